@@ -1,0 +1,5 @@
+/* main.c — the mcalltree command. */
+int main(void)
+{
+    return 0;
+}
