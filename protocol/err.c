@@ -59,6 +59,11 @@ const char *mct_code_name(int code)
         [MCT_E_NOTFOUND] = "notfound",
         [MCT_E_JVMTI] = "jvmti",
         [MCT_E_INTERNAL] = "internal",
+        [MCT_E_NO_CLASS] = "class_not_loaded",
+        [MCT_E_NO_METHOD] = "method_not_found",
+        [MCT_E_BAD_REGEX] = "bad_regex",
+        [MCT_E_NOTHING] = "nothing_instrumentable",
+        [MCT_E_BUSY] = "busy",
     };
 
     if (code < 0 || (size_t)code >= sizeof names / sizeof names[0] || names[code] == NULL)

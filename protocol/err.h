@@ -18,7 +18,13 @@ enum mct_code {
     MCT_E_ARG,          /* bad argument or request */
     MCT_E_NOTFOUND,     /* class, method or file not found */
     MCT_E_JVMTI,        /* a JVMTI or JNI call failed */
-    MCT_E_INTERNAL      /* a bug: an invariant did not hold */
+    MCT_E_INTERNAL,     /* a bug: an invariant did not hold */
+    /* Why the agent refuses a trace request (client exit status 3). */
+    MCT_E_NO_CLASS,     /* the entry class is not loaded */
+    MCT_E_NO_METHOD,    /* the entry class has no such method */
+    MCT_E_BAD_REGEX,    /* the callee regex does not compile */
+    MCT_E_NOTHING,      /* nothing in the plan can be instrumented */
+    MCT_E_BUSY          /* another session is running */
 };
 
 #define MCT_ERR_MSG 512

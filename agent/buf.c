@@ -1,0 +1,106 @@
+/* buf.c — see buf.h. */
+#include "buf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void buf_init(mct_buf *b)
+{
+    memset(b, 0, sizeof *b);
+}
+
+void buf_free(mct_buf *b)
+{
+    free(b->data);
+    buf_init(b);
+}
+
+int buf_reserve(mct_buf *b, size_t n)
+{
+    size_t cap;
+    uint8_t *p;
+
+    if (b->failed)
+        return -1;
+    if (n <= b->cap - b->len)
+        return 0;
+    if (n > SIZE_MAX / 2 - b->len) {
+        b->failed = 1;
+        return -1;
+    }
+    cap = b->cap ? b->cap : 256;
+    while (cap - b->len < n)
+        cap *= 2;
+    p = realloc(b->data, cap);
+    if (p == NULL) {
+        b->failed = 1;
+        return -1;
+    }
+    b->data = p;
+    b->cap = cap;
+    return 0;
+}
+
+void buf_u1(mct_buf *b, uint8_t v)
+{
+    if (buf_reserve(b, 1) == 0)
+        b->data[b->len++] = v;
+}
+
+void buf_u2(mct_buf *b, uint16_t v)
+{
+    if (buf_reserve(b, 2) == 0) {
+        b->data[b->len++] = (uint8_t)(v >> 8);
+        b->data[b->len++] = (uint8_t)v;
+    }
+}
+
+void buf_u4(mct_buf *b, uint32_t v)
+{
+    if (buf_reserve(b, 4) == 0) {
+        b->data[b->len++] = (uint8_t)(v >> 24);
+        b->data[b->len++] = (uint8_t)(v >> 16);
+        b->data[b->len++] = (uint8_t)(v >> 8);
+        b->data[b->len++] = (uint8_t)v;
+    }
+}
+
+void buf_bytes(mct_buf *b, const void *p, size_t n)
+{
+    if (n > 0 && buf_reserve(b, n) == 0) {
+        memcpy(b->data + b->len, p, n);
+        b->len += n;
+    }
+}
+
+void buf_put_u2(mct_buf *b, size_t off, uint16_t v)
+{
+    if (!b->failed && off + 2 <= b->len) {
+        b->data[off] = (uint8_t)(v >> 8);
+        b->data[off + 1] = (uint8_t)v;
+    }
+}
+
+void buf_put_u4(mct_buf *b, size_t off, uint32_t v)
+{
+    if (!b->failed && off + 4 <= b->len) {
+        b->data[off] = (uint8_t)(v >> 24);
+        b->data[off + 1] = (uint8_t)(v >> 16);
+        b->data[off + 2] = (uint8_t)(v >> 8);
+        b->data[off + 3] = (uint8_t)v;
+    }
+}
+
+uint8_t *buf_steal(mct_buf *b, size_t *len)
+{
+    uint8_t *p;
+
+    if (b->failed) {
+        buf_free(b);
+        return NULL;
+    }
+    p = b->data;
+    *len = b->len;
+    buf_init(b);
+    return p;
+}

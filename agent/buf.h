@@ -1,0 +1,50 @@
+/* buf.h — a growable byte buffer for writers of big-endian binary formats
+ * (class files). Appends never fail loudly: the first allocation failure
+ * makes the buffer "failed" and every later append a no-op, so a writer
+ * checks buf_failed() once at the end. */
+#ifndef MCT_BUF_H
+#define MCT_BUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct mct_buf {
+    uint8_t *data;  /* owned; NULL until the first append */
+    size_t len;
+    size_t cap;
+    int failed;     /* non-zero after an allocation failure */
+} mct_buf;
+
+/* Initialises an empty buffer. */
+void buf_init(mct_buf *b);
+
+/* Frees the buffer's memory and empties it. */
+void buf_free(mct_buf *b);
+
+/* Makes room for n more bytes; returns 0, or -1 and marks the buffer failed. */
+int buf_reserve(mct_buf *b, size_t n);
+
+void buf_u1(mct_buf *b, uint8_t v);
+void buf_u2(mct_buf *b, uint16_t v);
+void buf_u4(mct_buf *b, uint32_t v);
+void buf_bytes(mct_buf *b, const void *p, size_t n);
+
+/* Overwrites 2 or 4 bytes already written at off (off + size <= len). */
+void buf_put_u2(mct_buf *b, size_t off, uint16_t v);
+void buf_put_u4(mct_buf *b, size_t off, uint32_t v);
+
+/* Non-zero when an append failed; the content is then incomplete. */
+static inline int buf_failed(const mct_buf *b) { return b->failed; }
+
+/* Hands the bytes to the caller (who frees them with free()) and empties b;
+ * returns NULL if the buffer failed (and frees it). */
+uint8_t *buf_steal(mct_buf *b, size_t *len);
+
+/* Big-endian reads from memory the caller has bounds-checked. */
+static inline uint16_t buf_get_u2(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static inline uint32_t buf_get_u4(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+#endif

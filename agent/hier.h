@@ -1,0 +1,54 @@
+/* hier.h — the loaded classes as the planner sees them: names, flags,
+ * supertypes, subtypes, declared methods and class file bytes. The agent
+ * implements it over JVMTI; the unit tests over a directory of class files.
+ * Everything returned is borrowed from the implementation and stays valid
+ * until the implementation is freed (i.e. for the whole planning run). */
+#ifndef MCT_HIER_H
+#define MCT_HIER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+typedef struct hier_class hier_class; /* opaque to the planner */
+
+enum hier_flag {
+    HIER_INTERFACE = 1 << 0,    /* an interface */
+    HIER_ABSTRACT = 1 << 1,     /* an abstract class */
+    HIER_JDK = 1 << 2,          /* defined by the boot or platform loader */
+    HIER_UNMODIFIABLE = 1 << 3  /* cannot be retransformed (hidden, array, ...) */
+};
+
+typedef struct hier_method {
+    const char *name;
+    const char *desc;
+    uint16_t access;            /* CF_ACC_* */
+} hier_method;
+
+typedef struct hier_ops {
+    /* The loaded class of internal name `name` as resolved from class `from`
+     * (whose code names it; NULL for a lookup by name alone), or NULL when no
+     * such class is loaded. */
+    hier_class *(*find)(void *ctx, const char *name, hier_class *from);
+    /* Its internal name ("com/shop/Cart"). */
+    const char *(*name)(void *ctx, hier_class *c);
+    /* enum hier_flag bits. */
+    int (*flags)(void *ctx, hier_class *c);
+    /* The superclass, or NULL for java/lang/Object and interfaces. */
+    hier_class *(*super)(void *ctx, hier_class *c);
+    /* The direct superinterfaces; *out is set to a borrowed array. */
+    size_t (*interfaces)(void *ctx, hier_class *c, hier_class *const **out);
+    /* The loaded direct subtypes: subclasses of a class; implementing classes
+     * and extending interfaces of an interface. */
+    size_t (*subtypes)(void *ctx, hier_class *c, hier_class *const **out);
+    /* The methods the class declares. */
+    size_t (*methods)(void *ctx, hier_class *c, const hier_method **out);
+    /* The current class file bytes of c; returns 0, or -1 with err set. */
+    int (*bytes)(void *ctx, hier_class *c, const uint8_t **data, size_t *len, mct_err *err);
+    /* A hint: bytes() will be asked of these classes next, so an
+     * implementation may fetch them in one batch. May be NULL. */
+    void (*prefetch)(void *ctx, hier_class *const *cs, size_t n);
+} hier_ops;
+
+#endif

@@ -1,0 +1,60 @@
+/* rewrite.h — the bytecode rewriter: puts probe calls into chosen methods of
+ * a class file and writes the new class file.
+ *
+ * Each chosen method gets
+ *   - at entry:        push id; invokestatic probes->owner.enter (I)V
+ *   - before a return: push id; invokestatic probes->owner.exit (I)V
+ *   - a catch-all handler, appended after the code and last in the exception
+ *     table, covering the method after the entry probe (in a constructor: after
+ *     the super()/this() call):
+ *                      dup; push id; invokestatic probes->owner.fail
+ *                      (Ljava/lang/Throwable;I)V; athrow
+ * with branch offsets (widened to goto_w where needed), switch padding, the
+ * exception table, LineNumberTable, LocalVariable(Type)Table, StackMapTable
+ * (new frames included), type annotation offsets, max_stack and the constant
+ * pool kept correct. Everything else in the class file is copied untouched.
+ * A method that cannot be rewritten safely is left as it is and its outcome
+ * says why; the rest of the class is still rewritten. */
+#ifndef MCT_REWRITE_H
+#define MCT_REWRITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "classfile.h"
+#include "err.h"
+
+/* The static methods a probe call invokes. Strings are borrowed. */
+typedef struct rw_probes {
+    const char *owner;  /* internal name of the probe class */
+    const char *enter;  /* static void enter(int id) */
+    const char *exit;   /* static void exit(int id) */
+    const char *fail;   /* static void fail(Throwable t, int id) */
+} rw_probes;
+
+/* One method to instrument. */
+typedef struct rw_target {
+    uint16_t method;          /* index into cf_class.methods */
+    int32_t id;               /* passed to the probes */
+    const rw_probes *probes;  /* borrowed */
+} rw_target;
+
+enum rw_status {
+    RW_REWRITTEN = 0,
+    RW_SKIPPED  /* left unchanged; reason says why */
+};
+
+typedef struct rw_outcome {
+    int status;         /* enum rw_status */
+    char reason[160];   /* for RW_SKIPPED: "uses jsr/ret subroutines", ... */
+} rw_outcome;
+
+/* Rewrites the n targets of c (each method at most once). On success returns
+ * 0, fills outcomes[0..n-1], and sets *out to a new class file of *out_len
+ * bytes that the caller frees with free() -- or to NULL when no target was
+ * rewritten. Returns -1 with err set only when the class as a whole cannot be
+ * written (out of memory, constant pool full, a target index out of range). */
+int rw_rewrite(const cf_class *c, const rw_target *targets, size_t n,
+               rw_outcome *outcomes, uint8_t **out, size_t *out_len, mct_err *err);
+
+#endif
