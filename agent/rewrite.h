@@ -47,6 +47,10 @@ enum rw_status {
 typedef struct rw_outcome {
     int status;         /* enum rw_status */
     char reason[160];   /* for RW_SKIPPED: "uses jsr/ret subroutines", ... */
+    /* for RW_REWRITTEN: */
+    uint32_t old_len, new_len;  /* code_length before and after */
+    uint32_t widened;           /* 16-bit branches written as goto_w */
+    uint32_t new_frames;        /* StackMapTable frames added (handler included) */
 } rw_outcome;
 
 /* Rewrites the n targets of c (each method at most once). On success returns
