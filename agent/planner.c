@@ -1,0 +1,1565 @@
+/* planner.c — see planner.h.
+ *
+ * The plan is built breadth first. The entry methods are level 1; the
+ * methods of level k < depth that get instrumented are scanned, level by
+ * level (their classes' bytes are prefetched in one batch per level), and
+ * each call site adds its callees at level k + 1 unless they are in the plan
+ * already (so a method's level is its smallest one). The plan's own array is
+ * the queue: entries are appended in discovery order and levels never
+ * decrease along it.
+ *
+ * Call sites:
+ *   invokestatic, invokespecial: the method that resolution (JVMS 5.4.3.3,
+ *     5.4.3.4) finds from the class named at the call site;
+ *   invokevirtual, invokeinterface: that resolved method, plus, for every
+ *     loaded concrete subtype C of the named class, the method JVM selection
+ *     (JVMS 5.4.6) picks for C: the first declaration up C's superclass chain,
+ *     else the one maximally-specific non-abstract default method. Only the
+ *     implementations that would be kept are added: the resolved method is
+ *     listed whatever happens to it, the implementations are not listed when
+ *     left out (a call on java/lang/Object would list thousands);
+ *   invokedynamic bootstrapped by LambdaMetafactory.metafactory or
+ *     altMetafactory: the implementation method handle (bootstrap argument
+ *     1), as invokestatic / invokespecial / invokevirtual / invokeinterface
+ *     by its kind, and newInvokeSpecial as the constructor. Other bootstraps
+ *     (string concatenation, records, switches) call nothing of the program;
+ *   array owners ("[I".clone), <clinit> and unresolvable references are
+ *     ignored.
+ *
+ * Whether a callee is kept is decided per class, in this order (the first
+ * reason that applies is the one listed):
+ *   "does not match the regex"
+ *   "tracer's own class"              mcalltree/...
+ *   "class cannot be retransformed"   HIER_UNMODIFIABLE (hidden, arrays, ...)
+ *   "JVM internals ..."               see internal_prefixes below
+ *   "JDK class (add --include-jdk)"   HIER_JDK (by name when not loaded)
+ * and then per method: abstract ones are listed (their implementations come
+ * from the call sites), native ones are listed. Entry methods skip the regex
+ * and JDK rules, not the others. A callee whose class is not loaded is
+ * PLAN_PENDING when its class name passes the class rules.
+ *
+ * Speed: every hierarchy answer is cached in a per-class record reached
+ * through one hash table; resolutions, selections and the implementation
+ * sets of virtual call sites are cached per (class, name, descriptor). The
+ * implementations of a virtual call are searched only among the concrete
+ * subtypes that have a kept class among their supertypes (computed once per
+ * named class), so a call on java/lang/Object walks the loaded classes once
+ * per plan and asks methods() only of classes near the kept ones. */
+#include "planner.h"
+
+#include <stdalign.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "bytecode.h"
+#include "classfile.h"
+#include "match.h"
+
+static const char R_REGEX[] = "does not match the regex";
+static const char R_JDK[] = "JDK class (add --include-jdk)";
+static const char R_ABSTRACT[] = "abstract: its implementations are traced";
+static const char R_NATIVE[] = "native: no bytecode to instrument";
+static const char R_UNMOD[] = "class cannot be retransformed";
+static const char R_TRACER[] = "tracer's own class";
+static const char R_INTERNALS[] = "JVM internals: a probe there could recurse into the tracer";
+static const char R_BADCLASS[] = "class file could not be parsed";
+static const char N_INHERITED[] = "entry method, inherited from a superclass";
+static const char N_DEFAULT[] = "entry method, a default method inherited from an interface";
+static const char N_IMPL[] = "entry method, an implementation of the one named";
+
+static const char LMF[] = "java/lang/invoke/LambdaMetafactory";
+
+/* Classes of the JDK by name, for classes not loaded yet. */
+static const char *const jdk_prefixes[] = {
+    "java/", "javax/", "jdk/", "sun/", "com/sun/", "org/w3c/", "org/xml/", "org/ietf/",
+};
+
+/* JVM machinery a probe must not enter, even with --include-jdk: the probe
+ * is an invokestatic of a native method, whose linkage, the thread it runs
+ * on and the objects it touches go through these; a probe in them could
+ * recurse into the tracer or run before the tracer's thread state exists.
+ * Kept short on purpose: everything else of the JDK is the user's choice. */
+static const char *const internal_prefixes[] = {
+    "java/lang/invoke/", "java/lang/ref/", "jdk/internal/misc/", "jdk/internal/vm/", "sun/invoke/",
+};
+static const char *const internal_classes[] = {
+    "java/lang/Object", "java/lang/Thread",
+};
+
+static const char TRACER_PREFIX[] = "mcalltree/";
+
+/* Bounds of the error messages' lists. */
+#define MSG_NAMES 24
+#define MSG_NEAR 4
+
+/* --- arena and growable vectors ------------------------------------------------ */
+
+struct chunk {
+    struct chunk *next;
+    size_t used, cap;
+    alignas(max_align_t) unsigned char mem[];
+};
+
+static void *arena_alloc(struct chunk **a, size_t n)
+{
+    struct chunk *c = *a;
+    size_t need = (n + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
+
+    if (need == 0)
+        need = alignof(max_align_t);
+    if (c == NULL || c->cap - c->used < need) {
+        size_t cap = need > 32768 ? need : 32768;
+
+        c = malloc(sizeof *c + cap);
+        if (c == NULL)
+            return NULL;
+        c->next = *a;
+        c->used = 0;
+        c->cap = cap;
+        *a = c;
+    }
+    c->used += need;
+    return c->mem + c->used - need;
+}
+
+static char *arena_strdup(struct chunk **a, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = arena_alloc(a, n);
+
+    if (d != NULL)
+        memcpy(d, s, n);
+    return d;
+}
+
+static void arena_free(struct chunk *a)
+{
+    while (a != NULL) {
+        struct chunk *next = a->next;
+
+        free(a);
+        a = next;
+    }
+}
+
+struct vec {
+    void **v;
+    size_t n, cap;
+};
+
+static int vec_push(struct vec *v, void *p)
+{
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? v->cap * 2 : 64;
+        void **nv = realloc(v->v, cap * sizeof *nv);
+
+        if (nv == NULL)
+            return -1;
+        v->v = nv;
+        v->cap = cap;
+    }
+    v->v[v->n++] = p;
+    return 0;
+}
+
+/* --- the planning state ------------------------------------------------------------ */
+
+/* What the planner knows about one loaded class; hierarchy answers are
+ * asked once and kept here. */
+struct cls {
+    hier_class *h;
+    const char *name;           /* borrowed from the hierarchy */
+    int flags;
+    const hier_method *m;
+    size_t nm;
+    struct cls *super;
+    struct cls **ifaces;
+    size_t nifaces;
+    signed char have_m, have_super, have_ifaces;
+    signed char regex_ok;       /* -1 until asked */
+    signed char keep;           /* -1 until decided */
+    signed char above;          /* a kept class among its supertypes: -1 unknown, 2 computing */
+    signed char have_rel, queued;
+    struct cls **rel;           /* concrete subtypes with a kept class above them */
+    size_t nrel;
+    cf_class *cf;               /* parsed when one of its methods is scanned */
+    int cf_failed;
+    unsigned walk, imark, smark; /* visit stamps of the three kinds of walk */
+};
+
+/* A method of a loaded class. */
+struct sel {
+    struct cls *c;
+    const hier_method *m;
+};
+
+/* The implementations of a virtual call beyond the resolved method. */
+struct vres {
+    size_t n;
+    struct sel *impls;
+};
+
+struct plan {
+    plan_method *m;
+    size_t n, cap;
+    int capped;
+    struct chunk *strings;
+};
+
+/* One slot of the hash table: keys are byte strings copied into the arena,
+ * values live in the arena too so that a value's address survives the
+ * table's growth. */
+struct slot {
+    uint64_t hash;
+    const unsigned char *key;   /* NULL: empty */
+    size_t klen;
+    void **val;
+};
+
+struct ctx {
+    const plan_request *req;
+    const hier_ops *ops;
+    void *hc;
+    mct_err *err;
+    int failed;                 /* err is set: unwind */
+    match_re *re;               /* NULL: every class matches */
+    plan *p;
+    size_t max;
+    struct sel *nodes;          /* parallel to p->m */
+    struct slot *slots;
+    size_t nslots, used;
+    struct chunk *arena;
+    mct_buf key;
+    unsigned stamp;
+    struct cls *object;         /* java/lang/Object, when loaded */
+    struct vec walk, path, ifs, tmp;
+};
+
+/* Keys of the hash table start with one of these bytes. */
+enum {
+    K_CLASS = 'K',    /* hier_class*                    -> struct cls* */
+    K_FIND = 'F',     /* from, name                     -> struct cls* (or &none) */
+    K_METHOD = 'M',   /* cls*, hier_method*             -> plan index + 1 */
+    K_PENDING = 'P',  /* class, name, desc              -> plan index + 1 */
+    K_RESOLVE = 'R',  /* cls*, iface, name, desc        -> struct sel* */
+    K_CHAIN = 'C',    /* cls*, name, desc               -> struct sel* */
+    K_VIRTUAL = 'V',  /* cls*, name, desc               -> struct vres* */
+    K_DEDUPE = 'D',   /* vres*, hier_method*            -> non-NULL */
+    K_NAME = 'N'      /* a method name (error messages) -> non-NULL */
+};
+
+static struct sel no_sel;
+static char none_marker;
+
+static void oom(struct ctx *x)
+{
+    if (!x->failed)
+        mct_err_set(x->err, MCT_E_NOMEM, "out of memory while planning");
+    x->failed = 1;
+}
+
+/* --- the hash table ------------------------------------------------------------------- */
+
+static void key_begin(struct ctx *x, int kind)
+{
+    x->key.len = 0;
+    buf_u1(&x->key, (uint8_t)kind);
+}
+
+static void key_ptr(struct ctx *x, const void *p)
+{
+    buf_bytes(&x->key, &p, sizeof p);
+}
+
+/* Strings go in with their NUL so that ("ab","c") and ("a","bc") differ. */
+static void key_str(struct ctx *x, const char *s)
+{
+    buf_bytes(&x->key, s, strlen(s) + 1);
+}
+
+static uint64_t hash_bytes(const unsigned char *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ULL;
+    }
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    return h ^ (h >> 32);
+}
+
+static int map_grow(struct ctx *x)
+{
+    size_t cap = x->nslots ? x->nslots * 2 : 64, i;
+    struct slot *s = calloc(cap, sizeof *s);
+
+    if (s == NULL)
+        return -1;
+    for (i = 0; i < x->nslots; i++) {
+        struct slot *o = &x->slots[i];
+        size_t j;
+
+        if (o->key == NULL)
+            continue;
+        for (j = o->hash & (cap - 1); s[j].key != NULL; j = (j + 1) & (cap - 1))
+            ;
+        s[j] = *o;
+    }
+    free(x->slots);
+    x->slots = s;
+    x->nslots = cap;
+    return 0;
+}
+
+/* The value of the key in x->key (stays at this address for the whole
+ * run): NULL if absent and !create; created as NULL if absent and create.
+ * NULL with x->failed on OOM. */
+static void **map_slot(struct ctx *x, int create)
+{
+    const unsigned char *k = x->key.data;
+    size_t n = x->key.len, j;
+    uint64_t h;
+    unsigned char *copy;
+    void **val;
+
+    if (buf_failed(&x->key)) {
+        oom(x);
+        return NULL;
+    }
+    h = hash_bytes(k, n);
+    if (x->nslots != 0) {
+        for (j = h & (x->nslots - 1); x->slots[j].key != NULL; j = (j + 1) & (x->nslots - 1)) {
+            struct slot *s = &x->slots[j];
+
+            if (s->hash == h && s->klen == n && memcmp(s->key, k, n) == 0)
+                return s->val;
+        }
+    }
+    if (!create)
+        return NULL;
+    if ((x->used + 1) * 2 > x->nslots && map_grow(x) < 0) {
+        oom(x);
+        return NULL;
+    }
+    if ((copy = arena_alloc(&x->arena, n)) == NULL || (val = arena_alloc(&x->arena, sizeof *val)) == NULL) {
+        oom(x);
+        return NULL;
+    }
+    memcpy(copy, k, n);
+    *val = NULL;
+    for (j = h & (x->nslots - 1); x->slots[j].key != NULL; j = (j + 1) & (x->nslots - 1))
+        ;
+    x->slots[j].hash = h;
+    x->slots[j].key = copy;
+    x->slots[j].klen = n;
+    x->slots[j].val = val;
+    x->used++;
+    return val;
+}
+
+/* --- class records ---------------------------------------------------------------- */
+
+static int has_prefix(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static int jdk_name(const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof jdk_prefixes / sizeof jdk_prefixes[0]; i++)
+        if (has_prefix(name, jdk_prefixes[i]))
+            return 1;
+    return 0;
+}
+
+/* Why a class is never instrumented, or NULL. */
+static const char *never_why(const char *name, int flags)
+{
+    size_t i;
+
+    if (has_prefix(name, TRACER_PREFIX))
+        return R_TRACER;
+    if (flags & HIER_UNMODIFIABLE)
+        return R_UNMOD;
+    for (i = 0; i < sizeof internal_prefixes / sizeof internal_prefixes[0]; i++)
+        if (has_prefix(name, internal_prefixes[i]))
+            return R_INTERNALS;
+    for (i = 0; i < sizeof internal_classes / sizeof internal_classes[0]; i++)
+        if (strcmp(name, internal_classes[i]) == 0)
+            return R_INTERNALS;
+    return NULL;
+}
+
+/* The record of h, created on first sight; NULL for NULL (or OOM). */
+static struct cls *getcls(struct ctx *x, hier_class *h)
+{
+    void **v;
+    struct cls *c;
+
+    if (h == NULL)
+        return NULL;
+    key_begin(x, K_CLASS);
+    key_ptr(x, h);
+    if ((v = map_slot(x, 1)) == NULL)
+        return NULL;
+    if (*v != NULL)
+        return *v;
+    if ((c = arena_alloc(&x->arena, sizeof *c)) == NULL) {
+        oom(x);
+        return NULL;
+    }
+    memset(c, 0, sizeof *c);
+    c->h = h;
+    c->name = x->ops->name(x->hc, h);
+    c->flags = x->ops->flags(x->hc, h);
+    c->regex_ok = c->keep = c->above = -1;
+    *v = c;
+    return c;
+}
+
+static struct cls *cls_super(struct ctx *x, struct cls *c)
+{
+    if (!c->have_super) {
+        c->super = getcls(x, x->ops->super(x->hc, c->h));
+        c->have_super = 1;
+    }
+    return c->super;
+}
+
+static struct cls **cls_ifaces(struct ctx *x, struct cls *c, size_t *n)
+{
+    if (!c->have_ifaces) {
+        hier_class *const *hs;
+        size_t k = x->ops->interfaces(x->hc, c->h, &hs), i;
+
+        if (k != 0 && (c->ifaces = arena_alloc(&x->arena, k * sizeof *c->ifaces)) == NULL) {
+            oom(x);
+            k = 0;
+        }
+        for (i = 0; i < k; i++)
+            if ((c->ifaces[i] = getcls(x, hs[i])) == NULL)
+                break;
+        c->nifaces = i;
+        c->have_ifaces = 1;
+    }
+    *n = c->nifaces;
+    return c->ifaces;
+}
+
+/* The methods c declares (count in c->nm). */
+static const hier_method *cls_methods(struct ctx *x, struct cls *c)
+{
+    if (!c->have_m) {
+        c->nm = x->ops->methods(x->hc, c->h, &c->m);
+        c->have_m = 1;
+    }
+    return c->m;
+}
+
+/* The method c declares with this name and descriptor, or NULL. */
+static const hier_method *find_decl(struct ctx *x, struct cls *c, const char *name, const char *desc)
+{
+    size_t i;
+
+    cls_methods(x, c);
+    for (i = 0; i < c->nm; i++)
+        if (strcmp(c->m[i].name, name) == 0 && strcmp(c->m[i].desc, desc) == 0)
+            return &c->m[i];
+    return NULL;
+}
+
+/* The loaded class named name as code in `from` sees it, or NULL. */
+static struct cls *find_class(struct ctx *x, const char *name, struct cls *from)
+{
+    void **v;
+    hier_class *h;
+    struct cls *c;
+
+    key_begin(x, K_FIND);
+    key_ptr(x, from);
+    key_str(x, name);
+    if ((v = map_slot(x, 1)) == NULL)
+        return NULL;
+    if (*v != NULL)
+        return *v == &none_marker ? NULL : *v;
+    h = x->ops->find(x->hc, name, from ? from->h : NULL);
+    c = getcls(x, h);
+    *v = c ? (void *)c : (void *)&none_marker;
+    return c;
+}
+
+static int regex_ok(struct ctx *x, struct cls *c)
+{
+    if (c->regex_ok < 0)
+        c->regex_ok = x->re == NULL || match_class(x->re, c->name) == 1;
+    return c->regex_ok;
+}
+
+/* Whether the methods of c may be kept as callees (cheap tests first). */
+static int cls_kept(struct ctx *x, struct cls *c)
+{
+    if (c->keep < 0)
+        c->keep = never_why(c->name, c->flags) == NULL &&
+                  (x->req->include_jdk || !(c->flags & HIER_JDK)) && regex_ok(x, c);
+    return c->keep;
+}
+
+/* Why the methods of c are not kept as callees, or NULL. */
+static const char *cls_why(struct ctx *x, struct cls *c)
+{
+    const char *why;
+
+    if (cls_kept(x, c))
+        return NULL;
+    if (!regex_ok(x, c))
+        return R_REGEX;
+    if ((why = never_why(c->name, c->flags)) != NULL)
+        return why;
+    return R_JDK;
+}
+
+/* Whether c or one of its supertypes is kept: only then can JVM selection
+ * on c pick a method that is kept. */
+static int kept_above(struct ctx *x, struct cls *c)
+{
+    struct cls *s, **is;
+    size_t n, i;
+    int r;
+
+    if (c->above == 2)
+        return 0;
+    if (c->above >= 0)
+        return c->above;
+    c->above = 2;
+    r = cls_kept(x, c);
+    if (!r && (s = cls_super(x, c)) != NULL)
+        r = kept_above(x, s);
+    if (!r) {
+        is = cls_ifaces(x, c, &n);
+        for (i = 0; i < n && !r; i++)
+            r = kept_above(x, is[i]);
+    }
+    c->above = (signed char)r;
+    return r;
+}
+
+/* --- resolution and selection (JVMS 5.4.3.3, 5.4.3.4, 5.4.6) ------------------------- */
+
+static struct sel *new_sel(struct ctx *x, struct cls *c, const hier_method *m)
+{
+    struct sel *s;
+
+    if (m == NULL)
+        return &no_sel;
+    if ((s = arena_alloc(&x->arena, sizeof *s)) == NULL) {
+        oom(x);
+        return &no_sel;
+    }
+    s->c = c;
+    s->m = m;
+    return s;
+}
+
+/* Appends to x->ifs every superinterface of c and of its superclasses,
+ * each once. */
+static void collect_ifaces(struct ctx *x, struct cls *c)
+{
+    unsigned stamp = ++x->stamp;
+    size_t i, n, k;
+    struct cls **is;
+
+    x->ifs.n = 0;
+    for (; c != NULL; c = cls_super(x, c)) {
+        is = cls_ifaces(x, c, &n);
+        for (k = 0; k < n; k++)
+            if (is[k]->imark != stamp) {
+                is[k]->imark = stamp;
+                if (vec_push(&x->ifs, is[k]) < 0)
+                    oom(x);
+            }
+    }
+    /* x->ifs grows while it is walked: breadth first over superinterfaces. */
+    for (i = 0; i < x->ifs.n && !x->failed; i++) {
+        is = cls_ifaces(x, x->ifs.v[i], &n);
+        for (k = 0; k < n; k++)
+            if (is[k]->imark != stamp) {
+                is[k]->imark = stamp;
+                if (vec_push(&x->ifs, is[k]) < 0)
+                    oom(x);
+            }
+    }
+}
+
+/* Whether sup is a proper superinterface of c. */
+static int extends_iface(struct ctx *x, struct cls *c, struct cls *sup, unsigned stamp)
+{
+    struct cls **is;
+    size_t n, i;
+
+    is = cls_ifaces(x, c, &n);
+    for (i = 0; i < n; i++) {
+        if (is[i] == sup)
+            return 1;
+        if (is[i]->smark != stamp) {
+            is[i]->smark = stamp;
+            if (extends_iface(x, is[i], sup, stamp))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* The maximally-specific superinterface method of c for name/desc that is
+ * not abstract, when there is exactly one; else, if any_ok, any of them
+ * (resolution may pick an abstract one); else none. */
+static struct sel default_select(struct ctx *x, struct cls *c, const char *name, const char *desc,
+                                 int any_ok)
+{
+    struct sel found = {0}, first = {0};
+    size_t i, j, ncand = 0, nconcrete = 0;
+
+    collect_ifaces(x, c);
+    x->tmp.n = 0;
+    for (i = 0; i < x->ifs.n; i++) {
+        struct cls *ic = x->ifs.v[i];
+        const hier_method *m = find_decl(x, ic, name, desc);
+
+        if (m != NULL && !(m->access & (CF_ACC_STATIC | CF_ACC_PRIVATE)) && vec_push(&x->tmp, ic) < 0)
+            oom(x);
+    }
+    ncand = x->tmp.n;
+    for (i = 0; i < ncand; i++) {
+        struct cls *ic = x->tmp.v[i];
+        int maximal = 1;
+
+        for (j = 0; j < ncand && maximal; j++)
+            if (j != i && extends_iface(x, x->tmp.v[j], ic, ++x->stamp))
+                maximal = 0;
+        if (!maximal)
+            continue;
+        if (first.m == NULL) {
+            first.c = ic;
+            first.m = find_decl(x, ic, name, desc);
+        }
+        if (!(find_decl(x, ic, name, desc)->access & CF_ACC_ABSTRACT)) {
+            found.c = ic;
+            found.m = find_decl(x, ic, name, desc);
+            nconcrete++;
+        }
+    }
+    if (nconcrete == 1)
+        return found;
+    if (any_ok)
+        return first;
+    return (struct sel){0};
+}
+
+/* The method selection finds up the superclass chain of c (an instance
+ * method, declared in c or its nearest superclass), or none; cached for
+ * every class of the chain. */
+static struct sel chain_select(struct ctx *x, struct cls *c, const char *name, const char *desc)
+{
+    struct sel *res = NULL;
+    struct cls *y;
+    size_t i;
+
+    x->path.n = 0;
+    for (y = c; y != NULL && res == NULL; y = cls_super(x, y)) {
+        void **v;
+        const hier_method *m;
+
+        key_begin(x, K_CHAIN);
+        key_ptr(x, y);
+        key_str(x, name);
+        key_str(x, desc);
+        if ((v = map_slot(x, 0)) != NULL) {
+            res = *v;
+            break;
+        }
+        if (vec_push(&x->path, y) < 0) {
+            oom(x);
+            return no_sel;
+        }
+        m = find_decl(x, y, name, desc);
+        if (m != NULL && !(m->access & (CF_ACC_STATIC | CF_ACC_PRIVATE)))
+            res = new_sel(x, y, m);
+    }
+    if (res == NULL)
+        res = &no_sel;
+    for (i = 0; i < x->path.n && !x->failed; i++) {
+        void **v;
+
+        key_begin(x, K_CHAIN);
+        key_ptr(x, x->path.v[i]);
+        key_str(x, name);
+        key_str(x, desc);
+        if ((v = map_slot(x, 1)) != NULL)
+            *v = res;
+    }
+    return *res;
+}
+
+/* The method JVM selection picks for an instance of the concrete class c. */
+static struct sel select_for(struct ctx *x, struct cls *c, const char *name, const char *desc)
+{
+    struct sel s = chain_select(x, c, name, desc);
+
+    if (s.m == NULL)
+        s = default_select(x, c, name, desc, 0);
+    return s;
+}
+
+/* The method a reference to owner.name:desc resolves to, or none (cached). */
+static struct sel resolve(struct ctx *x, struct cls *owner, const char *name, const char *desc, int iface)
+{
+    void **v;
+    struct cls *y;
+    const hier_method *m = NULL;
+    struct sel s = {0};
+
+    key_begin(x, K_RESOLVE);
+    key_ptr(x, owner);
+    buf_u1(&x->key, (uint8_t)iface);
+    key_str(x, name);
+    key_str(x, desc);
+    if ((v = map_slot(x, 0)) != NULL)
+        return *(struct sel *)*v;
+    if (iface) {
+        if ((m = find_decl(x, owner, name, desc)) != NULL) {
+            s.c = owner;
+            s.m = m;
+        } else if (x->object != NULL && (m = find_decl(x, x->object, name, desc)) != NULL &&
+                   (m->access & CF_ACC_PUBLIC) && !(m->access & CF_ACC_STATIC)) {
+            s.c = x->object;
+            s.m = m;
+        }
+    } else {
+        for (y = owner; y != NULL; y = cls_super(x, y))
+            if ((m = find_decl(x, y, name, desc)) != NULL) {
+                s.c = y;
+                s.m = m;
+                break;
+            }
+    }
+    if (s.m == NULL)
+        s = default_select(x, owner, name, desc, 1);
+    key_begin(x, K_RESOLVE);
+    key_ptr(x, owner);
+    buf_u1(&x->key, (uint8_t)iface);
+    key_str(x, name);
+    key_str(x, desc);
+    if ((v = map_slot(x, 1)) != NULL)
+        *v = new_sel(x, s.c, s.m);
+    return s;
+}
+
+/* Appends to x->walk the concrete classes among owner and its loaded
+ * subtypes (transitively), depth first in the hierarchy's order; with
+ * only_kept, just those with a kept class among their supertypes. */
+static void concrete_subtypes(struct ctx *x, struct cls *owner, int only_kept)
+{
+    unsigned stamp = ++x->stamp;
+    struct vec stack = {0};
+
+    x->walk.n = 0;
+    if (vec_push(&stack, owner) < 0)
+        oom(x);
+    while (stack.n > 0 && !x->failed) {
+        struct cls *c = stack.v[--stack.n];
+        hier_class *const *subs;
+        size_t n, i;
+
+        if (c->walk == stamp)
+            continue;
+        c->walk = stamp;
+        if (!(c->flags & (HIER_INTERFACE | HIER_ABSTRACT)) && (!only_kept || kept_above(x, c)) &&
+            vec_push(&x->walk, c) < 0)
+            oom(x);
+        n = x->ops->subtypes(x->hc, c->h, &subs);
+        for (i = n; i-- > 0;) {
+            struct cls *s = getcls(x, subs[i]);
+
+            if (s != NULL && s->walk != stamp && vec_push(&stack, s) < 0)
+                oom(x);
+        }
+    }
+    free(stack.v);
+}
+
+/* The kept implementations, other than the resolved method r, that a
+ * virtual call of owner.name:desc may run (cached per owner, name, desc). */
+static struct vres *overriders(struct ctx *x, struct cls *owner, struct sel r, const char *name,
+                               const char *desc)
+{
+    static struct vres empty;
+    struct vres *vr;
+    void **v;
+    size_t i;
+
+    if ((r.m->access & (CF_ACC_FINAL | CF_ACC_PRIVATE | CF_ACC_STATIC)) || strcmp(name, "<init>") == 0)
+        return &empty;
+    key_begin(x, K_VIRTUAL);
+    key_ptr(x, owner);
+    key_str(x, name);
+    key_str(x, desc);
+    if ((v = map_slot(x, 0)) != NULL)
+        return *v;
+    if (!owner->have_rel) {
+        concrete_subtypes(x, owner, 1);
+        if (x->walk.n != 0 && (owner->rel = arena_alloc(&x->arena, x->walk.n * sizeof *owner->rel)) == NULL)
+            oom(x);
+        else if (x->walk.n != 0)
+            memcpy(owner->rel, x->walk.v, x->walk.n * sizeof *owner->rel);
+        owner->nrel = owner->rel ? x->walk.n : 0;
+        owner->have_rel = 1;
+    }
+    if ((vr = arena_alloc(&x->arena, sizeof *vr)) == NULL) {
+        oom(x);
+        return &empty;
+    }
+    vr->n = 0;
+    vr->impls = NULL;
+    {
+        struct vec found = {0};
+
+        for (i = 0; i < owner->nrel && !x->failed; i++) {
+            struct sel s = select_for(x, owner->rel[i], name, desc);
+            void **d;
+
+            if (s.m == NULL || s.m == r.m || (s.m->access & CF_ACC_ABSTRACT) || !cls_kept(x, s.c))
+                continue;
+            key_begin(x, K_DEDUPE);
+            key_ptr(x, vr);
+            key_ptr(x, s.m);
+            if ((d = map_slot(x, 1)) == NULL || *d != NULL)
+                continue;
+            *d = &none_marker;
+            if (vec_push(&found, s.c) < 0 || vec_push(&found, (void *)s.m) < 0)
+                oom(x);
+        }
+        if (found.n != 0 && !x->failed) {
+            if ((vr->impls = arena_alloc(&x->arena, found.n / 2 * sizeof *vr->impls)) == NULL) {
+                oom(x);
+            } else {
+                for (i = 0; i < found.n / 2; i++) {
+                    vr->impls[i].c = found.v[2 * i];
+                    vr->impls[i].m = found.v[2 * i + 1];
+                }
+                vr->n = found.n / 2;
+            }
+        }
+        free(found.v);
+    }
+    key_begin(x, K_VIRTUAL);
+    key_ptr(x, owner);
+    key_str(x, name);
+    key_str(x, desc);
+    if ((v = map_slot(x, 1)) != NULL)
+        *v = vr;
+    return vr;
+}
+
+/* --- the plan ---------------------------------------------------------------------- */
+
+/* Appends an entry; returns its index, or -1 when the plan is full (capped)
+ * or out of memory. */
+static long append(struct ctx *x, struct cls *c, const hier_method *m, const char *cname,
+                   const char *name, const char *desc, int level, int status, int root,
+                   const char *reason)
+{
+    plan *p = x->p;
+    plan_method *pm;
+
+    if (p->n >= x->max) {
+        p->capped = 1;
+        return -1;
+    }
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 64;
+        plan_method *nm = realloc(p->m, cap * sizeof *nm);
+        struct sel *nn;
+
+        if (nm == NULL) {
+            oom(x);
+            return -1;
+        }
+        p->m = nm;
+        if ((nn = realloc(x->nodes, cap * sizeof *nn)) == NULL) {
+            oom(x);
+            return -1;
+        }
+        x->nodes = nn;
+        p->cap = cap;
+    }
+    pm = &p->m[p->n];
+    memset(pm, 0, sizeof *pm);
+    pm->cls = c ? c->h : NULL;
+    pm->class_name = arena_strdup(&p->strings, cname);
+    pm->name = arena_strdup(&p->strings, name);
+    pm->desc = arena_strdup(&p->strings, desc);
+    if (pm->class_name == NULL || pm->name == NULL || pm->desc == NULL) {
+        oom(x);
+        return -1;
+    }
+    pm->access = m ? m->access : 0;
+    pm->level = level;
+    pm->status = status;
+    pm->root = root;
+    pm->reason = reason;
+    x->nodes[p->n].c = c;
+    x->nodes[p->n].m = m;
+    return (long)p->n++;
+}
+
+/* Adds a method of a loaded class unless already there. A root gets `note`
+ * as its reason when instrumented. */
+static void add_method(struct ctx *x, struct sel s, int level, int root, const char *note)
+{
+    void **v;
+    const char *why;
+    int status = PLAN_INSTRUMENT;
+    long i;
+
+    key_begin(x, K_METHOD);
+    key_ptr(x, s.c);
+    key_ptr(x, s.m);
+    if ((v = map_slot(x, 1)) == NULL || *v != NULL)
+        return;
+    why = root ? never_why(s.c->name, s.c->flags) : cls_why(x, s.c);
+    if (why == NULL && (s.m->access & CF_ACC_ABSTRACT))
+        why = R_ABSTRACT;
+    if (why == NULL && (s.m->access & CF_ACC_NATIVE))
+        why = R_NATIVE;
+    if (why != NULL)
+        status = PLAN_EXCLUDED;
+    i = append(x, s.c, s.m, s.c->name, s.m->name, s.m->desc, level, status, root,
+               why ? why : note);
+    if (i >= 0)
+        *v = (void *)(intptr_t)(i + 1);
+}
+
+/* Adds a method of a class that is not loaded yet. */
+static void add_pending(struct ctx *x, const char *cname, const char *name, const char *desc, int level)
+{
+    void **v;
+    const char *why = NULL;
+    long i;
+
+    key_begin(x, K_PENDING);
+    key_str(x, cname);
+    key_str(x, name);
+    key_str(x, desc);
+    if ((v = map_slot(x, 1)) == NULL || *v != NULL)
+        return;
+    if (x->re != NULL && match_class(x->re, cname) != 1)
+        why = R_REGEX;
+    else if ((why = never_why(cname, 0)) == NULL && !x->req->include_jdk && jdk_name(cname))
+        why = R_JDK;
+    i = append(x, NULL, NULL, cname, name, desc, level, why ? PLAN_EXCLUDED : PLAN_PENDING, 0, why);
+    if (i >= 0)
+        *v = (void *)(intptr_t)(i + 1);
+}
+
+/* One callee of a method of `from` at level - 1, as named by a call site
+ * or a method handle. */
+static void callee(struct ctx *x, struct cls *from, int level, const char *owner, const char *name,
+                   const char *desc, int iface, int virt)
+{
+    struct cls *o;
+    struct sel r;
+    struct vres *vr;
+    size_t i;
+
+    if (owner[0] == '[' || strcmp(name, "<clinit>") == 0)
+        return;
+    if ((o = find_class(x, owner, from)) == NULL) {
+        if (!x->failed)
+            add_pending(x, owner, name, desc, level);
+        return;
+    }
+    r = resolve(x, o, name, desc, iface || (o->flags & HIER_INTERFACE));
+    if (r.m == NULL)
+        return;
+    add_method(x, r, level, 0, NULL);
+    if (!virt)
+        return;
+    vr = overriders(x, o, r, name, desc);
+    for (i = 0; i < vr->n && !x->failed && !x->p->capped; i++)
+        add_method(x, vr->impls[i], level, 0, NULL);
+}
+
+/* The implementation method handle of a LambdaMetafactory call site. */
+static void lambda(struct ctx *x, struct cls *from, int level, uint16_t index)
+{
+    const cf_bootstrap *bsm;
+    const char *iname, *idesc;
+    uint8_t kind;
+    cf_ref bref, ref;
+
+    if (cf_invoke_dynamic(from->cf, index, &bsm, &iname, &idesc) < 0 ||
+        cf_method_handle(from->cf, bsm->method, &kind, &bref) < 0 || bref.tag == CF_FIELDREF ||
+        strcmp(bref.owner, LMF) != 0 ||
+        (strcmp(bref.name, "metafactory") != 0 && strcmp(bref.name, "altMetafactory") != 0) ||
+        bsm->n_args < 2 || cf_method_handle(from->cf, bsm->args[1], &kind, &ref) < 0)
+        return;
+    switch (kind) {
+    case CF_REF_INVOKE_STATIC:
+    case CF_REF_INVOKE_SPECIAL:
+    case CF_REF_NEW_INVOKE_SPECIAL:
+        callee(x, from, level, ref.owner, ref.name, ref.desc, ref.tag == CF_INTERFACE_METHODREF, 0);
+        break;
+    case CF_REF_INVOKE_VIRTUAL:
+    case CF_REF_INVOKE_INTERFACE:
+        callee(x, from, level, ref.owner, ref.name, ref.desc, ref.tag == CF_INTERFACE_METHODREF, 1);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Adds the callees of every call site of plan entry i (level k) at k + 1. */
+static void scan(struct ctx *x, size_t i)
+{
+    struct cls *c = x->nodes[i].c;
+    const hier_method *hm = x->nodes[i].m;
+    int level = x->p->m[i].level + 1;
+    const cf_member *m;
+    const cf_code *code;
+    uint32_t pc = 0;
+
+    if (c->cf == NULL || (m = cf_find_method(c->cf, hm->name, hm->desc)) == NULL || m->code == NULL)
+        return;
+    code = m->code;
+    while (pc < code->code_len && !x->failed && !x->p->capped) {
+        bc_insn in;
+        cf_ref ref;
+
+        if (bc_decode(code->code, code->code_len, pc, &in, x->err) < 0) {
+            x->failed = 1;
+            mct_err_wrap(x->err, "while scanning %s.%s%s", c->name, hm->name, hm->desc);
+            return;
+        }
+        switch (in.op) {
+        case BC_INVOKEVIRTUAL:
+        case BC_INVOKEINTERFACE:
+        case BC_INVOKESPECIAL:
+        case BC_INVOKESTATIC:
+            if (cf_member_ref(c->cf, in.index, &ref) == 0 && ref.tag != CF_FIELDREF)
+                callee(x, c, level, ref.owner, ref.name, ref.desc, ref.tag == CF_INTERFACE_METHODREF,
+                       in.op == BC_INVOKEVIRTUAL || in.op == BC_INVOKEINTERFACE);
+            break;
+        case BC_INVOKEDYNAMIC:
+            lambda(x, c, level, in.index);
+            break;
+        default:
+            break;
+        }
+        pc += in.len;
+    }
+}
+
+/* Reads and parses the classes of the entries [from, to) to be scanned,
+ * announcing them to the hierarchy first. A class that does not parse
+ * leaves its methods excluded, unless it holds an entry method. */
+static void load_classes(struct ctx *x, size_t from, size_t to)
+{
+    struct vec batch = {0};
+    size_t i;
+
+    for (i = from; i < to; i++) {
+        struct cls *c = x->nodes[i].c;
+
+        if (x->p->m[i].status == PLAN_INSTRUMENT && !c->queued && c->cf == NULL && !c->cf_failed) {
+            c->queued = 1;
+            if (vec_push(&batch, c->h) < 0) {
+                oom(x);
+                break;
+            }
+        }
+    }
+    if (batch.n != 0 && x->ops->prefetch != NULL && !x->failed) {
+        hier_class **hs = malloc(batch.n * sizeof *hs);
+
+        if (hs == NULL) {
+            oom(x);
+        } else {
+            for (i = 0; i < batch.n; i++)
+                hs[i] = batch.v[i];
+            x->ops->prefetch(x->hc, hs, batch.n);
+            free(hs);
+        }
+    }
+    for (i = from; i < to && !x->failed; i++) {
+        struct cls *c = x->nodes[i].c;
+        const uint8_t *data;
+        size_t len;
+        mct_err perr;
+
+        if (x->p->m[i].status != PLAN_INSTRUMENT || c->cf != NULL || c->cf_failed)
+            continue;
+        if (x->ops->bytes(x->hc, c->h, &data, &len, x->err) < 0) {
+            x->failed = 1;
+            mct_err_wrap(x->err, "while reading the class file of %s", c->name);
+            break;
+        }
+        if ((c->cf = cf_parse(data, len, &perr)) == NULL) {
+            if (x->p->m[i].root || perr.code == MCT_E_NOMEM) {
+                *x->err = perr;
+                x->failed = 1;
+                mct_err_wrap(x->err, "while parsing the class file of %s", c->name);
+                break;
+            }
+            c->cf_failed = 1;
+        }
+    }
+    for (i = from; i < to; i++)
+        if (x->p->m[i].status == PLAN_INSTRUMENT && x->nodes[i].c->cf_failed) {
+            x->p->m[i].status = PLAN_EXCLUDED;
+            x->p->m[i].reason = R_BADCLASS;
+        }
+    free(batch.v);
+}
+
+/* --- the entry methods -------------------------------------------------------------- */
+
+/* A message under construction, cut at MCT_ERR_MSG. */
+struct msg {
+    char s[MCT_ERR_MSG];
+    size_t n;
+};
+
+__attribute__((format(printf, 2, 3))) static void msg_add(struct msg *m, const char *fmt, ...)
+{
+    va_list ap;
+    int k;
+
+    if (m->n >= sizeof m->s - 1)
+        return;
+    va_start(ap, fmt);
+    k = vsnprintf(m->s + m->n, sizeof m->s - m->n, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        m->n = m->n + (size_t)k < sizeof m->s ? m->n + (size_t)k : sizeof m->s - 1;
+}
+
+/* Adds the binary name (dots) of an internal name. */
+static void msg_class(struct msg *m, const char *iname)
+{
+    for (; *iname != '\0' && m->n < sizeof m->s - 1; iname++)
+        m->s[m->n++] = *iname == '/' ? '.' : *iname;
+    m->s[m->n] = '\0';
+}
+
+/* The classes in which the entry method is looked for, in order: the class,
+ * its superclasses, then their superinterfaces (breadth first). */
+static void entry_search_order(struct ctx *x, struct cls *c, struct vec *out)
+{
+    struct cls *y;
+    size_t i;
+
+    for (y = c; y != NULL; y = cls_super(x, y))
+        if (vec_push(out, y) < 0)
+            oom(x);
+    collect_ifaces(x, c);
+    for (i = 0; i < x->ifs.n; i++)
+        if (vec_push(out, x->ifs.v[i]) < 0)
+            oom(x);
+}
+
+/* Whether m, declared in y, is a member of the requested class c. */
+static int inherited(struct cls *c, struct cls *y, const hier_method *m)
+{
+    if (y == c)
+        return 1;
+    if (m->access & CF_ACC_PRIVATE)
+        return 0;
+    if ((y->flags & HIER_INTERFACE) && (m->access & CF_ACC_STATIC))
+        return 0;
+    return m->name[0] != '<';
+}
+
+/* Case-insensitive edit distance of two short strings (capped). */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), i, j, row[65];
+
+    if (la > 64 || lb > 64)
+        return 99;
+    for (j = 0; j <= lb; j++)
+        row[j] = j;
+    for (i = 1; i <= la; i++) {
+        size_t diag = row[0];
+
+        row[0] = i;
+        for (j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            int same = (a[i - 1] | 0x20) == (b[j - 1] | 0x20);
+            size_t best = diag + (same ? 0 : 1);
+
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+static int near_name(const char *want, const char *have)
+{
+    size_t lw = strlen(want), d = edit_distance(want, have);
+
+    if (d <= (lw <= 4 ? 1u : lw <= 8 ? 2u : 3u))
+        return 1;
+    return lw >= 3 && (strcasestr(have, want) != NULL || (strlen(have) >= 3 && strcasestr(want, have) != NULL));
+}
+
+/* Fills err with MCT_E_NO_METHOD: what was looked for, near names, the
+ * class's own methods or the overloads of the name. */
+static void no_method(struct ctx *x, struct cls *c, const struct vec *order, const char *name,
+                      const char *desc)
+{
+    struct msg m = {.n = 0};
+    size_t i, k, shown = 0, more = 0, near = 0;
+
+    m.s[0] = '\0';
+    msg_class(&m, c->name);
+    msg_add(&m, " has no method %s%s (its superclasses and interfaces were searched too).", name,
+            desc ? desc : "");
+    /* The overloads of the name, when a descriptor was given. */
+    for (i = 0; i < order->n; i++) {
+        struct cls *y = order->v[i];
+
+        cls_methods(x, y);
+        for (k = 0; k < y->nm; k++)
+            if (strcmp(y->m[k].name, name) == 0 && inherited(c, y, &y->m[k])) {
+                if (shown++ == 0)
+                    msg_add(&m, " %s has these descriptors: %s", name, y->m[k].desc);
+                else
+                    msg_add(&m, ", %s", y->m[k].desc);
+                if (shown == MSG_NAMES)
+                    goto overloads_done;
+            }
+    }
+overloads_done:
+    if (shown != 0) {
+        mct_err_set(x->err, MCT_E_NO_METHOD, "%s; give one of them, or none for every overload", m.s);
+        return;
+    }
+    for (i = 0; i < order->n && near < MSG_NEAR; i++) {
+        struct cls *y = order->v[i];
+
+        for (k = 0; k < y->nm && near < MSG_NEAR; k++) {
+            void **v;
+
+            if (!inherited(c, y, &y->m[k]) || !near_name(name, y->m[k].name))
+                continue;
+            key_begin(x, K_NAME);
+            key_str(x, y->m[k].name);
+            if ((v = map_slot(x, 1)) == NULL || *v != NULL)
+                continue;
+            *v = &none_marker;
+            msg_add(&m, "%s%s", near++ ? ", " : " Did you mean ", y->m[k].name);
+        }
+    }
+    if (near != 0)
+        msg_add(&m, "?");
+    /* The class's own method names, each once. */
+    for (k = 0; k < c->nm; k++) {
+        void **v;
+
+        if (strcmp(c->m[k].name, "<clinit>") == 0)
+            continue;
+        key_begin(x, K_NAME);
+        buf_u1(&x->key, 1);
+        key_str(x, c->m[k].name);
+        if ((v = map_slot(x, 1)) == NULL || *v != NULL)
+            continue;
+        *v = &none_marker;
+        if (shown == MSG_NAMES) {
+            more++;
+            continue;
+        }
+        msg_add(&m, "%s%s", shown++ ? ", " : " Its methods: ", c->m[k].name);
+    }
+    if (more != 0)
+        msg_add(&m, " and %zu more", more);
+    mct_err_set(x->err, MCT_E_NO_METHOD, "%s", m.s);
+}
+
+/* Fills err with MCT_E_NO_CLASS, suggesting Outer$Inner for Outer.Inner. */
+static void no_class(struct ctx *x, char *iname)
+{
+    struct msg m = {.n = 0};
+    size_t i;
+
+    m.s[0] = '\0';
+    msg_add(&m, "class ");
+    msg_class(&m, iname);
+    msg_add(&m, " is not loaded in the target JVM: classes load on first use, so run code that uses "
+                "it first (or check the name: nested classes are written Outer$Inner)");
+    for (i = strlen(iname); i-- > 0;) {
+        if (iname[i] != '/')
+            continue;
+        iname[i] = '$';
+        if (x->ops->find(x->hc, iname, NULL) != NULL) {
+            msg_add(&m, "; did you mean ");
+            msg_class(&m, iname);
+            msg_add(&m, "?");
+            break;
+        }
+    }
+    mct_err_set(x->err, MCT_E_NO_CLASS, "%s", m.s);
+}
+
+/* Adds the implementations of the abstract or interface entry method e
+ * (found for the requested class c) as entry methods; counts those left
+ * out. */
+static void add_implementations(struct ctx *x, struct cls *c, struct sel e, size_t *jdk, size_t *unmod)
+{
+    size_t i;
+    struct vec list = {0};
+
+    concrete_subtypes(x, c, 0);
+    for (i = 0; i < x->walk.n; i++)
+        if (vec_push(&list, x->walk.v[i]) < 0)
+            oom(x);
+    for (i = 0; i < list.n && !x->failed && !x->p->capped; i++) {
+        struct sel s = select_for(x, list.v[i], e.m->name, e.m->desc);
+
+        if (s.m == NULL || (s.m->access & CF_ACC_ABSTRACT))
+            continue;
+        if (never_why(s.c->name, s.c->flags) != NULL) {
+            ++*unmod;
+            continue;
+        }
+        if ((s.c->flags & HIER_JDK) && !x->req->include_jdk) {
+            ++*jdk;
+            continue;
+        }
+        add_method(x, s, 1, 1, N_IMPL);
+    }
+    free(list.v);
+}
+
+/* Finds the entry class and methods and adds the roots; -1 with err set. */
+static int add_roots(struct ctx *x, const char *method, const char *desc)
+{
+    const plan_request *req = x->req;
+    size_t len = strlen(req->class_name), i, k, jdk = 0, unmod = 0;
+    char *iname = arena_alloc(&x->arena, len + 1);
+    struct cls *c;
+    struct vec order = {0}, found = {0};
+    int ok = 0;
+
+    if (iname == NULL) {
+        oom(x);
+        return -1;
+    }
+    for (i = 0; i <= len; i++)
+        iname[i] = req->class_name[i] == '.' ? '/' : req->class_name[i];
+    if ((c = find_class(x, iname, NULL)) == NULL) {
+        if (!x->failed)
+            no_class(x, iname);
+        x->failed = 1;
+        return -1;
+    }
+    entry_search_order(x, c, &order);
+    /* Every overload (or the one descriptor), the first declaration of each
+     * descriptor in search order. */
+    for (i = 0; i < order.n && !x->failed; i++) {
+        struct cls *y = order.v[i];
+
+        cls_methods(x, y);
+        for (k = 0; k < y->nm; k++) {
+            const hier_method *m = &y->m[k];
+            size_t j;
+            int seen = 0;
+
+            if (strcmp(m->name, method) != 0 || (desc && strcmp(m->desc, desc) != 0) || !inherited(c, y, m))
+                continue;
+            for (j = 0; j < found.n && !seen; j += 2)
+                seen = strcmp(((const hier_method *)found.v[j + 1])->desc, m->desc) == 0;
+            if (!seen && (vec_push(&found, y) < 0 || vec_push(&found, (void *)m) < 0))
+                oom(x);
+        }
+    }
+    if (found.n == 0 && !x->failed) {
+        no_method(x, c, &order, method, desc);
+        x->failed = 1;
+    }
+    for (i = 0; i < found.n && !x->failed && !x->p->capped; i += 2) {
+        struct sel e = {found.v[i], found.v[i + 1]};
+        const char *note = e.c == c ? NULL : (e.c->flags & HIER_INTERFACE) ? N_DEFAULT : N_INHERITED;
+
+        add_method(x, e, 1, 1, note);
+        if (((e.m->access & CF_ACC_ABSTRACT) ||
+             ((e.c->flags & HIER_INTERFACE) && !(e.m->access & (CF_ACC_STATIC | CF_ACC_PRIVATE)))) &&
+            never_why(e.c->name, e.c->flags) == NULL)
+            add_implementations(x, c, e, &jdk, &unmod);
+    }
+    for (i = 0; i < x->p->n; i++)
+        ok |= x->p->m[i].status == PLAN_INSTRUMENT;
+    if (!ok && !x->failed && x->p->capped) {
+        mct_err_set(x->err, MCT_E_NOTHING, "nothing to instrument: the plan's cap of %zu methods was "
+                    "reached before an entry method could be added", x->max);
+        x->failed = 1;
+    }
+    if (!ok && !x->failed) {
+        struct msg m = {.n = 0};
+
+        m.s[0] = '\0';
+        msg_add(&m, "nothing to instrument: ");
+        for (i = 0; i < x->p->n && i < 4; i++) {
+            const plan_method *pm = &x->p->m[i];
+
+            if (i)
+                msg_add(&m, "; ");
+            msg_class(&m, pm->class_name);
+            msg_add(&m, ".%s%s is %s", pm->name, pm->desc,
+                    pm->reason == R_NATIVE ? "native (it has no bytecode)" : pm->reason);
+            if (pm->reason == R_ABSTRACT) {
+                if (jdk + unmod == 0)
+                    msg_add(&m, ", but no loaded class implements it (classes load on first use)");
+                else
+                    msg_add(&m, ", but none of its loaded implementations can be traced "
+                                "(%zu in JDK classes: add --include-jdk; %zu in classes that "
+                                "cannot be retransformed, such as lambdas)", jdk, unmod);
+            }
+        }
+        if (x->p->n > 4)
+            msg_add(&m, "; and %zu more", x->p->n - 4);
+        mct_err_set(x->err, MCT_E_NOTHING, "%s", m.s);
+        x->failed = 1;
+    }
+    free(order.v);
+    free(found.v);
+    return x->failed ? -1 : 0;
+}
+
+/* --- the public functions ---------------------------------------------------------- */
+
+plan *plan_build(const plan_request *req, const hier_ops *ops, void *hc, mct_err *err)
+{
+    struct ctx x;
+    char *split = NULL;
+    const char *method, *desc;
+    size_t from = 0, i;
+    int level;
+    plan *p;
+
+    if (req == NULL || ops == NULL || req->class_name == NULL || req->method == NULL ||
+        req->class_name[0] == '\0' || req->method[0] == '\0') {
+        mct_err_set(err, MCT_E_ARG, "a plan needs a class and a method name");
+        return NULL;
+    }
+    if (req->depth < 1 || req->depth > PLAN_MAX_DEPTH) {
+        mct_err_set(err, MCT_E_ARG, "depth %d is outside 1..%d (1 = the entry method only)", req->depth,
+                    PLAN_MAX_DEPTH);
+        return NULL;
+    }
+    method = req->method;
+    desc = req->desc;
+    if (desc == NULL && strchr(method, '(') != NULL) {
+        /* "get(I)Ljava/lang/Object;" in one string */
+        if ((split = strdup(method)) == NULL) {
+            mct_err_set(err, MCT_E_NOMEM, "out of memory while planning");
+            return NULL;
+        }
+        desc = strchr(split, '(');
+        split[desc - split] = '\0';
+        desc = strchr(method, '(');
+        method = split;
+    }
+    if (desc != NULL && cf_desc_check(desc) != 0) {
+        mct_err_set(err, MCT_E_ARG, "'%s' is not a method descriptor (such as (ILjava/lang/String;)V)",
+                    desc);
+        free(split);
+        return NULL;
+    }
+    memset(&x, 0, sizeof x);
+    x.req = req;
+    x.ops = ops;
+    x.hc = hc;
+    x.err = err;
+    x.max = req->max_methods && req->max_methods < PLAN_MAX_METHODS ? req->max_methods : PLAN_MAX_METHODS;
+    buf_init(&x.key);
+    if (req->regex != NULL && (x.re = match_compile(req->regex, err)) == NULL) {
+        free(split);
+        return NULL;
+    }
+    if ((p = calloc(1, sizeof *p)) == NULL) {
+        match_free(x.re);
+        free(split);
+        mct_err_set(err, MCT_E_NOMEM, "out of memory while planning");
+        return NULL;
+    }
+    x.p = p;
+    x.object = find_class(&x, "java/lang/Object", NULL);
+    if (add_roots(&x, method, desc) == 0) {
+        for (level = 1; level < req->depth && !x.failed && !p->capped; level++) {
+            size_t to = p->n;
+
+            load_classes(&x, from, to);
+            for (i = from; i < to && !x.failed && !p->capped; i++)
+                if (p->m[i].status == PLAN_INSTRUMENT)
+                    scan(&x, i);
+            from = to;
+        }
+    }
+    for (i = 0; i < x.nslots; i++) {
+        struct slot *s = &x.slots[i];
+
+        if (s->key != NULL && s->key[0] == K_CLASS && *s->val != NULL)
+            cf_free(((struct cls *)*s->val)->cf);
+    }
+    free(x.slots);
+    free(x.nodes);
+    free(x.walk.v);
+    free(x.path.v);
+    free(x.ifs.v);
+    free(x.tmp.v);
+    buf_free(&x.key);
+    arena_free(x.arena);
+    match_free(x.re);
+    free(split);
+    if (x.failed) {
+        plan_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+size_t plan_count(const plan *p)
+{
+    return p->n;
+}
+
+const plan_method *plan_at(const plan *p, size_t i)
+{
+    return i < p->n ? &p->m[i] : NULL;
+}
+
+int plan_capped(const plan *p)
+{
+    return p->capped;
+}
+
+void plan_free(plan *p)
+{
+    if (p == NULL)
+        return;
+    free(p->m);
+    arena_free(p->strings);
+    free(p);
+}
