@@ -7,7 +7,7 @@
  * java/lang/Object: a stub extends java/lang/Object, is an interface when
  * named as one, and declares exactly the methods referenced on it (public;
  * static when called so; abstract when an interface's instance method; with
- * a body of one `return` otherwise). Nested order is by class name.
+ * a body of one `return` otherwise). Subtypes come in class name order.
  * The test can hide classes (not loaded), add flags, make bytes() fail, and
  * ask which classes the planner read. */
 #ifndef MCT_HIER_DIR_H
