@@ -1,0 +1,823 @@
+/* proto.c — see proto.h and PROTOCOL.md. */
+#include "proto.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- error codes -------------------------------------------------------- */
+
+static const char *const code_names[PROTO_ERR_COUNT] = {
+    [PROTO_ERR_BUSY] = "busy",
+    [PROTO_ERR_CLASS_NOT_LOADED] = "class_not_loaded",
+    [PROTO_ERR_METHOD_NOT_FOUND] = "method_not_found",
+    [PROTO_ERR_BAD_REGEX] = "bad_regex",
+    [PROTO_ERR_NOTHING_INSTRUMENTABLE] = "nothing_instrumentable",
+    [PROTO_ERR_BAD_REQUEST] = "bad_request",
+    [PROTO_ERR_PROTOCOL] = "protocol",
+    [PROTO_ERR_UNSUPPORTED] = "unsupported",
+    [PROTO_ERR_INTERNAL] = "internal",
+    [PROTO_ERR_DENIED] = "denied",
+};
+
+const char *proto_code_name(enum proto_code code)
+{
+    if ((unsigned)code >= PROTO_ERR_COUNT)
+        return "internal";
+    return code_names[code];
+}
+
+int proto_code_from_name(const char *s)
+{
+    for (int i = 0; i < PROTO_ERR_COUNT; i++)
+        if (strcmp(s, code_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* ---- names and descriptors ---------------------------------------------- */
+
+int proto_utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + n;
+
+    while (p < end) {
+        unsigned c = *p++;
+        unsigned need, cp;
+
+        if (c == 0)
+            return 0;
+        if (c < 0x80)
+            continue;
+        if (c >= 0xc2 && c <= 0xdf) {
+            need = 1;
+            cp = c & 0x1f;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            need = 2;
+            cp = c & 0x0f;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            need = 3;
+            cp = c & 0x07;
+        } else {
+            return 0;
+        }
+        if ((size_t)(end - p) < need)
+            return 0;
+        for (unsigned i = 0; i < need; i++) {
+            if ((p[i] & 0xc0) != 0x80)
+                return 0;
+            cp = (cp << 6) | (p[i] & 0x3f);
+        }
+        p += need;
+        /* Overlong forms, surrogates, beyond U+10FFFF. */
+        if ((need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) ||
+            (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+            return 0;
+    }
+    return 1;
+}
+
+int proto_class_name_valid(const char *s)
+{
+    const char *seg = s;
+
+    for (const char *p = s;; p++) {
+        if (*p == '.' || *p == '\0') {
+            if (p == seg)
+                return 0;
+            if (*p == '\0')
+                return 1;
+            seg = p + 1;
+        } else if (*p == ';' || *p == '[' || *p == '/') {
+            return 0;
+        }
+    }
+}
+
+int proto_method_name_valid(const char *s)
+{
+    if (strcmp(s, "<init>") == 0 || strcmp(s, "<clinit>") == 0)
+        return 1;
+    if (*s == '\0')
+        return 0;
+    return strpbrk(s, ".;[/<>") == NULL;
+}
+
+/* The end of the field type starting at p, or NULL if there is none. */
+static const char *field_type_end(const char *p)
+{
+    int dims = 0;
+
+    while (*p == '[') {
+        if (++dims > 255)
+            return NULL;
+        p++;
+    }
+    switch (*p) {
+    case 'B': case 'C': case 'D': case 'F': case 'I': case 'J': case 'S': case 'Z':
+        return p + 1;
+    case 'L': {
+        const char *seg = ++p;
+
+        for (;; p++) {
+            switch (*p) {
+            case '\0': case '.': case '[':
+                return NULL;
+            case ';':
+                return p == seg ? NULL : p + 1;
+            case '/':
+                if (p == seg)
+                    return NULL;
+                seg = p + 1;
+                break;
+            default:
+                break;
+            }
+        }
+    }
+    default:
+        return NULL;
+    }
+}
+
+int proto_method_desc_valid(const char *s)
+{
+    const char *p = s;
+
+    if (*p++ != '(')
+        return 0;
+    while (*p != ')') {
+        p = field_type_end(p);
+        if (p == NULL)
+            return 0;
+    }
+    p++;
+    if (*p == 'V')
+        p++;
+    else if ((p = field_type_end(p)) == NULL)
+        return 0;
+    return *p == '\0';
+}
+
+/* ---- schemas ------------------------------------------------------------ */
+
+enum kind {
+    K_STR,          /* string, length in [min, max] bytes */
+    K_STR_OR_NULL,  /* as K_STR, or null */
+    K_INT,          /* integer in [min, max] */
+    K_BOOL,
+    K_OBJ,          /* object checked against sub (any object if sub is NULL) */
+    K_OBJ_OR_NULL,  /* as K_OBJ, or null */
+    K_ARR           /* array of objects, each checked against sub */
+};
+
+struct schema;
+
+struct field {
+    const char *name;
+    enum kind kind;
+    int optional;
+    long long min, max;
+    const struct schema *sub;
+    int (*syntax)(const char *s);   /* extra check of a string, or NULL */
+    const char *syntax_what;        /* what syntax accepts, for messages */
+};
+
+struct schema {
+    const char *what;               /* "trace request", "call node", ... */
+    int strict;                     /* keys not listed are errors */
+    int scalars_only;               /* keys not listed must be integers or strings */
+    const struct field *fields;     /* terminated by a NULL name */
+};
+
+#define STR(n, lo, hi) { .name = (n), .kind = K_STR, .min = (lo), .max = (hi) }
+#define INT(n, lo, hi) { .name = (n), .kind = K_INT, .min = (lo), .max = (hi) }
+#define BOOL(n) { .name = (n), .kind = K_BOOL }
+#define END { .name = NULL }
+#define STR_MAX 65535   /* a class file's longest UTF-8 constant */
+#define NS_MAX LLONG_MAX
+
+static const struct field hello_req_fields[] = {
+    INT("protocol", PROTO_VERSION, PROTO_VERSION),
+    STR("client", 1, 256),
+    END
+};
+
+static const struct field trace_req_fields[] = {
+    INT("protocol", PROTO_VERSION, PROTO_VERSION),
+    { .name = "class", .kind = K_STR, .min = 1, .max = 1024,
+      .syntax = proto_class_name_valid, .syntax_what = "a binary class name with dots" },
+    { .name = "method", .kind = K_STR, .min = 1, .max = 1024,
+      .syntax = proto_method_name_valid, .syntax_what = "a JVM method name" },
+    { .name = "desc", .kind = K_STR_OR_NULL, .min = 3, .max = 1024,
+      .syntax = proto_method_desc_valid, .syntax_what = "a JVM method descriptor" },
+    INT("depth", 1, PROTO_MAX_DEPTH),
+    STR("regex", 0, 4096),
+    BOOL("include_jdk"),
+    BOOL("plan_only"),
+    INT("min_ns", 0, NS_MAX),
+    INT("count", 0, LLONG_MAX),
+    BOOL("verbose"),
+    INT("client_pid", 1, INT_MAX),
+    END
+};
+
+static const struct field stop_req_fields[] = {
+    STR("reason", 1, 1024),
+    END
+};
+
+static const struct field jvm_fields[] = {
+    STR("name", 0, 4096),
+    STR("vendor", 0, 4096),
+    STR("version", 0, 4096),
+    END
+};
+static const struct schema jvm_schema = { "jvm", 0, 0, jvm_fields };
+
+static const struct field hello_reply_fields[] = {
+    INT("protocol", 1, INT_MAX),
+    STR("agent_version", 1, 256),
+    INT("pid", 1, INT_MAX),
+    { .name = "jvm", .kind = K_OBJ, .sub = &jvm_schema },
+    { .name = "session", .kind = K_OBJ_OR_NULL },
+    INT("instrumented_classes", 0, LLONG_MAX),
+    END
+};
+
+static const struct field plan_method_fields[] = {
+    STR("class", 1, STR_MAX),
+    STR("method", 1, STR_MAX),
+    STR("desc", 1, STR_MAX),
+    INT("level", 1, PROTO_MAX_DEPTH),
+    STR("status", 1, 256),
+    END
+};
+static const struct schema plan_method_schema = { "plan method", 0, 0, plan_method_fields };
+
+static const struct field plan_fields[] = {
+    { .name = "methods", .kind = K_ARR, .sub = &plan_method_schema },
+    END
+};
+
+static const struct schema node_schema;
+static const struct field node_fields[] = {
+    STR("class", 1, STR_MAX),
+    STR("method", 1, STR_MAX),
+    STR("desc", 1, STR_MAX),
+    INT("calls", 0, LLONG_MAX),
+    INT("total_ns", 0, NS_MAX),
+    INT("self_ns", 0, NS_MAX),
+    INT("min_ns", 0, NS_MAX),
+    INT("max_ns", 0, NS_MAX),
+    INT("throws", 0, LLONG_MAX),
+    { .name = "children", .kind = K_ARR, .sub = &node_schema },
+    { .name = "exception", .kind = K_STR, .optional = 1, .min = 1, .max = STR_MAX },
+    { .name = "truncated", .kind = K_BOOL, .optional = 1 },
+    END
+};
+static const struct schema node_schema = { "call node", 0, 0, node_fields };
+
+static const struct field thread_fields[] = {
+    INT("id", 0, LLONG_MAX),
+    STR("name", 0, STR_MAX),
+    END
+};
+static const struct schema thread_schema = { "thread", 0, 0, thread_fields };
+
+static const struct field call_fields[] = {
+    INT("seq", 1, LLONG_MAX),
+    { .name = "thread", .kind = K_OBJ, .sub = &thread_schema },
+    INT("start_ns", 0, NS_MAX),
+    { .name = "root", .kind = K_OBJ, .sub = &node_schema },
+    END
+};
+
+static const struct field error_fields[] = {
+    STR("code", 1, 64),
+    STR("message", 1, STR_MAX),
+    END
+};
+
+static const struct field end_fields[] = {
+    STR("reason", 1, 1024),
+    END
+};
+
+static const struct field no_fields[] = { END };
+
+struct msgdef {
+    const char *type;
+    enum proto_dir dir;
+    struct schema schema;
+};
+
+static const struct msgdef messages[] = {
+    { "hello", PROTO_REQUEST, { "hello request", 1, 0, hello_req_fields } },
+    { "trace", PROTO_REQUEST, { "trace request", 1, 0, trace_req_fields } },
+    { "stop", PROTO_REQUEST, { "stop request", 1, 0, stop_req_fields } },
+    { "hello", PROTO_REPLY, { "hello", 0, 0, hello_reply_fields } },
+    { "plan", PROTO_REPLY, { "plan", 0, 0, plan_fields } },
+    { "call", PROTO_REPLY, { "call", 0, 0, call_fields } },
+    { "status", PROTO_REPLY, { "status", 0, 1, no_fields } },
+    { "error", PROTO_REPLY, { "error", 0, 0, error_fields } },
+    { "end", PROTO_REPLY, { "end", 0, 0, end_fields } },
+};
+
+/* ---- validation --------------------------------------------------------- */
+
+/* Where the validator is, as "root.children[2].calls", for messages. */
+struct path {
+    char buf[160];
+    size_t len;
+};
+
+static size_t path_push(struct path *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Appends to the path; returns the length to restore with path_pop. */
+static size_t path_push(struct path *p, const char *fmt, ...)
+{
+    size_t old = p->len;
+    va_list ap;
+    int n;
+
+    if (p->len < sizeof p->buf - 1) {
+        va_start(ap, fmt);
+        n = vsnprintf(p->buf + p->len, sizeof p->buf - p->len, fmt, ap);
+        va_end(ap);
+        if (n > 0)
+            p->len += (size_t)n < sizeof p->buf - p->len ? (size_t)n : sizeof p->buf - 1 - p->len;
+    }
+    return old;
+}
+
+static void path_pop(struct path *p, size_t old)
+{
+    p->len = old;
+    p->buf[old] = '\0';
+}
+
+static const char *json_kind(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a real number";
+    case JSON_TRUE: case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "unknown";
+}
+
+static int bad(mct_err *e, const char *what, const struct path *p, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Fails with "<what>: <path>: <problem>". */
+static int bad(mct_err *e, const char *what, const struct path *p, const char *fmt, ...)
+{
+    char problem[256];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(problem, sizeof problem, fmt, ap);
+    va_end(ap);
+    if (p->len == 0)
+        return mct_err_set(e, MCT_E_PROTO, "%s: %s", what, problem);
+    return mct_err_set(e, MCT_E_PROTO, "%s: %s: %s", what, p->buf, problem);
+}
+
+static int check_object(const json_t *obj, const struct schema *s, struct path *p,
+                        int depth, mct_err *e);
+
+static int check_string(const json_t *v, const struct field *f, const char *what,
+                        const struct path *p, mct_err *e)
+{
+    size_t n;
+
+    if (!json_is_string(v))
+        return bad(e, what, p, "must be a string, got %s", json_kind(v));
+    n = json_string_length(v);
+    if ((long long)n < f->min || (long long)n > f->max)
+        return bad(e, what, p, "length %zu is outside %lld..%lld bytes", n, f->min, f->max);
+    if (strlen(json_string_value(v)) != n)
+        return bad(e, what, p, "contains a NUL character");
+    if (f->syntax != NULL && !f->syntax(json_string_value(v)))
+        return bad(e, what, p, "must be %s", f->syntax_what);
+    return 0;
+}
+
+static int check_field(const json_t *v, const struct field *f, const char *what,
+                       struct path *p, int depth, mct_err *e)
+{
+    switch (f->kind) {
+    case K_STR_OR_NULL:
+        if (json_is_null(v))
+            return 0;
+        /* fall through */
+    case K_STR:
+        return check_string(v, f, what, p, e);
+    case K_INT:
+        if (!json_is_integer(v))
+            return bad(e, what, p, "must be an integer, got %s", json_kind(v));
+        if (json_integer_value(v) < f->min || json_integer_value(v) > f->max)
+            return bad(e, what, p, "%lld is outside %lld..%lld",
+                       (long long)json_integer_value(v), f->min, f->max);
+        return 0;
+    case K_BOOL:
+        if (!json_is_boolean(v))
+            return bad(e, what, p, "must be true or false, got %s", json_kind(v));
+        return 0;
+    case K_OBJ_OR_NULL:
+        if (json_is_null(v))
+            return 0;
+        /* fall through */
+    case K_OBJ:
+        if (!json_is_object(v))
+            return bad(e, what, p, "must be an object, got %s", json_kind(v));
+        return f->sub != NULL ? check_object(v, f->sub, p, depth + 1, e) : 0;
+    case K_ARR: {
+        size_t i;
+        const json_t *item;
+
+        if (!json_is_array(v))
+            return bad(e, what, p, "must be an array, got %s", json_kind(v));
+        json_array_foreach(v, i, item) {
+            size_t old = path_push(p, "[%zu]", i);
+
+            if (!json_is_object(item))
+                return bad(e, what, p, "must be an object, got %s", json_kind(item));
+            if (check_object(item, f->sub, p, depth + 1, e) < 0)
+                return -1;
+            path_pop(p, old);
+        }
+        return 0;
+    }
+    }
+    return bad(e, what, p, "unknown field kind");
+}
+
+static const struct field *find_field(const struct schema *s, const char *key)
+{
+    for (const struct field *f = s->fields; f->name != NULL; f++)
+        if (strcmp(f->name, key) == 0)
+            return f;
+    return NULL;
+}
+
+/* Checks the listed fields of obj, then the keys that are not listed. */
+static int check_object(const json_t *obj, const struct schema *s, struct path *p,
+                        int depth, mct_err *e)
+{
+    const char *key;
+    const json_t *v;
+
+    if (depth > PROTO_MAX_DEPTH)
+        return bad(e, s->what, p, "nested deeper than %d levels", PROTO_MAX_DEPTH);
+    for (const struct field *f = s->fields; f->name != NULL; f++) {
+        size_t old = path_push(p, "%s%s", p->len ? "." : "", f->name);
+
+        v = json_object_get(obj, f->name);
+        if (v == NULL) {
+            if (!f->optional)
+                return bad(e, s->what, p, "missing");
+        } else if (check_field(v, f, s->what, p, depth, e) < 0) {
+            return -1;
+        }
+        path_pop(p, old);
+    }
+    json_object_foreach((json_t *)obj, key, v) {
+        if (depth == 0 && strcmp(key, "type") == 0)
+            continue;
+        if (find_field(s, key) != NULL)
+            continue;
+        if (s->strict)
+            return bad(e, s->what, p, "unknown key \"%.64s\"", key);
+        if (s->scalars_only && !json_is_integer(v) && !json_is_string(v))
+            return bad(e, s->what, p, "\"%.64s\" must be an integer or a string, got %s",
+                       key, json_kind(v));
+    }
+    return 0;
+}
+
+static const struct msgdef *find_message(const char *type, enum proto_dir dir)
+{
+    for (size_t i = 0; i < sizeof messages / sizeof messages[0]; i++)
+        if (messages[i].dir == dir && strcmp(messages[i].type, type) == 0)
+            return &messages[i];
+    return NULL;
+}
+
+int proto_validate(const json_t *msg, enum proto_dir dir, mct_err *e)
+{
+    const char *side = dir == PROTO_REQUEST ? "request" : "reply";
+    const json_t *type;
+    const struct msgdef *def;
+    struct path p = { .len = 0 };
+
+    p.buf[0] = '\0';
+    if (!json_is_object(msg))
+        return mct_err_set(e, MCT_E_PROTO, "%s: must be a JSON object, got %s", side,
+                           json_kind(msg));
+    type = json_object_get(msg, "type");
+    if (type == NULL)
+        return mct_err_set(e, MCT_E_PROTO, "%s: missing \"type\"", side);
+    if (!json_is_string(type))
+        return mct_err_set(e, MCT_E_PROTO, "%s: \"type\" must be a string, got %s", side,
+                           json_kind(type));
+    def = find_message(json_string_value(type), dir);
+    if (def == NULL)
+        return mct_err_set(e, MCT_E_PROTO, "%s: unknown message type \"%.64s\"", side,
+                           json_string_value(type));
+    return check_object(msg, &def->schema, &p, 0, e);
+}
+
+const char *proto_type(const json_t *msg)
+{
+    return json_string_value(json_object_get(msg, "type"));
+}
+
+/* ---- frames ------------------------------------------------------------- */
+
+size_t proto_max_payload(enum proto_dir dir)
+{
+    return dir == PROTO_REQUEST ? PROTO_MAX_REQUEST : PROTO_MAX_REPLY;
+}
+
+void proto_header_encode(unsigned char hdr[PROTO_HEADER_LEN], uint32_t len)
+{
+    hdr[0] = 'M';
+    hdr[1] = 'C';
+    hdr[2] = 'T';
+    hdr[3] = PROTO_VERSION;
+    hdr[4] = (unsigned char)(len >> 24);
+    hdr[5] = (unsigned char)(len >> 16);
+    hdr[6] = (unsigned char)(len >> 8);
+    hdr[7] = (unsigned char)len;
+}
+
+int proto_header_decode(const unsigned char hdr[PROTO_HEADER_LEN], enum proto_dir dir,
+                        uint32_t *len, mct_err *e)
+{
+    uint32_t n;
+
+    if (hdr[0] != 'M' || hdr[1] != 'C' || hdr[2] != 'T')
+        return mct_err_set(e, MCT_E_PROTO,
+                           "bad magic %02x %02x %02x (want 'MCT'): the peer does not speak "
+                           "the mcalltree protocol", hdr[0], hdr[1], hdr[2]);
+    if (hdr[3] != PROTO_VERSION)
+        return mct_err_set(e, MCT_E_UNSUPPORTED,
+                           "protocol version %u, this side speaks version %d", hdr[3],
+                           PROTO_VERSION);
+    n = (uint32_t)hdr[4] << 24 | (uint32_t)hdr[5] << 16 | (uint32_t)hdr[6] << 8 | hdr[7];
+    if (n == 0)
+        return mct_err_set(e, MCT_E_PROTO, "empty payload");
+    if (n > proto_max_payload(dir))
+        return mct_err_set(e, MCT_E_TOOBIG, "payload of %u bytes exceeds the %zu-byte cap of a %s",
+                           n, proto_max_payload(dir), dir == PROTO_REQUEST ? "request" : "reply");
+    *len = n;
+    return 0;
+}
+
+json_t *proto_parse(const char *payload, size_t len, enum proto_dir dir, mct_err *e)
+{
+    json_error_t jerr;
+    json_t *msg;
+
+    msg = json_loadb(payload, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (msg == NULL) {
+        mct_err_set(e, MCT_E_PROTO, "invalid JSON at byte %d: %s", jerr.position, jerr.text);
+        return NULL;
+    }
+    if (proto_validate(msg, dir, e) < 0) {
+        json_decref(msg);
+        return NULL;
+    }
+    return msg;
+}
+
+json_t *proto_decode(const void *frame, size_t n, enum proto_dir dir, mct_err *e)
+{
+    const unsigned char *b = frame;
+    uint32_t len;
+
+    if (n < PROTO_HEADER_LEN) {
+        mct_err_set(e, MCT_E_PROTO, "truncated header: %zu of %d bytes", n, PROTO_HEADER_LEN);
+        return NULL;
+    }
+    if (proto_header_decode(b, dir, &len, e) < 0)
+        return NULL;
+    if (n - PROTO_HEADER_LEN < len) {
+        mct_err_set(e, MCT_E_PROTO, "truncated payload: %zu of %u bytes",
+                    n - PROTO_HEADER_LEN, len);
+        return NULL;
+    }
+    if (n - PROTO_HEADER_LEN > len) {
+        mct_err_set(e, MCT_E_PROTO, "%zu bytes after the end of the frame",
+                    n - PROTO_HEADER_LEN - len);
+        return NULL;
+    }
+    return proto_parse((const char *)b + PROTO_HEADER_LEN, len, dir, e);
+}
+
+/* ---- I/O ---------------------------------------------------------------- */
+
+/* Writes all of iov[0..n), advancing it; sendmsg with MSG_NOSIGNAL on
+ * sockets, writev on anything else. */
+static int write_iov(int fd, struct iovec *iov, int n, mct_err *e)
+{
+    int sock = 1;
+
+    while (n > 0) {
+        ssize_t w;
+
+        if (sock) {
+            struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+
+            w = sendmsg(fd, &mh, MSG_NOSIGNAL);
+            if (w < 0 && errno == ENOTSOCK) {
+                sock = 0;
+                continue;
+            }
+        } else {
+            w = writev(fd, iov, n);
+        }
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return mct_err_set(e, MCT_E_IO, "write timed out: the peer is not reading");
+            return mct_err_set(e, MCT_E_IO, "write: %s", strerror(errno));
+        }
+        while (n > 0 && (size_t)w >= iov->iov_len) {
+            w -= (ssize_t)iov->iov_len;
+            iov++;
+            n--;
+        }
+        if (n > 0) {
+            iov->iov_base = (char *)iov->iov_base + w;
+            iov->iov_len -= (size_t)w;
+        }
+    }
+    return 0;
+}
+
+int proto_write_payload(int fd, const char *json, size_t len, mct_err *e)
+{
+    unsigned char hdr[PROTO_HEADER_LEN];
+    struct iovec iov[2];
+
+    if (len == 0 || len > PROTO_MAX_REPLY)
+        return mct_err_set(e, MCT_E_TOOBIG, "message of %zu bytes is outside 1..%zu", len,
+                           PROTO_MAX_REPLY);
+    proto_header_encode(hdr, (uint32_t)len);
+    iov[0].iov_base = hdr;
+    iov[0].iov_len = sizeof hdr;
+    iov[1].iov_base = (void *)json;
+    iov[1].iov_len = len;
+    return write_iov(fd, iov, 2, e);
+}
+
+int proto_write(int fd, const json_t *msg, mct_err *e)
+{
+    char *s;
+    int rc;
+
+    s = json_dumps(msg, JSON_COMPACT);
+    if (s == NULL)
+        return mct_err_set(e, MCT_E_NOMEM, "cannot render a message");
+    rc = proto_write_payload(fd, s, strlen(s), e);
+    free(s);
+    return rc;
+}
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Reads n bytes into buf before the deadline (< 0: none); *got says how many
+ * arrived. 0 when all arrived or the peer closed (*got < n), else -1. */
+static int read_full(int fd, void *buf, size_t n, long long deadline, size_t *got,
+                     int timeout_ms, mct_err *e)
+{
+    *got = 0;
+    while (*got < n) {
+        struct pollfd pfd = { .fd = fd, .events = POLLIN };
+        int wait_ms = -1, rc;
+        ssize_t r;
+
+        if (deadline >= 0) {
+            long long left = deadline - now_ms();
+
+            wait_ms = left > 0 ? (int)(left < INT_MAX ? left : INT_MAX) : 0;
+        }
+        rc = poll(&pfd, 1, wait_ms);
+        if (rc < 0) {
+            if (errno == EINTR)
+                continue;
+            return mct_err_set(e, MCT_E_IO, "poll: %s", strerror(errno));
+        }
+        if (rc == 0)
+            return mct_err_set(e, MCT_E_IO, "timed out after %d ms waiting for a message",
+                               timeout_ms);
+        r = read(fd, (char *)buf + *got, n - *got);
+        if (r < 0) {
+            if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+                continue;
+            return mct_err_set(e, MCT_E_IO, "read: %s", strerror(errno));
+        }
+        if (r == 0)
+            return 0;
+        *got += (size_t)r;
+    }
+    return 0;
+}
+
+json_t *proto_read(int fd, enum proto_dir dir, int timeout_ms, mct_err *e)
+{
+    long long deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+    unsigned char hdr[PROTO_HEADER_LEN];
+    uint32_t len;
+    size_t got;
+    char *payload;
+    json_t *msg;
+
+    if (read_full(fd, hdr, sizeof hdr, deadline, &got, timeout_ms, e) < 0)
+        return NULL;
+    if (got == 0) {
+        mct_err_set(e, MCT_E_EOF, "the peer closed the connection");
+        return NULL;
+    }
+    if (got < sizeof hdr) {
+        mct_err_set(e, MCT_E_PROTO, "truncated header: %zu of %d bytes", got, PROTO_HEADER_LEN);
+        return NULL;
+    }
+    if (proto_header_decode(hdr, dir, &len, e) < 0)
+        return NULL;
+    payload = malloc(len);
+    if (payload == NULL) {
+        mct_err_set(e, MCT_E_NOMEM, "no memory for a payload of %u bytes", len);
+        return NULL;
+    }
+    if (read_full(fd, payload, len, deadline, &got, timeout_ms, e) < 0) {
+        free(payload);
+        return NULL;
+    }
+    if (got < len) {
+        mct_err_set(e, MCT_E_PROTO, "truncated payload: %zu of %u bytes", got, len);
+        free(payload);
+        return NULL;
+    }
+    msg = proto_parse(payload, len, dir, e);
+    free(payload);
+    return msg;
+}
+
+/* ---- builders ----------------------------------------------------------- */
+
+void proto_utf8_sanitize(char *s)
+{
+    size_t n = strlen(s);
+
+    for (size_t i = 0; i < n; i++) {
+        size_t len = 1;
+        unsigned char c = (unsigned char)s[i];
+
+        if (c < 0x80)
+            continue;
+        len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+        if (len > n - i || !proto_utf8_valid(s + i, len))
+            s[i] = '?';
+        else
+            i += len - 1;
+    }
+}
+
+json_t *proto_error_new(enum proto_code code, const char *fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    proto_utf8_sanitize(text);
+    if (text[0] == '\0')
+        snprintf(text, sizeof text, "%s", proto_code_name(code));
+    return json_pack("{s:s, s:s, s:s}", "type", "error", "code", proto_code_name(code),
+                     "message", text);
+}

@@ -1,0 +1,133 @@
+/* proto.h — the wire protocol between the mcalltree client and the agent:
+ * framing, message schemas and their strict validation, shared by both sides.
+ * The format is documented in protocol/PROTOCOL.md; keep the two in step.
+ *
+ * A frame is an 8-byte header ('M','C','T', version, payload length as u32
+ * big-endian) followed by one UTF-8 JSON object. Every decoded message is
+ * validated against the schema of its "type" before anyone looks at it. */
+#ifndef MCT_PROTO_H
+#define MCT_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "err.h"
+
+#define PROTO_VERSION 1
+#define PROTO_HEADER_LEN 8
+/* Payload caps: what a client may send, what an agent may send. */
+#define PROTO_MAX_REQUEST ((size_t)64 * 1024)
+#define PROTO_MAX_REPLY ((size_t)64 * 1024 * 1024)
+/* Deepest trace a request may ask for; also bounds the nesting of call trees. */
+#define PROTO_MAX_DEPTH 64
+
+/* The agent's socket: PROTO_SOCKET_DIR_FMT formatted with the JVM's /tmp and
+ * its pid in its own namespace, then "/" PROTO_SOCKET_NAME. The directory has
+ * mode 0700 and belongs to the JVM's user. */
+#define PROTO_SOCKET_DIR_FMT "%s/.mcalltree-%ld"
+#define PROTO_SOCKET_NAME "agent.sock"
+
+/* Who sent a message: requests come from the client, replies from the agent. */
+enum proto_dir {
+    PROTO_REQUEST,
+    PROTO_REPLY
+};
+
+/* The "code" of an `error` message. */
+enum proto_code {
+    PROTO_ERR_BUSY,                   /* another session is running */
+    PROTO_ERR_CLASS_NOT_LOADED,       /* the entry class is not loaded */
+    PROTO_ERR_METHOD_NOT_FOUND,       /* no such method in the entry class */
+    PROTO_ERR_BAD_REGEX,              /* the regex does not compile */
+    PROTO_ERR_NOTHING_INSTRUMENTABLE, /* the plan holds no rewritable method */
+    PROTO_ERR_BAD_REQUEST,            /* valid message, wrong at this point */
+    PROTO_ERR_PROTOCOL,               /* malformed or oversized frame */
+    PROTO_ERR_UNSUPPORTED,            /* not implemented by this agent */
+    PROTO_ERR_INTERNAL,               /* a bug or a JVMTI failure */
+    PROTO_ERR_DENIED,                 /* the peer's uid may not use the agent */
+    PROTO_ERR_COUNT
+};
+
+/* What Agent_OnAttach/Agent_OnLoad return besides 0; the client reads them
+ * from the attach reply ("return code: N"). */
+enum proto_agent_rc {
+    PROTO_RC_OK = 0,
+    PROTO_RC_OPTIONS = 101,      /* the options string is invalid */
+    PROTO_RC_JVMTI = 102,        /* JVMTI/JNI setup failed (see the JVM's stderr) */
+    PROTO_RC_UNSAFE_DIR = 103,   /* the socket directory is not safe to use */
+    PROTO_RC_SOCKET = 104,       /* the listening socket could not be set up */
+    PROTO_RC_OTHER_AGENT = 105   /* another copy of the agent already serves */
+};
+
+/* The stable name of an error code ("busy", ...). */
+const char *proto_code_name(enum proto_code code);
+
+/* The code named s, or -1 for a name this side does not know. */
+int proto_code_from_name(const char *s);
+
+/* The payload cap for messages travelling in direction dir. */
+size_t proto_max_payload(enum proto_dir dir);
+
+/* Writes the header of a frame whose payload has len bytes. */
+void proto_header_encode(unsigned char hdr[PROTO_HEADER_LEN], uint32_t len);
+
+/* Checks a received header and stores the payload length in *len; -1 with e
+ * set (MCT_E_PROTO bad magic or empty payload, MCT_E_UNSUPPORTED other
+ * version, MCT_E_TOOBIG over the cap of dir). */
+int proto_header_decode(const unsigned char hdr[PROTO_HEADER_LEN], enum proto_dir dir,
+                        uint32_t *len, mct_err *e);
+
+/* Parses a payload of len bytes and validates it as a message of direction
+ * dir; returns a new reference (caller decrefs) or NULL with e set. */
+json_t *proto_parse(const char *payload, size_t len, enum proto_dir dir, mct_err *e);
+
+/* Decodes exactly one whole frame of n bytes (header and payload, nothing
+ * after); returns a new reference or NULL with e set. Pure, no I/O. */
+json_t *proto_decode(const void *frame, size_t n, enum proto_dir dir, mct_err *e);
+
+/* Checks msg against the schema of its type for direction dir; 0 or -1 with
+ * e set (MCT_E_PROTO) naming the offending key. */
+int proto_validate(const json_t *msg, enum proto_dir dir, mct_err *e);
+
+/* The "type" of a message that passed proto_validate (borrowed from msg). */
+const char *proto_type(const json_t *msg);
+
+/* Renders msg compactly and writes it as one frame to fd; 0 or -1 with e set.
+ * Retries on EINTR and short writes; on sockets a closed peer is EPIPE, never
+ * SIGPIPE. */
+int proto_write(int fd, const json_t *msg, mct_err *e);
+
+/* Writes an already rendered JSON payload of len bytes as one frame; the
+ * caller guarantees it is a valid message. 0 or -1 with e set. */
+int proto_write_payload(int fd, const char *json, size_t len, mct_err *e);
+
+/* Reads one frame from fd within timeout_ms (< 0: no limit) and returns the
+ * validated message (caller decrefs), or NULL with e set: MCT_E_EOF when the
+ * peer closed before the first byte, MCT_E_IO on errors and timeouts,
+ * MCT_E_PROTO / MCT_E_TOOBIG / MCT_E_UNSUPPORTED for bad frames. */
+json_t *proto_read(int fd, enum proto_dir dir, int timeout_ms, mct_err *e);
+
+/* A new `error` message with code and the formatted text, or NULL when out
+ * of memory. Caller decrefs. */
+json_t *proto_error_new(enum proto_code code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* 1 if s is a binary class name with dots (com.shop.Cart$Line), else 0. */
+int proto_class_name_valid(const char *s);
+
+/* 1 if s is a JVM method name (no . ; [ / < >, except <init> and <clinit>). */
+int proto_method_name_valid(const char *s);
+
+/* 1 if s is a JVM method descriptor such as (I[Ljava/lang/String;)V. */
+int proto_method_desc_valid(const char *s);
+
+/* 1 if the n bytes at s are valid UTF-8 without NUL bytes. */
+int proto_utf8_valid(const char *s, size_t n);
+
+/* Replaces, in place, every byte of the string s that does not belong to a
+ * valid UTF-8 sequence by '?', so that it can go into a JSON string. */
+void proto_utf8_sanitize(char *s);
+
+#endif

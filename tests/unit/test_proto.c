@@ -1,0 +1,488 @@
+/* test_proto.c — the protocol module: frames, schemas, every class of
+ * malformed input, and the fd helpers over a socketpair. */
+#include "check.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "proto.h"
+
+/* A frame holding payload (n bytes) behind a valid header; caller frees. */
+static unsigned char *frame_n(const char *payload, size_t n, size_t *len)
+{
+    unsigned char *f = malloc(PROTO_HEADER_LEN + n);
+
+    proto_header_encode(f, (uint32_t)n);
+    memcpy(f + PROTO_HEADER_LEN, payload, n);
+    *len = PROTO_HEADER_LEN + n;
+    return f;
+}
+
+/* Decodes a frame around payload; returns the error code (MCT_OK if valid)
+ * and leaves the message in e->msg. */
+static int decode(const char *payload, enum proto_dir dir, mct_err *e)
+{
+    size_t len;
+    unsigned char *f = frame_n(payload, strlen(payload), &len);
+    json_t *m;
+
+    mct_err_clear(e);
+    m = proto_decode(f, len, dir, e);
+    free(f);
+    if (m == NULL)
+        return e->code;
+    json_decref(m);
+    return MCT_OK;
+}
+
+/* Expects payload to be rejected with code and a message containing part. */
+#define REJECT(payload, dir, code, part)                                       \
+    do {                                                                       \
+        mct_err e_;                                                            \
+        CHECK_INT(decode((payload), (dir), &e_), (code));                      \
+        if (strstr(e_.msg, (part)) == NULL) {                                  \
+            fprintf(stderr, "%s:%d: message \"%s\" lacks \"%s\"\n", __FILE__,  \
+                    __LINE__, e_.msg, (part));                                 \
+            check_failures++;                                                  \
+        }                                                                      \
+    } while (0)
+
+#define ACCEPT(payload, dir)                                                   \
+    do {                                                                       \
+        mct_err e_;                                                            \
+        int rc_ = decode((payload), (dir), &e_);                               \
+        if (rc_ != MCT_OK) {                                                   \
+            fprintf(stderr, "%s:%d: rejected: %s\n", __FILE__, __LINE__,       \
+                    e_.msg);                                                   \
+            check_failures++;                                                  \
+        }                                                                      \
+    } while (0)
+
+#define TRACE_OK "{\"type\":\"trace\",\"protocol\":1,\"class\":\"com.shop.Cart\"," \
+    "\"method\":\"total\",\"desc\":null,\"depth\":3,\"regex\":\"com\\\\.shop\\\\..*\"," \
+    "\"include_jdk\":false,\"plan_only\":false,\"min_ns\":0,\"count\":0," \
+    "\"verbose\":false,\"client_pid\":42"
+
+static void test_header(void)
+{
+    unsigned char h[PROTO_HEADER_LEN];
+    uint32_t len = 0;
+    mct_err e;
+
+    proto_header_encode(h, 0x01020304);
+    CHECK(memcmp(h, "MCT\x01\x01\x02\x03\x04", 8) == 0);
+    proto_header_encode(h, 100);
+    CHECK_INT(proto_header_decode(h, PROTO_REQUEST, &len, &e), 0);
+    CHECK_INT(len, 100);
+
+    proto_header_encode(h, (uint32_t)PROTO_MAX_REQUEST);
+    CHECK_INT(proto_header_decode(h, PROTO_REQUEST, &len, &e), 0);
+    proto_header_encode(h, (uint32_t)PROTO_MAX_REQUEST + 1);
+    CHECK_INT(proto_header_decode(h, PROTO_REQUEST, &len, &e), -1);
+    CHECK_INT(e.code, MCT_E_TOOBIG);
+    CHECK_INT(proto_header_decode(h, PROTO_REPLY, &len, &e), 0);
+    proto_header_encode(h, (uint32_t)PROTO_MAX_REPLY + 1);
+    CHECK_INT(proto_header_decode(h, PROTO_REPLY, &len, &e), -1);
+    CHECK_INT(e.code, MCT_E_TOOBIG);
+    proto_header_encode(h, 0xffffffffu);
+    CHECK_INT(proto_header_decode(h, PROTO_REPLY, &len, &e), -1);
+    CHECK_INT(e.code, MCT_E_TOOBIG);
+
+    proto_header_encode(h, 0);
+    CHECK_INT(proto_header_decode(h, PROTO_REQUEST, &len, &e), -1);
+    CHECK(strstr(e.msg, "empty payload") != NULL);
+
+    proto_header_encode(h, 10);
+    h[0] = 'X';
+    CHECK_INT(proto_header_decode(h, PROTO_REQUEST, &len, &e), -1);
+    CHECK_INT(e.code, MCT_E_PROTO);
+    CHECK(strstr(e.msg, "bad magic") != NULL);
+
+    proto_header_encode(h, 10);
+    h[3] = 2;
+    CHECK_INT(proto_header_decode(h, PROTO_REQUEST, &len, &e), -1);
+    CHECK_INT(e.code, MCT_E_UNSUPPORTED);
+    CHECK(strstr(e.msg, "protocol version 2") != NULL);
+}
+
+static void test_frames(void)
+{
+    static const char hello[] = "{\"type\":\"hello\",\"protocol\":1,\"client\":\"0.1.0\"}";
+    unsigned char *f;
+    size_t len;
+    json_t *m;
+    mct_err e;
+
+    f = frame_n(hello, strlen(hello), &len);
+    m = proto_decode(f, len, PROTO_REQUEST, &e);
+    CHECK(m != NULL);
+    if (m != NULL) {
+        CHECK_STR(proto_type(m), "hello");
+        json_decref(m);
+    }
+    for (size_t n = 0; n < PROTO_HEADER_LEN; n++) {
+        CHECK(proto_decode(f, n, PROTO_REQUEST, &e) == NULL);
+        CHECK(strstr(e.msg, "truncated header") != NULL);
+    }
+    CHECK(proto_decode(f, len - 1, PROTO_REQUEST, &e) == NULL);
+    CHECK(strstr(e.msg, "truncated payload") != NULL);
+    free(f);
+
+    /* A byte after the frame. */
+    f = frame_n(hello, strlen(hello), &len);
+    f = realloc(f, len + 1);
+    f[len] = ' ';
+    CHECK(proto_decode(f, len + 1, PROTO_REQUEST, &e) == NULL);
+    CHECK(strstr(e.msg, "after the end of the frame") != NULL);
+    free(f);
+}
+
+static void test_json(void)
+{
+    REJECT("{\"type\":\"hello\"", PROTO_REQUEST, MCT_E_PROTO, "invalid JSON");
+    REJECT("not json", PROTO_REQUEST, MCT_E_PROTO, "invalid JSON");
+    REJECT("[1,2]", PROTO_REQUEST, MCT_E_PROTO, "must be a JSON object, got an array");
+    REJECT("1", PROTO_REQUEST, MCT_E_PROTO, "invalid JSON");
+    REJECT("\"hello\"", PROTO_REQUEST, MCT_E_PROTO, "invalid JSON");
+    REJECT("{\"type\":\"hello\",\"protocol\":1,\"client\":\"\xff\"}", PROTO_REQUEST,
+           MCT_E_PROTO, "invalid JSON");
+    REJECT("{\"type\":\"hello\",\"protocol\":1,\"client\":\"a\\u0000b\"}", PROTO_REQUEST,
+           MCT_E_PROTO, "invalid JSON");
+    REJECT("{\"type\":\"hello\",\"type\":\"hello\",\"protocol\":1,\"client\":\"x\"}",
+           PROTO_REQUEST, MCT_E_PROTO, "duplicate");
+    REJECT("{\"type\":\"hello\",\"protocol\":1,\"client\":\"x\"} {}", PROTO_REQUEST,
+           MCT_E_PROTO, "invalid JSON");
+    {
+        /* A NUL byte inside the payload. */
+        static const char p[] = "{\"type\":\"hello\",\"protocol\":1,\"client\":\"x\"}";
+        char buf[sizeof p + 1];
+        unsigned char *f;
+        size_t len;
+        mct_err e;
+
+        memcpy(buf, p, sizeof p - 1);
+        buf[sizeof p - 1] = '\0';
+        f = frame_n(buf, sizeof p, &len);
+        CHECK(proto_decode(f, len, PROTO_REQUEST, &e) == NULL);
+        free(f);
+    }
+}
+
+static void test_requests(void)
+{
+    ACCEPT("{\"type\":\"hello\",\"protocol\":1,\"client\":\"0.1.0\"}", PROTO_REQUEST);
+    REJECT("{\"protocol\":1}", PROTO_REQUEST, MCT_E_PROTO, "missing \"type\"");
+    REJECT("{\"type\":7}", PROTO_REQUEST, MCT_E_PROTO, "\"type\" must be a string");
+    REJECT("{\"type\":\"launch\"}", PROTO_REQUEST, MCT_E_PROTO, "unknown message type");
+    REJECT("{\"type\":\"call\"}", PROTO_REQUEST, MCT_E_PROTO, "unknown message type \"call\"");
+    REJECT("{\"type\":\"hello\",\"protocol\":2,\"client\":\"x\"}", PROTO_REQUEST, MCT_E_PROTO,
+           "protocol: 2 is outside 1..1");
+    REJECT("{\"type\":\"hello\",\"protocol\":1}", PROTO_REQUEST, MCT_E_PROTO, "client: missing");
+    REJECT("{\"type\":\"hello\",\"protocol\":1,\"client\":\"x\",\"extra\":1}", PROTO_REQUEST,
+           MCT_E_PROTO, "unknown key \"extra\"");
+    REJECT("{\"type\":\"hello\",\"protocol\":1.0,\"client\":\"x\"}", PROTO_REQUEST, MCT_E_PROTO,
+           "must be an integer, got a real number");
+
+    ACCEPT(TRACE_OK "}", PROTO_REQUEST);
+    ACCEPT("{\"type\":\"trace\",\"protocol\":1,\"class\":\"a.B$C\",\"method\":\"<init>\","
+           "\"desc\":\"(I[Ljava/lang/String;)V\",\"depth\":64,\"regex\":\"\","
+           "\"include_jdk\":true,\"plan_only\":true,\"min_ns\":5,\"count\":10,"
+           "\"verbose\":true,\"client_pid\":1}", PROTO_REQUEST);
+    REJECT(TRACE_OK ",\"x\":1}", PROTO_REQUEST, MCT_E_PROTO, "unknown key \"x\"");
+    REJECT("{\"type\":\"trace\",\"protocol\":1,\"class\":\"a.B\",\"method\":\"m\",\"desc\":null,"
+           "\"depth\":0,\"regex\":\"x\",\"include_jdk\":false,\"plan_only\":false,\"min_ns\":0,"
+           "\"count\":0,\"verbose\":false,\"client_pid\":42}",
+           PROTO_REQUEST, MCT_E_PROTO, "depth: 0 is outside 1..64");
+    REJECT("{\"type\":\"trace\",\"protocol\":1,\"class\":\"a.B\",\"method\":\"m\",\"desc\":null,"
+           "\"depth\":65,\"regex\":\"x\",\"include_jdk\":false,\"plan_only\":false,\"min_ns\":0,"
+           "\"count\":0,\"verbose\":false,\"client_pid\":42}",
+           PROTO_REQUEST, MCT_E_PROTO, "depth: 65 is outside 1..64");
+    REJECT("{\"type\":\"trace\",\"protocol\":1,\"class\":\"a.B\",\"method\":\"m\",\"desc\":null,"
+           "\"depth\":\"3\",\"regex\":\"x\",\"include_jdk\":false,\"plan_only\":false,"
+           "\"min_ns\":0,\"count\":0,\"verbose\":false,\"client_pid\":42}",
+           PROTO_REQUEST, MCT_E_PROTO, "depth: must be an integer, got a string");
+    REJECT("{\"type\":\"trace\",\"protocol\":1,\"class\":\"a/B\",\"method\":\"m\",\"desc\":null,"
+           "\"depth\":3,\"regex\":\"x\",\"include_jdk\":false,\"plan_only\":false,\"min_ns\":0,"
+           "\"count\":0,\"verbose\":false,\"client_pid\":42}",
+           PROTO_REQUEST, MCT_E_PROTO, "class: must be a binary class name");
+    REJECT("{\"type\":\"trace\",\"protocol\":1,\"class\":\"a.B\",\"method\":\"m\",\"desc\":\"(I\","
+           "\"depth\":3,\"regex\":\"x\",\"include_jdk\":false,\"plan_only\":false,\"min_ns\":0,"
+           "\"count\":0,\"verbose\":false,\"client_pid\":42}",
+           PROTO_REQUEST, MCT_E_PROTO, "desc: length 2 is outside 3..1024");
+    REJECT("{\"type\":\"trace\",\"protocol\":1,\"class\":\"a.B\",\"method\":\"m\",\"desc\":\"(I)\","
+           "\"depth\":3,\"regex\":\"x\",\"include_jdk\":false,\"plan_only\":false,\"min_ns\":0,"
+           "\"count\":0,\"verbose\":false,\"client_pid\":42}",
+           PROTO_REQUEST, MCT_E_PROTO, "desc: must be a JVM method descriptor");
+    REJECT("{\"type\":\"trace\",\"protocol\":1,\"class\":\"a.B\",\"method\":\"m\",\"desc\":null,"
+           "\"depth\":3,\"regex\":\"x\",\"include_jdk\":0,\"plan_only\":false,\"min_ns\":0,"
+           "\"count\":0,\"verbose\":false,\"client_pid\":42}",
+           PROTO_REQUEST, MCT_E_PROTO, "include_jdk: must be true or false, got an integer");
+    REJECT("{\"type\":\"trace\",\"protocol\":1,\"class\":\"a.B\",\"method\":\"m\",\"desc\":null,"
+           "\"depth\":3,\"regex\":\"x\",\"include_jdk\":false,\"plan_only\":false,\"min_ns\":-1,"
+           "\"count\":0,\"verbose\":false,\"client_pid\":42}",
+           PROTO_REQUEST, MCT_E_PROTO, "min_ns: -1 is outside");
+    REJECT("{\"type\":\"trace\",\"protocol\":1,\"class\":\"a.B\",\"method\":\"a.b\",\"desc\":null,"
+           "\"depth\":3,\"regex\":\"x\",\"include_jdk\":false,\"plan_only\":false,\"min_ns\":0,"
+           "\"count\":0,\"verbose\":false,\"client_pid\":42}",
+           PROTO_REQUEST, MCT_E_PROTO, "method: must be a JVM method name");
+    REJECT("{\"type\":\"trace\",\"protocol\":1,\"class\":\"a.B\",\"method\":\"m\",\"desc\":null,"
+           "\"depth\":3,\"regex\":\"x\",\"include_jdk\":false,\"plan_only\":false,\"min_ns\":0,"
+           "\"count\":0,\"verbose\":false}",
+           PROTO_REQUEST, MCT_E_PROTO, "client_pid: missing");
+    REJECT("{\"type\":\"trace\",\"protocol\":1,\"class\":\"a.B\",\"method\":\"m\",\"desc\":null,"
+           "\"depth\":3,\"regex\":\"x\",\"include_jdk\":false,\"plan_only\":false,"
+           "\"min_ns\":99999999999999999999,\"count\":0,\"verbose\":false,\"client_pid\":1}",
+           PROTO_REQUEST, MCT_E_PROTO, "invalid JSON");
+
+    ACCEPT("{\"type\":\"stop\",\"reason\":\"count\"}", PROTO_REQUEST);
+    REJECT("{\"type\":\"stop\",\"reason\":\"\"}", PROTO_REQUEST, MCT_E_PROTO,
+           "reason: length 0 is outside 1..1024");
+    REJECT("{\"type\":\"stop\"}", PROTO_REQUEST, MCT_E_PROTO, "reason: missing");
+}
+
+/* A call message whose tree is levels deep (1 = the root alone). */
+static char *deep_call(int levels)
+{
+    static const char node[] = "{\"class\":\"a.B\",\"method\":\"m\",\"desc\":\"()V\","
+        "\"calls\":1,\"total_ns\":10,\"self_ns\":10,\"min_ns\":10,\"max_ns\":10,\"throws\":0,"
+        "\"children\":[";
+    size_t cap = 128 + (size_t)levels * (sizeof node + 8);
+    char *s = malloc(cap);
+
+    strcpy(s, "{\"type\":\"call\",\"seq\":1,\"thread\":{\"id\":1,\"name\":\"main\"},"
+              "\"start_ns\":5,\"root\":");
+    for (int i = 0; i < levels; i++)
+        strcat(s, node);
+    for (int i = 0; i < levels; i++)
+        strcat(s, "]}");
+    strcat(s, "}");
+    return s;
+}
+
+static void test_replies(void)
+{
+    char *s;
+
+    ACCEPT("{\"type\":\"hello\",\"protocol\":1,\"agent_version\":\"0.1.0\",\"pid\":7,"
+           "\"jvm\":{\"name\":\"OpenJDK\",\"vendor\":\"Debian\",\"version\":\"17\"},"
+           "\"session\":null,\"instrumented_classes\":0,\"loads\":1,\"new_key\":[1]}",
+           PROTO_REPLY);
+    ACCEPT("{\"type\":\"hello\",\"protocol\":1,\"agent_version\":\"0.1.0\",\"pid\":7,"
+           "\"jvm\":{\"name\":\"\",\"vendor\":\"\",\"version\":\"\"},"
+           "\"session\":{\"client_pid\":9},\"instrumented_classes\":3}", PROTO_REPLY);
+    REJECT("{\"type\":\"hello\",\"protocol\":1,\"agent_version\":\"0.1.0\",\"pid\":7,"
+           "\"jvm\":{\"name\":\"x\",\"vendor\":\"y\"},\"session\":null,"
+           "\"instrumented_classes\":0}", PROTO_REPLY, MCT_E_PROTO, "jvm.version: missing");
+    REJECT("{\"type\":\"hello\",\"protocol\":1,\"agent_version\":\"0.1.0\",\"pid\":7,"
+           "\"jvm\":{\"name\":\"x\",\"vendor\":\"y\",\"version\":\"z\"},\"session\":[],"
+           "\"instrumented_classes\":0}", PROTO_REPLY, MCT_E_PROTO,
+           "session: must be an object, got an array");
+    /* A request type is not a reply, and the other way round. */
+    REJECT("{\"type\":\"trace\"}", PROTO_REPLY, MCT_E_PROTO, "unknown message type \"trace\"");
+
+    ACCEPT("{\"type\":\"error\",\"code\":\"busy\",\"message\":\"pid 3 traces a.B.m\"}",
+           PROTO_REPLY);
+    REJECT("{\"type\":\"error\",\"code\":\"busy\"}", PROTO_REPLY, MCT_E_PROTO, "message: missing");
+    ACCEPT("{\"type\":\"end\",\"reason\":\"count\",\"calls\":3}", PROTO_REPLY);
+    ACCEPT("{\"type\":\"status\",\"calls_seen\":3,\"phase\":\"tracing\"}", PROTO_REPLY);
+    REJECT("{\"type\":\"status\",\"calls_seen\":[3]}", PROTO_REPLY, MCT_E_PROTO,
+           "\"calls_seen\" must be an integer or a string, got an array");
+    REJECT("{\"type\":\"status\",\"ok\":true}", PROTO_REPLY, MCT_E_PROTO,
+           "must be an integer or a string, got a boolean");
+    ACCEPT("{\"type\":\"plan\",\"methods\":[{\"class\":\"a.B\",\"method\":\"m\",\"desc\":\"()V\","
+           "\"level\":1,\"status\":\"instrumented\",\"why\":\"entry\"}],\"classes\":1}",
+           PROTO_REPLY);
+    REJECT("{\"type\":\"plan\",\"methods\":[{\"class\":\"a.B\",\"method\":\"m\",\"desc\":\"()V\","
+           "\"level\":0,\"status\":\"x\"}]}", PROTO_REPLY, MCT_E_PROTO,
+           "methods[0].level: 0 is outside 1..64");
+    REJECT("{\"type\":\"plan\",\"methods\":[1]}", PROTO_REPLY, MCT_E_PROTO,
+           "methods[0]: must be an object, got an integer");
+
+    s = deep_call(1);
+    ACCEPT(s, PROTO_REPLY);
+    free(s);
+    s = deep_call(PROTO_MAX_DEPTH);
+    ACCEPT(s, PROTO_REPLY);
+    free(s);
+    s = deep_call(PROTO_MAX_DEPTH + 1);
+    REJECT(s, PROTO_REPLY, MCT_E_PROTO, "nested deeper than 64 levels");
+    free(s);
+    REJECT("{\"type\":\"call\",\"seq\":1,\"thread\":{\"id\":1,\"name\":\"t\"},\"start_ns\":1,"
+           "\"root\":{\"class\":\"a.B\",\"method\":\"m\",\"desc\":\"()V\",\"calls\":1,"
+           "\"total_ns\":1,\"self_ns\":1,\"min_ns\":1,\"max_ns\":1,\"throws\":0,"
+           "\"children\":[{\"class\":\"a.C\",\"method\":\"n\",\"desc\":\"()V\",\"calls\":-1,"
+           "\"total_ns\":1,\"self_ns\":1,\"min_ns\":1,\"max_ns\":1,\"throws\":0,"
+           "\"children\":[]}]}}", PROTO_REPLY, MCT_E_PROTO,
+           "root.children[0].calls: -1 is outside");
+    ACCEPT("{\"type\":\"call\",\"seq\":1,\"thread\":{\"id\":1,\"name\":\"t\"},\"start_ns\":1,"
+           "\"root\":{\"class\":\"a.B\",\"method\":\"m\",\"desc\":\"()V\",\"calls\":1,"
+           "\"total_ns\":1,\"self_ns\":1,\"min_ns\":1,\"max_ns\":1,\"throws\":1,"
+           "\"exception\":\"java.lang.IllegalStateException\",\"truncated\":true,"
+           "\"children\":[]}}", PROTO_REPLY);
+    REJECT("{\"type\":\"call\",\"seq\":1,\"thread\":{\"id\":1,\"name\":\"t\"},\"start_ns\":1,"
+           "\"root\":{\"class\":\"a.B\",\"method\":\"m\",\"desc\":\"()V\",\"calls\":1,"
+           "\"total_ns\":1,\"self_ns\":1,\"min_ns\":1,\"max_ns\":1,\"throws\":0,"
+           "\"truncated\":\"yes\",\"children\":[]}}", PROTO_REPLY, MCT_E_PROTO,
+           "root.truncated: must be true or false");
+}
+
+static void test_names(void)
+{
+    CHECK(proto_method_desc_valid("()V"));
+    CHECK(proto_method_desc_valid("(I)Ljava/lang/Object;"));
+    CHECK(proto_method_desc_valid("([[JLa/B$C;DZ)[I"));
+    CHECK(!proto_method_desc_valid("()"));
+    CHECK(!proto_method_desc_valid("(V)V"));
+    CHECK(!proto_method_desc_valid("(L;)V"));
+    CHECK(!proto_method_desc_valid("(Ljava/lang/String)V"));
+    CHECK(!proto_method_desc_valid("(Ljava.lang.String;)V"));
+    CHECK(!proto_method_desc_valid("(La//B;)V"));
+    CHECK(!proto_method_desc_valid("()VV"));
+    CHECK(!proto_method_desc_valid("I)V"));
+    CHECK(!proto_method_desc_valid("(Q)V"));
+    CHECK(!proto_method_desc_valid("()["));
+
+    CHECK(proto_method_name_valid("total"));
+    CHECK(proto_method_name_valid("<init>"));
+    CHECK(proto_method_name_valid("<clinit>"));
+    CHECK(proto_method_name_valid("lambda$main$0"));
+    CHECK(!proto_method_name_valid(""));
+    CHECK(!proto_method_name_valid("<foo>"));
+    CHECK(!proto_method_name_valid("a.b"));
+    CHECK(!proto_method_name_valid("a/b"));
+
+    CHECK(proto_class_name_valid("Main"));
+    CHECK(proto_class_name_valid("com.shop.Cart$Line"));
+    CHECK(!proto_class_name_valid(""));
+    CHECK(!proto_class_name_valid("com..Cart"));
+    CHECK(!proto_class_name_valid(".Cart"));
+    CHECK(!proto_class_name_valid("Cart."));
+    CHECK(!proto_class_name_valid("com/shop/Cart"));
+    CHECK(!proto_class_name_valid("[I"));
+
+    CHECK(proto_utf8_valid("abc", 3));
+    CHECK(proto_utf8_valid("\xc3\xa9t\xc3\xa9", 5));
+    CHECK(proto_utf8_valid("\xf0\x9f\x98\x80", 4));
+    CHECK(!proto_utf8_valid("a\0b", 3));
+    CHECK(!proto_utf8_valid("\xc0\x80", 2));            /* overlong NUL */
+    CHECK(!proto_utf8_valid("\xed\xa0\x80", 3));        /* surrogate */
+    CHECK(!proto_utf8_valid("\xf4\x90\x80\x80", 4));    /* beyond U+10FFFF */
+    CHECK(!proto_utf8_valid("\xc3", 1));
+    CHECK(!proto_utf8_valid("\xff", 1));
+
+    for (int c = 0; c < PROTO_ERR_COUNT; c++)
+        CHECK_INT(proto_code_from_name(proto_code_name((enum proto_code)c)), c);
+    CHECK_INT(proto_code_from_name("nope"), -1);
+    CHECK_STR(proto_code_name(PROTO_ERR_DENIED), "denied");
+}
+
+static void test_error_new(void)
+{
+    json_t *m = proto_error_new(PROTO_ERR_BAD_REGEX, "bad %s \xff here", "regex");
+    mct_err e;
+
+    CHECK(m != NULL);
+    if (m == NULL)
+        return;
+    CHECK_INT(proto_validate(m, PROTO_REPLY, &e), 0);
+    CHECK_STR(json_string_value(json_object_get(m, "code")), "bad_regex");
+    CHECK_STR(json_string_value(json_object_get(m, "message")), "bad regex ? here");
+    json_decref(m);
+}
+
+static void test_io(void)
+{
+    int sv[2];
+    json_t *m, *got;
+    mct_err e;
+    unsigned char hdr[PROTO_HEADER_LEN];
+
+    CHECK_INT(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+
+    /* A round trip. */
+    m = json_pack("{s:s, s:i, s:s}", "type", "hello", "protocol", 1, "client", "t");
+    CHECK_INT(proto_write(sv[0], m, &e), 0);
+    got = proto_read(sv[1], PROTO_REQUEST, 1000, &e);
+    CHECK(got != NULL && json_equal(m, got));
+    json_decref(got);
+    json_decref(m);
+
+    /* A pre-rendered payload. */
+    {
+        static const char p[] = "{\"type\":\"end\",\"reason\":\"count\"}";
+
+        CHECK_INT(proto_write_payload(sv[1], p, strlen(p), &e), 0);
+        got = proto_read(sv[0], PROTO_REPLY, 1000, &e);
+        CHECK(got != NULL && strcmp(proto_type(got), "end") == 0);
+        json_decref(got);
+    }
+
+    /* A silent peer times out. */
+    CHECK(proto_read(sv[1], PROTO_REQUEST, 50, &e) == NULL);
+    CHECK_INT(e.code, MCT_E_IO);
+    CHECK(strstr(e.msg, "timed out") != NULL);
+
+    /* A header over the cap is refused before any payload is read. */
+    proto_header_encode(hdr, (uint32_t)PROTO_MAX_REQUEST + 1);
+    CHECK_INT(write(sv[0], hdr, sizeof hdr), (long long)sizeof hdr);
+    CHECK(proto_read(sv[1], PROTO_REQUEST, 1000, &e) == NULL);
+    CHECK_INT(e.code, MCT_E_TOOBIG);
+
+    /* A frame cut short by the peer closing. */
+    proto_header_encode(hdr, 100);
+    CHECK_INT(write(sv[0], hdr, sizeof hdr), (long long)sizeof hdr);
+    CHECK_INT(write(sv[0], "{\"ty", 4), 4);
+    close(sv[0]);
+    CHECK(proto_read(sv[1], PROTO_REQUEST, 1000, &e) == NULL);
+    CHECK(strstr(e.msg, "truncated payload: 4 of 100") != NULL);
+
+    /* Then a clean EOF. */
+    CHECK(proto_read(sv[1], PROTO_REQUEST, 1000, &e) == NULL);
+    CHECK_INT(e.code, MCT_E_EOF);
+
+    /* Writing to a closed peer is an error, not SIGPIPE. */
+    m = json_pack("{s:s, s:s}", "type", "stop", "reason", "x");
+    CHECK_INT(proto_write(sv[1], m, &e), -1);
+    CHECK_INT(e.code, MCT_E_IO);
+    json_decref(m);
+    close(sv[1]);
+
+    /* Half a header, then EOF. */
+    CHECK_INT(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    CHECK_INT(write(sv[0], "MCT", 3), 3);
+    close(sv[0]);
+    CHECK(proto_read(sv[1], PROTO_REQUEST, 1000, &e) == NULL);
+    CHECK(strstr(e.msg, "truncated header: 3 of 8") != NULL);
+    close(sv[1]);
+
+    /* Not a socket: plain writes. */
+    {
+        int p[2];
+
+        CHECK_INT(pipe(p), 0);
+        m = json_pack("{s:s, s:s}", "type", "stop", "reason", "x");
+        CHECK_INT(proto_write(p[1], m, &e), 0);
+        got = proto_read(p[0], PROTO_REQUEST, 1000, &e);
+        CHECK(got != NULL && json_equal(m, got));
+        json_decref(got);
+        json_decref(m);
+        close(p[0]);
+        close(p[1]);
+    }
+}
+
+int main(void)
+{
+    test_header();
+    test_frames();
+    test_json();
+    test_requests();
+    test_replies();
+    test_names();
+    test_error_new();
+    test_io();
+    return check_status();
+}
