@@ -1,0 +1,524 @@
+/* vm.c — see vm.h. */
+#include "vm.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "options.h"
+#include "proto.h"
+
+#define MAX_MISSING 8
+
+/* All JVM state; lock serialises the entry points and the VM events. */
+static struct {
+    pthread_mutex_t lock;
+    JavaVM *jvm;
+    jvmtiEnv *jvmti;                /* NULL until the first successful setup */
+    const struct vm_hooks *hooks;
+    struct agent_opts opts;
+    int loads;
+    int live;                       /* hooks->live has succeeded once */
+    int dead;                       /* hooks->death has run */
+    struct vm_facts facts;
+    const char *missing[MAX_MISSING];
+    size_t nmissing;
+    jvmtiEventCallbacks callbacks;  /* as last given to SetEventCallbacks */
+} vm = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* ---- messages ----------------------------------------------------------- */
+
+static void vlog(const char *fmt, va_list ap)
+{
+    char line[1024];
+    int n;
+
+    n = snprintf(line, sizeof line, "mcalltree agent: ");
+    vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    n = (int)strlen(line);
+    line[n++] = '\n';
+    /* One write, so that lines of concurrent threads do not interleave. */
+    if (write(STDERR_FILENO, line, (size_t)n) < 0)
+        return;
+}
+
+void vm_log(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vlog(fmt, ap);
+    va_end(ap);
+}
+
+void vm_debug(const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!vm.opts.verbose)
+        return;
+    va_start(ap, fmt);
+    vlog(fmt, ap);
+    va_end(ap);
+}
+
+const char *vm_jvmti_error_name(jvmtiError err)
+{
+    static const char *const names[] = {
+        [JVMTI_ERROR_NONE] = "JVMTI_ERROR_NONE",
+        [JVMTI_ERROR_INVALID_THREAD] = "JVMTI_ERROR_INVALID_THREAD",
+        [JVMTI_ERROR_INVALID_THREAD_GROUP] = "JVMTI_ERROR_INVALID_THREAD_GROUP",
+        [JVMTI_ERROR_INVALID_PRIORITY] = "JVMTI_ERROR_INVALID_PRIORITY",
+        [JVMTI_ERROR_THREAD_NOT_SUSPENDED] = "JVMTI_ERROR_THREAD_NOT_SUSPENDED",
+        [JVMTI_ERROR_THREAD_SUSPENDED] = "JVMTI_ERROR_THREAD_SUSPENDED",
+        [JVMTI_ERROR_THREAD_NOT_ALIVE] = "JVMTI_ERROR_THREAD_NOT_ALIVE",
+        [JVMTI_ERROR_INVALID_OBJECT] = "JVMTI_ERROR_INVALID_OBJECT",
+        [JVMTI_ERROR_INVALID_CLASS] = "JVMTI_ERROR_INVALID_CLASS",
+        [JVMTI_ERROR_CLASS_NOT_PREPARED] = "JVMTI_ERROR_CLASS_NOT_PREPARED",
+        [JVMTI_ERROR_INVALID_METHODID] = "JVMTI_ERROR_INVALID_METHODID",
+        [JVMTI_ERROR_INVALID_LOCATION] = "JVMTI_ERROR_INVALID_LOCATION",
+        [JVMTI_ERROR_INVALID_FIELDID] = "JVMTI_ERROR_INVALID_FIELDID",
+        [JVMTI_ERROR_INVALID_MODULE] = "JVMTI_ERROR_INVALID_MODULE",
+        [JVMTI_ERROR_NO_MORE_FRAMES] = "JVMTI_ERROR_NO_MORE_FRAMES",
+        [JVMTI_ERROR_OPAQUE_FRAME] = "JVMTI_ERROR_OPAQUE_FRAME",
+        [JVMTI_ERROR_TYPE_MISMATCH] = "JVMTI_ERROR_TYPE_MISMATCH",
+        [JVMTI_ERROR_INVALID_SLOT] = "JVMTI_ERROR_INVALID_SLOT",
+        [JVMTI_ERROR_DUPLICATE] = "JVMTI_ERROR_DUPLICATE",
+        [JVMTI_ERROR_NOT_FOUND] = "JVMTI_ERROR_NOT_FOUND",
+        [JVMTI_ERROR_INVALID_MONITOR] = "JVMTI_ERROR_INVALID_MONITOR",
+        [JVMTI_ERROR_NOT_MONITOR_OWNER] = "JVMTI_ERROR_NOT_MONITOR_OWNER",
+        [JVMTI_ERROR_INTERRUPT] = "JVMTI_ERROR_INTERRUPT",
+        [JVMTI_ERROR_INVALID_CLASS_FORMAT] = "JVMTI_ERROR_INVALID_CLASS_FORMAT",
+        [JVMTI_ERROR_CIRCULAR_CLASS_DEFINITION] = "JVMTI_ERROR_CIRCULAR_CLASS_DEFINITION",
+        [JVMTI_ERROR_FAILS_VERIFICATION] = "JVMTI_ERROR_FAILS_VERIFICATION",
+        [JVMTI_ERROR_UNSUPPORTED_REDEFINITION_METHOD_ADDED] =
+            "JVMTI_ERROR_UNSUPPORTED_REDEFINITION_METHOD_ADDED",
+        [JVMTI_ERROR_UNSUPPORTED_REDEFINITION_SCHEMA_CHANGED] =
+            "JVMTI_ERROR_UNSUPPORTED_REDEFINITION_SCHEMA_CHANGED",
+        [JVMTI_ERROR_INVALID_TYPESTATE] = "JVMTI_ERROR_INVALID_TYPESTATE",
+        [JVMTI_ERROR_UNSUPPORTED_REDEFINITION_HIERARCHY_CHANGED] =
+            "JVMTI_ERROR_UNSUPPORTED_REDEFINITION_HIERARCHY_CHANGED",
+        [JVMTI_ERROR_UNSUPPORTED_REDEFINITION_METHOD_DELETED] =
+            "JVMTI_ERROR_UNSUPPORTED_REDEFINITION_METHOD_DELETED",
+        [JVMTI_ERROR_UNSUPPORTED_VERSION] = "JVMTI_ERROR_UNSUPPORTED_VERSION",
+        [JVMTI_ERROR_NAMES_DONT_MATCH] = "JVMTI_ERROR_NAMES_DONT_MATCH",
+        [JVMTI_ERROR_UNSUPPORTED_REDEFINITION_CLASS_MODIFIERS_CHANGED] =
+            "JVMTI_ERROR_UNSUPPORTED_REDEFINITION_CLASS_MODIFIERS_CHANGED",
+        [JVMTI_ERROR_UNSUPPORTED_REDEFINITION_METHOD_MODIFIERS_CHANGED] =
+            "JVMTI_ERROR_UNSUPPORTED_REDEFINITION_METHOD_MODIFIERS_CHANGED",
+        [JVMTI_ERROR_UNSUPPORTED_REDEFINITION_CLASS_ATTRIBUTE_CHANGED] =
+            "JVMTI_ERROR_UNSUPPORTED_REDEFINITION_CLASS_ATTRIBUTE_CHANGED",
+        /* Added in JDK 22 (JVMTI_ERROR_UNSUPPORTED_OPERATION); older
+         * headers lack the constant. */
+        [73] = "JVMTI_ERROR_UNSUPPORTED_OPERATION",
+        [JVMTI_ERROR_UNMODIFIABLE_CLASS] = "JVMTI_ERROR_UNMODIFIABLE_CLASS",
+        [JVMTI_ERROR_UNMODIFIABLE_MODULE] = "JVMTI_ERROR_UNMODIFIABLE_MODULE",
+        [JVMTI_ERROR_NOT_AVAILABLE] = "JVMTI_ERROR_NOT_AVAILABLE",
+        [JVMTI_ERROR_MUST_POSSESS_CAPABILITY] = "JVMTI_ERROR_MUST_POSSESS_CAPABILITY",
+        [JVMTI_ERROR_NULL_POINTER] = "JVMTI_ERROR_NULL_POINTER",
+        [JVMTI_ERROR_ABSENT_INFORMATION] = "JVMTI_ERROR_ABSENT_INFORMATION",
+        [JVMTI_ERROR_INVALID_EVENT_TYPE] = "JVMTI_ERROR_INVALID_EVENT_TYPE",
+        [JVMTI_ERROR_ILLEGAL_ARGUMENT] = "JVMTI_ERROR_ILLEGAL_ARGUMENT",
+        [JVMTI_ERROR_NATIVE_METHOD] = "JVMTI_ERROR_NATIVE_METHOD",
+        [JVMTI_ERROR_CLASS_LOADER_UNSUPPORTED] = "JVMTI_ERROR_CLASS_LOADER_UNSUPPORTED",
+        [JVMTI_ERROR_OUT_OF_MEMORY] = "JVMTI_ERROR_OUT_OF_MEMORY",
+        [JVMTI_ERROR_ACCESS_DENIED] = "JVMTI_ERROR_ACCESS_DENIED",
+        [JVMTI_ERROR_WRONG_PHASE] = "JVMTI_ERROR_WRONG_PHASE",
+        [JVMTI_ERROR_INTERNAL] = "JVMTI_ERROR_INTERNAL",
+        [JVMTI_ERROR_UNATTACHED_THREAD] = "JVMTI_ERROR_UNATTACHED_THREAD",
+        [JVMTI_ERROR_INVALID_ENVIRONMENT] = "JVMTI_ERROR_INVALID_ENVIRONMENT",
+    };
+
+    if ((unsigned)err >= sizeof names / sizeof names[0] || names[err] == NULL)
+        return "unknown jvmtiError";
+    return names[err];
+}
+
+/* ---- facts and threads -------------------------------------------------- */
+
+/* Copies system property key into buf (empty when the JVM has none). */
+static void read_property(const char *key, char *buf, size_t size)
+{
+    char *value = NULL;
+    jvmtiError err;
+
+    buf[0] = '\0';
+    err = (*vm.jvmti)->GetSystemProperty(vm.jvmti, key, &value);
+    if (err != JVMTI_ERROR_NONE) {
+        vm_log("cannot read system property %s: %s", key, vm_jvmti_error_name(err));
+        return;
+    }
+    snprintf(buf, size, "%s", value);
+    err = (*vm.jvmti)->Deallocate(vm.jvmti, (unsigned char *)value);
+    if (err != JVMTI_ERROR_NONE)
+        vm_log("Deallocate: %s", vm_jvmti_error_name(err));
+}
+
+/* Copies System.getProperty(key) into buf (empty when unset or failing).
+ * java.version is set by Java code at startup, so JVMTI cannot see it. */
+static void read_java_property(JNIEnv *jni, const char *key, char *buf, size_t size)
+{
+    jclass sys;
+    jmethodID get;
+    jstring jkey = NULL, value = NULL;
+    const char *chars;
+
+    buf[0] = '\0';
+    sys = (*jni)->FindClass(jni, "java/lang/System");
+    if (sys == NULL)
+        goto fail;
+    get = (*jni)->GetStaticMethodID(jni, sys, "getProperty",
+                                    "(Ljava/lang/String;)Ljava/lang/String;");
+    if (get == NULL || (jkey = (*jni)->NewStringUTF(jni, key)) == NULL)
+        goto fail;
+    value = (*jni)->CallStaticObjectMethod(jni, sys, get, jkey);
+    if ((*jni)->ExceptionCheck(jni))
+        goto fail;
+    if (value != NULL) {
+        chars = (*jni)->GetStringUTFChars(jni, value, NULL);
+        if (chars == NULL)
+            goto fail;
+        snprintf(buf, size, "%s", chars);
+        (*jni)->ReleaseStringUTFChars(jni, value, chars);
+    }
+    goto out;
+fail:
+    if ((*jni)->ExceptionCheck(jni))
+        (*jni)->ExceptionClear(jni);
+    vm_log("cannot read system property %s through JNI", key);
+out:
+    if (value != NULL)
+        (*jni)->DeleteLocalRef(jni, value);
+    if (jkey != NULL)
+        (*jni)->DeleteLocalRef(jni, jkey);
+    if (sys != NULL)
+        (*jni)->DeleteLocalRef(jni, sys);
+}
+
+const struct vm_facts *vm_facts(void)
+{
+    return &vm.facts;
+}
+
+const char *const *vm_missing_capabilities(size_t *n)
+{
+    *n = vm.nmissing;
+    return vm.missing;
+}
+
+int vm_loads(void)
+{
+    int n;
+
+    pthread_mutex_lock(&vm.lock);
+    n = vm.loads;
+    pthread_mutex_unlock(&vm.lock);
+    return n;
+}
+
+jvmtiEnv *vm_jvmti(void)
+{
+    /* No lock: JVMTI callbacks call this while an entry point may hold it. */
+    return __atomic_load_n(&vm.jvmti, __ATOMIC_ACQUIRE);
+}
+
+JNIEnv *vm_jni(void)
+{
+    JNIEnv *jni = NULL;
+
+    if (vm.jvm == NULL || (*vm.jvm)->GetEnv(vm.jvm, (void **)&jni, JNI_VERSION_1_6) != JNI_OK)
+        return NULL;
+    return jni;
+}
+
+/* Fails with e unless no Java exception is pending (clearing it if one is). */
+static int jni_check(JNIEnv *jni, const char *what, mct_err *e)
+{
+    if (!(*jni)->ExceptionCheck(jni))
+        return 0;
+    (*jni)->ExceptionClear(jni);
+    return mct_err_set(e, MCT_E_JVMTI, "%s threw an exception", what);
+}
+
+int vm_start_thread(JNIEnv *jni, const char *name, jvmtiStartFunction fn, void *arg,
+                    mct_err *e)
+{
+    jclass cls;
+    jmethodID init;
+    jstring jname = NULL;
+    jobject thread = NULL;
+    jvmtiError err;
+    int rc = -1;
+
+    cls = (*jni)->FindClass(jni, "java/lang/Thread");
+    if (cls == NULL) {
+        jni_check(jni, "FindClass(java/lang/Thread)", e);
+        return mct_err_set(e, MCT_E_JVMTI, "cannot find java.lang.Thread");
+    }
+    init = (*jni)->GetMethodID(jni, cls, "<init>", "(Ljava/lang/String;)V");
+    if (init == NULL) {
+        jni_check(jni, "GetMethodID(Thread.<init>)", e);
+        mct_err_set(e, MCT_E_JVMTI, "cannot find Thread(String)");
+        goto out;
+    }
+    jname = (*jni)->NewStringUTF(jni, name);
+    if (jname == NULL) {
+        jni_check(jni, "NewStringUTF", e);
+        mct_err_set(e, MCT_E_JVMTI, "cannot create the thread name");
+        goto out;
+    }
+    thread = (*jni)->NewObject(jni, cls, init, jname);
+    if (thread == NULL || jni_check(jni, "new Thread(name)", e) < 0) {
+        mct_err_set(e, MCT_E_JVMTI, "cannot create thread \"%s\"", name);
+        goto out;
+    }
+    /* RunAgentThread makes it a daemon: it never keeps the JVM alive. */
+    err = (*vm.jvmti)->RunAgentThread(vm.jvmti, thread, fn, arg, JVMTI_THREAD_NORM_PRIORITY);
+    if (err != JVMTI_ERROR_NONE) {
+        mct_err_set(e, MCT_E_JVMTI, "RunAgentThread(\"%s\"): %s", name,
+                    vm_jvmti_error_name(err));
+        goto out;
+    }
+    rc = 0;
+out:
+    if (thread != NULL)
+        (*jni)->DeleteLocalRef(jni, thread);
+    if (jname != NULL)
+        (*jni)->DeleteLocalRef(jni, jname);
+    (*jni)->DeleteLocalRef(jni, cls);
+    return rc;
+}
+
+/* ---- setup -------------------------------------------------------------- */
+
+/* Adds every wanted capability the JVM can give, remembering the others. */
+static int add_capabilities(void)
+{
+    jvmtiCapabilities pot, add;
+    jvmtiError err;
+
+    memset(&pot, 0, sizeof pot);
+    memset(&add, 0, sizeof add);
+    err = (*vm.jvmti)->GetPotentialCapabilities(vm.jvmti, &pot);
+    if (err != JVMTI_ERROR_NONE) {
+        vm_log("GetPotentialCapabilities: %s", vm_jvmti_error_name(err));
+        return -1;
+    }
+    vm.nmissing = 0;
+#define WANT(cap)                                                                  \
+    do {                                                                           \
+        if (pot.cap)                                                               \
+            add.cap = 1;                                                           \
+        else if (vm.nmissing < MAX_MISSING)                                        \
+            vm.missing[vm.nmissing++] = #cap;                                      \
+    } while (0)
+    /* can_retransform_classes comes before any ClassFileLoadHook is enabled,
+     * or the environment could never retransform. */
+    WANT(can_retransform_classes);
+    WANT(can_retransform_any_class);
+    WANT(can_generate_all_class_hook_events);
+    WANT(can_get_bytecodes);
+    WANT(can_get_constant_pool);
+#undef WANT
+    err = (*vm.jvmti)->AddCapabilities(vm.jvmti, &add);
+    if (err != JVMTI_ERROR_NONE) {
+        vm_log("AddCapabilities: %s", vm_jvmti_error_name(err));
+        return -1;
+    }
+    for (size_t i = 0; i < vm.nmissing; i++)
+        vm_log("this JVM cannot give capability %s; tracing will be limited", vm.missing[i]);
+    return 0;
+}
+
+/* Runs hooks->live with the facts read; called with the lock held. */
+static int go_live(JNIEnv *jni)
+{
+    int rc;
+
+    if (!vm.live) {
+        read_property("java.vm.name", vm.facts.name, sizeof vm.facts.name);
+        read_property("java.vm.vendor", vm.facts.vendor, sizeof vm.facts.vendor);
+        read_java_property(jni, "java.version", vm.facts.version, sizeof vm.facts.version);
+        /* Modified UTF-8 from the JVM is not always valid UTF-8. */
+        proto_utf8_sanitize(vm.facts.name);
+        proto_utf8_sanitize(vm.facts.vendor);
+        proto_utf8_sanitize(vm.facts.version);
+    }
+    rc = vm.hooks->live(jni);
+    if (rc == 0)
+        vm.live = 1;
+    return rc;
+}
+
+static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+    int rc;
+
+    pthread_mutex_lock(&vm.lock);
+    rc = go_live(jni);
+    pthread_mutex_unlock(&vm.lock);
+    if (rc != 0)
+        vm_log("not serving this JVM (code %d)", rc);
+}
+
+/* Runs hooks->death once; called with the lock held. */
+static void die(void)
+{
+    if (vm.dead || vm.hooks == NULL)
+        return;
+    vm.dead = 1;
+    vm.hooks->death();
+}
+
+static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    pthread_mutex_lock(&vm.lock);
+    die();
+    pthread_mutex_unlock(&vm.lock);
+}
+
+static int enable_event(jvmtiEvent ev, const char *name)
+{
+    jvmtiError err;
+
+    err = (*vm.jvmti)->SetEventNotificationMode(vm.jvmti, JVMTI_ENABLE, ev, NULL);
+    if (err != JVMTI_ERROR_NONE) {
+        vm_log("enabling %s: %s", name, vm_jvmti_error_name(err));
+        return -1;
+    }
+    return 0;
+}
+
+int vm_set_class_hook(jvmtiEventClassFileLoadHook hook, mct_err *e)
+{
+    jvmtiError err;
+    int rc = 0;
+
+    pthread_mutex_lock(&vm.lock);
+    if (vm.jvmti == NULL) {
+        pthread_mutex_unlock(&vm.lock);
+        return mct_err_set(e, MCT_E_JVMTI, "no JVMTI environment");
+    }
+    vm.callbacks.ClassFileLoadHook = hook;
+    err = (*vm.jvmti)->SetEventCallbacks(vm.jvmti, &vm.callbacks, (jint)sizeof vm.callbacks);
+    if (err != JVMTI_ERROR_NONE)
+        rc = mct_err_set(e, MCT_E_JVMTI, "SetEventCallbacks: %s", vm_jvmti_error_name(err));
+    else if ((err = (*vm.jvmti)->SetEventNotificationMode(vm.jvmti,
+                                                          hook ? JVMTI_ENABLE : JVMTI_DISABLE,
+                                                          JVMTI_EVENT_CLASS_FILE_LOAD_HOOK,
+                                                          NULL)) != JVMTI_ERROR_NONE)
+        rc = mct_err_set(e, MCT_E_JVMTI, "%s ClassFileLoadHook: %s",
+                         hook ? "enabling" : "disabling", vm_jvmti_error_name(err));
+    pthread_mutex_unlock(&vm.lock);
+    return rc;
+}
+
+/* Gets the JVMTI environment, its capabilities and callbacks; 0 or -1. */
+static int setup_jvmti(enum vm_entry how)
+{
+    jvmtiEnv *env = NULL;
+    jvmtiError err;
+    jint rc;
+
+    rc = (*vm.jvm)->GetEnv(vm.jvm, (void **)&env, JVMTI_VERSION_1_2);
+    if (rc != JNI_OK || env == NULL) {
+        vm_log("this JVM offers no JVMTI 1.2 environment (GetEnv returned %d)", (int)rc);
+        return -1;
+    }
+    __atomic_store_n(&vm.jvmti, env, __ATOMIC_RELEASE);
+    if (add_capabilities() < 0)
+        return -1;
+    memset(&vm.callbacks, 0, sizeof vm.callbacks);
+    vm.callbacks.VMInit = on_vm_init;
+    vm.callbacks.VMDeath = on_vm_death;
+    err = (*vm.jvmti)->SetEventCallbacks(vm.jvmti, &vm.callbacks, (jint)sizeof vm.callbacks);
+    if (err != JVMTI_ERROR_NONE) {
+        vm_log("SetEventCallbacks: %s", vm_jvmti_error_name(err));
+        return -1;
+    }
+    if (how == VM_ONLOAD && enable_event(JVMTI_EVENT_VM_INIT, "VMInit") < 0)
+        return -1;
+    return enable_event(JVMTI_EVENT_VM_DEATH, "VMDeath");
+}
+
+/* Undoes a failed first load: the JVM may unload the library, so no
+ * callback or environment of ours may survive. Called with the lock held. */
+static void teardown(void)
+{
+    if (vm.jvmti != NULL) {
+        jvmtiError err = (*vm.jvmti)->DisposeEnvironment(vm.jvmti);
+
+        if (err != JVMTI_ERROR_NONE)
+            vm_log("DisposeEnvironment: %s", vm_jvmti_error_name(err));
+    }
+    __atomic_store_n(&vm.jvmti, NULL, __ATOMIC_RELEASE);
+    vm.hooks = NULL;
+    vm.live = 0;
+}
+
+/* The first load: sets everything up; called with the lock held. */
+static int first_enter(enum vm_entry how, const struct vm_hooks *hooks)
+{
+    JNIEnv *jni = NULL;
+    jint rc;
+    int code;
+
+    vm.hooks = hooks;
+    if (setup_jvmti(how) < 0) {
+        teardown();
+        return PROTO_RC_JVMTI;
+    }
+    if (how == VM_ONLOAD) {
+        vm_debug("loaded at startup; serving once the JVM has started");
+        return 0;
+    }
+    rc = (*vm.jvm)->GetEnv(vm.jvm, (void **)&jni, JNI_VERSION_1_6);
+    if (rc != JNI_OK || jni == NULL) {
+        vm_log("no JNI environment on the attach thread (GetEnv returned %d)", (int)rc);
+        teardown();
+        return PROTO_RC_JVMTI;
+    }
+    code = go_live(jni);
+    if (code != 0)
+        teardown();
+    return code;
+}
+
+int vm_enter(JavaVM *jvm, const char *options, enum vm_entry how,
+             const struct vm_hooks *hooks)
+{
+    struct agent_opts opts;
+    mct_err e;
+    int code = 0;
+
+    if (opts_parse(options, &opts, &e) < 0) {
+        vm_log("%s; not loaded", e.msg);
+        return PROTO_RC_OPTIONS;
+    }
+    pthread_mutex_lock(&vm.lock);
+    vm.loads++;
+    vm.opts.verbose |= opts.verbose;
+    vm.jvm = jvm;
+    if (vm.jvmti == NULL) {
+        code = first_enter(how, hooks);
+    } else if (vm.live && !vm.dead) {
+        JNIEnv *jni = NULL;
+
+        /* Loaded again: the listener normally runs already; live() checks. */
+        if ((*jvm)->GetEnv(jvm, (void **)&jni, JNI_VERSION_1_6) != JNI_OK || jni == NULL)
+            code = PROTO_RC_JVMTI;
+        else
+            code = go_live(jni);
+    }
+    pthread_mutex_unlock(&vm.lock);
+    return code;
+}
+
+void vm_leave(void)
+{
+    pthread_mutex_lock(&vm.lock);
+    die();
+    pthread_mutex_unlock(&vm.lock);
+}

@@ -1,0 +1,46 @@
+/* test_options.c — the agent's options string. */
+#include "check.h"
+
+#include "options.h"
+
+static void test_valid(void)
+{
+    struct agent_opts o;
+    mct_err e;
+
+    CHECK_INT(opts_parse(NULL, &o, &e), 0);
+    CHECK_INT(o.verbose, 0);
+    CHECK_INT(opts_parse("", &o, &e), 0);
+    CHECK_INT(o.verbose, 0);
+    CHECK_INT(opts_parse("verbose", &o, &e), 0);
+    CHECK_INT(o.verbose, 1);
+    CHECK_INT(opts_parse("verbose,verbose", &o, &e), 0);
+    CHECK_INT(o.verbose, 1);
+}
+
+static void test_invalid(void)
+{
+    struct agent_opts o;
+    mct_err e;
+
+    CHECK_INT(opts_parse("bogus", &o, &e), -1);
+    CHECK_INT(e.code, MCT_E_ARG);
+    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose)");
+    CHECK_INT(opts_parse("verbose,x=1", &o, &e), -1);
+    CHECK_STR(e.msg, "unknown option 'x' (known: verbose)");
+    CHECK_INT(opts_parse("verbose=1", &o, &e), -1);
+    CHECK_STR(e.msg, "option 'verbose' takes no value");
+    CHECK_INT(opts_parse("verbose,", &o, &e), -1);
+    CHECK(strstr(e.msg, "empty item") != NULL);
+    CHECK_INT(opts_parse(",verbose", &o, &e), -1);
+    CHECK_INT(opts_parse("verbose,,verbose", &o, &e), -1);
+    CHECK_INT(opts_parse("verb", &o, &e), -1);
+    CHECK_INT(opts_parse("verboseX", &o, &e), -1);
+}
+
+int main(void)
+{
+    test_valid();
+    test_invalid();
+    return check_status();
+}
