@@ -1,0 +1,378 @@
+/* cli.c — see cli.h. */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto.h"
+
+/* The largest number of seconds or milliseconds an option accepts; keeps
+ * every duration far inside int64 nanoseconds. */
+#define CLI_NUMBER_MAX 1e9
+
+enum {
+    OPT_MIN_MS = 256,
+    OPT_SLOW_MS,
+    OPT_FAIL_OVER_MS,
+    OPT_INCLUDE_JDK,
+    OPT_PLAN,
+    OPT_INFO,
+    OPT_AGENT,
+    OPT_HELP,
+    OPT_VERSION
+};
+
+static const struct option long_options[] = {
+    { "count", required_argument, NULL, 'n' },
+    { "timeout", required_argument, NULL, 't' },
+    { "min-ms", required_argument, NULL, OPT_MIN_MS },
+    { "slow-ms", required_argument, NULL, OPT_SLOW_MS },
+    { "fail-over-ms", required_argument, NULL, OPT_FAIL_OVER_MS },
+    { "format", required_argument, NULL, 'f' },
+    { "output", required_argument, NULL, 'o' },
+    { "include-jdk", no_argument, NULL, OPT_INCLUDE_JDK },
+    { "plan", no_argument, NULL, OPT_PLAN },
+    { "verbose", no_argument, NULL, 'v' },
+    { "info", required_argument, NULL, OPT_INFO },
+    { "agent", required_argument, NULL, OPT_AGENT },
+    { "help", no_argument, NULL, OPT_HELP },
+    { "version", no_argument, NULL, OPT_VERSION },
+    { NULL, 0, NULL, 0 }
+};
+
+static const char short_options[] = ":n:t:f:o:vh";
+
+static const char *const format_names[] = {
+    [CLI_FORMAT_JSON] = "json",
+    [CLI_FORMAT_TREE] = "tree",
+    [CLI_FORMAT_CHROME] = "chrome",
+    [CLI_FORMAT_FOLDED] = "folded",
+};
+
+const char *cli_format_name(enum cli_format f)
+{
+    return format_names[f];
+}
+
+void cli_usage(FILE *f)
+{
+    fputs("Usage: mcalltree [OPTIONS] <pid> <class> <method> <depth> <regex>\n"
+          "       mcalltree --info <pid>\n"
+          "\n"
+          "Prints a JSON call tree for every completed call of one Java method in a\n"
+          "running JVM, following calls <depth> levels deep into classes matching <regex>.\n"
+          "\n"
+          "  <pid>     the JVM's process id, as this shell sees it (containers work)\n"
+          "  <class>   binary class name with dots: com.shop.Cart$Line\n"
+          "  <method>  a method name (every overload), or a name with its JVM\n"
+          "            descriptor for one overload: 'get(I)Ljava/lang/Object;'\n"
+          "  <depth>   call levels to trace, 1 = the method itself, at most 64\n"
+          "  <regex>   Java regex on the class names of callees: 'com\\.shop\\..*'\n"
+          "\n"
+          "Options:\n"
+          "  -n, --count N         stop after N calls were printed\n"
+          "  -t, --timeout SEC     stop after SEC seconds (Ctrl-C also stops)\n"
+          "      --min-ms MS       print only calls that took at least MS ms\n"
+          "  -f, --format FMT      json (default), tree, chrome or folded\n"
+          "      --slow-ms MS      tree: highlight calls that took more than MS ms\n"
+          "  -o, --output FILE     write there instead of stdout\n"
+          "      --include-jdk     also trace into classes of the JDK\n"
+          "      --plan            print the methods that would be instrumented and exit\n"
+          "      --fail-over-ms MS exit with status 4 if a printed call took longer\n"
+          "  -v, --verbose         progress on stderr\n"
+          "      --info PID        print the agent's hello (JVM, agent, session) as JSON\n"
+          "      --agent PATH      the agent library to load (default: next to this\n"
+          "                        program, or $MCALLTREE_AGENT)\n"
+          "  -h, --help            this text\n"
+          "      --version         the version\n"
+          "\n"
+          "Exit status: 0 done, 1 usage error, 2 cannot attach or connect, 3 the JVM\n"
+          "refused the request, 4 --fail-over-ms exceeded, 5 internal or protocol error.\n",
+          f);
+}
+
+/* ---- values ------------------------------------------------------------- */
+
+/* Parses a decimal integer in [lo, hi] made of digits only; 0 or -1. */
+static int parse_int(const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    long long v;
+
+    if (*s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Parses a non-negative decimal number ("12", "0.5", ".5") up to
+ * CLI_NUMBER_MAX; 0 or -1. No signs, exponents, hex, inf or nan. */
+static int parse_number(const char *s, double *out)
+{
+    size_t digits = strspn(s, "0123456789"), frac = 0;
+    char *end;
+    double v;
+
+    if (s[digits] == '.')
+        frac = strspn(s + digits + 1, "0123456789");
+    if (digits + frac == 0 || s[digits + (s[digits] == '.' ? 1 + frac : 0)] != '\0')
+        return -1;
+    v = strtod(s, &end);
+    if (*end != '\0' || v > CLI_NUMBER_MAX)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_pid(const char *s, pid_t *pid, mct_err *e)
+{
+    long long v;
+
+    if (parse_int(s, 1, INT_MAX, &v) < 0)
+        return mct_err_set(e, MCT_E_ARG, "pid must be a positive integer, got '%.64s'", s);
+    *pid = (pid_t)v;
+    return 0;
+}
+
+static int parse_class(const char *s, struct cli *c, mct_err *e)
+{
+    if (strlen(s) > CLI_NAME_MAX || !proto_utf8_valid(s, strlen(s)))
+        return mct_err_set(e, MCT_E_ARG, "class name is longer than %d bytes or not UTF-8",
+                           CLI_NAME_MAX);
+    if (strchr(s, '/') != NULL && strchr(s, '.') == NULL)
+        return mct_err_set(e, MCT_E_ARG, "class '%.200s' must be written with dots "
+                           "(com.shop.Cart), not slashes", s);
+    if (!proto_class_name_valid(s))
+        return mct_err_set(e, MCT_E_ARG, "'%.200s' is not a binary class name such as "
+                           "com.shop.Cart$Line", s);
+    c->class_name = s;
+    return 0;
+}
+
+/* Splits "name" or "name(desc)ret" into c->method and c->desc. */
+static int parse_method(const char *s, struct cli *c, mct_err *e)
+{
+    const char *paren = strchr(s, '(');
+    size_t name_len = paren != NULL ? (size_t)(paren - s) : strlen(s);
+
+    if (!proto_utf8_valid(s, strlen(s)))
+        return mct_err_set(e, MCT_E_ARG, "method is not valid UTF-8");
+    if (name_len > CLI_NAME_MAX || (paren != NULL && strlen(paren) > CLI_NAME_MAX))
+        return mct_err_set(e, MCT_E_ARG, "method name or descriptor is longer than %d bytes",
+                           CLI_NAME_MAX);
+    memcpy(c->method, s, name_len);
+    c->method[name_len] = '\0';
+    strcpy(c->desc, paren != NULL ? paren : "");
+    if (!proto_method_name_valid(c->method))
+        return mct_err_set(e, MCT_E_ARG, "'%.200s' is not a method name (give a name such as "
+                           "total, <init>, or a name with a descriptor: get(I)J)", c->method);
+    if (paren != NULL && !proto_method_desc_valid(c->desc))
+        return mct_err_set(e, MCT_E_ARG, "'%.200s' is not a JVM method descriptor such as "
+                           "(ILjava/lang/String;)V", c->desc);
+    return 0;
+}
+
+static int parse_depth(const char *s, struct cli *c, mct_err *e)
+{
+    long long v;
+
+    if (parse_int(s, 1, PROTO_MAX_DEPTH, &v) < 0)
+        return mct_err_set(e, MCT_E_ARG, "depth must be an integer from 1 to %d, got '%.64s'",
+                           PROTO_MAX_DEPTH, s);
+    c->depth = (int)v;
+    return 0;
+}
+
+static int parse_regex(const char *s, struct cli *c, mct_err *e)
+{
+    if (*s == '\0')
+        return mct_err_set(e, MCT_E_ARG, "regex must not be empty (use '.*' for every class)");
+    if (strlen(s) > 4096 || !proto_utf8_valid(s, strlen(s)))
+        return mct_err_set(e, MCT_E_ARG, "regex is longer than 4096 bytes or not UTF-8");
+    c->regex = s;
+    return 0;
+}
+
+static int parse_format(const char *s, struct cli *c, mct_err *e)
+{
+    for (size_t i = 0; i < sizeof format_names / sizeof format_names[0]; i++) {
+        if (strcmp(s, format_names[i]) == 0) {
+            c->format = (enum cli_format)i;
+            return 0;
+        }
+    }
+    return mct_err_set(e, MCT_E_ARG, "unknown format '%.64s' (json, tree, chrome or folded)", s);
+}
+
+/* ---- the command line --------------------------------------------------- */
+
+/* The options that only make sense for a trace; they are errors with --info. */
+enum {
+    GIVEN_COUNT = 1 << 0,
+    GIVEN_TIMEOUT = 1 << 1,
+    GIVEN_MIN_MS = 1 << 2,
+    GIVEN_SLOW_MS = 1 << 3,
+    GIVEN_FAIL_OVER_MS = 1 << 4,
+    GIVEN_FORMAT = 1 << 5,
+    GIVEN_OUTPUT = 1 << 6,
+    GIVEN_INCLUDE_JDK = 1 << 7,
+    GIVEN_PLAN = 1 << 8
+};
+
+static const char *const given_names[] = {
+    "--count", "--timeout", "--min-ms", "--slow-ms", "--fail-over-ms", "--format",
+    "--output", "--include-jdk", "--plan"
+};
+
+/* The message for a getopt error on argv[optind - 1]. */
+static int option_error(int opt, char **argv, mct_err *e)
+{
+    const char *arg = argv[optind - 1];
+
+    if (opt == ':')
+        return mct_err_set(e, MCT_E_ARG, "option %.64s needs a value", arg);
+    if (optopt != 0 && strncmp(arg, "--", 2) != 0)
+        return mct_err_set(e, MCT_E_ARG, "unknown option -%c", optopt);
+    return mct_err_set(e, MCT_E_ARG, "unknown option %.64s", arg);
+}
+
+/* Applies one option; 1 when it ends parsing (--help, --version), 0 to go
+ * on, -1 with e set. */
+static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given, mct_err *e)
+{
+    long long n;
+
+    switch (opt) {
+    case 'n':
+        *given |= GIVEN_COUNT;
+        if (parse_int(arg, 1, LLONG_MAX, &n) < 0)
+            return mct_err_set(e, MCT_E_ARG, "--count must be a positive integer, got '%.64s'",
+                               arg);
+        c->count = n;
+        return 0;
+    case 't':
+        *given |= GIVEN_TIMEOUT;
+        if (parse_number(arg, &c->timeout_s) < 0 || c->timeout_s <= 0)
+            return mct_err_set(e, MCT_E_ARG, "--timeout must be a positive number of seconds, "
+                               "got '%.64s'", arg);
+        return 0;
+    case OPT_MIN_MS:
+        *given |= GIVEN_MIN_MS;
+        if (parse_number(arg, &c->min_ms) < 0)
+            return mct_err_set(e, MCT_E_ARG, "--min-ms must be a number of milliseconds >= 0, "
+                               "got '%.64s'", arg);
+        return 0;
+    case OPT_SLOW_MS:
+        *given |= GIVEN_SLOW_MS;
+        if (parse_number(arg, &c->slow_ms) < 0)
+            return mct_err_set(e, MCT_E_ARG, "--slow-ms must be a number of milliseconds >= 0, "
+                               "got '%.64s'", arg);
+        return 0;
+    case OPT_FAIL_OVER_MS:
+        *given |= GIVEN_FAIL_OVER_MS;
+        if (parse_number(arg, &c->fail_over_ms) < 0)
+            return mct_err_set(e, MCT_E_ARG, "--fail-over-ms must be a number of milliseconds "
+                               ">= 0, got '%.64s'", arg);
+        return 0;
+    case 'f':
+        *given |= GIVEN_FORMAT;
+        return parse_format(arg, c, e);
+    case 'o':
+        *given |= GIVEN_OUTPUT;
+        if (*arg == '\0')
+            return mct_err_set(e, MCT_E_ARG, "--output needs a file name");
+        c->output = arg;
+        return 0;
+    case OPT_INCLUDE_JDK:
+        *given |= GIVEN_INCLUDE_JDK;
+        c->include_jdk = 1;
+        return 0;
+    case OPT_PLAN:
+        *given |= GIVEN_PLAN;
+        c->plan = 1;
+        return 0;
+    case 'v':
+        c->verbose = 1;
+        return 0;
+    case OPT_INFO:
+        c->mode = CLI_INFO;
+        return parse_pid(arg, &c->pid, e);
+    case OPT_AGENT:
+        if (*arg == '\0')
+            return mct_err_set(e, MCT_E_ARG, "--agent needs the path of libmcalltree.so");
+        c->agent = arg;
+        return 0;
+    case 'h':
+    case OPT_HELP:
+        c->mode = CLI_HELP;
+        return 1;
+    case OPT_VERSION:
+        c->mode = CLI_VERSION;
+        return 1;
+    }
+    return mct_err_set(e, MCT_E_ARG, "unhandled option %d", opt);
+}
+
+/* Checks the positional arguments of a trace. */
+static int parse_positionals(int n, char **pos, struct cli *c, mct_err *e)
+{
+    static const char *const names[] = { "<pid>", "<class>", "<method>", "<depth>", "<regex>" };
+
+    if (n < 5) {
+        char missing[64] = "";
+
+        for (int i = n; i < 5; i++) {
+            strcat(missing, " ");
+            strcat(missing, names[i]);
+        }
+        return mct_err_set(e, MCT_E_ARG, "missing argument%s:%s", 5 - n > 1 ? "s" : "",
+                           missing);
+    }
+    if (n > 5)
+        return mct_err_set(e, MCT_E_ARG, "too many arguments, starting at '%.64s' (quote the "
+                           "regex)", pos[5]);
+    if (parse_pid(pos[0], &c->pid, e) < 0 || parse_class(pos[1], c, e) < 0 ||
+        parse_method(pos[2], c, e) < 0 || parse_depth(pos[3], c, e) < 0 ||
+        parse_regex(pos[4], c, e) < 0)
+        return -1;
+    return 0;
+}
+
+int cli_parse(int argc, char **argv, struct cli *c, mct_err *e)
+{
+    unsigned given = 0;
+    int opt, rc;
+
+    memset(c, 0, sizeof *c);
+    c->mode = CLI_TRACE;
+    c->slow_ms = -1;
+    c->fail_over_ms = -1;
+    optind = 0;     /* a full reset of getopt's state, for repeated calls */
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+        if (opt == '?' || opt == ':')
+            return option_error(opt, argv, e);
+        rc = apply_option(opt, optarg, c, &given, e);
+        if (rc != 0)
+            return rc < 0 ? -1 : 0;
+    }
+    if (c->mode == CLI_INFO) {
+        for (size_t i = 0; i < sizeof given_names / sizeof given_names[0]; i++)
+            if (given & (1u << i))
+                return mct_err_set(e, MCT_E_ARG, "%s cannot be used with --info", given_names[i]);
+        if (optind < argc)
+            return mct_err_set(e, MCT_E_ARG, "--info takes only a pid, not '%.64s'", argv[optind]);
+        return 0;
+    }
+    if (optind == argc)
+        return mct_err_set(e, MCT_E_ARG, "missing arguments: <pid> <class> <method> <depth> "
+                           "<regex>");
+    return parse_positionals(argc - optind, argv + optind, c, e);
+}

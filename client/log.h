@@ -1,0 +1,15 @@
+/* log.h — the client's messages on stderr, each one line prefixed with
+ * "mcalltree: "; stdout carries only the requested output. */
+#ifndef MCT_LOG_H
+#define MCT_LOG_H
+
+/* Turns the progress messages of log_verbose on (-v) or off. */
+void log_set_verbose(int on);
+
+/* Prints a progress message when -v was given. */
+void log_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints an error message. */
+void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

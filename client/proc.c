@@ -1,0 +1,290 @@
+/* proc.c — see proc.h. */
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+
+/* ---- pure parsers ------------------------------------------------------- */
+
+/* The value of the line "key:\t..." of a status text, or NULL. */
+static const char *status_value(const char *text, const char *key)
+{
+    size_t n = strlen(key);
+
+    for (const char *line = text; line != NULL && *line != '\0';) {
+        if (strncmp(line, key, n) == 0 && line[n] == ':')
+            return line + n + 1;
+        line = strchr(line, '\n');
+        if (line != NULL)
+            line++;
+    }
+    return NULL;
+}
+
+/* Parses the second decimal field of a Uid:/Gid: value. */
+static int second_id(const char *v, unsigned long *out)
+{
+    char *end;
+
+    errno = 0;
+    strtoul(v, &end, 10);
+    if (errno != 0 || end == v)
+        return -1;
+    v = end;
+    *out = strtoul(v, &end, 10);
+    if (errno != 0 || end == v)
+        return -1;
+    return 0;
+}
+
+/* Parses the last decimal field of the line that starts at v. */
+static int last_field(const char *v, long *out)
+{
+    const char *eol = strchrnul(v, '\n');
+    int found = 0;
+
+    while (v < eol) {
+        char *end;
+        long x;
+
+        while (v < eol && (*v == ' ' || *v == '\t'))
+            v++;
+        if (v == eol)
+            break;
+        errno = 0;
+        x = strtol(v, &end, 10);
+        if (errno != 0 || end == v || end > eol)
+            return -1;
+        *out = x;
+        found = 1;
+        v = end;
+    }
+    return found ? 0 : -1;
+}
+
+/* Whether SIGQUIT is set in the hexadecimal signal mask of a Sig*: value. */
+static int mask_has_sigquit(const char *v, int *out)
+{
+    char *end;
+    unsigned long long mask;
+
+    while (*v == ' ' || *v == '\t')
+        v++;
+    errno = 0;
+    mask = strtoull(v, &end, 16);
+    if (errno != 0 || end == v)
+        return -1;
+    *out = (mask >> (SIGQUIT - 1)) & 1;
+    return 0;
+}
+
+int proc_parse_status(const char *text, struct proc_status *st, mct_err *e)
+{
+    const char *v;
+    unsigned long id;
+    long nspid = 0;
+
+    memset(st, 0, sizeof *st);
+    if ((v = status_value(text, "Name")) != NULL) {
+        size_t n;
+
+        v += strspn(v, " \t");
+        n = strcspn(v, "\n");
+        snprintf(st->name, sizeof st->name, "%.*s", (int)n, v);
+    }
+    if ((v = status_value(text, "Uid")) == NULL || second_id(v, &id) < 0)
+        return mct_err_set(e, MCT_E_PROTO, "no effective uid in the Uid: line");
+    st->euid = (uid_t)id;
+    if ((v = status_value(text, "Gid")) == NULL || second_id(v, &id) < 0)
+        return mct_err_set(e, MCT_E_PROTO, "no effective gid in the Gid: line");
+    st->egid = (gid_t)id;
+    /* NStgid: lists the pid in each nested namespace, innermost last; kernels
+     * before 4.1 have only Tgid:. */
+    v = status_value(text, "NStgid");
+    if (v == NULL)
+        v = status_value(text, "Tgid");
+    if (v == NULL || last_field(v, &nspid) < 0 || nspid <= 0)
+        return mct_err_set(e, MCT_E_PROTO, "no pid in the NStgid:/Tgid: line");
+    st->nspid = (pid_t)nspid;
+    if ((v = status_value(text, "SigCgt")) == NULL || mask_has_sigquit(v, &st->sigquit_caught) < 0)
+        return mct_err_set(e, MCT_E_PROTO, "no SigCgt: line");
+    if ((v = status_value(text, "SigIgn")) == NULL || mask_has_sigquit(v, &st->sigquit_ignored) < 0)
+        return mct_err_set(e, MCT_E_PROTO, "no SigIgn: line");
+    return 0;
+}
+
+int proc_maps_line_is_libjvm(const char *line)
+{
+    const char *p = strstr(line, "/libjvm.so");
+
+    return p != NULL && (p[10] == '\0' || p[10] == '\n' || p[10] == ' ');
+}
+
+int proc_cmdline_flag(const char *cmdline, size_t n, const char *name)
+{
+    const char *p = cmdline, *end = cmdline + n;
+    size_t name_len = strlen(name);
+    int value = -1;
+
+    while (p < end) {
+        const char *nul = memchr(p, '\0', (size_t)(end - p));
+        size_t len = nul != NULL ? (size_t)(nul - p) : (size_t)(end - p);
+
+        if (len == 5 + name_len && strncmp(p, "-XX:", 4) == 0 && (p[4] == '+' || p[4] == '-') &&
+            memcmp(p + 5, name, name_len) == 0)
+            value = p[4] == '+';
+        p += len + 1;
+    }
+    return value;
+}
+
+/* ---- reading /proc ------------------------------------------------------ */
+
+/* Reads at most cap - 1 bytes of path into buf, NUL-terminated; the length,
+ * or -1 with errno set. */
+static ssize_t read_small_file(const char *path, char *buf, size_t cap)
+{
+    size_t len = 0;
+    int fd;
+
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    while (len < cap - 1) {
+        ssize_t r = read(fd, buf + len, cap - 1 - len);
+
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            int saved = errno;
+            close(fd);
+            errno = saved;
+            return -1;
+        }
+        if (r == 0)
+            break;
+        len += (size_t)r;
+    }
+    close(fd);
+    buf[len] = '\0';
+    return (ssize_t)len;
+}
+
+/* Whether the mount namespaces of pid and of this process differ. */
+static int other_mount_ns(pid_t pid)
+{
+    char mine[64], theirs[64], path[64];
+    ssize_t a, b;
+
+    snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)pid);
+    a = readlink("/proc/self/ns/mnt", mine, sizeof mine - 1);
+    b = readlink(path, theirs, sizeof theirs - 1);
+    if (a < 0 || b < 0)
+        return 0;   /* not ours to inspect: the permission check stops us later */
+    return a != b || memcmp(mine, theirs, (size_t)a) != 0;
+}
+
+int proc_inspect(pid_t pid, struct proc_target *t, mct_err *e)
+{
+    char path[64], text[4096];
+    struct stat sb;
+
+    memset(t, 0, sizeof *t);
+    t->pid = pid;
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    if (read_small_file(path, text, sizeof text) < 0) {
+        if (errno == ENOENT || errno == ESRCH)
+            return mct_err_set(e, MCT_E_NOTFOUND, "no such process: %d", (int)pid);
+        return mct_err_set(e, MCT_E_IO, "cannot read %s: %s", path, strerror(errno));
+    }
+    if (proc_parse_status(text, &t->st, e) < 0)
+        return mct_err_wrap(e, "%s", path);
+    t->other_mntns = other_mount_ns(pid);
+    snprintf(t->tmp, sizeof t->tmp, "/proc/%d/root/tmp", (int)pid);
+    if (stat(t->tmp, &sb) < 0 || !S_ISDIR(sb.st_mode))
+        snprintf(t->tmp, sizeof t->tmp, "/tmp");
+    log_verbose("process %d (%s): uid %u, gid %u, pid %d in its namespace, %s mount "
+                "namespace, its /tmp is %s", (int)pid, t->st.name, (unsigned)t->st.euid,
+                (unsigned)t->st.egid, (int)t->st.nspid, t->other_mntns ? "another" : "our",
+                t->tmp);
+    return 0;
+}
+
+int proc_is_jvm(const struct proc_target *t, mct_err *e)
+{
+    char path[64], *line = NULL;
+    size_t cap = 0;
+    FILE *f;
+    int found = 0;
+
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)t->pid);
+    f = fopen(path, "re");
+    if (f == NULL)
+        return mct_err_set(e, MCT_E_IO, "cannot read %s: %s", path, strerror(errno));
+    while (!found && getline(&line, &cap, f) > 0)
+        found = proc_maps_line_is_libjvm(line);
+    free(line);
+    fclose(f);
+    return found;
+}
+
+int proc_jvm_flag(const struct proc_target *t, const char *name)
+{
+    static char cmdline[256 * 1024];
+    char path[64];
+    ssize_t n;
+
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)t->pid);
+    n = read_small_file(path, cmdline, sizeof cmdline);
+    if (n < 0)
+        return -1;
+    return proc_cmdline_flag(cmdline, (size_t)n, name);
+}
+
+int proc_alive(const struct proc_target *t)
+{
+    return kill(t->pid, 0) == 0 || errno == EPERM;
+}
+
+/* ---- identity ----------------------------------------------------------- */
+
+int proc_become(const struct proc_target *t, struct proc_creds *saved, mct_err *e)
+{
+    saved->switched = 0;
+    saved->euid = geteuid();
+    saved->egid = getegid();
+    if (saved->euid != 0 || t->st.euid == 0)
+        return 0;
+    if (setegid(t->st.egid) < 0)
+        return mct_err_set(e, MCT_E_IO, "setegid(%u): %s", (unsigned)t->st.egid,
+                           strerror(errno));
+    if (seteuid(t->st.euid) < 0) {
+        int saved_errno = errno;
+
+        if (setegid(saved->egid) < 0)
+            abort();    /* cannot go back: never go on with a half identity */
+        return mct_err_set(e, MCT_E_IO, "seteuid(%u): %s", (unsigned)t->st.euid,
+                           strerror(saved_errno));
+    }
+    saved->switched = 1;
+    log_verbose("acting as uid %u, gid %u (the JVM's user)", (unsigned)t->st.euid,
+                (unsigned)t->st.egid);
+    return 0;
+}
+
+void proc_restore(const struct proc_creds *saved)
+{
+    if (!saved->switched)
+        return;
+    /* Failing to become root again would leave us half switched; stop. */
+    if (seteuid(saved->euid) < 0 || setegid(saved->egid) < 0)
+        abort();
+}

@@ -1,0 +1,73 @@
+/* proc.h — what /proc tells about the target process: its effective ids,
+ * its pid in its own pid namespace, whether it handles SIGQUIT, its mount
+ * namespace and /tmp, whether it runs a JVM; and taking its identity for a
+ * while when mcalltree runs as root. */
+#ifndef MCT_PROC_H
+#define MCT_PROC_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "err.h"
+
+/* The fields of /proc/PID/status that attaching needs. */
+struct proc_status {
+    char name[64];          /* Name: (the command, at most 15 characters) */
+    uid_t euid;             /* second field of Uid: */
+    gid_t egid;             /* second field of Gid: */
+    pid_t nspid;            /* last field of NStgid: (Tgid: on old kernels) */
+    int sigquit_caught;     /* SIGQUIT set in SigCgt: */
+    int sigquit_ignored;    /* SIGQUIT set in SigIgn: */
+};
+
+/* Parses the text of /proc/PID/status; 0 or -1 with e set (MCT_E_PROTO)
+ * naming the missing or malformed line. */
+int proc_parse_status(const char *text, struct proc_status *st, mct_err *e);
+
+/* Whether one line of /proc/PID/maps maps libjvm.so. */
+int proc_maps_line_is_libjvm(const char *line);
+
+/* The last setting of the boolean JVM flag name (-XX:+name = 1, -XX:-name =
+ * 0) in a NUL-separated command line of n bytes, or -1 if it is absent. */
+int proc_cmdline_flag(const char *cmdline, size_t n, const char *name);
+
+/* A target process as this process can reach it. */
+struct proc_target {
+    pid_t pid;              /* as the caller sees it */
+    struct proc_status st;
+    int other_mntns;        /* 1 if its mount namespace is not ours */
+    char tmp[64];           /* its /tmp as we reach it: /proc/PID/root/tmp, else /tmp */
+};
+
+/* Reads what attaching needs about pid; -1 with e set: MCT_E_NOTFOUND
+ * when there is no such process, MCT_E_IO otherwise. */
+int proc_inspect(pid_t pid, struct proc_target *t, mct_err *e);
+
+/* 1 if the target maps libjvm.so, 0 if not, -1 with e set when its maps
+ * cannot be read. */
+int proc_is_jvm(const struct proc_target *t, mct_err *e);
+
+/* The last setting of JVM flag name on the target's command line (see
+ * proc_cmdline_flag), -1 when absent or unreadable. */
+int proc_jvm_flag(const struct proc_target *t, const char *name);
+
+/* Whether the target still exists. */
+int proc_alive(const struct proc_target *t);
+
+/* Saved identity of this process while it acts as the target's user. */
+struct proc_creds {
+    int switched;
+    uid_t euid;
+    gid_t egid;
+};
+
+/* When running as root and the target is not root, takes the target's
+ * effective gid then uid (files created belong to the target's user);
+ * otherwise does nothing. 0 or -1 with e set. Undo with proc_restore. */
+int proc_become(const struct proc_target *t, struct proc_creds *saved, mct_err *e);
+
+/* Returns to the identity saved by proc_become. */
+void proc_restore(const struct proc_creds *saved);
+
+#endif

@@ -1,0 +1,196 @@
+/* test_cli.c — the command line: every option, every usage error. */
+#include "check.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "cli.h"
+
+/* Parses the NULL-terminated arguments after "mcalltree"; the result of
+ * cli_parse, with the message in e. */
+static int parse(struct cli *c, mct_err *e, ...)
+{
+    char *argv[32];
+    int argc = 0;
+    va_list ap;
+
+    argv[argc++] = "mcalltree";
+    va_start(ap, e);
+    for (char *a; (a = va_arg(ap, char *)) != NULL && argc < 31;)
+        argv[argc++] = a;
+    va_end(ap);
+    argv[argc] = NULL;
+    mct_err_clear(e);
+    return cli_parse(argc, argv, c, e);
+}
+
+/* Expects a usage error whose message contains part. */
+#define USAGE_ERROR(part, ...)                                                 \
+    do {                                                                       \
+        struct cli c_;                                                         \
+        mct_err e_;                                                            \
+        CHECK_INT(parse(&c_, &e_, __VA_ARGS__, (char *)NULL), -1);             \
+        CHECK_INT(e_.code, MCT_E_ARG);                                         \
+        if (strstr(e_.msg, (part)) == NULL) {                                  \
+            fprintf(stderr, "%s:%d: message \"%s\" lacks \"%s\"\n", __FILE__,  \
+                    __LINE__, e_.msg, (part));                                 \
+            check_failures++;                                                  \
+        }                                                                      \
+    } while (0)
+
+static void test_trace(void)
+{
+    struct cli c;
+    mct_err e;
+
+    CHECK_INT(parse(&c, &e, "123", "com.shop.Cart", "total", "3", "com\\.shop\\..*",
+                    (char *)NULL), 0);
+    CHECK_INT(c.mode, CLI_TRACE);
+    CHECK_INT(c.pid, 123);
+    CHECK_STR(c.class_name, "com.shop.Cart");
+    CHECK_STR(c.method, "total");
+    CHECK_STR(c.desc, "");
+    CHECK_INT(c.depth, 3);
+    CHECK_STR(c.regex, "com\\.shop\\..*");
+    CHECK_INT(c.count, 0);
+    CHECK(c.timeout_s == 0);
+    CHECK(c.min_ms == 0);
+    CHECK(c.slow_ms < 0);
+    CHECK(c.fail_over_ms < 0);
+    CHECK_INT(c.format, CLI_FORMAT_JSON);
+    CHECK(c.output == NULL);
+    CHECK(!c.include_jdk && !c.plan && !c.verbose);
+    CHECK(c.agent == NULL);
+
+    CHECK_INT(parse(&c, &e, "-n", "5", "-t", "2.5", "--min-ms", "0.5", "--slow-ms", "10",
+                    "--fail-over-ms", "250", "-f", "tree", "-o", "out.txt", "--include-jdk",
+                    "--plan", "-v", "--agent", "/x/libmcalltree.so", "7", "a.B$C",
+                    "get(I)Ljava/lang/Object;", "64", ".*", (char *)NULL), 0);
+    CHECK_INT(c.count, 5);
+    CHECK(c.timeout_s == 2.5);
+    CHECK(c.min_ms == 0.5);
+    CHECK(c.slow_ms == 10);
+    CHECK(c.fail_over_ms == 250);
+    CHECK_INT(c.format, CLI_FORMAT_TREE);
+    CHECK_STR(c.output, "out.txt");
+    CHECK(c.include_jdk && c.plan && c.verbose);
+    CHECK_STR(c.agent, "/x/libmcalltree.so");
+    CHECK_STR(c.class_name, "a.B$C");
+    CHECK_STR(c.method, "get");
+    CHECK_STR(c.desc, "(I)Ljava/lang/Object;");
+    CHECK_INT(c.depth, 64);
+
+    /* Options after the arguments, long forms with '=', "--" before a regex. */
+    CHECK_INT(parse(&c, &e, "7", "a.B", "<init>", "1", "--count=3", "--format=chrome",
+                    "--timeout=.5", "--", "-odd", (char *)NULL), 0);
+    CHECK_INT(c.format, CLI_FORMAT_CHROME);
+    CHECK_STR(c.regex, "-odd");
+    CHECK_INT(parse(&c, &e, "--count=3", "--format=folded", "--timeout=.5", "--", "7", "a.B",
+                    "<init>", "1", "-odd.*", (char *)NULL), 0);
+    CHECK_INT(c.count, 3);
+    CHECK_INT(c.format, CLI_FORMAT_FOLDED);
+    CHECK(c.timeout_s == 0.5);
+    CHECK_STR(c.method, "<init>");
+    CHECK_STR(c.regex, "-odd.*");
+    CHECK_INT(parse(&c, &e, "7", "a.B", "m", "1", "x", "--output", "-", "--min-ms", "0",
+                    (char *)NULL), 0);
+    CHECK_STR(c.output, "-");
+}
+
+static void test_modes(void)
+{
+    struct cli c;
+    mct_err e;
+
+    CHECK_INT(parse(&c, &e, "--info", "99", (char *)NULL), 0);
+    CHECK_INT(c.mode, CLI_INFO);
+    CHECK_INT(c.pid, 99);
+    CHECK_INT(parse(&c, &e, "-v", "--info=99", "--agent", "/a.so", (char *)NULL), 0);
+    CHECK_INT(c.mode, CLI_INFO);
+    CHECK(c.verbose);
+    CHECK_INT(parse(&c, &e, "--help", (char *)NULL), 0);
+    CHECK_INT(c.mode, CLI_HELP);
+    CHECK_INT(parse(&c, &e, "-h", "--bogus", (char *)NULL), 0);
+    CHECK_INT(c.mode, CLI_HELP);
+    CHECK_INT(parse(&c, &e, "--version", (char *)NULL), 0);
+    CHECK_INT(c.mode, CLI_VERSION);
+    CHECK_INT(parse(&c, &e, "1", "--version", (char *)NULL), 0);
+    CHECK_INT(c.mode, CLI_VERSION);
+}
+
+static void test_errors(void)
+{
+    USAGE_ERROR("missing arguments: <pid> <class>", "-v");
+    USAGE_ERROR("missing arguments: <method> <depth> <regex>", "1", "a.B");
+    USAGE_ERROR("missing argument: <regex>", "1", "a.B", "m", "3");
+    USAGE_ERROR("too many arguments, starting at 'extra'", "1", "a.B", "m", "3", "x", "extra");
+    USAGE_ERROR("pid must be a positive integer, got 'abc'", "abc", "a.B", "m", "3", "x");
+    USAGE_ERROR("pid must be a positive integer, got '0'", "0", "a.B", "m", "3", "x");
+    USAGE_ERROR("pid must be a positive integer, got '-5'", "--", "-5", "a.B", "m", "3", "x");
+    USAGE_ERROR("pid must be a positive integer, got '99999999999'", "99999999999", "a.B",
+                "m", "3", "x");
+    USAGE_ERROR("must be written with dots", "1", "com/shop/Cart", "m", "3", "x");
+    USAGE_ERROR("not a binary class name", "1", "com..Cart", "m", "3", "x");
+    USAGE_ERROR("not a binary class name", "1", "[I", "m", "3", "x");
+    USAGE_ERROR("'a.b' is not a method name", "1", "a.B", "a.b", "3", "x");
+    USAGE_ERROR("'' is not a method name", "1", "a.B", "(I)V", "3", "x");
+    USAGE_ERROR("'(I' is not a JVM method descriptor", "1", "a.B", "get(I", "3", "x");
+    USAGE_ERROR("'(I)' is not a JVM method descriptor", "1", "a.B", "get(I)", "3", "x");
+    USAGE_ERROR("'(Ljava.lang.String;)V' is not a JVM method descriptor", "1", "a.B",
+                "get(Ljava.lang.String;)V", "3", "x");
+    USAGE_ERROR("depth must be an integer from 1 to 64, got '0'", "1", "a.B", "m", "0", "x");
+    USAGE_ERROR("depth must be an integer from 1 to 64, got '65'", "1", "a.B", "m", "65", "x");
+    USAGE_ERROR("depth must be an integer from 1 to 64, got '3x'", "1", "a.B", "m", "3x", "x");
+    USAGE_ERROR("regex must not be empty", "1", "a.B", "m", "3", "");
+    USAGE_ERROR("--count must be a positive integer, got '0'", "-n", "0", "1", "a.B", "m",
+                "3", "x");
+    USAGE_ERROR("--count must be a positive integer, got '-1'", "--count=-1", "1", "a.B", "m",
+                "3", "x");
+    USAGE_ERROR("--timeout must be a positive number of seconds, got '0'", "-t", "0", "1",
+                "a.B", "m", "3", "x");
+    USAGE_ERROR("--timeout must be a positive number of seconds, got 'inf'", "-t", "inf",
+                "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--timeout must be a positive number of seconds, got '1e3'", "-t", "1e3",
+                "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--min-ms must be a number of milliseconds >= 0, got '-2'", "--min-ms=-2",
+                "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--slow-ms must be a number of milliseconds >= 0, got 'fast'", "--slow-ms",
+                "fast", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--fail-over-ms must be a number of milliseconds >= 0, got '.'",
+                "--fail-over-ms", ".", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("unknown format 'xml'", "-f", "xml", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--output needs a file name", "-o", "", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("option -n needs a value", "1", "a.B", "m", "3", "x", "-n");
+    USAGE_ERROR("option --timeout needs a value", "1", "a.B", "m", "3", "x", "--timeout");
+    USAGE_ERROR("unknown option -q", "-q", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("unknown option --frobnicate", "--frobnicate", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--count cannot be used with --info", "--info", "5", "-n", "3");
+    USAGE_ERROR("--plan cannot be used with --info", "--plan", "--info", "5");
+    USAGE_ERROR("--info takes only a pid, not 'a.B'", "--info", "5", "a.B");
+    USAGE_ERROR("pid must be a positive integer, got 'me'", "--info", "me");
+    USAGE_ERROR("--agent needs the path", "--agent=", "--info", "5");
+}
+
+static void test_usage_text(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+
+    cli_usage(f);
+    fclose(f);
+    CHECK(strstr(buf, "Usage: mcalltree [OPTIONS] <pid> <class> <method> <depth> <regex>") != NULL);
+    CHECK(strstr(buf, "--fail-over-ms") != NULL);
+    CHECK(strstr(buf, "--info PID") != NULL);
+    free(buf);
+    CHECK_STR(cli_format_name(CLI_FORMAT_CHROME), "chrome");
+}
+
+int main(void)
+{
+    test_trace();
+    test_modes();
+    test_errors();
+    test_usage_text();
+    return check_status();
+}
