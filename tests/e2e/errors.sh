@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Every attach failure has its own message and exit status 2: no such
+# process, not a JVM, a -Xrs JVM whose attach socket was deleted (it ignores
+# SIGQUIT, which must then not be sent), -XX:+DisableAttachMechanism
+# (on the command line, and hidden in JAVA_TOOL_OPTIONS: the socket never
+# appears), -XX:-EnableDynamicAgentLoading, an agent library that cannot be
+# loaded or does not exist.
+. "$MCT_SRCDIR/tests/setup"
+. "$MCT_SRCDIR/tests/e2e/lib.sh"
+
+out=$MCT_TMP/out
+err=$MCT_TMP/err
+MCT_LAST_ERR=$err
+
+# expect_attach_error WHAT PATTERN ARGS...: runs the client, wants status 2,
+# PATTERN on stderr, nothing on stdout.
+expect_attach_error() {
+    local what=$1 pattern=$2
+    shift 2
+    run_mct "$out" "$err" "$@"
+    expect_rc 2 "$what"
+    expect_grep "$pattern" "$err" "$what"
+    [ -s "$out" ] && fail "$what: something on stdout"
+    return 0
+}
+
+note "no such process"
+nopid=$(($(cat /proc/sys/kernel/pid_max) + 1))
+expect_attach_error "no such process" "no such process: $nopid" --info "$nopid"
+
+note "not a JVM"
+sleep 600 &
+sleeper=$!
+MCT_PIDS="$MCT_PIDS $sleeper"
+expect_attach_error "sleep" "process $sleeper \(sleep\) is not a Java VM" --info "$sleeper"
+kill -0 "$sleeper" || fail "the sleep process was harmed"
+
+for jdk in $MCT_TEST_JDKS; do
+    major=$(jdk_major "$jdk")
+
+    note "JDK $major: -Xrs opens the attach socket at startup"
+    MCT_JVM_OPTS=(-Xrs)
+    start_target "$jdk" "$MCT_TMP/xrs-ok-$major.log" mcttest.Idle
+    run_mct "$out" "$err" -v --info "$TARGET_PID"
+    expect_rc 0 "-Xrs"
+    expect_grep "attach listener of JVM $TARGET_PID is up" "$err" "-Xrs"
+    stop_jvm "$TARGET_PID"
+
+    note "JDK $major: -Xrs without its attach socket (SIGQUIT is not handled)"
+    MCT_JVM_OPTS=(-Xrs)
+    start_target "$jdk" "$MCT_TMP/xrs-$major.log" mcttest.Idle
+    MCT_JVM_OPTS=()
+    for i in $(seq 1 50); do
+        [ -S "/tmp/.java_pid$TARGET_PID" ] && break
+        sleep 0.1
+    done
+    rm -f "/tmp/.java_pid$TARGET_PID"
+    expect_attach_error "-Xrs" "has no attach socket .* and does not handle SIGQUIT.*-Xrs" \
+        --info "$TARGET_PID"
+    alive "$TARGET_PID" || fail "the -Xrs JVM died"
+    stop_jvm "$TARGET_PID"
+
+    note "JDK $major: -XX:+DisableAttachMechanism"
+    MCT_JVM_OPTS=(-XX:+DisableAttachMechanism)
+    start_target "$jdk" "$MCT_TMP/noattach-$major.log" mcttest.Idle
+    expect_attach_error "DisableAttachMechanism" \
+        "was started with -XX:\+DisableAttachMechanism.*restart it without that flag" \
+        --info "$TARGET_PID"
+    stop_jvm "$TARGET_PID"
+
+    note "JDK $major: -XX:+DisableAttachMechanism in JAVA_TOOL_OPTIONS (waits 10 s)"
+    MCT_JVM_OPTS=()
+    export JAVA_TOOL_OPTIONS=-XX:+DisableAttachMechanism
+    start_target "$jdk" "$MCT_TMP/noattach2-$major.log" mcttest.Idle
+    unset JAVA_TOOL_OPTIONS
+    expect_attach_error "hidden DisableAttachMechanism" \
+        "did not open its attach socket .* within 10 s.*DisableAttachMechanism" \
+        --info "$TARGET_PID"
+    [ -e "/proc/$TARGET_PID/cwd/.attach_pid$TARGET_PID" ] && fail "trigger file left behind"
+    alive "$TARGET_PID" || fail "the JVM died of SIGQUIT"
+    stop_jvm "$TARGET_PID"
+
+    note "JDK $major: -XX:-EnableDynamicAgentLoading"
+    MCT_JVM_OPTS=(-XX:-EnableDynamicAgentLoading)
+    start_target "$jdk" "$MCT_TMP/nodyn-$major.log" mcttest.Idle
+    expect_attach_error "EnableDynamicAgentLoading" \
+        "does not allow loading agents.*restart it with -XX:\+EnableDynamicAgentLoading" \
+        --info "$TARGET_PID"
+    stop_jvm "$TARGET_PID"
+
+    note "JDK $major: an agent library the JVM cannot load"
+    MCT_JVM_OPTS=()
+    start_target "$jdk" "$MCT_TMP/badlib-$major.log" mcttest.Idle
+    bogus=$MCT_TMP/bogus-$major.so
+    echo "not an ELF file" >"$bogus"
+    expect_attach_error "bad library" \
+        "JVM $TARGET_PID could not load the agent library $bogus: .*(too short|invalid ELF)" \
+        --agent "$bogus" --info "$TARGET_PID"
+    expect_attach_error "missing library" \
+        "agent library $MCT_TMP/none.so \(from --agent\): No such file" \
+        --agent "$MCT_TMP/none.so" --info "$TARGET_PID"
+    MCALLTREE_AGENT=$MCT_TMP/none2.so
+    expect_attach_error "missing library (environment)" \
+        'none2.so \(from \$MCALLTREE_AGENT\)' --info "$TARGET_PID"
+    MCALLTREE_AGENT=$MCT_AGENT
+    # The JVM is still fine and takes the real agent.
+    run_mct "$out" "$err" --info "$TARGET_PID"
+    expect_rc 0 "--info after the failures"
+    stop_jvm "$TARGET_PID"
+done
+exit 0

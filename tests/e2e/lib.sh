@@ -1,0 +1,88 @@
+# tests/e2e/lib.sh — helpers of the attach tests, sourced after tests/setup.
+# shellcheck shell=bash
+
+PEER=$MCT_BUILDDIR/tests/e2e/mct-peer
+
+# agent_sock PID: the agent's socket of a JVM in our namespaces.
+agent_sock() {
+    echo "/tmp/.mcalltree-$1/agent.sock"
+}
+
+# json_get FILE KEY[.KEY...]: prints a field of the JSON object in FILE.
+json_get() {
+    "$PEER" get "$1" "$2"
+}
+
+# expect_field FILE KEY WANT: fails unless the field KEY of FILE is WANT.
+expect_field() {
+    local got
+    got=$(json_get "$1" "$2") || fail "$1 has no field $2"
+    [ "$got" = "$3" ] || fail "$1: $2 is '$got', want '$3'"
+}
+
+# expect_no_grep PATTERN FILE WHAT: fails if FILE has a line matching PATTERN.
+expect_no_grep() {
+    if grep -Eq -- "$1" "$2"; then
+        echo "--- $2:" >&2
+        cat "$2" >&2
+        fail "$3: a line matches /$1/"
+    fi
+}
+
+# alive PID: whether the process exists and is not a zombie.
+alive() {
+    local state
+    state=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null)
+    [ -n "$state" ] && [ "$state" != Z ]
+}
+
+# term_jvm PID: stops a JVM as an operator would (SIGTERM: the agent removes
+# its socket at VMDeath) and waits up to 10 s; fails if it is still there.
+term_jvm() {
+    local pid=$1 i
+    kill -TERM "$pid" 2>/dev/null
+    for i in $(seq 1 100); do
+        alive "$pid" || return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# stop_jvm PID: term_jvm, then kill -9 if it lingers, and removes what a
+# killed JVM leaves in /tmp.
+stop_jvm() {
+    local pid=$1
+    term_jvm "$pid"
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    rm -rf "/tmp/.mcalltree-$pid" "/tmp/.java_pid$pid"
+    return 0
+}
+
+# listener_threads PID: how many threads of the JVM are the agent's listener.
+listener_threads() {
+    cat "/proc/$1"/task/*/comm 2>/dev/null | grep -c '^mcalltree liste'
+}
+
+# tcp_listeners PID: how many TCP sockets of the process are listening.
+tcp_listeners() {
+    local pid=$1 ino n=0
+    for ino in $(ls -l "/proc/$pid/fd" 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\].*/\1/p'); do
+        if awk -v ino="$ino" '$4 == "0A" && $10 == ino { found = 1 } END { exit !found }' \
+            "/proc/$pid/net/tcp" "/proc/$pid/net/tcp6" 2>/dev/null; then
+            n=$((n + 1))
+        fi
+    done
+    echo "$n"
+}
+
+# make_kit: copies into $MCT_TMP/kit (mode 0755) what another user needs:
+# the Java classes, the client, the agent and mct-peer; sets KIT.
+make_kit() {
+    KIT=$MCT_TMP/kit
+    mkdir -p "$KIT"
+    cp -r "$MCT_CLASSES" "$KIT/classes"
+    cp "$MCT" "$MCT_AGENT" "$PEER" "$KIT/"
+    chmod -R a+rX "$KIT"
+    chmod 755 "$KIT"
+}

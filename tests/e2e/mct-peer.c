@@ -1,0 +1,218 @@
+/* mct-peer.c — a test helper that talks to an agent socket directly and
+ * reads JSON, so that the shell tests need neither jq nor python:
+ *
+ *   mct-peer hello SOCKET        send hello, print the reply
+ *   mct-peer raw SOCKET KIND     send a bad frame, print the reply; KIND is
+ *                                garbage, badjson, badversion, oversized,
+ *                                unknown-key, truncated or silent (nothing)
+ *   mct-peer stale-socket PATH   leave a socket file nobody listens on
+ *   mct-peer get FILE KEY[.KEY]  print a field of the JSON object in FILE
+ *   mct-peer check-hello FILE    validate FILE as the agent's hello
+ *
+ * Replies are printed as compact JSON on stdout; exit 0 when a reply came. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "proto.h"
+
+static int connect_to(const char *path)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    int fd;
+
+    if (strlen(path) >= sizeof sa.sun_path) {
+        fprintf(stderr, "mct-peer: path too long\n");
+        return -1;
+    }
+    strcpy(sa.sun_path, path);
+    fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+        fprintf(stderr, "mct-peer: connect %s: %s\n", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Sends n bytes, ignoring a peer that closed early (it may have replied). */
+static void send_bytes(int fd, const void *buf, size_t n)
+{
+    if (send(fd, buf, n, MSG_NOSIGNAL) < 0)
+        fprintf(stderr, "mct-peer: send: %s (reading the reply anyway)\n", strerror(errno));
+}
+
+/* Reads one reply from fd and prints it; the exit status. */
+static int print_reply(int fd)
+{
+    mct_err e;
+    json_t *m = proto_read(fd, PROTO_REPLY, 10000, &e);
+
+    if (m == NULL) {
+        fprintf(stderr, "mct-peer: no reply: %s\n", e.msg);
+        return 1;
+    }
+    json_dumpf(m, stdout, JSON_COMPACT);
+    putchar('\n');
+    json_decref(m);
+    return 0;
+}
+
+static int cmd_hello(const char *path)
+{
+    json_t *req = json_pack("{s:s, s:i, s:s}", "type", "hello", "protocol", PROTO_VERSION,
+                            "client", "mct-peer");
+    mct_err e;
+    int fd = connect_to(path), rc;
+
+    if (fd < 0)
+        return 1;
+    if (proto_write(fd, req, &e) < 0)
+        fprintf(stderr, "mct-peer: %s (reading the reply anyway)\n", e.msg);
+    json_decref(req);
+    rc = print_reply(fd);
+    close(fd);
+    return rc;
+}
+
+static int cmd_raw(const char *path, const char *kind)
+{
+    unsigned char hdr[PROTO_HEADER_LEN];
+    char body[4096];
+    int fd, rc;
+
+    fd = connect_to(path);
+    if (fd < 0)
+        return 1;
+    if (strcmp(kind, "garbage") == 0) {
+        send_bytes(fd, "GET / HTTP/1.0\r\n\r\n", 18);
+    } else if (strcmp(kind, "badjson") == 0) {
+        proto_header_encode(hdr, 9);
+        send_bytes(fd, hdr, sizeof hdr);
+        send_bytes(fd, "{not json", 9);
+    } else if (strcmp(kind, "badversion") == 0) {
+        proto_header_encode(hdr, 2);
+        hdr[3] = 9;
+        send_bytes(fd, hdr, sizeof hdr);
+        send_bytes(fd, "{}", 2);
+    } else if (strcmp(kind, "oversized") == 0) {
+        proto_header_encode(hdr, (uint32_t)PROTO_MAX_REQUEST + 1);
+        send_bytes(fd, hdr, sizeof hdr);
+        memset(body, ' ', sizeof body);
+        send_bytes(fd, body, sizeof body);
+    } else if (strcmp(kind, "unknown-key") == 0) {
+        static const char p[] = "{\"type\":\"hello\",\"protocol\":1,\"client\":\"x\",\"evil\":1}";
+
+        proto_header_encode(hdr, sizeof p - 1);
+        send_bytes(fd, hdr, sizeof hdr);
+        send_bytes(fd, p, sizeof p - 1);
+    } else if (strcmp(kind, "silent") == 0) {
+        /* Send nothing: the agent must give up on its own. */
+    } else if (strcmp(kind, "truncated") == 0) {
+        proto_header_encode(hdr, 100);
+        send_bytes(fd, hdr, 5);
+        shutdown(fd, SHUT_WR);
+    } else {
+        fprintf(stderr, "mct-peer: unknown kind %s\n", kind);
+        close(fd);
+        return 2;
+    }
+    rc = print_reply(fd);
+    close(fd);
+    return rc;
+}
+
+static int cmd_stale_socket(const char *path)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    int fd;
+
+    if (strlen(path) >= sizeof sa.sun_path)
+        return 1;
+    strcpy(sa.sun_path, path);
+    fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+        fprintf(stderr, "mct-peer: bind %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    close(fd);
+    return 0;
+}
+
+static json_t *load(const char *file)
+{
+    json_error_t err;
+    json_t *j = json_load_file(file, JSON_DISABLE_EOF_CHECK, &err);
+
+    if (j == NULL)
+        fprintf(stderr, "mct-peer: %s: %s\n", file, err.text);
+    return j;
+}
+
+static int cmd_get(const char *file, const char *keys)
+{
+    json_t *root = load(file), *v;
+    char *copy, *save = NULL;
+
+    if (root == NULL)
+        return 1;
+    copy = strdup(keys);
+    v = root;
+    for (char *k = strtok_r(copy, ".", &save); k != NULL && v != NULL;
+         k = strtok_r(NULL, ".", &save))
+        v = json_object_get(v, k);
+    free(copy);
+    if (v == NULL) {
+        fprintf(stderr, "mct-peer: %s has no %s\n", file, keys);
+        json_decref(root);
+        return 1;
+    }
+    if (json_is_string(v))
+        puts(json_string_value(v));
+    else {
+        json_dumpf(v, stdout, JSON_COMPACT | JSON_ENCODE_ANY);
+        putchar('\n');
+    }
+    json_decref(root);
+    return 0;
+}
+
+static int cmd_check_hello(const char *file)
+{
+    json_t *j = load(file);
+    mct_err e;
+    int rc = 1;
+
+    if (j == NULL)
+        return 1;
+    if (proto_validate(j, PROTO_REPLY, &e) < 0)
+        fprintf(stderr, "mct-peer: %s\n", e.msg);
+    else if (strcmp(proto_type(j), "hello") != 0)
+        fprintf(stderr, "mct-peer: a %s, not a hello\n", proto_type(j));
+    else
+        rc = 0;
+    json_decref(j);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "hello") == 0)
+        return cmd_hello(argv[2]);
+    if (argc == 4 && strcmp(argv[1], "raw") == 0)
+        return cmd_raw(argv[2], argv[3]);
+    if (argc == 4 && strcmp(argv[1], "get") == 0)
+        return cmd_get(argv[2], argv[3]);
+    if (argc == 3 && strcmp(argv[1], "stale-socket") == 0)
+        return cmd_stale_socket(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "check-hello") == 0)
+        return cmd_check_hello(argv[2]);
+    fprintf(stderr, "usage: mct-peer hello SOCKET | raw SOCKET KIND | stale-socket PATH | "
+                    "get FILE KEYS | check-hello FILE\n");
+    return 2;
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The agent's front door under repeated and unusual loads: the same library
+# loaded again (jcmd JVMTI.agent_load) serves on with one listener; another
+# copy of it steps aside (return code 105); an unsafe socket directory is
+# refused until it is fixed, after which a new load works; a stale socket
+# is replaced; -agentpath at startup serves from VMInit; a bad option stops
+# the JVM with a message.
+. "$MCT_SRCDIR/tests/setup"
+. "$MCT_SRCDIR/tests/e2e/lib.sh"
+
+out=$MCT_TMP/out
+err=$MCT_TMP/err
+MCT_LAST_ERR=$err
+
+for jdk in $MCT_TEST_JDKS; do
+    major=$(jdk_major "$jdk")
+    [ -x "$jdk/bin/jcmd" ] || skip "no jcmd in $jdk"
+
+    note "JDK $major: the same library loaded twice, then another copy"
+    log=$MCT_TMP/twice-$major.log
+    start_target "$jdk" "$log" mcttest.Idle
+    pid=$TARGET_PID
+    run_mct "$out" "$err" --info "$pid"
+    expect_rc 0 "--info"
+    "$jdk/bin/jcmd" "$pid" JVMTI.agent_load "$MCT_AGENT" >"$out" 2>&1
+    expect_grep 'return code: 0' "$out" "second load of the same library"
+    run_mct "$out" "$err" --info "$pid"
+    expect_rc 0 "--info after the second load"
+    expect_field "$out" loads 2
+    [ "$(listener_threads "$pid")" = 1 ] || fail "a second listener thread"
+    cp "$MCT_AGENT" "$MCT_TMP/copy-$major.so"
+    "$jdk/bin/jcmd" "$pid" JVMTI.agent_load "$MCT_TMP/copy-$major.so" >"$out" 2>&1
+    expect_grep 'return code: 105' "$out" "load of another copy"
+    expect_grep 'another copy of the mcalltree agent already serves this JVM' "$log" "copy"
+    "$PEER" hello "$(agent_sock "$pid")" >"$out" || fail "no hello after the copy stepped aside"
+    [ "$(listener_threads "$pid")" = 1 ] || fail "the copy started a listener"
+    stop_jvm "$pid"
+
+    note "JDK $major: an unsafe socket directory"
+    log=$MCT_TMP/unsafe-$major.log
+    start_target "$jdk" "$log" mcttest.Idle
+    pid=$TARGET_PID
+    dir=/tmp/.mcalltree-$pid
+    ln -s "$MCT_TMP" "$dir"
+    run_mct "$out" "$err" --info "$pid"
+    expect_rc 2 "symlink"
+    expect_grep "not a private \(0700\) directory" "$err" "symlink"
+    expect_grep "refusing to serve: $dir exists and is not a directory" "$log" "symlink"
+    rm "$dir"
+    mkdir -m 755 "$dir"
+    run_mct "$out" "$err" --info "$pid"
+    expect_rc 2 "mode 755"
+    expect_grep "refusing to serve: $dir has mode 0755" "$log" "mode"
+    if [ "$(id -u)" = 0 ]; then
+        chmod 700 "$dir"
+        chown 65534 "$dir"
+        run_mct "$out" "$err" --info "$pid"
+        expect_rc 2 "owned by nobody"
+        expect_grep "refusing to serve: $dir belongs to uid 65534" "$log" "owner"
+        chown 0 "$dir"
+    else
+        chmod 700 "$dir"
+    fi
+
+    note "JDK $major: a stale socket is replaced"
+    "$PEER" stale-socket "$dir/agent.sock" || fail "cannot make a stale socket"
+    run_mct "$out" "$err" --info "$pid"
+    expect_rc 0 "--info once the directory is fixed"
+    "$PEER" hello "$dir/agent.sock" >"$out" || fail "no hello on the replaced socket"
+    stop_jvm "$pid"
+
+    note "JDK $major: -agentpath at startup"
+    log=$MCT_TMP/onload-$major.log
+    MCT_JVM_OPTS=("-agentpath:$MCT_AGENT=verbose")
+    start_target "$jdk" "$log" mcttest.Idle
+    MCT_JVM_OPTS=()
+    pid=$TARGET_PID
+    expect_grep "mcalltree agent: listening on /tmp/.mcalltree-$pid/agent.sock" "$log" "OnLoad"
+    run_mct "$out" "$err" -v --info "$pid"
+    expect_rc 0 "--info of a JVM started with the agent"
+    expect_field "$out" loads 1
+    expect_no_grep 'loading it' "$err" "OnLoad"
+    stop_jvm "$pid"
+
+    note "JDK $major: a bad option stops the JVM at startup"
+    rc=0
+    "$jdk/bin/java" "-agentpath:$MCT_AGENT=bogus" -cp "$MCT_CLASSES" mcttest.Idle \
+        >"$out" 2>&1 || rc=$?
+    [ "$rc" != 0 ] || fail "the JVM started with a bad agent option"
+    expect_grep "mcalltree agent: unknown option 'bogus' \(known: verbose\)" "$out" "bad option"
+done
+exit 0
