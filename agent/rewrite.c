@@ -919,6 +919,10 @@ static int rewrite_method(struct meth *M, const rw_target *t, mct_buf *b)
             return skip(M, "native method has no code");
         return skip(M, "method has no Code attribute");
     }
+    /* Object.<init> runs for every object, and HotSpot's compilers treat it
+     * as an intrinsic: C2 crashed compiling it with a handler (JDK 17). */
+    if (strcmp(M->c->name, "java/lang/Object") == 0 && strcmp(m->name, "<init>") == 0)
+        return skip(M, "java.lang.Object.<init> is never instrumented (it runs for every object)");
     if (M->c->major == 45 && M->c->minor < 3)
         return skip(M, "class file version 45.%u predates the Code layout of 45.3", M->c->minor);
     if (m->code->max_stack == 65535)

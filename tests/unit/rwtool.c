@@ -7,8 +7,10 @@
  *                           catch-all and a StackMapTable that decodes with
  *                           frames on instructions. Prints the counts of
  *                           rewritten and skipped methods (by reason).
- *   rwtool rewrite IN OUT   rewrites every method of every class under IN
- *                           with the probes of rwprobe/Probe into the same
+ *   rwtool rewrite [-p OWNER] IN OUT
+ *                           rewrites every method of every class under IN
+ *                           with the probes of rwprobe/Probe (or those of the
+ *                           class OWNER) into the same
  *                           paths under OUT (ids 0, 1, ...; every third
  *                           one above 32767 so that it needs ldc); prints
  *                           "id class method desc" per rewritten method and
@@ -33,7 +35,7 @@
 #include "rewrite.h"
 #include "stackmap.h"
 
-static const rw_probes probes = {"rwprobe/Probe", "enter", "exit", "fail"};
+static rw_probes probes = {"rwprobe/Probe", "enter", "exit", "fail"};
 
 static int failures;
 
@@ -545,10 +547,14 @@ int main(int argc, char **argv)
 {
     if (argc >= 3 && strcmp(argv[1], "check") == 0)
         return cmd_check(argc - 2, argv + 2);
+    if (argc == 6 && strcmp(argv[1], "rewrite") == 0 && strcmp(argv[2], "-p") == 0) {
+        probes.owner = argv[3];
+        return cmd_rewrite(argv[4], argv[5]);
+    }
     if (argc == 4 && strcmp(argv[1], "rewrite") == 0)
         return cmd_rewrite(argv[2], argv[3]);
     if (argc == 3 && strcmp(argv[1], "gen") == 0)
         return cmd_gen(argv[2]);
-    fprintf(stderr, "usage: rwtool check DIR... | rewrite IN OUT | gen OUT\n");
+    fprintf(stderr, "usage: rwtool check DIR... | rewrite [-p OWNER] IN OUT | gen OUT\n");
     return 2;
 }
