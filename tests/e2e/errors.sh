@@ -107,5 +107,24 @@ for jdk in $MCT_TEST_JDKS; do
     run_mct "$out" "$err" --info "$TARGET_PID"
     expect_rc 0 "--info after the failures"
     stop_jvm "$TARGET_PID"
+
+    note "JDK $major: an agent of another protocol version in the JVM"
+    start_target "$jdk" "$MCT_TMP/otherproto-$major.log" mcttest.Idle
+    dir=/tmp/.mcalltree-$TARGET_PID
+    mkdir -m 700 "$dir"
+    for versions in "2 2" "1 2"; do
+        # shellcheck disable=SC2086
+        "$PEER" fake-agent "$dir/agent.sock" $versions &
+        fake=$!
+        for i in $(seq 1 50); do
+            [ -S "$dir/agent.sock" ] && break
+            sleep 0.1
+        done
+        expect_attach_error "agent of protocol ${versions#* }" \
+            "speaks another protocol|of protocol 2; it was loaded by another version of mcalltree" \
+            --info "$TARGET_PID"
+        wait "$fake"
+    done
+    stop_jvm "$TARGET_PID"
 done
 exit 0

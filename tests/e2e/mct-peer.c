@@ -6,6 +6,9 @@
  *                                garbage, badjson, badversion, oversized,
  *                                unknown-key, truncated or silent (nothing)
  *   mct-peer stale-socket PATH   leave a socket file nobody listens on
+ *   mct-peer fake-agent PATH V P serve one connection at PATH as an agent
+ *                                whose frames carry version V and whose hello
+ *                                says protocol P
  *   mct-peer get FILE KEY[.KEY]  print a field of the JSON object in FILE
  *   mct-peer check-hello FILE    validate FILE as the agent's hello
  *
@@ -144,6 +147,43 @@ static int cmd_stale_socket(const char *path)
     return 0;
 }
 
+static int cmd_fake_agent(const char *path, int frame_version, int protocol)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    unsigned char hdr[PROTO_HEADER_LEN], buf[4096];
+    char *body;
+    json_t *hello;
+    int lfd, fd;
+
+    if (strlen(path) >= sizeof sa.sun_path)
+        return 1;
+    strcpy(sa.sun_path, path);
+    lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(lfd, 1) < 0) {
+        fprintf(stderr, "mct-peer: listen %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    fd = accept(lfd, NULL, NULL);
+    if (fd < 0)
+        return 1;
+    if (read(fd, buf, sizeof buf) < 0)
+        fprintf(stderr, "mct-peer: read: %s\n", strerror(errno));
+    hello = json_pack("{s:s, s:i, s:s, s:i, s:{s:s, s:s, s:s}, s:n, s:i}", "type", "hello",
+                      "protocol", protocol, "agent_version", "9.9.9", "pid", 1, "jvm", "name",
+                      "x", "vendor", "x", "version", "x", "session", "instrumented_classes", 0);
+    body = json_dumps(hello, JSON_COMPACT);
+    proto_header_encode(hdr, (uint32_t)strlen(body));
+    hdr[3] = (unsigned char)frame_version;
+    send_bytes(fd, hdr, sizeof hdr);
+    send_bytes(fd, body, strlen(body));
+    free(body);
+    json_decref(hello);
+    close(fd);
+    close(lfd);
+    unlink(path);
+    return 0;
+}
+
 static json_t *load(const char *file)
 {
     json_error_t err;
@@ -208,11 +248,13 @@ int main(int argc, char **argv)
         return cmd_raw(argv[2], argv[3]);
     if (argc == 4 && strcmp(argv[1], "get") == 0)
         return cmd_get(argv[2], argv[3]);
+    if (argc == 5 && strcmp(argv[1], "fake-agent") == 0)
+        return cmd_fake_agent(argv[2], atoi(argv[3]), atoi(argv[4]));
     if (argc == 3 && strcmp(argv[1], "stale-socket") == 0)
         return cmd_stale_socket(argv[2]);
     if (argc == 3 && strcmp(argv[1], "check-hello") == 0)
         return cmd_check_hello(argv[2]);
     fprintf(stderr, "usage: mct-peer hello SOCKET | raw SOCKET KIND | stale-socket PATH | "
-                    "get FILE KEYS | check-hello FILE\n");
+                    "fake-agent PATH V P | get FILE KEYS | check-hello FILE\n");
     return 2;
 }
