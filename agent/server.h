@@ -24,8 +24,9 @@ struct server_peer {
 };
 
 /* What the session module plugs into the listener. Every member may be NULL.
- * The handlers run on the listener thread, which serves no other connection
- * until they return: hand long work to another thread. */
+ * The handlers run on the listener thread (a Java thread: vm_jni() works),
+ * which serves no other connection until they return: hand long work to
+ * another thread. peer is borrowed for the call only. */
 struct server_session_ops {
     /* A validated `trace` request. Takes ownership of fd (close it when the
      * session ends) and of req (json_decref it). fd is blocking, close-on-
