@@ -948,12 +948,10 @@ static int rewrite_method(struct meth *M, const rw_target *t, mct_buf *b)
         return rc;
     for (i = 0; i < M->n; i++)
         widened |= M->ins[i].widened && (M->ins[i].in.flags & BC_F_COND);
-    if (widened && M->frames) {
-        if (!M->checked_frames)
-            return skip(M, "needs a widened branch but has no StackMapTable to compute its frame from");
-        if ((rc = simulate(M, 1)) != OK)
-            return rc;
-    }
+    /* A new table is only written over frames that describe the whole
+     * method (a version 50 method without a table has none written). */
+    if (widened && wants_new_table(M) && (rc = simulate(M, 1)) != OK)
+        return rc;
     if ((rc = emit_method(M, b)) != OK)
         return rc;
     M->oc->old_len = M->code->code_len;
