@@ -850,6 +850,86 @@ struct walk_stats {
     int classes, methods, rewritten;
 };
 
+/* Skips an element_value or an annotation (after its type) at *pos. */
+static int skip_value(const uint8_t *p, uint32_t len, uint32_t *pos, int annotation)
+{
+    uint16_t n, k;
+    uint8_t tag;
+
+    if (annotation) {
+        if (len - *pos < 4)
+            return -1;
+        n = buf_get_u2(p + *pos + 2);
+        *pos += 4;
+        for (k = 0; k < n; k++) {
+            *pos += 2;
+            if (*pos > len || skip_value(p, len, pos, 0) < 0)
+                return -1;
+        }
+        return 0;
+    }
+    if (*pos >= len)
+        return -1;
+    tag = p[(*pos)++];
+    if (tag == '@')
+        return skip_value(p, len, pos, 1);
+    if (tag == '[') {
+        if (len - *pos < 2)
+            return -1;
+        n = buf_get_u2(p + *pos);
+        *pos += 2;
+        for (k = 0; k < n; k++)
+            if (skip_value(p, len, pos, 0) < 0)
+                return -1;
+        return 0;
+    }
+    *pos += tag == 'e' ? 4 : 2;
+    return *pos <= len ? 0 : -1;
+}
+
+/* Type annotations of code, old (x) and new (y) side by side (same shape):
+ * an annotated instruction keeps its opcode, a local's range follows the
+ * LocalVariableTable rule. Returns the number checked, -1 on a mismatch. */
+static int compare_type_annos(const uint8_t *x, const uint8_t *y, uint32_t len, const cf_code *a,
+                              const cf_code *b, const uint32_t *tgt)
+{
+    uint32_t pos = 2, k;
+    uint16_t n = buf_get_u2(x), i, tl;
+    int checked = 0;
+
+    for (i = 0; i < n; i++) {
+        uint8_t target = x[pos++];
+
+        if (target == 0x40 || target == 0x41) {
+            tl = buf_get_u2(x + pos);
+            pos += 2;
+            for (k = 0; k < tl; k++, pos += 6) {
+                uint16_t start = buf_get_u2(x + pos), end = (uint16_t)(start + buf_get_u2(x + pos + 2));
+
+                if (buf_get_u2(y + pos) != (start == 0 ? 0 : tgt[start]) ||
+                    buf_get_u2(y + pos) + buf_get_u2(y + pos + 2) != tgt[end])
+                    return -1;
+                checked++;
+            }
+        } else if (target == 0x42) {
+            pos += 2;
+        } else {
+            uint16_t off = buf_get_u2(x + pos), noff = buf_get_u2(y + pos);
+
+            if (noff >= b->code_len || b->code[noff] != a->code[off] || noff != tgt[off])
+                return -1;
+            checked++;
+            pos += target >= 0x47 ? 3 : 2;
+        }
+        pos += 1 + 2u * x[pos];
+        if (skip_value(x, len, &pos, 1) < 0)
+            return -1;
+    }
+    return checked;
+}
+
+static int type_annos_checked;
+
 /* Steps over a probe (push id; invokestatic) at *pb. */
 static int skip_probe(const cf_code *b, uint32_t *pb)
 {
@@ -947,6 +1027,20 @@ static void compare_method(const char *path, const cf_class *c, const cf_member 
                     mismatch(path, m, "line entry moved wrongly", old);
             }
         }
+    }
+    for (i = 0; i < 2; i++) {
+        const char *name = i ? "RuntimeInvisibleTypeAnnotations" : "RuntimeVisibleTypeAnnotations";
+        const cf_attr *ta = cf_find_attr(a->attrs, a->n_attrs, name);
+        const cf_attr *tb = cf_find_attr(b->attrs, b->n_attrs, name);
+        int r;
+
+        if (ta == NULL)
+            continue;
+        if (tb == NULL || tb->len != ta->len ||
+            (r = compare_type_annos(cf_attr_info(c, ta), cf_attr_info(oc, tb), ta->len, a, b, tgt)) < 0)
+            mismatch(path, m, "type annotation moved wrongly", 0);
+        else
+            type_annos_checked += r;
     }
     free(tgt);
 }
@@ -1058,6 +1152,7 @@ static void test_fixtures(void)
     fixture_tree(dir, &st);
     CHECK(st.classes > 10);
     CHECK(st.rewritten > 50);
+    CHECK(type_annos_checked >= 6); /* Misc.tagged */
 }
 
 int main(void)
