@@ -14,7 +14,16 @@
  * (new frames included), type annotation offsets, max_stack and the constant
  * pool kept correct. Everything else in the class file is copied untouched.
  * A method that cannot be rewritten safely is left as it is and its outcome
- * says why; the rest of the class is still rewritten. */
+ * says why; the rest of the class is still rewritten. Skipped: methods
+ * without code (abstract, native), jsr/ret subroutines, code that would
+ * pass 65535 bytes, constructors whose `this` could still be uninitialized
+ * after the super()/this() call (or, without a StackMapTable, that branch
+ * before it), java.lang.Object.<init>, and anything malformed or unexpected
+ * (tables off instruction boundaries, a frame missing where the verifier
+ * needs one). Exceptions thrown before or by a constructor's super()/this()
+ * call cannot be caught there, so they leave that entry without an exit.
+ *
+ * No global state: classes may be rewritten on several threads at once. */
 #ifndef MCT_REWRITE_H
 #define MCT_REWRITE_H
 
@@ -57,7 +66,8 @@ typedef struct rw_outcome {
  * 0, fills outcomes[0..n-1], and sets *out to a new class file of *out_len
  * bytes that the caller frees with free() -- or to NULL when no target was
  * rewritten. Returns -1 with err set only when the class as a whole cannot be
- * written (out of memory, constant pool full, a target index out of range). */
+ * written (out of memory, constant pool full, a target index out of range or
+ * listed twice, a target without probes). */
 int rw_rewrite(const cf_class *c, const rw_target *targets, size_t n,
                rw_outcome *outcomes, uint8_t **out, size_t *out_len, mct_err *err);
 
