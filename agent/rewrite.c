@@ -789,6 +789,33 @@ static int wants_new_table(const struct meth *M)
     return 1;
 }
 
+/* The attributes of the new Code attribute: the old ones remapped, and a
+ * StackMapTable where the method had none and now needs one. */
+static int emit_code_attrs(struct meth *M, mct_buf *b, int add_table)
+{
+    const cf_code *code = M->code;
+    uint16_t j;
+    size_t t;
+    int rc, k;
+
+    buf_u2(b, (uint16_t)(code->n_attrs + (add_table ? 1 : 0)));
+    for (j = 0; j < code->n_attrs; j++)
+        if ((rc = emit_code_attr(M, &code->attrs[j], b)) != OK)
+            return rc;
+    if (!add_table)
+        return OK;
+    k = cpool_utf8(M->cp, "StackMapTable", 13, M->err);
+    if (k < 0)
+        return FATAL;
+    t = b->len;
+    buf_u2(b, (uint16_t)k);
+    buf_u4(b, 0);
+    if ((rc = emit_frames(M, b)) != OK)
+        return rc;
+    buf_put_u4(b, t + 2, (uint32_t)(b->len - t - 6));
+    return OK;
+}
+
 static int emit_method(struct meth *M, mct_buf *b)
 {
     const cf_member *m = M->m;
@@ -830,27 +857,8 @@ static int emit_method(struct meth *M, mct_buf *b)
         buf_u2(b, (uint16_t)M->code_end);
         buf_u2(b, (uint16_t)M->code_end);
         buf_u2(b, 0);
-        {
-            int add_table = new_table && M->smt == NULL;
-            int k;
-
-            buf_u2(b, (uint16_t)(code->n_attrs + add_table));
-            for (j = 0; j < code->n_attrs; j++)
-                if ((rc = emit_code_attr(M, &code->attrs[j], b)) != OK)
-                    return rc;
-            if (add_table) {
-                size_t t = b->len;
-
-                k = cpool_utf8(M->cp, "StackMapTable", 13, M->err);
-                if (k < 0)
-                    return FATAL;
-                buf_u2(b, (uint16_t)k);
-                buf_u4(b, 0);
-                if ((rc = emit_frames(M, b)) != OK)
-                    return rc;
-                buf_put_u4(b, t + 2, (uint32_t)(b->len - t - 6));
-            }
-        }
+        if ((rc = emit_code_attrs(M, b, new_table && M->smt == NULL)) != OK)
+            return rc;
         buf_put_u4(b, at + 2, (uint32_t)(b->len - at - 6));
     }
     if (buf_failed(b))
