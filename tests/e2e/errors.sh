@@ -32,6 +32,11 @@ note "not a JVM"
 sleep 600 &
 sleeper=$!
 MCT_PIDS="$MCT_PIDS $sleeper"
+# Until the forked shell has exec'ed sleep, it is still called bash.
+for i in $(seq 1 50); do
+    [ "$(cat "/proc/$sleeper/comm" 2>/dev/null)" = sleep ] && break
+    sleep 0.1
+done
 expect_attach_error "sleep" "process $sleeper \(sleep\) is not a Java VM" --info "$sleeper"
 kill -0 "$sleeper" || fail "the sleep process was harmed"
 
