@@ -3,6 +3,18 @@
 
 PEER=$MCT_BUILDDIR/tests/e2e/mct-peer
 
+# At exit, after tests/setup's cleanup killed the targets: what a killed JVM
+# leaves in /tmp (its attach socket, the agent's socket directory), unless
+# its pid already belongs to another process.
+mct_attach_cleanup() {
+    local p
+    mct_cleanup
+    for p in $MCT_PIDS; do
+        [ -d "/proc/$p" ] || rm -rf "/tmp/.mcalltree-$p" "/tmp/.java_pid$p"
+    done
+}
+trap mct_attach_cleanup EXIT
+
 # agent_sock PID: the agent's socket of a JVM in our namespaces.
 agent_sock() {
     echo "/tmp/.mcalltree-$1/agent.sock"
