@@ -1,0 +1,549 @@
+/* probe.c — see probe.h. */
+#include "probe.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "buf.h"
+#include "clock.h"
+#include "methods.h"
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* A thread that never ran a traced call points here: depth is 0 forever,
+ * so probes return after one load, and nothing ever writes to it. */
+static probe_thread idle;
+
+static __thread probe_thread *self __attribute__((tls_model("initial-exec"))) = &idle;
+
+static _Atomic uint32_t cur_session;   /* 0: no session accepts new calls */
+static _Atomic int cur_depth;
+static _Atomic(probe_thread *) registry;
+static pthread_key_t exit_key;         /* its destructor marks a thread dead */
+static jvmtiEnv *probe_jvmti;
+static jclass probe_cls;
+static _Atomic uint64_t count_enter, count_exit, count_fail;
+
+static const rw_probes methods_plain = {PROBE_CLASS, "enter", "exit", "fail"};
+static const rw_probes methods_root = {PROBE_CLASS, "rootEnter", "rootExit", "rootFail"};
+
+const rw_probes *probe_methods(int root)
+{
+    return root ? &methods_root : &methods_plain;
+}
+
+jclass probe_class(void)
+{
+    return probe_cls;
+}
+
+/* --- recording ----------------------------------------------------------------- */
+
+/* Appends an event regardless of the fast-path limit: only for the ring's
+ * reserve, which start_call keeps free for exactly these writes. */
+static void put(probe_thread *t, int32_t id, uint32_t kind, uint64_t ticks)
+{
+    probe_ev *e = &t->ring[t->w & t->mask];
+
+    e->t = ticks;
+    e->id = id;
+    e->kind = kind;
+    t->w++;
+}
+
+/* The ring reached the limit: mark the call, drop later enters, and keep
+ * the exits of frames whose enter was recorded (they fit in the reserve). */
+static __attribute__((noinline, cold)) void rec_overflow(probe_thread *t, int32_t id, uint32_t kind)
+{
+    uint32_t k = PROBE_KIND(kind);
+    int exitish = k == PROBE_EXIT || k == PROBE_FAIL || k == PROBE_ROOT_EXIT || k == PROBE_ROOT_FAIL;
+
+    if (t->full_depth < 0) {
+        t->full_depth = exitish ? t->depth : t->depth - 1;
+        put(t, -1, PROBE_OVERFLOW, clock_ticks());
+    }
+    if (exitish && t->depth <= t->full_depth) {
+        put(t, id, kind, clock_ticks());
+        t->full_depth = t->depth - 1;
+    }
+}
+
+static inline void rec(probe_thread *t, int32_t id, uint32_t kind)
+{
+    uint64_t w = t->w;
+
+    if (likely(w < t->limit)) {
+        probe_ev *e = &t->ring[w & t->mask];
+
+        e->t = clock_ticks();
+        e->id = id;
+        e->kind = kind;
+        t->w = w + 1;
+    } else {
+        rec_overflow(t, id, kind);
+    }
+}
+
+/* --- thread state ------------------------------------------------------------------ */
+
+static probe_ev *ring_alloc(uint64_t cap)
+{
+    void *p = mmap(NULL, cap * sizeof(probe_ev), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void ring_free(probe_ev *r, uint64_t cap)
+{
+    if (r != NULL)
+        munmap(r, cap * sizeof(probe_ev));
+}
+
+static void thread_exited(void *p)
+{
+    probe_thread *t = p;
+
+    atomic_store_explicit(&t->state, PROBE_THREAD_DEAD, memory_order_release);
+}
+
+/* A reusable state of a thread that ended, or NULL. */
+static probe_thread *claim_free(void)
+{
+    probe_thread *t;
+
+    for (t = atomic_load_explicit(&registry, memory_order_acquire); t != NULL; t = t->next) {
+        int want = PROBE_THREAD_FREE;
+
+        if (atomic_load_explicit(&t->state, memory_order_relaxed) == PROBE_THREAD_FREE &&
+            atomic_compare_exchange_strong_explicit(&t->state, &want, PROBE_THREAD_LIVE,
+                                                    memory_order_acquire, memory_order_relaxed))
+            return t;
+    }
+    return NULL;
+}
+
+/* The slow path, once per thread: its state, ring and Thread reference. */
+static __attribute__((noinline, cold)) probe_thread *attach(JNIEnv *env)
+{
+    probe_thread *t = claim_free();
+    jthread th = NULL;
+
+    if (t == NULL) {
+        t = calloc(1, sizeof *t);
+        if (t == NULL)
+            return NULL;
+        t->ring = ring_alloc(PROBE_RING_MIN);
+        if (t->ring == NULL) {
+            free(t);
+            return NULL;
+        }
+        t->mask = PROBE_RING_MIN - 1;
+        t->worker_cap = PROBE_RING_MIN;
+        t->next = atomic_load_explicit(&registry, memory_order_relaxed);
+        while (!atomic_compare_exchange_weak_explicit(&registry, &t->next, t, memory_order_release,
+                                                      memory_order_relaxed))
+            ;
+    }
+    if (probe_jvmti != NULL && (*probe_jvmti)->GetCurrentThread(probe_jvmti, &th) == JVMTI_ERROR_NONE &&
+        th != NULL) {
+        t->thread = (*env)->NewGlobalRef(env, th);
+        (*env)->DeleteLocalRef(env, th);
+    }
+    pthread_setspecific(exit_key, t);
+    self = t;
+    return t;
+}
+
+/* Begins a traced call on t; returns 0 when it cannot (ring full). */
+static int start_call(probe_thread *t, int depth)
+{
+    uint64_t consumed = atomic_load_explicit(&t->consumed, memory_order_acquire);
+    probe_ev *bigger = atomic_load_explicit(&t->next_ring, memory_order_acquire);
+    uint64_t reserve = (uint64_t)depth + 4;
+    uint64_t cap;
+
+    if (unlikely(bigger != NULL) && consumed == t->w &&
+        atomic_load_explicit(&t->old_ring, memory_order_acquire) == NULL) {
+        atomic_store_explicit(&t->old_mask, t->mask, memory_order_relaxed);
+        atomic_store_explicit(&t->old_ring, t->ring, memory_order_release);
+        t->ring = bigger;
+        t->mask = atomic_load_explicit(&t->next_mask, memory_order_relaxed);
+        atomic_store_explicit(&t->next_ring, NULL, memory_order_release);
+    }
+    cap = t->mask + 1;
+    if (cap - (t->w - consumed) < reserve + 16) {
+        atomic_store_explicit(&t->dropped, atomic_load_explicit(&t->dropped, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+        return 0;
+    }
+    t->limit = consumed + cap - reserve;
+    t->max_depth = depth;
+    t->full_depth = -1;
+    t->root_nest = 0;
+    t->root_pos = t->w;
+    return 1;
+}
+
+/* --- the natives ---------------------------------------------------------------------- */
+
+static void JNICALL n_enter(JNIEnv *env, jclass cls, jint id)
+{
+    probe_thread *t = self;
+
+    if (likely(t->depth == 0))
+        return;
+    if (++t->depth <= t->max_depth)
+        rec(t, id, PROBE_ENTER);
+}
+
+static inline void leave(probe_thread *t, jint id, uint32_t kind)
+{
+    if (t->depth <= t->max_depth)
+        rec(t, id, kind);
+    t->depth--;
+}
+
+static void JNICALL n_exit(JNIEnv *env, jclass cls, jint id)
+{
+    probe_thread *t = self;
+
+    if (likely(t->depth == 0))
+        return;
+    leave(t, id, PROBE_EXIT);
+}
+
+static void JNICALL n_fail(JNIEnv *env, jclass cls, jthrowable ex, jint id)
+{
+    probe_thread *t = self;
+
+    if (t->depth == 0)
+        return;
+    leave(t, id, PROBE_FAIL);
+}
+
+static void JNICALL n_root_enter(JNIEnv *env, jclass cls, jint id)
+{
+    probe_thread *t = self;
+
+    if (t->depth == 0) {
+        uint32_t s = atomic_load_explicit(&cur_session, memory_order_acquire);
+        const mt_method *m;
+
+        if (s == 0 || (m = mt_get(id)) == NULL || !m->root || m->session != s)
+            return;
+        if (unlikely(t == &idle) && (t = attach(env)) == NULL)
+            return;
+        if (!start_call(t, atomic_load_explicit(&cur_depth, memory_order_relaxed)))
+            return;
+    }
+    t->depth++;
+    if (t->root_nest < 64)
+        t->root_depth[t->root_nest] = t->depth;
+    t->root_nest++;
+    if (t->depth <= t->max_depth)
+        rec(t, id, PROBE_ROOT_ENTER);
+}
+
+/* The call is complete: its length goes into its first event, and the
+ * worker may now read it. */
+static void finish_call(probe_thread *t)
+{
+    probe_ev *first = &t->ring[t->root_pos & t->mask];
+
+    first->kind |= (uint32_t)(t->w - t->root_pos) << 4;
+    t->depth = 0;
+    atomic_store_explicit(&t->published, t->w, memory_order_release);
+}
+
+/* An entry method returns. Frames whose exit was missed (a constructor that
+ * threw before super()) are closed here: depth comes back to the entry
+ * method's own. */
+static void root_leave(JNIEnv *env, probe_thread *t, jint id, uint32_t kind, jthrowable ex)
+{
+    int32_t d = t->root_nest <= 64 ? t->root_depth[t->root_nest - 1] : t->depth;
+
+    if (t->root_nest == 1 && ex != NULL) {
+        jclass k = (*env)->GetObjectClass(env, ex);
+
+        if (k != NULL) {
+            jobject g = (*env)->NewGlobalRef(env, k);
+
+            (*env)->DeleteLocalRef(env, k);
+            if (g != NULL)
+                put(t, -1, PROBE_EXCEPTION, (uint64_t)(uintptr_t)g);
+        }
+    }
+    t->depth = d;
+    if (d <= t->max_depth)
+        rec(t, id, kind);
+    t->depth = d - 1;
+    if (--t->root_nest == 0)
+        finish_call(t);
+}
+
+static void JNICALL n_root_exit(JNIEnv *env, jclass cls, jint id)
+{
+    probe_thread *t = self;
+
+    if (t->depth == 0)
+        return;
+    root_leave(env, t, id, PROBE_ROOT_EXIT, NULL);
+}
+
+static void JNICALL n_root_fail(JNIEnv *env, jclass cls, jthrowable ex, jint id)
+{
+    probe_thread *t = self;
+
+    if (t->depth == 0)
+        return;
+    root_leave(env, t, id, PROBE_ROOT_FAIL, ex);
+}
+
+/* Counting natives for the diagnostic mode. */
+static void JNICALL c_enter(JNIEnv *env, jclass cls, jint id)
+{
+    atomic_fetch_add_explicit(&count_enter, 1, memory_order_relaxed);
+}
+
+static void JNICALL c_exit(JNIEnv *env, jclass cls, jint id)
+{
+    atomic_fetch_add_explicit(&count_exit, 1, memory_order_relaxed);
+}
+
+static void JNICALL c_fail(JNIEnv *env, jclass cls, jthrowable ex, jint id)
+{
+    atomic_fetch_add_explicit(&count_fail, 1, memory_order_relaxed);
+}
+
+void probe_counts(uint64_t *enters, uint64_t *exits, uint64_t *fails)
+{
+    *enters = atomic_load(&count_enter);
+    *exits = atomic_load(&count_exit);
+    *fails = atomic_load(&count_fail);
+}
+
+/* --- sessions and the worker's side ------------------------------------------------- */
+
+void probe_session_begin(uint32_t session, int depth)
+{
+    atomic_store_explicit(&cur_depth, depth, memory_order_relaxed);
+    atomic_store_explicit(&cur_session, session, memory_order_release);
+}
+
+void probe_session_end(void)
+{
+    atomic_store_explicit(&cur_session, 0, memory_order_release);
+}
+
+probe_thread *probe_threads(void)
+{
+    return atomic_load_explicit(&registry, memory_order_acquire);
+}
+
+void probe_maintain(probe_thread *t, JNIEnv *jni, uint64_t want_cap)
+{
+    probe_ev *old = atomic_load_explicit(&t->old_ring, memory_order_acquire);
+    uint64_t cap = t->worker_cap;
+
+    if (old != NULL) {
+        ring_free(old, atomic_load_explicit(&t->old_mask, memory_order_relaxed) + 1);
+        atomic_store_explicit(&t->old_ring, NULL, memory_order_release);
+    }
+    if (want_cap > PROBE_RING_MAX)
+        want_cap = PROBE_RING_MAX;
+    if (want_cap > cap && atomic_load_explicit(&t->next_ring, memory_order_acquire) == NULL &&
+        atomic_load_explicit(&t->state, memory_order_acquire) == PROBE_THREAD_LIVE) {
+        uint64_t c = cap;
+        probe_ev *r;
+
+        while (c < want_cap)
+            c *= 2;
+        r = ring_alloc(c);
+        if (r != NULL) {
+            atomic_store_explicit(&t->next_mask, c - 1, memory_order_relaxed);
+            atomic_store_explicit(&t->next_ring, r, memory_order_release);
+            t->worker_cap = c;
+        }
+    }
+    if (atomic_load_explicit(&t->state, memory_order_acquire) == PROBE_THREAD_DEAD &&
+        atomic_load_explicit(&t->consumed, memory_order_acquire) ==
+            atomic_load_explicit(&t->published, memory_order_acquire)) {
+        probe_ev *offered = atomic_exchange_explicit(&t->next_ring, NULL, memory_order_acq_rel);
+
+        if (offered != NULL) {
+            ring_free(offered, atomic_load_explicit(&t->next_mask, memory_order_relaxed) + 1);
+            t->worker_cap = t->mask + 1;
+        }
+        if (t->thread != NULL && jni != NULL) {
+            (*jni)->DeleteGlobalRef(jni, t->thread);
+            t->thread = NULL;
+        }
+        t->depth = 0;
+        atomic_store_explicit(&t->dropped, 0, memory_order_relaxed);
+        t->w = atomic_load_explicit(&t->published, memory_order_relaxed);
+        atomic_store_explicit(&t->state, PROBE_THREAD_FREE, memory_order_release);
+    }
+}
+
+double probe_calibrate(JNIEnv *jni)
+{
+    enum { ROUNDS = 20, CALLS = 50000, RECORDS = 100000 };
+    static probe_ev ring[1024];
+    probe_thread scratch;
+    jmethodID spin;
+    double best = -1;
+    uint64_t t0, t1;
+    int r;
+
+    if (probe_cls == NULL)
+        return 0;
+    spin = (*jni)->GetStaticMethodID(jni, probe_cls, "spin", "(I)V");
+    if (spin == NULL) {
+        (*jni)->ExceptionClear(jni);
+        return 0;
+    }
+    for (r = 0; r < ROUNDS; r++) {
+        t0 = clock_ticks();
+        (*jni)->CallStaticVoidMethod(jni, probe_cls, spin, (jint)CALLS);
+        t1 = clock_ticks();
+        if ((*jni)->ExceptionCheck(jni)) {
+            (*jni)->ExceptionClear(jni);
+            return 0;
+        }
+        if (best < 0 || (double)(t1 - t0) / CALLS < best)
+            best = (double)(t1 - t0) / CALLS;
+    }
+    memset(&scratch, 0, sizeof scratch);
+    scratch.ring = ring;
+    scratch.mask = sizeof ring / sizeof ring[0] - 1;
+    scratch.limit = UINT64_MAX;
+    t0 = clock_ticks();
+    for (r = 0; r < RECORDS; r++)
+        rec(&scratch, 1, PROBE_ENTER);
+    t1 = clock_ticks();
+    return best + (double)(t1 - t0) / RECORDS;
+}
+
+/* --- the probe class ------------------------------------------------------------------- */
+
+/* The class file of PROBE_CLASS: public final, six public static natives,
+ * and spin(n), which calls enter(-1) n times so that the worker can time a
+ * probe call made from JIT-compiled code. Version 49: no StackMapTable. */
+static uint8_t *class_bytes(size_t *len)
+{
+    static const char *const utf8[] = {
+        PROBE_CLASS, "java/lang/Object", "enter", "exit", "fail", "rootEnter", "rootExit",
+        "rootFail", "(I)V", "(Ljava/lang/Throwable;I)V", "spin", "Code",
+    };
+    /* for (int i = 0; i < n; i++) enter(-1); */
+    static const uint8_t spin[] = {
+        0x03, 0x3c,             /*  0: iconst_0; istore_1 */
+        0x1b, 0x1a,             /*  2: iload_1; iload_0 */
+        0xa2, 0x00, 0x0d,       /*  4: if_icmpge 17 */
+        0x02,                   /*  7: iconst_m1 */
+        0xb8, 0x00, 0x10,       /*  8: invokestatic #16 enter(I)V */
+        0x84, 0x01, 0x01,       /* 11: iinc 1 1 */
+        0xa7, 0xff, 0xf4,       /* 14: goto 2 */
+        0xb1,                   /* 17: return */
+    };
+    mct_buf b;
+    size_t i;
+
+    buf_init(&b);
+    buf_u4(&b, 0xCAFEBABE);
+    buf_u2(&b, 0);
+    buf_u2(&b, 49);
+    buf_u2(&b, 17);                    /* #1..#16 */
+    for (i = 0; i < sizeof utf8 / sizeof utf8[0]; i++) { /* #1..#12 */
+        buf_u1(&b, 1);
+        buf_u2(&b, (uint16_t)strlen(utf8[i]));
+        buf_bytes(&b, utf8[i], strlen(utf8[i]));
+    }
+    buf_u1(&b, 7);                     /* #13 Class PROBE_CLASS */
+    buf_u2(&b, 1);
+    buf_u1(&b, 7);                     /* #14 Class java/lang/Object */
+    buf_u2(&b, 2);
+    buf_u1(&b, 12);                    /* #15 NameAndType enter (I)V */
+    buf_u2(&b, 3);
+    buf_u2(&b, 9);
+    buf_u1(&b, 10);                    /* #16 Methodref #13.#15 */
+    buf_u2(&b, 13);
+    buf_u2(&b, 15);
+    buf_u2(&b, 0x0001 | 0x0010 | 0x0020); /* public final super */
+    buf_u2(&b, 13);
+    buf_u2(&b, 14);
+    buf_u2(&b, 0);                     /* interfaces */
+    buf_u2(&b, 0);                     /* fields */
+    buf_u2(&b, 7);
+    for (i = 0; i < 6; i++) {
+        buf_u2(&b, 0x0001 | 0x0008 | 0x0100); /* public static native */
+        buf_u2(&b, (uint16_t)(3 + i));
+        buf_u2(&b, (i % 3 == 2) ? 10 : 9);
+        buf_u2(&b, 0);
+    }
+    buf_u2(&b, 0x0001 | 0x0008);       /* public static void spin(int) */
+    buf_u2(&b, 11);
+    buf_u2(&b, 9);
+    buf_u2(&b, 1);
+    buf_u2(&b, 12);                    /* Code */
+    buf_u4(&b, 12 + sizeof spin);
+    buf_u2(&b, 2);                     /* max_stack */
+    buf_u2(&b, 2);                     /* max_locals */
+    buf_u4(&b, sizeof spin);
+    buf_bytes(&b, spin, sizeof spin);
+    buf_u2(&b, 0);                     /* exception table */
+    buf_u2(&b, 0);                     /* attributes */
+    buf_u2(&b, 0);                     /* class attributes */
+    return buf_steal(&b, len);
+}
+
+int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err)
+{
+    static const char *const sigs[] = {"(I)V", "(I)V", "(Ljava/lang/Throwable;I)V"};
+    JNINativeMethod natives[6];
+    void *const tracing[] = {n_enter, n_exit, n_fail, n_root_enter, n_root_exit, n_root_fail};
+    void *const counters[] = {c_enter, c_exit, c_fail, c_enter, c_exit, c_fail};
+    static const char *const names[] = {"enter", "exit", "fail", "rootEnter", "rootExit", "rootFail"};
+    uint8_t *bytes;
+    size_t len, i;
+    jclass local;
+    int rc;
+
+    if (probe_cls != NULL)
+        return 0;
+    rc = pthread_key_create(&exit_key, thread_exited);
+    if (rc != 0)
+        return mct_err_set(err, MCT_E_INTERNAL, "pthread_key_create: error %d", rc);
+    bytes = class_bytes(&len);
+    if (bytes == NULL)
+        return mct_err_set(err, MCT_E_NOMEM, "out of memory building the probe class");
+    local = (*jni)->DefineClass(jni, PROBE_CLASS, NULL, (const jbyte *)bytes, (jsize)len);
+    free(bytes);
+    if (local == NULL) {
+        (*jni)->ExceptionDescribe(jni);
+        (*jni)->ExceptionClear(jni);
+        return mct_err_set(err, MCT_E_JVMTI, "cannot define %s in the boot loader (see the JVM's stderr)",
+                           PROBE_CLASS);
+    }
+    for (i = 0; i < 6; i++) {
+        natives[i].name = (char *)names[i];
+        natives[i].signature = (char *)sigs[i % 3];
+        natives[i].fnPtr = counting ? counters[i] : tracing[i];
+    }
+    if ((*jni)->RegisterNatives(jni, local, natives, 6) != 0) {
+        (*jni)->ExceptionDescribe(jni);
+        (*jni)->ExceptionClear(jni);
+        (*jni)->DeleteLocalRef(jni, local);
+        return mct_err_set(err, MCT_E_JVMTI, "cannot bind the natives of %s", PROBE_CLASS);
+    }
+    probe_cls = (*jni)->NewGlobalRef(jni, local);
+    (*jni)->DeleteLocalRef(jni, local);
+    if (probe_cls == NULL)
+        return mct_err_set(err, MCT_E_NOMEM, "out of memory holding the probe class");
+    probe_jvmti = jvmti;
+    return 0;
+}

@@ -1,0 +1,135 @@
+/* probe.h — the probes: native static methods of a small class the agent
+ * defines in the boot loader (mcalltree/agent/Probe), called by instrumented
+ * code with the method's number.
+ *
+ * Each thread that runs a traced call owns an event ring (one producer: the
+ * thread; one consumer: the worker). A probe appends (number, kind, ticks) to
+ * it; the outermost exit of an entry method publishes the call's events and
+ * the worker builds the tree from them. Outside a traced call a probe reads
+ * one thread-local pointer and one field. The probe path never allocates,
+ * locks, logs or calls JVMTI; a thread's first traced call sets up its state
+ * once (the only slow path). */
+#ifndef MCT_PROBE_H
+#define MCT_PROBE_H
+
+#include <jni.h>
+#include <jvmti.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "rewrite.h"
+
+#define PROBE_CLASS "mcalltree/agent/Probe"
+
+/* Event kinds (the low 4 bits of probe_ev.kind). */
+enum probe_kind {
+    PROBE_ENTER = 0,      /* a method was entered */
+    PROBE_EXIT,           /* it returned */
+    PROBE_FAIL,           /* it ended by an exception (its catch-all ran) */
+    PROBE_ROOT_ENTER,     /* an entry method was entered; for the outermost one
+                             of a call, kind >> 4 is the call's event count */
+    PROBE_ROOT_EXIT,
+    PROBE_ROOT_FAIL,
+    PROBE_OVERFLOW,       /* the ring was full: later events of the call lost */
+    PROBE_EXCEPTION       /* t holds a JNI global ref to the class of the
+                             exception that ended the call (the worker frees it) */
+};
+
+#define PROBE_KIND(k) ((k) & 15u)
+#define PROBE_LEN(k) ((k) >> 4)
+
+typedef struct probe_ev {
+    uint64_t t;           /* clock_ticks() */
+    int32_t id;           /* method number (methods.h) */
+    uint32_t kind;
+} probe_ev;
+
+/* Per-thread state. The first block is the app thread's, the second the
+ * worker's; fields written by both sides are atomics. */
+typedef struct probe_thread {
+    /* written by the app thread only */
+    int32_t depth;                /* instrumented frames open in the traced call; 0 = not tracing */
+    int32_t max_depth;            /* record frames up to this depth */
+    uint64_t w;                   /* next write position (monotonic) */
+    uint64_t limit;               /* fast-path bound on w for this call */
+    uint64_t root_pos;            /* position of the call's root enter event */
+    int32_t full_depth;           /* after an overflow: exits at depth <= this are still recorded */
+    uint32_t root_nest;           /* entry methods open (recursion nests) */
+    int32_t root_depth[64];       /* depth at which each open entry method was entered */
+    probe_ev *ring;
+    uint64_t mask;                /* ring capacity - 1 (a power of 2) */
+    /* shared */
+    _Atomic uint64_t dropped;     /* calls not traced: the ring was full */
+    _Atomic uint64_t published;   /* events before this are complete calls */
+    _Atomic uint64_t consumed;    /* the worker is done with events before this */
+    _Atomic(probe_ev *) next_ring;/* a bigger ring offered by the worker */
+    _Atomic uint64_t next_mask;
+    _Atomic(probe_ev *) old_ring; /* a ring the app thread gave back */
+    _Atomic uint64_t old_mask;
+    _Atomic int state;            /* enum probe_thread_state */
+    /* the worker's */
+    uint64_t worker_cap;          /* capacity of the newest ring it gave the thread */
+    /* set once at attach */
+    jobject thread;               /* global ref to the java.lang.Thread */
+    struct probe_thread *next;    /* registry, push-only */
+} probe_thread;
+
+enum probe_thread_state {
+    PROBE_THREAD_LIVE = 0,
+    PROBE_THREAD_DEAD,            /* the thread ended; the worker drains and frees */
+    PROBE_THREAD_FREE             /* reusable by a new thread */
+};
+
+/* Defines the probe class in the boot loader and binds its natives (tracing
+ * natives, or counting ones for the diagnostic mode). Once per JVM; later calls
+ * return 0. Needs the live phase. */
+int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err);
+
+/* The global ref of the probe class (NULL before probe_install). */
+jclass probe_class(void);
+
+/* The probe methods the rewriter calls: for entry methods (root != 0) or
+ * for the others. */
+const rw_probes *probe_methods(int root);
+
+/* Starts accepting traced calls of session `session` (its entry methods are
+ * those numbered with that session and root set), recording up to depth
+ * levels. Called by the session before instrumenting. */
+void probe_session_begin(uint32_t session, int depth);
+
+/* Stops starting new traced calls; calls in flight still complete. */
+void probe_session_end(void);
+
+/* The registry of threads that ever ran a traced call (newest first). */
+probe_thread *probe_threads(void);
+
+/* The event at position pos of t's ring (the caller is the worker and pos is
+ * in [consumed, published)). */
+static inline const probe_ev *probe_event(const probe_thread *t, uint64_t pos)
+{
+    return &t->ring[pos & t->mask];
+}
+
+/* Worker housekeeping for one thread after consuming: frees a returned ring,
+ * offers a bigger one when want_cap exceeds the current capacity (capped),
+ * and frees a dead thread's resources once drained (then it may be reused).
+ * jni may be NULL only if the thread holds no global ref. */
+void probe_maintain(probe_thread *t, JNIEnv *jni, uint64_t want_cap);
+
+/* Ring capacities in events. */
+#define PROBE_RING_MIN (1u << 12)
+#define PROBE_RING_MAX (1u << 22)
+
+/* Measures what one probe call costs inside a traced call, in ticks: a
+ * probe call from JIT-compiled code (timing spin(), which calls enter on
+ * this thread, outside any traced call) plus recording an event. The caller
+ * is an agent thread that never traces; takes about 10-30 ms the first time
+ * (spin() gets compiled). Returns 0 when it cannot measure. */
+double probe_calibrate(JNIEnv *jni);
+
+/* Counting mode: totals of enter, exit (returns) and fail (exceptional) probe
+ * calls since probe_install. */
+void probe_counts(uint64_t *enters, uint64_t *exits, uint64_t *fails);
+
+#endif

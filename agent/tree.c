@@ -1,0 +1,323 @@
+/* tree.c — see tree.h.
+ *
+ * Probe cost: a probe call costs about c ticks, of which the part after its
+ * clock read belongs to the interval it opens and the part before to the one
+ * it closes. A call's measured interval therefore holds c of its own probes
+ * plus 2c for every recorded call below it, which is what is subtracted;
+ * a call is never made shorter than the (corrected) calls made from it. */
+#include "tree.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "methods.h"
+
+#define MAX_STACK 256
+
+struct node {
+    int32_t id;
+    uint32_t parent;          /* node index (the root's is 0, itself) */
+    uint32_t first_child;     /* node indexes; 0 = none (node 0 is the root) */
+    uint32_t last_child;
+    uint32_t next_sibling;
+    uint64_t calls, throws;
+    double total, min, max;   /* corrected ticks */
+    uint8_t truncated;
+};
+
+struct frame {
+    uint32_t node;
+    uint64_t start;
+    double child_sum;         /* corrected ticks of the calls made from it */
+    uint64_t below;           /* recorded calls below it */
+};
+
+struct tree {
+    struct node *nodes;
+    uint32_t n_nodes, cap_nodes;
+    uint32_t *slots;          /* hash (parent, id) -> node index + 1 */
+    uint32_t n_slots;
+    uint64_t start_tick;
+    uintptr_t exception;
+    tree_opts o;
+};
+
+static uint32_t hash(uint32_t parent, int32_t id)
+{
+    uint64_t k = (uint64_t)parent << 32 | (uint32_t)id;
+
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    return (uint32_t)k;
+}
+
+static int rehash(tree *t)
+{
+    uint32_t n = t->n_slots ? t->n_slots * 2 : 64;
+    uint32_t *s = calloc(n, sizeof *s);
+    uint32_t i;
+
+    if (s == NULL)
+        return -1;
+    free(t->slots);
+    t->slots = s;
+    t->n_slots = n;
+    for (i = 1; i < t->n_nodes; i++) {
+        uint32_t h = hash(t->nodes[i].parent, t->nodes[i].id) & (n - 1);
+
+        while (s[h] != 0)
+            h = (h + 1) & (n - 1);
+        s[h] = i + 1;
+    }
+    return 0;
+}
+
+static uint32_t new_node(tree *t, int32_t id)
+{
+    struct node *nd;
+
+    if (t->n_nodes == t->cap_nodes) {
+        uint32_t cap = t->cap_nodes ? t->cap_nodes * 2 : 64;
+        struct node *p = realloc(t->nodes, cap * sizeof *p);
+
+        if (p == NULL)
+            return UINT32_MAX;
+        t->nodes = p;
+        t->cap_nodes = cap;
+    }
+    nd = &t->nodes[t->n_nodes];
+    memset(nd, 0, sizeof *nd);
+    nd->id = id;
+    return t->n_nodes++;
+}
+
+/* The child of parent for method id, created (last in order) if new. */
+static uint32_t child(tree *t, uint32_t parent, int32_t id)
+{
+    uint32_t h, c;
+
+    if ((t->n_nodes + 1) * 2 > t->n_slots && rehash(t) < 0)
+        return UINT32_MAX;
+    h = hash(parent, id) & (t->n_slots - 1);
+    while (t->slots[h] != 0) {
+        c = t->slots[h] - 1;
+        if (t->nodes[c].id == id && t->nodes[c].parent == parent)
+            return c;
+        h = (h + 1) & (t->n_slots - 1);
+    }
+    c = new_node(t, id);
+    if (c == UINT32_MAX)
+        return c;
+    t->nodes[c].parent = parent;
+    if (t->nodes[parent].last_child)
+        t->nodes[t->nodes[parent].last_child].next_sibling = c;
+    else
+        t->nodes[parent].first_child = c;
+    t->nodes[parent].last_child = c;
+    t->slots[h] = c + 1;
+    return c;
+}
+
+/* Closes the top frame at time `at`, thrown or not, and charges its parent. */
+static void close_frame(tree *t, struct frame *st, int *sp, uint64_t at, int thrown)
+{
+    struct frame *f = &st[--*sp];
+    struct node *nd = &t->nodes[f->node];
+    double raw = at > f->start ? (double)(at - f->start) : 0;
+    double cost = t->o.probe_ticks * (1.0 + 2.0 * (double)f->below);
+    double d = raw - cost;
+
+    if (d < f->child_sum)
+        d = f->child_sum;
+    if (nd->calls == 0 || d < nd->min)
+        nd->min = d;
+    if (d > nd->max)
+        nd->max = d;
+    nd->calls++;
+    nd->total += d;
+    if (thrown)
+        nd->throws++;
+    if (*sp > 0) {
+        st[*sp - 1].child_sum += d;
+        st[*sp - 1].below += 1 + f->below;
+    }
+}
+
+static int is_enter(uint32_t k)
+{
+    return k == PROBE_ENTER || k == PROBE_ROOT_ENTER;
+}
+
+static int is_exit(uint32_t k)
+{
+    return k == PROBE_EXIT || k == PROBE_FAIL || k == PROBE_ROOT_EXIT || k == PROBE_ROOT_FAIL;
+}
+
+static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, mct_err *err)
+{
+    uint32_t k = PROBE_KIND(e->kind);
+    int i;
+
+    if (is_enter(k)) {
+        uint32_t nd;
+
+        if (*sp == 0)
+            return mct_err_set(err, MCT_E_INTERNAL, "an event follows the end of the traced call");
+        if (*sp == MAX_STACK)
+            return mct_err_set(err, MCT_E_INTERNAL, "traced call nests deeper than %d", MAX_STACK);
+        nd = child(t, st[*sp - 1].node, e->id);
+        if (nd == UINT32_MAX)
+            return mct_err_set(err, MCT_E_NOMEM, "out of memory building a call tree");
+        st[*sp] = (struct frame){.node = nd, .start = e->t};
+        (*sp)++;
+    } else if (is_exit(k)) {
+        for (i = *sp - 1; i >= 0 && t->nodes[st[i].node].id != e->id; i--)
+            ;
+        if (i < 0)
+            return 0; /* an exit without its enter: ignore */
+        while (*sp > i + 1)
+            close_frame(t, st, sp, e->t, 1);
+        close_frame(t, st, sp, e->t, k == PROBE_FAIL || k == PROBE_ROOT_FAIL);
+    } else if (k == PROBE_OVERFLOW) {
+        for (i = 0; i < *sp; i++)
+            t->nodes[st[i].node].truncated = 1;
+    } else if (k == PROBE_EXCEPTION) {
+        t->exception = (uintptr_t)e->t;
+    }
+    return 0;
+}
+
+tree *tree_build(const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err)
+{
+    struct frame st[MAX_STACK];
+    int sp = 0;
+    tree *t;
+    size_t i;
+
+    if (n < 2 || PROBE_KIND(ev[0].kind) != PROBE_ROOT_ENTER) {
+        mct_err_set(err, MCT_E_INTERNAL, "a traced call of %zu events does not start with its entry method", n);
+        return NULL;
+    }
+    t = calloc(1, sizeof *t);
+    if (t == NULL || new_node(t, ev[0].id) == UINT32_MAX) {
+        tree_free(t);
+        mct_err_set(err, MCT_E_NOMEM, "out of memory building a call tree");
+        return NULL;
+    }
+    t->o = *o;
+    t->start_tick = ev[0].t;
+    st[sp++] = (struct frame){.node = 0, .start = ev[0].t};
+    for (i = 1; i < n; i++) {
+        if (step(t, st, &sp, &ev[i], err) < 0) {
+            tree_free(t);
+            return NULL;
+        }
+    }
+    if (sp > 0) {
+        /* The call's own exit was lost (it cannot be, short of a bug):
+         * close what is open at the last timestamp, as truncated. */
+        uint64_t last = ev[n - 1].t;
+        int j;
+
+        for (j = 0; j < sp; j++)
+            t->nodes[st[j].node].truncated = 1;
+        while (sp > 0)
+            close_frame(t, st, &sp, last, 1);
+    }
+    return t;
+}
+
+void tree_free(tree *t)
+{
+    if (t == NULL)
+        return;
+    free(t->nodes);
+    free(t->slots);
+    free(t);
+}
+
+uint64_t tree_total_ns(const tree *t)
+{
+    return clock_ns(&t->o.cal, (uint64_t)t->nodes[0].total);
+}
+
+int64_t tree_start_ns(const tree *t)
+{
+    return clock_wall_ns(&t->o.cal, t->start_tick);
+}
+
+uintptr_t tree_exception(const tree *t)
+{
+    return t->exception;
+}
+
+size_t tree_nodes(const tree *t)
+{
+    return t->n_nodes;
+}
+
+static uint64_t ns(const tree *t, double ticks)
+{
+    return clock_ns(&t->o.cal, (uint64_t)(ticks + 0.5));
+}
+
+/* Renders node i and its subtree; returns NULL when out of memory. */
+static json_t *node_json(const tree *t, uint32_t i)
+{
+    const struct node *nd = &t->nodes[i];
+    const mt_method *m = mt_get(nd->id);
+    json_t *o = json_object();
+    json_t *kids = json_array();
+    uint64_t total = ns(t, nd->total), child_total = 0;
+    uint32_t c;
+
+    if (o == NULL || kids == NULL)
+        goto fail;
+    for (c = nd->first_child; c != 0; c = t->nodes[c].next_sibling) {
+        json_t *k = node_json(t, c);
+
+        if (k == NULL || json_array_append_new(kids, k) < 0)
+            goto fail;
+        child_total += ns(t, t->nodes[c].total);
+    }
+    if (json_object_set_new(o, "class", json_string(m ? m->cls : "?")) < 0 ||
+        json_object_set_new(o, "method", json_string(m ? m->name : "?")) < 0 ||
+        json_object_set_new(o, "desc", json_string(m ? m->desc : "?")) < 0 ||
+        json_object_set_new(o, "calls", json_integer((json_int_t)nd->calls)) < 0 ||
+        json_object_set_new(o, "total_ns", json_integer((json_int_t)total)) < 0 ||
+        json_object_set_new(o, "self_ns", json_integer((json_int_t)(total > child_total ? total - child_total : 0))) < 0 ||
+        json_object_set_new(o, "min_ns", json_integer((json_int_t)ns(t, nd->min))) < 0 ||
+        json_object_set_new(o, "max_ns", json_integer((json_int_t)ns(t, nd->max))) < 0 ||
+        json_object_set_new(o, "throws", json_integer((json_int_t)nd->throws)) < 0)
+        goto fail;
+    if (nd->truncated && json_object_set_new(o, "truncated", json_true()) < 0)
+        goto fail;
+    if (json_object_set_new(o, "children", kids) < 0) {
+        kids = NULL;
+        goto fail;
+    }
+    return o;
+fail:
+    json_decref(kids);
+    json_decref(o);
+    return NULL;
+}
+
+json_t *tree_json(const tree *t, uint64_t seq, int64_t thread_id, const char *thread_name,
+                  const char *exception)
+{
+    json_t *root = node_json(t, 0);
+    json_t *call, *th;
+
+    if (root == NULL)
+        return NULL;
+    if (exception != NULL && json_object_set_new(root, "exception", json_string(exception)) < 0) {
+        json_decref(root);
+        return NULL;
+    }
+    th = json_pack("{s:I, s:s}", "id", (json_int_t)thread_id, "name", thread_name ? thread_name : "");
+    call = json_pack("{s:s, s:I, s:o, s:I, s:o}", "type", "call", "seq", (json_int_t)seq, "thread", th,
+                     "start_ns", (json_int_t)tree_start_ns(t), "root", root);
+    return call;
+}

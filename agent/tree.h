@@ -1,0 +1,53 @@
+/* tree.h — the call tree of one traced call, built from its probe events by
+ * the worker: calls of the same method under the same parent merge into one
+ * node (calls, total, self, min, max, throws; children in order of first
+ * call), the probes' own cost is subtracted, and the result renders as the
+ * JSON object of SPEC §3. */
+#ifndef MCT_TREE_H
+#define MCT_TREE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clock.h"
+#include "err.h"
+#include "probe.h"
+
+typedef struct tree tree;
+
+typedef struct tree_opts {
+    clock_cal cal;            /* converts ticks to ns */
+    double probe_ticks;       /* the measured cost of one probe call, in ticks */
+} tree_opts;
+
+/* Builds the tree of one call from its n events (as published: the first is
+ * the outermost ROOT_ENTER, the last its ROOT_EXIT or ROOT_FAIL). A frame
+ * still open when a caller exits is closed there and counted as thrown;
+ * nodes open when the ring overflowed are marked truncated. Returns NULL with
+ * err set on out of memory or events that do not form a call (a bug). */
+tree *tree_build(const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err);
+
+void tree_free(tree *t);
+
+/* The entry method's duration in ns (probe cost subtracted). */
+uint64_t tree_total_ns(const tree *t);
+
+/* The wall-clock start of the call, in ns since the epoch. */
+int64_t tree_start_ns(const tree *t);
+
+/* The JNI global ref (as an integer) of the class of the exception that ended
+ * the call, or 0; the caller owns it and frees it. */
+uintptr_t tree_exception(const tree *t);
+
+/* Number of nodes (distinct call paths). */
+size_t tree_nodes(const tree *t);
+
+/* Renders {"type":"call","seq":..,"thread":{"id":..,"name":..},"start_ns":..,
+ * "root":{...}}; exception (the entry method's exception class, or NULL) goes
+ * into root.exception. Names come from the method table. Returns a new
+ * reference, or NULL when out of memory. */
+json_t *tree_json(const tree *t, uint64_t seq, int64_t thread_id, const char *thread_name,
+                  const char *exception);
+
+#endif

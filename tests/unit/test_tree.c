@@ -1,0 +1,305 @@
+/* test_tree.c — call trees from probe events: merging, order, throws, frames
+ * closed by their caller, truncation, probe cost subtraction, the JSON. */
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "methods.h"
+#include "tree.h"
+
+static int32_t ROOT, A, B, C;
+
+static probe_ev ev_buf[64];
+static size_t n_ev;
+
+static void ev(uint32_t kind, int32_t id, uint64_t t)
+{
+    ev_buf[n_ev++] = (probe_ev){.t = t, .id = id, .kind = kind};
+}
+
+static tree *build(double probe_ticks)
+{
+    tree_opts o = {.cal = {.tick0 = 0, .ns_per_tick = 1.0, .wall0 = 1000}, .probe_ticks = probe_ticks};
+    mct_err err;
+    tree *t = tree_build(ev_buf, n_ev, &o, &err);
+
+    if (t == NULL)
+        fprintf(stderr, "tree_build: %s\n", err.msg);
+    return t;
+}
+
+static json_t *render(tree *t, const char *exc)
+{
+    json_t *j = tree_json(t, 7, 23, "worker-1", exc);
+
+    CHECK(j != NULL);
+    return j;
+}
+
+static json_int_t num(json_t *node, const char *key)
+{
+    return json_integer_value(json_object_get(node, key));
+}
+
+static json_t *kid(json_t *node, size_t i)
+{
+    return json_array_get(json_object_get(node, "children"), i);
+}
+
+/* root 0..100 calls A three times (each A calls B once), then C. */
+static void test_merge_and_order(void)
+{
+    json_t *j, *root, *a, *b, *c;
+    tree *t;
+
+    n_ev = 0;
+    ev(PROBE_ROOT_ENTER, ROOT, 0);
+    ev(PROBE_ENTER, A, 10);
+    ev(PROBE_ENTER, B, 12);
+    ev(PROBE_EXIT, B, 15);
+    ev(PROBE_EXIT, A, 20);
+    ev(PROBE_ENTER, A, 30);
+    ev(PROBE_ENTER, B, 31);
+    ev(PROBE_EXIT, B, 41);
+    ev(PROBE_EXIT, A, 45);
+    ev(PROBE_ENTER, C, 50);
+    ev(PROBE_EXIT, C, 55);
+    ev(PROBE_ENTER, A, 60);
+    ev(PROBE_EXIT, A, 62);
+    ev(PROBE_ROOT_EXIT, ROOT, 100);
+    t = build(0);
+    CHECK(t != NULL);
+    if (t == NULL)
+        return;
+    CHECK_INT(tree_total_ns(t), 100);
+    CHECK_INT(tree_nodes(t), 4);
+    j = render(t, NULL);
+    CHECK_STR(json_string_value(json_object_get(j, "type")), "call");
+    CHECK_INT(num(j, "seq"), 7);
+    CHECK_INT(num(j, "start_ns"), 1000);
+    CHECK_INT(num(json_object_get(j, "thread"), "id"), 23);
+    CHECK_STR(json_string_value(json_object_get(json_object_get(j, "thread"), "name")), "worker-1");
+    root = json_object_get(j, "root");
+    CHECK_STR(json_string_value(json_object_get(root, "class")), "com.shop.Cart");
+    CHECK_STR(json_string_value(json_object_get(root, "method")), "total");
+    CHECK_STR(json_string_value(json_object_get(root, "desc")), "()J");
+    CHECK_INT(num(root, "calls"), 1);
+    CHECK_INT(num(root, "total_ns"), 100);
+    CHECK_INT(json_array_size(json_object_get(root, "children")), 2);
+    a = kid(root, 0);
+    c = kid(root, 1);
+    CHECK_STR(json_string_value(json_object_get(a, "method")), "a");
+    CHECK_STR(json_string_value(json_object_get(c, "method")), "<init>");
+    CHECK_INT(num(a, "calls"), 3);
+    CHECK_INT(num(a, "total_ns"), 10 + 15 + 2);
+    CHECK_INT(num(a, "min_ns"), 2);
+    CHECK_INT(num(a, "max_ns"), 15);
+    b = kid(a, 0);
+    CHECK_INT(num(b, "calls"), 2);
+    CHECK_INT(num(b, "total_ns"), 13);
+    CHECK_INT(num(a, "self_ns"), 27 - 13);
+    CHECK_INT(num(root, "self_ns"), 100 - 27 - 5);
+    CHECK_INT(num(root, "throws"), 0);
+    CHECK(json_object_get(root, "truncated") == NULL);
+    CHECK(json_object_get(root, "exception") == NULL);
+    json_decref(j);
+    tree_free(t);
+}
+
+/* B throws out of A, which catches it; C (a constructor that threw before
+ * super()) misses its exit and is closed by its caller's exit. */
+static void test_throws(void)
+{
+    json_t *j, *root, *a, *b, *c;
+    tree *t;
+
+    n_ev = 0;
+    ev(PROBE_ROOT_ENTER, ROOT, 0);
+    ev(PROBE_ENTER, A, 10);
+    ev(PROBE_ENTER, B, 11);
+    ev(PROBE_FAIL, B, 14);
+    ev(PROBE_ENTER, C, 15);
+    ev(PROBE_EXIT, A, 20);
+    ev(PROBE_EXCEPTION, -1, 0xabc0);
+    ev(PROBE_ROOT_FAIL, ROOT, 30);
+    t = build(0);
+    CHECK(t != NULL);
+    if (t == NULL)
+        return;
+    CHECK_INT(tree_exception(t), 0xabc0);
+    j = render(t, "java.lang.IllegalStateException");
+    root = json_object_get(j, "root");
+    CHECK_INT(num(root, "throws"), 1);
+    CHECK_STR(json_string_value(json_object_get(root, "exception")), "java.lang.IllegalStateException");
+    a = kid(root, 0);
+    CHECK_INT(num(a, "throws"), 0);
+    b = kid(a, 0);
+    c = kid(a, 1);
+    CHECK_INT(num(b, "throws"), 1);
+    CHECK_INT(num(b, "total_ns"), 3);
+    CHECK_INT(num(c, "throws"), 1);
+    CHECK_INT(num(c, "total_ns"), 5);
+    json_decref(j);
+    tree_free(t);
+}
+
+static void test_truncated(void)
+{
+    json_t *j, *root, *a;
+    tree *t;
+
+    n_ev = 0;
+    ev(PROBE_ROOT_ENTER, ROOT, 0);
+    ev(PROBE_ENTER, A, 10);
+    ev(PROBE_OVERFLOW, -1, 12);
+    ev(PROBE_EXIT, A, 20);
+    ev(PROBE_ENTER, B, 21); /* cannot happen after an overflow, ignored safely */
+    ev(PROBE_ROOT_EXIT, ROOT, 30);
+    t = build(0);
+    CHECK(t != NULL);
+    if (t == NULL)
+        return;
+    j = render(t, NULL);
+    root = json_object_get(j, "root");
+    a = kid(root, 0);
+    CHECK(json_is_true(json_object_get(root, "truncated")));
+    CHECK(json_is_true(json_object_get(a, "truncated")));
+    CHECK_INT(num(a, "total_ns"), 10);
+    json_decref(j);
+    tree_free(t);
+}
+
+/* With a probe cost of 2 ticks: A (no calls below) loses 2, the root (three
+ * recorded calls below it) loses 2 + 3 * 4; children never exceed parents,
+ * even when the raw times are smaller than the cost. */
+static void test_probe_cost(void)
+{
+    json_t *j, *root, *a, *b, *c;
+    tree *t;
+
+    n_ev = 0;
+    ev(PROBE_ROOT_ENTER, ROOT, 0);
+    ev(PROBE_ENTER, A, 10);
+    ev(PROBE_EXIT, A, 30);
+    ev(PROBE_ENTER, B, 40);
+    ev(PROBE_ENTER, C, 41);
+    ev(PROBE_EXIT, C, 42);
+    ev(PROBE_EXIT, B, 43);
+    ev(PROBE_ROOT_EXIT, ROOT, 100);
+    t = build(2.0);
+    CHECK(t != NULL);
+    if (t == NULL)
+        return;
+    j = render(t, NULL);
+    root = json_object_get(j, "root");
+    a = kid(root, 0);
+    b = kid(root, 1);
+    c = kid(b, 0);
+    CHECK_INT(num(a, "total_ns"), 18);
+    CHECK_INT(num(c, "total_ns"), 0);          /* 1 raw - 2: clamped */
+    CHECK_INT(num(b, "total_ns"), 0);          /* 3 raw - 2 - 4 */
+    CHECK_INT(num(root, "total_ns"), 100 - 2 - 3 * 4);
+    CHECK(num(root, "total_ns") >= num(a, "total_ns") + num(b, "total_ns"));
+    CHECK(num(b, "total_ns") >= num(c, "total_ns"));
+    json_decref(j);
+    tree_free(t);
+}
+
+/* Recursion of the entry method nests; an exit without an enter is ignored. */
+static void test_recursion(void)
+{
+    json_t *j, *root, *inner;
+    tree *t;
+
+    n_ev = 0;
+    ev(PROBE_ROOT_ENTER, ROOT, 0);
+    ev(PROBE_EXIT, B, 1);
+    ev(PROBE_ROOT_ENTER, ROOT, 5);
+    ev(PROBE_ROOT_ENTER, ROOT, 6);
+    ev(PROBE_ROOT_EXIT, ROOT, 7);
+    ev(PROBE_ROOT_EXIT, ROOT, 9);
+    ev(PROBE_ROOT_EXIT, ROOT, 20);
+    t = build(0);
+    CHECK(t != NULL);
+    if (t == NULL)
+        return;
+    j = render(t, NULL);
+    root = json_object_get(j, "root");
+    inner = kid(root, 0);
+    CHECK_INT(num(root, "total_ns"), 20);
+    CHECK_INT(num(inner, "calls"), 1);
+    CHECK_INT(num(inner, "total_ns"), 4);
+    CHECK_INT(num(kid(inner, 0), "total_ns"), 1);
+    json_decref(j);
+    tree_free(t);
+}
+
+static void test_bad_events(void)
+{
+    tree_opts o = {.cal = {.ns_per_tick = 1.0}};
+    mct_err err;
+
+    n_ev = 0;
+    ev(PROBE_ENTER, A, 0);
+    ev(PROBE_EXIT, A, 1);
+    CHECK(tree_build(ev_buf, n_ev, &o, &err) == NULL);
+    n_ev = 0;
+    ev(PROBE_ROOT_ENTER, ROOT, 0);
+    ev(PROBE_ROOT_EXIT, ROOT, 1);
+    ev(PROBE_ENTER, A, 2);
+    CHECK(tree_build(ev_buf, n_ev, &o, &err) == NULL);
+    CHECK(strstr(err.msg, "follows the end") != NULL);
+}
+
+/* A wide tree: many distinct children under one parent stay merged. */
+static void test_wide(void)
+{
+    static probe_ev big[2 + 2 * 3000];
+    tree_opts o = {.cal = {.ns_per_tick = 1.0}};
+    int32_t ids[100];
+    mct_err err;
+    size_t n = 0;
+    tree *t;
+    int i;
+
+    for (i = 0; i < 100; i++) {
+        char name[16];
+
+        snprintf(name, sizeof name, "m%d", i);
+        ids[i] = mt_add("com/shop/Wide", name, "()V", 1, 0, &err);
+    }
+    big[n++] = (probe_ev){.t = 0, .id = ROOT, .kind = PROBE_ROOT_ENTER};
+    for (i = 0; i < 3000; i++) {
+        big[n++] = (probe_ev){.t = 10 + 2 * (uint64_t)i, .id = ids[i % 100], .kind = PROBE_ENTER};
+        big[n++] = (probe_ev){.t = 11 + 2 * (uint64_t)i, .id = ids[i % 100], .kind = PROBE_EXIT};
+    }
+    big[n++] = (probe_ev){.t = 10000, .id = ROOT, .kind = PROBE_ROOT_EXIT};
+    t = tree_build(big, n, &o, &err);
+    CHECK(t != NULL);
+    if (t != NULL) {
+        CHECK_INT(tree_nodes(t), 101);
+        tree_free(t);
+    }
+}
+
+int main(void)
+{
+    mct_err err;
+
+    ROOT = mt_add("com/shop/Cart", "total", "()J", 1, 1, &err);
+    A = mt_add("com/shop/Cart", "a", "()V", 1, 0, &err);
+    B = mt_add("com/shop/Price", "b", "(J)J", 1, 0, &err);
+    C = mt_add("com/shop/Line", "<init>", "()V", 1, 0, &err);
+    CHECK(ROOT == 0 && C == 3);
+    CHECK(mt_get(4) == NULL);
+    CHECK(mt_get(-1) == NULL);
+    test_merge_and_order();
+    test_throws();
+    test_truncated();
+    test_probe_cost();
+    test_recursion();
+    test_bad_events();
+    test_wide();
+    return check_status();
+}
