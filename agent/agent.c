@@ -1,14 +1,38 @@
 /* agent.c — the JVMTI entry points; each delegates to vm.c, which owns the
- * JVM state, with the listener of server.c as what runs once the JVM is live. */
+ * JVM state, with the listener of server.c (serving sessions) as what runs
+ * once the JVM is live. */
 #include <jni.h>
 #include <jvmti.h>
 
+#include "diag.h"
+#include "proto.h"
 #include "server.h"
+#include "session.h"
 #include "vm.h"
 
+static int live(JNIEnv *jni)
+{
+    const char *rewrite_all = vm_options()->rewrite_all;
+    mct_err e;
+
+    if (rewrite_all[0] != '\0' && diag_start(jni, rewrite_all, &e) < 0) {
+        vm_log("rewrite-all: %s", e.msg);
+        return PROTO_RC_OPTIONS;
+    }
+    session_register();
+    return server_start(jni);
+}
+
+static void death(void)
+{
+    diag_report();
+    session_vm_death();
+    server_stop();
+}
+
 static const struct vm_hooks hooks = {
-    .live = server_start,
-    .death = server_stop,
+    .live = live,
+    .death = death,
 };
 
 /* -agentpath at startup: the listener starts at VMInit. */

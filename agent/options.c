@@ -6,8 +6,11 @@
 #include <string.h>
 
 enum opt_kind {
-    OPT_FLAG    /* NAME alone sets the int field to 1 */
+    OPT_FLAG,   /* NAME alone sets the int field to 1 */
+    OPT_STRING  /* NAME=VALUE copies VALUE into the char[OPT_STRING_MAX] field */
 };
+
+#define OPT_STRING_MAX sizeof(((struct agent_opts *)0)->rewrite_all)
 
 struct opt_def {
     const char *name;
@@ -17,6 +20,7 @@ struct opt_def {
 
 static const struct opt_def opt_table[] = {
     { "verbose", OPT_FLAG, offsetof(struct agent_opts, verbose) },
+    { "rewrite-all", OPT_STRING, offsetof(struct agent_opts, rewrite_all) },
 };
 
 #define OPT_COUNT (sizeof opt_table / sizeof opt_table[0])
@@ -55,6 +59,19 @@ static int apply_item(const char *item, size_t n, struct agent_opts *o, mct_err 
                                    item);
             *(int *)(void *)((char *)o + d->offset) = 1;
             return 0;
+        case OPT_STRING: {
+            size_t len = eq != NULL ? n - name_len - 1 : 0;
+
+            if (eq == NULL || len == 0)
+                return mct_err_set(e, MCT_E_ARG, "option '%.*s' needs a value (%.*s=VALUE)", (int)name_len,
+                                   item, (int)name_len, item);
+            if (len >= OPT_STRING_MAX)
+                return mct_err_set(e, MCT_E_ARG, "the value of option '%.*s' is longer than %zu bytes",
+                                   (int)name_len, item, OPT_STRING_MAX - 1);
+            memcpy((char *)o + d->offset, eq + 1, len);
+            ((char *)o + d->offset)[len] = '\0';
+            return 0;
+        }
         }
     }
     known_names(known, sizeof known);

@@ -9,6 +9,10 @@
 
 struct agent_opts {
     int verbose;    /* log the agent's lifecycle on the JVM's stderr */
+    /* Diagnostic, startup only: rewrite every method of the classes whose
+     * names match this regex as they load, with probes that only count
+     * (agent/diag.h); "" when off. The value cannot contain a comma. */
+    char rewrite_all[512];
 };
 
 /* Parses s (NULL or "" gives the defaults) into *o; -1 with e set naming the

@@ -12,7 +12,9 @@
 
 #define MAX_MISSING 8
 
-/* All JVM state; lock serialises the entry points and the VM events. */
+/* All JVM state; lock serialises the entry points and the VM events. It is
+ * recursive: the live and death hooks run under it and may set the class
+ * file hook, which takes it too. */
 static struct {
     pthread_mutex_t lock;
     JavaVM *jvm;
@@ -26,7 +28,7 @@ static struct {
     const char *missing[MAX_MISSING];
     size_t nmissing;
     jvmtiEventCallbacks callbacks;  /* as last given to SetEventCallbacks */
-} vm = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} vm = { .lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP };
 
 /* ---- messages ----------------------------------------------------------- */
 
@@ -206,6 +208,11 @@ const char *const *vm_missing_capabilities(size_t *n)
 {
     *n = vm.nmissing;
     return vm.missing;
+}
+
+const struct agent_opts *vm_options(void)
+{
+    return &vm.opts;
 }
 
 int vm_loads(void)
@@ -500,6 +507,14 @@ int vm_enter(JavaVM *jvm, const char *options, enum vm_entry how,
     pthread_mutex_lock(&vm.lock);
     vm.loads++;
     vm.opts.verbose |= opts.verbose;
+    if (opts.rewrite_all[0] != '\0') {
+        if (how != VM_ONLOAD) {
+            pthread_mutex_unlock(&vm.lock);
+            vm_log("rewrite-all is a startup option (-agentpath); not loaded");
+            return PROTO_RC_OPTIONS;
+        }
+        memcpy(vm.opts.rewrite_all, opts.rewrite_all, sizeof opts.rewrite_all);
+    }
     vm.jvm = jvm;
     if (vm.jvmti == NULL) {
         code = first_enter(how, hooks);

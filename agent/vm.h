@@ -9,6 +9,7 @@
 #include <jvmti.h>
 
 #include "err.h"
+#include "options.h"
 
 /* What the rest of the agent runs at the two ends of the JVM's life. */
 struct vm_hooks {
@@ -36,6 +37,9 @@ int vm_enter(JavaVM *jvm, const char *options, enum vm_entry how,
 
 /* Agent_OnUnload: runs hooks->death if it has not run. */
 void vm_leave(void);
+
+/* The options the agent was loaded with (merged over loads; borrowed). */
+const struct agent_opts *vm_options(void);
 
 /* How many times Agent_OnLoad/Agent_OnAttach entered this copy of the library. */
 int vm_loads(void);

@@ -1,0 +1,455 @@
+/* hier_jvmti.c — see hier_jvmti.h. */
+#include "hier_jvmti.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "classfile.h"
+#include "instrument.h"
+#include "vm.h"
+
+struct hier_class {
+    hj *owner;
+    jclass cls;                /* global ref */
+    jobject loader;            /* global ref, NULL = boot loader */
+    char *name;                /* internal name */
+    int flags;                 /* enum hier_flag */
+    int modifiable;            /* -1 until asked */
+    int have_supers;
+    hier_class *super;
+    hier_class **ifaces;
+    size_t n_ifaces;
+    hier_class **subs;
+    size_t n_subs, cap_subs;
+    int have_methods;
+    hier_method *methods;
+    size_t n_methods;
+    int have_bytes;
+    uint8_t *bytes;
+    size_t len;
+    hier_class *same_name;     /* hash chain */
+};
+
+struct hj {
+    JNIEnv *jni;
+    jvmtiEnv *jvmti;
+    hier_class *classes;
+    size_t n;
+    hier_class **buckets;
+    size_t n_buckets;
+    int tagged;                /* classes carry tag index + 1 */
+    int have_subs;
+};
+
+static unsigned long name_hash(const char *s)
+{
+    unsigned long h = 5381;
+
+    while (*s)
+        h = h * 33 + (unsigned char)*s++;
+    return h;
+}
+
+/* "Lcom/x/Y;" -> "com/x/Y"; NULL for arrays and primitives. */
+static char *internal_name(const char *sig)
+{
+    size_t n = strlen(sig);
+
+    if (n < 3 || sig[0] != 'L' || sig[n - 1] != ';')
+        return NULL;
+    return strndup(sig + 1, n - 2);
+}
+
+static jobject platform_loader(JNIEnv *jni)
+{
+    jclass cl = (*jni)->FindClass(jni, "java/lang/ClassLoader");
+    jmethodID m;
+    jobject loader = NULL;
+
+    if (cl == NULL) {
+        (*jni)->ExceptionClear(jni);
+        return NULL;
+    }
+    m = (*jni)->GetStaticMethodID(jni, cl, "getPlatformClassLoader", "()Ljava/lang/ClassLoader;");
+    if (m != NULL)
+        loader = (*jni)->CallStaticObjectMethod(jni, cl, m);
+    (*jni)->ExceptionClear(jni);
+    (*jni)->DeleteLocalRef(jni, cl);
+    return loader;
+}
+
+/* Fills c from the loaded class k (a local ref the caller frees). */
+static int describe(hj *h, hier_class *c, jclass k, jobject platform)
+{
+    jvmtiEnv *jvmti = h->jvmti;
+    JNIEnv *jni = h->jni;
+    char *sig = NULL;
+    jobject loader = NULL;
+    jint mods = 0;
+
+    if ((*jvmti)->GetClassSignature(jvmti, k, &sig, NULL) != JVMTI_ERROR_NONE)
+        return -1;
+    c->name = internal_name(sig);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+    if (c->name == NULL)
+        return -1;
+    if ((*jvmti)->GetClassLoader(jvmti, k, &loader) != JVMTI_ERROR_NONE)
+        loader = NULL;
+    if ((*jvmti)->GetClassModifiers(jvmti, k, &mods) == JVMTI_ERROR_NONE) {
+        if (mods & CF_ACC_INTERFACE)
+            c->flags |= HIER_INTERFACE;
+        else if (mods & CF_ACC_ABSTRACT)
+            c->flags |= HIER_ABSTRACT;
+    }
+    if (loader == NULL || (platform != NULL && (*jni)->IsSameObject(jni, loader, platform)))
+        c->flags |= HIER_JDK;
+    c->cls = (*jni)->NewGlobalRef(jni, k);
+    if (loader != NULL) {
+        c->loader = (*jni)->NewGlobalRef(jni, loader);
+        (*jni)->DeleteLocalRef(jni, loader);
+    }
+    c->modifiable = -1;
+    c->owner = h;
+    return c->cls != NULL ? 0 : -1;
+}
+
+hj *hj_new(JNIEnv *jni, mct_err *err)
+{
+    jvmtiEnv *jvmti = vm_jvmti();
+    hj *h = calloc(1, sizeof *h);
+    jclass *loaded = NULL;
+    jint n = 0, i;
+    jobject platform;
+    jvmtiError e;
+
+    if (h == NULL) {
+        mct_err_set(err, MCT_E_NOMEM, "out of memory reading the loaded classes");
+        return NULL;
+    }
+    h->jni = jni;
+    h->jvmti = jvmti;
+    e = (*jvmti)->GetLoadedClasses(jvmti, &n, &loaded);
+    if (e != JVMTI_ERROR_NONE) {
+        free(h);
+        mct_err_set(err, MCT_E_JVMTI, "GetLoadedClasses: %s", vm_jvmti_error_name(e));
+        return NULL;
+    }
+    platform = platform_loader(jni);
+    h->classes = calloc((size_t)n + 1, sizeof *h->classes);
+    h->n_buckets = 1;
+    while (h->n_buckets < (size_t)n * 2)
+        h->n_buckets *= 2;
+    h->buckets = calloc(h->n_buckets, sizeof *h->buckets);
+    h->tagged = 1;
+    for (i = 0; i < n; i++) {
+        hier_class *c = &h->classes[h->n];
+
+        if (h->classes != NULL && h->buckets != NULL && describe(h, c, loaded[i], platform) == 0) {
+            size_t b = name_hash(c->name) & (h->n_buckets - 1);
+
+            c->same_name = h->buckets[b];
+            h->buckets[b] = c;
+            if (h->tagged && (*jvmti)->SetTag(jvmti, c->cls, (jlong)h->n + 1) != JVMTI_ERROR_NONE)
+                h->tagged = 0;
+            h->n++;
+        } else if (h->classes != NULL) {
+            free(c->name);
+            memset(c, 0, sizeof *c);
+        }
+        (*jni)->DeleteLocalRef(jni, loaded[i]);
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)loaded);
+    if (platform != NULL)
+        (*jni)->DeleteLocalRef(jni, platform);
+    if (h->classes == NULL || h->buckets == NULL) {
+        hj_free(h);
+        mct_err_set(err, MCT_E_NOMEM, "out of memory reading %d loaded classes", (int)n);
+        return NULL;
+    }
+    return h;
+}
+
+void hj_free(hj *h)
+{
+    size_t i;
+
+    if (h == NULL)
+        return;
+    for (i = 0; i < h->n; i++) {
+        hier_class *c = &h->classes[i];
+        size_t k;
+
+        if (h->tagged)
+            (*h->jvmti)->SetTag(h->jvmti, c->cls, 0);
+        (*h->jni)->DeleteGlobalRef(h->jni, c->cls);
+        if (c->loader != NULL)
+            (*h->jni)->DeleteGlobalRef(h->jni, c->loader);
+        for (k = 0; k < c->n_methods; k++) {
+            free((char *)c->methods[k].name);
+            free((char *)c->methods[k].desc);
+        }
+        free(c->methods);
+        free(c->ifaces);
+        free(c->subs);
+        free(c->bytes);
+        free(c->name);
+    }
+    free(h->classes);
+    free(h->buckets);
+    free(h);
+}
+
+size_t hj_count(const hj *h)
+{
+    return h->n;
+}
+
+jclass hj_class(hier_class *c)
+{
+    return c->cls;
+}
+
+jobject hj_loader(hier_class *c)
+{
+    return c->loader;
+}
+
+/* The snapshot's entry for a class object, or NULL (loaded since). */
+static hier_class *identify(hj *h, jclass k)
+{
+    jlong tag = 0;
+    char *sig = NULL, *name;
+    hier_class *c, *found = NULL;
+
+    if (k == NULL)
+        return NULL;
+    if (h->tagged) {
+        if ((*h->jvmti)->GetTag(h->jvmti, k, &tag) == JVMTI_ERROR_NONE && tag > 0 && (size_t)tag <= h->n)
+            return &h->classes[tag - 1];
+        return NULL;
+    }
+    if ((*h->jvmti)->GetClassSignature(h->jvmti, k, &sig, NULL) != JVMTI_ERROR_NONE)
+        return NULL;
+    name = internal_name(sig);
+    (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)sig);
+    if (name == NULL)
+        return NULL;
+    for (c = h->buckets[name_hash(name) & (h->n_buckets - 1)]; c != NULL && found == NULL; c = c->same_name)
+        if (strcmp(c->name, name) == 0 && (*h->jni)->IsSameObject(h->jni, c->cls, k))
+            found = c;
+    free(name);
+    return found;
+}
+
+static void read_supers(hier_class *c)
+{
+    hj *h = c->owner;
+    jclass sup = NULL;
+    jclass *ifs = NULL;
+    jint n = 0, i;
+
+    if (c->have_supers)
+        return;
+    c->have_supers = 1;
+    if (!(c->flags & HIER_INTERFACE) && (sup = (*h->jni)->GetSuperclass(h->jni, c->cls)) != NULL) {
+        c->super = identify(h, sup);
+        (*h->jni)->DeleteLocalRef(h->jni, sup);
+    }
+    if ((*h->jvmti)->GetImplementedInterfaces(h->jvmti, c->cls, &n, &ifs) != JVMTI_ERROR_NONE)
+        return;
+    c->ifaces = calloc((size_t)n + 1, sizeof *c->ifaces);
+    for (i = 0; i < n; i++) {
+        hier_class *x = c->ifaces ? identify(h, ifs[i]) : NULL;
+
+        if (x != NULL)
+            c->ifaces[c->n_ifaces++] = x;
+        (*h->jni)->DeleteLocalRef(h->jni, ifs[i]);
+    }
+    (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)ifs);
+}
+
+static void add_sub(hier_class *parent, hier_class *child)
+{
+    if (parent->n_subs == parent->cap_subs) {
+        size_t cap = parent->cap_subs ? parent->cap_subs * 2 : 4;
+        hier_class **p = realloc(parent->subs, cap * sizeof *p);
+
+        if (p == NULL)
+            return;
+        parent->subs = p;
+        parent->cap_subs = cap;
+    }
+    parent->subs[parent->n_subs++] = child;
+}
+
+/* The reverse index, built at the first question about subtypes. */
+static void read_subtypes(hj *h)
+{
+    size_t i, k;
+
+    if (h->have_subs)
+        return;
+    h->have_subs = 1;
+    for (i = 0; i < h->n; i++) {
+        hier_class *c = &h->classes[i];
+
+        read_supers(c);
+        if (c->super != NULL)
+            add_sub(c->super, c);
+        for (k = 0; k < c->n_ifaces; k++)
+            add_sub(c->ifaces[k], c);
+    }
+}
+
+/* --- hier_ops ---------------------------------------------------------------------------- */
+
+static hier_class *op_find(void *ctx, const char *name, hier_class *from)
+{
+    hj *h = ctx;
+    hier_class *c, *jdk = NULL, *any = NULL;
+
+    for (c = h->buckets[name_hash(name) & (h->n_buckets - 1)]; c != NULL; c = c->same_name) {
+        if (strcmp(c->name, name) != 0)
+            continue;
+        if (from != NULL && (from->loader == NULL ? c->loader == NULL
+                                                  : c->loader != NULL &&
+                                                        (*h->jni)->IsSameObject(h->jni, c->loader, from->loader)))
+            return c;
+        if ((c->flags & HIER_JDK) && jdk == NULL)
+            jdk = c;
+        if (any == NULL)
+            any = c;
+    }
+    return jdk != NULL ? jdk : any;
+}
+
+static const char *op_name(void *ctx, hier_class *c)
+{
+    return c->name;
+}
+
+static int op_flags(void *ctx, hier_class *c)
+{
+    hj *h = ctx;
+
+    if (c->modifiable < 0) {
+        jboolean m = JNI_FALSE;
+
+        c->modifiable = (*h->jvmti)->IsModifiableClass(h->jvmti, c->cls, &m) == JVMTI_ERROR_NONE && m;
+        if (!c->modifiable)
+            c->flags |= HIER_UNMODIFIABLE;
+    }
+    return c->flags;
+}
+
+static hier_class *op_super(void *ctx, hier_class *c)
+{
+    read_supers(c);
+    return c->super;
+}
+
+static size_t op_interfaces(void *ctx, hier_class *c, hier_class *const **out)
+{
+    read_supers(c);
+    *out = c->ifaces;
+    return c->n_ifaces;
+}
+
+static size_t op_subtypes(void *ctx, hier_class *c, hier_class *const **out)
+{
+    read_subtypes(ctx);
+    *out = c->subs;
+    return c->n_subs;
+}
+
+static size_t op_methods(void *ctx, hier_class *c, const hier_method **out)
+{
+    hj *h = ctx;
+    jmethodID *ms = NULL;
+    jint n = 0, i;
+
+    if (!c->have_methods) {
+        c->have_methods = 1;
+        if ((*h->jvmti)->GetClassMethods(h->jvmti, c->cls, &n, &ms) == JVMTI_ERROR_NONE) {
+            c->methods = calloc((size_t)n + 1, sizeof *c->methods);
+            for (i = 0; i < n && c->methods != NULL; i++) {
+                char *name = NULL, *sig = NULL;
+                jint mods = 0;
+
+                if ((*h->jvmti)->GetMethodName(h->jvmti, ms[i], &name, &sig, NULL) == JVMTI_ERROR_NONE &&
+                    (*h->jvmti)->GetMethodModifiers(h->jvmti, ms[i], &mods) == JVMTI_ERROR_NONE) {
+                    hier_method *m = &c->methods[c->n_methods];
+
+                    m->name = strdup(name);
+                    m->desc = strdup(sig);
+                    m->access = (uint16_t)mods;
+                    if (m->name != NULL && m->desc != NULL) {
+                        c->n_methods++;
+                    } else {
+                        free((char *)m->name);
+                        free((char *)m->desc);
+                    }
+                }
+                (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)name);
+                (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)sig);
+            }
+            (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)ms);
+        }
+    }
+    *out = c->methods;
+    return c->n_methods;
+}
+
+static void op_prefetch(void *ctx, hier_class *const *cs, size_t n)
+{
+    hj *h = ctx;
+    jclass *classes = calloc(n + 1, sizeof *classes);
+    hier_class **who = calloc(n + 1, sizeof *who);
+    uint8_t **bytes = calloc(n + 1, sizeof *bytes);
+    size_t *lens = calloc(n + 1, sizeof *lens);
+    size_t i, k = 0;
+    mct_err err;
+
+    if (classes != NULL && who != NULL && bytes != NULL && lens != NULL) {
+        for (i = 0; i < n; i++) {
+            if (cs[i]->have_bytes)
+                continue;
+            cs[i]->have_bytes = 1;
+            who[k] = cs[i];
+            classes[k++] = cs[i]->cls;
+        }
+        if (k > 0 && inst_capture(h->jni, classes, k, bytes, lens, &err) == 0) {
+            for (i = 0; i < k; i++) {
+                who[i]->bytes = bytes[i];
+                who[i]->len = lens[i];
+            }
+        }
+    }
+    free(classes);
+    free(who);
+    free(bytes);
+    free(lens);
+}
+
+static int op_bytes(void *ctx, hier_class *c, const uint8_t **data, size_t *len, mct_err *err)
+{
+    if (!c->have_bytes)
+        op_prefetch(ctx, &c, 1);
+    if (c->bytes == NULL)
+        return mct_err_set(err, MCT_E_JVMTI, "the JVM did not hand over the bytes of %s", c->name);
+    *data = c->bytes;
+    *len = c->len;
+    return 0;
+}
+
+const hier_ops hj_ops = {
+    .find = op_find,
+    .name = op_name,
+    .flags = op_flags,
+    .super = op_super,
+    .interfaces = op_interfaces,
+    .subtypes = op_subtypes,
+    .methods = op_methods,
+    .bytes = op_bytes,
+    .prefetch = op_prefetch,
+};

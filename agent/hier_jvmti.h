@@ -1,0 +1,32 @@
+/* hier_jvmti.h — the planner's hierarchy (hier.h) over JVMTI: a snapshot of
+ * the loaded classes taken when planning starts. Supertypes, subtypes and
+ * declared methods are read on first use; class bytes come from one capture
+ * retransformation per batch (instrument.h). Classes are identified by JVMTI
+ * tags while the snapshot lives; hj_free clears them. */
+#ifndef MCT_HIER_JVMTI_H
+#define MCT_HIER_JVMTI_H
+
+#include <jni.h>
+
+#include "err.h"
+#include "hier.h"
+
+typedef struct hj hj;
+
+extern const hier_ops hj_ops;
+
+/* Takes the snapshot (jni is the calling thread's); NULL with err set. */
+hj *hj_new(JNIEnv *jni, mct_err *err);
+
+/* Clears the tags and frees the snapshot. */
+void hj_free(hj *h);
+
+/* The class object (a global ref owned by the snapshot) and its defining
+ * loader (NULL for the boot loader) of a class of the snapshot. */
+jclass hj_class(hier_class *c);
+jobject hj_loader(hier_class *c);
+
+/* How many classes the snapshot holds. */
+size_t hj_count(const hj *h);
+
+#endif

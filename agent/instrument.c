@@ -1,0 +1,608 @@
+/* instrument.c — see instrument.h. */
+#include "instrument.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classfile.h"
+#include "methods.h"
+#include "probe.h"
+#include "rewrite.h"
+#include "vm.h"
+
+struct imethod {
+    char *name, *desc;
+    int32_t id;
+    int root;
+    inst_outcome *out;
+    struct imethod *next;
+};
+
+struct iclass {
+    char *name;                /* internal name */
+    jobject loader;            /* global ref, NULL = boot loader */
+    int any_loader;
+    struct imethod *methods;
+    int rewritten;             /* the JVM runs our bytes (or is about to) */
+    jclass cls;                /* global ref, once known */
+    struct iclass *next;       /* hash chain */
+    struct iclass *all;        /* every class of the table */
+};
+
+#define N_BUCKETS 1024
+
+/* Recursive: what the hook calls (AddModuleReads runs Java code) may load a
+ * class, which enters the hook again on the same thread. */
+static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static struct iclass *buckets[N_BUCKETS];
+static struct iclass *all_classes;
+static atomic_size_t n_rewritten;
+static jobject probe_module;         /* global ref: the boot loader's unnamed module */
+
+/* The capture in progress (one at a time: the session thread's). */
+static struct {
+    jclass *classes;
+    char **names;
+    uint8_t **bytes;
+    size_t *lens;
+    size_t n;
+} cap;
+
+static inst_load_cb load_cb;
+static void *load_arg;
+static inst_match_cb diag_match;
+static void *diag_arg;
+static _Atomic uint64_t diag_classes, diag_methods, diag_skipped, diag_bad;
+
+static unsigned bucket(const char *name)
+{
+    unsigned h = 5381;
+
+    while (*name)
+        h = h * 33 + (unsigned char)*name++;
+    return h & (N_BUCKETS - 1);
+}
+
+static int same_loader(JNIEnv *jni, jobject a, jobject b)
+{
+    if (a == NULL || b == NULL)
+        return a == b;
+    return (*jni)->IsSameObject(jni, a, b);
+}
+
+/* The table entry for (name, loader), or NULL; the lock is held. */
+static struct iclass *find_class(JNIEnv *jni, const char *name, jobject loader)
+{
+    struct iclass *c;
+
+    for (c = buckets[bucket(name)]; c != NULL; c = c->next)
+        if (strcmp(c->name, name) == 0 && (c->any_loader || same_loader(jni, c->loader, loader)))
+            return c;
+    return NULL;
+}
+
+int inst_add_locked(JNIEnv *jni, const char *cls, jobject loader, int any_loader, const char *name,
+                    const char *desc, int32_t id, int root, inst_outcome *out, mct_err *err)
+{
+    struct iclass *c = find_class(jni, cls, loader);
+    struct imethod *m;
+
+    if (c == NULL) {
+        c = calloc(1, sizeof *c);
+        if (c == NULL || (c->name = strdup(cls)) == NULL) {
+            free(c);
+            return mct_err_set(err, MCT_E_NOMEM, "out of memory adding %s", cls);
+        }
+        if (loader != NULL && (c->loader = (*jni)->NewGlobalRef(jni, loader)) == NULL) {
+            free(c->name);
+            free(c);
+            return mct_err_set(err, MCT_E_NOMEM, "out of memory adding %s", cls);
+        }
+        c->any_loader = any_loader;
+        c->next = buckets[bucket(cls)];
+        buckets[bucket(cls)] = c;
+        c->all = all_classes;
+        all_classes = c;
+    }
+    m = calloc(1, sizeof *m);
+    if (m == NULL || (m->name = strdup(name)) == NULL || (m->desc = strdup(desc)) == NULL) {
+        if (m != NULL)
+            free(m->name);
+        free(m);
+        return mct_err_set(err, MCT_E_NOMEM, "out of memory adding %s.%s", cls, name);
+    }
+    m->id = id;
+    m->root = root;
+    m->out = out;
+    out->status = INST_WAITING;
+    out->reason[0] = '\0';
+    m->next = c->methods;
+    c->methods = m;
+    return 0;
+}
+
+int inst_add(JNIEnv *jni, const char *cls, jobject loader, int any_loader, const char *name,
+             const char *desc, int32_t id, int root, inst_outcome *out, mct_err *err)
+{
+    int rc;
+
+    pthread_mutex_lock(&lock);
+    rc = inst_add_locked(jni, cls, loader, any_loader, name, desc, id, root, out, err);
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+/* --- the hook --------------------------------------------------------------------------- */
+
+/* Hands new class bytes to the JVM in memory it allocated. */
+static int give(jvmtiEnv *jvmti, const uint8_t *data, size_t len, jint *new_len, unsigned char **new_data)
+{
+    unsigned char *p;
+
+    if ((*jvmti)->Allocate(jvmti, (jlong)len, &p) != JVMTI_ERROR_NONE)
+        return -1;
+    memcpy(p, data, len);
+    *new_len = (jint)len;
+    *new_data = p;
+    return 0;
+}
+
+/* Classes of named modules must read the probe class's module (the boot
+ * loader's unnamed one), or calling the probes fails with an access error. */
+static void add_read(jvmtiEnv *jvmti, JNIEnv *jni, jobject loader, const char *name)
+{
+    char pkg[1024];
+    const char *slash = strrchr(name, '/');
+    jobject module = NULL;
+    size_t n;
+
+    if (probe_module == NULL || slash == NULL || (n = (size_t)(slash - name)) >= sizeof pkg)
+        return;
+    memcpy(pkg, name, n);
+    pkg[n] = '\0';
+    if ((*jvmti)->GetNamedModule(jvmti, loader, pkg, &module) == JVMTI_ERROR_NONE && module != NULL) {
+        jvmtiError e = (*jvmti)->AddModuleReads(jvmti, module, probe_module);
+
+        if (e != JVMTI_ERROR_NONE)
+            vm_debug("AddModuleReads for %s: %s", name, vm_jvmti_error_name(e));
+        (*jni)->DeleteLocalRef(jni, module);
+    }
+}
+
+/* Records what became of a method; the session may read it from another
+ * thread, so the status is published after the reason. Long reasons are cut. */
+static void set_outcome(inst_outcome *o, int status, const char *reason)
+{
+    size_t n = reason ? strnlen(reason, sizeof o->reason - 1) : 0;
+
+    memcpy(o->reason, reason ? reason : "", n);
+    o->reason[n] = '\0';
+    __atomic_store_n(&o->status, status, __ATOMIC_RELEASE);
+}
+
+/* Rewrites class c from data; the lock is held. Returns 1 if new bytes were
+ * handed to the JVM. */
+static int rewrite_class(jvmtiEnv *jvmti, JNIEnv *jni, struct iclass *c, jclass redefined,
+                         jobject loader, const uint8_t *data, size_t len, jint *new_len,
+                         unsigned char **new_data)
+{
+    mct_err err;
+    cf_class *cf = cf_parse(data, len, &err);
+    rw_target *targets = NULL;
+    rw_outcome *outcomes = NULL;
+    struct imethod **who = NULL;
+    struct imethod *m;
+    size_t n = 0, k;
+    uint8_t *out = NULL;
+    size_t out_len = 0;
+    int given = 0;
+
+    for (m = c->methods; m != NULL; m = m->next)
+        n++;
+    if (cf == NULL) {
+        for (m = c->methods; m != NULL; m = m->next)
+            set_outcome(m->out, INST_SKIPPED, err.msg);
+        return 0;
+    }
+    targets = calloc(n, sizeof *targets);
+    outcomes = calloc(n, sizeof *outcomes);
+    who = calloc(n, sizeof *who);
+    if (targets == NULL || outcomes == NULL || who == NULL)
+        goto out;
+    n = 0;
+    for (m = c->methods; m != NULL; m = m->next) {
+        const cf_member *cm = cf_find_method(cf, m->name, m->desc);
+
+        if (cm == NULL) {
+            set_outcome(m->out, INST_SKIPPED, "the loaded class has no such method");
+            continue;
+        }
+        targets[n].method = (uint16_t)(cm - cf->methods);
+        targets[n].id = m->id;
+        targets[n].probes = probe_methods(m->root);
+        who[n++] = m;
+    }
+    if (n == 0)
+        goto out;
+    if (rw_rewrite(cf, targets, n, outcomes, &out, &out_len, &err) < 0) {
+        for (k = 0; k < n; k++)
+            set_outcome(who[k]->out, INST_SKIPPED, err.msg);
+        goto out;
+    }
+    if (out != NULL && give(jvmti, out, out_len, new_len, new_data) == 0) {
+        given = 1;
+        add_read(jvmti, jni, loader, c->name);
+        if (!c->rewritten) {
+            c->rewritten = 1;
+            atomic_fetch_add(&n_rewritten, 1);
+        }
+        if (c->cls == NULL && redefined != NULL)
+            c->cls = (*jni)->NewGlobalRef(jni, redefined);
+    }
+    for (k = 0; k < n; k++) {
+        if (outcomes[k].status == RW_REWRITTEN && given)
+            set_outcome(who[k]->out, INST_DONE, NULL);
+        else
+            set_outcome(who[k]->out, INST_SKIPPED,
+                        outcomes[k].status == RW_REWRITTEN ? "out of memory" : outcomes[k].reason);
+    }
+out:
+    free(out);
+    free(targets);
+    free(outcomes);
+    free(who);
+    cf_free(cf);
+    return given;
+}
+
+/* The diagnostic mode: every method with code, numbered on the fly. */
+static void rewrite_all(jvmtiEnv *jvmti, JNIEnv *jni, jobject loader, const char *name,
+                        const uint8_t *data, size_t len, jint *new_len, unsigned char **new_data)
+{
+    mct_err err;
+    cf_class *cf = cf_parse(data, len, &err);
+    rw_target *targets;
+    rw_outcome *outcomes;
+    uint8_t *out = NULL;
+    size_t out_len, n = 0, k;
+    uint16_t i;
+
+    if (cf == NULL) {
+        atomic_fetch_add(&diag_bad, 1);
+        vm_log("cannot parse %s: %s", name, err.msg);
+        return;
+    }
+    targets = calloc(cf->n_methods + 1u, sizeof *targets);
+    outcomes = calloc(cf->n_methods + 1u, sizeof *outcomes);
+    if (targets != NULL && outcomes != NULL) {
+        for (i = 0; i < cf->n_methods; i++) {
+            int32_t id;
+
+            if (cf->methods[i].code == NULL)
+                continue;
+            id = mt_add(name, cf->methods[i].name, cf->methods[i].desc, 0, 0, &err);
+            if (id < 0)
+                break;
+            targets[n].method = i;
+            targets[n].id = id;
+            targets[n].probes = probe_methods(0);
+            n++;
+        }
+        if (n > 0 && rw_rewrite(cf, targets, n, outcomes, &out, &out_len, &err) == 0 && out != NULL &&
+            give(jvmti, out, out_len, new_len, new_data) == 0) {
+            add_read(jvmti, jni, loader, name);
+            atomic_fetch_add(&diag_classes, 1);
+            for (k = 0; k < n; k++) {
+                if (outcomes[k].status == RW_REWRITTEN) {
+                    atomic_fetch_add(&diag_methods, 1);
+                } else {
+                    atomic_fetch_add(&diag_skipped, 1);
+                    vm_debug("skipped %s.%s%s: %s", name, cf->methods[targets[k].method].name,
+                             cf->methods[targets[k].method].desc, outcomes[k].reason);
+                }
+            }
+        } else if (n > 0) {
+            atomic_fetch_add(&diag_bad, 1);
+            vm_log("cannot rewrite %s: %s", name, out == NULL ? "no method rewritten" : err.msg);
+        }
+    }
+    free(out);
+    free(targets);
+    free(outcomes);
+    cf_free(cf);
+}
+
+/* Copies the bytes of a class being captured, if it is one. */
+static void capture_one(JNIEnv *jni, jclass redefined, const char *name, const uint8_t *data, size_t len)
+{
+    size_t i;
+
+    for (i = 0; i < cap.n; i++) {
+        if (cap.bytes[i] != NULL || strcmp(cap.names[i], name) != 0 ||
+            !(*jni)->IsSameObject(jni, cap.classes[i], redefined))
+            continue;
+        cap.bytes[i] = malloc(len);
+        if (cap.bytes[i] != NULL) {
+            memcpy(cap.bytes[i], data, len);
+            cap.lens[i] = len;
+        }
+        return;
+    }
+}
+
+static void JNICALL hook(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined, jobject loader,
+                         const char *name, jobject pd, jint len, const unsigned char *data,
+                         jint *new_len, unsigned char **new_data)
+{
+    struct iclass *c;
+
+    if (name == NULL || len <= 0 || probe_class() == NULL)
+        return;
+    pthread_mutex_lock(&lock);
+    if (redefined != NULL && cap.n > 0)
+        capture_one(jni, redefined, name, data, (size_t)len);
+    c = find_class(jni, name, loader);
+    if (c == NULL && redefined == NULL && load_cb != NULL) {
+        load_cb(name, loader, data, (size_t)len, load_arg);
+        c = find_class(jni, name, loader);
+    }
+    if (c != NULL)
+        rewrite_class(jvmti, jni, c, redefined, loader, data, (size_t)len, new_len, new_data);
+    else if (redefined == NULL && diag_match != NULL && diag_match(name, diag_arg))
+        rewrite_all(jvmti, jni, loader, name, data, (size_t)len, new_len, new_data);
+    pthread_mutex_unlock(&lock);
+}
+
+int inst_init(JNIEnv *jni, mct_err *err)
+{
+    jvmtiEnv *jvmti = vm_jvmti();
+    jclass pc = probe_class();
+
+    if (probe_module == NULL && pc != NULL) {
+        jobject m = (*jni)->GetModule(jni, pc);
+
+        if (m != NULL) {
+            probe_module = (*jni)->NewGlobalRef(jni, m);
+            (*jni)->DeleteLocalRef(jni, m);
+        }
+    }
+    if (jvmti == NULL)
+        return mct_err_set(err, MCT_E_JVMTI, "no JVMTI environment");
+    return vm_set_class_hook(hook, err);
+}
+
+void inst_set_load_callback(inst_load_cb cb, void *arg)
+{
+    pthread_mutex_lock(&lock);
+    load_cb = cb;
+    load_arg = arg;
+    pthread_mutex_unlock(&lock);
+}
+
+void inst_set_rewrite_all(inst_match_cb match, void *arg)
+{
+    pthread_mutex_lock(&lock);
+    diag_match = match;
+    diag_arg = arg;
+    pthread_mutex_unlock(&lock);
+}
+
+void inst_diag_counts(uint64_t *classes, uint64_t *methods, uint64_t *skipped, uint64_t *bad)
+{
+    *classes = atomic_load(&diag_classes);
+    *methods = atomic_load(&diag_methods);
+    *skipped = atomic_load(&diag_skipped);
+    *bad = atomic_load(&diag_bad);
+}
+
+size_t inst_rewritten_classes(void)
+{
+    return atomic_load(&n_rewritten);
+}
+
+/* --- retransformation ------------------------------------------------------------------- */
+
+/* Marks the methods of the table class of k as refused by the JVM; the
+ * class runs its original code. */
+static void refused(JNIEnv *jni, jclass k, jvmtiError e)
+{
+    struct iclass *c;
+    char reason[160];
+
+    snprintf(reason, sizeof reason, "the JVM refused the rewritten class: %s", vm_jvmti_error_name(e));
+    pthread_mutex_lock(&lock);
+    for (c = all_classes; c != NULL; c = c->all) {
+        struct imethod *m;
+
+        if (c->cls == NULL || !(*jni)->IsSameObject(jni, c->cls, k))
+            continue;
+        for (m = c->methods; m != NULL; m = m->next)
+            set_outcome(m->out, INST_FAILED, reason);
+        if (c->rewritten) {
+            c->rewritten = 0;
+            atomic_fetch_sub(&n_rewritten, 1);
+        }
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+int inst_retransform(JNIEnv *jni, jclass *classes, size_t n, mct_err *err)
+{
+    jvmtiEnv *jvmti = vm_jvmti();
+    jvmtiError e;
+    size_t i;
+
+    if (n == 0)
+        return 0;
+    e = (*jvmti)->RetransformClasses(jvmti, (jint)n, classes);
+    if (e == JVMTI_ERROR_NONE)
+        return 0;
+    if (e == JVMTI_ERROR_MUST_POSSESS_CAPABILITY || e == JVMTI_ERROR_WRONG_PHASE)
+        return mct_err_set(err, MCT_E_JVMTI, "RetransformClasses: %s", vm_jvmti_error_name(e));
+    for (i = 0; i < n; i++) {
+        e = (*jvmti)->RetransformClasses(jvmti, 1, &classes[i]);
+        if (e != JVMTI_ERROR_NONE)
+            refused(jni, classes[i], e);
+    }
+    return 0;
+}
+
+/* The loaded classes of the table that were rewritten at load time, found
+ * by name and loader among the loaded classes. */
+static void find_load_time_classes(JNIEnv *jni, jvmtiEnv *jvmti, struct iclass *list)
+{
+    jint n = 0, i;
+    jclass *loaded = NULL;
+    struct iclass *c;
+    int missing = 0;
+
+    for (c = list; c != NULL; c = c->all)
+        missing |= c->rewritten && c->cls == NULL;
+    if (!missing || (*jvmti)->GetLoadedClasses(jvmti, &n, &loaded) != JVMTI_ERROR_NONE)
+        return;
+    for (i = 0; i < n; i++) {
+        char *sig = NULL;
+        jobject loader = NULL;
+
+        if ((*jvmti)->GetClassSignature(jvmti, loaded[i], &sig, NULL) == JVMTI_ERROR_NONE && sig[0] == 'L') {
+            size_t len = strlen(sig);
+
+            sig[len - 1] = '\0';
+            (*jvmti)->GetClassLoader(jvmti, loaded[i], &loader);
+            for (c = list; c != NULL; c = c->all)
+                if (c->rewritten && c->cls == NULL && strcmp(c->name, sig + 1) == 0 &&
+                    (c->any_loader || same_loader(jni, c->loader, loader)))
+                    c->cls = (*jni)->NewGlobalRef(jni, loaded[i]);
+            if (loader != NULL)
+                (*jni)->DeleteLocalRef(jni, loader);
+        }
+        if (sig != NULL)
+            (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+        (*jni)->DeleteLocalRef(jni, loaded[i]);
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)loaded);
+}
+
+static void free_class(JNIEnv *jni, struct iclass *c)
+{
+    struct imethod *m, *next;
+
+    for (m = c->methods; m != NULL; m = next) {
+        next = m->next;
+        free(m->name);
+        free(m->desc);
+        free(m);
+    }
+    if (c->loader != NULL)
+        (*jni)->DeleteGlobalRef(jni, c->loader);
+    if (c->cls != NULL)
+        (*jni)->DeleteGlobalRef(jni, c->cls);
+    free(c->name);
+    free(c);
+}
+
+int inst_restore(JNIEnv *jni, mct_err *err)
+{
+    jvmtiEnv *jvmti = vm_jvmti();
+    struct iclass *list, *c, *next;
+    jclass *classes;
+    size_t n = 0, failed = 0, i;
+    int rc = 0;
+
+    pthread_mutex_lock(&lock);
+    list = all_classes;
+    all_classes = NULL;
+    memset(buckets, 0, sizeof buckets);
+    pthread_mutex_unlock(&lock);
+
+    find_load_time_classes(jni, jvmti, list);
+    for (c = list; c != NULL; c = c->all)
+        n += c->rewritten && c->cls != NULL;
+    classes = calloc(n + 1, sizeof *classes);
+    if (classes == NULL) {
+        rc = mct_err_set(err, MCT_E_NOMEM, "out of memory restoring %zu classes", n);
+    } else {
+        n = 0;
+        for (c = list; c != NULL; c = c->all)
+            if (c->rewritten && c->cls != NULL)
+                classes[n++] = c->cls;
+        if (n > 0 && (*jvmti)->RetransformClasses(jvmti, (jint)n, classes) != JVMTI_ERROR_NONE) {
+            for (i = 0; i < n; i++)
+                failed += (*jvmti)->RetransformClasses(jvmti, 1, &classes[i]) != JVMTI_ERROR_NONE;
+        }
+        free(classes);
+        if (failed > 0)
+            rc = mct_err_set(err, MCT_E_JVMTI, "%zu of %zu classes could not be restored", failed, n);
+    }
+    for (c = list; c != NULL; c = next) {
+        next = c->all;
+        if (c->rewritten)
+            atomic_fetch_sub(&n_rewritten, 1);
+        free_class(jni, c);
+    }
+    return rc;
+}
+
+/* --- capture -------------------------------------------------------------------------------- */
+
+int inst_capture(JNIEnv *jni, jclass *classes, size_t n, uint8_t **bytes, size_t *lens, mct_err *err)
+{
+    jvmtiEnv *jvmti = vm_jvmti();
+    char **names = calloc(n + 1, sizeof *names);
+    jvmtiError e = JVMTI_ERROR_NONE;
+    size_t i;
+    int rc = 0;
+
+    if (names == NULL)
+        return mct_err_set(err, MCT_E_NOMEM, "out of memory capturing %zu classes", n);
+    for (i = 0; i < n; i++) {
+        char *sig = NULL;
+
+        bytes[i] = NULL;
+        lens[i] = 0;
+        if ((*jvmti)->GetClassSignature(jvmti, classes[i], &sig, NULL) == JVMTI_ERROR_NONE && sig[0] == 'L') {
+            names[i] = strndup(sig + 1, strlen(sig) - 2);
+        }
+        if (sig != NULL)
+            (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+        if (names[i] == NULL)
+            names[i] = strdup("");
+    }
+    pthread_mutex_lock(&lock);
+    cap.classes = classes;
+    cap.names = names;
+    cap.bytes = bytes;
+    cap.lens = lens;
+    cap.n = n;
+    pthread_mutex_unlock(&lock);
+    if (n > 0)
+        e = (*jvmti)->RetransformClasses(jvmti, (jint)n, classes);
+    pthread_mutex_lock(&lock);
+    cap.n = 0;
+    pthread_mutex_unlock(&lock);
+    if (e != JVMTI_ERROR_NONE) {
+        /* A class the JVM will not hand over spoils the batch: go one by one. */
+        for (i = 0; i < n; i++) {
+            if (bytes[i] != NULL)
+                continue;
+            pthread_mutex_lock(&lock);
+            cap.classes = &classes[i];
+            cap.names = &names[i];
+            cap.bytes = &bytes[i];
+            cap.lens = &lens[i];
+            cap.n = 1;
+            pthread_mutex_unlock(&lock);
+            (*jvmti)->RetransformClasses(jvmti, 1, &classes[i]);
+            pthread_mutex_lock(&lock);
+            cap.n = 0;
+            pthread_mutex_unlock(&lock);
+        }
+    }
+    for (i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return rc;
+}

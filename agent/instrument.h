@@ -1,0 +1,90 @@
+/* instrument.h — what the ClassFileLoadHook does, and retransformation.
+ *
+ * The module keeps a table of classes to instrument, each with the methods
+ * (name, descriptor, number, entry or not) to give probes. The hook rewrites
+ * a class of the table whenever the JVM hands it over: when the session
+ * retransforms it, and when a class of the table loads later. It also
+ * captures the current bytes of classes for the planner. Restoring is
+ * emptying the table and retransforming again: retransformation starts from
+ * the class's original bytes, so the JVM gets them back unchanged.
+ *
+ * The table is locked; the hook may run on any thread. Functions that
+ * retransform must not be called from the hook. */
+#ifndef MCT_INSTRUMENT_H
+#define MCT_INSTRUMENT_H
+
+#include <jni.h>
+#include <jvmti.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "rewrite.h"
+
+enum inst_status {
+    INST_WAITING = 0,   /* not rewritten yet (its class has not come by) */
+    INST_DONE,          /* the JVM runs the rewritten method */
+    INST_SKIPPED,       /* the rewriter left it alone; reason says why */
+    INST_FAILED         /* the JVM refused the rewritten class; reason says why */
+};
+
+/* The outcome of one method; `reason` is NUL-terminated. */
+typedef struct inst_outcome {
+    int status;         /* enum inst_status */
+    char reason[160];
+} inst_outcome;
+
+/* Installs the hook (it stays installed; an empty table makes it a no-op).
+ * jni is the caller's. */
+int inst_init(JNIEnv *jni, mct_err *err);
+
+/* Adds a method to instrument in class `cls` (internal name) of `loader`
+ * (a JNI reference the table copies; NULL = the boot loader, or any loader
+ * when any_loader). The outcome is written to *out when the class is
+ * rewritten (out must stay valid until inst_clear). */
+int inst_add(JNIEnv *jni, const char *cls, jobject loader, int any_loader, const char *name,
+             const char *desc, int32_t id, int root, inst_outcome *out, mct_err *err);
+
+/* Retransforms n classes so the hook rewrites them. When the JVM refuses the
+ * batch (one bad class fails it all), retries one by one, marks the methods
+ * of a refused class INST_FAILED with the JVMTI error, and leaves that class
+ * unchanged. Returns 0, or -1 when retransformation itself is unusable. */
+int inst_retransform(JNIEnv *jni, jclass *classes, size_t n, mct_err *err);
+
+/* Forgets the table; then retransforms the classes that were rewritten, so
+ * that the JVM runs their original bytes. Returns 0 or -1 (what could not be
+ * restored is named in err). */
+int inst_restore(JNIEnv *jni, mct_err *err);
+
+/* How many classes the JVM runs rewritten now. */
+size_t inst_rewritten_classes(void);
+
+/* Fetches the current class file bytes of n loaded classes with one
+ * retransformation that changes nothing; bytes[i]/lens[i] are malloc'd copies
+ * the caller frees (NULL when the JVM did not hand a class over). */
+int inst_capture(JNIEnv *jni, jclass *classes, size_t n, uint8_t **bytes, size_t *lens,
+                 mct_err *err);
+
+/* A class that loads later and is not in the table is offered here first
+ * (while a session runs): the callback may add methods for it with
+ * inst_add_pending (not inst_add: the table is locked) and they are
+ * rewritten at once. data is the class file. */
+typedef void (*inst_load_cb)(const char *name, jobject loader, const uint8_t *data, size_t len,
+                             void *arg);
+void inst_set_load_callback(inst_load_cb cb, void *arg);
+
+/* For the load callback only: as inst_add, without taking the lock. */
+int inst_add_locked(JNIEnv *jni, const char *cls, jobject loader, int any_loader, const char *name,
+                    const char *desc, int32_t id, int root, inst_outcome *out, mct_err *err);
+
+/* The diagnostic mode: rewrite every method of every class whose internal
+ * name matches (the callback) as it loads, with the plain probes; the
+ * numbers are handed out from the method table. */
+typedef int (*inst_match_cb)(const char *internal_name, void *arg);
+void inst_set_rewrite_all(inst_match_cb match, void *arg);
+
+/* Counts of the diagnostic mode: classes and methods rewritten, methods the
+ * rewriter skipped, classes it could not parse. */
+void inst_diag_counts(uint64_t *classes, uint64_t *methods, uint64_t *skipped, uint64_t *bad);
+
+#endif

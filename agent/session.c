@@ -1,0 +1,764 @@
+/* session.c — see session.h. */
+#include "session.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "diag.h"
+#include "hier_jvmti.h"
+#include "instrument.h"
+#include "methods.h"
+#include "planner.h"
+#include "probe.h"
+#include "proto.h"
+#include "server.h"
+#include "tree.h"
+#include "vm.h"
+
+/* One planned method and what became of it. */
+struct smethod {
+    const plan_method *pm;
+    int32_t id;                /* -1 when not numbered (excluded) */
+    inst_outcome out;
+};
+
+struct session {
+    uint32_t gen;
+    int fd;
+    pthread_mutex_t wlock;     /* one writer on fd at a time */
+    json_t *req;
+    long long client_pid;
+    /* the request */
+    const char *cls, *method, *desc, *regex;
+    int depth, include_jdk, plan_only, verbose;
+    uint64_t min_ns, count;
+    /* the plan */
+    plan *plan;
+    struct smethod *methods;
+    size_t n_methods;
+    double plan_ms, instrument_ms;
+    size_t loaded_classes;
+    /* the run */
+    int64_t started_ns;
+    uint64_t seq;              /* of the last call sent */
+    uint64_t calls, printed, filtered, dropped_base;
+    uint64_t last_status_ns;
+    const char *end_reason;
+    char end_detail[256];
+    int death_told;
+    clock_cal cal;
+    probe_ev *scratch;
+    size_t scratch_cap;
+    jmethodID thread_id;
+};
+
+static pthread_mutex_t slock = PTHREAD_MUTEX_INITIALIZER;
+static struct session *current;
+static uint32_t next_gen = 1;
+static double probe_ticks = -1;  /* measured once per agent */
+
+static uint64_t now_ns(void)
+{
+    return clock_monotonic_ns();
+}
+
+static int64_t wall_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* "com/shop/Cart" -> "com.shop.Cart" into buf. */
+static const char *dotted(const char *internal, char *buf, size_t size)
+{
+    size_t i;
+
+    for (i = 0; internal[i] != '\0' && i + 1 < size; i++)
+        buf[i] = internal[i] == '/' ? '.' : internal[i];
+    buf[i] = '\0';
+    return buf;
+}
+
+/* --- writing to the client ----------------------------------------------------------- */
+
+/* Sends msg (stolen); on failure the session ends: the client is gone. */
+static int send_msg(struct session *s, json_t *msg)
+{
+    mct_err err;
+    int rc;
+
+    if (msg == NULL)
+        return -1;
+    pthread_mutex_lock(&s->wlock);
+    rc = s->fd >= 0 ? proto_write(s->fd, msg, &err) : -1;
+    pthread_mutex_unlock(&s->wlock);
+    json_decref(msg);
+    if (rc < 0 && s->end_reason == NULL)
+        s->end_reason = "client_gone";
+    return rc;
+}
+
+static enum proto_code proto_code_of(int code)
+{
+    switch (code) {
+    case MCT_E_NO_CLASS: return PROTO_ERR_CLASS_NOT_LOADED;
+    case MCT_E_NO_METHOD: return PROTO_ERR_METHOD_NOT_FOUND;
+    case MCT_E_BAD_REGEX: return PROTO_ERR_BAD_REGEX;
+    case MCT_E_NOTHING: return PROTO_ERR_NOTHING_INSTRUMENTABLE;
+    case MCT_E_BUSY: return PROTO_ERR_BUSY;
+    case MCT_E_ARG: return PROTO_ERR_BAD_REQUEST;
+    case MCT_E_UNSUPPORTED: return PROTO_ERR_UNSUPPORTED;
+    default: return PROTO_ERR_INTERNAL;
+    }
+}
+
+static void send_error(struct session *s, const mct_err *err)
+{
+    send_msg(s, proto_error_new(proto_code_of(err->code), "%s", err->msg));
+}
+
+/* --- the plan -------------------------------------------------------------------------- */
+
+static const char *status_name(const struct smethod *m)
+{
+    switch (m->pm->status) {
+    case PLAN_EXCLUDED:
+        return "excluded";
+    case PLAN_PENDING:
+        if (__atomic_load_n(&m->out.status, __ATOMIC_ACQUIRE) == INST_WAITING)
+            return "pending";
+        break;
+    default:
+        break;
+    }
+    switch (__atomic_load_n(&m->out.status, __ATOMIC_ACQUIRE)) {
+    case INST_DONE: return "instrumented";
+    case INST_SKIPPED: return "skipped";
+    case INST_FAILED: return "failed";
+    default: return m->id < 0 ? "planned" : "waiting";
+    }
+}
+
+/* Counts of the methods by status name. */
+struct tally {
+    size_t instrumented, pending, skipped, failed, excluded, planned;
+};
+
+static struct tally tally(const struct session *s)
+{
+    struct tally t = {0};
+    size_t i;
+
+    for (i = 0; i < s->n_methods; i++) {
+        const char *st = status_name(&s->methods[i]);
+
+        if (strcmp(st, "instrumented") == 0)
+            t.instrumented++;
+        else if (strcmp(st, "pending") == 0)
+            t.pending++;
+        else if (strcmp(st, "excluded") == 0)
+            t.excluded++;
+        else if (strcmp(st, "failed") == 0)
+            t.failed++;
+        else if (strcmp(st, "planned") == 0)
+            t.planned++;
+        else
+            t.skipped++;
+    }
+    return t;
+}
+
+static json_t *plan_json(struct session *s)
+{
+    json_t *methods = json_array();
+    struct tally t = tally(s);
+    char cls[1024];
+    size_t i;
+
+    if (methods == NULL)
+        return NULL;
+    for (i = 0; i < s->n_methods; i++) {
+        const struct smethod *m = &s->methods[i];
+        const char *st = status_name(m);
+        const char *reason = m->pm->status == PLAN_EXCLUDED ? m->pm->reason
+                             : (strcmp(st, "skipped") == 0 || strcmp(st, "failed") == 0) ? m->out.reason
+                             : m->pm->reason;
+        json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:s, s:b}", "class",
+                              dotted(m->pm->class_name, cls, sizeof cls), "method", m->pm->name, "desc",
+                              m->pm->desc, "level", m->pm->level, "status", st, "root", m->pm->root);
+
+        if (o == NULL)
+            continue;
+        if (reason != NULL && reason[0] != '\0')
+            json_object_set_new(o, "reason", json_string(reason));
+        if (m->id >= 0)
+            json_object_set_new(o, "id", json_integer(m->id));
+        json_array_append_new(methods, o);
+    }
+    return json_pack("{s:s, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:f, s:f, s:I, s:s}}", "type", "plan",
+                     "methods", methods, "summary", "instrumented", (json_int_t)t.instrumented, "pending",
+                     (json_int_t)t.pending, "skipped", (json_int_t)t.skipped, "failed", (json_int_t)t.failed,
+                     "excluded", (json_int_t)t.excluded, "planned", (json_int_t)t.planned,
+                     "capped", plan_capped(s->plan), "plan_ms",
+                     s->plan_ms, "instrument_ms", s->instrument_ms, "loaded_classes",
+                     (json_int_t)s->loaded_classes, "clock", clock_source());
+}
+
+static int make_plan(struct session *s, JNIEnv *jni, hj **hier, mct_err *err)
+{
+    plan_request r = {
+        .class_name = s->cls, .method = s->method, .desc = s->desc,
+        .depth = s->depth, .regex = s->regex, .include_jdk = s->include_jdk,
+    };
+    uint64_t t0 = now_ns();
+    size_t i;
+
+    *hier = hj_new(jni, err);
+    if (*hier == NULL)
+        return -1;
+    s->loaded_classes = hj_count(*hier);
+    s->plan = plan_build(&r, &hj_ops, *hier, err);
+    if (s->plan == NULL)
+        return -1;
+    s->n_methods = plan_count(s->plan);
+    s->methods = calloc(s->n_methods + 1, sizeof *s->methods);
+    if (s->methods == NULL)
+        return mct_err_set(err, MCT_E_NOMEM, "out of memory holding a plan of %zu methods", s->n_methods);
+    for (i = 0; i < s->n_methods; i++) {
+        s->methods[i].pm = plan_at(s->plan, i);
+        s->methods[i].id = -1;
+    }
+    s->plan_ms = (double)(now_ns() - t0) / 1e6;
+    return 0;
+}
+
+/* Numbers the methods to instrument, tells the hook about them and
+ * retransforms their loaded classes. */
+static int instrument(struct session *s, JNIEnv *jni, hj *hier, mct_err *err)
+{
+    jclass *classes = calloc(s->n_methods + 1, sizeof *classes);
+    size_t n = 0, i, k;
+    uint64_t t0 = now_ns();
+    int rc;
+
+    if (classes == NULL)
+        return mct_err_set(err, MCT_E_NOMEM, "out of memory instrumenting %zu methods", s->n_methods);
+    for (i = 0; i < s->n_methods; i++) {
+        struct smethod *m = &s->methods[i];
+        const plan_method *pm = m->pm;
+
+        if (pm->status == PLAN_EXCLUDED)
+            continue;
+        m->id = mt_add(pm->class_name, pm->name, pm->desc, s->gen, pm->root, err);
+        if (m->id < 0) {
+            free(classes);
+            return -1;
+        }
+        if (inst_add(jni, pm->class_name, pm->cls ? hj_loader(pm->cls) : NULL, pm->cls == NULL, pm->name,
+                     pm->desc, m->id, pm->root, &m->out, err) < 0) {
+            free(classes);
+            return -1;
+        }
+        if (pm->cls == NULL)
+            continue;
+        for (k = 0; k < n && !(*jni)->IsSameObject(jni, classes[k], hj_class(pm->cls)); k++)
+            ;
+        if (k == n)
+            classes[n++] = hj_class(pm->cls);
+    }
+    probe_session_begin(s->gen, s->depth);
+    rc = inst_retransform(jni, classes, n, err);
+    free(classes);
+    s->instrument_ms = (double)(now_ns() - t0) / 1e6;
+    return rc;
+}
+
+/* --- trees ------------------------------------------------------------------------------ */
+
+/* Copies the len events of a call from t's ring into the scratch array. */
+static probe_ev *copy_call(struct session *s, const probe_thread *t, uint64_t pos, uint64_t len)
+{
+    uint64_t i;
+
+    if (len > s->scratch_cap) {
+        probe_ev *p = realloc(s->scratch, len * sizeof *p);
+
+        if (p == NULL)
+            return NULL;
+        s->scratch = p;
+        s->scratch_cap = len;
+    }
+    for (i = 0; i < len; i++)
+        s->scratch[i] = *probe_event(t, pos + i);
+    return s->scratch;
+}
+
+/* The binary name of a class from its global ref (which is freed). */
+static void exception_name(JNIEnv *jni, uintptr_t ref, char *buf, size_t size)
+{
+    jvmtiEnv *jvmti = vm_jvmti();
+    jclass k = (jclass)ref;
+    char *sig = NULL;
+
+    snprintf(buf, size, "?");
+    if ((*jvmti)->GetClassSignature(jvmti, k, &sig, NULL) == JVMTI_ERROR_NONE && sig[0] == 'L') {
+        size_t n = strlen(sig);
+
+        sig[n - 1] = '\0';
+        dotted(sig + 1, buf, size);
+    }
+    if (sig != NULL)
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+    (*jni)->DeleteGlobalRef(jni, k);
+}
+
+static void thread_info(struct session *s, JNIEnv *jni, const probe_thread *t, int64_t *id, char *name,
+                        size_t size)
+{
+    jvmtiEnv *jvmti = vm_jvmti();
+    jvmtiThreadInfo info;
+
+    *id = -1;
+    snprintf(name, size, "?");
+    if (t->thread == NULL)
+        return;
+    memset(&info, 0, sizeof info);
+    if ((*jvmti)->GetThreadInfo(jvmti, t->thread, &info) == JVMTI_ERROR_NONE) {
+        if (info.name != NULL) {
+            snprintf(name, size, "%s", info.name);
+            proto_utf8_sanitize(name);
+            (*jvmti)->Deallocate(jvmti, (unsigned char *)info.name);
+        }
+        if (info.thread_group != NULL)
+            (*jni)->DeleteLocalRef(jni, info.thread_group);
+        if (info.context_class_loader != NULL)
+            (*jni)->DeleteLocalRef(jni, info.context_class_loader);
+    }
+    if (s->thread_id == NULL) {
+        jclass tc = (*jni)->FindClass(jni, "java/lang/Thread");
+
+        if (tc != NULL) {
+            s->thread_id = (*jni)->GetMethodID(jni, tc, "getId", "()J");
+            (*jni)->DeleteLocalRef(jni, tc);
+        }
+        (*jni)->ExceptionClear(jni);
+    }
+    if (s->thread_id != NULL) {
+        *id = (*jni)->CallLongMethod(jni, t->thread, s->thread_id);
+        if ((*jni)->ExceptionCheck(jni)) {
+            (*jni)->ExceptionClear(jni);
+            *id = -1;
+        }
+    }
+}
+
+/* One completed call: filter, build, render, send. *grow asks for a bigger
+ * ring when the call lost events. */
+static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, uint64_t pos, uint64_t len,
+                        uint64_t *grow)
+{
+    const probe_ev *ev = copy_call(s, t, pos, len);
+    const mt_method *root;
+    uintptr_t exc = 0;
+    tree_opts o;
+    tree *tr;
+    uint64_t i, raw;
+    mct_err err;
+
+    if (ev == NULL)
+        return;
+    for (i = 0; i < len; i++) {
+        uint32_t k = PROBE_KIND(ev[i].kind);
+
+        if (k == PROBE_EXCEPTION)
+            exc = (uintptr_t)ev[i].t;
+        else if (k == PROBE_OVERFLOW)
+            *grow = (t->mask + 1) * 4;
+    }
+    root = mt_get(ev[0].id);
+    raw = clock_ns(&s->cal, ev[len - 1].t - ev[0].t);
+    if (root == NULL || root->session != s->gen || s->end_reason != NULL || raw < s->min_ns) {
+        if (root != NULL && root->session == s->gen && s->end_reason == NULL) {
+            s->calls++;
+            s->filtered++;
+        }
+        if (exc != 0)
+            (*jni)->DeleteGlobalRef(jni, (jobject)exc);
+        return;
+    }
+    s->calls++;
+    o.cal = s->cal;
+    o.probe_ticks = probe_ticks > 0 ? probe_ticks : 0;
+    tr = tree_build(ev, len, &o, &err);
+    if (tr == NULL) {
+        vm_log("dropping a traced call: %s", err.msg);
+    } else if (tree_total_ns(tr) < s->min_ns) {
+        s->filtered++;
+    } else {
+        char exname[512], tname[256];
+        int64_t tid;
+        json_t *msg;
+
+        if (exc != 0) {
+            exception_name(jni, exc, exname, sizeof exname);
+            exc = 0;
+        }
+        thread_info(s, jni, t, &tid, tname, sizeof tname);
+        msg = tree_json(tr, ++s->seq, tid, tname, tree_exception(tr) ? exname : NULL);
+        if (msg != NULL && send_msg(s, msg) == 0) {
+            s->printed++;
+            if (s->count > 0 && s->printed >= s->count && s->end_reason == NULL)
+                s->end_reason = "count";
+        }
+    }
+    if (exc != 0)
+        (*jni)->DeleteGlobalRef(jni, (jobject)exc);
+    tree_free(tr);
+}
+
+/* Hands every completed call of every thread to handle_call. */
+static void drain(struct session *s, JNIEnv *jni)
+{
+    probe_thread *t;
+
+    s->cal = clock_calibration();
+    for (t = probe_threads(); t != NULL; t = t->next) {
+        uint64_t c = atomic_load_explicit(&t->consumed, memory_order_acquire);
+        uint64_t p = atomic_load_explicit(&t->published, memory_order_acquire);
+        uint64_t grow = 0;
+
+        while (c < p) {
+            uint64_t len = PROBE_LEN(probe_event(t, c)->kind);
+
+            if (len < 2 || len > p - c) {
+                vm_log("a thread's event ring is inconsistent; its events are discarded");
+                c = p;
+                break;
+            }
+            handle_call(s, jni, t, c, len, &grow);
+            c += len;
+            atomic_store_explicit(&t->consumed, c, memory_order_release);
+        }
+        atomic_store_explicit(&t->consumed, c, memory_order_release);
+        probe_maintain(t, jni, grow);
+    }
+}
+
+static uint64_t dropped_total(void)
+{
+    probe_thread *t;
+    uint64_t n = 0;
+
+    for (t = probe_threads(); t != NULL; t = t->next)
+        n += atomic_load_explicit(&t->dropped, memory_order_relaxed);
+    return n;
+}
+
+static void send_status(struct session *s, const char *note)
+{
+    struct tally t = tally(s);
+    json_t *msg = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "type", "status", "calls",
+                            (json_int_t)s->calls, "printed", (json_int_t)s->printed, "filtered",
+                            (json_int_t)s->filtered, "dropped", (json_int_t)(dropped_total() - s->dropped_base),
+                            "instrumented", (json_int_t)t.instrumented, "pending", (json_int_t)t.pending,
+                            "instrumented_classes", (json_int_t)inst_rewritten_classes());
+
+    if (msg != NULL && note != NULL)
+        json_object_set_new(msg, "note", json_string(note));
+    send_msg(s, msg);
+}
+
+/* Reads what the client says on the session connection: `stop`, or EOF. */
+static void read_client(struct session *s)
+{
+    mct_err err;
+    json_t *msg = proto_read(s->fd, PROTO_REQUEST, 1000, &err);
+
+    if (msg == NULL) {
+        if (err.code == MCT_E_EOF || err.code == MCT_E_IO) {
+            s->end_reason = "client_gone";
+        } else {
+            send_msg(s, proto_error_new(PROTO_ERR_PROTOCOL, "%s", err.msg));
+            s->end_reason = "protocol_error";
+        }
+        return;
+    }
+    if (strcmp(proto_type(msg), "stop") == 0) {
+        const char *why = json_string_value(json_object_get(msg, "reason"));
+
+        s->end_reason = "stop";
+        snprintf(s->end_detail, sizeof s->end_detail, "%s", why ? why : "");
+    } else {
+        send_msg(s, proto_error_new(PROTO_ERR_BAD_REQUEST, "a session only accepts stop, not %s",
+                                    proto_type(msg)));
+    }
+    json_decref(msg);
+}
+
+static void run_loop(struct session *s, JNIEnv *jni)
+{
+    while (s->end_reason == NULL) {
+        struct pollfd pfd = {.fd = s->fd, .events = POLLIN};
+        int r = poll(&pfd, 1, 2);
+        uint64_t now;
+
+        if (r < 0 && errno != EINTR) {
+            s->end_reason = "internal_error";
+            break;
+        }
+        if (r > 0 && (pfd.revents & (POLLIN | POLLHUP | POLLERR)))
+            read_client(s);
+        drain(s, jni);
+        now = now_ns();
+        if (s->verbose && now - s->last_status_ns >= 1000000000u) {
+            s->last_status_ns = now;
+            send_status(s, s->calls == 0 ? "no call of the entry method has completed yet" : NULL);
+        }
+    }
+}
+
+/* --- the session thread ------------------------------------------------------------------ */
+
+static const char *req_str(const json_t *req, const char *key)
+{
+    return json_string_value(json_object_get(req, key));
+}
+
+static void read_request(struct session *s)
+{
+    json_t *r = s->req;
+
+    s->cls = req_str(r, "class");
+    s->method = req_str(r, "method");
+    s->desc = req_str(r, "desc");
+    s->regex = req_str(r, "regex");
+    s->depth = (int)json_integer_value(json_object_get(r, "depth"));
+    s->include_jdk = json_is_true(json_object_get(r, "include_jdk"));
+    s->plan_only = json_is_true(json_object_get(r, "plan_only"));
+    s->verbose = json_is_true(json_object_get(r, "verbose"));
+    s->min_ns = (uint64_t)json_integer_value(json_object_get(r, "min_ns"));
+    s->count = (uint64_t)json_integer_value(json_object_get(r, "count"));
+    s->client_pid = json_integer_value(json_object_get(r, "client_pid"));
+}
+
+/* Once per agent: the probe class, the hook, and the probes' cost. */
+static int prepare(JNIEnv *jni, mct_err *err)
+{
+    static int ready;
+
+    if (ready)
+        return 0;
+    clock_init(0);
+    if (probe_install(jni, vm_jvmti(), 0, err) < 0 || inst_init(jni, err) < 0)
+        return -1;
+    ready = 1;
+    return 0;
+}
+
+static void finish(struct session *s, JNIEnv *jni, int instrumented)
+{
+    mct_err err;
+    int restored = 0;
+    json_t *end;
+
+    probe_session_end();
+    if (instrumented) {
+        size_t before = inst_rewritten_classes();
+
+        if (inst_restore(jni, &err) < 0)
+            vm_log("restoring classes: %s", err.msg);
+        restored = (int)before;
+        drain(s, jni); /* frees the exception refs of calls that ended meanwhile */
+    }
+    if (s->end_reason != NULL && !s->death_told) {
+        end = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:i, s:I}", "type", "end", "reason", s->end_reason,
+                        "calls", (json_int_t)s->calls, "printed", (json_int_t)s->printed, "filtered",
+                        (json_int_t)s->filtered, "dropped", (json_int_t)(dropped_total() - s->dropped_base),
+                        "restored_classes", restored, "instrumented_classes",
+                        (json_int_t)inst_rewritten_classes());
+        if (end != NULL && s->end_detail[0] != '\0')
+            json_object_set_new(end, "detail", json_string(s->end_detail));
+        if (end != NULL && probe_ticks > 0)
+            json_object_set_new(end, "probe_ns", json_real(probe_ticks * s->cal.ns_per_tick));
+        send_msg(s, end);
+    }
+    pthread_mutex_lock(&slock);
+    current = NULL;
+    pthread_mutex_unlock(&slock);
+    pthread_mutex_lock(&s->wlock);
+    close(s->fd);
+    s->fd = -1;
+    pthread_mutex_unlock(&s->wlock);
+    pthread_mutex_destroy(&s->wlock);
+    plan_free(s->plan);
+    free(s->methods);
+    free(s->scratch);
+    json_decref(s->req);
+    free(s);
+}
+
+static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
+{
+    struct session *s = arg;
+    struct tally t;
+    hj *hier = NULL;
+    mct_err err;
+    int instrumented = 0;
+
+    read_request(s);
+    s->started_ns = wall_ns();
+    if (prepare(jni, &err) < 0 || make_plan(s, jni, &hier, &err) < 0) {
+        hj_free(hier);
+        send_error(s, &err);
+        finish(s, jni, 0);
+        return;
+    }
+    if (s->plan_only) {
+        hj_free(hier);
+        send_msg(s, plan_json(s));
+        s->end_reason = "plan";
+        finish(s, jni, 0);
+        return;
+    }
+    s->dropped_base = dropped_total();
+    instrumented = 1;
+    if (instrument(s, jni, hier, &err) < 0) {
+        hj_free(hier);
+        send_error(s, &err);
+        finish(s, jni, instrumented);
+        return;
+    }
+    hj_free(hier);
+    t = tally(s);
+    if (t.instrumented == 0 && t.pending == 0) {
+        mct_err_set(&err, MCT_E_NOTHING,
+                    "no method of the plan could be instrumented (run with --plan to see why)");
+        send_msg(s, plan_json(s));
+        send_error(s, &err);
+        finish(s, jni, instrumented);
+        return;
+    }
+    if (send_msg(s, plan_json(s)) == 0) {
+        if (probe_ticks < 0)
+            probe_ticks = probe_calibrate(jni);
+        s->last_status_ns = now_ns();
+        run_loop(s, jni);
+    }
+    finish(s, jni, instrumented);
+}
+
+/* --- the listener's side ---------------------------------------------------------------- */
+
+static void reply_and_close(int fd, json_t *msg)
+{
+    mct_err err;
+
+    if (msg != NULL) {
+        proto_write(fd, msg, &err);
+        json_decref(msg);
+    }
+    close(fd);
+}
+
+static void on_trace(int fd, json_t *req, const struct server_peer *peer)
+{
+    struct session *s;
+    JNIEnv *jni;
+    mct_err err;
+
+    if (diag_active()) {
+        reply_and_close(fd, proto_error_new(PROTO_ERR_UNSUPPORTED, "this JVM runs the agent's diagnostic "
+                                                                   "rewrite-all mode, which cannot trace"));
+        json_decref(req);
+        return;
+    }
+    pthread_mutex_lock(&slock);
+    if (current != NULL) {
+        char cls[1024];
+
+        dotted(current->cls ? current->cls : "?", cls, sizeof cls);
+        reply_and_close(fd, proto_error_new(PROTO_ERR_BUSY,
+                                            "another mcalltree session is running in this JVM: %s.%s depth %d, "
+                                            "client pid %lld, %llu calls printed; wait for it to end or stop it",
+                                            cls, current->method ? current->method : "?", current->depth,
+                                            current->client_pid, (unsigned long long)current->printed));
+        pthread_mutex_unlock(&slock);
+        json_decref(req);
+        return;
+    }
+    s = calloc(1, sizeof *s);
+    jni = vm_jni();
+    if (s == NULL || jni == NULL) {
+        pthread_mutex_unlock(&slock);
+        free(s);
+        reply_and_close(fd, proto_error_new(PROTO_ERR_INTERNAL, "the agent cannot start a session"));
+        json_decref(req);
+        return;
+    }
+    s->fd = fd;
+    s->req = req;
+    s->gen = next_gen++;
+    pthread_mutex_init(&s->wlock, NULL);
+    read_request(s);
+    current = s;
+    pthread_mutex_unlock(&slock);
+    if (vm_start_thread(jni, "mcalltree session", session_main, s, &err) < 0) {
+        pthread_mutex_lock(&slock);
+        current = NULL;
+        pthread_mutex_unlock(&slock);
+        reply_and_close(fd, proto_error_new(PROTO_ERR_INTERNAL, "%s", err.msg));
+        pthread_mutex_destroy(&s->wlock);
+        json_decref(req);
+        free(s);
+    }
+}
+
+static json_t *on_info(long long *instrumented_classes)
+{
+    json_t *info = NULL;
+    char cls[1024];
+
+    *instrumented_classes = (long long)inst_rewritten_classes();
+    pthread_mutex_lock(&slock);
+    if (current != NULL)
+        info = json_pack("{s:s, s:s, s:i, s:s, s:I, s:I, s:I, s:I}", "class",
+                         dotted(current->cls ? current->cls : "?", cls, sizeof cls), "method",
+                         current->method ? current->method : "?", "depth", current->depth, "regex",
+                         current->regex ? current->regex : "", "client_pid", (json_int_t)current->client_pid,
+                         "started_ns", (json_int_t)current->started_ns, "calls", (json_int_t)current->calls,
+                         "printed", (json_int_t)current->printed);
+    pthread_mutex_unlock(&slock);
+    return info;
+}
+
+void session_register(void)
+{
+    static const struct server_session_ops ops = {
+        .trace = on_trace,
+        .session = on_info,
+    };
+
+    server_set_session_ops(&ops);
+}
+
+void session_vm_death(void)
+{
+    struct session *s;
+
+    pthread_mutex_lock(&slock);
+    s = current;
+    if (s != NULL && !s->death_told) {
+        s->death_told = 1;
+        send_msg(s, json_pack("{s:s, s:s, s:I, s:I}", "type", "end", "reason", "jvm_exit", "calls",
+                              (json_int_t)s->calls, "printed", (json_int_t)s->printed));
+    }
+    pthread_mutex_unlock(&slock);
+}

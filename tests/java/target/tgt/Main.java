@@ -1,0 +1,79 @@
+package tgt;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The end-to-end tests' target: runs one scenario's entry method over and
+ * over (every few milliseconds) until killed, after printing READY.
+ * Usage: tgt.Main SCENARIO [ARG]
+ */
+public final class Main {
+    private Main() {
+    }
+
+    static volatile long sink;
+
+    public static void main(String[] args) throws Exception {
+        String scenario = args.length > 0 ? args[0] : "shape";
+        String arg = args.length > 1 ? args[1] : null;
+        switch (scenario) {
+            case "threads":
+                Threads.start(3);
+                System.out.println("READY");
+                Thread.currentThread().join();
+                return;
+            case "exit":
+                System.out.println("READY");
+                Path flag = Path.of(arg);
+                while (!Files.exists(flag)) {
+                    sink += Shape.run();
+                    Thread.sleep(5);
+                }
+                System.exit(0);
+                return;
+            default:
+                break;
+        }
+        Runnable entry = entry(scenario, arg);
+        System.out.println("READY");
+        for (int i = 0; ; i++) {
+            entry.run();
+            Thread.sleep(scenario.equals("mixed") ? 1 : 5);
+        }
+    }
+
+    private static Runnable entry(String scenario, String arg) {
+        switch (scenario) {
+            case "shape":
+                return () -> sink += Shape.run();
+            case "poly":
+                return () -> sink += Poly.run();
+            case "lambdas":
+                return () -> sink += Lambdas.run();
+            case "fail":
+                return () -> {
+                    try {
+                        sink += Fail.run();
+                    } catch (IllegalStateException e) {
+                        sink++;
+                    }
+                    sink += Fail.runCaught();
+                };
+            case "rec":
+                return () -> sink += Rec.run() + Rec.fact(5);
+            case "sleepy":
+                return () -> sink += Sleepy.run();
+            case "mixed":
+                int[] n = {0};
+                return () -> sink += Mixed.run(n[0]++);
+            case "late":
+                Path flag = Path.of(arg);
+                return () -> sink += Late.run(Files.exists(flag));
+            case "ctor":
+                return () -> sink += new Ctor(3).value();
+            default:
+                throw new IllegalArgumentException("unknown scenario " + scenario);
+        }
+    }
+}
