@@ -1,0 +1,216 @@
+/* fmt_chrome.c — -f chrome: the Chrome trace event format (JSON Array
+ * Format) that Perfetto (ui.perfetto.dev) and chrome://tracing open, the
+ * "existing timeline viewer" of SPEC §5.
+ *
+ * The file is `[`, one event per line separated by commas, and `]` written
+ * by out_close. Every event is flushed with its call and no event ends with
+ * a comma, so a file whose client was killed lacks only the `]`, which both
+ * viewers supply themselves.
+ *
+ * All events belong to one process (pid 1, named "mcalltree"); tid is the
+ * Java thread's id, named once by a thread_name metadata event. A call is a
+ * tree of complete events ("ph":"X", ts and dur in microseconds), one per
+ * node, the entry method starting at the call's start_ns.
+ *
+ * Child positions within a call are a layout, not the real times: a node
+ * merges all calls of one method under one parent, so the agent sends no
+ * timestamps below the entry method. Children are laid out one after
+ * another from their parent's start, in order of first call, each as wide
+ * as its total (all its calls together); the gap left is the parent's self
+ * time. Widths are clamped to the parent's end should the totals ever
+ * exceed it, so that the events always nest.
+ *
+ * Timestamps count from the earlier of the moment the output was opened and
+ * the first call's start, not from the first call's start alone: calls
+ * arrive in order of completion, so a long call on another thread may have
+ * started before the first one printed, and Perfetto drops events with a
+ * negative timestamp. A call starting before even that origin (one already
+ * running when the output was opened, or a wall clock set back) is placed
+ * at 0 rather than lost. */
+#include "output.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "fmtutil.h"
+
+#define CHROME_PID 1
+#define CHROME_DUMP_FLAGS (JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15))
+
+struct chrome {
+    long long origin_ns;        /* wall ns that ts 0 stands for */
+    int have_call;              /* origin_ns has seen the first call */
+    unsigned long events;       /* events written */
+    json_t *threads;            /* object: thread ids (decimal) already named */
+};
+
+/* Writes one event, after a separator unless it is the first; takes ev. */
+static int put_event(out *o, json_t *ev)
+{
+    struct chrome *c = o->state;
+    int rc;
+
+    if (ev == NULL)
+        return -1;
+    fputs(c->events++ > 0 ? ",\n" : "\n", o->f);
+    rc = json_dumpf(ev, o->f, CHROME_DUMP_FLAGS);
+    json_decref(ev);
+    return rc;
+}
+
+/* Writes a metadata event naming the process or a thread. */
+static int put_meta(out *o, const char *what, long long tid, const char *name)
+{
+    return put_event(o, json_pack("{s:s, s:s, s:i, s:I, s:{s:s}}", "name", what, "ph", "M",
+                                  "pid", CHROME_PID, "tid", (json_int_t)tid, "args", "name", name));
+}
+
+/* Names thread tid unless an earlier call did. */
+static int name_thread(out *o, long long tid, const char *name)
+{
+    struct chrome *c = o->state;
+    char key[32];
+
+    snprintf(key, sizeof key, "%lld", tid);
+    if (json_object_get(c->threads, key) != NULL)
+        return 0;
+    if (json_object_set_new(c->threads, key, json_true()) < 0)
+        return -1;
+    return put_meta(o, "thread_name", tid, name);
+}
+
+/* The call a node belongs to. */
+struct call_ctx {
+    long long tid;              /* the thread's id, the event's tid */
+    long long seq;              /* the call's seq, in the entry method's args */
+};
+
+/* The args of node's event: its numbers as sent, the optional keys, and
+ * the call's seq when seq > 0. */
+static json_t *node_args(const json_t *node, long long seq)
+{
+    json_t *args = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "desc", fu_str(node, "desc"),
+                             "calls", (json_int_t)fu_int(node, "calls"),
+                             "total_ns", (json_int_t)fu_int(node, "total_ns"),
+                             "self_ns", (json_int_t)fu_int(node, "self_ns"),
+                             "min_ns", (json_int_t)fu_int(node, "min_ns"),
+                             "max_ns", (json_int_t)fu_int(node, "max_ns"),
+                             "throws", (json_int_t)fu_int(node, "throws"));
+    const char *exception = fu_opt_str(node, "exception");
+
+    if (args != NULL && seq > 0)
+        json_object_set_new(args, "seq", json_integer(seq));
+    if (args != NULL && exception != NULL)
+        json_object_set_new(args, "exception", json_string(exception));
+    if (args != NULL && fu_flag(node, "truncated"))
+        json_object_set_new(args, "truncated", json_true());
+    return args;
+}
+
+/* Writes node's complete event: ts_ns and dur_ns relative to the origin;
+ * depth 0 is the entry method. */
+static int put_node_event(out *o, const json_t *node, int depth, const struct call_ctx *cc,
+                          long long ts_ns, long long dur_ns)
+{
+    return put_event(o, json_pack("{s:s++, s:s, s:s, s:i, s:I, s:f, s:f, s:o}",
+                                  "name", fu_str(node, "class"), ".", fu_str(node, "method"),
+                                  "cat", "mcalltree", "ph", "X", "pid", CHROME_PID,
+                                  "tid", (json_int_t)cc->tid, "ts", (double)ts_ns / 1e3,
+                                  "dur", (double)dur_ns / 1e3,
+                                  "args", node_args(node, depth == 0 ? cc->seq : 0)));
+}
+
+/* Writes node's event at ts_ns, dur_ns wide, then lays its children out
+ * after one another from ts_ns within that width (see the top). */
+static int put_node(out *o, const json_t *node, int depth, const struct call_ctx *cc,
+                    long long ts_ns, long long dur_ns)
+{
+    const json_t *kids = fu_children(node);
+    long long at = ts_ns, end;
+
+    if (dur_ns > LLONG_MAX - ts_ns)
+        dur_ns = LLONG_MAX - ts_ns;     /* absurd numbers must not overflow */
+    end = ts_ns + dur_ns;
+    if (put_node_event(o, node, depth, cc, ts_ns, dur_ns) < 0)
+        return -1;
+    if (depth + 1 >= FU_MAX_DEPTH)
+        return 0;
+    for (size_t i = 0; i < json_array_size(kids); i++) {
+        const json_t *kid = json_array_get(kids, i);
+        long long w = fu_int(kid, "total_ns");
+
+        if (w > end - at)
+            w = end - at;
+        if (put_node(o, kid, depth + 1, cc, at, w) < 0)
+            return -1;
+        at += w;
+    }
+    return 0;
+}
+
+/* The call's start relative to the origin, fixing the origin at the first
+ * call (see the top). */
+static long long call_ts(struct chrome *c, long long start_ns)
+{
+    if (!c->have_call && start_ns < c->origin_ns)
+        c->origin_ns = start_ns;
+    c->have_call = 1;
+    return start_ns > c->origin_ns ? start_ns - c->origin_ns : 0;
+}
+
+static int chrome_call(out *o, const json_t *call)
+{
+    struct chrome *c = o->state;
+    const json_t *thread = json_object_get(call, "thread");
+    const json_t *root = json_object_get(call, "root");
+    struct call_ctx cc = { fu_int(thread, "id"), fu_int(call, "seq") };
+
+    if (name_thread(o, cc.tid, fu_str(thread, "name")) < 0)
+        return -1;
+    if (put_node(o, root, 0, &cc, call_ts(c, fu_int(call, "start_ns")), fu_int(root, "total_ns")) < 0)
+        return -1;
+    return ferror(o->f) ? -1 : 0;
+}
+
+/* Opens the array and names the process; the origin is now until the
+ * first call says otherwise. */
+static int chrome_begin(out *o)
+{
+    struct chrome *c = calloc(1, sizeof *c);
+    struct timespec now;
+
+    if (c == NULL || (c->threads = json_object()) == NULL) {
+        free(c);
+        return -1;
+    }
+    clock_gettime(CLOCK_REALTIME, &now);
+    c->origin_ns = (long long)now.tv_sec * 1000000000 + now.tv_nsec;
+    o->state = c;
+    fputc('[', o->f);
+    if (put_meta(o, "process_name", 0, "mcalltree") < 0 || ferror(o->f)) {
+        json_decref(c->threads);
+        free(c);
+        o->state = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* Closes the array and frees the state. */
+static int chrome_end(out *o)
+{
+    struct chrome *c = o->state;
+
+    fputs("\n]\n", o->f);
+    json_decref(c->threads);
+    free(c);
+    o->state = NULL;
+    return ferror(o->f) ? -1 : 0;
+}
+
+const struct out_format fmt_chrome = {
+    .begin = chrome_begin,
+    .call = chrome_call,
+    .end = chrome_end,
+};

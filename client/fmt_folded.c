@@ -1,0 +1,99 @@
+/* fmt_folded.c — -f folded: folded stacks, the input of flamegraph.pl and
+ * speedscope. One line per node that has self time:
+ *
+ *   tgt.Shape.run;tgt.Price.of;tgt.Tax.rate 120000
+ *
+ * the frames from the entry method down to the node, separated by ';', a
+ * space, and the node's self time in whole nanoseconds (flamegraph.pl
+ * --countname=ns labels it). Nodes without self time are left out: their
+ * frames come with their children's lines, and a 0 adds nothing. Every call
+ * writes its own lines; the tools sum equal stacks, so a graph of the file
+ * is the time of all printed calls together.
+ *
+ * A frame is Class.method, without the descriptor (overloads share a
+ * frame, as in a profiler's stacks). ';', spaces and control characters in
+ * names become '_', so that a line always splits into frames and a value. */
+#include "output.h"
+
+#include <stdlib.h>
+
+#include "fmtutil.h"
+
+/* The frames of the current path, ';'-separated, NUL-terminated. */
+struct stack {
+    char *s;
+    size_t len, cap;
+};
+
+/* Appends c to st, growing it; -1 when out of memory. */
+static int push_char(struct stack *st, char c)
+{
+    if (st->len + 2 > st->cap) {
+        size_t cap = st->cap > 0 ? 2 * st->cap : 256;
+        char *s = realloc(st->s, cap);
+
+        if (s == NULL)
+            return -1;
+        st->s = s;
+        st->cap = cap;
+    }
+    st->s[st->len++] = c;
+    st->s[st->len] = '\0';
+    return 0;
+}
+
+/* Appends name with the characters that would split a line replaced. */
+static int push_name(struct stack *st, const char *name)
+{
+    for (const unsigned char *p = (const unsigned char *)name; *p != '\0'; p++) {
+        char c = *p == ';' || *p == ' ' || *p < 0x20 || *p == 0x7f ? '_' : (char)*p;
+
+        if (push_char(st, c) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Appends node's frame, after a ';' below the entry method (depth 0). */
+static int push_frame(struct stack *st, const json_t *node, int depth)
+{
+    if (depth > 0 && push_char(st, ';') < 0)
+        return -1;
+    if (push_name(st, fu_str(node, "class")) < 0 || push_char(st, '.') < 0)
+        return -1;
+    return push_name(st, fu_str(node, "method"));
+}
+
+/* Writes the lines of node at depth and, up to FU_MAX_DEPTH levels, of
+ * its children; st holds the frames above node and is restored. */
+static int put_node(out *o, struct stack *st, const json_t *node, int depth)
+{
+    const json_t *kids = fu_children(node);
+    size_t mark = st->len;
+    long long self = fu_int(node, "self_ns");
+    int rc = 0;
+
+    if (push_frame(st, node, depth) < 0)
+        return -1;
+    if (self > 0)
+        fprintf(o->f, "%s %lld\n", st->s, self);
+    if (depth + 1 < FU_MAX_DEPTH)
+        for (size_t i = 0; i < json_array_size(kids) && rc == 0; i++)
+            rc = put_node(o, st, json_array_get(kids, i), depth + 1);
+    st->len = mark;
+    st->s[mark] = '\0';
+    return rc;
+}
+
+static int folded_call(out *o, const json_t *call)
+{
+    struct stack st = { 0 };
+    int rc = put_node(o, &st, json_object_get(call, "root"), 0);
+
+    free(st.s);
+    return rc < 0 || ferror(o->f) ? -1 : 0;
+}
+
+const struct out_format fmt_folded = {
+    .call = folded_call,
+};

@@ -1,0 +1,303 @@
+/* fmt_tree.c — -f tree: each call as an indented tree for a terminal
+ * (SPEC §2; the hierarchical display of SPEC §5):
+ *
+ *   #1  2026-11-21 14:03:07.123  thread "main" (id 1)
+ *      total       %     self  calls  method
+ *     812 µs  100.0%  12.3 µs         tgt.Shape.run()J
+ *     400 µs   49.2%   280 µs    20×  ├─ tgt.Price.of(J)J  min 15.0 µs  avg 20.0 µs  max 40.0 µs
+ *     120 µs   14.8%   120 µs    20×  │  └─ tgt.Tax.rate()D  min 5.00 µs  avg 6.00 µs  max 9.00 µs
+ *     400 µs   49.2%   400 µs     3×  └─ tgt.Shape.area()D  threw 2×  min 100 µs  avg 133 µs  max 200 µs
+ *
+ * The numbers stand in aligned columns left of the tree, as in `ps f` or
+ * htop, so that they compare at any depth; % is of the call's total, N× is
+ * shown when a node merges several calls (with their min, average and max).
+ * Tags after the name: `threw N×` (or the entry method's exception),
+ * `[truncated]` (the node lost events), `[slow]` (with --slow-ms: the node's
+ * slowest single call, max_ns, took at least that long — a node merging
+ * many short calls is not slow however large its total).
+ *
+ * Colour (o->color) only wraps the same text in SGR sequences: the entry
+ * method cyan, ordinary calls bold, nodes that threw red, truncated ones dim;
+ * class and descriptor dim around a bright method name; a slow node's total
+ * on a yellow background. Without colour the text is identical, so files
+ * and pipes lose nothing. */
+#include "output.h"
+
+#include <time.h>
+
+#include "fmtutil.h"
+
+#define DUR_W 7                 /* columns of a duration: "12.3 µs" */
+#define PCT_W 6                 /* "100.0%" */
+
+#define SGR_BOLD "1"
+#define SGR_DIM "2"
+#define SGR_ENTRY "1;36"
+#define SGR_THREW "1;31"
+#define SGR_WARN "33"
+#define SGR_SLOW_CELL "1;30;43"
+#define SGR_SLOW_TAG "1;33"
+
+struct tree {
+    out *o;
+    long long root_total;       /* the call's total, for the % column */
+    double slow_ns;             /* --slow-ms in ns, < 0 for no highlight */
+    size_t calls_w;             /* width of the calls column */
+    unsigned char last[FU_MAX_DEPTH]; /* last[d]: the node on the path at depth d is its parent's last child */
+};
+
+/* Starts SGR code when colouring. */
+static void sgr(const struct tree *t, const char *code)
+{
+    if (t->o->color)
+        fprintf(t->o->f, "\033[%sm", code);
+}
+
+/* Ends the SGR sequence sgr started. */
+static void sgr_end(const struct tree *t)
+{
+    if (t->o->color)
+        fputs("\033[0m", t->o->f);
+}
+
+/* Writes untrusted text prefix s suffix in style code. */
+static void put_styled3(const struct tree *t, const char *code, const char *prefix, const char *s,
+                        const char *suffix)
+{
+    sgr(t, code);
+    fputs(prefix, t->o->f);
+    fu_put_text(t->o->f, s);
+    fputs(suffix, t->o->f);
+    sgr_end(t);
+}
+
+/* Writes untrusted text s in style code. */
+static void put_styled(const struct tree *t, const char *code, const char *s)
+{
+    put_styled3(t, code, "", s, "");
+}
+
+/* The widest calls count of the tree under node (depth levels above it). */
+static long long max_calls(const json_t *node, int depth)
+{
+    const json_t *kids = fu_children(node);
+    long long m = fu_int(node, "calls");
+
+    if (depth + 1 < FU_MAX_DEPTH)
+        for (size_t i = 0; i < json_array_size(kids); i++) {
+            long long c = max_calls(json_array_get(kids, i), depth + 1);
+            if (c > m)
+                m = c;
+        }
+    return m;
+}
+
+/* The calls column's text: "20×", or "" for a single call. */
+static void calls_text(char *buf, size_t size, long long calls)
+{
+    if (calls > 1)
+        snprintf(buf, size, "%lld×", calls);
+    else
+        buf[0] = '\0';
+}
+
+/* The width of the calls column: its title or its widest entry. */
+static size_t calls_width(const json_t *root)
+{
+    char buf[32];
+    size_t w;
+
+    calls_text(buf, sizeof buf, max_calls(root, 0));
+    w = fu_width(buf);
+    return w > 5 ? w : 5;
+}
+
+/* Writes the call's first line: sequence number, local wall time, thread. */
+static void put_title(const struct tree *t, const json_t *call)
+{
+    const json_t *thread = json_object_get(call, "thread");
+    long long start = fu_int(call, "start_ns");
+    time_t sec = (time_t)(start / 1000000000);
+    struct tm tm;
+    char when[64] = "?";
+
+    if (localtime_r(&sec, &tm) != NULL)
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+    sgr(t, SGR_BOLD);
+    fprintf(t->o->f, "#%lld", fu_int(call, "seq"));
+    sgr_end(t);
+    fprintf(t->o->f, "  %s.%03lld  thread \"", when, start / 1000000 % 1000);
+    put_styled(t, SGR_BOLD, fu_str(thread, "name"));
+    fprintf(t->o->f, "\" (id %lld)\n", fu_int(thread, "id"));
+}
+
+/* Writes the column titles, aligned with put_numbers. */
+static void put_header(const struct tree *t)
+{
+    FILE *f = t->o->f;
+
+    sgr(t, SGR_DIM);
+    fputc(' ', f);
+    fu_put_right(f, "total", DUR_W);
+    fputs("  ", f);
+    fu_put_right(f, "%", PCT_W);
+    fputs("  ", f);
+    fu_put_right(f, "self", DUR_W);
+    fputs("  ", f);
+    fu_put_right(f, "calls", t->calls_w);
+    fputs("  method", f);
+    sgr_end(t);
+    fputc('\n', f);
+}
+
+/* Writes the columns of node: total (highlighted when slow), % of the
+ * call, self, calls. */
+static void put_numbers(const struct tree *t, const json_t *node, int slow)
+{
+    FILE *f = t->o->f;
+    long long total = fu_int(node, "total_ns");
+    char buf[FU_DUR_MAX + 8];
+
+    fu_duration(buf, sizeof buf, (double)total);
+    if (slow)
+        sgr(t, SGR_SLOW_CELL);
+    fputc(' ', f);
+    fu_put_right(f, buf, DUR_W);
+    fputc(' ', f);
+    if (slow)
+        sgr_end(t);
+    snprintf(buf, sizeof buf, "%.1f%%", t->root_total > 0 ? 100.0 * (double)total / (double)t->root_total : 0.0);
+    fputc(' ', f);
+    fu_put_right(f, buf, PCT_W);
+    fu_duration(buf, sizeof buf, (double)fu_int(node, "self_ns"));
+    fputs("  ", f);
+    fu_put_right(f, buf, DUR_W);
+    calls_text(buf, sizeof buf, fu_int(node, "calls"));
+    fputs("  ", f);
+    fu_put_right(f, buf, t->calls_w);
+    fputs("  ", f);
+}
+
+/* Writes the tree lines left of a node at depth: a bar for every ancestor
+ * with siblings still to come, then the node's own branch. */
+static void put_branches(const struct tree *t, int depth)
+{
+    if (depth == 0)
+        return;
+    sgr(t, SGR_DIM);
+    for (int d = 1; d < depth; d++)
+        fputs(t->last[d] ? "   " : "│  ", t->o->f);
+    fputs(t->last[depth] ? "└─ " : "├─ ", t->o->f);
+    sgr_end(t);
+}
+
+/* The style of a node's method name, by kind: truncated, threw, the entry
+ * method, an ordinary call — the first that applies. */
+static const char *name_style(const json_t *node, int depth)
+{
+    if (fu_flag(node, "truncated"))
+        return SGR_DIM;
+    if (fu_int(node, "throws") > 0 || fu_opt_str(node, "exception") != NULL)
+        return SGR_THREW;
+    return depth == 0 ? SGR_ENTRY : SGR_BOLD;
+}
+
+/* Writes Class.method(desc): class and descriptor dim, the name bright. */
+static void put_name(const struct tree *t, const json_t *node, int depth)
+{
+    put_styled3(t, SGR_DIM, "", fu_str(node, "class"), ".");
+    put_styled(t, name_style(node, depth), fu_str(node, "method"));
+    put_styled(t, SGR_DIM, fu_str(node, "desc"));
+}
+
+/* Writes "  <label> <duration>" in dim. */
+static void put_stat(const struct tree *t, const char *label, double ns)
+{
+    char buf[FU_DUR_MAX + 16];
+    char dur[FU_DUR_MAX];
+
+    fu_duration(dur, sizeof dur, ns);
+    snprintf(buf, sizeof buf, "%s %s", label, dur);
+    fputs("  ", t->o->f);
+    put_styled(t, SGR_DIM, buf);
+}
+
+/* Writes the tags after a node's name: slow, exception or throws,
+ * truncated, children beyond the depth limit, then min/avg/max. */
+static void put_tags(const struct tree *t, const json_t *node, int slow, int cut)
+{
+    FILE *f = t->o->f;
+    const char *exception = fu_opt_str(node, "exception");
+    long long calls = fu_int(node, "calls"), throws = fu_int(node, "throws");
+    char buf[64];
+
+    if (slow) {
+        fputs("  ", f);
+        put_styled(t, SGR_SLOW_TAG, "[slow]");
+    }
+    if (exception != NULL) {
+        fputs("  ", f);
+        put_styled3(t, SGR_THREW, "threw ", exception, "");
+    } else if (throws > 0) {
+        if (calls > 1)
+            snprintf(buf, sizeof buf, "threw %lld×", throws);
+        else
+            snprintf(buf, sizeof buf, "threw");
+        fputs("  ", f);
+        put_styled(t, SGR_THREW, buf);
+    }
+    if (fu_flag(node, "truncated")) {
+        fputs("  ", f);
+        put_styled(t, SGR_WARN, "[truncated]");
+    }
+    if (cut) {
+        fputs("  ", f);
+        put_styled(t, SGR_WARN, "[deeper calls not shown]");
+    }
+    if (calls > 1) {
+        put_stat(t, "min", (double)fu_int(node, "min_ns"));
+        put_stat(t, "avg", (double)fu_int(node, "total_ns") / (double)calls);
+        put_stat(t, "max", (double)fu_int(node, "max_ns"));
+    }
+}
+
+/* Writes node at depth (0 = the entry method) and, up to FU_MAX_DEPTH
+ * levels, its children. */
+static void put_node(struct tree *t, const json_t *node, int depth)
+{
+    const json_t *kids = fu_children(node);
+    size_t n = json_array_size(kids);
+    int slow = t->slow_ns >= 0 && (double)fu_int(node, "max_ns") >= t->slow_ns;
+    int cut = depth + 1 >= FU_MAX_DEPTH && n > 0;
+
+    put_numbers(t, node, slow);
+    put_branches(t, depth);
+    put_name(t, node, depth);
+    put_tags(t, node, slow, cut);
+    fputc('\n', t->o->f);
+    if (cut)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        t->last[depth + 1] = i + 1 == n;
+        put_node(t, json_array_get(kids, i), depth + 1);
+    }
+}
+
+static int tree_call(out *o, const json_t *call)
+{
+    struct tree t = { .o = o, .slow_ns = o->slow_ms < 0 ? -1 : o->slow_ms * 1e6 };
+    const json_t *root = json_object_get(call, "root");
+
+    t.root_total = fu_int(root, "total_ns");
+    t.calls_w = calls_width(root);
+    if (o->calls > 0)
+        fputc('\n', o->f);
+    put_title(&t, call);
+    put_header(&t);
+    put_node(&t, root, 0);
+    return ferror(o->f) ? -1 : 0;
+}
+
+const struct out_format fmt_tree = {
+    .call = tree_call,
+};

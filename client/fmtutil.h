@@ -1,0 +1,47 @@
+/* fmtutil.h — what the output formats (fmt_tree, fmt_chrome, fmt_folded)
+ * share: reading a call message's fields defensively, so that a missing or
+ * mistyped field reads as 0 or "?" instead of crashing; human-readable
+ * durations; and text that is safe to print on a terminal. */
+#ifndef MCT_FMTUTIL_H
+#define MCT_FMTUTIL_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define FU_MAX_DEPTH 64     /* nodes nest at most this deep, the root included */
+#define FU_DUR_MAX 24       /* room for the text of fu_duration */
+
+/* obj[key] as an integer >= 0: a negative, missing or non-numeric value
+ * reads as 0, a real is truncated. obj may be anything, NULL included. */
+long long fu_int(const json_t *obj, const char *key);
+
+/* obj[key] as a string, "?" when missing or not a string; borrowed from obj. */
+const char *fu_str(const json_t *obj, const char *key);
+
+/* obj[key] as a string, NULL when missing or not a string; borrowed. */
+const char *fu_opt_str(const json_t *obj, const char *key);
+
+/* 1 when obj[key] is JSON true, else 0. */
+int fu_flag(const json_t *obj, const char *key);
+
+/* The node's children array, or NULL; json_array_size/json_array_get
+ * accept the NULL (size 0). Borrowed from node. */
+const json_t *fu_children(const json_t *node);
+
+/* Writes ns as a duration with 3 significant digits into buf ("812 ns",
+ * "12.3 µs", "1.20 ms", "61.0 s"), the unit chosen after rounding, so never
+ * "1000 µs". Whole nanoseconds below 1 µs; seconds above 999 s. */
+void fu_duration(char *buf, size_t size, double ns);
+
+/* The number of terminal columns UTF-8 text s takes (one per code point). */
+size_t fu_width(const char *s);
+
+/* Writes s right-aligned in width columns (no padding when wider). */
+void fu_put_right(FILE *f, const char *s, size_t width);
+
+/* Writes s with every control character (C0, DEL, C1) replaced by '?', so
+ * that a class or thread name cannot move the cursor or change colours. */
+void fu_put_text(FILE *f, const char *s);
+
+#endif
