@@ -6,6 +6,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,6 +59,10 @@ struct session {
     size_t scratch_cap;
     jmethodID thread_id;
 };
+
+/* A client that reads nothing for this long is taken for gone (the session
+ * ends and restores): the worker must not stay blocked on it. */
+#define SEND_TIMEOUT_S 10
 
 static pthread_mutex_t slock = PTHREAD_MUTEX_INITIALIZER;
 static struct session *current;
@@ -240,17 +246,41 @@ static int make_plan(struct session *s, JNIEnv *jni, hj **hier, mct_err *err)
     return 0;
 }
 
+/* Adds c to the open-addressing set seen (cap a power of 2, more than the
+ * number of adds); returns 1 if it was new. A snapshot has one hier_class
+ * per class, so pointers identify classes. */
+static int add_once(hier_class **seen, size_t cap, hier_class *c)
+{
+    size_t h = ((uintptr_t)c >> 4) & (cap - 1);
+
+    while (seen[h] != NULL) {
+        if (seen[h] == c)
+            return 0;
+        h = (h + 1) & (cap - 1);
+    }
+    seen[h] = c;
+    return 1;
+}
+
 /* Numbers the methods to instrument, tells the hook about them and
  * retransforms their loaded classes. */
 static int instrument(struct session *s, JNIEnv *jni, hj *hier, mct_err *err)
 {
-    jclass *classes = calloc(s->n_methods + 1, sizeof *classes);
-    size_t n = 0, i, k;
+    size_t cap = 16, n = 0, i;
+    jclass *classes;
+    hier_class **seen;
     uint64_t t0 = now_ns();
     int rc;
 
-    if (classes == NULL)
+    while (cap < s->n_methods * 2)
+        cap *= 2;
+    classes = calloc(s->n_methods + 1, sizeof *classes);
+    seen = calloc(cap, sizeof *seen);
+    if (classes == NULL || seen == NULL) {
+        free(classes);
+        free(seen);
         return mct_err_set(err, MCT_E_NOMEM, "out of memory instrumenting %zu methods", s->n_methods);
+    }
     for (i = 0; i < s->n_methods; i++) {
         struct smethod *m = &s->methods[i];
         const plan_method *pm = m->pm;
@@ -258,25 +288,20 @@ static int instrument(struct session *s, JNIEnv *jni, hj *hier, mct_err *err)
         if (pm->status == PLAN_EXCLUDED)
             continue;
         m->id = mt_add(pm->class_name, pm->name, pm->desc, s->gen, pm->root, err);
-        if (m->id < 0) {
-            free(classes);
-            return -1;
-        }
-        if (inst_add(jni, pm->class_name, pm->cls ? hj_loader(pm->cls) : NULL, pm->cls == NULL, pm->name,
+        if (m->id < 0 ||
+            inst_add(jni, pm->class_name, pm->cls ? hj_loader(pm->cls) : NULL, pm->cls == NULL, pm->name,
                      pm->desc, m->id, pm->root, &m->out, err) < 0) {
             free(classes);
+            free(seen);
             return -1;
         }
-        if (pm->cls == NULL)
-            continue;
-        for (k = 0; k < n && !(*jni)->IsSameObject(jni, classes[k], hj_class(pm->cls)); k++)
-            ;
-        if (k == n)
+        if (pm->cls != NULL && add_once(seen, cap, pm->cls))
             classes[n++] = hj_class(pm->cls);
     }
     probe_session_begin(s->gen, s->depth);
     rc = inst_retransform(jni, classes, n, err);
     free(classes);
+    free(seen);
     s->instrument_ms = (double)(now_ns() - t0) / 1e6;
     return rc;
 }
@@ -612,9 +637,11 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     hj *hier = NULL;
     mct_err err;
     int instrumented = 0;
+    struct timeval tv = {.tv_sec = SEND_TIMEOUT_S};
 
     read_request(s);
     s->started_ns = wall_ns();
+    setsockopt(s->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     if (prepare(jni, &err) < 0 || make_plan(s, jni, &hier, &err) < 0) {
         hj_free(hier);
         send_error(s, &err);

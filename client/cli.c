@@ -205,6 +205,7 @@ static int parse_format(const char *s, struct cli *c, mct_err *e)
     for (size_t i = 0; i < sizeof format_names / sizeof format_names[0]; i++) {
         if (strcmp(s, format_names[i]) == 0) {
             c->format = (enum cli_format)i;
+            c->format_given = 1;
             return 0;
         }
     }

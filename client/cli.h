@@ -38,6 +38,7 @@ struct cli {
     double slow_ms;                 /* --slow-ms: highlight threshold; < 0 = unset */
     double fail_over_ms;            /* --fail-over-ms: exit 4 threshold; < 0 = unset */
     enum cli_format format;
+    int format_given;               /* -f was on the command line */
     const char *output;             /* -o FILE, NULL for stdout; borrowed */
     int include_jdk;
     int plan;

@@ -12,9 +12,7 @@
 #include "log.h"
 #include "proc.h"
 #include "proto.h"
-
-/* How long the agent has to give the first answer to a trace request. */
-#define TRACE_FIRST_REPLY_TIMEOUT_MS 60000
+#include "trace.h"
 
 /* Flushes stdout; the exit status for whether everything reached it. */
 static int finish_stdout(void)
@@ -58,24 +56,6 @@ static int open_target(pid_t pid, struct proc_target *t)
     return 0;
 }
 
-/* The exit status for an `error` reply's code. */
-static int exit_for_code(const char *code)
-{
-    switch (proto_code_from_name(code)) {
-    case PROTO_ERR_BUSY:
-    case PROTO_ERR_CLASS_NOT_LOADED:
-    case PROTO_ERR_METHOD_NOT_FOUND:
-    case PROTO_ERR_BAD_REGEX:
-    case PROTO_ERR_NOTHING_INSTRUMENTABLE:
-    case PROTO_ERR_UNSUPPORTED:
-        return MCT_EXIT_REFUSED;
-    case PROTO_ERR_DENIED:
-        return MCT_EXIT_ATTACH;
-    default:
-        return MCT_EXIT_INTERNAL;
-    }
-}
-
 /* mcalltree --info: prints the agent's hello as one JSON object. */
 static int run_info(const struct cli *c, const struct proc_target *t)
 {
@@ -95,56 +75,6 @@ static int run_info(const struct cli *c, const struct proc_target *t)
     }
     json_decref(hello);
     return finish_stdout();
-}
-
-/* A trace: sends the request and reports the agent's answer. */
-static int run_trace(const struct cli *c, const struct proc_target *t)
-{
-    json_t *hello, *req, *reply;
-    const char *type;
-    int code, fd, absent;
-    mct_err e;
-
-    hello = conn_ensure_agent(t, c->agent, &code, &e);
-    if (hello == NULL) {
-        log_error("%s", e.msg);
-        return code;
-    }
-    json_decref(hello);
-    fd = conn_open(t, &absent, &e);
-    if (fd < 0) {
-        log_error("%s", e.msg);
-        return MCT_EXIT_ATTACH;
-    }
-    req = conn_trace_request_new(c);
-    if (req == NULL) {
-        close(fd);
-        log_error("cannot build the trace request");
-        return MCT_EXIT_INTERNAL;
-    }
-    log_verbose("asking for a trace of %s.%s%s, %d levels, classes matching %s", c->class_name,
-                c->method, c->desc, c->depth, c->regex);
-    reply = conn_exchange(fd, req, TRACE_FIRST_REPLY_TIMEOUT_MS, &e);
-    json_decref(req);
-    close(fd);
-    if (reply == NULL) {
-        log_error("no answer to the trace request: %s", e.msg);
-        return MCT_EXIT_INTERNAL;
-    }
-    type = proto_type(reply);
-    if (strcmp(type, "error") == 0) {
-        const char *err_code = json_string_value(json_object_get(reply, "code"));
-
-        log_error("the JVM refused the trace (%s): %s", err_code,
-                  json_string_value(json_object_get(reply, "message")));
-        code = exit_for_code(err_code);
-    } else {
-        log_error("the agent answered with a \"%s\" message, which this mcalltree cannot "
-                  "show yet", type);
-        code = MCT_EXIT_INTERNAL;
-    }
-    json_decref(reply);
-    return code;
 }
 
 int main(int argc, char **argv)
@@ -170,5 +100,5 @@ int main(int argc, char **argv)
     rc = open_target(c.pid, &t);
     if (rc != 0)
         return rc;
-    return c.mode == CLI_INFO ? run_info(&c, &t) : run_trace(&c, &t);
+    return c.mode == CLI_INFO ? run_info(&c, &t) : trace_run(&c, &t);
 }

@@ -251,7 +251,25 @@ int proc_jvm_flag(const struct proc_target *t, const char *name)
 
 int proc_alive(const struct proc_target *t)
 {
-    return kill(t->pid, 0) == 0 || errno == EPERM;
+    char path[64], buf[512];
+    const char *paren;
+    ssize_t n;
+    int fd;
+
+    if (kill(t->pid, 0) < 0 && errno != EPERM)
+        return 0;
+    /* An exited JVM its parent has not reaped yet is a zombie: gone. */
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)t->pid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 1;
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 1;
+    buf[n] = '\0';
+    paren = strrchr(buf, ')');
+    return !(paren != NULL && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X'));
 }
 
 /* ---- identity ----------------------------------------------------------- */

@@ -2,7 +2,8 @@
 # mcalltree --info against a live JVM of each test JDK: the hello's fields,
 # stdout holding exactly one JSON object, the agent loaded once and reused,
 # its socket private, one listener thread, no TCP, the trigger file removed,
-# the socket removed at JVM exit; and a trace request answered "unsupported".
+# the socket removed at JVM exit; and a session that ends at its timeout
+# leaves no instrumented class.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 
@@ -58,11 +59,15 @@ for jdk in $MCT_TEST_JDKS; do
             fail "the JVM warned about more than one dynamic load"
     fi
 
-    note "JDK $major: a trace is refused until tracing exists"
-    run_mct "$out" "$err" "$pid" mcttest.Idle main 2 'mcttest\..*'
-    expect_rc 3 "trace"
-    expect_grep 'tracing is not implemented yet' "$err" "trace"
+    note "JDK $major: a session on a method that never completes ends at its timeout, restored"
+    run_mct "$out" "$err" --timeout 1 "$pid" mcttest.Idle main 2 'mcttest\..*'
+    expect_rc 0 "trace"
+    expect_grep 'tracing mcttest\.Idle\.main' "$err" "trace"
     [ -s "$out" ] && fail "trace printed on stdout"
+    run_mct "$out" "$err" --info "$pid"
+    expect_rc 0 "--info after the session"
+    expect_field "$out" instrumented_classes 0
+    expect_field "$out" session null
 
     note "JDK $major: the socket goes away with the JVM"
     term_jvm "$pid" || fail "the JVM did not exit on SIGTERM"

@@ -25,9 +25,9 @@ static void test_invalid(void)
 
     CHECK_INT(opts_parse("bogus", &o, &e), -1);
     CHECK_INT(e.code, MCT_E_ARG);
-    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose)");
+    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose, rewrite-all)");
     CHECK_INT(opts_parse("verbose,x=1", &o, &e), -1);
-    CHECK_STR(e.msg, "unknown option 'x' (known: verbose)");
+    CHECK_STR(e.msg, "unknown option 'x' (known: verbose, rewrite-all)");
     CHECK_INT(opts_parse("verbose=1", &o, &e), -1);
     CHECK_STR(e.msg, "option 'verbose' takes no value");
     CHECK_INT(opts_parse("verbose,", &o, &e), -1);
@@ -36,11 +36,32 @@ static void test_invalid(void)
     CHECK_INT(opts_parse("verbose,,verbose", &o, &e), -1);
     CHECK_INT(opts_parse("verb", &o, &e), -1);
     CHECK_INT(opts_parse("verboseX", &o, &e), -1);
+    CHECK_INT(opts_parse("rewrite-all", &o, &e), -1);
+    CHECK(strstr(e.msg, "needs a value") != NULL);
+    CHECK_INT(opts_parse("rewrite-all=", &o, &e), -1);
+    CHECK(strstr(e.msg, "needs a value") != NULL);
+}
+
+static void test_string(void)
+{
+    char longer[600];
+    struct agent_opts o;
+    mct_err e;
+
+    CHECK_INT(opts_parse("rewrite-all=com\\.sun\\..*,verbose", &o, &e), 0);
+    CHECK_STR(o.rewrite_all, "com\\.sun\\..*");
+    CHECK_INT(o.verbose, 1);
+    memset(longer, 'a', sizeof longer - 1);
+    memcpy(longer, "rewrite-all=", 12);
+    longer[sizeof longer - 1] = '\0';
+    CHECK_INT(opts_parse(longer, &o, &e), -1);
+    CHECK(strstr(e.msg, "longer than") != NULL);
 }
 
 int main(void)
 {
     test_valid();
     test_invalid();
+    test_string();
     return check_status();
 }

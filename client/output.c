@@ -1,0 +1,72 @@
+/* output.c — see output.h. */
+#include "output.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct out_format *format_of(enum cli_format f)
+{
+    switch (f) {
+    case CLI_FORMAT_TREE: return &fmt_tree;
+    case CLI_FORMAT_CHROME: return &fmt_chrome;
+    case CLI_FORMAT_FOLDED: return &fmt_folded;
+    default: return &fmt_json;
+    }
+}
+
+out *out_open(enum cli_format format, const char *path, double slow_ms, mct_err *e)
+{
+    out *o = calloc(1, sizeof *o);
+    const char *no_color = getenv("NO_COLOR");
+
+    if (o == NULL) {
+        mct_err_set(e, MCT_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    o->fmt = format_of(format);
+    o->slow_ms = slow_ms;
+    if (path == NULL) {
+        o->f = stdout;
+    } else {
+        o->f = fopen(path, "w");
+        if (o->f == NULL) {
+            mct_err_set(e, MCT_E_IO, "cannot write %s: %s", path, strerror(errno));
+            free(o);
+            return NULL;
+        }
+        o->close_f = 1;
+    }
+    o->color = format == CLI_FORMAT_TREE && isatty(fileno(o->f)) && (no_color == NULL || no_color[0] == '\0');
+    if (o->fmt->begin != NULL && o->fmt->begin(o) < 0) {
+        mct_err_set(e, MCT_E_IO, "cannot write the output: %s", strerror(errno));
+        if (o->close_f)
+            fclose(o->f);
+        free(o);
+        return NULL;
+    }
+    return o;
+}
+
+int out_call(out *o, const json_t *call, mct_err *e)
+{
+    if (o->fmt->call(o, call) < 0 || fflush(o->f) != 0)
+        return mct_err_set(e, MCT_E_IO, "cannot write the output: %s", strerror(errno));
+    o->calls++;
+    return 0;
+}
+
+int out_close(out *o, mct_err *e)
+{
+    int rc = 0;
+
+    if (o->fmt->end != NULL && o->fmt->end(o) < 0)
+        rc = -1;
+    if (fflush(o->f) != 0 || ferror(o->f))
+        rc = -1;
+    if (o->close_f && fclose(o->f) != 0)
+        rc = -1;
+    free(o);
+    return rc < 0 ? mct_err_set(e, MCT_E_IO, "cannot write the output: %s", strerror(errno)) : 0;
+}

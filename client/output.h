@@ -1,0 +1,47 @@
+/* output.h — where the call trees go (stdout or -o FILE) and in which format
+ * (SPEC §2 -f): json, tree, chrome or folded. The trace loop hands each
+ * `call` message to out_call as it arrives; formats that need a document
+ * around the calls (chrome) write its start in out_open and its end in
+ * out_close. */
+#ifndef MCT_OUTPUT_H
+#define MCT_OUTPUT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "err.h"
+
+typedef struct out out;
+
+/* What a format implements (one per fmt_*.c). */
+struct out_format {
+    int (*begin)(out *o);                   /* may be NULL */
+    int (*call)(out *o, const json_t *call);
+    int (*end)(out *o);                     /* may be NULL */
+};
+
+struct out {
+    FILE *f;
+    int close_f;        /* f was opened by out_open */
+    int color;          /* ANSI colours (tree, on a terminal, NO_COLOR unset) */
+    double slow_ms;     /* --slow-ms, < 0 when not given */
+    unsigned long calls;/* calls written so far */
+    const struct out_format *fmt;
+    void *state;        /* the format's own, freed by its end() */
+};
+
+extern const struct out_format fmt_json, fmt_tree, fmt_chrome, fmt_folded;
+
+/* Opens the output: path NULL means stdout. Returns NULL with e set when
+ * the file cannot be created. */
+out *out_open(enum cli_format format, const char *path, double slow_ms, mct_err *e);
+
+/* Writes one `call` message (already validated); 0, or -1 with e set when
+ * the output cannot be written (EPIPE included: errno is kept). */
+int out_call(out *o, const json_t *call, mct_err *e);
+
+/* Finishes the document, flushes and closes; 0 or -1 with e set. Frees o. */
+int out_close(out *o, mct_err *e);
+
+#endif

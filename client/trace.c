@@ -1,0 +1,424 @@
+/* trace.c — see trace.h. */
+#include "trace.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "conn.h"
+#include "exit.h"
+#include "log.h"
+#include "output.h"
+#include "proto.h"
+
+static volatile sig_atomic_t signalled;
+
+static void on_signal(int sig)
+{
+    signalled++;
+}
+
+/* SIGINT and SIGTERM end the session cleanly (a second one gives up
+ * waiting); a reader of stdout going away is an output error, not death. */
+static void catch_signals(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, NULL);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static long long num(const json_t *o, const char *key)
+{
+    return (long long)json_integer_value(json_object_get(o, key));
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+
+    return s != NULL ? s : "";
+}
+
+/* --- the plan ----------------------------------------------------------------------------- */
+
+/* Writes the plan level by level: status, method, reason. */
+static void print_plan(FILE *f, const json_t *plan)
+{
+    const json_t *methods = json_object_get(plan, "methods");
+    long long level, max_level = 0;
+    size_t i;
+
+    for (i = 0; i < json_array_size(methods); i++)
+        if (num(json_array_get(methods, i), "level") > max_level)
+            max_level = num(json_array_get(methods, i), "level");
+    for (level = 1; level <= max_level; level++) {
+        fprintf(f, "level %lld%s\n", level, level == 1 ? " (entry)" : "");
+        for (i = 0; i < json_array_size(methods); i++) {
+            const json_t *m = json_array_get(methods, i);
+            const char *reason = str(m, "reason");
+
+            if (num(m, "level") != level)
+                continue;
+            fprintf(f, "  %-12s %s.%s%s%s%s\n", str(m, "status"), str(m, "class"), str(m, "method"),
+                    str(m, "desc"), reason[0] ? "  -- " : "", reason);
+        }
+    }
+}
+
+/* One line on stderr: what is traced and what was left out. */
+static void print_summary(const struct cli *c, const json_t *plan)
+{
+    const json_t *s = json_object_get(plan, "summary");
+    long long skipped = num(s, "skipped") + num(s, "failed");
+
+    fprintf(stderr, "mcalltree: tracing %s.%s%s, %d level%s: %lld method%s instrumented", c->class_name,
+            c->method, c->desc, c->depth, c->depth == 1 ? "" : "s", num(s, "instrumented"),
+            num(s, "instrumented") == 1 ? "" : "s");
+    if (num(s, "pending") > 0)
+        fprintf(stderr, ", %lld when their class loads", num(s, "pending"));
+    if (skipped > 0)
+        fprintf(stderr, ", %lld could not be", skipped);
+    if (num(s, "excluded") > 0)
+        fprintf(stderr, ", %lld left out", num(s, "excluded"));
+    fprintf(stderr, " (%.0f ms); %s to stop\n", json_number_value(json_object_get(s, "plan_ms")) +
+                                                    json_number_value(json_object_get(s, "instrument_ms")),
+            c->count > 0 ? "after the calls asked for, or Ctrl-C" : "Ctrl-C");
+    if (skipped > 0 || json_is_true(json_object_get(s, "capped")))
+        fprintf(stderr, "mcalltree: %s%s(-v or --plan shows the whole plan)\n",
+                skipped > 0 ? "some methods could not be instrumented " : "",
+                json_is_true(json_object_get(s, "capped")) ? "the plan was capped " : "");
+}
+
+/* --- the session ---------------------------------------------------------------------------- */
+
+struct run {
+    const struct cli *c;
+    const struct proc_target *t;
+    int fd;
+    out *out;
+    int stop_sent;
+    double stop_at;      /* when the stop was sent (ms) */
+    double deadline;     /* --timeout, in now_ms() time; 0 = none */
+    long long printed;
+    int over;            /* a call took longer than --fail-over-ms */
+    int output_broken;
+    int rc;
+};
+
+static void send_stop(struct run *r, const char *reason)
+{
+    json_t *msg;
+    mct_err e;
+
+    if (r->stop_sent)
+        return;
+    r->stop_sent = 1;
+    r->stop_at = now_ms();
+    log_verbose("stopping the session (%s); waiting for the agent to restore the classes", reason);
+    msg = json_pack("{s:s, s:s}", "type", "stop", "reason", reason);
+    if (msg != NULL && proto_write(r->fd, msg, &e) < 0)
+        log_verbose("could not send stop: %s", e.msg);
+    json_decref(msg);
+}
+
+static void on_call(struct run *r, const json_t *call)
+{
+    const json_t *root = json_object_get(call, "root");
+    mct_err e;
+
+    if (r->output_broken)
+        return;
+    if (out_call(r->out, call, &e) < 0) {
+        if (errno != EPIPE)
+            log_error("%s", e.msg);
+        r->output_broken = 1;
+        if (errno != EPIPE)
+            r->rc = MCT_EXIT_INTERNAL;
+        send_stop(r, "output closed");
+        return;
+    }
+    r->printed++;
+    if (r->c->fail_over_ms >= 0 && (double)num(root, "total_ns") > r->c->fail_over_ms * 1e6) {
+        if (!r->over)
+            log_verbose("call #%lld took %.3f ms, over --fail-over-ms %g", num(call, "seq"),
+                        (double)num(root, "total_ns") / 1e6, r->c->fail_over_ms);
+        r->over = 1;
+    }
+}
+
+static void on_status(const json_t *m)
+{
+    const char *note = str(m, "note");
+
+    log_verbose("%lld call%s completed, %lld printed, %lld under --min-ms, %lld not traced (busy), "
+                "%lld method%s instrumented, %lld waiting for their class%s%s",
+                num(m, "calls"), num(m, "calls") == 1 ? "" : "s", num(m, "printed"), num(m, "filtered"),
+                num(m, "dropped"), num(m, "instrumented"), num(m, "instrumented") == 1 ? "" : "s",
+                num(m, "pending"), note[0] ? "; " : "", note);
+}
+
+/* The session's end as the agent reports it; returns the exit status. */
+static int on_end(struct run *r, const json_t *m)
+{
+    const char *reason = str(m, "reason");
+
+    if (strcmp(reason, "jvm_exit") == 0) {
+        log_error("the target JVM is exiting; %lld call%s printed", r->printed, r->printed == 1 ? "" : "s");
+        return MCT_EXIT_INTERNAL;
+    }
+    log_verbose("session ended (%s): %lld calls completed, %lld printed, %lld under --min-ms, "
+                "%lld not traced; %lld classes restored, %lld still instrumented",
+                reason, num(m, "calls"), num(m, "printed"), num(m, "filtered"), num(m, "dropped"),
+                num(m, "restored_classes"), num(m, "instrumented_classes"));
+    if (num(m, "dropped") > 0)
+        log_error("%lld calls were not traced: they completed faster than the agent could take them",
+                  num(m, "dropped"));
+    if (num(m, "instrumented_classes") > 0)
+        log_error("the agent could not restore %lld classes", num(m, "instrumented_classes"));
+    if (r->rc != MCT_EXIT_OK)
+        return r->rc;
+    return r->over ? MCT_EXIT_FAILOVER : MCT_EXIT_OK;
+}
+
+/* The connection ended without an `end`: the JVM died, or the agent. */
+static int on_eof(struct run *r)
+{
+    if (!proc_alive(r->t)) {
+        log_error("the target JVM (pid %d) exited during the session; %lld call%s printed", (int)r->t->pid,
+                  r->printed, r->printed == 1 ? "" : "s");
+    } else {
+        log_error("the agent closed the connection unexpectedly (see the JVM's stderr)");
+    }
+    return MCT_EXIT_INTERNAL;
+}
+
+static int on_error(const json_t *m)
+{
+    const char *code = str(m, "code");
+
+    log_error("the agent reports %s: %s", code, str(m, "message"));
+    switch (proto_code_from_name(code)) {
+    case PROTO_ERR_BUSY:
+    case PROTO_ERR_CLASS_NOT_LOADED:
+    case PROTO_ERR_METHOD_NOT_FOUND:
+    case PROTO_ERR_BAD_REGEX:
+    case PROTO_ERR_NOTHING_INSTRUMENTABLE:
+    case PROTO_ERR_UNSUPPORTED:
+        return MCT_EXIT_REFUSED;
+    default:
+        return MCT_EXIT_INTERNAL;
+    }
+}
+
+/* How long poll may wait: until the next deadline, at most 200 ms. */
+static int wait_ms(const struct run *r)
+{
+    double now = now_ms(), w = 200;
+
+    if (!r->stop_sent && r->deadline > 0 && r->deadline - now < w)
+        w = r->deadline - now;
+    if (r->stop_sent && r->stop_at + TRACE_END_TIMEOUT_MS - now < w)
+        w = r->stop_at + TRACE_END_TIMEOUT_MS - now;
+    return w < 0 ? 0 : (int)w + 1;
+}
+
+/* Reads messages until the session ends; the exit status. */
+static int stream(struct run *r)
+{
+    sig_atomic_t handled_signals = 0;
+
+    for (;;) {
+        struct pollfd pfd = {.fd = r->fd, .events = POLLIN};
+        json_t *m;
+        const char *type;
+        mct_err e;
+        int n;
+
+        if (signalled != handled_signals) {
+            handled_signals = signalled;
+            if (r->stop_sent) {
+                log_error("interrupted again: not waiting for the agent (it restores the classes when it "
+                          "sees this client gone)");
+                return MCT_EXIT_INTERNAL;
+            }
+            send_stop(r, "signal");
+        }
+        if (!r->stop_sent && r->deadline > 0 && now_ms() >= r->deadline)
+            send_stop(r, "timeout");
+        if (r->stop_sent && now_ms() >= r->stop_at + TRACE_END_TIMEOUT_MS) {
+            log_error("the agent did not confirm the end of the session within %d s",
+                      TRACE_END_TIMEOUT_MS / 1000);
+            return MCT_EXIT_INTERNAL;
+        }
+        n = poll(&pfd, 1, wait_ms(r));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            log_error("poll: %s", strerror(errno));
+            return MCT_EXIT_INTERNAL;
+        }
+        if (n == 0)
+            continue;
+        m = proto_read(r->fd, PROTO_REPLY, 30000, &e);
+        if (m == NULL) {
+            if (e.code == MCT_E_EOF)
+                return on_eof(r);
+            log_error("reading from the agent: %s", e.msg);
+            return e.code == MCT_E_IO && !proc_alive(r->t) ? on_eof(r) : MCT_EXIT_INTERNAL;
+        }
+        type = proto_type(m);
+        if (strcmp(type, "call") == 0) {
+            on_call(r, m);
+        } else if (strcmp(type, "status") == 0) {
+            on_status(m);
+        } else if (strcmp(type, "end") == 0) {
+            int rc = on_end(r, m);
+
+            json_decref(m);
+            return rc;
+        } else if (strcmp(type, "error") == 0) {
+            int rc = on_error(m);
+
+            json_decref(m);
+            return rc;
+        } else {
+            log_verbose("ignoring a \"%s\" message", type);
+        }
+        json_decref(m);
+    }
+}
+
+/* Waits for the plan (or the refusal). Returns the plan, or NULL with *rc. */
+static json_t *await_plan(struct run *r, int *rc)
+{
+    json_t *m;
+    mct_err e;
+    const char *type;
+
+    for (;;) {
+        if (signalled) {
+            log_error("interrupted before the session started");
+            *rc = MCT_EXIT_INTERNAL;
+            return NULL;
+        }
+        m = proto_read(r->fd, PROTO_REPLY, TRACE_PLAN_TIMEOUT_MS, &e);
+        if (m == NULL) {
+            if (e.code == MCT_E_EOF) {
+                *rc = on_eof(r);
+            } else {
+                log_error("no answer to the trace request: %s", e.msg);
+                *rc = MCT_EXIT_INTERNAL;
+            }
+            return NULL;
+        }
+        type = proto_type(m);
+        if (strcmp(type, "plan") == 0)
+            return m;
+        if (strcmp(type, "error") == 0) {
+            *rc = on_error(m);
+            json_decref(m);
+            return NULL;
+        }
+        if (strcmp(type, "status") == 0)
+            on_status(m);
+        json_decref(m);
+    }
+}
+
+static int show_plan_only(struct run *r, json_t *plan)
+{
+    const struct cli *c = r->c;
+    int rc = MCT_EXIT_OK;
+
+    if (c->format == CLI_FORMAT_JSON && c->format_given) {
+        if (json_dumpf(plan, stdout, JSON_COMPACT) < 0 || putchar('\n') == EOF)
+            rc = MCT_EXIT_INTERNAL;
+    } else {
+        printf("plan for %s.%s%s, %d level%s, classes matching %s%s\n", c->class_name, c->method, c->desc,
+               c->depth, c->depth == 1 ? "" : "s", c->regex, c->include_jdk ? " (JDK included)" : "");
+        print_plan(stdout, plan);
+    }
+    if (fflush(stdout) != 0)
+        rc = MCT_EXIT_INTERNAL;
+    return rc;
+}
+
+int trace_run(const struct cli *c, const struct proc_target *t)
+{
+    struct run r = {.c = c, .t = t, .fd = -1, .rc = MCT_EXIT_OK};
+    json_t *hello, *req, *plan;
+    int absent, code;
+    mct_err e;
+
+    catch_signals();
+    hello = conn_ensure_agent(t, c->agent, &code, &e);
+    if (hello == NULL) {
+        log_error("%s", e.msg);
+        return code;
+    }
+    json_decref(hello);
+    r.fd = conn_open(t, &absent, &e);
+    if (r.fd < 0) {
+        log_error("%s", e.msg);
+        return MCT_EXIT_ATTACH;
+    }
+    req = conn_trace_request_new(c);
+    if (req == NULL || proto_write(r.fd, req, &e) < 0) {
+        log_error("cannot send the trace request%s%s", req ? ": " : "", req ? e.msg : "");
+        json_decref(req);
+        close(r.fd);
+        return MCT_EXIT_INTERNAL;
+    }
+    json_decref(req);
+    log_verbose("asked for a trace of %s.%s%s, %d levels, classes matching %s", c->class_name, c->method,
+                c->desc, c->depth, c->regex);
+    plan = await_plan(&r, &code);
+    if (plan == NULL) {
+        close(r.fd);
+        return code;
+    }
+    if (c->plan) {
+        code = show_plan_only(&r, plan);
+        json_decref(plan);
+        close(r.fd);
+        return code;
+    }
+    print_summary(c, plan);
+    if (c->verbose)
+        print_plan(stderr, plan);
+    json_decref(plan);
+    r.out = out_open(c->format, c->output, c->slow_ms, &e);
+    if (r.out == NULL) {
+        log_error("%s", e.msg);
+        r.rc = MCT_EXIT_USAGE;
+        send_stop(&r, "output");
+    }
+    if (c->timeout_s > 0)
+        r.deadline = now_ms() + c->timeout_s * 1e3;
+    code = stream(&r);
+    if (r.out != NULL && out_close(r.out, &e) < 0 && errno != EPIPE) {
+        log_error("%s", e.msg);
+        if (code == MCT_EXIT_OK || code == MCT_EXIT_FAILOVER)
+            code = MCT_EXIT_INTERNAL;
+    }
+    close(r.fd);
+    return code;
+}
