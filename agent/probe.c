@@ -19,12 +19,22 @@ static probe_thread idle;
 
 static __thread probe_thread *self __attribute__((tls_model("initial-exec"))) = &idle;
 
+/* The class file of PROBE_CLASS, compiled from agent/java at build time. */
+static const unsigned char probe_class_file[] = {
+#include "probe_class.inc"
+};
+
+#define N_SLOTS 4
+
 static _Atomic uint32_t cur_session;   /* 0: no session accepts new calls */
 static _Atomic int cur_depth;
 static _Atomic(probe_thread *) registry;
 static pthread_key_t exit_key;         /* its destructor marks a thread dead */
-static jvmtiEnv *probe_jvmti;
 static jclass probe_cls;
+static jfieldID slot_field[N_SLOTS];   /* Probe.t0 .. t3 */
+static jfieldID all_field;             /* Probe.all */
+static _Atomic(probe_thread *) slot_owner[N_SLOTS];
+static jmethodID is_virtual;           /* Thread.isVirtual, NULL before JDK 21 */
 static _Atomic uint64_t count_enter, count_exit, count_fail;
 
 static const rw_probes methods_plain = {PROBE_CLASS, "enter", "exit", "fail"};
@@ -126,11 +136,10 @@ static probe_thread *claim_free(void)
     return NULL;
 }
 
-/* The slow path, once per thread: its state, ring and Thread reference. */
+/* The slow path, once per thread: its state and ring. */
 static __attribute__((noinline, cold)) probe_thread *attach(JNIEnv *env)
 {
     probe_thread *t = claim_free();
-    jthread th = NULL;
 
     if (t == NULL) {
         t = calloc(1, sizeof *t);
@@ -148,11 +157,7 @@ static __attribute__((noinline, cold)) probe_thread *attach(JNIEnv *env)
                                                       memory_order_relaxed))
             ;
     }
-    if (probe_jvmti != NULL && (*probe_jvmti)->GetCurrentThread(probe_jvmti, &th) == JVMTI_ERROR_NONE &&
-        th != NULL) {
-        t->thread = (*env)->NewGlobalRef(env, th);
-        (*env)->DeleteLocalRef(env, th);
-    }
+    t->slot = -1;
     pthread_setspecific(exit_key, t);
     self = t;
     return t;
@@ -186,6 +191,57 @@ static int start_call(probe_thread *t, int depth)
     t->root_nest = 0;
     t->root_pos = t->w;
     return 1;
+}
+
+/* Whether cur, the Java thread calling an entry method on t's OS thread,
+ * can be traced: a platform thread can; a virtual thread cannot, since it
+ * may continue on another OS thread (counted, not traced). */
+static int platform_thread(JNIEnv *env, probe_thread *t, jobject cur)
+{
+    if (t->thread != NULL && (*env)->IsSameObject(env, cur, t->thread))
+        return 1;
+    if (is_virtual != NULL && (*env)->CallBooleanMethod(env, cur, is_virtual)) {
+        atomic_store_explicit(&t->virtual_calls,
+                              atomic_load_explicit(&t->virtual_calls, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+        return 0;
+    }
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+        return 0;
+    }
+    if (t->thread == NULL)
+        t->thread = (*env)->NewGlobalRef(env, cur);
+    return t->thread != NULL;
+}
+
+/* Lets the Java side of the probes see that this thread traces: a slot of
+ * its own if one is free, else "all" (every probe goes native). */
+static void take_slot(JNIEnv *env, probe_thread *t)
+{
+    int k;
+
+    for (k = 0; k < N_SLOTS; k++) {
+        probe_thread *none = NULL;
+
+        if (atomic_compare_exchange_strong_explicit(&slot_owner[k], &none, t, memory_order_acq_rel,
+                                                    memory_order_relaxed)) {
+            (*env)->SetStaticObjectField(env, probe_cls, slot_field[k], t->thread);
+            t->slot = k;
+            return;
+        }
+    }
+    t->slot = -1;
+    (*env)->SetStaticBooleanField(env, probe_cls, all_field, JNI_TRUE);
+}
+
+static void give_slot(JNIEnv *env, probe_thread *t)
+{
+    if (t->slot < 0)
+        return;
+    (*env)->SetStaticObjectField(env, probe_cls, slot_field[t->slot], NULL);
+    atomic_store_explicit(&slot_owner[t->slot], NULL, memory_order_release);
+    t->slot = -1;
 }
 
 /* --- the natives ---------------------------------------------------------------------- */
@@ -225,7 +281,7 @@ static void JNICALL n_fail(JNIEnv *env, jclass cls, jthrowable ex, jint id)
     leave(t, id, PROBE_FAIL);
 }
 
-static void JNICALL n_root_enter(JNIEnv *env, jclass cls, jint id)
+static void JNICALL n_root_enter(JNIEnv *env, jclass cls, jobject cur, jint id)
 {
     probe_thread *t = self;
 
@@ -237,8 +293,10 @@ static void JNICALL n_root_enter(JNIEnv *env, jclass cls, jint id)
             return;
         if (unlikely(t == &idle) && (t = attach(env)) == NULL)
             return;
-        if (!start_call(t, atomic_load_explicit(&cur_depth, memory_order_relaxed)))
+        if (!platform_thread(env, t, cur) ||
+            !start_call(t, atomic_load_explicit(&cur_depth, memory_order_relaxed)))
             return;
+        take_slot(env, t);
     }
     t->depth++;
     if (t->root_nest < 64)
@@ -250,13 +308,14 @@ static void JNICALL n_root_enter(JNIEnv *env, jclass cls, jint id)
 
 /* The call is complete: its length goes into its first event, and the
  * worker may now read it. */
-static void finish_call(probe_thread *t)
+static void finish_call(JNIEnv *env, probe_thread *t)
 {
     probe_ev *first = &t->ring[t->root_pos & t->mask];
 
     first->kind |= (uint32_t)(t->w - t->root_pos) << 4;
     t->depth = 0;
     atomic_store_explicit(&t->published, t->w, memory_order_release);
+    give_slot(env, t);
 }
 
 /* An entry method returns. Frames whose exit was missed (a constructor that
@@ -282,7 +341,7 @@ static void root_leave(JNIEnv *env, probe_thread *t, jint id, uint32_t kind, jth
         rec(t, id, kind);
     t->depth = d - 1;
     if (--t->root_nest == 0)
-        finish_call(t);
+        finish_call(env, t);
 }
 
 static void JNICALL n_root_exit(JNIEnv *env, jclass cls, jint id)
@@ -305,6 +364,11 @@ static void JNICALL n_root_fail(JNIEnv *env, jclass cls, jthrowable ex, jint id)
 
 /* Counting natives for the diagnostic mode. */
 static void JNICALL c_enter(JNIEnv *env, jclass cls, jint id)
+{
+    atomic_fetch_add_explicit(&count_enter, 1, memory_order_relaxed);
+}
+
+static void JNICALL c_root_enter(JNIEnv *env, jclass cls, jobject cur, jint id)
 {
     atomic_fetch_add_explicit(&count_enter, 1, memory_order_relaxed);
 }
@@ -334,9 +398,11 @@ void probe_session_begin(uint32_t session, int depth)
     atomic_store_explicit(&cur_session, session, memory_order_release);
 }
 
-void probe_session_end(void)
+void probe_session_end(JNIEnv *jni)
 {
     atomic_store_explicit(&cur_session, 0, memory_order_release);
+    if (probe_cls != NULL && all_field != NULL)
+        (*jni)->SetStaticBooleanField(jni, probe_cls, all_field, JNI_FALSE);
 }
 
 probe_thread *probe_threads(void)
@@ -430,87 +496,47 @@ double probe_calibrate(JNIEnv *jni)
 
 /* --- the probe class ------------------------------------------------------------------- */
 
-/* The class file of PROBE_CLASS: public final, six public static natives,
- * and spin(n), which calls enter(-1) n times so that the worker can time a
- * probe call made from JIT-compiled code. Version 49: no StackMapTable. */
-static uint8_t *class_bytes(size_t *len)
+/* Looks up a static field of the probe class; 0 or -1 with err set. */
+static int static_field(JNIEnv *jni, jclass cls, const char *name, const char *sig, jfieldID *out,
+                        mct_err *err)
 {
-    static const char *const utf8[] = {
-        PROBE_CLASS, "java/lang/Object", "enter", "exit", "fail", "rootEnter", "rootExit",
-        "rootFail", "(I)V", "(Ljava/lang/Throwable;I)V", "spin", "Code",
-    };
-    /* for (int i = 0; i < n; i++) enter(-1); */
-    static const uint8_t spin[] = {
-        0x03, 0x3c,             /*  0: iconst_0; istore_1 */
-        0x1b, 0x1a,             /*  2: iload_1; iload_0 */
-        0xa2, 0x00, 0x0d,       /*  4: if_icmpge 17 */
-        0x02,                   /*  7: iconst_m1 */
-        0xb8, 0x00, 0x10,       /*  8: invokestatic #16 enter(I)V */
-        0x84, 0x01, 0x01,       /* 11: iinc 1 1 */
-        0xa7, 0xff, 0xf4,       /* 14: goto 2 */
-        0xb1,                   /* 17: return */
-    };
-    mct_buf b;
-    size_t i;
+    *out = (*jni)->GetStaticFieldID(jni, cls, name, sig);
+    if (*out == NULL) {
+        (*jni)->ExceptionClear(jni);
+        return mct_err_set(err, MCT_E_JVMTI, "%s has no field %s", PROBE_CLASS, name);
+    }
+    return 0;
+}
 
-    buf_init(&b);
-    buf_u4(&b, 0xCAFEBABE);
-    buf_u2(&b, 0);
-    buf_u2(&b, 49);
-    buf_u2(&b, 17);                    /* #1..#16 */
-    for (i = 0; i < sizeof utf8 / sizeof utf8[0]; i++) { /* #1..#12 */
-        buf_u1(&b, 1);
-        buf_u2(&b, (uint16_t)strlen(utf8[i]));
-        buf_bytes(&b, utf8[i], strlen(utf8[i]));
+/* Thread.isVirtual where it exists (JDK 21+). */
+static void find_is_virtual(JNIEnv *jni)
+{
+    jclass tc = (*jni)->FindClass(jni, "java/lang/Thread");
+
+    if (tc != NULL) {
+        is_virtual = (*jni)->GetMethodID(jni, tc, "isVirtual", "()Z");
+        (*jni)->DeleteLocalRef(jni, tc);
     }
-    buf_u1(&b, 7);                     /* #13 Class PROBE_CLASS */
-    buf_u2(&b, 1);
-    buf_u1(&b, 7);                     /* #14 Class java/lang/Object */
-    buf_u2(&b, 2);
-    buf_u1(&b, 12);                    /* #15 NameAndType enter (I)V */
-    buf_u2(&b, 3);
-    buf_u2(&b, 9);
-    buf_u1(&b, 10);                    /* #16 Methodref #13.#15 */
-    buf_u2(&b, 13);
-    buf_u2(&b, 15);
-    buf_u2(&b, 0x0001 | 0x0010 | 0x0020); /* public final super */
-    buf_u2(&b, 13);
-    buf_u2(&b, 14);
-    buf_u2(&b, 0);                     /* interfaces */
-    buf_u2(&b, 0);                     /* fields */
-    buf_u2(&b, 7);
-    for (i = 0; i < 6; i++) {
-        buf_u2(&b, 0x0001 | 0x0008 | 0x0100); /* public static native */
-        buf_u2(&b, (uint16_t)(3 + i));
-        buf_u2(&b, (i % 3 == 2) ? 10 : 9);
-        buf_u2(&b, 0);
-    }
-    buf_u2(&b, 0x0001 | 0x0008);       /* public static void spin(int) */
-    buf_u2(&b, 11);
-    buf_u2(&b, 9);
-    buf_u2(&b, 1);
-    buf_u2(&b, 12);                    /* Code */
-    buf_u4(&b, 12 + sizeof spin);
-    buf_u2(&b, 2);                     /* max_stack */
-    buf_u2(&b, 2);                     /* max_locals */
-    buf_u4(&b, sizeof spin);
-    buf_bytes(&b, spin, sizeof spin);
-    buf_u2(&b, 0);                     /* exception table */
-    buf_u2(&b, 0);                     /* attributes */
-    buf_u2(&b, 0);                     /* class attributes */
-    return buf_steal(&b, len);
+    (*jni)->ExceptionClear(jni);
 }
 
 int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err)
 {
-    static const char *const sigs[] = {"(I)V", "(I)V", "(Ljava/lang/Throwable;I)V"};
-    JNINativeMethod natives[6];
-    void *const tracing[] = {n_enter, n_exit, n_fail, n_root_enter, n_root_exit, n_root_fail};
-    void *const counters[] = {c_enter, c_exit, c_fail, c_enter, c_exit, c_fail};
-    static const char *const names[] = {"enter", "exit", "fail", "rootEnter", "rootExit", "rootFail"};
-    uint8_t *bytes;
-    size_t len, i;
+    static const struct {
+        const char *name, *sig;
+        void *tracing, *counting;
+    } natives[] = {
+        {"rootEnter0", "(Ljava/lang/Thread;I)V", n_root_enter, c_root_enter},
+        {"rootExit", "(I)V", n_root_exit, c_exit},
+        {"rootFail", "(Ljava/lang/Throwable;I)V", n_root_fail, c_fail},
+        {"enter0", "(I)V", n_enter, c_enter},
+        {"exit0", "(I)V", n_exit, c_exit},
+        {"fail0", "(Ljava/lang/Throwable;I)V", n_fail, c_fail},
+    };
+    static const char *const slots[N_SLOTS] = {"t0", "t1", "t2", "t3"};
+    JNINativeMethod bind[sizeof natives / sizeof natives[0]];
     jclass local;
+    size_t i;
     int rc;
 
     if (probe_cls != NULL)
@@ -518,32 +544,37 @@ int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err)
     rc = pthread_key_create(&exit_key, thread_exited);
     if (rc != 0)
         return mct_err_set(err, MCT_E_INTERNAL, "pthread_key_create: error %d", rc);
-    bytes = class_bytes(&len);
-    if (bytes == NULL)
-        return mct_err_set(err, MCT_E_NOMEM, "out of memory building the probe class");
-    local = (*jni)->DefineClass(jni, PROBE_CLASS, NULL, (const jbyte *)bytes, (jsize)len);
-    free(bytes);
+    local = (*jni)->DefineClass(jni, PROBE_CLASS, NULL, (const jbyte *)probe_class_file,
+                                (jsize)sizeof probe_class_file);
     if (local == NULL) {
         (*jni)->ExceptionDescribe(jni);
         (*jni)->ExceptionClear(jni);
         return mct_err_set(err, MCT_E_JVMTI, "cannot define %s in the boot loader (see the JVM's stderr)",
                            PROBE_CLASS);
     }
-    for (i = 0; i < 6; i++) {
-        natives[i].name = (char *)names[i];
-        natives[i].signature = (char *)sigs[i % 3];
-        natives[i].fnPtr = counting ? counters[i] : tracing[i];
+    for (i = 0; i < sizeof natives / sizeof natives[0]; i++) {
+        bind[i].name = (char *)natives[i].name;
+        bind[i].signature = (char *)natives[i].sig;
+        bind[i].fnPtr = counting ? natives[i].counting : natives[i].tracing;
     }
-    if ((*jni)->RegisterNatives(jni, local, natives, 6) != 0) {
+    if ((*jni)->RegisterNatives(jni, local, bind, (jint)(sizeof bind / sizeof bind[0])) != 0) {
         (*jni)->ExceptionDescribe(jni);
         (*jni)->ExceptionClear(jni);
         (*jni)->DeleteLocalRef(jni, local);
         return mct_err_set(err, MCT_E_JVMTI, "cannot bind the natives of %s", PROBE_CLASS);
     }
+    for (i = 0; i < N_SLOTS; i++)
+        if (static_field(jni, local, slots[i], "Ljava/lang/Thread;", &slot_field[i], err) < 0)
+            return -1;
+    if (static_field(jni, local, "all", "Z", &all_field, err) < 0)
+        return -1;
+    /* Counting sees every probe, whatever the thread. */
+    if (counting)
+        (*jni)->SetStaticBooleanField(jni, local, all_field, JNI_TRUE);
+    find_is_virtual(jni);
     probe_cls = (*jni)->NewGlobalRef(jni, local);
     (*jni)->DeleteLocalRef(jni, local);
     if (probe_cls == NULL)
         return mct_err_set(err, MCT_E_NOMEM, "out of memory holding the probe class");
-    probe_jvmti = jvmti;
     return 0;
 }

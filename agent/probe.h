@@ -67,11 +67,14 @@ typedef struct probe_thread {
     _Atomic uint64_t next_mask;
     _Atomic(probe_ev *) old_ring; /* a ring the app thread gave back */
     _Atomic uint64_t old_mask;
+    _Atomic uint64_t virtual_calls;/* entry calls on virtual threads (not traced) */
     _Atomic int state;            /* enum probe_thread_state */
     /* the worker's */
     uint64_t worker_cap;          /* capacity of the newest ring it gave the thread */
-    /* set once at attach */
+    uint64_t worker_dropped;      /* `dropped` when the worker last looked */
+    /* set by the app thread when it first traces (and by the worker when it frees) */
     jobject thread;               /* global ref to the java.lang.Thread */
+    int slot;                     /* Probe.t<slot> holds the thread during a call, or -1 */
     struct probe_thread *next;    /* registry, push-only */
 } probe_thread;
 
@@ -99,7 +102,7 @@ const rw_probes *probe_methods(int root);
 void probe_session_begin(uint32_t session, int depth);
 
 /* Stops starting new traced calls; calls in flight still complete. */
-void probe_session_end(void);
+void probe_session_end(JNIEnv *jni);
 
 /* The registry of threads that ever ran a traced call (newest first). */
 probe_thread *probe_threads(void);
@@ -117,8 +120,11 @@ static inline const probe_ev *probe_event(const probe_thread *t, uint64_t pos)
  * jni may be NULL only if the thread holds no global ref. */
 void probe_maintain(probe_thread *t, JNIEnv *jni, uint64_t want_cap);
 
-/* Ring capacities in events. */
+/* Ring capacities in events: every thread starts small; a ring grows when
+ * a call overflowed it (up to MAX) or calls were dropped because the worker
+ * had not taken the earlier ones yet (up to DROP_MAX). */
 #define PROBE_RING_MIN (1u << 12)
+#define PROBE_RING_DROP_MAX (1u << 18)
 #define PROBE_RING_MAX (1u << 22)
 
 /* Measures what one probe call costs inside a traced call, in ticks: a

@@ -449,17 +449,25 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, u
     tree_free(tr);
 }
 
-/* Hands every completed call of every thread to handle_call. */
-static void drain(struct session *s, JNIEnv *jni)
+/* Hands every completed call of every thread to handle_call; returns how
+ * many calls it took. */
+static uint64_t drain(struct session *s, JNIEnv *jni)
 {
     probe_thread *t;
+    uint64_t taken = 0;
 
     s->cal = clock_calibration();
     for (t = probe_threads(); t != NULL; t = t->next) {
         uint64_t c = atomic_load_explicit(&t->consumed, memory_order_acquire);
         uint64_t p = atomic_load_explicit(&t->published, memory_order_acquire);
+        uint64_t dropped = atomic_load_explicit(&t->dropped, memory_order_relaxed);
         uint64_t grow = 0;
 
+        if (dropped != t->worker_dropped) {
+            t->worker_dropped = dropped;
+            if (t->worker_cap < PROBE_RING_DROP_MAX)
+                grow = t->worker_cap * 4;
+        }
         while (c < p) {
             uint64_t len = PROBE_LEN(probe_event(t, c)->kind);
 
@@ -470,11 +478,13 @@ static void drain(struct session *s, JNIEnv *jni)
             }
             handle_call(s, jni, t, c, len, &grow);
             c += len;
+            taken++;
             atomic_store_explicit(&t->consumed, c, memory_order_release);
         }
         atomic_store_explicit(&t->consumed, c, memory_order_release);
         probe_maintain(t, jni, grow);
     }
+    return taken;
 }
 
 static uint64_t dropped_total(void)
@@ -528,11 +538,15 @@ static void read_client(struct session *s)
     json_decref(msg);
 }
 
+/* Waits at most a millisecond for the client when the last drain found
+ * nothing, so that busy threads' rings are taken again at once. */
 static void run_loop(struct session *s, JNIEnv *jni)
 {
+    uint64_t taken = 0;
+
     while (s->end_reason == NULL) {
         struct pollfd pfd = {.fd = s->fd, .events = POLLIN};
-        int r = poll(&pfd, 1, 2);
+        int r = poll(&pfd, 1, taken > 0 ? 0 : 1);
         uint64_t now;
 
         if (r < 0 && errno != EINTR) {
@@ -541,7 +555,7 @@ static void run_loop(struct session *s, JNIEnv *jni)
         }
         if (r > 0 && (pfd.revents & (POLLIN | POLLHUP | POLLERR)))
             read_client(s);
-        drain(s, jni);
+        taken = drain(s, jni);
         now = now_ns();
         if (s->verbose && now - s->last_status_ns >= 1000000000u) {
             s->last_status_ns = now;
@@ -594,7 +608,7 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
     int restored = 0;
     json_t *end;
 
-    probe_session_end();
+    probe_session_end(jni);
     if (instrumented) {
         size_t before = inst_rewritten_classes();
 

@@ -101,6 +101,9 @@ static void print_summary(const struct cli *c, const json_t *plan)
     fprintf(stderr, " (%.0f ms); %s to stop\n", json_number_value(json_object_get(s, "plan_ms")) +
                                                     json_number_value(json_object_get(s, "instrument_ms")),
             c->count > 0 ? "after the calls asked for, or Ctrl-C" : "Ctrl-C");
+    log_verbose("planned in %.1f ms over %lld loaded classes, instrumented in %.1f ms; clock: %s",
+                json_number_value(json_object_get(s, "plan_ms")), num(s, "loaded_classes"),
+                json_number_value(json_object_get(s, "instrument_ms")), str(s, "clock"));
     if (skipped > 0 || json_is_true(json_object_get(s, "capped")))
         fprintf(stderr, "mcalltree: %s%s(-v or --plan shows the whole plan)\n",
                 skipped > 0 ? "some methods could not be instrumented " : "",
@@ -185,9 +188,11 @@ static int on_end(struct run *r, const json_t *m)
         return MCT_EXIT_INTERNAL;
     }
     log_verbose("session ended (%s): %lld calls completed, %lld printed, %lld under --min-ms, "
-                "%lld not traced; %lld classes restored, %lld still instrumented",
+                "%lld not traced; %lld classes restored, %lld still instrumented; "
+                "a probe cost %.1f ns (subtracted from the durations)",
                 reason, num(m, "calls"), num(m, "printed"), num(m, "filtered"), num(m, "dropped"),
-                num(m, "restored_classes"), num(m, "instrumented_classes"));
+                num(m, "restored_classes"), num(m, "instrumented_classes"),
+                json_number_value(json_object_get(m, "probe_ns")));
     if (num(m, "dropped") > 0)
         log_error("%lld calls were not traced: they completed faster than the agent could take them",
                   num(m, "dropped"));

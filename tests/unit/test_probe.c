@@ -18,11 +18,16 @@
 
 typedef void(JNICALL *native_i)(JNIEnv *, jclass, jint);
 typedef void(JNICALL *native_ti)(JNIEnv *, jclass, jthrowable, jint);
+typedef void(JNICALL *native_oi)(JNIEnv *, jclass, jobject, jint);
 
-static native_i p_enter, p_exit, p_root_enter, p_root_exit;
+static native_i p_enter, p_exit, p_root_exit;
 static native_ti p_fail, p_root_fail;
+static native_oi p_root_enter0;
 static int defined_ok;
 static int global_refs;
+static jobject slot_value[4];
+static jboolean all_value;
+static int virtual_answer; /* what Thread.isVirtual answers */
 
 /* Distinct addresses standing for JVM objects (jobject is opaque). */
 static char objects[4];
@@ -44,7 +49,13 @@ static jclass JNICALL f_define(JNIEnv *env, const char *name, jobject loader, co
             if (c->methods[i].code && bc_scan(c->methods[i].code->code, c->methods[i].code->code_len, NULL, &err) < 0)
                 natives = 0;
         }
-        defined_ok = natives == 6 && cf_find_method(c, "spin", "(I)V") != NULL;
+        /* what the rewriter calls, and what the agent binds and times */
+        defined_ok = natives == 6 && cf_find_method(c, "spin", "(I)V") != NULL &&
+                     cf_find_method(c, "enter", "(I)V") != NULL && cf_find_method(c, "exit", "(I)V") != NULL &&
+                     cf_find_method(c, "fail", "(Ljava/lang/Throwable;I)V") != NULL &&
+                     cf_find_method(c, "rootEnter", "(I)V") != NULL &&
+                     cf_find_method(c, "rootExit", "(I)V") != NULL &&
+                     cf_find_method(c, "rootFail", "(Ljava/lang/Throwable;I)V") != NULL;
     }
     cf_free(c);
     return fake_class;
@@ -55,14 +66,14 @@ static jint JNICALL f_register(JNIEnv *env, jclass cls, const JNINativeMethod *m
     jint i;
 
     for (i = 0; i < n; i++) {
-        if (strcmp(m[i].name, "enter") == 0)
+        if (strcmp(m[i].name, "enter0") == 0)
             p_enter = (native_i)m[i].fnPtr;
-        else if (strcmp(m[i].name, "exit") == 0)
+        else if (strcmp(m[i].name, "exit0") == 0)
             p_exit = (native_i)m[i].fnPtr;
-        else if (strcmp(m[i].name, "fail") == 0)
+        else if (strcmp(m[i].name, "fail0") == 0)
             p_fail = (native_ti)m[i].fnPtr;
-        else if (strcmp(m[i].name, "rootEnter") == 0)
-            p_root_enter = (native_i)m[i].fnPtr;
+        else if (strcmp(m[i].name, "rootEnter0") == 0)
+            p_root_enter0 = (native_oi)m[i].fnPtr;
         else if (strcmp(m[i].name, "rootExit") == 0)
             p_root_exit = (native_i)m[i].fnPtr;
         else if (strcmp(m[i].name, "rootFail") == 0)
@@ -91,10 +102,59 @@ static jclass JNICALL f_get_class(JNIEnv *env, jobject o)
     return fake_exc_class;
 }
 
-static jvmtiError JNICALL f_current_thread(jvmtiEnv *env, jthread *out)
+/* Static fields: t0..t3 are ids 1..4, all is id 5. */
+static jfieldID JNICALL f_static_field(JNIEnv *env, jclass cls, const char *name, const char *sig)
 {
-    *out = fake_thread;
-    return JVMTI_ERROR_NONE;
+    if (name[0] == 't' && name[1] >= '0' && name[1] <= '3' && strcmp(sig, "Ljava/lang/Thread;") == 0)
+        return (jfieldID)(uintptr_t)(name[1] - '0' + 1);
+    if (strcmp(name, "all") == 0 && strcmp(sig, "Z") == 0)
+        return (jfieldID)(uintptr_t)5;
+    return NULL;
+}
+
+static void JNICALL f_set_static_object(JNIEnv *env, jclass cls, jfieldID f, jobject v)
+{
+    slot_value[(uintptr_t)f - 1] = v;
+}
+
+static void JNICALL f_set_static_boolean(JNIEnv *env, jclass cls, jfieldID f, jboolean v)
+{
+    all_value = v;
+}
+
+static jboolean JNICALL f_same(JNIEnv *env, jobject a, jobject b)
+{
+    return a == b;
+}
+
+static jclass JNICALL f_find_class(JNIEnv *env, const char *name)
+{
+    return fake_class;
+}
+
+static jmethodID JNICALL f_method_id(JNIEnv *env, jclass cls, const char *name, const char *sig)
+{
+    return (jmethodID)(uintptr_t)1;
+}
+
+static jboolean JNICALL f_call_boolean(JNIEnv *env, jobject o, jmethodID m, ...)
+{
+    return (jboolean)virtual_answer;
+}
+
+static jboolean JNICALL f_exception_check(JNIEnv *env)
+{
+    return JNI_FALSE;
+}
+
+static void JNICALL f_exception_clear(JNIEnv *env)
+{
+}
+
+/* rootEnter as the probe class's Java code calls it: with its thread. */
+static void p_root_enter(JNIEnv *e, jclass cls, jint id)
+{
+    p_root_enter0(e, cls, fake_thread, id);
 }
 
 static struct JNINativeInterface_ jni_fns;
@@ -106,10 +166,14 @@ static jvmtiEnv *jvmti = (jvmtiEnv *)&jvmti_obj;
 
 static int32_t ROOT, OTHER_ROOT, A, B, C, D;
 
-/* The only thread state in these single-threaded tests. */
+/* This thread's state: the first one registered (other threads come later). */
 static probe_thread *me(void)
 {
-    return probe_threads();
+    static probe_thread *mine;
+
+    if (mine == NULL)
+        mine = probe_threads();
+    return mine;
 }
 
 /* The events of the last published call(s) since the last consume. */
@@ -134,10 +198,18 @@ static void test_install(void)
     jni_fns.DeleteGlobalRef = f_delete_global;
     jni_fns.DeleteLocalRef = f_delete_local;
     jni_fns.GetObjectClass = f_get_class;
-    jvmti_fns.GetCurrentThread = f_current_thread;
+    jni_fns.GetStaticFieldID = f_static_field;
+    jni_fns.SetStaticObjectField = f_set_static_object;
+    jni_fns.SetStaticBooleanField = f_set_static_boolean;
+    jni_fns.IsSameObject = f_same;
+    jni_fns.FindClass = f_find_class;
+    jni_fns.GetMethodID = f_method_id;
+    jni_fns.CallBooleanMethod = f_call_boolean;
+    jni_fns.ExceptionCheck = f_exception_check;
+    jni_fns.ExceptionClear = f_exception_clear;
     CHECK(probe_install(env, jvmti, 0, &err) == 0);
     CHECK(defined_ok);
-    CHECK(p_enter && p_exit && p_fail && p_root_enter && p_root_exit && p_root_fail);
+    CHECK(p_enter && p_exit && p_fail && p_root_enter0 && p_root_exit && p_root_fail);
     CHECK(probe_install(env, jvmti, 0, &err) == 0); /* idempotent */
     CHECK_STR(probe_methods(1)->enter, "rootEnter");
     CHECK_STR(probe_methods(0)->fail, "fail");
@@ -163,6 +235,7 @@ static void test_depth_limit(void)
     p_root_enter(env, fake_class, ROOT);
     CHECK(me() != NULL);
     CHECK_INT(global_refs, 2); /* the probe class and the Thread */
+    CHECK(slot_value[0] == fake_thread); /* the Java side now sees this thread trace */
     p_enter(env, fake_class, A);
     p_enter(env, fake_class, B);
     p_enter(env, fake_class, C);
@@ -170,6 +243,7 @@ static void test_depth_limit(void)
     p_exit(env, fake_class, B);
     p_exit(env, fake_class, A);
     p_root_exit(env, fake_class, ROOT);
+    CHECK(slot_value[0] == NULL); /* and no longer once its call ended */
     n = pending(me(), ev, 16);
     CHECK_INT(n, 6);
     CHECK_INT(PROBE_KIND(ev[0].kind), PROBE_ROOT_ENTER);
@@ -192,7 +266,7 @@ static void test_foreign_roots(void)
     p_root_enter(env, fake_class, A); /* not a root */
     p_root_exit(env, fake_class, A);
     CHECK_INT(pending(me(), ev, 4), 0);
-    probe_session_end();
+    probe_session_end(env);
     p_root_enter(env, fake_class, ROOT);
     p_root_exit(env, fake_class, ROOT);
     CHECK_INT(pending(me(), ev, 4), 0);
@@ -344,6 +418,68 @@ static void test_thread_reuse(void)
     CHECK(second == first);
 }
 
+/* A virtual thread on this OS thread: not traced, counted. */
+static void test_virtual_thread(void)
+{
+    static char other;
+    probe_ev ev[4];
+    uint64_t before = atomic_load(&me()->virtual_calls);
+
+    virtual_answer = 1;
+    p_root_enter0(env, fake_class, (jobject)&other, ROOT);
+    p_root_exit(env, fake_class, ROOT);
+    virtual_answer = 0;
+    CHECK_INT(pending(me(), ev, 4), 0);
+    CHECK_INT(atomic_load(&me()->virtual_calls), before + 1);
+    CHECK_INT(me()->depth, 0);
+}
+
+/* Four other threads hold the four slots mid-call. */
+static pthread_barrier_t in_call, may_leave;
+static char holder_objects[4];
+
+static void *slot_holder(void *arg)
+{
+    p_root_enter0(env, fake_class, (jobject)arg, ROOT);
+    pthread_barrier_wait(&in_call);
+    pthread_barrier_wait(&may_leave);
+    p_root_exit(env, fake_class, ROOT);
+    return NULL;
+}
+
+/* More threads in traced calls than slots: "all" sends every probe native,
+ * until the session ends; slots come back when their calls end. */
+static void test_slots_full(void)
+{
+    pthread_t th[4];
+    probe_ev ev[4];
+    int k;
+
+    pthread_barrier_init(&in_call, NULL, 5);
+    pthread_barrier_init(&may_leave, NULL, 5);
+    for (k = 0; k < 4; k++)
+        CHECK(pthread_create(&th[k], NULL, slot_holder, &holder_objects[k]) == 0);
+    pthread_barrier_wait(&in_call);
+    for (k = 0; k < 4; k++)
+        CHECK(slot_value[k] != NULL && slot_value[k] != fake_thread);
+    CHECK(!all_value);
+    p_root_enter(env, fake_class, ROOT);
+    CHECK(all_value);
+    p_root_exit(env, fake_class, ROOT);
+    CHECK_INT(pending(me(), ev, 4), 2);
+    pthread_barrier_wait(&may_leave);
+    for (k = 0; k < 4; k++)
+        pthread_join(th[k], NULL);
+    for (k = 0; k < 4; k++)
+        CHECK(slot_value[k] == NULL);
+    CHECK(all_value);
+    probe_session_end(env);
+    CHECK(!all_value);
+    probe_session_begin(1, 3);
+    pthread_barrier_destroy(&in_call);
+    pthread_barrier_destroy(&may_leave);
+}
+
 int main(void)
 {
     mct_err err;
@@ -362,6 +498,8 @@ int main(void)
     test_nesting_and_missed_exit();
     test_exception();
     test_overflow();
+    test_virtual_thread();
+    test_slots_full();
     test_drop_and_grow();
     test_thread_reuse();
     return check_status();
