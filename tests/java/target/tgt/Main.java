@@ -6,7 +6,8 @@ import java.nio.file.Path;
 /**
  * The end-to-end tests' target: runs one scenario's entry method over and
  * over (every few milliseconds) until killed, after printing READY.
- * Usage: tgt.Main SCENARIO [ARG]
+ * Usage: tgt.Main SCENARIO [ARG]; "many N" (default 10000) and "deep N"
+ * (default 200) take a number, "late" and "exit" a flag file.
  */
 public final class Main {
     private Main() {
@@ -72,6 +73,14 @@ public final class Main {
                 return () -> sink += Late.run(Files.exists(flag));
             case "ctor":
                 return () -> sink += new Ctor(3).value();
+            case "many":
+                int calls = arg == null ? 10000 : Integer.parseInt(arg);
+                return () -> sink += Many.run(calls);
+            case "deep":
+                int levels = arg == null ? 200 : Integer.parseInt(arg);
+                return () -> sink += Deep.run(levels);
+            case "through":
+                return () -> sink += Through.run();
             default:
                 throw new IllegalArgumentException("unknown scenario " + scenario);
         }
