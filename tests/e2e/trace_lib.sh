@@ -149,7 +149,7 @@ expect_restored() {
 wait_lines() {
     local i
     for i in $(seq 1 $(($3 * 20))); do
-        [ "$(wc -l <"$1" 2>/dev/null || echo 0)" -ge "$2" ] && return 0
+        [ -e "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ] && return 0
         sleep 0.05
     done
     return 1

@@ -5,9 +5,12 @@
 #   running session;
 # - kill -9 of the client: the agent restores the classes by itself, --info
 #   shows "session": null and "instrumented_classes": 0 within a bound
-#   (the time it took is printed), and the next session works;
-# - SIGINT and SIGTERM stop a session cleanly: exit 0, whole call lines,
-#   nothing left instrumented;
+#   (the time it took is printed), and the next session works — also while
+#   the killed session's instrumented frames are still running (a 50 ms
+#   sleep in tgt.Sleepy.nap);
+# - SIGINT and SIGTERM stop a session cleanly: exit 0, whole call lines
+#   (a whole Chrome trace document with -f chrome -o FILE), nothing left
+#   instrumented;
 # - the target exits during a session (scenario exit FLAG): the client
 #   exits 5 saying the target JVM exited, the JVM exits normally;
 # - a class of the plan loaded later (scenario late FLAG): --plan and -v list
@@ -85,19 +88,51 @@ for jdk in $MCT_TEST_JDKS; do
     check_calls "$OUT" 2 "a session after kill -9" -D 4
     expect_restored "$PID" "after kill -9"
 
-    for sig in INT TERM; do
-        note "JDK $j: SIG$sig stops a session cleanly"
-        background "$j-sig$sig" "$PID" tgt.Shape run 4 "$RX"
-        wait_lines "$BG_OUT" 2 20 || fail "SIG$sig: the session printed no call within 20 s"
-        kill -"$sig" "$BG_PID"
-        wait_exit "$BG_PID" 15 || fail "SIG$sig: the client did not exit within 15 s"
-        [ "$WAIT_RC" = 0 ] || {
-            cat "$BG_ERR" >&2
-            fail "SIG$sig: exit status $WAIT_RC, want 0"
-        }
-        check_calls "$BG_OUT" +2 "SIG$sig" -D 4
-        expect_restored "$PID" "after SIG$sig"
+    note "JDK $j: SIGINT stops a session cleanly"
+    background "$j-sigint" "$PID" tgt.Shape run 4 "$RX"
+    wait_lines "$BG_OUT" 2 20 || fail "SIGINT: the session printed no call within 20 s"
+    kill -INT "$BG_PID"
+    wait_exit "$BG_PID" 15 || fail "SIGINT: the client did not exit within 15 s"
+    [ "$WAIT_RC" = 0 ] || {
+        cat "$BG_ERR" >&2
+        fail "SIGINT: exit status $WAIT_RC, want 0"
+    }
+    check_calls "$BG_OUT" +2 "SIGINT" -D 4
+    expect_restored "$PID" "after SIGINT"
+
+    note "JDK $j: SIGTERM stops a session cleanly, its -f chrome -o FILE a whole document"
+    chrome=$MCT_TMP/$j-sigterm.json
+    background "$j-sigterm" -f chrome -o "$chrome" "$PID" tgt.Shape run 4 "$RX"
+    wait_lines "$chrome" 20 20 || fail "SIGTERM: the session wrote no call within 20 s"
+    kill -TERM "$BG_PID"
+    wait_exit "$BG_PID" 15 || fail "SIGTERM: the client did not exit within 15 s"
+    [ "$WAIT_RC" = 0 ] || {
+        cat "$BG_ERR" >&2
+        fail "SIGTERM: exit status $WAIT_RC, want 0"
+    }
+    n=$("$TREE" chrome "$chrome") || fail "SIGTERM: $chrome is not a valid, nested trace"
+    [ "$n" -ge 2 ] || fail "SIGTERM: $n calls in $chrome"
+    expect_restored "$PID" "after SIGTERM"
+    stop_jvm "$PID"
+
+    note "JDK $j: sessions right after a killed one whose frames still run its code"
+    scenario "$jdk" sleepy
+    for k in 1 2 3; do
+        background "$j-sleepy-killed-$k" "$PID" tgt.Sleepy run 3 "$RX"
+        wait_lines "$BG_OUT" 1 20 || fail "sleepy: the session printed no call within 20 s"
+        sleep 0.02 # inside the next nap (50 ms of every 55)
+        kill -9 "$BG_PID"
+        wait "$BG_PID" 2>/dev/null
+        trace "$j-sleepy-next-$k" -n 2 "$PID" tgt.Sleepy run 3 "$RX"
+        expect_rc 0 "sleepy: the session after a killed one ($k)"
+        check_calls "$OUT" 2 "sleepy: the session after a killed one ($k)" -D 3
+        expect_outline "$OUT" "sleepy: the session after a killed one ($k)" <<'EOF'
+tgt.Sleepy.run calls=1 throws=0
+  tgt.Sleepy.nap calls=1 throws=0
+  tgt.Sleepy.quick calls=1 throws=0
+EOF
     done
+    expect_restored "$PID" "after the sessions after killed ones"
     stop_jvm "$PID"
 
     note "JDK $j: the target exits during a session"
