@@ -62,7 +62,7 @@ struct session {
 
 /* A client that reads nothing for this long is taken for gone (the session
  * ends and restores): the worker must not stay blocked on it. */
-#define SEND_TIMEOUT_S 10
+#define SEND_TIMEOUT_S 5
 
 static pthread_mutex_t slock = PTHREAD_MUTEX_INITIALIZER;
 static struct session *current;
@@ -421,7 +421,7 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, u
     }
     s->calls++;
     o.cal = s->cal;
-    o.probe_ticks = probe_ticks > 0 ? probe_ticks : 0;
+    o.probe_ticks = probe_ticks > 0 ? (uint64_t)(probe_ticks + 0.5) : 0;
     tr = tree_build(ev, len, &o, &err);
     if (tr == NULL) {
         vm_log("dropping a traced call: %s", err.msg);

@@ -4,7 +4,11 @@
  * clock read belongs to the interval it opens and the part before to the one
  * it closes. A call's measured interval therefore holds c of its own probes
  * plus 2c for every recorded call below it, which is what is subtracted;
- * a call is never made shorter than the (corrected) calls made from it. */
+ * a call is never made shorter than the (corrected) calls made from it.
+ *
+ * All of it is integer ticks, converted to ns by an integer floor at the end:
+ * sums are exact and floor(a) + floor(b) <= floor(a + b), so the children of
+ * a node never add up to more than the node, in ns as in ticks. */
 #include "tree.h"
 
 #include <stdlib.h>
@@ -21,14 +25,14 @@ struct node {
     uint32_t last_child;
     uint32_t next_sibling;
     uint64_t calls, throws;
-    double total, min, max;   /* corrected ticks */
+    uint64_t total, min, max; /* corrected ticks */
     uint8_t truncated;
 };
 
 struct frame {
     uint32_t node;
     uint64_t start;
-    double child_sum;         /* corrected ticks of the calls made from it */
+    uint64_t child_sum;       /* corrected ticks of the calls made from it */
     uint64_t below;           /* recorded calls below it */
 };
 
@@ -40,6 +44,7 @@ struct tree {
     uint64_t start_tick;
     uintptr_t exception;
     tree_opts o;
+    uint64_t mult;            /* ns = ticks * mult >> 32 */
 };
 
 static uint32_t hash(uint32_t parent, int32_t id)
@@ -124,9 +129,9 @@ static void close_frame(tree *t, struct frame *st, int *sp, uint64_t at, int thr
 {
     struct frame *f = &st[--*sp];
     struct node *nd = &t->nodes[f->node];
-    double raw = at > f->start ? (double)(at - f->start) : 0;
-    double cost = t->o.probe_ticks * (1.0 + 2.0 * (double)f->below);
-    double d = raw - cost;
+    uint64_t raw = at > f->start ? at - f->start : 0;
+    uint64_t cost = t->o.probe_ticks * (1 + 2 * f->below);
+    uint64_t d = raw > cost ? raw - cost : 0;
 
     if (d < f->child_sum)
         d = f->child_sum;
@@ -206,6 +211,7 @@ tree *tree_build(const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err)
         return NULL;
     }
     t->o = *o;
+    t->mult = (uint64_t)(o->cal.ns_per_tick * 4294967296.0 + 0.5);
     t->start_tick = ev[0].t;
     st[sp++] = (struct frame){.node = 0, .start = ev[0].t};
     for (i = 1; i < n; i++) {
@@ -237,9 +243,14 @@ void tree_free(tree *t)
     free(t);
 }
 
+static uint64_t ns(const tree *t, uint64_t ticks)
+{
+    return (uint64_t)(((unsigned __int128)ticks * t->mult) >> 32);
+}
+
 uint64_t tree_total_ns(const tree *t)
 {
-    return clock_ns(&t->o.cal, (uint64_t)t->nodes[0].total);
+    return ns(t, t->nodes[0].total);
 }
 
 int64_t tree_start_ns(const tree *t)
@@ -255,11 +266,6 @@ uintptr_t tree_exception(const tree *t)
 size_t tree_nodes(const tree *t)
 {
     return t->n_nodes;
-}
-
-static uint64_t ns(const tree *t, double ticks)
-{
-    return clock_ns(&t->o.cal, (uint64_t)(ticks + 0.5));
 }
 
 /* Renders node i and its subtree; returns NULL when out of memory. */

@@ -18,7 +18,7 @@ static void ev(uint32_t kind, int32_t id, uint64_t t)
     ev_buf[n_ev++] = (probe_ev){.t = t, .id = id, .kind = kind};
 }
 
-static tree *build(double probe_ticks)
+static tree *build(uint64_t probe_ticks)
 {
     tree_opts o = {.cal = {.tick0 = 0, .ns_per_tick = 1.0, .wall0 = 1000}, .probe_ticks = probe_ticks};
     mct_err err;
@@ -187,7 +187,7 @@ static void test_probe_cost(void)
     ev(PROBE_EXIT, C, 42);
     ev(PROBE_EXIT, B, 43);
     ev(PROBE_ROOT_EXIT, ROOT, 100);
-    t = build(2.0);
+    t = build(2);
     CHECK(t != NULL);
     if (t == NULL)
         return;
@@ -283,6 +283,74 @@ static void test_wide(void)
     }
 }
 
+/* Checks SPEC 3's arithmetic on a rendered node and its subtree: self is
+ * total minus the children, and the children never exceed the node. */
+static void check_node(json_t *n)
+{
+    json_t *kids = json_object_get(n, "children");
+    json_int_t sum = 0;
+    size_t i;
+
+    for (i = 0; i < json_array_size(kids); i++) {
+        check_node(json_array_get(kids, i));
+        sum += num(json_array_get(kids, i), "total_ns");
+    }
+    CHECK(sum <= num(n, "total_ns"));
+    CHECK_INT(num(n, "self_ns"), num(n, "total_ns") - sum);
+    CHECK(num(n, "min_ns") <= num(n, "max_ns"));
+    CHECK(num(n, "min_ns") * num(n, "calls") <= num(n, "total_ns"));
+}
+
+/* Random trees, a TSC-like tick (0.37 ns) and random probe costs: the
+ * invariants hold on every node, whatever the rounding. */
+static void test_invariants(void)
+{
+    static probe_ev big[4096];
+    unsigned seed = 12345;
+    int round;
+
+    for (round = 0; round < 300; round++) {
+        tree_opts o = {.cal = {.ns_per_tick = 0.37 + (round % 7) * 0.9}};
+        int32_t stack[8];
+        int sp = 0;
+        size_t n = 0;
+        uint64_t now = 0;
+        mct_err err;
+        tree *t;
+        json_t *j;
+
+        o.probe_ticks = (seed = seed * 1103515245 + 12345) >> 28;
+        big[n++] = (probe_ev){.t = now, .id = ROOT, .kind = PROBE_ROOT_ENTER};
+        while (n < 4000) {
+            unsigned r = (seed = seed * 1103515245 + 12345) >> 16;
+
+            now += r % 5;
+            if (sp < 8 && (r & 3) != 0) {
+                stack[sp] = (int32_t)(1 + (r >> 4) % 3);
+                big[n++] = (probe_ev){.t = now, .id = stack[sp++], .kind = PROBE_ENTER};
+            } else if (sp > 0) {
+                sp--;
+                big[n++] = (probe_ev){.t = now, .id = stack[sp], .kind = (r & 64) ? PROBE_FAIL : PROBE_EXIT};
+            } else {
+                break;
+            }
+        }
+        while (sp > 0) {
+            sp--;
+            big[n++] = (probe_ev){.t = ++now, .id = stack[sp], .kind = PROBE_EXIT};
+        }
+        big[n++] = (probe_ev){.t = now + 3, .id = ROOT, .kind = PROBE_ROOT_EXIT};
+        t = tree_build(big, n, &o, &err);
+        CHECK(t != NULL);
+        if (t == NULL)
+            continue;
+        j = tree_json(t, 1, 1, "t", NULL);
+        check_node(json_object_get(j, "root"));
+        json_decref(j);
+        tree_free(t);
+    }
+}
+
 int main(void)
 {
     mct_err err;
@@ -301,5 +369,6 @@ int main(void)
     test_recursion();
     test_bad_events();
     test_wide();
+    test_invariants();
     return check_status();
 }
