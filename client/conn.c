@@ -32,7 +32,11 @@ int conn_open(const struct proc_target *t, int *absent, mct_err *e)
     if (fd < 0)
         return mct_err_set(e, MCT_E_IO, "socket: %s", strerror(errno));
     if (connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0) {
-        log_verbose("connected to the agent at %s", path);
+        static int said;
+
+        /* A run connects more than once (hello, then the request): say it once. */
+        if (!said++)
+            log_verbose("connected to the agent at %s", path);
         return fd;
     }
     err = errno;

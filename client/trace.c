@@ -160,9 +160,10 @@ static void on_call(struct run *r, const json_t *call)
     }
     r->printed++;
     if (r->c->fail_over_ms >= 0 && (double)num(root, "total_ns") > r->c->fail_over_ms * 1e6) {
+        /* The reason for exit status 4, said once. */
         if (!r->over)
-            log_verbose("call #%lld took %.3f ms, over --fail-over-ms %g", num(call, "seq"),
-                        (double)num(root, "total_ns") / 1e6, r->c->fail_over_ms);
+            log_error("call #%lld took %.3f ms, over --fail-over-ms %g (exit status 4)", num(call, "seq"),
+                      (double)num(root, "total_ns") / 1e6, r->c->fail_over_ms);
         r->over = 1;
     }
 }
@@ -187,15 +188,17 @@ static int on_end(struct run *r, const json_t *m)
         log_error("the target JVM is exiting; %lld call%s printed", r->printed, r->printed == 1 ? "" : "s");
         return MCT_EXIT_INTERNAL;
     }
-    log_verbose("session ended (%s): %lld calls completed, %lld printed, %lld under --min-ms, "
+    log_verbose("session ended (%s): %lld call%s completed, %lld printed, %lld under --min-ms, "
                 "%lld not traced; %lld classes restored, %lld still instrumented; "
                 "a probe cost %.1f ns (subtracted from the durations)",
-                reason, num(m, "calls"), num(m, "printed"), num(m, "filtered"), num(m, "dropped"),
+                reason, num(m, "calls"), num(m, "calls") == 1 ? "" : "s", num(m, "printed"),
+                num(m, "filtered"), num(m, "dropped"),
                 num(m, "restored_classes"), num(m, "instrumented_classes"),
                 json_number_value(json_object_get(m, "probe_ns")));
     if (num(m, "dropped") > 0)
-        log_error("%lld calls were not traced: they completed faster than the agent could take them",
-                  num(m, "dropped"));
+        log_error("%lld call%s of the entry method %s not traced: the agent had not yet taken the "
+                  "earlier ones (they completed faster than it builds trees, or this client read slowly)",
+                  num(m, "dropped"), num(m, "dropped") == 1 ? "" : "s", num(m, "dropped") == 1 ? "was" : "were");
     if (num(m, "instrumented_classes") > 0)
         log_error("the agent could not restore %lld classes", num(m, "instrumented_classes"));
     if (r->rc != MCT_EXIT_OK)
@@ -393,8 +396,8 @@ int trace_run(const struct cli *c, const struct proc_target *t)
         return MCT_EXIT_INTERNAL;
     }
     json_decref(req);
-    log_verbose("asked for a trace of %s.%s%s, %d levels, classes matching %s", c->class_name, c->method,
-                c->desc, c->depth, c->regex);
+    log_verbose("asked for a trace of %s.%s%s, %d level%s, classes matching %s", c->class_name, c->method,
+                c->desc, c->depth, c->depth == 1 ? "" : "s", c->regex);
     plan = await_plan(&r, &code);
     if (plan == NULL) {
         close(r.fd);
@@ -419,7 +422,8 @@ int trace_run(const struct cli *c, const struct proc_target *t)
     if (c->timeout_s > 0)
         r.deadline = now_ms() + c->timeout_s * 1e3;
     code = stream(&r);
-    if (r.out != NULL && out_close(r.out, &e) < 0 && errno != EPIPE) {
+    /* A reader that went away (| head) was already handled: a quiet stop. */
+    if (r.out != NULL && out_close(r.out, &e) < 0 && !r.output_broken) {
         log_error("%s", e.msg);
         if (code == MCT_EXIT_OK || code == MCT_EXIT_FAILOVER)
             code = MCT_EXIT_INTERNAL;

@@ -121,6 +121,13 @@ static void load_calls(const char *path, struct calls *out)
     fclose(f);
 }
 
+static void free_calls(struct calls *cs)
+{
+    for (size_t i = 0; i < cs->n; i++)
+        json_decref(cs->v[i]);
+    free(cs->v);
+}
+
 static json_t *load_doc(const char *path)
 {
     json_error_t err;
@@ -285,6 +292,7 @@ static int cmd_check(int argc, char **argv)
             check_node(json_object_get(c, "root"), where, 1, 1, allow_truncated, max_depth);
     }
     printf("%zu\n", cs.n);
+    free_calls(&cs);
     return failures ? 1 : 0;
 }
 
@@ -351,6 +359,10 @@ static int cmd_outline(int argc, char **argv)
             puts("--");
         fputs(buf, stdout);
     }
+    for (size_t k = 0; k < nseen; k++)
+        free(seen[k]);
+    free(seen);
+    free_calls(&cs);
     return 0;
 }
 
@@ -488,6 +500,7 @@ static int cmd_field(const char *file, const char *path, const char *key)
 
         print_value(node == NULL ? NULL : json_object_get(node, key));
     }
+    free_calls(&cs);
     return 0;
 }
 
@@ -506,6 +519,7 @@ static int cmd_call(const char *file, const char *keys)
         free(copy);
         print_value(v);
     }
+    free_calls(&cs);
     return 0;
 }
 
@@ -523,6 +537,7 @@ static int cmd_plan(const char *file)
         printf("%lld %s %s.%s %s\n", (long long)json_integer_value(json_object_get(m, "level")),
                str(m, "status"), str(m, "class"), str(m, "method"), str(m, "desc"));
     }
+    json_decref(plan);
     return 0;
 }
 
@@ -589,6 +604,7 @@ static int cmd_chrome(const char *file)
     }
     printf("%zu\n", ncalls);
     free(spans);
+    json_decref(doc);
     return failures ? 1 : 0;
 }
 
