@@ -51,22 +51,28 @@ static int by_name(const void *a, const void *b)
     return strcmp((*(hier_class *const *)a)->name, (*(hier_class *const *)b)->name);
 }
 
-static hier_class *lookup(const hier_dir *d, const char *name)
+/* The class named so among cls[0..n), sorted by name, or NULL. */
+static hier_class *search(hier_class *const *cls, size_t n, const char *name)
 {
-    size_t lo = 0, hi = d->n;
+    size_t lo = 0, hi = n;
 
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        int c = strcmp(d->cls[mid]->name, name);
+        int c = strcmp(cls[mid]->name, name);
 
         if (c == 0)
-            return d->cls[mid];
+            return cls[mid];
         if (c < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
     return NULL;
+}
+
+static hier_class *lookup(const hier_dir *d, const char *name)
+{
+    return search(d->cls, d->n, name);
 }
 
 static int add_class(hier_dir *d, hier_class *c)
@@ -170,17 +176,18 @@ static int load_tree(hier_dir *d, const char *dir, const char *const *hide, mct_
 /* --- stubs -------------------------------------------------------------------- */
 
 /* The stub for a JDK name that is not there, created on first mention;
- * NULL if name is there as a real class, or is not a JDK name. */
+ * NULL if name is there as a real class (the first nreal, sorted by name),
+ * or is not a JDK name. */
 static hier_class *stub(hier_dir *d, const char *name, size_t nreal)
 {
     size_t i;
     hier_class *c;
 
-    if (!is_jdk(name))
+    if (!is_jdk(name) || search(d->cls, nreal, name) != NULL)
         return NULL;
-    for (i = 0; i < d->n; i++)
+    for (i = nreal; i < d->n; i++)
         if (strcmp(d->cls[i]->name, name) == 0)
-            return i < nreal ? NULL : d->cls[i];
+            return d->cls[i];
     if ((c = calloc(1, sizeof *c)) == NULL || (c->name = strdup(name)) == NULL || add_class(d, c) < 0) {
         if (c)
             free(c->name);
@@ -431,6 +438,7 @@ hier_dir *hier_dir_load(const char *const *dirs, const char *const *hide, mct_er
             return NULL;
         }
     nreal = d->n;
+    qsort(d->cls, nreal, sizeof *d->cls, by_name);
     for (i = 0; i < nreal; i++)
         if (stub_refs(d, nreal, d->cls[i]->cf) < 0) {
             hier_dir_free(d);
