@@ -44,9 +44,28 @@
  * implementations of a virtual call are searched only among the concrete
  * subtypes that have a kept class among their supertypes (computed once per
  * named class), so a call on java/lang/Object walks the loaded classes once
- * per plan and asks methods() only of classes near the kept ones. */
+ * per plan and asks methods() only of classes near the kept ones.
+ *
+ * Later classes (plan_extend, plan_new_class). The plan outlives the
+ * planning state: what it keeps is in struct plan, names only (no hierarchy
+ * pointer survives a call). Watched call sites: every virtual or interface
+ * site whose resolved method may be overridden (the sites overriders() looks
+ * at, and pending ones), and the abstract or default entry methods whose
+ * implementations became entries, as (owner name, method, descriptor) ->
+ * smallest callee level. Each owner has the names of its subtypes (itself
+ * included) recorded as 64-bit hashes in one table, hash -> owners the class
+ * is a subtype of: filled from the walk overriders() makes anyway (once per
+ * owner and hierarchy), and by plan_new_class for each loading class (its
+ * owners are those of its direct supertypes). A loading class is then one
+ * lookup per direct supertype; java/lang/Object's sites apply to every class
+ * and have no set. Two names with one hash would only make a class look like
+ * a subtype, instrumenting a method that dispatch may not reach: harmless.
+ * plan_extend runs the same code as plan_build over a new hierarchy, with
+ * its own queue (plan_new_class may append in between) and a per-entry
+ * "scanned" flag that keeps a method from being scanned twice. */
 #include "planner.h"
 
+#include <pthread.h>
 #include <stdalign.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -66,11 +85,13 @@ static const char R_UNMOD[] = "class cannot be retransformed";
 static const char R_TRACER[] = "tracer's own class";
 static const char R_INTERNALS[] = "JVM internals: a probe there could recurse into the tracer";
 static const char R_BADCLASS[] = "class file could not be parsed";
+static const char R_NOBYTES[] = "class file could not be read";
 static const char N_INHERITED[] = "entry method, inherited from a superclass";
 static const char N_DEFAULT[] = "entry method, a default method inherited from an interface";
 static const char N_IMPL[] = "entry method, an implementation of the one named";
 
 static const char LMF[] = "java/lang/invoke/LambdaMetafactory";
+static const char OBJECT[] = "java/lang/Object";
 
 /* Classes of the JDK by name, for classes not loaded yet. */
 static const char *const jdk_prefixes[] = {
@@ -186,7 +207,9 @@ struct cls {
     struct cls **rel;           /* concrete subtypes with a kept class above them */
     size_t nrel;
     cf_class *cf;               /* parsed when one of its methods is scanned */
-    int cf_failed;
+    int cf_failed;              /* 1: did not parse; 2: no bytes (plan_extend) */
+    uint64_t nhash;             /* name_hash(name), 0 until asked */
+    struct owner *owner;        /* its owner record, once it has one */
     unsigned walk, imark, smark; /* visit stamps of the three kinds of walk */
 };
 
@@ -202,14 +225,7 @@ struct vres {
     struct sel *impls;
 };
 
-struct plan {
-    plan_method *m;
-    size_t n, cap;
-    int capped;
-    struct chunk *strings;
-};
-
-/* One slot of the hash table: keys are byte strings copied into the arena,
+/* One slot of a hash table: keys are byte strings copied into an arena,
  * values live in the arena too so that a value's address survives the
  * table's growth. */
 struct slot {
@@ -219,6 +235,88 @@ struct slot {
     void **val;
 };
 
+struct map {
+    struct slot *slots;
+    size_t nslots, used;
+};
+
+/* A watched call site of an owner (see the top of the file). */
+struct site {
+    const char *name, *desc;    /* in the plan's arena */
+    int level;                  /* the callee level */
+    int root;                   /* implementations are entry methods */
+    struct site *next;
+};
+
+struct owner {
+    struct site *sites;
+    uint64_t self;              /* name_hash of its name */
+    int others;                 /* a class other than itself is linked to it */
+    unsigned mark;              /* plan_new_class's visit stamp */
+};
+
+/* An owner a class is (a subtype of). */
+struct olink {
+    struct owner *o;
+    struct olink *next;
+};
+
+/* The subtype table: name hash (never 0) -> owners. */
+struct kslot {
+    uint64_t h;
+    struct olink *links;
+};
+
+struct kmap {
+    struct kslot *s;
+    size_t n, used;
+};
+
+/* An entry in the plan's index: hash of its names, index + 1 (0: empty). */
+struct islot {
+    uint64_t h;
+    size_t i;
+};
+
+/* A seed waiting for its class. */
+struct deferred {
+    char *class_name, *name, *desc;
+    int level, tries;
+};
+
+/* Entries live in blocks that never move: block b holds BLOCK0 << b. */
+#define BLOCK0_LOG 6
+#define BLOCK0 (1 << BLOCK0_LOG)
+#define NBLOCKS 16
+
+struct pentry {
+    plan_method pub;            /* first: plan_at's pointer is the entry's */
+    unsigned char scanned;      /* its call sites were followed */
+};
+
+struct plan {
+    struct pentry *blocks[NBLOCKS];
+    size_t n;                   /* published with release (plan_count) */
+    size_t max;
+    int capped;
+    struct chunk *arena;        /* entry strings and what plan_extend needs */
+    /* the request */
+    int depth, include_jdk;
+    match_re *re;               /* NULL: every class matches */
+    /* what later classes need; under lock */
+    pthread_mutex_t lock;
+    struct map names;           /* 'O' owner -> struct owner *;
+                                   'W' owner, name, desc -> struct site * */
+    struct islot *index;        /* the entries by class, name and descriptor */
+    size_t nindex;
+    struct kmap known;          /* subtypes: name hash -> struct olink * */
+    struct owner *object;       /* the owner record of java/lang/Object */
+    unsigned stamp;
+    size_t cls_from;            /* entries before it have cls NULL */
+    struct deferred *deferred;
+    size_t ndeferred;
+};
+
 struct ctx {
     const plan_request *req;
     const hier_ops *ops;
@@ -226,19 +324,24 @@ struct ctx {
     mct_err *err;
     int failed;                 /* err is set: unwind */
     match_re *re;               /* NULL: every class matches */
+    int include_jdk;
     plan *p;
     size_t max;
-    struct sel *nodes;          /* parallel to p->m */
-    struct slot *slots;
-    size_t nslots, used;
+    int extend;                 /* plan_extend: the plan's lock is held */
+    size_t base;                /* plan_extend: the plan's count when it began */
+    struct sel *nodes;          /* by plan index; {NULL} for entries of other calls */
+    size_t ncap;
+    struct vec added;           /* plan_extend: the indexes it appended */
+    struct vec todo;            /* plan_extend: its queue (seeds and appended) */
+    struct map map;
     struct chunk *arena;
     mct_buf key;
     unsigned stamp;
     struct cls *object;         /* java/lang/Object, when loaded */
-    struct vec walk, path, ifs, tmp;
+    struct vec walk, path, ifs, tmp, all;
 };
 
-/* Keys of the hash table start with one of these bytes. */
+/* Keys of the hash tables start with one of these bytes. */
 enum {
     K_CLASS = 'K',    /* hier_class*                    -> struct cls* */
     K_FIND = 'F',     /* from, name                     -> struct cls* (or &none) */
@@ -248,7 +351,10 @@ enum {
     K_CHAIN = 'C',    /* cls*, name, desc               -> struct sel* */
     K_VIRTUAL = 'V',  /* cls*, name, desc               -> struct vres* */
     K_DEDUPE = 'D',   /* vres*, hier_method*            -> non-NULL */
-    K_NAME = 'N'      /* a method name (error messages) -> non-NULL */
+    K_NAME = 'N',     /* a method name (error messages) -> non-NULL */
+    /* the plan's table */
+    P_OWNER = 'O',
+    P_SITE = 'W'
 };
 
 static struct sel no_sel;
@@ -261,23 +367,23 @@ static void oom(struct ctx *x)
     x->failed = 1;
 }
 
-/* --- the hash table ------------------------------------------------------------------- */
+/* --- the hash tables ------------------------------------------------------------------ */
 
-static void key_begin(struct ctx *x, int kind)
+static void key_begin(mct_buf *k, int kind)
 {
-    x->key.len = 0;
-    buf_u1(&x->key, (uint8_t)kind);
+    k->len = 0;
+    buf_u1(k, (uint8_t)kind);
 }
 
-static void key_ptr(struct ctx *x, const void *p)
+static void key_ptr(mct_buf *k, const void *p)
 {
-    buf_bytes(&x->key, &p, sizeof p);
+    buf_bytes(k, &p, sizeof p);
 }
 
 /* Strings go in with their NUL so that ("ab","c") and ("a","bc") differ. */
-static void key_str(struct ctx *x, const char *s)
+static void key_str(mct_buf *k, const char *s)
 {
-    buf_bytes(&x->key, s, strlen(s) + 1);
+    buf_bytes(k, s, strlen(s) + 1);
 }
 
 static uint64_t hash_bytes(const unsigned char *p, size_t n)
@@ -294,15 +400,15 @@ static uint64_t hash_bytes(const unsigned char *p, size_t n)
     return h ^ (h >> 32);
 }
 
-static int map_grow(struct ctx *x)
+static int map_grow(struct map *m)
 {
-    size_t cap = x->nslots ? x->nslots * 2 : 64, i;
+    size_t cap = m->nslots ? m->nslots * 2 : 64, i;
     struct slot *s = calloc(cap, sizeof *s);
 
     if (s == NULL)
         return -1;
-    for (i = 0; i < x->nslots; i++) {
-        struct slot *o = &x->slots[i];
+    for (i = 0; i < m->nslots; i++) {
+        struct slot *o = &m->slots[i];
         size_t j;
 
         if (o->key == NULL)
@@ -311,31 +417,31 @@ static int map_grow(struct ctx *x)
             ;
         s[j] = *o;
     }
-    free(x->slots);
-    x->slots = s;
-    x->nslots = cap;
+    free(m->slots);
+    m->slots = s;
+    m->nslots = cap;
     return 0;
 }
 
-/* The value of the key in x->key (stays at this address for the whole
- * run): NULL if absent and !create; created as NULL if absent and create.
- * NULL with x->failed on OOM. */
-static void **map_slot(struct ctx *x, int create)
+/* The value of key k (stays at this address while the arena lives): NULL
+ * if absent and !create; created as NULL if absent and create. NULL with
+ * *nomem set when out of memory (a key the buffer failed to build too). */
+static void **map_get(struct map *m, struct chunk **arena, const mct_buf *key, int create, int *nomem)
 {
-    const unsigned char *k = x->key.data;
-    size_t n = x->key.len, j;
+    const unsigned char *k = key->data;
+    size_t n = key->len, j;
     uint64_t h;
     unsigned char *copy;
     void **val;
 
-    if (buf_failed(&x->key)) {
-        oom(x);
+    if (buf_failed(key)) {
+        *nomem = 1;
         return NULL;
     }
     h = hash_bytes(k, n);
-    if (x->nslots != 0) {
-        for (j = h & (x->nslots - 1); x->slots[j].key != NULL; j = (j + 1) & (x->nslots - 1)) {
-            struct slot *s = &x->slots[j];
+    if (m->nslots != 0) {
+        for (j = h & (m->nslots - 1); m->slots[j].key != NULL; j = (j + 1) & (m->nslots - 1)) {
+            struct slot *s = &m->slots[j];
 
             if (s->hash == h && s->klen == n && memcmp(s->key, k, n) == 0)
                 return s->val;
@@ -343,24 +449,131 @@ static void **map_slot(struct ctx *x, int create)
     }
     if (!create)
         return NULL;
-    if ((x->used + 1) * 2 > x->nslots && map_grow(x) < 0) {
-        oom(x);
+    if ((m->used + 1) * 2 > m->nslots && map_grow(m) < 0) {
+        *nomem = 1;
         return NULL;
     }
-    if ((copy = arena_alloc(&x->arena, n)) == NULL || (val = arena_alloc(&x->arena, sizeof *val)) == NULL) {
-        oom(x);
+    if ((copy = arena_alloc(arena, n)) == NULL || (val = arena_alloc(arena, sizeof *val)) == NULL) {
+        *nomem = 1;
         return NULL;
     }
     memcpy(copy, k, n);
     *val = NULL;
-    for (j = h & (x->nslots - 1); x->slots[j].key != NULL; j = (j + 1) & (x->nslots - 1))
+    for (j = h & (m->nslots - 1); m->slots[j].key != NULL; j = (j + 1) & (m->nslots - 1))
         ;
-    x->slots[j].hash = h;
-    x->slots[j].key = copy;
-    x->slots[j].klen = n;
-    x->slots[j].val = val;
-    x->used++;
+    m->slots[j].hash = h;
+    m->slots[j].key = copy;
+    m->slots[j].klen = n;
+    m->slots[j].val = val;
+    m->used++;
     return val;
+}
+
+/* The planning state's table, key in x->key; NULL with x->failed on OOM. */
+static void **map_slot(struct ctx *x, int create)
+{
+    int nomem = 0;
+    void **v = map_get(&x->map, &x->arena, &x->key, create, &nomem);
+
+    if (nomem)
+        oom(x);
+    return v;
+}
+
+/* The plan's table, key in x->key; NULL with x->failed on OOM. */
+static void **pmap_slot(struct ctx *x, int create)
+{
+    int nomem = 0;
+    void **v = map_get(&x->p->names, &x->p->arena, &x->key, create, &nomem);
+
+    if (nomem)
+        oom(x);
+    return v;
+}
+
+/* A hash of a string, 8 bytes at a time, seeded with h; never 0. */
+static uint64_t str_hash(const char *str, uint64_t h)
+{
+    size_t n = strlen(str);
+    uint64_t w;
+
+    for (; n >= 8; n -= 8, str += 8) {
+        memcpy(&w, str, 8);
+        h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+        h ^= h >> 29;
+    }
+    w = 0;
+    memcpy(&w, str, n);
+    h = (h ^ w ^ ((uint64_t)n << 56)) * 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 31;
+    return h ? h : 1;
+}
+
+static uint64_t name_hash(const char *name)
+{
+    return str_hash(name, 0x243f6a8885a308d3ULL);
+}
+
+/* The owners of the class whose name hashes to h: NULL if absent and
+ * !create; else the list head (NULL when empty), or NULL on OOM with
+ * *nomem set. */
+static struct olink **kmap_get(struct kmap *m, uint64_t h, int create, int *nomem)
+{
+    size_t j;
+
+    if (m->n != 0)
+        for (j = h & (m->n - 1); m->s[j].h != 0; j = (j + 1) & (m->n - 1))
+            if (m->s[j].h == h)
+                return &m->s[j].links;
+    if (!create)
+        return NULL;
+    if ((m->used + 1) * 2 > m->n) {
+        size_t cap = m->n ? m->n * 2 : 64, i;
+        struct kslot *s = calloc(cap, sizeof *s);
+
+        if (s == NULL) {
+            *nomem = 1;
+            return NULL;
+        }
+        for (i = 0; i < m->n; i++) {
+            if (m->s[i].h == 0)
+                continue;
+            for (j = m->s[i].h & (cap - 1); s[j].h != 0; j = (j + 1) & (cap - 1))
+                ;
+            s[j] = m->s[i];
+        }
+        free(m->s);
+        m->s = s;
+        m->n = cap;
+    }
+    for (j = h & (m->n - 1); m->s[j].h != 0; j = (j + 1) & (m->n - 1))
+        ;
+    m->s[j].h = h;
+    m->s[j].links = NULL;
+    m->used++;
+    return &m->s[j].links;
+}
+
+/* Records the class whose name hashes to h as a subtype of o (unless it is
+ * already, when dedupe); -1 on OOM. */
+static int link_add(plan *p, uint64_t h, struct owner *o, int dedupe)
+{
+    int nomem = 0;
+    struct olink **head = kmap_get(&p->known, h, 1, &nomem), *l;
+
+    if (head == NULL)
+        return -1;
+    for (l = dedupe ? *head : NULL; l != NULL; l = l->next)
+        if (l->o == o)
+            return 0;
+    if ((l = arena_alloc(&p->arena, sizeof *l)) == NULL)
+        return -1;
+    l->o = o;
+    l->next = *head;
+    *head = l;
+    if (h != o->self)
+        o->others = 1;
+    return 0;
 }
 
 /* --- class records ---------------------------------------------------------------- */
@@ -406,8 +619,8 @@ static struct cls *getcls(struct ctx *x, hier_class *h)
 
     if (h == NULL)
         return NULL;
-    key_begin(x, K_CLASS);
-    key_ptr(x, h);
+    key_begin(&x->key, K_CLASS);
+    key_ptr(&x->key, h);
     if ((v = map_slot(x, 1)) == NULL)
         return NULL;
     if (*v != NULL)
@@ -483,9 +696,9 @@ static struct cls *find_class(struct ctx *x, const char *name, struct cls *from)
     hier_class *h;
     struct cls *c;
 
-    key_begin(x, K_FIND);
-    key_ptr(x, from);
-    key_str(x, name);
+    key_begin(&x->key, K_FIND);
+    key_ptr(&x->key, from);
+    key_str(&x->key, name);
     if ((v = map_slot(x, 1)) == NULL)
         return NULL;
     if (*v != NULL)
@@ -508,7 +721,7 @@ static int cls_kept(struct ctx *x, struct cls *c)
 {
     if (c->keep < 0)
         c->keep = never_why(c->name, c->flags) == NULL &&
-                  (x->req->include_jdk || !(c->flags & HIER_JDK)) && regex_ok(x, c);
+                  (x->include_jdk || !(c->flags & HIER_JDK)) && regex_ok(x, c);
     return c->keep;
 }
 
@@ -676,10 +889,10 @@ static struct sel chain_select(struct ctx *x, struct cls *c, const char *name, c
         void **v;
         const hier_method *m;
 
-        key_begin(x, K_CHAIN);
-        key_ptr(x, y);
-        key_str(x, name);
-        key_str(x, desc);
+        key_begin(&x->key, K_CHAIN);
+        key_ptr(&x->key, y);
+        key_str(&x->key, name);
+        key_str(&x->key, desc);
         if ((v = map_slot(x, 0)) != NULL) {
             res = *v;
             break;
@@ -697,10 +910,10 @@ static struct sel chain_select(struct ctx *x, struct cls *c, const char *name, c
     for (i = 0; i < x->path.n && !x->failed; i++) {
         void **v;
 
-        key_begin(x, K_CHAIN);
-        key_ptr(x, x->path.v[i]);
-        key_str(x, name);
-        key_str(x, desc);
+        key_begin(&x->key, K_CHAIN);
+        key_ptr(&x->key, x->path.v[i]);
+        key_str(&x->key, name);
+        key_str(&x->key, desc);
         if ((v = map_slot(x, 1)) != NULL)
             *v = res;
     }
@@ -725,11 +938,11 @@ static struct sel resolve(struct ctx *x, struct cls *owner, const char *name, co
     const hier_method *m = NULL;
     struct sel s = {0};
 
-    key_begin(x, K_RESOLVE);
-    key_ptr(x, owner);
+    key_begin(&x->key, K_RESOLVE);
+    key_ptr(&x->key, owner);
     buf_u1(&x->key, (uint8_t)iface);
-    key_str(x, name);
-    key_str(x, desc);
+    key_str(&x->key, name);
+    key_str(&x->key, desc);
     if ((v = map_slot(x, 0)) != NULL)
         return *(struct sel *)*v;
     if (iface) {
@@ -751,11 +964,11 @@ static struct sel resolve(struct ctx *x, struct cls *owner, const char *name, co
     }
     if (s.m == NULL)
         s = default_select(x, owner, name, desc, 1);
-    key_begin(x, K_RESOLVE);
-    key_ptr(x, owner);
+    key_begin(&x->key, K_RESOLVE);
+    key_ptr(&x->key, owner);
     buf_u1(&x->key, (uint8_t)iface);
-    key_str(x, name);
-    key_str(x, desc);
+    key_str(&x->key, name);
+    key_str(&x->key, desc);
     if ((v = map_slot(x, 1)) != NULL)
         *v = new_sel(x, s.c, s.m);
     return s;
@@ -763,13 +976,16 @@ static struct sel resolve(struct ctx *x, struct cls *owner, const char *name, co
 
 /* Appends to x->walk the concrete classes among owner and its loaded
  * subtypes (transitively), depth first in the hierarchy's order; with
- * only_kept, just those with a kept class among their supertypes. */
-static void concrete_subtypes(struct ctx *x, struct cls *owner, int only_kept)
+ * only_kept, just those with a kept class among their supertypes. With
+ * all, sets it to every class visited (owner and all its subtypes). */
+static void concrete_subtypes(struct ctx *x, struct cls *owner, int only_kept, struct vec *all)
 {
     unsigned stamp = ++x->stamp;
     struct vec stack = {0};
 
     x->walk.n = 0;
+    if (all != NULL)
+        all->n = 0;
     if (vec_push(&stack, owner) < 0)
         oom(x);
     while (stack.n > 0 && !x->failed) {
@@ -783,6 +999,8 @@ static void concrete_subtypes(struct ctx *x, struct cls *owner, int only_kept)
         if (!(c->flags & (HIER_INTERFACE | HIER_ABSTRACT)) && (!only_kept || kept_above(x, c)) &&
             vec_push(&x->walk, c) < 0)
             oom(x);
+        if (all != NULL && vec_push(all, c) < 0)
+            oom(x);
         n = x->ops->subtypes(x->hc, c->h, &subs);
         for (i = n; i-- > 0;) {
             struct cls *s = getcls(x, subs[i]);
@@ -794,26 +1012,144 @@ static void concrete_subtypes(struct ctx *x, struct cls *owner, int only_kept)
     free(stack.v);
 }
 
+/* --- watched call sites --------------------------------------------------------------- */
+
+/* The owner record of a class name, created (in its own subtype set) on
+ * first sight; NULL with *nomem set when out of memory. */
+static struct owner *owner_of(plan *p, mct_buf *key, const char *name, int *nomem)
+{
+    void **v;
+    struct owner *o;
+
+    key_begin(key, P_OWNER);
+    key_str(key, name);
+    if ((v = map_get(&p->names, &p->arena, key, 1, nomem)) == NULL)
+        return NULL;
+    if (*v != NULL)
+        return *v;
+    if ((o = arena_alloc(&p->arena, sizeof *o)) == NULL) {
+        *nomem = 1;
+        return NULL;
+    }
+    memset(o, 0, sizeof *o);
+    o->self = name_hash(name);
+    *v = o;
+    if (strcmp(name, OBJECT) == 0)
+        p->object = o;
+    else if (link_add(p, o->self, o, 0) < 0)
+        *nomem = 1;
+    return o;
+}
+
+/* Watches the call site owner.name:desc whose callees are at level (root:
+ * its implementations are entry methods); c is the owner's class when
+ * loaded (it caches the owner record). Returns the owner record, or NULL
+ * with x->failed. */
+static struct owner *watch(struct ctx *x, const char *owner, struct cls *c, const char *name,
+                           const char *desc, int level, int root)
+{
+    plan *p = x->p;
+    int nomem = 0;
+    struct owner *o = c != NULL && c->owner != NULL ? c->owner : owner_of(p, &x->key, owner, &nomem);
+    struct site *s;
+    void **v;
+
+    if (o == NULL || nomem) {
+        oom(x);
+        return NULL;
+    }
+    if (c != NULL)
+        c->owner = o;
+    key_begin(&x->key, P_SITE);
+    key_str(&x->key, owner);
+    key_str(&x->key, name);
+    key_str(&x->key, desc);
+    if ((v = pmap_slot(x, 1)) == NULL)
+        return NULL;
+    if ((s = *v) != NULL) {
+        if (level < s->level)
+            s->level = level;
+        s->root |= root;
+        return o;
+    }
+    if ((s = arena_alloc(&p->arena, sizeof *s)) == NULL ||
+        (s->name = arena_strdup(&p->arena, name)) == NULL ||
+        (s->desc = arena_strdup(&p->arena, desc)) == NULL) {
+        oom(x);
+        return NULL;
+    }
+    s->level = level;
+    s->root = root;
+    s->next = o->sites;
+    o->sites = s;
+    *v = s;
+    return o;
+}
+
+/* Whether the plan watches the call site owner.name:desc. */
+static int watched(struct ctx *x, const char *owner, const char *name, const char *desc)
+{
+    void **v;
+
+    key_begin(&x->key, P_SITE);
+    key_str(&x->key, owner);
+    key_str(&x->key, name);
+    key_str(&x->key, desc);
+    return (v = pmap_slot(x, 0)) != NULL && *v != NULL;
+}
+
+/* The collection of a walk for the subtype set of o: x->all, or NULL for
+ * java/lang/Object, whose sites apply to every class. */
+static struct vec *walk_all(struct ctx *x, struct owner *o)
+{
+    return o != NULL && o != x->p->object ? &x->all : NULL;
+}
+
+/* Records the classes of x->all, the walk from o's class, as its subtypes
+ * (no duplicate check while only o itself is linked to o). */
+static void record_subtypes(struct ctx *x, struct owner *o)
+{
+    int dedupe;
+    size_t i;
+
+    if (walk_all(x, o) == NULL)
+        return;
+    dedupe = o->others;
+    for (i = 0; i < x->all.n && !x->failed; i++) {
+        struct cls *c = x->all.v[i];
+
+        if (c->nhash == 0)
+            c->nhash = name_hash(c->name);
+        if ((dedupe || c->nhash != o->self) && link_add(x->p, c->nhash, o, dedupe) < 0)
+            oom(x);
+    }
+}
+
 /* The kept implementations, other than the resolved method r, that a
- * virtual call of owner.name:desc may run (cached per owner, name, desc). */
+ * virtual call of owner.name:desc may run (cached per owner, name, desc).
+ * The site is watched, with its callee level. */
 static struct vres *overriders(struct ctx *x, struct cls *owner, struct sel r, const char *name,
-                               const char *desc)
+                               const char *desc, int level)
 {
     static struct vres empty;
     struct vres *vr;
+    struct owner *o;
     void **v;
     size_t i;
 
     if ((r.m->access & (CF_ACC_FINAL | CF_ACC_PRIVATE | CF_ACC_STATIC)) || strcmp(name, "<init>") == 0)
         return &empty;
-    key_begin(x, K_VIRTUAL);
-    key_ptr(x, owner);
-    key_str(x, name);
-    key_str(x, desc);
+    key_begin(&x->key, K_VIRTUAL);
+    key_ptr(&x->key, owner);
+    key_str(&x->key, name);
+    key_str(&x->key, desc);
     if ((v = map_slot(x, 0)) != NULL)
         return *v;
+    if ((o = watch(x, owner->name, owner, name, desc, level, 0)) == NULL)
+        return &empty;
     if (!owner->have_rel) {
-        concrete_subtypes(x, owner, 1);
+        concrete_subtypes(x, owner, 1, walk_all(x, o));
+        record_subtypes(x, o);
         if (x->walk.n != 0 && (owner->rel = arena_alloc(&x->arena, x->walk.n * sizeof *owner->rel)) == NULL)
             oom(x);
         else if (x->walk.n != 0)
@@ -836,9 +1172,9 @@ static struct vres *overriders(struct ctx *x, struct cls *owner, struct sel r, c
 
             if (s.m == NULL || s.m == r.m || (s.m->access & CF_ACC_ABSTRACT) || !cls_kept(x, s.c))
                 continue;
-            key_begin(x, K_DEDUPE);
-            key_ptr(x, vr);
-            key_ptr(x, s.m);
+            key_begin(&x->key, K_DEDUPE);
+            key_ptr(&x->key, vr);
+            key_ptr(&x->key, s.m);
             if ((d = map_slot(x, 1)) == NULL || *d != NULL)
                 continue;
             *d = &none_marker;
@@ -858,10 +1194,10 @@ static struct vres *overriders(struct ctx *x, struct cls *owner, struct sel r, c
         }
         free(found.v);
     }
-    key_begin(x, K_VIRTUAL);
-    key_ptr(x, owner);
-    key_str(x, name);
-    key_str(x, desc);
+    key_begin(&x->key, K_VIRTUAL);
+    key_ptr(&x->key, owner);
+    key_str(&x->key, name);
+    key_str(&x->key, desc);
     if ((v = map_slot(x, 1)) != NULL)
         *v = vr;
     return vr;
@@ -869,70 +1205,199 @@ static struct vres *overriders(struct ctx *x, struct cls *owner, struct sel r, c
 
 /* --- the plan ---------------------------------------------------------------------- */
 
+/* Entry i, which exists. */
+static struct pentry *entry(const plan *p, size_t i)
+{
+    size_t j = i + BLOCK0;
+    int b = 63 - __builtin_clzll((unsigned long long)j) - BLOCK0_LOG;
+
+    return &p->blocks[b][j - ((size_t)BLOCK0 << b)];
+}
+
+static plan_method *pm_at(const plan *p, size_t i)
+{
+    return &entry(p, i)->pub;
+}
+
+static uint64_t entry_hash(const char *cname, const char *name, const char *desc)
+{
+    return str_hash(desc, str_hash(name, str_hash(cname, 0x13198a2e03707344ULL)));
+}
+
+/* The index of the first entry named so, or -1. */
+static long find_entry(const plan *p, const char *cname, const char *name, const char *desc)
+{
+    uint64_t h = entry_hash(cname, name, desc);
+    size_t j;
+
+    if (p->nindex == 0)
+        return -1;
+    for (j = h & (p->nindex - 1); p->index[j].i != 0; j = (j + 1) & (p->nindex - 1)) {
+        const plan_method *m;
+
+        if (p->index[j].h != h)
+            continue;
+        m = pm_at(p, p->index[j].i - 1);
+        if (strcmp(m->class_name, cname) == 0 && strcmp(m->name, name) == 0 && strcmp(m->desc, desc) == 0)
+            return (long)p->index[j].i - 1;
+    }
+    return -1;
+}
+
+/* Indexes entry i (its names are not in the index yet); -1 on OOM. */
+static int index_add(plan *p, size_t i)
+{
+    const plan_method *m = pm_at(p, i);
+    uint64_t h = entry_hash(m->class_name, m->name, m->desc);
+    size_t j;
+
+    if ((i + 1) * 2 > p->nindex) {
+        size_t cap = p->nindex ? p->nindex * 2 : 64, k;
+        struct islot *s = calloc(cap, sizeof *s);
+
+        if (s == NULL)
+            return -1;
+        for (k = 0; k < p->nindex; k++) {
+            if (p->index[k].i == 0)
+                continue;
+            for (j = p->index[k].h & (cap - 1); s[j].i != 0; j = (j + 1) & (cap - 1))
+                ;
+            s[j] = p->index[k];
+        }
+        free(p->index);
+        p->index = s;
+        p->nindex = cap;
+    }
+    for (j = h & (p->nindex - 1); p->index[j].i != 0; j = (j + 1) & (p->nindex - 1))
+        ;
+    p->index[j].h = h;
+    p->index[j].i = i + 1;
+    return 0;
+}
+
+/* Appends a copy of m (strings copied) and publishes it; returns its index,
+ * or -1 when the plan is full (capped) or out of memory (*nomem set). Only
+ * one thread appends at a time (the lock, once the plan is shared). */
+static long push_entry(plan *p, const plan_method *m, int *nomem)
+{
+    size_t i = p->n, j = i + BLOCK0;
+    int b = 63 - __builtin_clzll((unsigned long long)j) - BLOCK0_LOG;
+    struct pentry *e;
+
+    if (i >= p->max) {
+        __atomic_store_n(&p->capped, 1, __ATOMIC_RELAXED);
+        return -1;
+    }
+    if (p->blocks[b] == NULL && (p->blocks[b] = malloc(((size_t)BLOCK0 << b) * sizeof *e)) == NULL) {
+        *nomem = 1;
+        return -1;
+    }
+    e = &p->blocks[b][j - ((size_t)BLOCK0 << b)];
+    memset(e, 0, sizeof *e);
+    e->pub = *m;
+    e->pub.class_name = arena_strdup(&p->arena, m->class_name);
+    e->pub.name = arena_strdup(&p->arena, m->name);
+    e->pub.desc = arena_strdup(&p->arena, m->desc);
+    if (e->pub.class_name == NULL || e->pub.name == NULL || e->pub.desc == NULL) {
+        *nomem = 1;
+        return -1;
+    }
+    if (index_add(p, i) < 0) {
+        *nomem = 1;
+        return -1;
+    }
+    __atomic_store_n(&p->n, i + 1, __ATOMIC_RELEASE);
+    return (long)i;
+}
+
+/* Makes x->nodes cover the indexes below n; -1 with x->failed. */
+static int grow_nodes(struct ctx *x, size_t n)
+{
+    size_t cap = x->ncap ? x->ncap : 64;
+    struct sel *nn;
+
+    if (n <= x->ncap)
+        return 0;
+    while (cap < n)
+        cap *= 2;
+    if ((nn = realloc(x->nodes, cap * sizeof *nn)) == NULL) {
+        oom(x);
+        return -1;
+    }
+    memset(nn + x->ncap, 0, (cap - x->ncap) * sizeof *nn);
+    x->nodes = nn;
+    x->ncap = cap;
+    return 0;
+}
+
+static size_t vec_index(const struct vec *v, size_t k)
+{
+    return (size_t)(intptr_t)v->v[k];
+}
+
+static void vec_push_index(struct ctx *x, struct vec *v, size_t i)
+{
+    if (vec_push(v, (void *)(intptr_t)i) < 0)
+        oom(x);
+}
+
 /* Appends an entry; returns its index, or -1 when the plan is full (capped)
  * or out of memory. */
 static long append(struct ctx *x, struct cls *c, const hier_method *m, const char *cname,
                    const char *name, const char *desc, int level, int status, int root,
                    const char *reason)
 {
-    plan *p = x->p;
-    plan_method *pm;
+    plan_method pm;
+    int nomem = 0;
+    long i;
 
-    if (p->n >= x->max) {
-        p->capped = 1;
+    if (grow_nodes(x, x->p->n + 1) < 0)
+        return -1;
+    memset(&pm, 0, sizeof pm);
+    pm.cls = c ? c->h : NULL;
+    pm.class_name = cname;
+    pm.name = name;
+    pm.desc = desc;
+    pm.access = m ? m->access : 0;
+    pm.level = level;
+    pm.status = status;
+    pm.root = root;
+    pm.reason = reason;
+    if ((i = push_entry(x->p, &pm, &nomem)) < 0) {
+        if (nomem)
+            oom(x);
         return -1;
     }
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 64;
-        plan_method *nm = realloc(p->m, cap * sizeof *nm);
-        struct sel *nn;
-
-        if (nm == NULL) {
-            oom(x);
-            return -1;
-        }
-        p->m = nm;
-        if ((nn = realloc(x->nodes, cap * sizeof *nn)) == NULL) {
-            oom(x);
-            return -1;
-        }
-        x->nodes = nn;
-        p->cap = cap;
+    x->nodes[i].c = c;
+    x->nodes[i].m = m;
+    if (x->extend) {
+        vec_push_index(x, &x->added, (size_t)i);
+        vec_push_index(x, &x->todo, (size_t)i);
     }
-    pm = &p->m[p->n];
-    memset(pm, 0, sizeof *pm);
-    pm->cls = c ? c->h : NULL;
-    pm->class_name = arena_strdup(&p->strings, cname);
-    pm->name = arena_strdup(&p->strings, name);
-    pm->desc = arena_strdup(&p->strings, desc);
-    if (pm->class_name == NULL || pm->name == NULL || pm->desc == NULL) {
-        oom(x);
-        return -1;
-    }
-    pm->access = m ? m->access : 0;
-    pm->level = level;
-    pm->status = status;
-    pm->root = root;
-    pm->reason = reason;
-    x->nodes[p->n].c = c;
-    x->nodes[p->n].m = m;
-    return (long)p->n++;
+    return i;
 }
 
-/* Adds a method of a loaded class unless already there. A root gets `note`
- * as its reason when instrumented. */
-static void add_method(struct ctx *x, struct sel s, int level, int root, const char *note)
+/* Adds a method of a loaded class unless already there (plan_extend: by
+ * name as well); returns its index, or -1 when it could not be added. A
+ * root gets `note` as its reason when instrumented. */
+static long add_method(struct ctx *x, struct sel s, int level, int root, const char *note)
 {
     void **v;
     const char *why;
     int status = PLAN_INSTRUMENT;
     long i;
 
-    key_begin(x, K_METHOD);
-    key_ptr(x, s.c);
-    key_ptr(x, s.m);
-    if ((v = map_slot(x, 1)) == NULL || *v != NULL)
-        return;
+    key_begin(&x->key, K_METHOD);
+    key_ptr(&x->key, s.c);
+    key_ptr(&x->key, s.m);
+    if ((v = map_slot(x, 1)) == NULL)
+        return -1;
+    if (*v != NULL)
+        return (long)(intptr_t)*v - 1;
+    if (x->extend && (i = find_entry(x->p, s.c->name, s.m->name, s.m->desc)) >= 0) {
+        *v = (void *)(intptr_t)(i + 1);
+        return i;
+    }
     why = root ? never_why(s.c->name, s.c->flags) : cls_why(x, s.c);
     if (why == NULL && (s.m->access & CF_ACC_ABSTRACT))
         why = R_ABSTRACT;
@@ -944,24 +1409,33 @@ static void add_method(struct ctx *x, struct sel s, int level, int root, const c
                why ? why : note);
     if (i >= 0)
         *v = (void *)(intptr_t)(i + 1);
+    return i;
 }
 
-/* Adds a method of a class that is not loaded yet. */
-static void add_pending(struct ctx *x, const char *cname, const char *name, const char *desc, int level)
+/* Adds a method of a class that is not loaded yet; a virtual call site on
+ * it is watched (its subtypes load after it). */
+static void add_pending(struct ctx *x, const char *cname, const char *name, const char *desc, int level,
+                        int virt)
 {
     void **v;
     const char *why = NULL;
     long i;
 
-    key_begin(x, K_PENDING);
-    key_str(x, cname);
-    key_str(x, name);
-    key_str(x, desc);
+    if (virt && watch(x, cname, NULL, name, desc, level, 0) == NULL)
+        return;
+    key_begin(&x->key, K_PENDING);
+    key_str(&x->key, cname);
+    key_str(&x->key, name);
+    key_str(&x->key, desc);
     if ((v = map_slot(x, 1)) == NULL || *v != NULL)
         return;
+    if (x->extend && (i = find_entry(x->p, cname, name, desc)) >= 0) {
+        *v = (void *)(intptr_t)(i + 1);
+        return;
+    }
     if (x->re != NULL && match_class(x->re, cname) != 1)
         why = R_REGEX;
-    else if ((why = never_why(cname, 0)) == NULL && !x->req->include_jdk && jdk_name(cname))
+    else if ((why = never_why(cname, 0)) == NULL && !x->include_jdk && jdk_name(cname))
         why = R_JDK;
     i = append(x, NULL, NULL, cname, name, desc, level, why ? PLAN_EXCLUDED : PLAN_PENDING, 0, why);
     if (i >= 0)
@@ -982,7 +1456,7 @@ static void callee(struct ctx *x, struct cls *from, int level, const char *owner
         return;
     if ((o = find_class(x, owner, from)) == NULL) {
         if (!x->failed)
-            add_pending(x, owner, name, desc, level);
+            add_pending(x, owner, name, desc, level, virt);
         return;
     }
     r = resolve(x, o, name, desc, iface || (o->flags & HIER_INTERFACE));
@@ -991,7 +1465,7 @@ static void callee(struct ctx *x, struct cls *from, int level, const char *owner
     add_method(x, r, level, 0, NULL);
     if (!virt)
         return;
-    vr = overriders(x, o, r, name, desc);
+    vr = overriders(x, o, r, name, desc, level);
     for (i = 0; i < vr->n && !x->failed && !x->p->capped; i++)
         add_method(x, vr->impls[i], level, 0, NULL);
 }
@@ -1030,7 +1504,7 @@ static void scan(struct ctx *x, size_t i)
 {
     struct cls *c = x->nodes[i].c;
     const hier_method *hm = x->nodes[i].m;
-    int level = x->p->m[i].level + 1;
+    int level = pm_at(x->p, i)->level + 1;
     const cf_member *m;
     const cf_code *code;
     uint32_t pc = 0;
@@ -1066,18 +1540,35 @@ static void scan(struct ctx *x, size_t i)
     }
 }
 
-/* Reads and parses the classes of the entries [from, to) to be scanned,
- * announcing them to the hierarchy first. A class that does not parse
- * leaves its methods excluded, unless it holds an entry method. */
-static void load_classes(struct ctx *x, size_t from, size_t to)
+/* plan_extend holds the plan's lock except while the hierarchy reads class
+ * bytes (which may run the ClassFileLoadHook, hence plan_new_class, on this
+ * thread). */
+static void unlock(struct ctx *x)
+{
+    if (x->extend)
+        pthread_mutex_unlock(&x->p->lock);
+}
+
+static void relock(struct ctx *x)
+{
+    if (x->extend)
+        pthread_mutex_lock(&x->p->lock);
+}
+
+/* Reads and parses the classes of the entries in todo (plan indexes) to be
+ * scanned, announcing them to the hierarchy first. A class that does not
+ * parse leaves the methods this call appended of it excluded; plan_build
+ * fails when it holds an entry method, or when bytes() fails; plan_extend
+ * excludes the methods it appended of a class bytes() fails for. */
+static void load_classes(struct ctx *x, const struct vec *todo)
 {
     struct vec batch = {0};
-    size_t i;
+    size_t k;
 
-    for (i = from; i < to; i++) {
-        struct cls *c = x->nodes[i].c;
+    for (k = 0; k < todo->n; k++) {
+        struct cls *c = x->nodes[vec_index(todo, k)].c;
 
-        if (x->p->m[i].status == PLAN_INSTRUMENT && !c->queued && c->cf == NULL && !c->cf_failed) {
+        if (!c->queued && c->cf == NULL && !c->cf_failed) {
             c->queued = 1;
             if (vec_push(&batch, c->h) < 0) {
                 oom(x);
@@ -1091,27 +1582,38 @@ static void load_classes(struct ctx *x, size_t from, size_t to)
         if (hs == NULL) {
             oom(x);
         } else {
-            for (i = 0; i < batch.n; i++)
-                hs[i] = batch.v[i];
+            for (k = 0; k < batch.n; k++)
+                hs[k] = batch.v[k];
+            unlock(x);
             x->ops->prefetch(x->hc, hs, batch.n);
+            relock(x);
             free(hs);
         }
     }
-    for (i = from; i < to && !x->failed; i++) {
+    for (k = 0; k < todo->n && !x->failed; k++) {
+        size_t i = vec_index(todo, k);
         struct cls *c = x->nodes[i].c;
         const uint8_t *data;
         size_t len;
         mct_err perr;
+        int rc;
 
-        if (x->p->m[i].status != PLAN_INSTRUMENT || c->cf != NULL || c->cf_failed)
+        if (c->cf != NULL || c->cf_failed)
             continue;
-        if (x->ops->bytes(x->hc, c->h, &data, &len, x->err) < 0) {
+        unlock(x);
+        rc = x->ops->bytes(x->hc, c->h, &data, &len, x->extend ? &perr : x->err);
+        relock(x);
+        if (rc < 0 && x->extend) {
+            c->cf_failed = 2;
+            continue;
+        }
+        if (rc < 0) {
             x->failed = 1;
             mct_err_wrap(x->err, "while reading the class file of %s", c->name);
             break;
         }
         if ((c->cf = cf_parse(data, len, &perr)) == NULL) {
-            if (x->p->m[i].root || perr.code == MCT_E_NOMEM) {
+            if ((!x->extend && pm_at(x->p, i)->root) || perr.code == MCT_E_NOMEM) {
                 *x->err = perr;
                 x->failed = 1;
                 mct_err_wrap(x->err, "while parsing the class file of %s", c->name);
@@ -1120,11 +1622,16 @@ static void load_classes(struct ctx *x, size_t from, size_t to)
             c->cf_failed = 1;
         }
     }
-    for (i = from; i < to; i++)
-        if (x->p->m[i].status == PLAN_INSTRUMENT && x->nodes[i].c->cf_failed) {
-            x->p->m[i].status = PLAN_EXCLUDED;
-            x->p->m[i].reason = R_BADCLASS;
+    for (k = 0; k < todo->n; k++) {
+        size_t i = vec_index(todo, k);
+        plan_method *pm = pm_at(x->p, i);
+        int f = x->nodes[i].c->cf_failed;
+
+        if (f && i >= x->base && pm->status == PLAN_INSTRUMENT) {
+            pm->status = PLAN_EXCLUDED;
+            pm->reason = f == 2 ? R_NOBYTES : R_BADCLASS;
         }
+    }
     free(batch.v);
 }
 
@@ -1264,8 +1771,8 @@ overloads_done:
 
             if (!inherited(c, y, &y->m[k]) || !near_name(name, y->m[k].name))
                 continue;
-            key_begin(x, K_NAME);
-            key_str(x, y->m[k].name);
+            key_begin(&x->key, K_NAME);
+            key_str(&x->key, y->m[k].name);
             if ((v = map_slot(x, 1)) == NULL || *v != NULL)
                 continue;
             *v = &none_marker;
@@ -1280,9 +1787,9 @@ overloads_done:
 
         if (strcmp(c->m[k].name, "<clinit>") == 0)
             continue;
-        key_begin(x, K_NAME);
+        key_begin(&x->key, K_NAME);
         buf_u1(&x->key, 1);
-        key_str(x, c->m[k].name);
+        key_str(&x->key, c->m[k].name);
         if ((v = map_slot(x, 1)) == NULL || *v != NULL)
             continue;
         *v = &none_marker;
@@ -1324,13 +1831,17 @@ static void no_class(struct ctx *x, char *iname)
 
 /* Adds the implementations of the abstract or interface entry method e
  * (found for the requested class c) as entry methods; counts those left
- * out. */
+ * out. The site is watched for implementations that load later. */
 static void add_implementations(struct ctx *x, struct cls *c, struct sel e, size_t *jdk, size_t *unmod)
 {
     size_t i;
     struct vec list = {0};
+    struct owner *o = watch(x, c->name, c, e.m->name, e.m->desc, 1, 1);
 
-    concrete_subtypes(x, c, 0);
+    if (o == NULL)
+        return;
+    concrete_subtypes(x, c, 0, walk_all(x, o));
+    record_subtypes(x, o);
     for (i = 0; i < x->walk.n; i++)
         if (vec_push(&list, x->walk.v[i]) < 0)
             oom(x);
@@ -1343,7 +1854,7 @@ static void add_implementations(struct ctx *x, struct cls *c, struct sel e, size
             ++*unmod;
             continue;
         }
-        if ((s.c->flags & HIER_JDK) && !x->req->include_jdk) {
+        if ((s.c->flags & HIER_JDK) && !x->include_jdk) {
             ++*jdk;
             continue;
         }
@@ -1409,7 +1920,7 @@ static int add_roots(struct ctx *x, const char *method, const char *desc)
             add_implementations(x, c, e, &jdk, &unmod);
     }
     for (i = 0; i < x->p->n; i++)
-        ok |= x->p->m[i].status == PLAN_INSTRUMENT;
+        ok |= pm_at(x->p, i)->status == PLAN_INSTRUMENT;
     if (!ok && !x->failed && x->p->capped) {
         mct_err_set(x->err, MCT_E_NOTHING, "nothing to instrument: the plan's cap of %zu methods was "
                     "reached before an entry method could be added", x->max);
@@ -1421,7 +1932,7 @@ static int add_roots(struct ctx *x, const char *method, const char *desc)
         m.s[0] = '\0';
         msg_add(&m, "nothing to instrument: ");
         for (i = 0; i < x->p->n && i < 4; i++) {
-            const plan_method *pm = &x->p->m[i];
+            const plan_method *pm = pm_at(x->p, i);
 
             if (i)
                 msg_add(&m, "; ");
@@ -1449,12 +1960,36 @@ static int add_roots(struct ctx *x, const char *method, const char *desc)
 
 /* --- the public functions ---------------------------------------------------------- */
 
+/* Frees the planning state (not the plan). */
+static void ctx_free(struct ctx *x)
+{
+    size_t i;
+
+    for (i = 0; i < x->map.nslots; i++) {
+        struct slot *s = &x->map.slots[i];
+
+        if (s->key != NULL && s->key[0] == K_CLASS && *s->val != NULL)
+            cf_free(((struct cls *)*s->val)->cf);
+    }
+    free(x->map.slots);
+    free(x->nodes);
+    free(x->added.v);
+    free(x->todo.v);
+    free(x->walk.v);
+    free(x->path.v);
+    free(x->ifs.v);
+    free(x->tmp.v);
+    free(x->all.v);
+    buf_free(&x->key);
+    arena_free(x->arena);
+}
+
 plan *plan_build(const plan_request *req, const hier_ops *ops, void *hc, mct_err *err)
 {
     struct ctx x;
     char *split = NULL;
     const char *method, *desc;
-    size_t from = 0, i;
+    size_t from = 0, i, k;
     int level;
     plan *p;
 
@@ -1492,46 +2027,49 @@ plan *plan_build(const plan_request *req, const hier_ops *ops, void *hc, mct_err
     x.ops = ops;
     x.hc = hc;
     x.err = err;
+    x.include_jdk = req->include_jdk;
     x.max = req->max_methods && req->max_methods < PLAN_MAX_METHODS ? req->max_methods : PLAN_MAX_METHODS;
     buf_init(&x.key);
     if (req->regex != NULL && (x.re = match_compile(req->regex, err)) == NULL) {
         free(split);
         return NULL;
     }
-    if ((p = calloc(1, sizeof *p)) == NULL) {
+    if ((p = calloc(1, sizeof *p)) == NULL || pthread_mutex_init(&p->lock, NULL) != 0) {
+        free(p);
         match_free(x.re);
         free(split);
         mct_err_set(err, MCT_E_NOMEM, "out of memory while planning");
         return NULL;
     }
+    p->re = x.re;
+    p->max = x.max;
+    p->depth = req->depth;
+    p->include_jdk = req->include_jdk;
     x.p = p;
-    x.object = find_class(&x, "java/lang/Object", NULL);
+    x.object = find_class(&x, OBJECT, NULL);
     if (add_roots(&x, method, desc) == 0) {
+        struct vec todo = {0};
+
         for (level = 1; level < req->depth && !x.failed && !p->capped; level++) {
             size_t to = p->n;
 
-            load_classes(&x, from, to);
-            for (i = from; i < to && !x.failed && !p->capped; i++)
-                if (p->m[i].status == PLAN_INSTRUMENT)
-                    scan(&x, i);
+            todo.n = 0;
+            for (i = from; i < to; i++)
+                if (pm_at(p, i)->status == PLAN_INSTRUMENT)
+                    vec_push_index(&x, &todo, i);
+            load_classes(&x, &todo);
+            for (k = 0; k < todo.n && !x.failed && !p->capped; k++) {
+                i = vec_index(&todo, k);
+                if (pm_at(p, i)->status != PLAN_INSTRUMENT)
+                    continue;
+                entry(p, i)->scanned = 1;
+                scan(&x, i);
+            }
             from = to;
         }
+        free(todo.v);
     }
-    for (i = 0; i < x.nslots; i++) {
-        struct slot *s = &x.slots[i];
-
-        if (s->key != NULL && s->key[0] == K_CLASS && *s->val != NULL)
-            cf_free(((struct cls *)*s->val)->cf);
-    }
-    free(x.slots);
-    free(x.nodes);
-    free(x.walk.v);
-    free(x.path.v);
-    free(x.ifs.v);
-    free(x.tmp.v);
-    buf_free(&x.key);
-    arena_free(x.arena);
-    match_free(x.re);
+    ctx_free(&x);
     free(split);
     if (x.failed) {
         plan_free(p);
@@ -1540,26 +2078,319 @@ plan *plan_build(const plan_request *req, const hier_ops *ops, void *hc, mct_err
     return p;
 }
 
+/* Whether plan_extend scans entry i: loaded in this hierarchy, below the
+ * depth, not scanned yet, to be instrumented (or pending, now that its
+ * class is loaded, when that class is kept and the method has code). */
+static int scannable(struct ctx *x, size_t i)
+{
+    struct pentry *e = entry(x->p, i);
+    const struct sel *n = i < x->ncap ? &x->nodes[i] : NULL;
+
+    if (e->scanned || n == NULL || n->c == NULL || e->pub.level >= x->p->depth)
+        return 0;
+    if (e->pub.status == PLAN_INSTRUMENT)
+        return 1;
+    return e->pub.status == PLAN_PENDING && !(n->m->access & (CF_ACC_ABSTRACT | CF_ACC_NATIVE)) &&
+           (e->pub.root ? never_why(n->c->name, n->c->flags) == NULL : cls_kept(x, n->c));
+}
+
+/* A seed whose class c is loaded: resolved from c, its entry (found by name
+ * or appended) queued, and the implementations of a watched virtual site
+ * added at its level. */
+static void seed(struct ctx *x, struct cls *c, const char *name, const char *desc, int level)
+{
+    struct sel r = resolve(x, c, name, desc, (c->flags & HIER_INTERFACE) != 0);
+    struct vres *vr;
+    long i;
+    size_t k;
+
+    if (r.m == NULL)
+        return;
+    i = add_method(x, r, level, 0, NULL);
+    if (i >= 0 && grow_nodes(x, (size_t)i + 1) == 0) {
+        if (x->nodes[i].c == NULL)
+            x->nodes[i] = r;
+        vec_push_index(x, &x->todo, (size_t)i);
+    }
+    if (x->failed || !watched(x, c->name, name, desc))
+        return;
+    vr = overriders(x, c, r, name, desc, level);
+    for (k = 0; k < vr->n && !x->failed && !x->p->capped; k++)
+        add_method(x, vr->impls[k], level, 0, NULL);
+}
+
+/* Scans the queue level by level to the depth (what scanning appends is
+ * queued by append()). */
+static void extend_levels(struct ctx *x)
+{
+    struct vec batch = {0};
+    int level, low = PLAN_MAX_DEPTH;
+    size_t k;
+
+    for (k = 0; k < x->todo.n; k++)
+        if (pm_at(x->p, vec_index(&x->todo, k))->level < low)
+            low = pm_at(x->p, vec_index(&x->todo, k))->level;
+    for (level = low; level < x->p->depth && !x->failed && !x->p->capped; level++) {
+        batch.n = 0;
+        for (k = 0; k < x->todo.n; k++) {
+            size_t i = vec_index(&x->todo, k);
+
+            if (pm_at(x->p, i)->level == level && scannable(x, i)) {
+                entry(x->p, i)->scanned = 1;
+                vec_push_index(x, &batch, i);
+            }
+        }
+        load_classes(x, &batch);
+        for (k = 0; k < batch.n && !x->failed && !x->p->capped; k++)
+            if (pm_at(x->p, vec_index(&batch, k))->status != PLAN_EXCLUDED)
+                scan(x, vec_index(&batch, k));
+    }
+    free(batch.v);
+}
+
+static void deferred_free(struct deferred *d)
+{
+    free(d->class_name);
+    free(d->name);
+    free(d->desc);
+}
+
+int plan_extend(plan *p, const plan_seed *seeds, size_t n, const hier_ops *ops, void *hc,
+                size_t **added, size_t *n_added, mct_err *err)
+{
+    struct ctx x;
+    struct deferred *keep = NULL;
+    size_t nkeep = 0, total, k;
+
+    *added = NULL;
+    *n_added = 0;
+    for (k = 0; k < n; k++)
+        if (seeds[k].class_name == NULL || seeds[k].name == NULL || seeds[k].desc == NULL ||
+            seeds[k].level < 1 || seeds[k].level > p->depth)
+            return mct_err_set(err, MCT_E_ARG, "seed %zu: a seed needs a class, a method, a descriptor "
+                               "and a level within 1..%d", k, p->depth);
+    memset(&x, 0, sizeof x);
+    x.ops = ops;
+    x.hc = hc;
+    x.err = err;
+    x.re = p->re;
+    x.include_jdk = p->include_jdk;
+    x.max = p->max;
+    x.extend = 1;
+    x.p = p;
+    buf_init(&x.key);
+    pthread_mutex_lock(&p->lock);
+    x.base = p->n;
+    for (k = p->cls_from; k < p->n; k++)
+        pm_at(p, k)->cls = NULL;
+    p->cls_from = p->n;
+    x.object = find_class(&x, OBJECT, NULL);
+    total = p->ndeferred + n;
+    if (total != 0 && (keep = malloc(total * sizeof *keep)) == NULL)
+        oom(&x);
+    /* The waiting seeds first, then the new ones; those whose class is
+     * still missing wait for the next call. */
+    for (k = 0; k < total && keep != NULL; k++) {
+        struct deferred *d = k < p->ndeferred ? &p->deferred[k] : NULL;
+        const plan_seed *s = d == NULL ? &seeds[k - p->ndeferred] : NULL;
+        struct cls *c = x.failed ? NULL : find_class(&x, d ? d->class_name : s->class_name, NULL);
+
+        if (c != NULL) {
+            seed(&x, c, d ? d->name : s->name, d ? d->desc : s->desc, d ? d->level : s->level);
+            if (d != NULL)
+                deferred_free(d);
+        } else if (d != NULL) {
+            if (++d->tries < PLAN_SEED_TRIES || x.failed)
+                keep[nkeep++] = *d;
+            else
+                deferred_free(d);
+        } else if (!x.failed) {
+            struct deferred *w = &keep[nkeep];
+
+            w->class_name = strdup(s->class_name);
+            w->name = strdup(s->name);
+            w->desc = strdup(s->desc);
+            w->level = s->level;
+            w->tries = 1;
+            if (w->class_name == NULL || w->name == NULL || w->desc == NULL) {
+                deferred_free(w);
+                oom(&x);
+            } else {
+                nkeep++;
+            }
+        }
+    }
+    if (keep != NULL || total == 0) {
+        free(p->deferred);
+        p->deferred = keep;
+        p->ndeferred = nkeep;
+    }
+    if (!x.failed)
+        extend_levels(&x);
+    if (x.added.n != 0 && (*added = malloc(x.added.n * sizeof **added)) != NULL) {
+        for (k = 0; k < x.added.n; k++)
+            (*added)[k] = vec_index(&x.added, k);
+        *n_added = x.added.n;
+    } else if (x.added.n != 0) {
+        oom(&x);
+    }
+    pthread_mutex_unlock(&p->lock);
+    ctx_free(&x);
+    return x.failed ? -1 : 0;
+}
+
+size_t plan_deferred(const plan *p)
+{
+    plan *q = (plan *)p;
+    size_t n;
+
+    pthread_mutex_lock(&q->lock);
+    n = q->ndeferred;
+    pthread_mutex_unlock(&q->lock);
+    return n;
+}
+
+/* Up to this many owners without allocating. */
+#define NEW_OWNERS 32
+
+int plan_new_class(plan *p, const char *name, const char *super_name, const char *const *interfaces,
+                   size_t n_ifaces, const hier_method *declared, size_t n_declared, plan_seed *out,
+                   size_t max, size_t *n_out)
+{
+    struct owner *few[NEW_OWNERS], **owners = few;
+    size_t n = 0, cap = NEW_OWNERS, k, j;
+    int nomem = 0, regex = -1;
+    unsigned stamp;
+    uint64_t h;
+
+    *n_out = 0;
+    if (name == NULL)
+        return 0;
+    pthread_mutex_lock(&p->lock);
+    stamp = ++p->stamp;
+    /* java/lang/Object's sites apply to every class. */
+    if (p->object != NULL) {
+        p->object->mark = stamp;
+        owners[n++] = p->object;
+    }
+    /* The owners of its direct supertypes are its owners. */
+    for (k = 0; k <= n_ifaces && !nomem; k++) {
+        const char *t = k == 0 ? super_name : interfaces[k - 1];
+        struct olink **head, *l;
+
+        if (t == NULL || (head = kmap_get(&p->known, name_hash(t), 0, &nomem)) == NULL)
+            continue;
+        for (l = *head; l != NULL; l = l->next) {
+            if (l->o->mark == stamp)
+                continue;
+            l->o->mark = stamp;
+            if (n == cap) {
+                struct owner **more = malloc(2 * cap * sizeof *more);
+
+                if (more == NULL) {
+                    nomem = 1;
+                    break;
+                }
+                memcpy(more, owners, n * sizeof *more);
+                if (owners != few)
+                    free(owners);
+                owners = more;
+                cap *= 2;
+            }
+            owners[n++] = l->o;
+        }
+    }
+    h = name_hash(name);
+    for (k = 0; k < n; k++)
+        if (owners[k] != p->object && link_add(p, h, owners[k], 1) < 0)
+            nomem = 1;
+    if (n == 0 || nomem || never_why(name, 0) != NULL || (!p->include_jdk && jdk_name(name)))
+        goto done;
+    for (k = 0; k < n_declared && *n_out < max; k++) {
+        const hier_method *m = &declared[k];
+        plan_method pm;
+        int level = 0, root = 0;
+        long i;
+
+        if ((m->access & (CF_ACC_ABSTRACT | CF_ACC_STATIC | CF_ACC_PRIVATE | CF_ACC_NATIVE)) ||
+            m->name[0] == '<')
+            continue;
+        for (j = 0; j < n; j++) {
+            const struct site *s;
+
+            for (s = owners[j]->sites; s != NULL; s = s->next)
+                if (strcmp(s->name, m->name) == 0 && strcmp(s->desc, m->desc) == 0) {
+                    if (level == 0 || s->level < level)
+                        level = s->level;
+                    root |= s->root;
+                }
+        }
+        if (level == 0)
+            continue;
+        if (!root) {
+            if (regex < 0)
+                regex = p->re == NULL || match_class(p->re, name) == 1;
+            if (!regex)
+                continue;
+        }
+        if (find_entry(p, name, m->name, m->desc) >= 0)
+            continue;
+        memset(&pm, 0, sizeof pm);
+        pm.class_name = name;
+        pm.name = m->name;
+        pm.desc = m->desc;
+        pm.access = m->access;
+        pm.level = root ? 1 : level;
+        pm.status = PLAN_INSTRUMENT;
+        pm.root = root;
+        pm.reason = root ? N_IMPL : NULL;
+        if ((i = push_entry(p, &pm, &nomem)) < 0)
+            break;
+        out[*n_out].class_name = pm_at(p, (size_t)i)->class_name;
+        out[*n_out].name = pm_at(p, (size_t)i)->name;
+        out[*n_out].desc = pm_at(p, (size_t)i)->desc;
+        out[*n_out].level = pm.level;
+        out[*n_out].index = (size_t)i;
+        ++*n_out;
+    }
+done:
+    pthread_mutex_unlock(&p->lock);
+    if (owners != few)
+        free(owners);
+    return nomem ? -1 : 0;
+}
+
 size_t plan_count(const plan *p)
 {
-    return p->n;
+    return __atomic_load_n(&p->n, __ATOMIC_ACQUIRE);
 }
 
 const plan_method *plan_at(const plan *p, size_t i)
 {
-    return i < p->n ? &p->m[i] : NULL;
+    return i < plan_count(p) ? pm_at(p, i) : NULL;
 }
 
 int plan_capped(const plan *p)
 {
-    return p->capped;
+    return __atomic_load_n(&p->capped, __ATOMIC_RELAXED);
 }
 
 void plan_free(plan *p)
 {
+    size_t i;
+
     if (p == NULL)
         return;
-    free(p->m);
-    arena_free(p->strings);
+    for (i = 0; i < NBLOCKS; i++)
+        free(p->blocks[i]);
+    for (i = 0; i < p->ndeferred; i++)
+        deferred_free(&p->deferred[i]);
+    free(p->deferred);
+    free(p->names.slots);
+    free(p->index);
+    free(p->known.s);
+    match_free(p->re);
+    arena_free(p->arena);
+    pthread_mutex_destroy(&p->lock);
     free(p);
 }

@@ -32,6 +32,8 @@ struct hier_class {
 struct hier_dir {
     hier_class **cls;           /* sorted by name */
     size_t n, cap;
+    void (*on_bytes)(void *arg, const char *name);
+    void *on_bytes_arg;
 };
 
 static const char *const jdk_prefixes[] = {"java/", "javax/", "jdk/", "sun/", "com/sun/"};
@@ -501,6 +503,12 @@ int hier_dir_fail_bytes(hier_dir *d, const char *name)
     return 0;
 }
 
+void hier_dir_on_bytes(hier_dir *d, void (*fn)(void *arg, const char *name), void *arg)
+{
+    d->on_bytes = fn;
+    d->on_bytes_arg = arg;
+}
+
 int hier_dir_bytes_asked(const hier_dir *d, const char *name)
 {
     hier_class *c = lookup(d, name);
@@ -568,6 +576,10 @@ static size_t op_methods(void *ctx, hier_class *c, const hier_method **out)
 
 static int op_bytes(void *ctx, hier_class *c, const uint8_t **data, size_t *len, mct_err *err)
 {
+    hier_dir *d = ctx;
+
+    if (d->on_bytes != NULL)
+        d->on_bytes(d->on_bytes_arg, c->name);
     c->bytes_asked++;
     if (c->fail)
         return mct_err_set(err, MCT_E_JVMTI, "GetClassFileBytes failed for %s (test)", c->name);

@@ -8,8 +8,11 @@
  * named as one, and declares exactly the methods referenced on it (public;
  * static when called so; abstract when an interface's instance method; with
  * a body of one `return` otherwise). Subtypes come in class name order.
- * The test can hide classes (not loaded), add flags, make bytes() fail, and
- * ask which classes the planner read. */
+ * The test can hide classes (not loaded), add flags, make bytes() fail, run
+ * code inside bytes() (as the class file hook runs inside a retransformation
+ * that reads bytes), and ask which classes the planner read. A class loading
+ * later is a second hierarchy over the same directories hiding fewer
+ * classes. */
 #ifndef MCT_HIER_DIR_H
 #define MCT_HIER_DIR_H
 
@@ -33,6 +36,10 @@ int hier_dir_add_flags(hier_dir *d, const char *name, int flags);
 
 /* Makes bytes() fail for a class with MCT_E_JVMTI; -1 if no such class. */
 int hier_dir_fail_bytes(hier_dir *d, const char *name);
+
+/* Calls fn(arg, name of the class) at the start of every bytes() call;
+ * fn NULL: no more. */
+void hier_dir_on_bytes(hier_dir *d, void (*fn)(void *arg, const char *name), void *arg);
 
 /* How often bytes() was asked of a class (-1 if no such class), and
  * whether prefetch() announced it before that. */
