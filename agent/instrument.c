@@ -344,11 +344,9 @@ static void JNICALL hook(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined, jobject
     pthread_mutex_lock(&lock);
     if (redefined != NULL && cap.n > 0)
         capture_one(jni, redefined, name, data, (size_t)len);
+    if (redefined == NULL && load_cb != NULL)
+        load_cb(jni, name, loader, data, (size_t)len, load_arg);
     c = find_class(jni, name, loader);
-    if (c == NULL && redefined == NULL && load_cb != NULL) {
-        load_cb(name, loader, data, (size_t)len, load_arg);
-        c = find_class(jni, name, loader);
-    }
     if (c != NULL)
         rewrite_class(jvmti, jni, c, redefined, loader, data, (size_t)len, new_len, new_data);
     else if (redefined == NULL && diag_match != NULL && diag_match(name, diag_arg))

@@ -65,12 +65,13 @@ size_t inst_rewritten_classes(void);
 int inst_capture(JNIEnv *jni, jclass *classes, size_t n, uint8_t **bytes, size_t *lens,
                  mct_err *err);
 
-/* A class that loads later and is not in the table is offered here first
- * (while a session runs): the callback may add methods for it with
- * inst_add_pending (not inst_add: the table is locked) and they are
- * rewritten at once. data is the class file. */
-typedef void (*inst_load_cb)(const char *name, jobject loader, const uint8_t *data, size_t len,
-                             void *arg);
+/* Every class that loads (not a retransformation) is offered to the
+ * callback first, with the table locked: it may add methods of that class
+ * with inst_add_locked (not inst_add), which are then rewritten at once.
+ * data is the class file. A NULL cb removes it; once this returns, no call
+ * of the old callback runs any more. */
+typedef void (*inst_load_cb)(JNIEnv *jni, const char *name, jobject loader, const uint8_t *data,
+                             size_t len, void *arg);
 void inst_set_load_callback(inst_load_cb cb, void *arg);
 
 /* For the load callback only: as inst_add, without taking the lock. */

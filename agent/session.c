@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "classfile.h"
 #include "clock.h"
 #include "diag.h"
 #include "hier_jvmti.h"
@@ -23,10 +24,12 @@
 #include "tree.h"
 #include "vm.h"
 
-/* One planned method and what became of it. */
+/* One planned method and what became of it. Allocated one by one: the
+ * class file hook writes the outcome through a pointer to it. */
 struct smethod {
     const plan_method *pm;
-    int32_t id;                /* -1 when not numbered (excluded) */
+    int32_t id;                /* -1 when not numbered (excluded, or plan only) */
+    int seeded;                /* its class loaded: handed to plan_extend */
     inst_outcome out;
 };
 
@@ -40,17 +43,26 @@ struct session {
     const char *cls, *method, *desc, *regex;
     int depth, include_jdk, plan_only, verbose;
     uint64_t min_ns, count;
-    /* the plan */
+    /* the plan; the hook adds to it as classes load (under mlock) */
     plan *plan;
-    struct smethod *methods;
-    size_t n_methods;
+    pthread_mutex_t mlock;
+    int ready;                 /* instrumented: the hook may extend the plan */
+    struct smethod **methods;  /* one per plan entry, in plan order */
+    size_t n_methods, cap_methods;
+    struct smethod **pending;  /* those whose class had not loaded */
+    size_t n_pending, cap_pending;
+    plan_seed *seeds;          /* for the next plan_extend */
+    size_t n_seeds, cap_seeds;
+    char **early;              /* classes that loaded before `ready` */
+    size_t n_early, cap_early;
+    size_t late;               /* methods instrumented after the plan was sent */
     double plan_ms, instrument_ms;
     size_t loaded_classes;
     /* the run */
     int64_t started_ns;
     uint64_t seq;              /* of the last call sent */
     uint64_t calls, printed, filtered, dropped_base;
-    uint64_t last_status_ns;
+    uint64_t last_status_ns, last_extend_ns;
     const char *end_reason;
     char end_detail[256];
     int death_told;
@@ -158,13 +170,14 @@ struct tally {
     size_t instrumented, pending, skipped, failed, excluded, planned;
 };
 
-static struct tally tally(const struct session *s)
+static struct tally tally(struct session *s)
 {
     struct tally t = {0};
     size_t i;
 
+    pthread_mutex_lock(&s->mlock);
     for (i = 0; i < s->n_methods; i++) {
-        const char *st = status_name(&s->methods[i]);
+        const char *st = status_name(s->methods[i]);
 
         if (strcmp(st, "instrumented") == 0)
             t.instrumented++;
@@ -179,6 +192,7 @@ static struct tally tally(const struct session *s)
         else
             t.skipped++;
     }
+    pthread_mutex_unlock(&s->mlock);
     return t;
 }
 
@@ -191,8 +205,9 @@ static json_t *plan_json(struct session *s)
 
     if (methods == NULL)
         return NULL;
+    pthread_mutex_lock(&s->mlock);
     for (i = 0; i < s->n_methods; i++) {
-        const struct smethod *m = &s->methods[i];
+        const struct smethod *m = s->methods[i];
         const char *st = status_name(m);
         const char *reason = m->pm->status == PLAN_EXCLUDED ? m->pm->reason
                              : (strcmp(st, "skipped") == 0 || strcmp(st, "failed") == 0) ? m->out.reason
@@ -209,6 +224,7 @@ static json_t *plan_json(struct session *s)
             json_object_set_new(o, "id", json_integer(m->id));
         json_array_append_new(methods, o);
     }
+    pthread_mutex_unlock(&s->mlock);
     return json_pack("{s:s, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:f, s:f, s:I, s:s}}", "type", "plan",
                      "methods", methods, "summary", "instrumented", (json_int_t)t.instrumented, "pending",
                      (json_int_t)t.pending, "skipped", (json_int_t)t.skipped, "failed", (json_int_t)t.failed,
@@ -218,6 +234,71 @@ static json_t *plan_json(struct session *s)
                      (json_int_t)s->loaded_classes, "clock", clock_source());
 }
 
+/* Makes room for one more element in *arr (n used, *cap allocated). */
+static int grow(void *arr, size_t *cap, size_t n, size_t size)
+{
+    void **a = arr;
+    size_t c = *cap ? *cap * 2 : 16;
+    void *p;
+
+    if (n < *cap)
+        return 0;
+    p = realloc(*a, c * size);
+    if (p == NULL)
+        return -1;
+    *a = p;
+    *cap = c;
+    return 0;
+}
+
+/* A new entry for plan method pm, appended to the session's list (and to
+ * the pending list when its class had not loaded); NULL when out of memory. */
+static struct smethod *new_method(struct session *s, const plan_method *pm)
+{
+    struct smethod *m = calloc(1, sizeof *m);
+    int ok;
+
+    if (m == NULL)
+        return NULL;
+    m->pm = pm;
+    m->id = -1;
+    pthread_mutex_lock(&s->mlock);
+    ok = grow(&s->methods, &s->cap_methods, s->n_methods, sizeof *s->methods) == 0;
+    if (ok)
+        s->methods[s->n_methods++] = m;
+    if (ok && pm->status == PLAN_PENDING && grow(&s->pending, &s->cap_pending, s->n_pending,
+                                                 sizeof *s->pending) == 0)
+        s->pending[s->n_pending++] = m;
+    pthread_mutex_unlock(&s->mlock);
+    if (!ok) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* Numbers m and tells the hook about it: its class is `loader`'s (any
+ * loader's when any), and locked says the caller is the hook itself. */
+static int number(struct session *s, JNIEnv *jni, struct smethod *m, jobject loader, int any, int locked,
+                  mct_err *err)
+{
+    const plan_method *pm = m->pm;
+
+    m->id = mt_add(pm->class_name, pm->name, pm->desc, s->gen, pm->root, err);
+    if (m->id < 0)
+        return -1;
+    return (locked ? inst_add_locked : inst_add)(jni, pm->class_name, loader, any, pm->name, pm->desc,
+                                                  m->id, pm->root, &m->out, err);
+}
+
+/* Queues a seed for plan_extend (mlock held). */
+static void queue_seed(struct session *s, const plan_method *pm)
+{
+    if (grow(&s->seeds, &s->cap_seeds, s->n_seeds, sizeof *s->seeds) == 0)
+        s->seeds[s->n_seeds++] = (plan_seed){
+            .class_name = pm->class_name, .name = pm->name, .desc = pm->desc, .level = pm->level};
+}
+
 static int make_plan(struct session *s, JNIEnv *jni, hj **hier, mct_err *err)
 {
     plan_request r = {
@@ -225,7 +306,7 @@ static int make_plan(struct session *s, JNIEnv *jni, hj **hier, mct_err *err)
         .depth = s->depth, .regex = s->regex, .include_jdk = s->include_jdk,
     };
     uint64_t t0 = now_ns();
-    size_t i;
+    size_t i, n;
 
     *hier = hj_new(jni, err);
     if (*hier == NULL)
@@ -234,76 +315,274 @@ static int make_plan(struct session *s, JNIEnv *jni, hj **hier, mct_err *err)
     s->plan = plan_build(&r, &hj_ops, *hier, err);
     if (s->plan == NULL)
         return -1;
-    s->n_methods = plan_count(s->plan);
-    s->methods = calloc(s->n_methods + 1, sizeof *s->methods);
-    if (s->methods == NULL)
-        return mct_err_set(err, MCT_E_NOMEM, "out of memory holding a plan of %zu methods", s->n_methods);
-    for (i = 0; i < s->n_methods; i++) {
-        s->methods[i].pm = plan_at(s->plan, i);
-        s->methods[i].id = -1;
-    }
+    n = plan_count(s->plan);
+    for (i = 0; i < n; i++)
+        if (new_method(s, plan_at(s->plan, i)) == NULL)
+            return mct_err_set(err, MCT_E_NOMEM, "out of memory holding a plan of %zu methods", n);
     s->plan_ms = (double)(now_ns() - t0) / 1e6;
     return 0;
 }
 
-/* Adds c to the open-addressing set seen (cap a power of 2, more than the
- * number of adds); returns 1 if it was new. A snapshot has one hier_class
- * per class, so pointers identify classes. */
-static int add_once(hier_class **seen, size_t cap, hier_class *c)
-{
-    size_t h = ((uintptr_t)c >> 4) & (cap - 1);
+/* The classes to retransform, each once (a snapshot has one hier_class per
+ * class, so pointers identify classes). */
+struct class_set {
+    hier_class **seen;         /* open addressing, a power of 2 */
+    size_t cap;
+    jclass *classes;
+    size_t n, cap_classes;
+};
 
-    while (seen[h] != NULL) {
-        if (seen[h] == c)
-            return 0;
-        h = (h + 1) & (cap - 1);
+static int set_add(struct class_set *cs, hier_class *c)
+{
+    size_t h;
+
+    if ((cs->n + 1) * 2 > cs->cap) {
+        struct class_set bigger = {.cap = cs->cap ? cs->cap * 4 : 64};
+        size_t i;
+
+        bigger.seen = calloc(bigger.cap, sizeof *bigger.seen);
+        if (bigger.seen == NULL)
+            return -1;
+        for (i = 0; i < cs->cap; i++)
+            if (cs->seen[i] != NULL) {
+                h = ((uintptr_t)cs->seen[i] >> 4) & (bigger.cap - 1);
+                while (bigger.seen[h] != NULL)
+                    h = (h + 1) & (bigger.cap - 1);
+                bigger.seen[h] = cs->seen[i];
+            }
+        free(cs->seen);
+        cs->seen = bigger.seen;
+        cs->cap = bigger.cap;
     }
-    seen[h] = c;
-    return 1;
+    h = ((uintptr_t)c >> 4) & (cs->cap - 1);
+    while (cs->seen[h] != NULL) {
+        if (cs->seen[h] == c)
+            return 0;
+        h = (h + 1) & (cs->cap - 1);
+    }
+    if (grow(&cs->classes, &cs->cap_classes, cs->n, sizeof *cs->classes) < 0)
+        return -1;
+    cs->seen[h] = c;
+    cs->classes[cs->n++] = hj_class(c);
+    return 0;
+}
+
+static void set_free(struct class_set *cs)
+{
+    free(cs->seen);
+    free(cs->classes);
 }
 
 /* Numbers the methods to instrument, tells the hook about them and
  * retransforms their loaded classes. */
-static int instrument(struct session *s, JNIEnv *jni, hj *hier, mct_err *err)
+static int instrument(struct session *s, JNIEnv *jni, mct_err *err)
 {
-    size_t cap = 16, n = 0, i;
-    jclass *classes;
-    hier_class **seen;
+    struct class_set cs = {0};
     uint64_t t0 = now_ns();
-    int rc;
+    size_t i;
+    int rc = 0;
 
-    while (cap < s->n_methods * 2)
-        cap *= 2;
-    classes = calloc(s->n_methods + 1, sizeof *classes);
-    seen = calloc(cap, sizeof *seen);
-    if (classes == NULL || seen == NULL) {
-        free(classes);
-        free(seen);
-        return mct_err_set(err, MCT_E_NOMEM, "out of memory instrumenting %zu methods", s->n_methods);
-    }
-    for (i = 0; i < s->n_methods; i++) {
-        struct smethod *m = &s->methods[i];
+    for (i = 0; i < s->n_methods && rc == 0; i++) {
+        struct smethod *m = s->methods[i];
         const plan_method *pm = m->pm;
 
         if (pm->status == PLAN_EXCLUDED)
             continue;
-        m->id = mt_add(pm->class_name, pm->name, pm->desc, s->gen, pm->root, err);
-        if (m->id < 0 ||
-            inst_add(jni, pm->class_name, pm->cls ? hj_loader(pm->cls) : NULL, pm->cls == NULL, pm->name,
-                     pm->desc, m->id, pm->root, &m->out, err) < 0) {
-            free(classes);
-            free(seen);
-            return -1;
-        }
-        if (pm->cls != NULL && add_once(seen, cap, pm->cls))
-            classes[n++] = hj_class(pm->cls);
+        rc = number(s, jni, m, pm->cls ? hj_loader(pm->cls) : NULL, pm->cls == NULL, 0, err);
+        if (rc == 0 && pm->cls != NULL && set_add(&cs, pm->cls) < 0)
+            rc = mct_err_set(err, MCT_E_NOMEM, "out of memory instrumenting %zu methods", s->n_methods);
     }
     probe_session_begin(s->gen, s->depth);
-    rc = inst_retransform(jni, classes, n, err);
-    free(classes);
-    free(seen);
+    if (rc == 0)
+        rc = inst_retransform(jni, cs.classes, cs.n, err);
+    set_free(&cs);
     s->instrument_ms = (double)(now_ns() - t0) / 1e6;
     return rc;
+}
+
+/* --- classes that load later ---------------------------------------------------------- */
+
+/* The hook, for every class that loads during the session (its lock held):
+ * the methods of the class a planned call site may now run are instrumented
+ * at once; they and the pending methods of the class are queued for
+ * plan_extend, which plans below them on the session thread. */
+static void on_class_load(JNIEnv *jni, const char *name, jobject loader, const uint8_t *data, size_t len,
+                          void *arg)
+{
+    struct session *s = arg;
+    const char **ifaces = NULL;
+    hier_method *declared = NULL;
+    plan_seed *found = NULL;
+    size_t n_found = 0, i;
+    cf_class *cf;
+    mct_err err;
+
+    pthread_mutex_lock(&s->mlock);
+    if (!s->ready) {
+        char *copy = strdup(name);
+
+        if (copy != NULL && grow(&s->early, &s->cap_early, s->n_early, sizeof *s->early) == 0)
+            s->early[s->n_early++] = copy;
+        else
+            free(copy);
+        pthread_mutex_unlock(&s->mlock);
+        return;
+    }
+    for (i = 0; i < s->n_pending; i++) {
+        struct smethod *m = s->pending[i];
+
+        if (!m->seeded && strcmp(m->pm->class_name, name) == 0) {
+            m->seeded = 1;
+            queue_seed(s, m->pm);
+        }
+    }
+    pthread_mutex_unlock(&s->mlock);
+    cf = cf_parse(data, len, &err);
+    if (cf == NULL)
+        return;
+    ifaces = calloc(cf->n_interfaces + 1u, sizeof *ifaces);
+    declared = calloc(cf->n_methods + 1u, sizeof *declared);
+    found = calloc(cf->n_methods + 1u, sizeof *found);
+    if (ifaces != NULL && declared != NULL && found != NULL) {
+        for (i = 0; i < cf->n_interfaces; i++)
+            ifaces[i] = cf_class_name(cf, cf->interfaces[i]);
+        for (i = 0; i < cf->n_methods; i++)
+            declared[i] = (hier_method){cf->methods[i].name, cf->methods[i].desc, cf->methods[i].access};
+        plan_new_class(s->plan, cf->name, cf->super_name, ifaces, cf->n_interfaces, declared, cf->n_methods,
+                       found, cf->n_methods, &n_found);
+    }
+    for (i = 0; i < n_found; i++) {
+        const plan_method *pm = plan_at(s->plan, found[i].index);
+        struct smethod *m = new_method(s, pm);
+
+        if (m == NULL || number(s, jni, m, loader, 0, 1, &err) < 0)
+            continue;
+        pthread_mutex_lock(&s->mlock);
+        m->seeded = 1;
+        queue_seed(s, pm);
+        s->late++;
+        pthread_mutex_unlock(&s->mlock);
+    }
+    free(ifaces);
+    free(declared);
+    free(found);
+    cf_free(cf);
+}
+
+/* What plan_new_class needs of a class already loaded, from the snapshot. */
+static void new_loaded_class(struct session *s, JNIEnv *jni, hj *h, const char *name,
+                             struct class_set *cs, plan_seed **seeds, size_t *n_seeds, size_t *cap_seeds)
+{
+    hier_class *c = hj_ops.find(h, name, NULL), *sup;
+    hier_class *const *ifc;
+    const hier_method *declared;
+    const char **ifaces;
+    plan_seed *found;
+    size_t n_ifc, n_decl, n_found = 0, i;
+    mct_err err;
+
+    if (c == NULL)
+        return;
+    sup = hj_ops.super(h, c);
+    n_ifc = hj_ops.interfaces(h, c, &ifc);
+    n_decl = hj_ops.methods(h, c, &declared);
+    ifaces = calloc(n_ifc + 1, sizeof *ifaces);
+    found = calloc(n_decl + 1, sizeof *found);
+    if (ifaces != NULL && found != NULL) {
+        for (i = 0; i < n_ifc; i++)
+            ifaces[i] = hj_ops.name(h, ifc[i]);
+        plan_new_class(s->plan, name, sup ? hj_ops.name(h, sup) : NULL, ifaces, n_ifc, declared, n_decl,
+                       found, n_decl, &n_found);
+    }
+    for (i = 0; i < n_found; i++) {
+        const plan_method *pm = plan_at(s->plan, found[i].index);
+        struct smethod *m = new_method(s, pm);
+
+        if (m == NULL || number(s, jni, m, hj_loader(c), 0, 0, &err) < 0 || set_add(cs, c) < 0 ||
+            grow(seeds, cap_seeds, *n_seeds, sizeof **seeds) < 0)
+            continue;
+        m->seeded = 1;
+        (*seeds)[(*n_seeds)++] = found[i];
+        s->late++;
+    }
+    free(ifaces);
+    free(found);
+}
+
+/* On the session thread: plans below the methods whose class loaded since,
+ * instruments what that finds, and catches up with classes that loaded
+ * while the session was being set up. first: the pass right after the plan
+ * was sent (pending methods whose class loaded meanwhile are caught here). */
+static void extend(struct session *s, JNIEnv *jni, int first)
+{
+    struct class_set cs = {0};
+    plan_seed *seeds;
+    size_t n_seeds, cap_seeds, n_early, n_added = 0, i;
+    size_t *added = NULL;
+    char **early;
+    hj *h;
+    mct_err err;
+
+    pthread_mutex_lock(&s->mlock);
+    seeds = s->seeds;
+    n_seeds = s->n_seeds;
+    cap_seeds = s->cap_seeds;
+    early = s->early;
+    n_early = s->n_early;
+    s->seeds = NULL;
+    s->n_seeds = s->cap_seeds = 0;
+    s->early = NULL;
+    s->n_early = s->cap_early = 0;
+    pthread_mutex_unlock(&s->mlock);
+    if (!first && n_seeds == 0 && n_early == 0 && plan_deferred(s->plan) == 0) {
+        free(seeds);
+        free(early);
+        return;
+    }
+    h = hj_new(jni, &err);
+    if (h == NULL) {
+        vm_log("extending the plan: %s", err.msg);
+    } else {
+        for (i = 0; i < n_early; i++)
+            new_loaded_class(s, jni, h, early[i], &cs, &seeds, &n_seeds, &cap_seeds);
+        pthread_mutex_lock(&s->mlock);
+        for (i = 0; first && i < s->n_pending; i++) {
+            struct smethod *m = s->pending[i];
+            hier_class *c;
+
+            if (m->seeded || (c = hj_ops.find(h, m->pm->class_name, NULL)) == NULL)
+                continue;
+            m->seeded = 1;
+            set_add(&cs, c);
+            if (grow(&seeds, &cap_seeds, n_seeds, sizeof *seeds) == 0)
+                seeds[n_seeds++] = (plan_seed){.class_name = m->pm->class_name, .name = m->pm->name,
+                                               .desc = m->pm->desc, .level = m->pm->level};
+        }
+        pthread_mutex_unlock(&s->mlock);
+        if (plan_extend(s->plan, seeds, n_seeds, &hj_ops, h, &added, &n_added, &err) < 0)
+            vm_log("extending the plan: %s", err.msg);
+        for (i = 0; i < n_added; i++) {
+            const plan_method *pm = plan_at(s->plan, added[i]);
+            struct smethod *m = new_method(s, pm);
+
+            if (m == NULL || pm->status == PLAN_EXCLUDED)
+                continue;
+            if (number(s, jni, m, pm->cls ? hj_loader(pm->cls) : NULL, pm->cls == NULL, 0, &err) == 0) {
+                s->late++;
+                if (pm->cls != NULL)
+                    set_add(&cs, pm->cls);
+            }
+        }
+        if (inst_retransform(jni, cs.classes, cs.n, &err) < 0)
+            vm_log("instrumenting classes that loaded: %s", err.msg);
+        hj_free(h);
+    }
+    set_free(&cs);
+    free(added);
+    free(seeds);
+    for (i = 0; i < n_early; i++)
+        free(early[i]);
+    free(early);
 }
 
 /* --- trees ------------------------------------------------------------------------------ */
@@ -500,11 +779,17 @@ static uint64_t dropped_total(void)
 static void send_status(struct session *s, const char *note)
 {
     struct tally t = tally(s);
-    json_t *msg = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "type", "status", "calls",
-                            (json_int_t)s->calls, "printed", (json_int_t)s->printed, "filtered",
-                            (json_int_t)s->filtered, "dropped", (json_int_t)(dropped_total() - s->dropped_base),
-                            "instrumented", (json_int_t)t.instrumented, "pending", (json_int_t)t.pending,
-                            "instrumented_classes", (json_int_t)inst_rewritten_classes());
+    size_t late;
+    json_t *msg;
+
+    pthread_mutex_lock(&s->mlock);
+    late = s->late;
+    pthread_mutex_unlock(&s->mlock);
+    msg = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "type", "status", "calls",
+                    (json_int_t)s->calls, "printed", (json_int_t)s->printed, "filtered", (json_int_t)s->filtered,
+                    "dropped", (json_int_t)(dropped_total() - s->dropped_base), "instrumented",
+                    (json_int_t)t.instrumented, "pending", (json_int_t)t.pending, "late", (json_int_t)late,
+                    "instrumented_classes", (json_int_t)inst_rewritten_classes());
 
     if (msg != NULL && note != NULL)
         json_object_set_new(msg, "note", json_string(note));
@@ -557,6 +842,10 @@ static void run_loop(struct session *s, JNIEnv *jni)
             read_client(s);
         taken = drain(s, jni);
         now = now_ns();
+        if (now - s->last_extend_ns >= 50000000u) {
+            s->last_extend_ns = now;
+            extend(s, jni, 0);
+        }
         if (s->verbose && now - s->last_status_ns >= 1000000000u) {
             s->last_status_ns = now;
             send_status(s, s->calls == 0 ? "no call of the entry method has completed yet" : NULL);
@@ -607,7 +896,9 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
     mct_err err;
     int restored = 0;
     json_t *end;
+    size_t i;
 
+    inst_set_load_callback(NULL, NULL);
     probe_session_end(jni);
     if (instrumented) {
         size_t before = inst_rewritten_classes();
@@ -637,8 +928,16 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
     s->fd = -1;
     pthread_mutex_unlock(&s->wlock);
     pthread_mutex_destroy(&s->wlock);
-    plan_free(s->plan);
+    for (i = 0; i < s->n_methods; i++)
+        free(s->methods[i]);
     free(s->methods);
+    free(s->pending);
+    free(s->seeds);
+    for (i = 0; i < s->n_early; i++)
+        free(s->early[i]);
+    free(s->early);
+    pthread_mutex_destroy(&s->mlock);
+    plan_free(s->plan);
     free(s->scratch);
     json_decref(s->req);
     free(s);
@@ -656,7 +955,16 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     read_request(s);
     s->started_ns = wall_ns();
     setsockopt(s->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    if (prepare(jni, &err) < 0 || make_plan(s, jni, &hier, &err) < 0) {
+    if (prepare(jni, &err) < 0) {
+        send_error(s, &err);
+        finish(s, jni, 0);
+        return;
+    }
+    /* From now on, classes that load are noted, so that none is missed
+     * between the snapshot of the loaded classes and the instrumentation. */
+    if (!s->plan_only)
+        inst_set_load_callback(on_class_load, s);
+    if (make_plan(s, jni, &hier, &err) < 0) {
         hj_free(hier);
         send_error(s, &err);
         finish(s, jni, 0);
@@ -671,7 +979,7 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     }
     s->dropped_base = dropped_total();
     instrumented = 1;
-    if (instrument(s, jni, hier, &err) < 0) {
+    if (instrument(s, jni, &err) < 0) {
         hj_free(hier);
         send_error(s, &err);
         finish(s, jni, instrumented);
@@ -688,9 +996,13 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         return;
     }
     if (send_msg(s, plan_json(s)) == 0) {
+        pthread_mutex_lock(&s->mlock);
+        s->ready = 1;
+        pthread_mutex_unlock(&s->mlock);
+        extend(s, jni, 1);
         if (probe_ticks < 0)
             probe_ticks = probe_calibrate(jni);
-        s->last_status_ns = now_ns();
+        s->last_status_ns = s->last_extend_ns = now_ns();
         run_loop(s, jni);
     }
     finish(s, jni, instrumented);
@@ -748,6 +1060,7 @@ static void on_trace(int fd, json_t *req, const struct server_peer *peer)
     s->req = req;
     s->gen = next_gen++;
     pthread_mutex_init(&s->wlock, NULL);
+    pthread_mutex_init(&s->mlock, NULL);
     read_request(s);
     current = s;
     pthread_mutex_unlock(&slock);
@@ -757,6 +1070,7 @@ static void on_trace(int fd, json_t *req, const struct server_peer *peer)
         pthread_mutex_unlock(&slock);
         reply_and_close(fd, proto_error_new(PROTO_ERR_INTERNAL, "%s", err.msg));
         pthread_mutex_destroy(&s->wlock);
+        pthread_mutex_destroy(&s->mlock);
         json_decref(req);
         free(s);
     }

@@ -173,10 +173,10 @@ static void on_status(const json_t *m)
     const char *note = str(m, "note");
 
     log_verbose("%lld call%s completed, %lld printed, %lld under --min-ms, %lld not traced (busy), "
-                "%lld method%s instrumented, %lld waiting for their class%s%s",
+                "%lld method%s instrumented (%lld as their class loaded), %lld waiting for their class%s%s",
                 num(m, "calls"), num(m, "calls") == 1 ? "" : "s", num(m, "printed"), num(m, "filtered"),
                 num(m, "dropped"), num(m, "instrumented"), num(m, "instrumented") == 1 ? "" : "s",
-                num(m, "pending"), note[0] ? "; " : "", note);
+                num(m, "late"), num(m, "pending"), note[0] ? "; " : "", note);
 }
 
 /* The session's end as the agent reports it; returns the exit status. */

@@ -145,6 +145,18 @@ expect_restored() {
     expect_field "$out" instrumented_classes 0
 }
 
+# background NAME ARGS...: starts the client in the background, stdout in
+# BG_OUT, stderr in BG_ERR; sets BG_PID.
+background() {
+    local name=$1
+    shift
+    BG_OUT=$MCT_TMP/$name.out
+    BG_ERR=$MCT_TMP/$name.err
+    "$MCT" "$@" >"$BG_OUT" 2>"$BG_ERR" &
+    BG_PID=$!
+    MCT_PIDS="$MCT_PIDS $BG_PID"
+}
+
 # wait_lines FILE N SEC: waits until FILE has N lines, at most SEC seconds.
 wait_lines() {
     local i

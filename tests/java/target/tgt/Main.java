@@ -71,6 +71,12 @@ public final class Main {
             case "late":
                 Path flag = Path.of(arg);
                 return () -> sink += Late.run(Files.exists(flag));
+            case "plugins":
+                Path plugin = Path.of(arg);
+                return () -> {
+                    Plugins.loadWhen(plugin);
+                    sink += Plugins.run();
+                };
             case "ctor":
                 return () -> sink += new Ctor(3).value();
             case "many":
