@@ -18,7 +18,7 @@
  *
  * Colour (o->color) only wraps the same text in SGR sequences: the entry
  * method cyan, ordinary calls bold, nodes that threw red, truncated ones dim;
- * class and descriptor dim around a bright method name; a slow node's total
+ * class and parameters dim around a bright method name; a slow node's total
  * on a yellow background. Without colour the text is identical, so files
  * and pipes lose nothing. */
 #include "output.h"
@@ -202,12 +202,16 @@ static const char *name_style(const json_t *node, int depth)
     return depth == 0 ? SGR_ENTRY : SGR_BOLD;
 }
 
-/* Writes Class.method(desc): class and descriptor dim, the name bright. */
+/* Writes Class.method(params), the parameters as Java writes them (the
+ * JSON keeps the descriptor): class and parameters dim, the name bright. */
 static void put_name(const struct tree *t, const json_t *node, int depth)
 {
+    char params[512];
+
+    fu_java_params(params, sizeof params, fu_str(node, "desc"));
     put_styled3(t, SGR_DIM, "", fu_str(node, "class"), ".");
     put_styled(t, name_style(node, depth), fu_str(node, "method"));
-    put_styled(t, SGR_DIM, fu_str(node, "desc"));
+    put_styled(t, SGR_DIM, params);
 }
 
 /* Writes "  <label> <duration>" in dim. */

@@ -1,6 +1,8 @@
 /* fmtutil.c — see fmtutil.h. */
 #include "fmtutil.h"
 
+#include <string.h>
+
 long long fu_int(const json_t *obj, const char *key)
 {
     const json_t *v = json_object_get(obj, key);
@@ -94,4 +96,73 @@ void fu_put_text(FILE *f, const char *s)
             fputc(*p, f);
         }
     }
+}
+
+/* Appends the Java name of the field descriptor at *d and advances *d;
+ * returns 0, or -1 when it is not a descriptor. */
+static int java_type(const char **d, char *buf, size_t size, size_t *used)
+{
+    static const char *const prims[] = {
+        ['B'] = "byte", ['C'] = "char", ['D'] = "double", ['F'] = "float",
+        ['I'] = "int", ['J'] = "long", ['S'] = "short", ['Z'] = "boolean",
+    };
+    const char *p = *d, *name, *end;
+    int dims = 0, n;
+
+    while (*p == '[') {
+        dims++;
+        p++;
+    }
+    if (*p == 'L') {
+        end = strchr(p, ';');
+        if (end == NULL)
+            return -1;
+        for (name = end; name > p + 1 && name[-1] != '/'; name--)
+            ;
+        n = snprintf(buf + *used, size - *used, "%.*s", (int)(end - name), name);
+        p = end + 1;
+    } else if ((unsigned char)*p < sizeof prims / sizeof prims[0] && prims[(unsigned char)*p] != NULL) {
+        n = snprintf(buf + *used, size - *used, "%s", prims[(unsigned char)*p]);
+        p++;
+    } else {
+        return -1;
+    }
+    if (n < 0 || (size_t)n >= size - *used)
+        return -1;
+    *used += (size_t)n;
+    while (dims-- > 0) {
+        if (size - *used < 3)
+            return -1;
+        memcpy(buf + *used, "[]", 3);
+        *used += 2;
+    }
+    *d = p;
+    return 0;
+}
+
+void fu_java_params(char *buf, size_t size, const char *desc)
+{
+    const char *p = desc;
+    size_t used = 1;
+
+    if (size < 3 || *p++ != '(')
+        goto raw;
+    buf[0] = '(';
+    while (*p != ')') {
+        if (used > 1) {
+            if (size - used < 3)
+                goto raw;
+            memcpy(buf + used, ", ", 3);
+            used += 2;
+        }
+        if (java_type(&p, buf, size, &used) < 0)
+            goto raw;
+    }
+    if (size - used < 2)
+        goto raw;
+    buf[used++] = ')';
+    buf[used] = '\0';
+    return;
+raw:
+    snprintf(buf, size, "%s", desc);
 }

@@ -44,4 +44,9 @@ void fu_put_right(FILE *f, const char *s, size_t width);
  * that a class or thread name cannot move the cursor or change colours. */
 void fu_put_text(FILE *f, const char *s);
 
+/* The parameter list of a JVM method descriptor as Java would write it,
+ * simple class names, into buf: "(Ljava/lang/String;[IJ)V" -> "(String,
+ * int[], long)". A descriptor it cannot read is copied as it is. */
+void fu_java_params(char *buf, size_t size, const char *desc);
+
 #endif

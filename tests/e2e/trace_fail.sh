@@ -59,7 +59,7 @@ EOF
     note "JDK $j: the exception in -f tree and -f chrome"
     trace "$j-tree" -f tree -n 1 "$PID" tgt.Fail run 4 "$RX"
     expect_rc 0 "Fail.run -f tree"
-    expect_grep "tgt\\.Fail\\.run\\(\\)J.*${ISE//./\\.}" "$OUT" "Fail.run -f tree: the exception"
+    expect_grep "tgt\\.Fail\\.run\\(\\) .*${ISE//./\\.}" "$OUT" "Fail.run -f tree: the exception"
     trace "$j-chrome" -f chrome -n 1 -o "$MCT_TMP/$j-fail.json" "$PID" tgt.Fail run 4 "$RX"
     expect_rc 0 "Fail.run -f chrome"
     n=$("$TREE" chrome "$MCT_TMP/$j-fail.json") || fail "Fail.run -f chrome: not a valid, nested trace"

@@ -150,11 +150,11 @@ EOF
     note "JDK $j: -f tree"
     trace "$j-tree" -f tree -n 2 "$PID" tgt.Shape run 4 "$RX"
     expect_rc 0 "-f tree"
-    [ "$(grep -c 'tgt\.Shape\.run()J' "$OUT")" = 2 ] || fail "-f tree: not two trees of run"
-    for m in 'leafA\(I\)J' '<init>\(\)V' 'mid\(\)J' 'leafB\(\)J' 'deep\(\)J' 'leafC\(\)J'; do
+    [ "$(grep -c 'tgt\.Shape\.run()$' "$OUT")" = 2 ] || fail "-f tree: not two trees of run"
+    for m in 'leafA\(int\)' '<init>\(\)' 'mid\(\)' 'leafB\(\)' 'deep\(\)' 'leafC\(\)'; do
         [ "$(grep -Ec "tgt\\.Shape\\.$m" "$OUT")" = 2 ] || fail "-f tree: $m not in each tree"
     done
-    [ "$(grep -c 'tgt\.other\.Util\.twice(J)J' "$OUT")" = 2 ] || fail "-f tree: Util.twice not in each tree"
+    [ "$(grep -c 'tgt\.other\.Util\.twice(long)' "$OUT")" = 2 ] || fail "-f tree: Util.twice not in each tree"
     expect_grep '4× .*tgt\.Shape\.leafA' "$OUT" "-f tree: leafA's 4 calls"
     # deep is below leafB, which is below mid: indented deeper than both.
     indent() { grep -m1 "$1" "$OUT" | sed 's/tgt\..*//' | wc -m; }

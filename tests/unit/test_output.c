@@ -49,19 +49,19 @@ static const char CALL3[] =
 static const char TREE1[] =
     "#1  2001-09-09 01:46:40.123  thread \"main\" (id 1)\n"
     "   total       %     self  calls  method\n"
-    "  812 µs  100.0%  12.3 µs         tgt.Shape.run()J\n"
-    "  400 µs   49.2%   280 µs    20×  ├─ tgt.Price.of(J)J"
+    "  812 µs  100.0%  12.3 µs         tgt.Shape.run()\n"
+    "  400 µs   49.2%   280 µs    20×  ├─ tgt.Price.of(long)"
     "  min 15.0 µs  avg 20.0 µs  max 40.0 µs\n"
-    "  120 µs   14.8%   120 µs    20×  │  └─ tgt.Tax.rate()D"
+    "  120 µs   14.8%   120 µs    20×  │  └─ tgt.Tax.rate()"
     "  min 5.00 µs  avg 6.00 µs  max 9.00 µs\n"
-    "  400 µs   49.2%   400 µs     3×  └─ tgt.Shape.area()D  threw 2×"
+    "  400 µs   49.2%   400 µs     3×  └─ tgt.Shape.area()  threw 2×"
     "  min 100 µs  avg 133 µs  max 200 µs\n";
 
 static const char TREE2[] =
     "#2  2001-09-09 01:46:40.125  thread \"pool-1 worker\" (id 23)\n"
     "   total       %     self  calls  method\n"
-    "  1.50 s  100.0%   500 ms         tgt.Fail.go(I)V  threw java.lang.IllegalStateException\n"
-    "  1.00 s   66.7%     0 ns         └─ tgt.Fail.deep()V  threw  [truncated]\n";
+    "  1.50 s  100.0%   500 ms         tgt.Fail.go(int)  threw java.lang.IllegalStateException\n"
+    "  1.00 s   66.7%     0 ns         └─ tgt.Fail.deep()  threw  [truncated]\n";
 
 static char tmp_path[64];
 
@@ -200,16 +200,16 @@ static void test_tree_color(void)
     CHECK_HAS(got, "\n  400 µs   49.2%   280 µs");
     CHECK_HAS(got, "\033[1;33m[slow]\033[0m");
     /* kinds: entry cyan, ordinary bold, threw red; class dim, tree dim */
-    CHECK_HAS(got, "\033[2mtgt.Shape.\033[0m\033[1;36mrun\033[0m\033[2m()J\033[0m");
+    CHECK_HAS(got, "\033[2mtgt.Shape.\033[0m\033[1;36mrun\033[0m\033[2m()\033[0m");
     CHECK_HAS(got, "\033[2m├─ \033[0m\033[2mtgt.Price.\033[0m\033[1mof\033[0m");
     CHECK_HAS(got, "\033[1;31marea\033[0m");
     CHECK_HAS(got, "\033[1;31mthrew 2×\033[0m");
     /* the same text as without colour, where [slow] marks the slow nodes */
     strip_sgr(got);
     CHECK_STR(got, plain);
-    CHECK_HAS(plain, "tgt.Shape.run()J  [slow]\n");
-    CHECK_HAS(plain, "tgt.Price.of(J)J  min");
-    CHECK_HAS(plain, "tgt.Shape.area()D  [slow]  threw 2×");
+    CHECK_HAS(plain, "tgt.Shape.run()  [slow]\n");
+    CHECK_HAS(plain, "tgt.Price.of(long)  min");
+    CHECK_HAS(plain, "tgt.Shape.area()  [slow]  threw 2×");
     /* no --slow-ms, no highlight */
     CHECK(strstr(nohl, "43m") == NULL && strstr(nohl, "[slow]") == NULL);
     CHECK_HAS(nohl, "\033[1;36mrun\033[0m");
@@ -430,7 +430,7 @@ static void test_depth_limit(void)
         text = slurp(tmp_path);
         CHECK_INT(count_lines(text, "deep.C"), FU_MAX_DEPTH);
         if (fmts[i] == CLI_FORMAT_TREE)
-            CHECK_INT(count_lines(text, "deep.C.m()V  [deeper calls not shown]"), 1);
+            CHECK_INT(count_lines(text, "deep.C.m()  [deeper calls not shown]"), 1);
         free(text);
     }
     json_decref(call);
@@ -487,6 +487,28 @@ static void test_write_error(void)
     }
 }
 
+static void test_java_params(void)
+{
+    char buf[128], tiny[8];
+
+    fu_java_params(buf, sizeof buf, "()V");
+    CHECK_STR(buf, "()");
+    fu_java_params(buf, sizeof buf, "(Ljava/lang/String;[IJ)V");
+    CHECK_STR(buf, "(String, int[], long)");
+    fu_java_params(buf, sizeof buf, "([[Lcom/shop/Cart$Line;ZBCSFD)Ljava/util/List;");
+    CHECK_STR(buf, "(Cart$Line[][], boolean, byte, char, short, float, double)");
+    fu_java_params(buf, sizeof buf, "(LNoPackage;)V");
+    CHECK_STR(buf, "(NoPackage)");
+    fu_java_params(buf, sizeof buf, "(Q)V");
+    CHECK_STR(buf, "(Q)V");
+    fu_java_params(buf, sizeof buf, "(Ljava/lang/String)V");
+    CHECK_STR(buf, "(Ljava/lang/String)V");
+    fu_java_params(buf, sizeof buf, "?");
+    CHECK_STR(buf, "?");
+    fu_java_params(tiny, sizeof tiny, "(Ljava/lang/String;)V");
+    CHECK_STR(tiny, "(Ljava/");
+}
+
 int main(void)
 {
     int fd;
@@ -501,6 +523,7 @@ int main(void)
     }
     close(fd);
     test_duration();
+    test_java_params();
     test_tree_plain();
     test_tree_color();
     test_tree_truncated_color();
