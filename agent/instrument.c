@@ -359,7 +359,8 @@ int inst_init(JNIEnv *jni, mct_err *err)
     jvmtiEnv *jvmti = vm_jvmti();
     jclass pc = probe_class();
 
-    if (probe_module == NULL && pc != NULL) {
+    /* Modules exist from JNI 9 on; before, GetModule is not in the table. */
+    if (probe_module == NULL && pc != NULL && (*jni)->GetVersion(jni) >= JNI_VERSION_9) {
         jobject m = (*jni)->GetModule(jni, pc);
 
         if (m != NULL) {

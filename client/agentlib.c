@@ -1,6 +1,10 @@
 /* agentlib.c — see agentlib.h. */
+#include "config.h"
+
 #include "agentlib.h"
 
+#include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -9,6 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "log.h"
 
@@ -115,10 +121,54 @@ static int copy_bytes(int in, int out)
     }
 }
 
+/* Copies the file open at in to dir/name; 0 or -1 with errno set. */
+static int copy_file(int in, const char *dir, const char *name)
+{
+    char path[PATH_MAX];
+    int out, rc, err;
+
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (out < 0)
+        return -1;
+    rc = copy_bytes(in, out);
+    err = errno;
+    if (close(out) < 0 && rc == 0)
+        return -1;
+    errno = err;
+    return rc;
+}
+
+/* The shared jansson the agent links against, copied next to the agent:
+ * the client links the same library, so dladdr finds its file. */
+static int copy_jansson(const char *dir, mct_err *e)
+{
+#ifdef MCT_AGENT_SHARED_JANSSON
+    Dl_info info;
+    int in, rc;
+
+    if (dladdr((void *)json_object, &info) == 0 || info.dli_fname == NULL)
+        return mct_err_set(e, MCT_E_IO, "cannot find the jansson library this program uses");
+    in = open(info.dli_fname, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return mct_err_set(e, MCT_E_IO, "cannot read %s: %s", info.dli_fname, strerror(errno));
+    rc = copy_file(in, dir, strrchr(info.dli_fname, '/') ? strrchr(info.dli_fname, '/') + 1
+                                                          : info.dli_fname);
+    close(in);
+    if (rc < 0)
+        return mct_err_set(e, MCT_E_IO, "cannot copy %s to %s: %s", info.dli_fname, dir,
+                           strerror(errno));
+#endif
+    return 0;
+}
+
 int agentlib_prepare(int fd, const char *path, const struct proc_target *t,
                      struct agentlib_use *u, mct_err *e)
 {
-    int out, rc, err;
+    int err;
 
     u->copy[0] = '\0';
     if (target_sees(fd, path, t)) {
@@ -128,27 +178,25 @@ int agentlib_prepare(int fd, const char *path, const struct proc_target *t,
     if (t->other_mntns && strcmp(t->tmp, "/tmp") == 0)
         return mct_err_set(e, MCT_E_IO, "process %d runs in another mount namespace whose /tmp "
                            "cannot be reached through /proc/%d/root", (int)t->pid, (int)t->pid);
-    snprintf(u->copy, sizeof u->copy, "%s/.mcalltree-agent-%d-XXXXXX.so", t->tmp,
-             (int)t->st.nspid);
-    out = mkostemps(u->copy, 3, O_CLOEXEC);
-    if (out < 0) {
+    snprintf(u->copy, sizeof u->copy, "%s/.mcalltree-agent-%d-XXXXXX", t->tmp, (int)t->st.nspid);
+    if (mkdtemp(u->copy) == NULL) {
         err = errno;
         u->copy[0] = '\0';
-        return mct_err_set(e, MCT_E_IO, "cannot create a copy of the agent library in %s: %s",
+        return mct_err_set(e, MCT_E_IO, "cannot create a directory for the agent library in %s: %s",
                            t->tmp, strerror(err));
     }
-    rc = copy_bytes(fd, out);
-    err = errno;
-    if (close(out) < 0 && rc == 0) {
-        rc = -1;
+    if (copy_file(fd, u->copy, AGENTLIB_NAME) < 0) {
         err = errno;
-    }
-    if (rc < 0) {
         agentlib_release(u);
         return mct_err_set(e, MCT_E_IO, "cannot copy the agent library to %s: %s", t->tmp,
                            strerror(err));
     }
-    snprintf(u->target_path, sizeof u->target_path, "/tmp/%s", strrchr(u->copy, '/') + 1);
+    if (copy_jansson(u->copy, e) < 0) {
+        agentlib_release(u);
+        return -1;
+    }
+    snprintf(u->target_path, sizeof u->target_path, "/tmp/%s/%s", strrchr(u->copy, '/') + 1,
+             AGENTLIB_NAME);
     log_verbose("copied the agent library to %s, which the JVM sees as %s", u->copy,
                 u->target_path);
     return 0;
@@ -156,9 +204,19 @@ int agentlib_prepare(int fd, const char *path, const struct proc_target *t,
 
 void agentlib_release(struct agentlib_use *u)
 {
+    DIR *d;
+    struct dirent *de;
+
     if (u->copy[0] == '\0')
         return;
-    if (unlink(u->copy) < 0)
+    d = opendir(u->copy);
+    if (d != NULL) {
+        while ((de = readdir(d)) != NULL)
+            if (de->d_name[0] != '.' && unlinkat(dirfd(d), de->d_name, 0) < 0)
+                log_verbose("cannot remove %s/%s: %s", u->copy, de->d_name, strerror(errno));
+        closedir(d);
+    }
+    if (rmdir(u->copy) < 0)
         log_verbose("cannot remove %s: %s", u->copy, strerror(errno));
     u->copy[0] = '\0';
 }
