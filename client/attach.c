@@ -11,11 +11,11 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "sock.h"
 
 /* How long the JVM has to run Agent_OnAttach and reply. */
 #define REPLY_TIMEOUT_MS 30000
@@ -225,30 +225,6 @@ static int wake_listener(const struct proc_target *t, const char *sock, mct_err 
 
 /* ---- the request -------------------------------------------------------- */
 
-static int connect_socket(const struct proc_target *t, const char *path, mct_err *e)
-{
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    int fd;
-
-    if (strlen(path) >= sizeof sa.sun_path)
-        return mct_err_set(e, MCT_E_IO, "socket path %s is too long", path);
-    memcpy(sa.sun_path, path, strlen(path) + 1);
-    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return mct_err_set(e, MCT_E_IO, "socket: %s", strerror(errno));
-    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
-        int err = errno;
-
-        close(fd);
-        if (err == EACCES || err == EPERM)
-            return mct_err_set(e, MCT_E_IO, "permission denied on %s: run mcalltree as the "
-                               "JVM's user (uid %u) or as root", path, (unsigned)t->st.euid);
-        return mct_err_set(e, MCT_E_IO, "cannot connect to the attach socket %s of JVM %d: %s",
-                           path, (int)t->pid, strerror(err));
-    }
-    return fd;
-}
-
 static int send_all(int fd, const char *buf, size_t n, mct_err *e)
 {
     while (n > 0) {
@@ -334,7 +310,7 @@ int attach_load(const struct proc_target *t, const char *path, const char *optio
         log_verbose("attach listener of JVM %d is up at %s", (int)t->pid, sock);
     else if (wake_listener(t, sock, e) < 0)
         return -1;
-    fd = connect_socket(t, sock, e);
+    fd = sock_connect(sock, t, "the JVM's attach socket", e);
     if (fd < 0)
         return -1;
     log_verbose("asking JVM %d to load %s", (int)t->pid, path);

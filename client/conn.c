@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "agentlib.h"
@@ -15,23 +14,18 @@
 #include "exit.h"
 #include "log.h"
 #include "proto.h"
+#include "sock.h"
 
 int conn_open(const struct proc_target *t, int *absent, mct_err *e)
 {
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
     char dir[PATH_MAX], path[PATH_MAX + 16];
-    int fd, err;
+    int fd;
 
     *absent = 0;
     snprintf(dir, sizeof dir, PROTO_SOCKET_DIR_FMT, t->tmp, (long)t->st.nspid);
     snprintf(path, sizeof path, "%s/%s", dir, PROTO_SOCKET_NAME);
-    if (strlen(path) >= sizeof sa.sun_path)
-        return mct_err_set(e, MCT_E_IO, "agent socket path %s is too long", path);
-    memcpy(sa.sun_path, path, strlen(path) + 1);
-    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return mct_err_set(e, MCT_E_IO, "socket: %s", strerror(errno));
-    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0) {
+    fd = sock_connect(path, t, "the agent", e);
+    if (fd >= 0) {
         static int said;
 
         /* A run connects more than once (hello, then the request): say it once. */
@@ -39,17 +33,8 @@ int conn_open(const struct proc_target *t, int *absent, mct_err *e)
             log_verbose("connected to the agent at %s", path);
         return fd;
     }
-    err = errno;
-    close(fd);
-    if (err == ENOENT || err == ECONNREFUSED) {
-        *absent = 1;
-        return mct_err_set(e, MCT_E_NOTFOUND, "no agent answers at %s", path);
-    }
-    if (err == EACCES || err == EPERM)
-        return mct_err_set(e, MCT_E_IO, "permission denied on %s: run mcalltree as the JVM's "
-                           "user (uid %u) or as root", path, (unsigned)t->st.euid);
-    return mct_err_set(e, MCT_E_IO, "cannot connect to the agent at %s: %s", path,
-                       strerror(err));
+    *absent = e->code == MCT_E_NOTFOUND;
+    return -1;
 }
 
 json_t *conn_exchange(int fd, const json_t *req, int timeout_ms, mct_err *e)
