@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -63,9 +64,10 @@ struct session {
     uint64_t seq;              /* of the last call sent */
     uint64_t calls, printed, filtered, dropped_base;
     uint64_t last_status_ns, last_extend_ns;
-    const char *end_reason;
+    const char *end_reason;    /* why it ends; set by the session thread only */
+    int closing;               /* ending: calls still in the rings are dropped */
     char end_detail[256];
-    int death_told;
+    _Atomic int death_told;    /* the VMDeath thread told the client */
     clock_cal cal;
     probe_ev *scratch;
     size_t scratch_cap;
@@ -649,8 +651,13 @@ static void thread_info(struct session *s, JNIEnv *jni, const probe_thread *t, i
     if (s->thread_id == NULL) {
         jclass tc = (*jni)->FindClass(jni, "java/lang/Thread");
 
+        /* threadId() is final (JDK 19+); getId() may be overridden. */
         if (tc != NULL) {
-            s->thread_id = (*jni)->GetMethodID(jni, tc, "getId", "()J");
+            s->thread_id = (*jni)->GetMethodID(jni, tc, "threadId", "()J");
+            if (s->thread_id == NULL) {
+                (*jni)->ExceptionClear(jni);
+                s->thread_id = (*jni)->GetMethodID(jni, tc, "getId", "()J");
+            }
             (*jni)->DeleteLocalRef(jni, tc);
         }
         (*jni)->ExceptionClear(jni);
@@ -685,12 +692,12 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, u
         if (k == PROBE_EXCEPTION)
             exc = (uintptr_t)ev[i].t;
         else if (k == PROBE_OVERFLOW)
-            *grow = (t->mask + 1) * 4;
+            *grow = t->worker_cap * 4;
     }
     root = mt_get(ev[0].id);
     raw = clock_ns(&s->cal, ev[len - 1].t - ev[0].t);
-    if (root == NULL || root->session != s->gen || s->end_reason != NULL || raw < s->min_ns) {
-        if (root != NULL && root->session == s->gen && s->end_reason == NULL) {
+    if (root == NULL || root->session != s->gen || s->closing || raw < s->min_ns) {
+        if (root != NULL && root->session == s->gen && !s->closing) {
             s->calls++;
             s->filtered++;
         }
@@ -719,8 +726,10 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, u
         msg = tree_json(tr, ++s->seq, tid, tname, tree_exception(tr) ? exname : NULL);
         if (msg != NULL && send_msg(s, msg) == 0) {
             s->printed++;
-            if (s->count > 0 && s->printed >= s->count && s->end_reason == NULL)
+            if (s->count > 0 && s->printed >= s->count && s->end_reason == NULL) {
                 s->end_reason = "count";
+                s->closing = 1;
+            }
         }
     }
     if (exc != 0)
@@ -898,6 +907,7 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
     json_t *end;
     size_t i;
 
+    s->closing = 1;
     inst_set_load_callback(NULL, NULL);
     probe_session_end(jni);
     if (instrumented) {
@@ -1111,9 +1121,18 @@ void session_vm_death(void)
     pthread_mutex_lock(&slock);
     s = current;
     if (s != NULL && !s->death_told) {
+        json_t *end = json_pack("{s:s, s:s, s:I, s:I}", "type", "end", "reason", "jvm_exit", "calls",
+                                (json_int_t)s->calls, "printed", (json_int_t)s->printed);
+        mct_err err;
+
+        /* Written here, on the dying JVM's thread, without touching the
+         * session's state (its own thread may be running). */
         s->death_told = 1;
-        send_msg(s, json_pack("{s:s, s:s, s:I, s:I}", "type", "end", "reason", "jvm_exit", "calls",
-                              (json_int_t)s->calls, "printed", (json_int_t)s->printed));
+        pthread_mutex_lock(&s->wlock);
+        if (end != NULL && s->fd >= 0)
+            proto_write(s->fd, end, &err);
+        pthread_mutex_unlock(&s->wlock);
+        json_decref(end);
     }
     pthread_mutex_unlock(&slock);
 }
