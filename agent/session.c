@@ -78,7 +78,12 @@ struct session {
  * ends and restores): the worker must not stay blocked on it. */
 #define SEND_TIMEOUT_S 5
 
+/* How long a new request waits for a session that is ending (its client
+ * is gone, it restores the classes) before it is told "busy". */
+#define ENDING_WAIT_S 5
+
 static pthread_mutex_t slock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ended = PTHREAD_COND_INITIALIZER;  /* current became NULL */
 static struct session *current;
 static uint32_t next_gen = 1;
 static double probe_ticks = -1;  /* measured once per agent */
@@ -728,7 +733,7 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, u
             s->printed++;
             if (s->count > 0 && s->printed >= s->count && s->end_reason == NULL) {
                 s->end_reason = "count";
-                s->closing = 1;
+                __atomic_store_n(&s->closing, 1, __ATOMIC_RELEASE);
             }
         }
     }
@@ -907,7 +912,7 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
     json_t *end;
     size_t i;
 
-    s->closing = 1;
+    __atomic_store_n(&s->closing, 1, __ATOMIC_RELEASE);
     inst_set_load_callback(NULL, NULL);
     probe_session_end(jni);
     if (instrumented) {
@@ -932,6 +937,7 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
     }
     pthread_mutex_lock(&slock);
     current = NULL;
+    pthread_cond_broadcast(&ended);
     pthread_mutex_unlock(&slock);
     pthread_mutex_lock(&s->wlock);
     close(s->fd);
@@ -1031,6 +1037,31 @@ static void reply_and_close(int fd, json_t *msg)
     close(fd);
 }
 
+/* Whether session s is ending: it says so, or its client hung up (slock
+ * held, so s->fd is still open). */
+static int ending(const struct session *s)
+{
+    struct pollfd pfd = {.fd = s->fd, .events = POLLRDHUP};
+
+    if (__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE))
+        return 1;
+    return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
+/* Waits (slock held) until no session runs, while the running one is
+ * ending, at most ENDING_WAIT_S: a client started right after another was
+ * interrupted gets its session, not "busy". */
+static void wait_for_ending(void)
+{
+    struct timespec until;
+
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += ENDING_WAIT_S;
+    while (current != NULL && ending(current))
+        if (pthread_cond_timedwait(&ended, &slock, &until) != 0)
+            break;
+}
+
 static void on_trace(int fd, json_t *req, const struct server_peer *peer)
 {
     struct session *s;
@@ -1044,6 +1075,7 @@ static void on_trace(int fd, json_t *req, const struct server_peer *peer)
         return;
     }
     pthread_mutex_lock(&slock);
+    wait_for_ending();
     if (current != NULL) {
         char cls[1024];
 
