@@ -163,8 +163,9 @@ static __attribute__((noinline, cold)) probe_thread *attach(JNIEnv *env)
     return t;
 }
 
-/* Begins a traced call on t; returns 0 when it cannot (ring full). */
-static int start_call(probe_thread *t, int depth)
+/* Begins a traced call of session on t; returns 0 when it cannot (ring
+ * full). */
+static int start_call(probe_thread *t, uint32_t session, int depth)
 {
     uint64_t consumed = atomic_load_explicit(&t->consumed, memory_order_acquire);
     probe_ev *bigger = atomic_load_explicit(&t->next_ring, memory_order_acquire);
@@ -186,6 +187,7 @@ static int start_call(probe_thread *t, int depth)
         return 0;
     }
     t->limit = consumed + cap - reserve;
+    t->call_session = session;
     t->max_depth = depth;
     t->full_depth = -1;
     t->root_nest = 0;
@@ -289,12 +291,13 @@ static void JNICALL n_root_enter(JNIEnv *env, jclass cls, jobject cur, jint id)
         uint32_t s = atomic_load_explicit(&cur_session, memory_order_acquire);
         const mt_method *m;
 
-        if (s == 0 || (m = mt_get(id)) == NULL || !m->root || m->session != s)
+        if (s == 0 || (m = mt_get(id)) == NULL || !atomic_load_explicit(&m->root, memory_order_relaxed) ||
+            atomic_load_explicit(&m->session, memory_order_relaxed) != s)
             return;
         if (unlikely(t == &idle) && (t = attach(env)) == NULL)
             return;
         if (!platform_thread(env, t, cur) ||
-            !start_call(t, atomic_load_explicit(&cur_depth, memory_order_relaxed)))
+            !start_call(t, s, atomic_load_explicit(&cur_depth, memory_order_relaxed)))
             return;
         take_slot(env, t);
     }
@@ -337,6 +340,10 @@ static void root_leave(JNIEnv *env, probe_thread *t, jint id, uint32_t kind, jth
         }
     }
     t->depth = d;
+    /* The call's last event says which session it belongs to: a call that
+     * outlived its session is not taken by the next one. */
+    if (t->root_nest == 1)
+        kind |= t->call_session << 4;
     if (d <= t->max_depth)
         rec(t, id, kind);
     t->depth = d - 1;

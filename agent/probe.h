@@ -29,8 +29,9 @@ enum probe_kind {
     PROBE_FAIL,           /* it ended by an exception (its catch-all ran) */
     PROBE_ROOT_ENTER,     /* an entry method was entered; for the outermost one
                              of a call, kind >> 4 is the call's event count */
-    PROBE_ROOT_EXIT,
-    PROBE_ROOT_FAIL,
+    PROBE_ROOT_EXIT,      /* for the outermost one of a call, kind >> 4 is the
+                             session the call started in */
+    PROBE_ROOT_FAIL,      /* likewise */
     PROBE_OVERFLOW,       /* the ring was full: later events of the call lost */
     PROBE_EXCEPTION       /* t holds a JNI global ref to the class of the
                              exception that ended the call (the worker frees it) */
@@ -38,6 +39,7 @@ enum probe_kind {
 
 #define PROBE_KIND(k) ((k) & 15u)
 #define PROBE_LEN(k) ((k) >> 4)
+#define PROBE_SESSION(k) ((k) >> 4)
 
 typedef struct probe_ev {
     uint64_t t;           /* clock_ticks() */
@@ -54,6 +56,7 @@ typedef struct probe_thread {
     uint64_t w;                   /* next write position (monotonic) */
     uint64_t limit;               /* fast-path bound on w for this call */
     uint64_t root_pos;            /* position of the call's root enter event */
+    uint32_t call_session;        /* the session the current call started in */
     int32_t full_depth;           /* after an overflow: exits at depth <= this are still recorded */
     uint32_t root_nest;           /* entry methods open (recursion nests) */
     int32_t root_depth[64];       /* depth at which each open entry method was entered */

@@ -687,6 +687,7 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, u
     tree_opts o;
     tree *tr;
     uint64_t i, raw;
+    int mine;
     mct_err err;
 
     if (ev == NULL)
@@ -700,9 +701,10 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, u
             *grow = t->worker_cap * 4;
     }
     root = mt_get(ev[0].id);
+    mine = PROBE_SESSION(ev[len - 1].kind) == s->gen;
     raw = clock_ns(&s->cal, ev[len - 1].t - ev[0].t);
-    if (root == NULL || root->session != s->gen || s->closing || raw < s->min_ns) {
-        if (root != NULL && root->session == s->gen && !s->closing) {
+    if (root == NULL || !mine || s->closing || raw < s->min_ns) {
+        if (root != NULL && mine && !s->closing) {
             s->calls++;
             s->filtered++;
         }

@@ -253,6 +253,7 @@ static void test_depth_limit(void)
     CHECK_INT(PROBE_KIND(ev[3].kind), PROBE_EXIT);
     CHECK_INT(ev[3].id, B);
     CHECK_INT(PROBE_KIND(ev[5].kind), PROBE_ROOT_EXIT);
+    CHECK_INT(PROBE_SESSION(ev[5].kind), 1);
     CHECK(ev[5].t >= ev[0].t);
     CHECK_INT(me()->depth, 0);
 }
@@ -270,6 +271,24 @@ static void test_foreign_roots(void)
     p_root_enter(env, fake_class, ROOT);
     p_root_exit(env, fake_class, ROOT);
     CHECK_INT(pending(me(), ev, 4), 0);
+    probe_session_begin(1, 3);
+}
+
+/* A call that outlives its session says so: the next session drops it. */
+static void test_call_outlives_session(void)
+{
+    probe_ev ev[8];
+    size_t n;
+
+    p_root_enter(env, fake_class, ROOT);
+    p_enter(env, fake_class, A);
+    probe_session_end(env);
+    probe_session_begin(2, 3);
+    p_exit(env, fake_class, A);
+    p_root_exit(env, fake_class, ROOT);
+    n = pending(me(), ev, 8);
+    CHECK_INT(n, 4);
+    CHECK_INT(PROBE_SESSION(ev[3].kind), 1);
     probe_session_begin(1, 3);
 }
 
@@ -486,7 +505,7 @@ int main(void)
 
     clock_init(0);
     ROOT = mt_add("com/shop/Cart", "total", "()J", 1, 1, &err);
-    OTHER_ROOT = mt_add("com/shop/Cart", "total", "()J", 2, 1, &err);
+    OTHER_ROOT = mt_add("com/shop/Other", "total", "()J", 2, 1, &err);
     A = mt_add("com/shop/Cart", "a", "()V", 1, 0, &err);
     B = mt_add("com/shop/Cart", "b", "()V", 1, 0, &err);
     C = mt_add("com/shop/Cart", "c", "()V", 1, 0, &err);
@@ -495,6 +514,7 @@ int main(void)
     test_outside_session();
     test_depth_limit();
     test_foreign_roots();
+    test_call_outlives_session();
     test_nesting_and_missed_exit();
     test_exception();
     test_overflow();

@@ -362,6 +362,16 @@ int main(void)
     CHECK(ROOT == 0 && C == 3);
     CHECK(mt_get(4) == NULL);
     CHECK(mt_get(-1) == NULL);
+    /* A method keeps its number across sessions, which mark it as theirs. */
+    CHECK_INT(mt_add("com/shop/Price", "b", "(J)J", 7, 1, &err), B);
+    CHECK_INT(atomic_load(&mt_get(B)->session), 7);
+    CHECK_INT(atomic_load(&mt_get(B)->root), 1);
+    CHECK_INT(mt_add("com/shop/Price", "b", "(J)J", 1, 0, &err), B);
+    CHECK_INT(atomic_load(&mt_get(B)->root), 0);
+    CHECK_INT(mt_add("com/shop/Price", "b", "(I)J", 1, 0, &err), 4);
+    CHECK_INT(mt_add("com.shop.Price", "b", "(J)J", 1, 0, &err), B); /* dotted or not, one class */
+    CHECK_INT(mt_count(), 5);
+    CHECK_STR(mt_get(4)->cls, "com.shop.Price");
     test_merge_and_order();
     test_throws();
     test_truncated();
