@@ -24,16 +24,23 @@ static const unsigned char probe_class_file[] = {
 #include "probe_class.inc"
 };
 
-#define N_SLOTS 4
+#define N_SLOTS 8
+#define CLAIMED ((probe_thread *)1)
 
 static _Atomic uint32_t cur_session;   /* 0: no session accepts new calls */
 static _Atomic int cur_depth;
 static _Atomic(probe_thread *) registry;
 static pthread_key_t exit_key;         /* its destructor marks a thread dead */
 static jclass probe_cls;
-static jfieldID slot_field[N_SLOTS];   /* Probe.t0 .. t3 */
+static jfieldID slot_field[N_SLOTS];   /* Probe.t0 .. t7 */
 static jfieldID all_field;             /* Probe.all */
-static _Atomic(probe_thread *) slot_owner[N_SLOTS];
+/* The state a slot's call writes to (NULL: free, CLAIMED: being set up).
+ * Only the slot's owner reads it, through the index the Java side passes. */
+static _Atomic(probe_thread *) slot_state[N_SLOTS];
+/* A virtual thread's call writes to its slot's own state, made on first use:
+ * it may move to another OS thread mid-call, the slot does not. */
+static probe_thread *virtual_state[N_SLOTS];
+static _Atomic uint64_t unslotted;     /* virtual threads' calls: no slot was free */
 static jmethodID is_virtual;           /* Thread.isVirtual, NULL before JDK 21 */
 static _Atomic uint64_t count_enter, count_exit, count_fail;
 
@@ -136,27 +143,35 @@ static probe_thread *claim_free(void)
     return NULL;
 }
 
-/* The slow path, once per thread: its state and ring. */
-static __attribute__((noinline, cold)) probe_thread *attach(JNIEnv *env)
+/* A new state with its ring, in the registry; NULL when out of memory. */
+static probe_thread *new_state(void)
+{
+    probe_thread *t = calloc(1, sizeof *t);
+
+    if (t == NULL)
+        return NULL;
+    t->ring = ring_alloc(PROBE_RING_MIN);
+    if (t->ring == NULL) {
+        free(t);
+        return NULL;
+    }
+    t->mask = PROBE_RING_MIN - 1;
+    t->worker_cap = PROBE_RING_MIN;
+    t->slot = -1;
+    t->next = atomic_load_explicit(&registry, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&registry, &t->next, t, memory_order_release,
+                                                  memory_order_relaxed))
+        ;
+    return t;
+}
+
+/* The slow path, once per OS thread: its state and ring. */
+static __attribute__((noinline, cold)) probe_thread *attach(void)
 {
     probe_thread *t = claim_free();
 
-    if (t == NULL) {
-        t = calloc(1, sizeof *t);
-        if (t == NULL)
-            return NULL;
-        t->ring = ring_alloc(PROBE_RING_MIN);
-        if (t->ring == NULL) {
-            free(t);
-            return NULL;
-        }
-        t->mask = PROBE_RING_MIN - 1;
-        t->worker_cap = PROBE_RING_MIN;
-        t->next = atomic_load_explicit(&registry, memory_order_relaxed);
-        while (!atomic_compare_exchange_weak_explicit(&registry, &t->next, t, memory_order_release,
-                                                      memory_order_relaxed))
-            ;
-    }
+    if (t == NULL && (t = new_state()) == NULL)
+        return NULL;
     t->slot = -1;
     pthread_setspecific(exit_key, t);
     self = t;
@@ -195,62 +210,109 @@ static int start_call(probe_thread *t, uint32_t session, int depth)
     return 1;
 }
 
-/* Whether cur, the Java thread calling an entry method on t's OS thread,
- * can be traced: a platform thread can; a virtual thread cannot, since it
- * may continue on another OS thread (counted, not traced). */
-static int platform_thread(JNIEnv *env, probe_thread *t, jobject cur)
+/* Whether cur, the Java thread calling an entry method, is virtual. The
+ * OS thread's state remembers its platform thread, so that this costs one
+ * compare for platform threads. -1 when the JVM threw. */
+static int is_virtual_thread(JNIEnv *env, probe_thread *tls, jobject cur)
 {
-    if (t->thread != NULL && (*env)->IsSameObject(env, cur, t->thread))
-        return 1;
-    if (is_virtual != NULL && (*env)->CallBooleanMethod(env, cur, is_virtual)) {
-        atomic_store_explicit(&t->virtual_calls,
-                              atomic_load_explicit(&t->virtual_calls, memory_order_relaxed) + 1,
-                              memory_order_relaxed);
+    jboolean v;
+
+    if (tls != &idle && tls->thread != NULL && (*env)->IsSameObject(env, cur, tls->thread))
         return 0;
-    }
+    if (is_virtual == NULL)
+        return 0;
+    v = (*env)->CallBooleanMethod(env, cur, is_virtual);
     if ((*env)->ExceptionCheck(env)) {
         (*env)->ExceptionClear(env);
-        return 0;
+        return -1;
     }
-    if (t->thread == NULL)
-        t->thread = (*env)->NewGlobalRef(env, cur);
-    return t->thread != NULL;
+    return v != JNI_FALSE;
 }
 
-/* Lets the Java side of the probes see that this thread traces: a slot of
- * its own if one is free, else "all" (every probe goes native). */
-static void take_slot(JNIEnv *env, probe_thread *t)
+/* A free slot, marked CLAIMED; -1 when none is. */
+static int claim_slot(void)
 {
     int k;
 
     for (k = 0; k < N_SLOTS; k++) {
         probe_thread *none = NULL;
 
-        if (atomic_compare_exchange_strong_explicit(&slot_owner[k], &none, t, memory_order_acq_rel,
-                                                    memory_order_relaxed)) {
-            (*env)->SetStaticObjectField(env, probe_cls, slot_field[k], t->thread);
-            t->slot = k;
-            return;
-        }
+        if (atomic_compare_exchange_strong_explicit(&slot_state[k], &none, CLAIMED, memory_order_acq_rel,
+                                                    memory_order_relaxed))
+            return k;
     }
-    t->slot = -1;
-    (*env)->SetStaticBooleanField(env, probe_cls, all_field, JNI_TRUE);
+    return -1;
 }
 
-static void give_slot(JNIEnv *env, probe_thread *t)
+/* Starts a traced call of session for cur: picks the state the call writes
+ * to (the OS thread's for a platform thread, its slot's for a virtual one),
+ * and lets the Java side see the thread trace (its slot; for a platform
+ * thread without one, "all"). NULL when the call is not traced. */
+static __attribute__((noinline)) probe_thread *begin_call(JNIEnv *env, jobject cur, uint32_t session)
+{
+    probe_thread *tls = self, *t;
+    int virt = is_virtual_thread(env, tls, cur);
+    int k;
+
+    if (virt < 0)
+        return NULL;
+    k = claim_slot();
+    if (virt) {
+        if (k < 0) {
+            atomic_fetch_add_explicit(&unslotted, 1, memory_order_relaxed);
+            return NULL;
+        }
+        if (virtual_state[k] == NULL)
+            virtual_state[k] = new_state();
+        t = virtual_state[k];
+    } else {
+        t = tls != &idle ? tls : attach();
+        if (t != NULL && t->thread == NULL)
+            t->thread = (*env)->NewGlobalRef(env, cur);
+    }
+    if (t == NULL || !start_call(t, session, atomic_load_explicit(&cur_depth, memory_order_relaxed))) {
+        if (k >= 0)
+            atomic_store_explicit(&slot_state[k], NULL, memory_order_release);
+        return NULL;
+    }
+    t->slot = k;
+    t->call_thread_ref = virt;
+    if (k >= 0) {
+        atomic_store_explicit(&slot_state[k], t, memory_order_release);
+        (*env)->SetStaticObjectField(env, probe_cls, slot_field[k], cur);
+    } else {
+        (*env)->SetStaticBooleanField(env, probe_cls, all_field, JNI_TRUE);
+    }
+    return t;
+}
+
+/* The call's slot goes back when the call ends. */
+static void end_call(JNIEnv *env, probe_thread *t)
 {
     if (t->slot < 0)
         return;
     (*env)->SetStaticObjectField(env, probe_cls, slot_field[t->slot], NULL);
-    atomic_store_explicit(&slot_owner[t->slot], NULL, memory_order_release);
+    atomic_store_explicit(&slot_state[t->slot], NULL, memory_order_release);
     t->slot = -1;
+}
+
+/* The state of the current call for the slot the Java side found (-1: the
+ * OS thread's own, for a platform thread in "all" mode). */
+static inline probe_thread *state_of(jint k)
+{
+    probe_thread *t;
+
+    if (k < 0 || k >= N_SLOTS)
+        return self;
+    t = atomic_load_explicit(&slot_state[k], memory_order_relaxed);
+    return t != NULL && t != CLAIMED ? t : &idle;
 }
 
 /* --- the natives ---------------------------------------------------------------------- */
 
-static void JNICALL n_enter(JNIEnv *env, jclass cls, jint id)
+static void JNICALL n_enter(JNIEnv *env, jclass cls, jint k, jint id)
 {
-    probe_thread *t = self;
+    probe_thread *t = state_of(k);
 
     if (likely(t->depth == 0))
         return;
@@ -265,27 +327,27 @@ static inline void leave(probe_thread *t, jint id, uint32_t kind)
     t->depth--;
 }
 
-static void JNICALL n_exit(JNIEnv *env, jclass cls, jint id)
+static void JNICALL n_exit(JNIEnv *env, jclass cls, jint k, jint id)
 {
-    probe_thread *t = self;
+    probe_thread *t = state_of(k);
 
     if (likely(t->depth == 0))
         return;
     leave(t, id, PROBE_EXIT);
 }
 
-static void JNICALL n_fail(JNIEnv *env, jclass cls, jthrowable ex, jint id)
+static void JNICALL n_fail(JNIEnv *env, jclass cls, jthrowable ex, jint k, jint id)
 {
-    probe_thread *t = self;
+    probe_thread *t = state_of(k);
 
     if (t->depth == 0)
         return;
     leave(t, id, PROBE_FAIL);
 }
 
-static void JNICALL n_root_enter(JNIEnv *env, jclass cls, jobject cur, jint id)
+static void JNICALL n_root_enter(JNIEnv *env, jclass cls, jobject cur, jint k, jint id)
 {
-    probe_thread *t = self;
+    probe_thread *t = state_of(k);
 
     if (t->depth == 0) {
         uint32_t s = atomic_load_explicit(&cur_session, memory_order_acquire);
@@ -294,12 +356,8 @@ static void JNICALL n_root_enter(JNIEnv *env, jclass cls, jobject cur, jint id)
         if (s == 0 || (m = mt_get(id)) == NULL || !atomic_load_explicit(&m->root, memory_order_relaxed) ||
             atomic_load_explicit(&m->session, memory_order_relaxed) != s)
             return;
-        if (unlikely(t == &idle) && (t = attach(env)) == NULL)
+        if ((t = begin_call(env, cur, s)) == NULL)
             return;
-        if (!platform_thread(env, t, cur) ||
-            !start_call(t, s, atomic_load_explicit(&cur_depth, memory_order_relaxed)))
-            return;
-        take_slot(env, t);
     }
     t->depth++;
     if (t->root_nest < 64)
@@ -307,6 +365,14 @@ static void JNICALL n_root_enter(JNIEnv *env, jclass cls, jobject cur, jint id)
     t->root_nest++;
     if (t->depth <= t->max_depth)
         rec(t, id, PROBE_ROOT_ENTER);
+    /* A slot's state serves one virtual thread after another: the call
+     * names its own (the worker frees the reference). */
+    if (t->root_nest == 1 && t->call_thread_ref) {
+        jobject g = (*env)->NewGlobalRef(env, cur);
+
+        if (g != NULL)
+            put(t, -1, PROBE_THREAD, (uint64_t)(uintptr_t)g);
+    }
 }
 
 /* The call is complete: its length goes into its first event, and the
@@ -318,7 +384,7 @@ static void finish_call(JNIEnv *env, probe_thread *t)
     first->kind |= (uint32_t)(t->w - t->root_pos) << 4;
     t->depth = 0;
     atomic_store_explicit(&t->published, t->w, memory_order_release);
-    give_slot(env, t);
+    end_call(env, t);
 }
 
 /* An entry method returns. Frames whose exit was missed (a constructor that
@@ -351,18 +417,18 @@ static void root_leave(JNIEnv *env, probe_thread *t, jint id, uint32_t kind, jth
         finish_call(env, t);
 }
 
-static void JNICALL n_root_exit(JNIEnv *env, jclass cls, jint id)
+static void JNICALL n_root_exit(JNIEnv *env, jclass cls, jint k, jint id)
 {
-    probe_thread *t = self;
+    probe_thread *t = state_of(k);
 
     if (t->depth == 0)
         return;
     root_leave(env, t, id, PROBE_ROOT_EXIT, NULL);
 }
 
-static void JNICALL n_root_fail(JNIEnv *env, jclass cls, jthrowable ex, jint id)
+static void JNICALL n_root_fail(JNIEnv *env, jclass cls, jthrowable ex, jint k, jint id)
 {
-    probe_thread *t = self;
+    probe_thread *t = state_of(k);
 
     if (t->depth == 0)
         return;
@@ -370,24 +436,29 @@ static void JNICALL n_root_fail(JNIEnv *env, jclass cls, jthrowable ex, jint id)
 }
 
 /* Counting natives for the diagnostic mode. */
-static void JNICALL c_enter(JNIEnv *env, jclass cls, jint id)
+static void JNICALL c_enter(JNIEnv *env, jclass cls, jint k, jint id)
 {
     atomic_fetch_add_explicit(&count_enter, 1, memory_order_relaxed);
 }
 
-static void JNICALL c_root_enter(JNIEnv *env, jclass cls, jobject cur, jint id)
+static void JNICALL c_root_enter(JNIEnv *env, jclass cls, jobject cur, jint k, jint id)
 {
     atomic_fetch_add_explicit(&count_enter, 1, memory_order_relaxed);
 }
 
-static void JNICALL c_exit(JNIEnv *env, jclass cls, jint id)
+static void JNICALL c_exit(JNIEnv *env, jclass cls, jint k, jint id)
 {
     atomic_fetch_add_explicit(&count_exit, 1, memory_order_relaxed);
 }
 
-static void JNICALL c_fail(JNIEnv *env, jclass cls, jthrowable ex, jint id)
+static void JNICALL c_fail(JNIEnv *env, jclass cls, jthrowable ex, jint k, jint id)
 {
     atomic_fetch_add_explicit(&count_fail, 1, memory_order_relaxed);
+}
+
+uint64_t probe_unslotted(void)
+{
+    return atomic_load_explicit(&unslotted, memory_order_relaxed);
 }
 
 void probe_counts(uint64_t *enters, uint64_t *exits, uint64_t *fails)
@@ -533,14 +604,14 @@ int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err)
         const char *name, *sig;
         void *tracing, *counting;
     } natives[] = {
-        {"rootEnter0", "(Ljava/lang/Thread;I)V", n_root_enter, c_root_enter},
-        {"rootExit", "(I)V", n_root_exit, c_exit},
-        {"rootFail", "(Ljava/lang/Throwable;I)V", n_root_fail, c_fail},
-        {"enter0", "(I)V", n_enter, c_enter},
-        {"exit0", "(I)V", n_exit, c_exit},
-        {"fail0", "(Ljava/lang/Throwable;I)V", n_fail, c_fail},
+        {"rootEnter0", "(Ljava/lang/Thread;II)V", n_root_enter, c_root_enter},
+        {"rootExit0", "(II)V", n_root_exit, c_exit},
+        {"rootFail0", "(Ljava/lang/Throwable;II)V", n_root_fail, c_fail},
+        {"enter0", "(II)V", n_enter, c_enter},
+        {"exit0", "(II)V", n_exit, c_exit},
+        {"fail0", "(Ljava/lang/Throwable;II)V", n_fail, c_fail},
     };
-    static const char *const slots[N_SLOTS] = {"t0", "t1", "t2", "t3"};
+    static const char *const slots[N_SLOTS] = {"t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7"};
     JNINativeMethod bind[sizeof natives / sizeof natives[0]];
     jclass local;
     size_t i;

@@ -1,14 +1,17 @@
-/* probe.h — the probes: native static methods of a small class the agent
- * defines in the boot loader (mcalltree/agent/Probe), called by instrumented
- * code with the method's number.
+/* probe.h — the probes: static methods of a small class the agent defines
+ * in the boot loader (mcalltree/agent/Probe, agent/java), called by
+ * instrumented code with the method's number, and their natives.
  *
- * Each thread that runs a traced call owns an event ring (one producer: the
- * thread; one consumer: the worker). A probe appends (number, kind, ticks) to
- * it; the outermost exit of an entry method publishes the call's events and
- * the worker builds the tree from them. Outside a traced call a probe reads
- * one thread-local pointer and one field. The probe path never allocates,
- * locks, logs or calls JVMTI; a thread's first traced call sets up its state
- * once (the only slow path). */
+ * A traced call writes to an event ring (one producer: the call's thread;
+ * one consumer: the worker): a platform thread's own ring, or for a virtual
+ * thread the ring of the slot it holds during the call (it may move to
+ * another OS thread). A probe appends (number, kind, ticks); the outermost
+ * exit of an entry method publishes the call's events and the worker builds
+ * the tree from them. Outside a traced call a probe is a pure-Java check of
+ * the thread against the slots, inlined by the JIT. The probe path never
+ * allocates, locks, logs or calls JVMTI; the start of a traced call claims a
+ * slot with JNI, and a thread's first one sets up its state (the only slow
+ * path). */
 #ifndef MCT_PROBE_H
 #define MCT_PROBE_H
 
@@ -33,8 +36,10 @@ enum probe_kind {
                              session the call started in */
     PROBE_ROOT_FAIL,      /* likewise */
     PROBE_OVERFLOW,       /* the ring was full: later events of the call lost */
-    PROBE_EXCEPTION       /* t holds a JNI global ref to the class of the
+    PROBE_EXCEPTION,      /* t holds a JNI global ref to the class of the
                              exception that ended the call (the worker frees it) */
+    PROBE_THREAD          /* t holds a JNI global ref to the virtual thread
+                             that made the call (the worker frees it) */
 };
 
 #define PROBE_KIND(k) ((k) & 15u)
@@ -70,14 +75,15 @@ typedef struct probe_thread {
     _Atomic uint64_t next_mask;
     _Atomic(probe_ev *) old_ring; /* a ring the app thread gave back */
     _Atomic uint64_t old_mask;
-    _Atomic uint64_t virtual_calls;/* entry calls on virtual threads (not traced) */
     _Atomic int state;            /* enum probe_thread_state */
     /* the worker's */
     uint64_t worker_cap;          /* capacity of the newest ring it gave the thread */
     uint64_t worker_dropped;      /* `dropped` when the worker last looked */
     /* set by the app thread when it first traces (and by the worker when it frees) */
-    jobject thread;               /* global ref to the java.lang.Thread */
+    jobject thread;               /* global ref to the platform Thread, NULL for a
+                                     slot's state (each call names its thread) */
     int slot;                     /* Probe.t<slot> holds the thread during a call, or -1 */
+    int call_thread_ref;          /* the current call records its thread (PROBE_THREAD) */
     struct probe_thread *next;    /* registry, push-only */
 } probe_thread;
 
@@ -136,6 +142,10 @@ void probe_maintain(probe_thread *t, JNIEnv *jni, uint64_t want_cap);
  * is an agent thread that never traces; takes about 10-30 ms the first time
  * (spin() gets compiled). Returns 0 when it cannot measure. */
 double probe_calibrate(JNIEnv *jni);
+
+/* Calls of the entry method on virtual threads that were not traced
+ * because every slot was taken. */
+uint64_t probe_unslotted(void);
 
 /* Counting mode: totals of enter, exit (returns) and fail (exceptional) probe
  * calls since probe_install. */

@@ -631,18 +631,18 @@ static void exception_name(JNIEnv *jni, uintptr_t ref, char *buf, size_t size)
     (*jni)->DeleteGlobalRef(jni, k);
 }
 
-static void thread_info(struct session *s, JNIEnv *jni, const probe_thread *t, int64_t *id, char *name,
-                        size_t size)
+/* The id and name of thread (a Thread reference). */
+static void thread_info(struct session *s, JNIEnv *jni, jobject thread, int64_t *id, char *name, size_t size)
 {
     jvmtiEnv *jvmti = vm_jvmti();
     jvmtiThreadInfo info;
 
     *id = -1;
     snprintf(name, size, "?");
-    if (t->thread == NULL)
+    if (thread == NULL)
         return;
     memset(&info, 0, sizeof info);
-    if ((*jvmti)->GetThreadInfo(jvmti, t->thread, &info) == JVMTI_ERROR_NONE) {
+    if ((*jvmti)->GetThreadInfo(jvmti, thread, &info) == JVMTI_ERROR_NONE) {
         if (info.name != NULL) {
             snprintf(name, size, "%s", info.name);
             proto_utf8_sanitize(name);
@@ -668,7 +668,7 @@ static void thread_info(struct session *s, JNIEnv *jni, const probe_thread *t, i
         (*jni)->ExceptionClear(jni);
     }
     if (s->thread_id != NULL) {
-        *id = (*jni)->CallLongMethod(jni, t->thread, s->thread_id);
+        *id = (*jni)->CallLongMethod(jni, thread, s->thread_id);
         if ((*jni)->ExceptionCheck(jni)) {
             (*jni)->ExceptionClear(jni);
             *id = -1;
@@ -683,7 +683,7 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, u
 {
     const probe_ev *ev = copy_call(s, t, pos, len);
     const mt_method *root;
-    uintptr_t exc = 0;
+    uintptr_t exc = 0, thread = 0;
     tree_opts o;
     tree *tr;
     uint64_t i, raw;
@@ -697,6 +697,8 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, u
 
         if (k == PROBE_EXCEPTION)
             exc = (uintptr_t)ev[i].t;
+        else if (k == PROBE_THREAD)
+            thread = (uintptr_t)ev[i].t;
         else if (k == PROBE_OVERFLOW)
             *grow = t->worker_cap * 4;
     }
@@ -710,6 +712,8 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, u
         }
         if (exc != 0)
             (*jni)->DeleteGlobalRef(jni, (jobject)exc);
+        if (thread != 0)
+            (*jni)->DeleteGlobalRef(jni, (jobject)thread);
         return;
     }
     s->calls++;
@@ -729,7 +733,7 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, u
             exception_name(jni, exc, exname, sizeof exname);
             exc = 0;
         }
-        thread_info(s, jni, t, &tid, tname, sizeof tname);
+        thread_info(s, jni, thread != 0 ? (jobject)thread : t->thread, &tid, tname, sizeof tname);
         msg = tree_json(tr, ++s->seq, tid, tname, tree_exception(tr) ? exname : NULL);
         if (msg != NULL && send_msg(s, msg) == 0) {
             s->printed++;
@@ -741,6 +745,8 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, u
     }
     if (exc != 0)
         (*jni)->DeleteGlobalRef(jni, (jobject)exc);
+    if (thread != 0)
+        (*jni)->DeleteGlobalRef(jni, (jobject)thread);
     tree_free(tr);
 }
 
@@ -782,10 +788,12 @@ static uint64_t drain(struct session *s, JNIEnv *jni)
     return taken;
 }
 
+/* Calls of the entry method that were not traced: rings not drained yet,
+ * and virtual threads that found no free slot. */
 static uint64_t dropped_total(void)
 {
     probe_thread *t;
-    uint64_t n = 0;
+    uint64_t n = probe_unslotted();
 
     for (t = probe_threads(); t != NULL; t = t->next)
         n += atomic_load_explicit(&t->dropped, memory_order_relaxed);

@@ -1,6 +1,7 @@
 /* test_probe.c — the probe runtime without a JVM: the natives are called
- * through fake JNI and JVMTI function tables, exactly as instrumented code
- * would call them, and the events they leave are checked. */
+ * through fake JNI and JVMTI function tables, the way the probe class's Java
+ * code calls them (its slot lookup is emulated here), and the events they
+ * leave are checked. */
 #include <jni.h>
 #include <jvmti.h>
 #include <pthread.h>
@@ -16,18 +17,21 @@
 #include "probe.h"
 #include "tree.h"
 
-typedef void(JNICALL *native_i)(JNIEnv *, jclass, jint);
-typedef void(JNICALL *native_ti)(JNIEnv *, jclass, jthrowable, jint);
-typedef void(JNICALL *native_oi)(JNIEnv *, jclass, jobject, jint);
+typedef void(JNICALL *native_ki)(JNIEnv *, jclass, jint, jint);
+typedef void(JNICALL *native_tki)(JNIEnv *, jclass, jthrowable, jint, jint);
+typedef void(JNICALL *native_oki)(JNIEnv *, jclass, jobject, jint, jint);
 
-static native_i p_enter, p_exit, p_root_exit;
-static native_ti p_fail, p_root_fail;
-static native_oi p_root_enter0;
+#define SLOTS 8
+
+static native_ki n_enter0, n_exit0, n_root_exit0;
+static native_tki n_fail0, n_root_fail0;
+static native_oki n_root_enter0;
 static int defined_ok;
-static int global_refs;
-static jobject slot_value[4];
+static _Atomic int global_refs;
+static jobject slot_value[SLOTS];
 static jboolean all_value;
 static int virtual_answer; /* what Thread.isVirtual answers */
+static __thread jobject current; /* Thread.currentThread() of a test thread */
 
 /* Distinct addresses standing for JVM objects (jobject is opaque). */
 static char objects[4];
@@ -51,6 +55,7 @@ static jclass JNICALL f_define(JNIEnv *env, const char *name, jobject loader, co
         }
         /* what the rewriter calls, and what the agent binds and times */
         defined_ok = natives == 6 && cf_find_method(c, "spin", "(I)V") != NULL &&
+                     cf_find_method(c, "enter0", "(II)V") != NULL &&
                      cf_find_method(c, "enter", "(I)V") != NULL && cf_find_method(c, "exit", "(I)V") != NULL &&
                      cf_find_method(c, "fail", "(Ljava/lang/Throwable;I)V") != NULL &&
                      cf_find_method(c, "rootEnter", "(I)V") != NULL &&
@@ -67,17 +72,17 @@ static jint JNICALL f_register(JNIEnv *env, jclass cls, const JNINativeMethod *m
 
     for (i = 0; i < n; i++) {
         if (strcmp(m[i].name, "enter0") == 0)
-            p_enter = (native_i)m[i].fnPtr;
+            n_enter0 = (native_ki)m[i].fnPtr;
         else if (strcmp(m[i].name, "exit0") == 0)
-            p_exit = (native_i)m[i].fnPtr;
+            n_exit0 = (native_ki)m[i].fnPtr;
         else if (strcmp(m[i].name, "fail0") == 0)
-            p_fail = (native_ti)m[i].fnPtr;
+            n_fail0 = (native_tki)m[i].fnPtr;
         else if (strcmp(m[i].name, "rootEnter0") == 0)
-            p_root_enter0 = (native_oi)m[i].fnPtr;
-        else if (strcmp(m[i].name, "rootExit") == 0)
-            p_root_exit = (native_i)m[i].fnPtr;
-        else if (strcmp(m[i].name, "rootFail") == 0)
-            p_root_fail = (native_ti)m[i].fnPtr;
+            n_root_enter0 = (native_oki)m[i].fnPtr;
+        else if (strcmp(m[i].name, "rootExit0") == 0)
+            n_root_exit0 = (native_ki)m[i].fnPtr;
+        else if (strcmp(m[i].name, "rootFail0") == 0)
+            n_root_fail0 = (native_tki)m[i].fnPtr;
     }
     return 0;
 }
@@ -102,13 +107,14 @@ static jclass JNICALL f_get_class(JNIEnv *env, jobject o)
     return fake_exc_class;
 }
 
-/* Static fields: t0..t3 are ids 1..4, all is id 5. */
+/* Static fields: t0..t7 are ids 1..8, all is id 9. */
 static jfieldID JNICALL f_static_field(JNIEnv *env, jclass cls, const char *name, const char *sig)
 {
-    if (name[0] == 't' && name[1] >= '0' && name[1] <= '3' && strcmp(sig, "Ljava/lang/Thread;") == 0)
+    if (name[0] == 't' && name[1] >= '0' && name[1] <= '7' && name[2] == '\0' &&
+        strcmp(sig, "Ljava/lang/Thread;") == 0)
         return (jfieldID)(uintptr_t)(name[1] - '0' + 1);
     if (strcmp(name, "all") == 0 && strcmp(sig, "Z") == 0)
-        return (jfieldID)(uintptr_t)5;
+        return (jfieldID)(uintptr_t)9;
     return NULL;
 }
 
@@ -151,10 +157,55 @@ static void JNICALL f_exception_clear(JNIEnv *env)
 {
 }
 
-/* rootEnter as the probe class's Java code calls it: with its thread. */
+/* The probe class's Java code: the slot of the current thread, then the
+ * native with it (or not at all). */
+static int java_slot(void)
+{
+    int k;
+
+    for (k = 0; k < SLOTS; k++)
+        if (current != NULL && slot_value[k] == current)
+            return k;
+    return -1;
+}
+
+static void p_enter(JNIEnv *e, jclass cls, jint id)
+{
+    int k = java_slot();
+
+    if (k >= 0 || all_value)
+        n_enter0(e, cls, k, id);
+}
+
+static void p_exit(JNIEnv *e, jclass cls, jint id)
+{
+    int k = java_slot();
+
+    if (k >= 0 || all_value)
+        n_exit0(e, cls, k, id);
+}
+
+static void p_fail(JNIEnv *e, jclass cls, jthrowable ex, jint id)
+{
+    int k = java_slot();
+
+    if (k >= 0 || all_value)
+        n_fail0(e, cls, ex, k, id);
+}
+
 static void p_root_enter(JNIEnv *e, jclass cls, jint id)
 {
-    p_root_enter0(e, cls, fake_thread, id);
+    n_root_enter0(e, cls, current, java_slot(), id);
+}
+
+static void p_root_exit(JNIEnv *e, jclass cls, jint id)
+{
+    n_root_exit0(e, cls, java_slot(), id);
+}
+
+static void p_root_fail(JNIEnv *e, jclass cls, jthrowable ex, jint id)
+{
+    n_root_fail0(e, cls, ex, java_slot(), id);
 }
 
 static struct JNINativeInterface_ jni_fns;
@@ -209,7 +260,7 @@ static void test_install(void)
     jni_fns.ExceptionClear = f_exception_clear;
     CHECK(probe_install(env, jvmti, 0, &err) == 0);
     CHECK(defined_ok);
-    CHECK(p_enter && p_exit && p_fail && p_root_enter0 && p_root_exit && p_root_fail);
+    CHECK(n_enter0 && n_exit0 && n_fail0 && n_root_enter0 && n_root_exit0 && n_root_fail0);
     CHECK(probe_install(env, jvmti, 0, &err) == 0); /* idempotent */
     CHECK_STR(probe_methods(1)->enter, "rootEnter");
     CHECK_STR(probe_methods(0)->fail, "fail");
@@ -407,6 +458,7 @@ static void test_drop_and_grow(void)
 
 static void *traced_thread(void *arg)
 {
+    current = (jobject)arg;
     p_root_enter(env, fake_class, ROOT);
     p_root_exit(env, fake_class, ROOT);
     return probe_threads();
@@ -415,13 +467,14 @@ static void *traced_thread(void *arg)
 /* A thread that ends is drained, freed, and its state reused. */
 static void test_thread_reuse(void)
 {
+    static char threads[2];
     pthread_t th;
     void *first, *second;
     probe_thread *t;
     probe_ev ev[4];
     int refs;
 
-    CHECK(pthread_create(&th, NULL, traced_thread, NULL) == 0);
+    CHECK(pthread_create(&th, NULL, traced_thread, &threads[0]) == 0);
     pthread_join(th, &first);
     t = first;
     CHECK_INT(atomic_load(&t->state), PROBE_THREAD_DEAD);
@@ -432,64 +485,121 @@ static void test_thread_reuse(void)
     probe_maintain(t, env, 0);
     CHECK_INT(atomic_load(&t->state), PROBE_THREAD_FREE);
     CHECK_INT(global_refs, refs - 1);
-    CHECK(pthread_create(&th, NULL, traced_thread, NULL) == 0);
+    CHECK(pthread_create(&th, NULL, traced_thread, &threads[1]) == 0);
     pthread_join(th, &second);
     CHECK(second == first);
 }
 
-/* A virtual thread on this OS thread: not traced, counted. */
-static void test_virtual_thread(void)
+/* The state written by a call of slot k's virtual thread: the one whose
+ * ring holds unread events, other than this thread's. */
+static probe_thread *written_state(void)
 {
-    static char other;
-    probe_ev ev[4];
-    uint64_t before = atomic_load(&me()->virtual_calls);
+    probe_thread *t;
 
-    virtual_answer = 1;
-    p_root_enter0(env, fake_class, (jobject)&other, ROOT);
-    p_root_exit(env, fake_class, ROOT);
-    virtual_answer = 0;
-    CHECK_INT(pending(me(), ev, 4), 0);
-    CHECK_INT(atomic_load(&me()->virtual_calls), before + 1);
-    CHECK_INT(me()->depth, 0);
+    for (t = probe_threads(); t != NULL; t = t->next)
+        if (t != me() && atomic_load(&t->published) != atomic_load(&t->consumed))
+            return t;
+    return NULL;
 }
 
-/* Four other threads hold the four slots mid-call. */
+static char vthread;
+
+static void *carrier_two(void *arg)
+{
+    current = (jobject)&vthread;
+    p_exit(env, fake_class, A);
+    p_root_exit(env, fake_class, ROOT);
+    return NULL;
+}
+
+/* A virtual thread's call writes to its slot's state, not to the OS
+ * thread's: it continues on another OS thread (carrier) mid-call, and its
+ * events stay in one ring, naming the thread. */
+static void test_virtual_thread(void)
+{
+    jobject platform = current;
+    probe_thread *v;
+    probe_ev ev[8];
+    pthread_t th;
+    int k;
+
+    virtual_answer = 1;
+    current = (jobject)&vthread;
+    p_root_enter(env, fake_class, ROOT);
+    k = java_slot();
+    CHECK(k >= 0);
+    p_enter(env, fake_class, A);
+    CHECK_INT(me()->depth, 0); /* the OS thread's own state is untouched */
+    CHECK(pthread_create(&th, NULL, carrier_two, NULL) == 0);
+    pthread_join(th, NULL);
+    virtual_answer = 0;
+    current = platform;
+    CHECK(slot_value[k] == NULL);
+    v = written_state();
+    CHECK(v != NULL);
+    if (v == NULL)
+        return;
+    CHECK_INT(pending(v, ev, 8), 5);
+    CHECK_INT(PROBE_KIND(ev[0].kind), PROBE_ROOT_ENTER);
+    CHECK_INT(PROBE_KIND(ev[1].kind), PROBE_THREAD);
+    CHECK(ev[1].t == (uint64_t)(uintptr_t)&vthread);
+    CHECK_INT(PROBE_KIND(ev[2].kind), PROBE_ENTER);
+    CHECK_INT(PROBE_KIND(ev[3].kind), PROBE_EXIT);
+    CHECK_INT(PROBE_KIND(ev[4].kind), PROBE_ROOT_EXIT);
+    CHECK_INT(PROBE_SESSION(ev[4].kind), 1);
+    global_refs--; /* the worker frees the thread's reference */
+}
+
+/* Eight other threads hold the eight slots mid-call. */
 static pthread_barrier_t in_call, may_leave;
-static char holder_objects[4];
+static char holder_objects[SLOTS];
 
 static void *slot_holder(void *arg)
 {
-    p_root_enter0(env, fake_class, (jobject)arg, ROOT);
+    current = (jobject)arg;
+    p_root_enter(env, fake_class, ROOT);
     pthread_barrier_wait(&in_call);
     pthread_barrier_wait(&may_leave);
     p_root_exit(env, fake_class, ROOT);
     return NULL;
 }
 
-/* More threads in traced calls than slots: "all" sends every probe native,
- * until the session ends; slots come back when their calls end. */
+/* More threads in traced calls than slots: a platform thread's probes all
+ * go native ("all", until the session ends), a virtual thread's call is
+ * not traced (counted); slots come back when their calls end. */
 static void test_slots_full(void)
 {
-    pthread_t th[4];
+    pthread_t th[SLOTS];
+    jobject platform = current;
     probe_ev ev[4];
+    uint64_t unslotted = probe_unslotted();
     int k;
 
-    pthread_barrier_init(&in_call, NULL, 5);
-    pthread_barrier_init(&may_leave, NULL, 5);
-    for (k = 0; k < 4; k++)
+    pthread_barrier_init(&in_call, NULL, SLOTS + 1);
+    pthread_barrier_init(&may_leave, NULL, SLOTS + 1);
+    for (k = 0; k < SLOTS; k++)
         CHECK(pthread_create(&th[k], NULL, slot_holder, &holder_objects[k]) == 0);
     pthread_barrier_wait(&in_call);
-    for (k = 0; k < 4; k++)
+    for (k = 0; k < SLOTS; k++)
         CHECK(slot_value[k] != NULL && slot_value[k] != fake_thread);
     CHECK(!all_value);
+    virtual_answer = 1;
+    current = (jobject)&vthread;
+    p_root_enter(env, fake_class, ROOT);
+    p_root_exit(env, fake_class, ROOT);
+    virtual_answer = 0;
+    current = platform;
+    CHECK_INT(probe_unslotted(), unslotted + 1);
     p_root_enter(env, fake_class, ROOT);
     CHECK(all_value);
+    p_enter(env, fake_class, A);
+    p_exit(env, fake_class, A);
     p_root_exit(env, fake_class, ROOT);
-    CHECK_INT(pending(me(), ev, 4), 2);
+    CHECK_INT(pending(me(), ev, 4), 4);
     pthread_barrier_wait(&may_leave);
-    for (k = 0; k < 4; k++)
+    for (k = 0; k < SLOTS; k++)
         pthread_join(th[k], NULL);
-    for (k = 0; k < 4; k++)
+    for (k = 0; k < SLOTS; k++)
         CHECK(slot_value[k] == NULL);
     CHECK(all_value);
     probe_session_end(env);
@@ -504,6 +614,7 @@ int main(void)
     mct_err err;
 
     clock_init(0);
+    current = fake_thread;
     ROOT = mt_add("com/shop/Cart", "total", "()J", 1, 1, &err);
     OTHER_ROOT = mt_add("com/shop/Other", "total", "()J", 2, 1, &err);
     A = mt_add("com/shop/Cart", "a", "()V", 1, 0, &err);

@@ -4,68 +4,104 @@ package mcalltree.agent;
  * The probes that instrumented code calls. The agent defines this class in
  * the boot loader (from bytes compiled at build time) and binds its natives.
  *
+ * A thread inside a traced call owns a slot: t0..t7 holds it there. Each
+ * slot is written only by its owner (from the natives, when its call starts
+ * and ends), so a thread always sees its own slot; other threads may see
+ * stale values, never their own thread. The natives find the call's state
+ * through the slot, so a virtual thread that moves to another carrier
+ * thread mid-call keeps its state. When more platform threads trace than
+ * there are slots, "all" sends their probes native, where the OS thread's
+ * own state is used (slot -1).
+ *
  * Entry methods call rootEnter/rootExit/rootFail, which always go native: a
  * traced call starts there. Every other instrumented method calls
  * enter/exit/fail, which go native only for a thread inside a traced call:
  * outside one, a probe costs Thread.currentThread() and a few compares,
  * which the JIT inlines into the caller.
- *
- * Each slot holds a thread inside a traced call and is written only by that
- * thread (from rootEnter0 and when its call ends), so a thread always sees
- * its own slot; other threads may see stale values, never their own thread.
- * When more threads trace than there are slots, "all" sends every probe
- * native (the natives then check the thread themselves).
  */
 public final class Probe {
     private Probe() {
     }
 
-    static Thread t0, t1, t2, t3;
+    static Thread t0, t1, t2, t3, t4, t5, t6, t7;
     static boolean all;
 
-    private static boolean tracing() {
+    /** The slot of the current thread, or -1. */
+    private static int slot() {
         Thread c = Thread.currentThread();
-        return c == t0 || c == t1 || c == t2 || c == t3 || all;
+        if (c == t0) {
+            return 0;
+        }
+        if (c == t1) {
+            return 1;
+        }
+        if (c == t2) {
+            return 2;
+        }
+        if (c == t3) {
+            return 3;
+        }
+        if (c == t4) {
+            return 4;
+        }
+        if (c == t5) {
+            return 5;
+        }
+        if (c == t6) {
+            return 6;
+        }
+        return c == t7 ? 7 : -1;
     }
 
     public static void enter(int id) {
-        if (tracing()) {
-            enter0(id);
+        int k = slot();
+        if (k >= 0 || all) {
+            enter0(k, id);
         }
     }
 
     public static void exit(int id) {
-        if (tracing()) {
-            exit0(id);
+        int k = slot();
+        if (k >= 0 || all) {
+            exit0(k, id);
         }
     }
 
     public static void fail(Throwable t, int id) {
-        if (tracing()) {
-            fail0(t, id);
+        int k = slot();
+        if (k >= 0 || all) {
+            fail0(t, k, id);
         }
     }
 
     public static void rootEnter(int id) {
-        rootEnter0(Thread.currentThread(), id);
+        rootEnter0(Thread.currentThread(), slot(), id);
     }
 
-    public static native void rootExit(int id);
+    public static void rootExit(int id) {
+        rootExit0(slot(), id);
+    }
 
-    public static native void rootFail(Throwable t, int id);
+    public static void rootFail(Throwable t, int id) {
+        rootFail0(t, slot(), id);
+    }
 
-    private static native void rootEnter0(Thread current, int id);
+    private static native void rootEnter0(Thread current, int slot, int id);
 
-    private static native void enter0(int id);
+    private static native void rootExit0(int slot, int id);
 
-    private static native void exit0(int id);
+    private static native void rootFail0(Throwable t, int slot, int id);
 
-    private static native void fail0(Throwable t, int id);
+    private static native void enter0(int slot, int id);
+
+    private static native void exit0(int slot, int id);
+
+    private static native void fail0(Throwable t, int slot, int id);
 
     /** Calls the enter native n times: the agent times what a probe's native call costs. */
     static void spin(int n) {
         for (int i = 0; i < n; i++) {
-            enter0(-1);
+            enter0(-1, -1);
         }
     }
 }

@@ -24,6 +24,11 @@ public final class Main {
                 System.out.println("READY");
                 Thread.currentThread().join();
                 return;
+            case "vthreads":
+                VThreads.start(12);
+                System.out.println("READY");
+                Thread.currentThread().join();
+                return;
             case "exit":
                 System.out.println("READY");
                 Path flag = Path.of(arg);
