@@ -25,7 +25,7 @@ int diag_start(JNIEnv *jni, const char *regex, mct_err *err)
     re = match_compile(regex, err);
     if (re == NULL)
         return -1;
-    clock_init(0);
+    clock_init(strcmp(vm_options()->clock, "monotonic") == 0);
     if (probe_install(jni, vm_jvmti(), 1, err) < 0 || inst_init(jni, err) < 0)
         return -1;
     inst_set_rewrite_all(wanted, NULL);

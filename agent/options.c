@@ -7,21 +7,40 @@
 
 enum opt_kind {
     OPT_FLAG,   /* NAME alone sets the int field to 1 */
-    OPT_STRING  /* NAME=VALUE copies VALUE into the char[OPT_STRING_MAX] field */
+    OPT_STRING  /* NAME=VALUE copies VALUE into the char[size] field */
 };
-
-#define OPT_STRING_MAX sizeof(((struct agent_opts *)0)->rewrite_all)
 
 struct opt_def {
     const char *name;
     enum opt_kind kind;
     size_t offset;      /* of the field in struct agent_opts */
+    size_t size;        /* OPT_STRING: of the field */
+    const char *values; /* OPT_STRING: the values allowed ("a|b"), NULL for any */
 };
 
+#define STRING_FIELD(f) offsetof(struct agent_opts, f), sizeof(((struct agent_opts *)0)->f)
+
 static const struct opt_def opt_table[] = {
-    { "verbose", OPT_FLAG, offsetof(struct agent_opts, verbose) },
-    { "rewrite-all", OPT_STRING, offsetof(struct agent_opts, rewrite_all) },
+    { "verbose", OPT_FLAG, offsetof(struct agent_opts, verbose), 0, NULL },
+    { "rewrite-all", OPT_STRING, STRING_FIELD(rewrite_all), NULL },
+    { "clock", OPT_STRING, STRING_FIELD(clock), "auto|monotonic" },
 };
+
+/* Whether the n bytes at v are one of the '|'-separated values. */
+static int allowed(const char *values, const char *v, size_t n)
+{
+    const char *p = values;
+
+    while (p != NULL) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+
+        if (len == n && memcmp(p, v, n) == 0)
+            return 1;
+        p = bar ? bar + 1 : NULL;
+    }
+    return 0;
+}
 
 #define OPT_COUNT (sizeof opt_table / sizeof opt_table[0])
 
@@ -65,9 +84,12 @@ static int apply_item(const char *item, size_t n, struct agent_opts *o, mct_err 
             if (eq == NULL || len == 0)
                 return mct_err_set(e, MCT_E_ARG, "option '%.*s' needs a value (%.*s=VALUE)", (int)name_len,
                                    item, (int)name_len, item);
-            if (len >= OPT_STRING_MAX)
+            if (len >= d->size)
                 return mct_err_set(e, MCT_E_ARG, "the value of option '%.*s' is longer than %zu bytes",
-                                   (int)name_len, item, OPT_STRING_MAX - 1);
+                                   (int)name_len, item, d->size - 1);
+            if (d->values != NULL && !allowed(d->values, eq + 1, len))
+                return mct_err_set(e, MCT_E_ARG, "option '%.*s' takes one of %s, not '%.*s'", (int)name_len,
+                                   item, d->values, (int)len, eq + 1);
             memcpy((char *)o + d->offset, eq + 1, len);
             ((char *)o + d->offset)[len] = '\0';
             return 0;

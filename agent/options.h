@@ -13,6 +13,10 @@ struct agent_opts {
      * names match this regex as they load, with probes that only count
      * (agent/diag.h); "" when off. The value cannot contain a comma. */
     char rewrite_all[512];
+    /* The probes' clock: "auto" (or "", the default: the TSC where it is
+     * invariant, else CLOCK_MONOTONIC) or "monotonic". Takes effect at the
+     * agent's first load in a JVM. */
+    char clock[16];
 };
 
 /* Parses s (NULL or "" gives the defaults) into *o; -1 with e set naming the

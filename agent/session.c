@@ -908,7 +908,7 @@ static int prepare(JNIEnv *jni, mct_err *err)
 
     if (ready)
         return 0;
-    clock_init(0);
+    clock_init(strcmp(vm_options()->clock, "monotonic") == 0);
     if (probe_install(jni, vm_jvmti(), 0, err) < 0 || inst_init(jni, err) < 0)
         return -1;
     ready = 1;

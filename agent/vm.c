@@ -515,6 +515,8 @@ int vm_enter(JavaVM *jvm, const char *options, enum vm_entry how,
         }
         memcpy(vm.opts.rewrite_all, opts.rewrite_all, sizeof opts.rewrite_all);
     }
+    if (opts.clock[0] != '\0')
+        memcpy(vm.opts.clock, opts.clock, sizeof opts.clock);
     vm.jvm = jvm;
     if (vm.jvmti == NULL) {
         code = first_enter(how, hooks);

@@ -5,6 +5,9 @@
  *   mct-peer raw SOCKET KIND     send a bad frame, print the reply; KIND is
  *                                garbage, badjson, badversion, oversized,
  *                                unknown-key, truncated or silent (nothing)
+ *   mct-peer session-garbage SOCKET CLASS METHOD
+ *                                start a session, then send garbage on it;
+ *                                print what the agent sends until it closes
  *   mct-peer stale-socket PATH   leave a socket file nobody listens on
  *   mct-peer fake-agent PATH V P serve one connection at PATH as an agent
  *                                whose frames carry version V and whose hello
@@ -130,6 +133,40 @@ static int cmd_raw(const char *path, const char *kind)
     return rc;
 }
 
+/* Starts a session tracing cls.method (depth 2, any class), waits for its
+ * plan, then sends garbage on the session's connection: prints every
+ * message the agent sends until it closes (an error, no tree after it). */
+static int cmd_session_garbage(const char *path, const char *cls, const char *method)
+{
+    json_t *req = json_pack("{s:s, s:i, s:s, s:s, s:n, s:i, s:s, s:b, s:b, s:i, s:i, s:b, s:i}",
+                            "type", "trace", "protocol", PROTO_VERSION, "class", cls, "method", method,
+                            "desc", "depth", 2, "regex", ".*", "include_jdk", 0, "plan_only", 0,
+                            "min_ns", 0, "count", 0, "verbose", 0, "client_pid", (int)getpid());
+    mct_err e;
+    json_t *m;
+    int fd = connect_to(path), got_plan = 0;
+
+    if (fd < 0 || req == NULL || proto_write(fd, req, &e) < 0) {
+        fprintf(stderr, "mct-peer: cannot start a session\n");
+        json_decref(req);
+        return 1;
+    }
+    json_decref(req);
+    while ((m = proto_read(fd, PROTO_REPLY, 10000, &e)) != NULL) {
+        const char *type = proto_type(m);
+
+        json_dumpf(m, stdout, JSON_COMPACT);
+        putchar('\n');
+        if (strcmp(type, "plan") == 0 && !got_plan) {
+            got_plan = 1;
+            send_bytes(fd, "GET / HTTP/1.0\r\n\r\n", 18);
+        }
+        json_decref(m);
+    }
+    close(fd);
+    return got_plan ? 0 : 1;
+}
+
 static int cmd_stale_socket(const char *path)
 {
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -250,6 +287,8 @@ int main(int argc, char **argv)
         return cmd_get(argv[2], argv[3]);
     if (argc == 5 && strcmp(argv[1], "fake-agent") == 0)
         return cmd_fake_agent(argv[2], atoi(argv[3]), atoi(argv[4]));
+    if (argc == 5 && strcmp(argv[1], "session-garbage") == 0)
+        return cmd_session_garbage(argv[2], argv[3], argv[4]);
     if (argc == 3 && strcmp(argv[1], "stale-socket") == 0)
         return cmd_stale_socket(argv[2]);
     if (argc == 3 && strcmp(argv[1], "check-hello") == 0)

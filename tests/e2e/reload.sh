@@ -87,6 +87,6 @@ for jdk in $MCT_TEST_JDKS; do
     "$jdk/bin/java" "-agentpath:$MCT_AGENT=bogus" -cp "$MCT_CLASSES" mcttest.Idle \
         >"$out" 2>&1 || rc=$?
     [ "$rc" != 0 ] || fail "the JVM started with a bad agent option"
-    expect_grep "mcalltree agent: unknown option 'bogus' \(known: verbose, rewrite-all\)" "$out" "bad option"
+    expect_grep "mcalltree agent: unknown option 'bogus' \(known: verbose, rewrite-all, clock\)" "$out" "bad option"
 done
 exit 0

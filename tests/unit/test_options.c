@@ -25,9 +25,9 @@ static void test_invalid(void)
 
     CHECK_INT(opts_parse("bogus", &o, &e), -1);
     CHECK_INT(e.code, MCT_E_ARG);
-    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose, rewrite-all)");
+    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose, rewrite-all, clock)");
     CHECK_INT(opts_parse("verbose,x=1", &o, &e), -1);
-    CHECK_STR(e.msg, "unknown option 'x' (known: verbose, rewrite-all)");
+    CHECK_STR(e.msg, "unknown option 'x' (known: verbose, rewrite-all, clock)");
     CHECK_INT(opts_parse("verbose=1", &o, &e), -1);
     CHECK_STR(e.msg, "option 'verbose' takes no value");
     CHECK_INT(opts_parse("verbose,", &o, &e), -1);
@@ -56,6 +56,12 @@ static void test_string(void)
     longer[sizeof longer - 1] = '\0';
     CHECK_INT(opts_parse(longer, &o, &e), -1);
     CHECK(strstr(e.msg, "longer than") != NULL);
+    CHECK_INT(opts_parse("clock=monotonic", &o, &e), 0);
+    CHECK_STR(o.clock, "monotonic");
+    CHECK_INT(opts_parse("clock=auto", &o, &e), 0);
+    CHECK_INT(opts_parse("clock=hpet", &o, &e), -1);
+    CHECK_STR(e.msg, "option 'clock' takes one of auto|monotonic, not 'hpet'");
+    CHECK_INT(opts_parse("clock=monotonicx", &o, &e), -1);
 }
 
 int main(void)

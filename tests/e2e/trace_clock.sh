@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The probes' clock and a protocol error during a session, on every test
+# JDK: an agent loaded at startup with clock=monotonic traces with
+# CLOCK_MONOTONIC (the fallback for CPUs without an invariant TSC) and its
+# trees are right; garbage sent on a running session's connection gets a
+# protocol error, ends the session (its `end` says protocol_error) and
+# restores every class.
+. "$MCT_SRCDIR/tests/setup"
+. "$MCT_SRCDIR/tests/e2e/lib.sh"
+. "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
+
+RX='tgt\..*'
+for jdk in $MCT_TEST_JDKS; do
+    MCT_JVM_OPTS=("-agentpath:$MCT_AGENT=clock=monotonic")
+    scenario "$jdk" sleepy
+    unset MCT_JVM_OPTS
+    j=$MAJOR
+
+    note "JDK $j: clock=monotonic"
+    trace "$j-mono" -v -n 3 "$PID" tgt.Sleepy run 3 "$RX"
+    expect_rc 0 "clock=monotonic"
+    expect_grep 'clock: monotonic' "$ERR" "clock=monotonic: the plan's clock"
+    check_calls "$OUT" 3 "clock=monotonic" -D 3
+    expect_outline "$OUT" "clock=monotonic" <<'OUTLINE'
+tgt.Sleepy.run calls=1 throws=0
+  tgt.Sleepy.nap calls=1 throws=0
+  tgt.Sleepy.quick calls=1 throws=0
+OUTLINE
+    expect_all_ge "$(field "$OUT" run/nap min_ns)" 50000000 "clock=monotonic: nap lasts its 50 ms"
+    expect_restored "$PID" "after clock=monotonic"
+
+    note "JDK $j: garbage on a running session"
+    "$PEER" session-garbage "/tmp/.mcalltree-$PID/agent.sock" tgt.Sleepy run >"$MCT_TMP/$j-garbage" ||
+        fail "session-garbage: no plan"
+    expect_grep '"type":"plan"' "$MCT_TMP/$j-garbage" "session-garbage: the plan"
+    expect_grep '"type":"error","code":"protocol"' "$MCT_TMP/$j-garbage" "session-garbage: the error"
+    tail -n 1 "$MCT_TMP/$j-garbage" >"$MCT_TMP/$j-garbage-end"
+    expect_grep '"type":"end","reason":"protocol_error"' "$MCT_TMP/$j-garbage-end" "session-garbage: the end"
+    expect_grep '"instrumented_classes":0' "$MCT_TMP/$j-garbage-end" "session-garbage: restored at the end"
+    start=$(now_ms)
+    for _ in $(seq 1 100); do
+        run_mct "$MCT_TMP/info" "$MCT_TMP/info.err" --info "$PID"
+        [ "$(json_get "$MCT_TMP/info" instrumented_classes)" = 0 ] &&
+            [ "$(json_get "$MCT_TMP/info" session)" = null ] && break
+        sleep 0.02
+    done
+    note "JDK $j: restored $(($(now_ms) - start)) ms after the garbage"
+    expect_restored "$PID" "after the garbage"
+    stop_jvm "$PID"
+done
+trace_done
