@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytecode.h"
 #include "classfile.h"
 #include "methods.h"
 #include "probe.h"
@@ -28,6 +29,8 @@ struct iclass {
     struct imethod *methods;
     int rewritten;             /* the JVM runs our bytes (or is about to) */
     jclass cls;                /* global ref, once known */
+    uint8_t *image;            /* the class file it was loaded from (boot classes) */
+    size_t image_len;
     struct iclass *next;       /* hash chain */
     struct iclass *all;        /* every class of the table */
 };
@@ -135,6 +138,82 @@ int inst_add(JNIEnv *jni, const char *cls, jobject loader, int any_loader, const
     return rc;
 }
 
+/* The bytes of a class file resource of cls (name: internal), read with
+ * Class.getResourceAsStream; malloc'd, NULL when there is none. */
+static uint8_t *read_resource(JNIEnv *jni, jclass cls, const char *name, size_t *len)
+{
+    char path[1024];
+    jclass k = (*jni)->GetObjectClass(jni, cls), is_class = NULL;
+    jmethodID get = NULL, read_all = NULL;
+    jstring res = NULL;
+    jobject in = NULL;
+    jbyteArray arr = NULL;
+    uint8_t *bytes = NULL;
+
+    snprintf(path, sizeof path, "/%s.class", name);
+    if (k != NULL)
+        get = (*jni)->GetMethodID(jni, k, "getResourceAsStream", "(Ljava/lang/String;)Ljava/io/InputStream;");
+    if (get != NULL && (res = (*jni)->NewStringUTF(jni, path)) != NULL)
+        in = (*jni)->CallObjectMethod(jni, cls, get, res);
+    if (in != NULL && (is_class = (*jni)->GetObjectClass(jni, in)) != NULL &&
+        (read_all = (*jni)->GetMethodID(jni, is_class, "readAllBytes", "()[B")) != NULL)
+        arr = (*jni)->CallObjectMethod(jni, in, read_all);
+    if (arr != NULL && !(*jni)->ExceptionCheck(jni)) {
+        jsize n = (*jni)->GetArrayLength(jni, arr);
+
+        bytes = n > 0 ? malloc((size_t)n) : NULL;
+        if (bytes != NULL) {
+            (*jni)->GetByteArrayRegion(jni, arr, 0, n, (jbyte *)bytes);
+            *len = (size_t)n;
+        }
+    }
+    if (in != NULL && is_class != NULL) {
+        jmethodID close = (*jni)->GetMethodID(jni, is_class, "close", "()V");
+
+        if (close != NULL)
+            (*jni)->CallVoidMethod(jni, in, close);
+    }
+    (*jni)->ExceptionClear(jni);
+    if (arr != NULL)
+        (*jni)->DeleteLocalRef(jni, arr);
+    if (in != NULL)
+        (*jni)->DeleteLocalRef(jni, in);
+    if (is_class != NULL)
+        (*jni)->DeleteLocalRef(jni, is_class);
+    if (res != NULL)
+        (*jni)->DeleteLocalRef(jni, res);
+    if (k != NULL)
+        (*jni)->DeleteLocalRef(jni, k);
+    return bytes;
+}
+
+void inst_add_image(JNIEnv *jni, jclass cls, const char *name, jobject loader)
+{
+    struct iclass *c;
+    uint8_t *bytes;
+    size_t len = 0;
+
+    pthread_mutex_lock(&lock);
+    c = find_class(jni, name, loader);
+    if (c == NULL || c->image != NULL) {
+        pthread_mutex_unlock(&lock);
+        return;
+    }
+    pthread_mutex_unlock(&lock);
+    /* Runs Java code (resource lookup, which may load classes and so enter
+     * the hook): not under the lock. */
+    bytes = read_resource(jni, cls, name, &len);
+    pthread_mutex_lock(&lock);
+    c = find_class(jni, name, loader);
+    if (c != NULL && c->image == NULL) {
+        c->image = bytes;
+        c->image_len = len;
+        bytes = NULL;
+    }
+    pthread_mutex_unlock(&lock);
+    free(bytes);
+}
+
 /* --- the hook --------------------------------------------------------------------------- */
 
 /* Hands new class bytes to the JVM in memory it allocated. */
@@ -183,6 +262,54 @@ static void set_outcome(inst_outcome *o, int status, const char *reason)
     __atomic_store_n(&o->status, status, __ATOMIC_RELEASE);
 }
 
+/* Whether a method of cf needs StackMapTable frames (a branch or a
+ * handler, class file 50 or later) and has none: the JVM drops them for the
+ * classes it does not verify, boot classes, and hands such bytes over at a
+ * retransformation, though it verifies what comes back. */
+static int frames_missing(const cf_class *cf)
+{
+    uint16_t i;
+
+    if (cf->major < 50)
+        return 0;
+    for (i = 0; i < cf->n_methods; i++) {
+        const cf_code *code = cf->methods[i].code;
+        uint32_t pc = 0;
+        bc_insn in;
+        mct_err err;
+
+        if (code == NULL || cf_find_attr(code->attrs, code->n_attrs, "StackMapTable") != NULL)
+            continue;
+        if (code->n_handlers > 0)
+            return 1;
+        while (pc < code->code_len && bc_decode(code->code, code->code_len, pc, &in, &err) == 0) {
+            if (in.flags & BC_F_BRANCH)
+                return 1;
+            pc += in.len;
+        }
+    }
+    return 0;
+}
+
+/* Whether b declares the same methods as a, with code of the same lengths:
+ * the same class, whatever the constant pool's layout. */
+static int same_shape(const cf_class *a, const cf_class *b)
+{
+    uint16_t i;
+
+    if (strcmp(a->name, b->name) != 0 || a->n_methods != b->n_methods)
+        return 0;
+    for (i = 0; i < a->n_methods; i++) {
+        const cf_member *ma = &a->methods[i];
+        const cf_member *mb = cf_find_method(b, ma->name, ma->desc);
+
+        if (mb == NULL || (ma->code == NULL) != (mb->code == NULL) ||
+            (ma->code != NULL && ma->code->code_len != mb->code->code_len))
+            return 0;
+    }
+    return 1;
+}
+
 /* Rewrites class c from data; the lock is held. Returns 1 if new bytes were
  * handed to the JVM. */
 static int rewrite_class(jvmtiEnv *jvmti, JNIEnv *jni, struct iclass *c, jclass redefined,
@@ -206,6 +333,16 @@ static int rewrite_class(jvmtiEnv *jvmti, JNIEnv *jni, struct iclass *c, jclass 
         for (m = c->methods; m != NULL; m = m->next)
             set_outcome(m->out, INST_SKIPPED, err.msg);
         return 0;
+    }
+    if (c->image != NULL && frames_missing(cf)) {
+        cf_class *img = cf_parse(c->image, c->image_len, &err);
+
+        if (img != NULL && same_shape(cf, img)) {
+            cf_free(cf);
+            cf = img;
+        } else {
+            cf_free(img);
+        }
     }
     targets = calloc(n, sizeof *targets);
     outcomes = calloc(n, sizeof *outcomes);
@@ -489,6 +626,7 @@ static void free_class(JNIEnv *jni, struct iclass *c)
 {
     struct imethod *m, *next;
 
+    free(c->image);
     for (m = c->methods; m != NULL; m = next) {
         next = m->next;
         free(m->name);

@@ -82,6 +82,8 @@ public final class Main {
                     Plugins.loadWhen(plugin);
                     sink += Plugins.run();
                 };
+            case "maps":
+                return () -> sink += Maps.run();
             case "ctor":
                 return () -> sink += new Ctor(3).value();
             case "many":
