@@ -29,8 +29,9 @@ struct iclass {
     struct imethod *methods;
     int rewritten;             /* the JVM runs our bytes (or is about to) */
     jclass cls;                /* global ref, once known */
-    uint8_t *image;            /* the class file it was loaded from (boot classes) */
+    uint8_t *image;            /* the class file it was loaded from, when needed */
     size_t image_len;
+    int frameless;             /* the JVM's bytes lacked frames; no image yet */
     struct iclass *next;       /* hash chain */
     struct iclass *all;        /* every class of the table */
 };
@@ -187,33 +188,6 @@ static uint8_t *read_resource(JNIEnv *jni, jclass cls, const char *name, size_t 
     return bytes;
 }
 
-void inst_add_image(JNIEnv *jni, jclass cls, const char *name, jobject loader)
-{
-    struct iclass *c;
-    uint8_t *bytes;
-    size_t len = 0;
-
-    pthread_mutex_lock(&lock);
-    c = find_class(jni, name, loader);
-    if (c == NULL || c->image != NULL) {
-        pthread_mutex_unlock(&lock);
-        return;
-    }
-    pthread_mutex_unlock(&lock);
-    /* Runs Java code (resource lookup, which may load classes and so enter
-     * the hook): not under the lock. */
-    bytes = read_resource(jni, cls, name, &len);
-    pthread_mutex_lock(&lock);
-    c = find_class(jni, name, loader);
-    if (c != NULL && c->image == NULL) {
-        c->image = bytes;
-        c->image_len = len;
-        bytes = NULL;
-    }
-    pthread_mutex_unlock(&lock);
-    free(bytes);
-}
-
 /* --- the hook --------------------------------------------------------------------------- */
 
 /* Hands new class bytes to the JVM in memory it allocated. */
@@ -334,12 +308,24 @@ static int rewrite_class(jvmtiEnv *jvmti, JNIEnv *jni, struct iclass *c, jclass 
             set_outcome(m->out, INST_SKIPPED, err.msg);
         return 0;
     }
-    if (c->image != NULL && frames_missing(cf)) {
-        cf_class *img = cf_parse(c->image, c->image_len, &err);
+    if (c->cls == NULL && redefined != NULL)
+        c->cls = (*jni)->NewGlobalRef(jni, redefined);
+    if (frames_missing(cf)) {
+        cf_class *img = c->image != NULL ? cf_parse(c->image, c->image_len, &err) : NULL;
 
         if (img != NULL && same_shape(cf, img)) {
             cf_free(cf);
             cf = img;
+        } else if (img == NULL && c->image == NULL && redefined != NULL) {
+            /* Left as it is until inst_retransform has read its class file:
+             * rewriting these bytes would skip the methods that branch, and
+             * trees taken meanwhile would miss them. */
+            for (m = c->methods; m != NULL; m = m->next)
+                set_outcome(m->out, INST_SKIPPED,
+                            "the JVM kept no StackMapTable and the class file could not be read");
+            c->frameless = 1;
+            cf_free(cf);
+            return 0;
         } else {
             cf_free(img);
         }
@@ -376,8 +362,6 @@ static int rewrite_class(jvmtiEnv *jvmti, JNIEnv *jni, struct iclass *c, jclass 
             c->rewritten = 1;
             atomic_fetch_add(&n_rewritten, 1);
         }
-        if (c->cls == NULL && redefined != NULL)
-            c->cls = (*jni)->NewGlobalRef(jni, redefined);
     }
     for (k = 0; k < n; k++) {
         if (outcomes[k].status == RW_REWRITTEN && given)
@@ -565,7 +549,8 @@ static void refused(JNIEnv *jni, jclass k, jvmtiError e)
     pthread_mutex_unlock(&lock);
 }
 
-int inst_retransform(JNIEnv *jni, jclass *classes, size_t n, mct_err *err)
+/* Retransforms n classes, one by one when the batch is refused. */
+static int retransform_batch(JNIEnv *jni, jclass *classes, size_t n, mct_err *err)
 {
     jvmtiEnv *jvmti = vm_jvmti();
     jvmtiError e;
@@ -584,6 +569,72 @@ int inst_retransform(JNIEnv *jni, jclass *classes, size_t n, mct_err *err)
             refused(jni, classes[i], e);
     }
     return 0;
+}
+
+/* The classes whose bytes lacked frames get their class file read (Java
+ * code runs: not under the lock); returns them as local refs in *out
+ * (caller frees the array and the refs). Their iclass stays valid without
+ * the lock: only inst_restore frees one, on the caller's thread. */
+static size_t read_images(JNIEnv *jni, jclass **out)
+{
+    struct iclass *c, **todo = NULL;
+    jclass *classes;
+    size_t n = 0, room = 0, i, done = 0;
+
+    pthread_mutex_lock(&lock);
+    for (c = all_classes; c != NULL; c = c->all) {
+        if (!c->frameless || c->cls == NULL)
+            continue;
+        if (n == room) {
+            size_t more = room ? room * 2 : 16;
+            struct iclass **t = realloc(todo, more * sizeof *t);
+
+            if (t == NULL)
+                break;
+            todo = t;
+            room = more;
+        }
+        c->frameless = 0;
+        todo[n++] = c;
+    }
+    pthread_mutex_unlock(&lock);
+    classes = n > 0 ? malloc(n * sizeof *classes) : NULL;
+    for (i = 0; i < n && classes != NULL; i++) {
+        size_t len = 0;
+        uint8_t *bytes = read_resource(jni, todo[i]->cls, todo[i]->name, &len);
+
+        if (bytes == NULL)
+            continue;
+        pthread_mutex_lock(&lock);
+        todo[i]->image = bytes;
+        todo[i]->image_len = len;
+        pthread_mutex_unlock(&lock);
+        classes[done] = (*jni)->NewLocalRef(jni, todo[i]->cls);
+        if (classes[done] != NULL)
+            done++;
+    }
+    free(todo);
+    *out = classes;
+    return done;
+}
+
+int inst_retransform(JNIEnv *jni, jclass *classes, size_t n, mct_err *err)
+{
+    jclass *again = NULL;
+    size_t n_again, i;
+    int rc = retransform_batch(jni, classes, n, err);
+
+    /* The JVM keeps no StackMapTable for the classes it does not verify
+     * (boot classes; all of them with -Xverify:none), so what it handed over
+     * could not be rewritten where the verifier needs frames: once more,
+     * from the class files those classes were loaded from. */
+    n_again = rc == 0 ? read_images(jni, &again) : 0;
+    if (n_again > 0)
+        rc = retransform_batch(jni, again, n_again, err);
+    for (i = 0; i < n_again; i++)
+        (*jni)->DeleteLocalRef(jni, again[i]);
+    free(again);
+    return rc;
 }
 
 /* The loaded classes of the table that were rewritten at load time, found

@@ -45,19 +45,17 @@ int inst_init(JNIEnv *jni, mct_err *err);
 int inst_add(JNIEnv *jni, const char *cls, jobject loader, int any_loader, const char *name,
              const char *desc, int32_t id, int root, inst_outcome *out, mct_err *err);
 
-/* For a boot class of the table (loader NULL): reads the class file it was
- * loaded from (Class.getResourceAsStream, on the caller's thread, which
- * runs Java code) and keeps it for the hook. The JVM does not keep the
- * StackMapTable of the classes it does not verify, so the bytes it hands
- * over at a retransformation lack the frames that verifying the rewritten
- * class needs; the hook then rewrites this class file instead, when it has
- * the same methods. Call after inst_add and before retransforming. */
-void inst_add_image(JNIEnv *jni, jclass cls, const char *name, jobject loader);
-
 /* Retransforms n classes so the hook rewrites them. When the JVM refuses the
  * batch (one bad class fails it all), retries one by one, marks the methods
  * of a refused class INST_FAILED with the JVMTI error, and leaves that class
- * unchanged. Returns 0, or -1 when retransformation itself is unusable. */
+ * unchanged. The JVM keeps no StackMapTable for the classes it does not
+ * verify (boot classes; any with verification off), so its bytes lack the
+ * frames that verifying the rewritten class needs: the hook leaves such a
+ * class as it is, and it is retransformed once more, the hook then rewriting
+ * the class file it was loaded from (read with Class.getResourceAsStream,
+ * which runs Java code on the caller's thread) when it has the same methods.
+ * Call from the thread that calls inst_restore. Returns 0, or -1 when
+ * retransformation itself is unusable. */
 int inst_retransform(JNIEnv *jni, jclass *classes, size_t n, mct_err *err);
 
 /* Forgets the table; then retransforms the classes that were rewritten, so

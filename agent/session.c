@@ -336,8 +336,7 @@ struct class_set {
     hier_class **seen;         /* open addressing, a power of 2 */
     size_t cap;
     jclass *classes;           /* in the order added */
-    hier_class **entries;      /* the same, as snapshot entries */
-    size_t n, cap_classes, cap_entries;
+    size_t n, cap_classes;
 };
 
 static int set_add(struct class_set *cs, hier_class *c)
@@ -368,11 +367,9 @@ static int set_add(struct class_set *cs, hier_class *c)
             return 0;
         h = (h + 1) & (cs->cap - 1);
     }
-    if (grow(&cs->classes, &cs->cap_classes, cs->n, sizeof *cs->classes) < 0 ||
-        grow(&cs->entries, &cs->cap_entries, cs->n, sizeof *cs->entries) < 0)
+    if (grow(&cs->classes, &cs->cap_classes, cs->n, sizeof *cs->classes) < 0)
         return -1;
     cs->seen[h] = c;
-    cs->entries[cs->n] = c;
     cs->classes[cs->n++] = hj_class(c);
     return 0;
 }
@@ -381,24 +378,11 @@ static void set_free(struct class_set *cs)
 {
     free(cs->seen);
     free(cs->classes);
-    free(cs->entries);
-}
-
-/* Retransforms the classes of cs so that the hook rewrites them; boot
- * classes first get their class file read (see inst_add_image). */
-static int retransform(JNIEnv *jni, hj *h, struct class_set *cs, mct_err *err)
-{
-    size_t i;
-
-    for (i = 0; i < cs->n; i++)
-        if (hj_loader(cs->entries[i]) == NULL)
-            inst_add_image(jni, cs->classes[i], hj_ops.name(h, cs->entries[i]), NULL);
-    return inst_retransform(jni, cs->classes, cs->n, err);
 }
 
 /* Numbers the methods to instrument, tells the hook about them and
  * retransforms their loaded classes. */
-static int instrument(struct session *s, JNIEnv *jni, hj *h, mct_err *err)
+static int instrument(struct session *s, JNIEnv *jni, mct_err *err)
 {
     struct class_set cs = {0};
     uint64_t t0 = now_ns();
@@ -415,9 +399,11 @@ static int instrument(struct session *s, JNIEnv *jni, hj *h, mct_err *err)
         if (rc == 0 && pm->cls != NULL && set_add(&cs, pm->cls) < 0)
             rc = mct_err_set(err, MCT_E_NOMEM, "out of memory instrumenting %zu methods", s->n_methods);
     }
-    probe_session_begin(s->gen, s->depth);
     if (rc == 0)
-        rc = retransform(jni, h, &cs, err);
+        rc = inst_retransform(jni, cs.classes, cs.n, err);
+    /* Only now: a class may be rewritten in two passes (see
+     * inst_retransform), and a tree taken between them would miss it. */
+    probe_session_begin(s->gen, s->depth);
     set_free(&cs);
     s->instrument_ms = (double)(now_ns() - t0) / 1e6;
     return rc;
@@ -596,7 +582,7 @@ static void extend(struct session *s, JNIEnv *jni, int first)
                     set_add(&cs, pm->cls);
             }
         }
-        if (retransform(jni, h, &cs, &err) < 0)
+        if (inst_retransform(jni, cs.classes, cs.n, &err) < 0)
             vm_log("instrumenting classes that loaded: %s", err.msg);
         hj_free(h);
     }
@@ -1021,7 +1007,7 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     }
     s->dropped_base = dropped_total();
     instrumented = 1;
-    if (instrument(s, jni, hier, &err) < 0) {
+    if (instrument(s, jni, &err) < 0) {
         hj_free(hier);
         send_error(s, &err);
         finish(s, jni, instrumented);

@@ -4,6 +4,8 @@
 # agent rewrites them from their class files; java.util.HashMap's methods,
 # which branch, are instrumented (none skipped), traced below the entry
 # method, and restored afterwards. Without --include-jdk they are left out.
+# The same holds for application classes when the JVM verifies none
+# (-XX:-BytecodeVerificationRemote): tgt.Maps.run branches.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
@@ -34,6 +36,18 @@ tgt.Maps.run calls=1 throws=0
     java.util.HashMap.putVal calls=1 throws=0
 OUTLINE
     expect_restored "$PID" "after --include-jdk"
+    stop_jvm "$PID"
+
+    MCT_JVM_OPTS=(-XX:+UnlockDiagnosticVMOptions -XX:-BytecodeVerificationRemote)
+    scenario "$jdk" maps
+    unset MCT_JVM_OPTS
+    note "JDK $j: application classes the JVM did not verify"
+    trace "$j-noverify" -v -n 2 "$PID" tgt.Maps run 3 "$RX"
+    expect_rc 0 "unverified application class"
+    expect_grep '^ +instrumented +tgt\.Maps\.run' "$ERR" "tgt.Maps.run instrumented"
+    expect_no_grep '^ +(skipped|failed) ' "$ERR" "nothing skipped"
+    check_calls "$OUT" 2 "unverified application class" -D 3
+    expect_restored "$PID" "after the unverified application class"
     stop_jvm "$PID"
 done
 trace_done
