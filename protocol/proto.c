@@ -173,10 +173,12 @@ enum kind {
     K_STR,          /* string, length in [min, max] bytes */
     K_STR_OR_NULL,  /* as K_STR, or null */
     K_INT,          /* integer in [min, max] */
+    K_NUM,          /* number (integer or real) in [min, max] */
     K_BOOL,
     K_OBJ,          /* object checked against sub (any object if sub is NULL) */
     K_OBJ_OR_NULL,  /* as K_OBJ, or null */
-    K_ARR           /* array of objects, each checked against sub */
+    K_ARR,          /* array of objects, each checked against sub */
+    K_STRS          /* array of strings, each of a length in [min, max] bytes */
 };
 
 struct schema;
@@ -201,6 +203,8 @@ struct schema {
 #define STR(n, lo, hi) { .name = (n), .kind = K_STR, .min = (lo), .max = (hi) }
 #define INT(n, lo, hi) { .name = (n), .kind = K_INT, .min = (lo), .max = (hi) }
 #define BOOL(n) { .name = (n), .kind = K_BOOL }
+#define OPT_INT(n, lo, hi) { .name = (n), .kind = K_INT, .optional = 1, .min = (lo), .max = (hi) }
+#define OPT_NUM(n) { .name = (n), .kind = K_NUM, .optional = 1, .min = 0, .max = LLONG_MAX }
 #define END { .name = NULL }
 #define STR_MAX 65535   /* a class file's longest UTF-8 constant */
 #define NS_MAX LLONG_MAX
@@ -243,13 +247,28 @@ static const struct field jvm_fields[] = {
 };
 static const struct schema jvm_schema = { "jvm", 0, 0, jvm_fields };
 
+static const struct field session_fields[] = {
+    STR("class", 1, STR_MAX),
+    STR("method", 1, STR_MAX),
+    INT("depth", 1, PROTO_MAX_DEPTH),
+    STR("regex", 0, 4096),
+    INT("client_pid", 1, INT_MAX),
+    INT("started_ns", 0, NS_MAX),
+    INT("calls", 0, LLONG_MAX),
+    INT("printed", 0, LLONG_MAX),
+    END
+};
+static const struct schema session_schema = { "session", 0, 0, session_fields };
+
 static const struct field hello_reply_fields[] = {
     INT("protocol", 1, INT_MAX),
     STR("agent_version", 1, 256),
     INT("pid", 1, INT_MAX),
     { .name = "jvm", .kind = K_OBJ, .sub = &jvm_schema },
-    { .name = "session", .kind = K_OBJ_OR_NULL },
+    { .name = "session", .kind = K_OBJ_OR_NULL, .sub = &session_schema },
     INT("instrumented_classes", 0, LLONG_MAX),
+    OPT_INT("loads", 0, LLONG_MAX),
+    { .name = "missing_capabilities", .kind = K_STRS, .optional = 1, .min = 1, .max = 256 },
     END
 };
 
@@ -259,12 +278,32 @@ static const struct field plan_method_fields[] = {
     STR("desc", 1, STR_MAX),
     INT("level", 1, PROTO_MAX_DEPTH),
     STR("status", 1, 256),
+    { .name = "root", .kind = K_BOOL, .optional = 1 },
+    OPT_INT("id", 0, INT_MAX),
+    { .name = "reason", .kind = K_STR, .optional = 1, .min = 0, .max = STR_MAX },
     END
 };
 static const struct schema plan_method_schema = { "plan method", 0, 0, plan_method_fields };
 
+static const struct field plan_summary_fields[] = {
+    INT("instrumented", 0, LLONG_MAX),
+    INT("pending", 0, LLONG_MAX),
+    INT("skipped", 0, LLONG_MAX),
+    INT("failed", 0, LLONG_MAX),
+    INT("excluded", 0, LLONG_MAX),
+    INT("planned", 0, LLONG_MAX),
+    BOOL("capped"),
+    { .name = "plan_ms", .kind = K_NUM, .min = 0, .max = LLONG_MAX },
+    { .name = "instrument_ms", .kind = K_NUM, .min = 0, .max = LLONG_MAX },
+    INT("loaded_classes", 0, LLONG_MAX),
+    STR("clock", 1, 64),
+    END
+};
+static const struct schema plan_summary_schema = { "plan summary", 0, 0, plan_summary_fields };
+
 static const struct field plan_fields[] = {
     { .name = "methods", .kind = K_ARR, .sub = &plan_method_schema },
+    { .name = "summary", .kind = K_OBJ, .sub = &plan_summary_schema },
     END
 };
 
@@ -307,8 +346,17 @@ static const struct field error_fields[] = {
     END
 };
 
+/* All but reason are absent from the end a dying JVM sends. */
 static const struct field end_fields[] = {
     STR("reason", 1, 1024),
+    { .name = "detail", .kind = K_STR, .optional = 1, .min = 0, .max = 1024 },
+    OPT_INT("calls", 0, LLONG_MAX),
+    OPT_INT("printed", 0, LLONG_MAX),
+    OPT_INT("filtered", 0, LLONG_MAX),
+    OPT_INT("dropped", 0, LLONG_MAX),
+    OPT_INT("restored_classes", 0, LLONG_MAX),
+    OPT_INT("instrumented_classes", 0, LLONG_MAX),
+    OPT_NUM("probe_ns"),
     END
 };
 
@@ -434,6 +482,12 @@ static int check_field(const json_t *v, const struct field *f, const char *what,
             return bad(e, what, p, "%lld is outside %lld..%lld",
                        (long long)json_integer_value(v), f->min, f->max);
         return 0;
+    case K_NUM:
+        if (!json_is_number(v))
+            return bad(e, what, p, "must be a number, got %s", json_kind(v));
+        if (json_number_value(v) < (double)f->min || json_number_value(v) > (double)f->max)
+            return bad(e, what, p, "%g is outside %lld..%lld", json_number_value(v), f->min, f->max);
+        return 0;
     case K_BOOL:
         if (!json_is_boolean(v))
             return bad(e, what, p, "must be true or false, got %s", json_kind(v));
@@ -458,6 +512,21 @@ static int check_field(const json_t *v, const struct field *f, const char *what,
             if (!json_is_object(item))
                 return bad(e, what, p, "must be an object, got %s", json_kind(item));
             if (check_object(item, f->sub, p, depth + 1, e) < 0)
+                return -1;
+            path_pop(p, old);
+        }
+        return 0;
+    }
+    case K_STRS: {
+        size_t i;
+        const json_t *item;
+
+        if (!json_is_array(v))
+            return bad(e, what, p, "must be an array, got %s", json_kind(v));
+        json_array_foreach(v, i, item) {
+            size_t old = path_push(p, "[%zu]", i);
+
+            if (check_string(item, f, what, p, e) < 0)
                 return -1;
             path_pop(p, old);
         }
@@ -549,7 +618,8 @@ const char *proto_type(const json_t *msg)
 
 /* ---- frames ------------------------------------------------------------- */
 
-size_t proto_max_payload(enum proto_dir dir)
+/* The payload cap for messages travelling in direction dir. */
+static size_t proto_max_payload(enum proto_dir dir)
 {
     return dir == PROTO_REQUEST ? PROTO_MAX_REQUEST : PROTO_MAX_REPLY;
 }

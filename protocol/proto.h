@@ -67,9 +67,6 @@ const char *proto_code_name(enum proto_code code);
 /* The code named s, or -1 for a name this side does not know. */
 int proto_code_from_name(const char *s);
 
-/* The payload cap for messages travelling in direction dir. */
-size_t proto_max_payload(enum proto_dir dir);
-
 /* Writes the header of a frame whose payload has len bytes. */
 void proto_header_encode(unsigned char hdr[PROTO_HEADER_LEN], uint32_t len);
 

@@ -262,6 +262,10 @@ static char *deep_call(int levels)
     return s;
 }
 
+#define SUMMARY "\"summary\":{\"instrumented\":1,\"pending\":0,\"skipped\":0,\"failed\":0,\"excluded\":0," \
+                "\"planned\":0,\"capped\":false,\"plan_ms\":2.5,\"instrument_ms\":1,\"loaded_classes\":9," \
+                "\"clock\":\"tsc\"}"
+
 static void test_replies(void)
 {
     char *s;
@@ -272,7 +276,21 @@ static void test_replies(void)
            PROTO_REPLY);
     ACCEPT("{\"type\":\"hello\",\"protocol\":1,\"agent_version\":\"0.1.0\",\"pid\":7,"
            "\"jvm\":{\"name\":\"\",\"vendor\":\"\",\"version\":\"\"},"
-           "\"session\":{\"client_pid\":9},\"instrumented_classes\":3}", PROTO_REPLY);
+           "\"session\":{\"class\":\"a.B\",\"method\":\"m\",\"depth\":2,\"regex\":\"\",\"client_pid\":9,"
+           "\"started_ns\":1,\"calls\":0,\"printed\":0},\"instrumented_classes\":3,"
+           "\"missing_capabilities\":[\"can_retransform_classes\"]}", PROTO_REPLY);
+    REJECT("{\"type\":\"hello\",\"protocol\":1,\"agent_version\":\"0.1.0\",\"pid\":7,"
+           "\"jvm\":{\"name\":\"\",\"vendor\":\"\",\"version\":\"\"},"
+           "\"session\":{\"client_pid\":9},\"instrumented_classes\":3}", PROTO_REPLY, MCT_E_PROTO,
+           "session.class: missing");
+    REJECT("{\"type\":\"hello\",\"protocol\":1,\"agent_version\":\"0.1.0\",\"pid\":7,"
+           "\"jvm\":{\"name\":\"\",\"vendor\":\"\",\"version\":\"\"},\"session\":null,"
+           "\"instrumented_classes\":3,\"missing_capabilities\":[7]}", PROTO_REPLY, MCT_E_PROTO,
+           "missing_capabilities[0]: must be a string, got an integer");
+    REJECT("{\"type\":\"hello\",\"protocol\":1,\"agent_version\":\"0.1.0\",\"pid\":7,"
+           "\"jvm\":{\"name\":\"\",\"vendor\":\"\",\"version\":\"\"},\"session\":null,"
+           "\"instrumented_classes\":3,\"loads\":\"1\"}", PROTO_REPLY, MCT_E_PROTO,
+           "loads: must be an integer, got a string");
     REJECT("{\"type\":\"hello\",\"protocol\":1,\"agent_version\":\"0.1.0\",\"pid\":7,"
            "\"jvm\":{\"name\":\"x\",\"vendor\":\"y\"},\"session\":null,"
            "\"instrumented_classes\":0}", PROTO_REPLY, MCT_E_PROTO, "jvm.version: missing");
@@ -287,14 +305,29 @@ static void test_replies(void)
            PROTO_REPLY);
     REJECT("{\"type\":\"error\",\"code\":\"busy\"}", PROTO_REPLY, MCT_E_PROTO, "message: missing");
     ACCEPT("{\"type\":\"end\",\"reason\":\"count\",\"calls\":3}", PROTO_REPLY);
+    ACCEPT("{\"type\":\"end\",\"reason\":\"stop\",\"detail\":\"signal\",\"calls\":3,\"printed\":3,"
+           "\"filtered\":0,\"dropped\":0,\"restored_classes\":2,\"instrumented_classes\":0,"
+           "\"probe_ns\":12.5}", PROTO_REPLY);
+    REJECT("{\"type\":\"end\",\"reason\":\"count\",\"dropped\":1.5}", PROTO_REPLY, MCT_E_PROTO,
+           "dropped: must be an integer, got a real");
+    REJECT("{\"type\":\"end\",\"reason\":\"count\",\"probe_ns\":\"12\"}", PROTO_REPLY, MCT_E_PROTO,
+           "probe_ns: must be a number, got a string");
+    REJECT("{\"type\":\"end\",\"reason\":\"count\",\"probe_ns\":-1}", PROTO_REPLY, MCT_E_PROTO,
+           "probe_ns: -1 is outside 0..");
     ACCEPT("{\"type\":\"status\",\"calls_seen\":3,\"phase\":\"tracing\"}", PROTO_REPLY);
     REJECT("{\"type\":\"status\",\"calls_seen\":[3]}", PROTO_REPLY, MCT_E_PROTO,
            "\"calls_seen\" must be an integer or a string, got an array");
     REJECT("{\"type\":\"status\",\"ok\":true}", PROTO_REPLY, MCT_E_PROTO,
            "must be an integer or a string, got a boolean");
     ACCEPT("{\"type\":\"plan\",\"methods\":[{\"class\":\"a.B\",\"method\":\"m\",\"desc\":\"()V\","
-           "\"level\":1,\"status\":\"instrumented\",\"why\":\"entry\"}],\"classes\":1}",
-           PROTO_REPLY);
+           "\"level\":1,\"status\":\"instrumented\",\"root\":true,\"id\":0,\"why\":\"entry\"}],"
+           "\"classes\":1," SUMMARY "}", PROTO_REPLY);
+    REJECT("{\"type\":\"plan\",\"methods\":[]}", PROTO_REPLY, MCT_E_PROTO, "summary: missing");
+    REJECT("{\"type\":\"plan\",\"methods\":[],\"summary\":{\"instrumented\":1}}", PROTO_REPLY,
+           MCT_E_PROTO, "summary.pending: missing");
+    REJECT("{\"type\":\"plan\",\"methods\":[{\"class\":\"a.B\",\"method\":\"m\",\"desc\":\"()V\","
+           "\"level\":1,\"status\":\"skipped\",\"reason\":3}]," SUMMARY "}", PROTO_REPLY, MCT_E_PROTO,
+           "methods[0].reason: must be a string, got an integer");
     REJECT("{\"type\":\"plan\",\"methods\":[{\"class\":\"a.B\",\"method\":\"m\",\"desc\":\"()V\","
            "\"level\":0,\"status\":\"x\"}]}", PROTO_REPLY, MCT_E_PROTO,
            "methods[0].level: 0 is outside 1..64");
