@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "intr.h"
 #include "log.h"
 #include "sock.h"
 
@@ -123,14 +123,6 @@ static long long now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void sleep_ms(int ms)
-{
-    struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000 };
-
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-        ;
-}
-
 static int is_socket(const char *path)
 {
     struct stat st;
@@ -184,7 +176,8 @@ static int wait_for_socket(const struct proc_target *t, const char *sock, mct_er
                                    strerror(errno));
             resent = 1;
         }
-        sleep_ms(delay);
+        if (intr_sleep_ms(delay, e) < 0)
+            return mct_err_wrap(e, "waiting for the attach socket of JVM %d", (int)t->pid);
         delay = delay < 250 ? delay * 2 : 500;
     }
     log_verbose("attach socket %s appeared after %lld ms", sock, now_ms() - start);
@@ -248,16 +241,13 @@ static ssize_t read_reply(int fd, char *buf, size_t cap, mct_err *e)
     size_t len = 0;
 
     while (len < cap) {
-        struct pollfd pfd = { .fd = fd, .events = POLLIN };
         long long left = deadline - now_ms();
         ssize_t r;
         int rc;
 
-        rc = poll(&pfd, 1, left > 0 ? (int)left : 0);
-        if (rc < 0 && errno == EINTR)
-            continue;
+        rc = intr_wait_readable(fd, left > 0 ? (int)left : 0, e);
         if (rc < 0)
-            return mct_err_set(e, MCT_E_IO, "poll: %s", strerror(errno));
+            return mct_err_wrap(e, "waiting for the JVM's answer to the load request");
         if (rc == 0)
             return mct_err_set(e, MCT_E_IO, "the JVM did not answer the load request within "
                                "%d s", REPLY_TIMEOUT_MS / 1000);

@@ -52,11 +52,6 @@ static const char *const format_names[] = {
     [CLI_FORMAT_FOLDED] = "folded",
 };
 
-const char *cli_format_name(enum cli_format f)
-{
-    return format_names[f];
-}
-
 void cli_usage(FILE *f)
 {
     fputs("Usage: mcalltree [OPTIONS] <pid> <class> <method> <depth> <regex>\n"
@@ -77,15 +72,15 @@ void cli_usage(FILE *f)
           "  -t, --timeout SEC     stop after SEC seconds (Ctrl-C also stops)\n"
           "      --min-ms MS       print only calls that took at least MS ms\n"
           "  -f, --format FMT      json (default), tree, chrome or folded\n"
-          "      --slow-ms MS      tree: highlight calls that took more than MS ms\n"
+          "      --slow-ms MS      tree: highlight calls that took at least MS ms\n"
           "  -o, --output FILE     write there instead of stdout\n"
           "      --include-jdk     also trace into classes of the JDK\n"
           "      --plan            print the methods that would be instrumented and exit\n"
           "      --fail-over-ms MS exit with status 4 if a printed call took longer\n"
           "  -v, --verbose         progress on stderr\n"
           "      --info PID        print the agent's hello (JVM, agent, session) as JSON\n"
-          "      --agent PATH      the agent library to load (default: next to this\n"
-          "                        program, or $MCALLTREE_AGENT)\n"
+          "      --agent PATH      the agent library to load (default: $MCALLTREE_AGENT,\n"
+          "                        else the build tree's, else the installed one)\n"
           "  -h, --help            this text\n"
           "      --version         the version\n"
           "\n"
@@ -232,16 +227,34 @@ static const char *const given_names[] = {
     "--output", "--include-jdk", "--plan"
 };
 
-/* The message for a getopt error on argv[optind - 1]. */
+/* The long name of the option whose getopt value is val, or NULL. */
+static const char *long_name(int val)
+{
+    for (const struct option *o = long_options; o->name != NULL; o++)
+        if (o->val == val)
+            return o->name;
+    return NULL;
+}
+
+/* The message for getopt's error opt ('?' or ':'). getopt_long sets optopt
+ * to 0 for an unknown long option, to the option's value otherwise; an
+ * unknown short option may sit inside a cluster (-vx), so its own argument
+ * is not at hand. */
 static int option_error(int opt, char **argv, mct_err *e)
 {
     const char *arg = argv[optind - 1];
+    const char *name = long_name(optopt);
+    int known_short = optopt > 0 && optopt < 256 && optopt != ':' && strchr(short_options, optopt) != NULL;
 
+    if (opt == ':' && name != NULL && (optopt >= 256 || strncmp(arg, "--", 2) == 0))
+        return mct_err_set(e, MCT_E_ARG, "option --%s needs a value", name);
     if (opt == ':')
-        return mct_err_set(e, MCT_E_ARG, "option %.64s needs a value", arg);
-    if (optopt != 0 && strncmp(arg, "--", 2) != 0)
-        return mct_err_set(e, MCT_E_ARG, "unknown option -%c", optopt);
-    return mct_err_set(e, MCT_E_ARG, "unknown option %.64s", arg);
+        return mct_err_set(e, MCT_E_ARG, "option -%c needs a value", optopt);
+    if (optopt == 0)
+        return mct_err_set(e, MCT_E_ARG, "unknown option %.64s (or an ambiguous abbreviation)", arg);
+    if (name != NULL && (optopt >= 256 || known_short))
+        return mct_err_set(e, MCT_E_ARG, "option --%s takes no value", name);
+    return mct_err_set(e, MCT_E_ARG, "unknown option -%c", optopt);
 }
 
 /* Applies one option; 1 when it ends parsing (--help, --version), 0 to go

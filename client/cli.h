@@ -54,7 +54,4 @@ int cli_parse(int argc, char **argv, struct cli *c, mct_err *e);
 /* Prints the usage text to f. */
 void cli_usage(FILE *f);
 
-/* The name of a format ("json", ...). */
-const char *cli_format_name(enum cli_format f);
-
 #endif

@@ -12,6 +12,7 @@
 #include "agentlib.h"
 #include "attach.h"
 #include "exit.h"
+#include "intr.h"
 #include "log.h"
 #include "proto.h"
 #include "sock.h"
@@ -37,13 +38,21 @@ int conn_open(const struct proc_target *t, int *absent, mct_err *e)
     return -1;
 }
 
-json_t *conn_exchange(int fd, const json_t *req, int timeout_ms, mct_err *e)
+/* Sends req on fd and returns the first reply, validated (caller decrefs),
+ * within timeout_ms (< 0: no limit); NULL with e set. A reply the agent sent
+ * before closing early (a refused peer) is still read. */
+static json_t *conn_exchange(int fd, const json_t *req, int timeout_ms, mct_err *e)
 {
     mct_err werr;
     json_t *reply;
 
-    if (proto_write(fd, req, &werr) == 0)
-        return proto_read(fd, PROTO_REPLY, timeout_ms, e);
+    if (proto_write(fd, req, &werr) == 0) {
+        int rc = intr_wait_readable(fd, timeout_ms, e);
+
+        if (rc == 0)
+            mct_err_set(e, MCT_E_IO, "no answer within %d s", timeout_ms / 1000);
+        return rc > 0 ? proto_read(fd, PROTO_REPLY, timeout_ms, e) : NULL;
+    }
     /* An agent that refuses a peer replies and closes without reading. */
     reply = proto_read(fd, PROTO_REPLY, 1000, e);
     if (reply == NULL)
@@ -169,7 +178,9 @@ static json_t *ask_hello(const struct proc_target *t, int *absent, int *exit_cod
     json_decref(req);
     close(fd);
     if (reply == NULL) {
-        if (e->code == MCT_E_UNSUPPORTED)
+        if (e->code == MCT_E_INTR)
+            mct_err_wrap(e, "waiting for the hello of the agent in JVM %d", (int)t->pid);
+        else if (e->code == MCT_E_UNSUPPORTED)
             mct_err_wrap(e, "the agent in JVM %d speaks another protocol (it was loaded by "
                          "another version of mcalltree; use that version, or restart the "
                          "JVM)", (int)t->pid);
@@ -213,8 +224,11 @@ json_t *conn_ensure_agent(const struct proc_target *t, const char *agent_opt, in
         return hello;
     log_verbose("no agent in JVM %d yet; loading it", (int)t->pid);
     *exit_code = MCT_EXIT_ATTACH;
-    if (load_agent(t, agent_opt, e) < 0)
+    if (load_agent(t, agent_opt, e) < 0) {
+        if (e->code == MCT_E_INTR)
+            *exit_code = MCT_EXIT_INTERNAL;
         return NULL;
+    }
     hello = ask_hello(t, &absent, exit_code, e);
     if (hello == NULL && absent)
         mct_err_wrap(e, "the agent was loaded into JVM %d but does not answer (see the JVM's "

@@ -17,11 +17,6 @@
  * set to 1 when no agent listens there (no socket, or a dead one). */
 int conn_open(const struct proc_target *t, int *absent, mct_err *e);
 
-/* Sends req on fd and returns the first reply, validated (caller decrefs),
- * within timeout_ms (< 0: no limit); NULL with e set. A reply the agent sent
- * before closing early (a refused peer) is still read. */
-json_t *conn_exchange(int fd, const json_t *req, int timeout_ms, mct_err *e);
-
 /* Makes sure an agent speaking our protocol serves in t: asks for hello,
  * and when nothing answers loads the agent library (agent_opt, or the
  * default of agentlib_find) and asks again. Returns the agent's hello

@@ -184,7 +184,9 @@ static int chrome_begin(out *o)
         free(c);
         return -1;
     }
-    clock_gettime(CLOCK_REALTIME, &now);
+    /* Without a clock, the first call's start is the origin. */
+    if (clock_gettime(CLOCK_REALTIME, &now) < 0)
+        now = (struct timespec){ .tv_sec = LLONG_MAX / 1000000000 - 1 };
     c->origin_ns = (long long)now.tv_sec * 1000000000 + now.tv_nsec;
     o->state = c;
     fputc('[', o->f);

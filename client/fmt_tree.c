@@ -3,10 +3,10 @@
  *
  *   #1  2026-11-21 14:03:07.123  thread "main" (id 1)
  *      total       %     self  calls  method
- *     812 µs  100.0%  12.3 µs         tgt.Shape.run()J
- *     400 µs   49.2%   280 µs    20×  ├─ tgt.Price.of(J)J  min 15.0 µs  avg 20.0 µs  max 40.0 µs
- *     120 µs   14.8%   120 µs    20×  │  └─ tgt.Tax.rate()D  min 5.00 µs  avg 6.00 µs  max 9.00 µs
- *     400 µs   49.2%   400 µs     3×  └─ tgt.Shape.area()D  threw 2×  min 100 µs  avg 133 µs  max 200 µs
+ *     812 µs  100.0%  12.3 µs         tgt.Shape.run()
+ *     400 µs   49.2%   280 µs    20×  ├─ tgt.Price.of(long)  min 15.0 µs  avg 20.0 µs  max 40.0 µs
+ *     120 µs   14.8%   120 µs    20×  │  └─ tgt.Tax.rate()  min 5.00 µs  avg 6.00 µs  max 9.00 µs
+ *     400 µs   49.2%   400 µs     3×  └─ tgt.Shape.area()  threw 2×  min 100 µs  avg 133 µs  max 200 µs
  *
  * The numbers stand in aligned columns left of the tree, as in `ps f` or
  * htop, so that they compare at any depth; % is of the call's total, N× is

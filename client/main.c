@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "conn.h"
 #include "exit.h"
+#include "intr.h"
 #include "log.h"
 #include "proc.h"
 #include "proto.h"
@@ -97,6 +98,10 @@ int main(int argc, char **argv)
         return finish_stdout();
     }
     log_set_verbose(c.verbose);
+    if (intr_catch(&e) < 0) {
+        log_error("%s", e.msg);
+        return MCT_EXIT_INTERNAL;
+    }
     rc = open_target(c.pid, &t);
     if (rc != 0)
         return rc;

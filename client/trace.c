@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -11,31 +10,10 @@
 
 #include "conn.h"
 #include "exit.h"
+#include "intr.h"
 #include "log.h"
 #include "output.h"
 #include "proto.h"
-
-static volatile sig_atomic_t signalled;
-
-static void on_signal(int sig)
-{
-    signalled++;
-}
-
-/* SIGINT and SIGTERM end the session cleanly (a second one gives up
- * waiting); a reader of stdout going away is an output error, not death. */
-static void catch_signals(void)
-{
-    struct sigaction sa;
-
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sa.sa_handler = SIG_IGN;
-    sigaction(SIGPIPE, &sa, NULL);
-}
 
 static double now_ms(void)
 {
@@ -188,6 +166,10 @@ static int on_end(struct run *r, const json_t *m)
         log_error("the target JVM is exiting; %lld call%s printed", r->printed, r->printed == 1 ? "" : "s");
         return MCT_EXIT_INTERNAL;
     }
+    if (strcmp(reason, "protocol_error") == 0) {
+        log_error("the agent ended the session: it could not read this client's messages");
+        r->rc = MCT_EXIT_INTERNAL;
+    }
     log_verbose("session ended (%s): %lld call%s completed, %lld printed, %lld under --min-ms, "
                 "%lld not traced; %lld classes restored, %lld still instrumented; "
                 "a probe cost %.1f ns (subtracted from the durations)",
@@ -231,6 +213,8 @@ static int on_error(const json_t *m)
     case PROTO_ERR_NOTHING_INSTRUMENTABLE:
     case PROTO_ERR_UNSUPPORTED:
         return MCT_EXIT_REFUSED;
+    case PROTO_ERR_DENIED:
+        return MCT_EXIT_ATTACH;
     default:
         return MCT_EXIT_INTERNAL;
     }
@@ -251,7 +235,7 @@ static int wait_ms(const struct run *r)
 /* Reads messages until the session ends; the exit status. */
 static int stream(struct run *r)
 {
-    sig_atomic_t handled_signals = 0;
+    int handled_signals = 0;
 
     for (;;) {
         struct pollfd pfd = {.fd = r->fd, .events = POLLIN};
@@ -260,8 +244,8 @@ static int stream(struct run *r)
         mct_err e;
         int n;
 
-        if (signalled != handled_signals) {
-            handled_signals = signalled;
+        if (intr_count() != handled_signals) {
+            handled_signals = intr_count();
             if (r->stop_sent) {
                 log_error("interrupted again: not waiting for the agent (it restores the classes when it "
                           "sees this client gone)");
@@ -314,16 +298,25 @@ static int stream(struct run *r)
     }
 }
 
-/* Waits for the plan (or the refusal). Returns the plan, or NULL with *rc. */
+/* Waits for the plan (or the refusal). Returns the plan, or NULL with *rc.
+ * A signal ends the wait at once: the agent restores whatever it
+ * instrumented when it sees this client gone. */
 static json_t *await_plan(struct run *r, int *rc)
 {
+    double deadline = now_ms() + TRACE_PLAN_TIMEOUT_MS;
     json_t *m;
     mct_err e;
     const char *type;
 
     for (;;) {
-        if (signalled) {
-            log_error("interrupted before the session started");
+        double left = deadline - now_ms();
+        int n = intr_wait_readable(r->fd, left > 0 ? (int)left : 0, &e);
+
+        if (n <= 0) {
+            if (n == 0)
+                log_error("no answer to the trace request within %d s", TRACE_PLAN_TIMEOUT_MS / 1000);
+            else
+                log_error("%s before the session started", e.msg);
             *rc = MCT_EXIT_INTERNAL;
             return NULL;
         }
@@ -351,83 +344,89 @@ static json_t *await_plan(struct run *r, int *rc)
     }
 }
 
+/* --plan: the plan as text, or as JSON with -f json, on the output's file. */
 static int show_plan_only(struct run *r, json_t *plan)
 {
     const struct cli *c = r->c;
-    int rc = MCT_EXIT_OK;
+    FILE *f = r->out->f;
 
     if (c->format == CLI_FORMAT_JSON && c->format_given) {
-        if (json_dumpf(plan, stdout, JSON_COMPACT) < 0 || putchar('\n') == EOF)
-            rc = MCT_EXIT_INTERNAL;
+        if (json_dumpf(plan, f, JSON_COMPACT) < 0 || fputc('\n', f) == EOF)
+            return MCT_EXIT_INTERNAL;
     } else {
-        printf("plan for %s.%s%s, %d level%s, classes matching %s%s\n", c->class_name, c->method, c->desc,
-               c->depth, c->depth == 1 ? "" : "s", c->regex, c->include_jdk ? " (JDK included)" : "");
-        print_plan(stdout, plan);
+        fprintf(f, "plan for %s.%s%s, %d level%s, classes matching %s%s\n", c->class_name, c->method, c->desc,
+                c->depth, c->depth == 1 ? "" : "s", c->regex, c->include_jdk ? " (JDK included)" : "");
+        print_plan(f, plan);
     }
-    if (fflush(stdout) != 0)
-        rc = MCT_EXIT_INTERNAL;
-    return rc;
+    return MCT_EXIT_OK;
 }
 
-int trace_run(const struct cli *c, const struct proc_target *t)
+/* Attaches, asks for the session and streams it to r->out; the exit status. */
+static int session(struct run *r)
 {
-    struct run r = {.c = c, .t = t, .fd = -1, .rc = MCT_EXIT_OK};
+    const struct cli *c = r->c;
     json_t *hello, *req, *plan;
     int absent, code;
     mct_err e;
 
-    catch_signals();
-    hello = conn_ensure_agent(t, c->agent, &code, &e);
+    hello = conn_ensure_agent(r->t, c->agent, &code, &e);
     if (hello == NULL) {
         log_error("%s", e.msg);
         return code;
     }
     json_decref(hello);
-    r.fd = conn_open(t, &absent, &e);
-    if (r.fd < 0) {
+    r->fd = conn_open(r->t, &absent, &e);
+    if (r->fd < 0) {
         log_error("%s", e.msg);
         return MCT_EXIT_ATTACH;
     }
     req = conn_trace_request_new(c);
-    if (req == NULL || proto_write(r.fd, req, &e) < 0) {
+    if (req == NULL || proto_write(r->fd, req, &e) < 0) {
         log_error("cannot send the trace request%s%s", req ? ": " : "", req ? e.msg : "");
         json_decref(req);
-        close(r.fd);
         return MCT_EXIT_INTERNAL;
     }
     json_decref(req);
     log_verbose("asked for a trace of %s.%s%s, %d level%s, classes matching %s", c->class_name, c->method,
                 c->desc, c->depth, c->depth == 1 ? "" : "s", c->regex);
-    plan = await_plan(&r, &code);
-    if (plan == NULL) {
-        close(r.fd);
+    plan = await_plan(r, &code);
+    if (plan == NULL)
         return code;
-    }
     if (c->plan) {
-        code = show_plan_only(&r, plan);
+        code = show_plan_only(r, plan);
         json_decref(plan);
-        close(r.fd);
         return code;
     }
     print_summary(c, plan);
     if (c->verbose)
         print_plan(stderr, plan);
     json_decref(plan);
-    r.out = out_open(c->format, c->output, c->slow_ms, &e);
+    if (c->timeout_s > 0)
+        r->deadline = now_ms() + c->timeout_s * 1e3;
+    return stream(r);
+}
+
+int trace_run(const struct cli *c, const struct proc_target *t)
+{
+    struct run r = {.c = c, .t = t, .fd = -1, .rc = MCT_EXIT_OK};
+    int code;
+    mct_err e;
+
+    /* Before anything touches the JVM: a bad -o is a usage error. The plan
+     * is text or JSON written by this file, hence no format's framing. */
+    r.out = out_open(c->plan ? CLI_FORMAT_JSON : c->format, c->output, c->slow_ms, &e);
     if (r.out == NULL) {
         log_error("%s", e.msg);
-        r.rc = MCT_EXIT_USAGE;
-        send_stop(&r, "output");
+        return MCT_EXIT_USAGE;
     }
-    if (c->timeout_s > 0)
-        r.deadline = now_ms() + c->timeout_s * 1e3;
-    code = stream(&r);
+    code = session(&r);
+    if (r.fd >= 0)
+        close(r.fd);
     /* A reader that went away (| head) was already handled: a quiet stop. */
-    if (r.out != NULL && out_close(r.out, &e) < 0 && !r.output_broken) {
+    if (out_close(r.out, &e) < 0 && !r.output_broken) {
         log_error("%s", e.msg);
         if (code == MCT_EXIT_OK || code == MCT_EXIT_FAILOVER)
             code = MCT_EXIT_INTERNAL;
     }
-    close(r.fd);
     return code;
 }

@@ -3,8 +3,8 @@
 # process, not a JVM, a -Xrs JVM whose attach socket was deleted (it ignores
 # SIGQUIT, which must then not be sent), -XX:+DisableAttachMechanism
 # (on the command line, and hidden in JAVA_TOOL_OPTIONS: the socket never
-# appears), -XX:-EnableDynamicAgentLoading, an agent library that cannot be
-# loaded or does not exist.
+# appears; Ctrl-C while the client waits for it), -XX:-EnableDynamicAgentLoading,
+# an agent library that cannot be loaded or does not exist.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 
@@ -82,6 +82,21 @@ for jdk in $MCT_TEST_JDKS; do
         "did not open its attach socket .* within 10 s.*DisableAttachMechanism" \
         --info "$TARGET_PID"
     [ -e "/proc/$TARGET_PID/cwd/.attach_pid$TARGET_PID" ] && fail "trigger file left behind"
+    alive "$TARGET_PID" || fail "the JVM died of SIGQUIT"
+
+    note "JDK $major: Ctrl-C while waiting for that attach socket"
+    "$MCT" --info "$TARGET_PID" >"$out" 2>"$err" &
+    client=$!
+    for i in $(seq 1 50); do
+        [ -e "/proc/$TARGET_PID/cwd/.attach_pid$TARGET_PID" ] && break
+        sleep 0.1
+    done
+    kill -INT "$client"
+    RC=0
+    wait "$client" || RC=$?
+    expect_rc 5 "SIGINT while attaching"
+    expect_grep "waiting for the attach socket of JVM $TARGET_PID: interrupted" "$err" "SIGINT"
+    [ -e "/proc/$TARGET_PID/cwd/.attach_pid$TARGET_PID" ] && fail "SIGINT: trigger file left behind"
     alive "$TARGET_PID" || fail "the JVM died of SIGQUIT"
     stop_jvm "$TARGET_PID"
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Tracing the known call graph of tgt.Shape on every test JDK:
+# - -o FILE that cannot be created: exit 1 before the JVM is touched;
 # - -v on the first session: the attach steps, the plan with the methods
 #   instrumented, the end of the session;
 # - the exact tree of every call at depth 4 (children in the order of their
@@ -9,7 +10,7 @@
 # - the depth limit (2: no grandchildren; 1: the root alone) and the regex
 #   ('tgt\.[A-Z].*' leaves tgt.other.Util out; a regex matching nothing
 #   still traces the entry method);
-# - --plan as text and as JSON (-f json), instrumenting nothing;
+# - --plan as text, to -o FILE, and as JSON (-f json), instrumenting nothing;
 # - every output format: -f tree, -o FILE, -f chrome -o FILE (one JSON
 #   document whose events nest), -f folded;
 # - --timeout ending the session near its time (3 s of calls: every tree
@@ -29,6 +30,12 @@ RX='tgt\..*'
 for jdk in $MCT_TEST_JDKS; do
     scenario "$jdk" shape
     j=$MAJOR
+
+    note "JDK $j: -o FILE that cannot be created: a usage error before attaching"
+    trace "$j-bad-o" -o "$MCT_TMP/no/such/dir/out" "$PID" tgt.Shape run 4 "$RX"
+    expect_rc 1 "-o in a missing directory"
+    expect_grep "cannot write $MCT_TMP/no/such/dir/out: No such file or directory" "$ERR" "-o bad"
+    [ -e "/tmp/.mcalltree-$PID" ] && fail "-o bad: the agent was loaded"
 
     note "JDK $j: -v on the first session: attach steps, the plan, the end"
     trace "$j-verbose" -v -n 2 "$PID" tgt.Shape run 4 "$RX"
@@ -121,6 +128,10 @@ EOF
     expect_grep '^ +excluded +java\.lang\.Object\.<init>\(\)V' "$OUT" "--plan"
     expect_no_grep 'instrumented' "$OUT" "--plan instruments nothing"
     expect_restored "$PID" "after --plan"
+    trace "$j-plan-o" --plan -o "$MCT_TMP/$j-plan.txt" "$PID" tgt.Shape run 4 "$RX"
+    expect_rc 0 "--plan -o FILE"
+    [ -s "$OUT" ] && fail "--plan -o FILE: something on stdout"
+    expect_grep '^ +planned +tgt\.Shape\.deep\(\)J' "$MCT_TMP/$j-plan.txt" "--plan -o FILE"
     trace "$j-plan-json" -f json --plan "$PID" tgt.Shape run 4 "$RX"
     expect_rc 0 "-f json --plan"
     [ "$(wc -l <"$OUT")" = 1 ] || fail "-f json --plan: not one line"

@@ -1,0 +1,84 @@
+/* intr.c — see intr.h. */
+#include "intr.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+/* The longest a wait goes without looking at the count. */
+#define SLICE_MS 100
+
+static volatile sig_atomic_t signals;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    signals++;
+}
+
+int intr_catch(mct_err *e)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_signal;
+    if (sigaction(SIGINT, &sa, NULL) < 0 || sigaction(SIGTERM, &sa, NULL) < 0)
+        return mct_err_set(e, MCT_E_IO, "sigaction: %s", strerror(errno));
+    sa.sa_handler = SIG_IGN;
+    if (sigaction(SIGPIPE, &sa, NULL) < 0)
+        return mct_err_set(e, MCT_E_IO, "sigaction: %s", strerror(errno));
+    return 0;
+}
+
+int intr_count(void)
+{
+    return signals;
+}
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int intr_wait_readable(int fd, int timeout_ms, mct_err *e)
+{
+    long long deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+
+    for (;;) {
+        struct pollfd pfd = { .fd = fd, .events = POLLIN };
+        long long left = deadline < 0 ? SLICE_MS : deadline - now_ms();
+        int rc;
+
+        if (signals > 0)
+            return mct_err_set(e, MCT_E_INTR, "interrupted");
+        /* In slices: a signal just before poll would not interrupt it. */
+        rc = poll(&pfd, 1, left < 0 ? 0 : left > SLICE_MS ? SLICE_MS : (int)left);
+        if (rc > 0)
+            return 1;
+        if (rc == 0 && left <= SLICE_MS && deadline >= 0)
+            return 0;
+        if (rc < 0 && errno != EINTR)
+            return mct_err_set(e, MCT_E_IO, "poll: %s", strerror(errno));
+    }
+}
+
+int intr_sleep_ms(int ms, mct_err *e)
+{
+    long long deadline = now_ms() + ms;
+    long long left;
+
+    while ((left = deadline - now_ms()) > 0) {
+        struct timespec ts = { .tv_sec = 0, .tv_nsec = (left > SLICE_MS ? SLICE_MS : left) * 1000000 };
+
+        if (signals > 0)
+            return mct_err_set(e, MCT_E_INTR, "interrupted");
+        nanosleep(&ts, NULL);
+    }
+    return signals > 0 ? mct_err_set(e, MCT_E_INTR, "interrupted") : 0;
+}
