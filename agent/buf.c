@@ -73,14 +73,6 @@ void buf_bytes(mct_buf *b, const void *p, size_t n)
     }
 }
 
-void buf_put_u2(mct_buf *b, size_t off, uint16_t v)
-{
-    if (!b->failed && off + 2 <= b->len) {
-        b->data[off] = (uint8_t)(v >> 8);
-        b->data[off + 1] = (uint8_t)v;
-    }
-}
-
 void buf_put_u4(mct_buf *b, size_t off, uint32_t v)
 {
     if (!b->failed && off + 4 <= b->len) {

@@ -29,8 +29,7 @@ void buf_u2(mct_buf *b, uint16_t v);
 void buf_u4(mct_buf *b, uint32_t v);
 void buf_bytes(mct_buf *b, const void *p, size_t n);
 
-/* Overwrites 2 or 4 bytes already written at off (off + size <= len). */
-void buf_put_u2(mct_buf *b, size_t off, uint16_t v);
+/* Overwrites 4 bytes already written at off (off + 4 <= len). */
 void buf_put_u4(mct_buf *b, size_t off, uint32_t v);
 
 /* Non-zero when an append failed; the content is then incomplete. */

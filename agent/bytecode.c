@@ -223,11 +223,6 @@ const char *bc_name(uint8_t op)
     return bc_table[op].name ? bc_table[op].name : "?";
 }
 
-uint8_t bc_form(uint8_t op)
-{
-    return bc_table[op].form;
-}
-
 uint8_t bc_flags(uint8_t op)
 {
     return bc_table[op].flags;
@@ -386,8 +381,8 @@ int32_t bc_switch_key(const uint8_t *code, const bc_insn *in, uint32_t i)
     return (int32_t)buf_get_u4(code + in->table + i * 8);
 }
 
-/* Checks one branch target against the instruction starts seen so far;
- * targets ahead are checked in a second pass. */
+/* Checks that branch target t is the start of an instruction (starts marks
+ * them all). */
 static int check_target(const uint8_t *starts, uint32_t len, const bc_insn *in, int64_t t,
                         mct_err *err)
 {

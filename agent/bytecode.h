@@ -99,8 +99,7 @@ int bc_scan(const uint8_t *code, uint32_t len, uint8_t *starts, mct_err *err);
 /* The mnemonic of an opcode ("invokevirtual"), or "?" if invalid. */
 const char *bc_name(uint8_t op);
 
-/* The form and flags of an opcode (BC_FORM_INVALID for unknown ones). */
-uint8_t bc_form(uint8_t op);
+/* The flags of an opcode (enum bc_flag; 0 for unknown ones). */
 uint8_t bc_flags(uint8_t op);
 
 #endif

@@ -91,8 +91,14 @@ static int push_ent(cpool *p, const struct ent *e)
         p->cap = cap;
     }
     p->ents[p->n++] = *e;
-    if (p->n * 2 > p->nb)
-        return rehash(p, p->nb * 2);
+    if (p->n * 2 > p->nb) {
+        /* On failure the entry is not kept: the caller still owns it. */
+        if (rehash(p, p->nb * 2) < 0) {
+            p->n--;
+            return -1;
+        }
+        return 0;
+    }
     link_ent(p, p->n - 1);
     return 0;
 }
@@ -154,6 +160,8 @@ cpool *cpool_new(const cf_class *c, mct_err *err)
     p->n_own = p->n;
     return p;
 nomem:
+    if (p != NULL)
+        p->n_own = p->n; /* all borrowed from the class so far */
     cpool_free(p);
     mct_err_set(err, MCT_E_NOMEM, "out of memory indexing a constant pool");
     return NULL;

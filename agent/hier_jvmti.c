@@ -93,8 +93,9 @@ static int describe(hj *h, hier_class *c, jclass k, jobject platform)
     (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
     if (c->name == NULL)
         return -1;
+    /* Without its loader, a class would pass for a boot class. */
     if ((*jvmti)->GetClassLoader(jvmti, k, &loader) != JVMTI_ERROR_NONE)
-        loader = NULL;
+        return -1;
     if ((*jvmti)->GetClassModifiers(jvmti, k, &mods) == JVMTI_ERROR_NONE) {
         if (mods & CF_ACC_INTERFACE)
             c->flags |= HIER_INTERFACE;
@@ -105,8 +106,12 @@ static int describe(hj *h, hier_class *c, jclass k, jobject platform)
         c->flags |= HIER_JDK;
     c->cls = (*jni)->NewGlobalRef(jni, k);
     if (loader != NULL) {
-        c->loader = (*jni)->NewGlobalRef(jni, loader);
+        c->loader = c->cls != NULL ? (*jni)->NewGlobalRef(jni, loader) : NULL;
         (*jni)->DeleteLocalRef(jni, loader);
+        if (c->cls != NULL && c->loader == NULL) {
+            (*jni)->DeleteGlobalRef(jni, c->cls);
+            c->cls = NULL;
+        }
     }
     c->modifiable = -1;
     c->owner = h;

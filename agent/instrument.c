@@ -159,7 +159,14 @@ static uint8_t *read_resource(JNIEnv *jni, jclass cls, const char *name, size_t 
     if (in != NULL && (is_class = (*jni)->GetObjectClass(jni, in)) != NULL &&
         (read_all = (*jni)->GetMethodID(jni, is_class, "readAllBytes", "()[B")) != NULL)
         arr = (*jni)->CallObjectMethod(jni, in, read_all);
-    if (arr != NULL && !(*jni)->ExceptionCheck(jni)) {
+    /* Any of the calls above may have thrown: clear it before more JNI. */
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+        if (arr != NULL)
+            (*jni)->DeleteLocalRef(jni, arr);
+        arr = NULL;
+    }
+    if (arr != NULL) {
         jsize n = (*jni)->GetArrayLength(jni, arr);
 
         bytes = n > 0 ? malloc((size_t)n) : NULL;
@@ -654,11 +661,12 @@ static void find_load_time_classes(JNIEnv *jni, jvmtiEnv *jvmti, struct iclass *
         char *sig = NULL;
         jobject loader = NULL;
 
-        if ((*jvmti)->GetClassSignature(jvmti, loaded[i], &sig, NULL) == JVMTI_ERROR_NONE && sig[0] == 'L') {
+        /* Without its loader a class could be taken for another. */
+        if ((*jvmti)->GetClassSignature(jvmti, loaded[i], &sig, NULL) == JVMTI_ERROR_NONE && sig[0] == 'L' &&
+            (*jvmti)->GetClassLoader(jvmti, loaded[i], &loader) == JVMTI_ERROR_NONE) {
             size_t len = strlen(sig);
 
             sig[len - 1] = '\0';
-            (*jvmti)->GetClassLoader(jvmti, loaded[i], &loader);
             for (c = list; c != NULL; c = c->all)
                 if (c->rewritten && c->cls == NULL && strcmp(c->name, sig + 1) == 0 &&
                     (c->any_loader || same_loader(jni, c->loader, loader)))
@@ -742,7 +750,6 @@ int inst_capture(JNIEnv *jni, jclass *classes, size_t n, uint8_t **bytes, size_t
     char **names = calloc(n + 1, sizeof *names);
     jvmtiError e = JVMTI_ERROR_NONE;
     size_t i;
-    int rc = 0;
 
     if (names == NULL)
         return mct_err_set(err, MCT_E_NOMEM, "out of memory capturing %zu classes", n);
@@ -756,8 +763,12 @@ int inst_capture(JNIEnv *jni, jclass *classes, size_t n, uint8_t **bytes, size_t
         }
         if (sig != NULL)
             (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
-        if (names[i] == NULL)
-            names[i] = strdup("");
+        if (names[i] == NULL && (names[i] = strdup("")) == NULL) {
+            while (i > 0)
+                free(names[--i]);
+            free(names);
+            return mct_err_set(err, MCT_E_NOMEM, "out of memory capturing %zu classes", n);
+        }
     }
     pthread_mutex_lock(&lock);
     cap.classes = classes;
@@ -773,6 +784,7 @@ int inst_capture(JNIEnv *jni, jclass *classes, size_t n, uint8_t **bytes, size_t
     pthread_mutex_unlock(&lock);
     if (e != JVMTI_ERROR_NONE) {
         /* A class the JVM will not hand over spoils the batch: go one by one. */
+        vm_debug("capturing %zu classes: %s; one by one", n, vm_jvmti_error_name(e));
         for (i = 0; i < n; i++) {
             if (bytes[i] != NULL)
                 continue;
@@ -783,14 +795,16 @@ int inst_capture(JNIEnv *jni, jclass *classes, size_t n, uint8_t **bytes, size_t
             cap.lens = &lens[i];
             cap.n = 1;
             pthread_mutex_unlock(&lock);
-            (*jvmti)->RetransformClasses(jvmti, 1, &classes[i]);
+            e = (*jvmti)->RetransformClasses(jvmti, 1, &classes[i]);
             pthread_mutex_lock(&lock);
             cap.n = 0;
             pthread_mutex_unlock(&lock);
+            if (e != JVMTI_ERROR_NONE)
+                vm_debug("capturing %s: %s", names[i], vm_jvmti_error_name(e));
         }
     }
     for (i = 0; i < n; i++)
         free(names[i]);
     free(names);
-    return rc;
+    return 0;
 }

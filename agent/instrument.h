@@ -68,7 +68,8 @@ size_t inst_rewritten_classes(void);
 
 /* Fetches the current class file bytes of n loaded classes with one
  * retransformation that changes nothing; bytes[i]/lens[i] are malloc'd copies
- * the caller frees (NULL when the JVM did not hand a class over). */
+ * the caller frees (NULL when the JVM did not hand a class over). Returns 0,
+ * or -1 with err set when out of memory. */
 int inst_capture(JNIEnv *jni, jclass *classes, size_t n, uint8_t **bytes, size_t *lens,
                  mct_err *err);
 

@@ -527,7 +527,6 @@ void probe_maintain(probe_thread *t, JNIEnv *jni, uint64_t want_cap)
             t->thread = NULL;
         }
         t->depth = 0;
-        atomic_store_explicit(&t->dropped, 0, memory_order_relaxed);
         t->w = atomic_load_explicit(&t->published, memory_order_relaxed);
         atomic_store_explicit(&t->state, PROBE_THREAD_FREE, memory_order_release);
     }
@@ -612,47 +611,54 @@ int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err)
         {"fail0", "(Ljava/lang/Throwable;II)V", n_fail, c_fail},
     };
     static const char *const slots[N_SLOTS] = {"t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7"};
+    static int key_made;
+    static jclass defined;  /* global ref: a class cannot be undefined, so a retry reuses it */
     JNINativeMethod bind[sizeof natives / sizeof natives[0]];
-    jclass local;
     size_t i;
     int rc;
 
     if (probe_cls != NULL)
         return 0;
-    rc = pthread_key_create(&exit_key, thread_exited);
-    if (rc != 0)
-        return mct_err_set(err, MCT_E_INTERNAL, "pthread_key_create: error %d", rc);
-    local = (*jni)->DefineClass(jni, PROBE_CLASS, NULL, (const jbyte *)probe_class_file,
-                                (jsize)sizeof probe_class_file);
-    if (local == NULL) {
-        (*jni)->ExceptionDescribe(jni);
-        (*jni)->ExceptionClear(jni);
-        return mct_err_set(err, MCT_E_JVMTI, "cannot define %s in the boot loader (see the JVM's stderr)",
-                           PROBE_CLASS);
+    if (!key_made) {
+        rc = pthread_key_create(&exit_key, thread_exited);
+        if (rc != 0)
+            return mct_err_set(err, MCT_E_INTERNAL, "pthread_key_create: error %d", rc);
+        key_made = 1;
+    }
+    if (defined == NULL) {
+        jclass local = (*jni)->DefineClass(jni, PROBE_CLASS, NULL, (const jbyte *)probe_class_file,
+                                           (jsize)sizeof probe_class_file);
+
+        if (local == NULL) {
+            (*jni)->ExceptionDescribe(jni);
+            (*jni)->ExceptionClear(jni);
+            return mct_err_set(err, MCT_E_JVMTI, "cannot define %s in the boot loader (see the JVM's stderr)",
+                               PROBE_CLASS);
+        }
+        defined = (*jni)->NewGlobalRef(jni, local);
+        (*jni)->DeleteLocalRef(jni, local);
+        if (defined == NULL)
+            return mct_err_set(err, MCT_E_NOMEM, "out of memory holding the probe class");
     }
     for (i = 0; i < sizeof natives / sizeof natives[0]; i++) {
         bind[i].name = (char *)natives[i].name;
         bind[i].signature = (char *)natives[i].sig;
         bind[i].fnPtr = counting ? natives[i].counting : natives[i].tracing;
     }
-    if ((*jni)->RegisterNatives(jni, local, bind, (jint)(sizeof bind / sizeof bind[0])) != 0) {
+    if ((*jni)->RegisterNatives(jni, defined, bind, (jint)(sizeof bind / sizeof bind[0])) != 0) {
         (*jni)->ExceptionDescribe(jni);
         (*jni)->ExceptionClear(jni);
-        (*jni)->DeleteLocalRef(jni, local);
         return mct_err_set(err, MCT_E_JVMTI, "cannot bind the natives of %s", PROBE_CLASS);
     }
     for (i = 0; i < N_SLOTS; i++)
-        if (static_field(jni, local, slots[i], "Ljava/lang/Thread;", &slot_field[i], err) < 0)
+        if (static_field(jni, defined, slots[i], "Ljava/lang/Thread;", &slot_field[i], err) < 0)
             return -1;
-    if (static_field(jni, local, "all", "Z", &all_field, err) < 0)
+    if (static_field(jni, defined, "all", "Z", &all_field, err) < 0)
         return -1;
     /* Counting sees every probe, whatever the thread. */
     if (counting)
-        (*jni)->SetStaticBooleanField(jni, local, all_field, JNI_TRUE);
+        (*jni)->SetStaticBooleanField(jni, defined, all_field, JNI_TRUE);
     find_is_virtual(jni);
-    probe_cls = (*jni)->NewGlobalRef(jni, local);
-    (*jni)->DeleteLocalRef(jni, local);
-    if (probe_cls == NULL)
-        return mct_err_set(err, MCT_E_NOMEM, "out of memory holding the probe class");
+    probe_cls = defined;
     return 0;
 }

@@ -8,10 +8,13 @@
  * another OS thread). A probe appends (number, kind, ticks); the outermost
  * exit of an entry method publishes the call's events and the worker builds
  * the tree from them. Outside a traced call a probe is a pure-Java check of
- * the thread against the slots, inlined by the JIT. The probe path never
- * allocates, locks, logs or calls JVMTI; the start of a traced call claims a
- * slot with JNI, and a thread's first one sets up its state (the only slow
- * path). */
+ * the thread against the slots, inlined by the JIT. The probes of the
+ * methods a traced call runs never allocate, lock, log or call JVMTI. Its
+ * two ends do more, once per traced call: the start claims a slot with JNI
+ * (a thread's first one also sets up its state; a virtual thread's calls
+ * Thread.isVirtual and keeps a JNI reference to the thread), and an entry
+ * method that throws keeps a JNI reference to the exception's class (the
+ * worker frees both). */
 #ifndef MCT_PROBE_H
 #define MCT_PROBE_H
 

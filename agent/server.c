@@ -148,18 +148,13 @@ static void serve(int fd)
         ops->trace(fd, req, &peer);
         return;
     }
-    if (strcmp(type, "stop") == 0 && ops != NULL && ops->stop != NULL) {
-        ops->stop(fd, req, &peer);
-        return;
-    }
     if (strcmp(type, "hello") == 0)
         reply_hello(fd, ops);
-    else if (strcmp(type, "trace") == 0)
-        reply_error(fd, PROTO_ERR_UNSUPPORTED,
-                    "tracing is not implemented yet by this agent (mcalltree %s); "
-                    "only --info works", PACKAGE_VERSION);
+    else if (strcmp(type, "stop") == 0)
+        reply_error(fd, PROTO_ERR_BAD_REQUEST,
+                    "no session runs on this connection: a session is stopped on its own connection");
     else
-        reply_error(fd, PROTO_ERR_BAD_REQUEST, "no session is running in this JVM");
+        reply_error(fd, PROTO_ERR_INTERNAL, "this agent cannot serve a \"%s\" request", type);
     json_decref(req);
     close(fd);
 }

@@ -6,9 +6,9 @@
  * Each connection carries one request (see protocol/PROTOCOL.md). The
  * listener checks the peer (SO_PEERCRED: the JVM's euid or root, else a
  * `denied` error), reads and validates the request, answers `hello` itself,
- * and hands `trace` and `stop` to the session module through
- * struct server_session_ops; without one it answers `unsupported` and
- * `bad_request`. */
+ * hands `trace` to the session module through struct server_session_ops,
+ * and answers a `stop` on its own connection with `bad_request` (a session
+ * is stopped on its own). */
 #ifndef MCT_SERVER_H
 #define MCT_SERVER_H
 
@@ -32,8 +32,6 @@ struct server_session_ops {
      * session ends) and of req (json_decref it). fd is blocking, close-on-
      * exec, with a 5 s send timeout (SO_SNDTIMEO) the handler may change. */
     void (*trace)(int fd, json_t *req, const struct server_peer *peer);
-    /* A validated `stop` request on its own connection; same ownership. */
-    void (*stop)(int fd, json_t *req, const struct server_peer *peer);
     /* The "session" object of hello (a new reference, or NULL for null) and
      * the number of classes instrumented now, in *instrumented_classes. May
      * run on the listener thread at any time once registered. */

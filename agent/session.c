@@ -62,6 +62,8 @@ struct session {
     /* the run */
     int64_t started_ns;
     uint64_t seq;              /* of the last call sent */
+    /* calls and printed: the listener reads them (hello, busy), so they
+     * are written atomically; only the session thread writes. */
     uint64_t calls, printed, filtered, dropped_base;
     uint64_t last_status_ns, last_extend_ns;
     const char *end_reason;    /* why it ends; set by the session thread only */
@@ -692,8 +694,16 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, u
     int mine;
     mct_err err;
 
-    if (ev == NULL)
+    if (ev == NULL) {
+        /* Out of memory: the call is lost, not the references it holds. */
+        for (i = 0; i < len; i++) {
+            const probe_ev *e = probe_event(t, pos + i);
+
+            if (PROBE_KIND(e->kind) == PROBE_EXCEPTION || PROBE_KIND(e->kind) == PROBE_THREAD)
+                (*jni)->DeleteGlobalRef(jni, (jobject)(uintptr_t)e->t);
+        }
         return;
+    }
     for (i = 0; i < len; i++) {
         uint32_t k = PROBE_KIND(ev[i].kind);
 
@@ -709,7 +719,7 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, u
     raw = clock_ns(&s->cal, ev[len - 1].t - ev[0].t);
     if (root == NULL || !mine || s->closing || raw < s->min_ns) {
         if (root != NULL && mine && !s->closing) {
-            s->calls++;
+            __atomic_fetch_add(&s->calls, 1, __ATOMIC_RELAXED);
             s->filtered++;
         }
         if (exc != 0)
@@ -718,7 +728,7 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, u
             (*jni)->DeleteGlobalRef(jni, (jobject)thread);
         return;
     }
-    s->calls++;
+    __atomic_fetch_add(&s->calls, 1, __ATOMIC_RELAXED);
     o.cal = s->cal;
     o.probe_ticks = probe_ticks > 0 ? (uint64_t)(probe_ticks + 0.5) : 0;
     tr = tree_build(ev, len, &o, &err);
@@ -738,7 +748,7 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, u
         thread_info(s, jni, thread != 0 ? (jobject)thread : t->thread, &tid, tname, sizeof tname);
         msg = tree_json(tr, ++s->seq, tid, tname, tree_exception(tr) ? exname : NULL);
         if (msg != NULL && send_msg(s, msg) == 0) {
-            s->printed++;
+            __atomic_fetch_add(&s->printed, 1, __ATOMIC_RELAXED);
             if (s->count > 0 && s->printed >= s->count && s->end_reason == NULL) {
                 s->end_reason = "count";
                 __atomic_store_n(&s->closing, 1, __ATOMIC_RELEASE);
@@ -775,6 +785,8 @@ static uint64_t drain(struct session *s, JNIEnv *jni)
             uint64_t len = PROBE_LEN(probe_event(t, c)->kind);
 
             if (len < 2 || len > p - c) {
+                /* Their references leak: freeing what may not be one
+                 * would crash the JVM. */
                 vm_log("a thread's event ring is inconsistent; its events are discarded");
                 c = p;
                 break;
@@ -980,8 +992,6 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     int instrumented = 0;
     struct timeval tv = {.tv_sec = SEND_TIMEOUT_S};
 
-    read_request(s);
-    s->started_ns = wall_ns();
     setsockopt(s->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     if (prepare(jni, &err) < 0) {
         send_error(s, &err);
@@ -1096,7 +1106,8 @@ static void on_trace(int fd, json_t *req, const struct server_peer *peer)
                                             "another mcalltree session is running in this JVM: %s.%s depth %d, "
                                             "client pid %lld, %llu calls printed; wait for it to end or stop it",
                                             cls, current->method ? current->method : "?", current->depth,
-                                            current->client_pid, (unsigned long long)current->printed));
+                                            current->client_pid,
+                                            (unsigned long long)__atomic_load_n(&current->printed, __ATOMIC_RELAXED)));
         pthread_mutex_unlock(&slock);
         json_decref(req);
         return;
@@ -1116,6 +1127,7 @@ static void on_trace(int fd, json_t *req, const struct server_peer *peer)
     pthread_mutex_init(&s->wlock, NULL);
     pthread_mutex_init(&s->mlock, NULL);
     read_request(s);
+    s->started_ns = wall_ns();
     current = s;
     pthread_mutex_unlock(&slock);
     if (vm_start_thread(jni, "mcalltree session", session_main, s, &err) < 0) {
@@ -1142,8 +1154,9 @@ static json_t *on_info(long long *instrumented_classes)
                          dotted(current->cls ? current->cls : "?", cls, sizeof cls), "method",
                          current->method ? current->method : "?", "depth", current->depth, "regex",
                          current->regex ? current->regex : "", "client_pid", (json_int_t)current->client_pid,
-                         "started_ns", (json_int_t)current->started_ns, "calls", (json_int_t)current->calls,
-                         "printed", (json_int_t)current->printed);
+                         "started_ns", (json_int_t)current->started_ns, "calls",
+                         (json_int_t)__atomic_load_n(&current->calls, __ATOMIC_RELAXED), "printed",
+                         (json_int_t)__atomic_load_n(&current->printed, __ATOMIC_RELAXED));
     pthread_mutex_unlock(&slock);
     return info;
 }
@@ -1166,7 +1179,8 @@ void session_vm_death(void)
     s = current;
     if (s != NULL && !s->death_told) {
         json_t *end = json_pack("{s:s, s:s, s:I, s:I}", "type", "end", "reason", "jvm_exit", "calls",
-                                (json_int_t)s->calls, "printed", (json_int_t)s->printed);
+                                (json_int_t)__atomic_load_n(&s->calls, __ATOMIC_RELAXED), "printed",
+                                (json_int_t)__atomic_load_n(&s->printed, __ATOMIC_RELAXED));
         mct_err err;
 
         /* Written here, on the dying JVM's thread, without touching the

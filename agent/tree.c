@@ -253,7 +253,8 @@ uint64_t tree_total_ns(const tree *t)
     return ns(t, t->nodes[0].total);
 }
 
-int64_t tree_start_ns(const tree *t)
+/* The wall-clock start of the call, in ns since the epoch. */
+static int64_t tree_start_ns(const tree *t)
 {
     return clock_wall_ns(&t->o.cal, t->start_tick);
 }

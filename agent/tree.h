@@ -33,9 +33,6 @@ void tree_free(tree *t);
 /* The entry method's duration in ns (probe cost subtracted). */
 uint64_t tree_total_ns(const tree *t);
 
-/* The wall-clock start of the call, in ns since the epoch. */
-int64_t tree_start_ns(const tree *t);
-
 /* The JNI global ref (as an integer) of the class of the exception that ended
  * the call, or 0; the caller owns it and frees it. */
 uintptr_t tree_exception(const tree *t);

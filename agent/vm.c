@@ -520,10 +520,12 @@ int vm_enter(JavaVM *jvm, const char *options, enum vm_entry how,
     vm.jvm = jvm;
     if (vm.jvmti == NULL) {
         code = first_enter(how, hooks);
-    } else if (vm.live && !vm.dead) {
+    } else if (!vm.dead && how != VM_ONLOAD) {
         JNIEnv *jni = NULL;
 
-        /* Loaded again: the listener normally runs already; live() checks. */
+        /* Loaded again: the listener normally runs already (live() checks);
+         * or going live failed at VMInit (an unsafe socket directory since
+         * removed), and this is the retry the user was told to make. */
         if ((*jvm)->GetEnv(jvm, (void **)&jni, JNI_VERSION_1_6) != JNI_OK || jni == NULL)
             code = PROTO_RC_JVMTI;
         else

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Malformed, oversized and silent connections to a live agent each get a
-# "protocol" error and never harm it: it still answers hello afterwards.
+# "protocol" error and never harm it: it still answers hello afterwards. A
+# `stop` on its own connection gets "bad_request".
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 
@@ -31,6 +32,9 @@ unknown-key unknown key
 truncated truncated header: 5 of 8
 silent timed out
 KINDS
+    "$PEER" raw "$sock" stop >"$out" 2>"$err" || { cat "$err" >&2; fail "stop: no reply"; }
+    expect_field "$out" code bad_request
+    expect_grep 'a session is stopped on its own connection' "$out" "stop"
 
     "$PEER" hello "$sock" >"$out" || fail "no hello after the bad frames"
     expect_field "$out" type hello

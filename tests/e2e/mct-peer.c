@@ -4,7 +4,8 @@
  *   mct-peer hello SOCKET        send hello, print the reply
  *   mct-peer raw SOCKET KIND     send a bad frame, print the reply; KIND is
  *                                garbage, badjson, badversion, oversized,
- *                                unknown-key, truncated or silent (nothing)
+ *                                unknown-key, truncated, silent (nothing) or
+ *                                stop (a valid stop on its own connection)
  *   mct-peer session-garbage SOCKET CLASS METHOD
  *                                start a session, then send garbage on it;
  *                                print what the agent sends until it closes
@@ -113,6 +114,12 @@ static int cmd_raw(const char *path, const char *kind)
         send_bytes(fd, body, sizeof body);
     } else if (strcmp(kind, "unknown-key") == 0) {
         static const char p[] = "{\"type\":\"hello\",\"protocol\":1,\"client\":\"x\",\"evil\":1}";
+
+        proto_header_encode(hdr, sizeof p - 1);
+        send_bytes(fd, hdr, sizeof hdr);
+        send_bytes(fd, p, sizeof p - 1);
+    } else if (strcmp(kind, "stop") == 0) {
+        static const char p[] = "{\"type\":\"stop\",\"reason\":\"test\"}";
 
         proto_header_encode(hdr, sizeof p - 1);
         send_bytes(fd, hdr, sizeof hdr);

@@ -3,8 +3,9 @@
 # loaded again (jcmd JVMTI.agent_load) serves on with one listener; another
 # copy of it steps aside (return code 105); an unsafe socket directory is
 # refused until it is fixed, after which a new load works; a stale socket
-# is replaced; -agentpath at startup serves from VMInit; a bad option stops
-# the JVM with a message.
+# is replaced; -agentpath at startup serves from VMInit, or, when the
+# directory was unsafe then, from the first attach after it is fixed; a bad
+# option stops the JVM with a message.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 
@@ -80,6 +81,26 @@ for jdk in $MCT_TEST_JDKS; do
     expect_rc 0 "--info of a JVM started with the agent"
     expect_field "$out" loads 1
     expect_no_grep 'loading it' "$err" "OnLoad"
+    stop_jvm "$pid"
+
+    note "JDK $major: -agentpath with an unsafe socket directory, then an attach once it is fixed"
+    log=$MCT_TMP/onload-unsafe-$major.log
+    : >"$log"
+    # The shell's pid is the JVM's after exec: the directory is in its way
+    # from the start.
+    bash -c 'mkdir -m 755 "/tmp/.mcalltree-$$" && exec "$@"' sh "$jdk/bin/java" -Xshare:auto \
+        "-agentpath:$MCT_AGENT" -cp "$MCT_CLASSES" mcttest.Idle >"$log" 2>&1 &
+    pid=$!
+    MCT_PIDS="$MCT_PIDS $pid"
+    for i in $(seq 1 300); do
+        grep -q '^READY' "$log" && break
+        sleep 0.1
+    done
+    expect_grep "refusing to serve: /tmp/.mcalltree-$pid has mode 0755" "$log" "OnLoad, unsafe"
+    rmdir "/tmp/.mcalltree-$pid"
+    run_mct "$out" "$err" --info "$pid"
+    expect_rc 0 "--info once the directory is gone"
+    expect_field "$out" loads 2
     stop_jvm "$pid"
 
     note "JDK $major: a bad option stops the JVM at startup"
