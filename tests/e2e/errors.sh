@@ -38,7 +38,7 @@ for i in $(seq 1 50); do
     sleep 0.1
 done
 expect_attach_error "sleep" "process $sleeper \(sleep\) is not a Java VM" --info "$sleeper"
-kill -0 "$sleeper" || fail "the sleep process was harmed"
+alive "$sleeper" || fail "the sleep process was harmed"
 
 for jdk in $MCT_TEST_JDKS; do
     major=$(jdk_major "$jdk")
@@ -87,13 +87,14 @@ for jdk in $MCT_TEST_JDKS; do
     note "JDK $major: Ctrl-C while waiting for that attach socket"
     "$MCT" --info "$TARGET_PID" >"$out" 2>"$err" &
     client=$!
+    MCT_PIDS="$MCT_PIDS $client"
     for i in $(seq 1 50); do
         [ -e "/proc/$TARGET_PID/cwd/.attach_pid$TARGET_PID" ] && break
         sleep 0.1
     done
     kill -INT "$client"
-    RC=0
-    wait "$client" || RC=$?
+    wait_exit "$client" 5 || fail "SIGINT while attaching: the client goes on"
+    RC=$WAIT_RC
     expect_rc 5 "SIGINT while attaching"
     expect_grep "waiting for the attach socket of JVM $TARGET_PID: interrupted" "$err" "SIGINT"
     [ -e "/proc/$TARGET_PID/cwd/.attach_pid$TARGET_PID" ] && fail "SIGINT: trigger file left behind"
@@ -132,19 +133,21 @@ for jdk in $MCT_TEST_JDKS; do
     start_target "$jdk" "$MCT_TMP/otherproto-$major.log" mcttest.Idle
     dir=/tmp/.mcalltree-$TARGET_PID
     mkdir -m 700 "$dir"
-    for versions in "2 2" "1 2"; do
-        # shellcheck disable=SC2086
-        "$PEER" fake-agent "$dir/agent.sock" $versions &
+    while read -r frame_version hello_protocol pattern; do
+        "$PEER" fake-agent "$dir/agent.sock" "$frame_version" "$hello_protocol" &
         fake=$!
+        MCT_PIDS="$MCT_PIDS $fake"
         for i in $(seq 1 50); do
             [ -S "$dir/agent.sock" ] && break
             sleep 0.1
         done
-        expect_attach_error "agent of protocol ${versions#* }" \
-            "speaks another protocol|of protocol 2; it was loaded by another version of mcalltree" \
-            --info "$TARGET_PID"
-        wait "$fake"
-    done
+        expect_attach_error "agent of frame version $frame_version, protocol $hello_protocol" \
+            "$pattern" --info "$TARGET_PID"
+        wait_exit "$fake" 10 || fail "the fake agent was never asked"
+    done <<'VERSIONS'
+2 2 the agent in JVM [0-9]+ speaks another protocol
+1 2 answered hello with a "hello" of protocol 2; it was loaded by another version of mcalltree
+VERSIONS
     stop_jvm "$TARGET_PID"
 done
 exit 0

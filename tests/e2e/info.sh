@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # mcalltree --info against a live JVM of each test JDK: the hello's fields,
 # stdout holding exactly one JSON object, the agent loaded once and reused,
-# its socket private, one listener thread, no TCP, the trigger file removed,
+# its socket private, one listener thread, no TCP listener, the trigger file removed,
 # the socket removed at JVM exit; and a session that ends at its timeout
 # leaves no instrumented class.
 . "$MCT_SRCDIR/tests/setup"

@@ -41,11 +41,19 @@ expect_no_grep() {
     fi
 }
 
-# alive PID: whether the process exists and is not a zombie.
-alive() {
-    local state
-    state=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null)
-    [ -n "$state" ] && [ "$state" != Z ]
+# wait_exit PID SEC: waits until our child PID has exited, at most SEC
+# seconds; sets WAIT_RC to its exit status. Returns 1 on time-out.
+wait_exit() {
+    local i
+    for i in $(seq 1 $(($2 * 20))); do
+        if ! alive "$1"; then
+            WAIT_RC=0
+            wait "$1" || WAIT_RC=$?
+            return 0
+        fi
+        sleep 0.05
+    done
+    return 1
 }
 
 # term_jvm PID: stops a JVM as an operator would (SIGTERM: the agent removes

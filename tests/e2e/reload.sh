@@ -34,6 +34,7 @@ for jdk in $MCT_TEST_JDKS; do
     expect_grep 'return code: 105' "$out" "load of another copy"
     expect_grep 'another copy of the mcalltree agent already serves this JVM' "$log" "copy"
     "$PEER" hello "$(agent_sock "$pid")" >"$out" || fail "no hello after the copy stepped aside"
+    expect_field "$out" type hello
     [ "$(listener_threads "$pid")" = 1 ] || fail "the copy started a listener"
     stop_jvm "$pid"
 
@@ -68,6 +69,7 @@ for jdk in $MCT_TEST_JDKS; do
     run_mct "$out" "$err" --info "$pid"
     expect_rc 0 "--info once the directory is fixed"
     "$PEER" hello "$dir/agent.sock" >"$out" || fail "no hello on the replaced socket"
+    expect_field "$out" type hello
     stop_jvm "$pid"
 
     note "JDK $major: -agentpath at startup"
@@ -105,8 +107,9 @@ for jdk in $MCT_TEST_JDKS; do
 
     note "JDK $major: a bad option stops the JVM at startup"
     rc=0
-    "$jdk/bin/java" "-agentpath:$MCT_AGENT=bogus" -cp "$MCT_CLASSES" mcttest.Idle \
+    timeout 60 "$jdk/bin/java" "-agentpath:$MCT_AGENT=bogus" -cp "$MCT_CLASSES" mcttest.Idle \
         >"$out" 2>&1 || rc=$?
+    [ "$rc" != 124 ] || fail "the JVM ran on with a bad agent option"
     [ "$rc" != 0 ] || fail "the JVM started with a bad agent option"
     expect_grep "mcalltree agent: unknown option 'bogus' \(known: verbose, rewrite-all, clock\)" "$out" "bad option"
 done

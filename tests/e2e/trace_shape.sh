@@ -136,7 +136,7 @@ EOF
     expect_rc 0 "-f json --plan"
     [ "$(wc -l <"$OUT")" = 1 ] || fail "-f json --plan: not one line"
     expect_field "$OUT" type plan
-    got=$("$TREE" plan "$OUT" | sort) || fail "-f json --plan: not a plan"
+    got=$(set -o pipefail; "$TREE" plan "$OUT" | sort) || fail "-f json --plan: not a plan"
     want=$(sort <<'EOF'
 1 planned tgt.Shape.run ()J
 2 planned tgt.Shape.leafA (I)J
@@ -238,8 +238,9 @@ EOF
     expect_restored "$PID" "after --timeout 3"
 
     note "JDK $j: a reader that closes the pipe early (| head -n 2)"
-    "$MCT" "$PID" tgt.Shape run 4 "$RX" 2>"$MCT_TMP/$j-pipe.err" | head -n 2 >"$MCT_TMP/$j-pipe.out"
+    timeout 60 "$MCT" "$PID" tgt.Shape run 4 "$RX" 2>"$MCT_TMP/$j-pipe.err" | head -n 2 >"$MCT_TMP/$j-pipe.out"
     rc=${PIPESTATUS[0]}
+    [ "$rc" != 124 ] || fail "| head -n 2: the client went on after its reader left"
     check_calls "$MCT_TMP/$j-pipe.out" 2 "| head -n 2" -D 4
     if [ "$rc" != 0 ] || grep -q 'cannot write' "$MCT_TMP/$j-pipe.err"; then
         cat "$MCT_TMP/$j-pipe.err" >&2
