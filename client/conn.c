@@ -178,16 +178,18 @@ static json_t *ask_hello(const struct proc_target *t, int *absent, int *exit_cod
     json_decref(req);
     close(fd);
     if (reply == NULL) {
-        if (e->code == MCT_E_INTR)
+        if (e->code == MCT_E_INTR) {
+            *exit_code = MCT_EXIT_INTERNAL;
             mct_err_wrap(e, "waiting for the hello of the agent in JVM %d", (int)t->pid);
-        else if (e->code == MCT_E_UNSUPPORTED)
+        } else if (e->code == MCT_E_UNSUPPORTED) {
             mct_err_wrap(e, "the agent in JVM %d speaks another protocol (it was loaded by "
                          "another version of mcalltree; use that version, or restart the "
                          "JVM)", (int)t->pid);
-        else if (e->code != MCT_E_IO && e->code != MCT_E_EOF)
+        } else if (e->code != MCT_E_IO && e->code != MCT_E_EOF) {
             *exit_code = MCT_EXIT_INTERNAL;
-        else
+        } else {
             mct_err_wrap(e, "no hello from the agent in JVM %d", (int)t->pid);
+        }
         return NULL;
     }
     type = proto_type(reply);
