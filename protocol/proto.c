@@ -500,23 +500,7 @@ static int check_field(const json_t *v, const struct field *f, const char *what,
         if (!json_is_object(v))
             return bad(e, what, p, "must be an object, got %s", json_kind(v));
         return f->sub != NULL ? check_object(v, f->sub, p, depth + 1, e) : 0;
-    case K_ARR: {
-        size_t i;
-        const json_t *item;
-
-        if (!json_is_array(v))
-            return bad(e, what, p, "must be an array, got %s", json_kind(v));
-        json_array_foreach(v, i, item) {
-            size_t old = path_push(p, "[%zu]", i);
-
-            if (!json_is_object(item))
-                return bad(e, what, p, "must be an object, got %s", json_kind(item));
-            if (check_object(item, f->sub, p, depth + 1, e) < 0)
-                return -1;
-            path_pop(p, old);
-        }
-        return 0;
-    }
+    case K_ARR:
     case K_STRS: {
         size_t i;
         const json_t *item;
@@ -525,8 +509,15 @@ static int check_field(const json_t *v, const struct field *f, const char *what,
             return bad(e, what, p, "must be an array, got %s", json_kind(v));
         json_array_foreach(v, i, item) {
             size_t old = path_push(p, "[%zu]", i);
+            int rc;
 
-            if (check_string(item, f, what, p, e) < 0)
+            if (f->kind == K_STRS)
+                rc = check_string(item, f, what, p, e);
+            else if (!json_is_object(item))
+                rc = bad(e, what, p, "must be an object, got %s", json_kind(item));
+            else
+                rc = check_object(item, f->sub, p, depth + 1, e);
+            if (rc < 0)
                 return -1;
             path_pop(p, old);
         }
