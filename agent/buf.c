@@ -41,6 +41,27 @@ int buf_reserve(mct_buf *b, size_t n)
     return 0;
 }
 
+int buf_grow(void *arr, size_t *cap, size_t n, size_t size, size_t first)
+{
+    void **a = arr;
+    size_t c = *cap ? *cap : first;
+    void *p;
+
+    if (n < *cap)
+        return 0;
+    if (*cap != 0) {
+        if (c > SIZE_MAX / 2 / size)
+            return -1;
+        c *= 2;
+    }
+    p = realloc(*a, c * size);
+    if (p == NULL)
+        return -1;
+    *a = p;
+    *cap = c;
+    return 0;
+}
+
 void buf_u1(mct_buf *b, uint8_t v)
 {
     if (buf_reserve(b, 1) == 0)

@@ -39,6 +39,11 @@ static inline int buf_failed(const mct_buf *b) { return b->failed; }
  * returns NULL if the buffer failed (and frees it). */
 uint8_t *buf_steal(mct_buf *b, size_t *len);
 
+/* Makes room in the array *arr (elements of size bytes, n in use, *cap
+ * allocated) for one more, doubling its capacity from first; 0, or -1 with
+ * *arr and *cap unchanged. arr is the address of the array's pointer. */
+int buf_grow(void *arr, size_t *cap, size_t n, size_t size, size_t first);
+
 /* Big-endian reads from memory the caller has bounds-checked. */
 static inline uint16_t buf_get_u2(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
 static inline uint32_t buf_get_u4(const uint8_t *p)

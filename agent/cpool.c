@@ -81,15 +81,8 @@ static int rehash(cpool *p, size_t nb)
 
 static int push_ent(cpool *p, const struct ent *e)
 {
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 64;
-        struct ent *n = realloc(p->ents, cap * sizeof *n);
-
-        if (n == NULL)
-            return -1;
-        p->ents = n;
-        p->cap = cap;
-    }
+    if (buf_grow(&p->ents, &p->cap, p->n, sizeof *p->ents, 64) < 0)
+        return -1;
     p->ents[p->n++] = *e;
     if (p->n * 2 > p->nb) {
         /* On failure the entry is not kept: the caller still owns it. */

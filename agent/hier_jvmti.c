@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "classfile.h"
 #include "instrument.h"
 #include "vm.h"
@@ -275,15 +276,8 @@ static void read_supers(hier_class *c)
 
 static void add_sub(hier_class *parent, hier_class *child)
 {
-    if (parent->n_subs == parent->cap_subs) {
-        size_t cap = parent->cap_subs ? parent->cap_subs * 2 : 4;
-        hier_class **p = realloc(parent->subs, cap * sizeof *p);
-
-        if (p == NULL)
-            return;
-        parent->subs = p;
-        parent->cap_subs = cap;
-    }
+    if (buf_grow(&parent->subs, &parent->cap_subs, parent->n_subs, sizeof *parent->subs, 4) < 0)
+        return;
     parent->subs[parent->n_subs++] = child;
 }
 

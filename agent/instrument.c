@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "bytecode.h"
 #include "classfile.h"
 #include "methods.h"
@@ -592,15 +593,8 @@ static size_t read_images(JNIEnv *jni, jclass **out)
     for (c = all_classes; c != NULL; c = c->all) {
         if (!c->frameless || c->cls == NULL)
             continue;
-        if (n == room) {
-            size_t more = room ? room * 2 : 16;
-            struct iclass **t = realloc(todo, more * sizeof *t);
-
-            if (t == NULL)
-                break;
-            todo = t;
-            room = more;
-        }
+        if (buf_grow(&todo, &room, n, sizeof *todo, 16) < 0)
+            break;
         c->frameless = 0;
         todo[n++] = c;
     }

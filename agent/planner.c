@@ -173,15 +173,8 @@ struct vec {
 
 static int vec_push(struct vec *v, void *p)
 {
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 64;
-        void **nv = realloc(v->v, cap * sizeof *nv);
-
-        if (nv == NULL)
-            return -1;
-        v->v = nv;
-        v->cap = cap;
-    }
+    if (buf_grow(&v->v, &v->cap, v->n, sizeof *v->v, 64) < 0)
+        return -1;
     v->v[v->n++] = p;
     return 0;
 }

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "classfile.h"
 #include "clock.h"
 #include "diag.h"
@@ -243,23 +244,6 @@ static json_t *plan_json(struct session *s)
                      (json_int_t)s->loaded_classes, "clock", clock_source());
 }
 
-/* Makes room for one more element in *arr (n used, *cap allocated). */
-static int grow(void *arr, size_t *cap, size_t n, size_t size)
-{
-    void **a = arr;
-    size_t c = *cap ? *cap * 2 : 16;
-    void *p;
-
-    if (n < *cap)
-        return 0;
-    p = realloc(*a, c * size);
-    if (p == NULL)
-        return -1;
-    *a = p;
-    *cap = c;
-    return 0;
-}
-
 /* A new entry for plan method pm, appended to the session's list (and to
  * the pending list when its class had not loaded); NULL when out of memory. */
 static struct smethod *new_method(struct session *s, const plan_method *pm)
@@ -272,11 +256,11 @@ static struct smethod *new_method(struct session *s, const plan_method *pm)
     m->pm = pm;
     m->id = -1;
     pthread_mutex_lock(&s->mlock);
-    ok = grow(&s->methods, &s->cap_methods, s->n_methods, sizeof *s->methods) == 0;
+    ok = buf_grow(&s->methods, &s->cap_methods, s->n_methods, sizeof *s->methods, 16) == 0;
     if (ok)
         s->methods[s->n_methods++] = m;
-    if (ok && pm->status == PLAN_PENDING && grow(&s->pending, &s->cap_pending, s->n_pending,
-                                                 sizeof *s->pending) == 0)
+    if (ok && pm->status == PLAN_PENDING &&
+        buf_grow(&s->pending, &s->cap_pending, s->n_pending, sizeof *s->pending, 16) == 0)
         s->pending[s->n_pending++] = m;
     pthread_mutex_unlock(&s->mlock);
     if (!ok) {
@@ -303,7 +287,7 @@ static int number(struct session *s, JNIEnv *jni, struct smethod *m, jobject loa
 /* Queues a seed for plan_extend (mlock held). */
 static void queue_seed(struct session *s, const plan_method *pm)
 {
-    if (grow(&s->seeds, &s->cap_seeds, s->n_seeds, sizeof *s->seeds) == 0)
+    if (buf_grow(&s->seeds, &s->cap_seeds, s->n_seeds, sizeof *s->seeds, 16) == 0)
         s->seeds[s->n_seeds++] = (plan_seed){
             .class_name = pm->class_name, .name = pm->name, .desc = pm->desc, .level = pm->level};
 }
@@ -369,7 +353,7 @@ static int set_add(struct class_set *cs, hier_class *c)
             return 0;
         h = (h + 1) & (cs->cap - 1);
     }
-    if (grow(&cs->classes, &cs->cap_classes, cs->n, sizeof *cs->classes) < 0)
+    if (buf_grow(&cs->classes, &cs->cap_classes, cs->n, sizeof *cs->classes, 16) < 0)
         return -1;
     cs->seen[h] = c;
     cs->classes[cs->n++] = hj_class(c);
@@ -432,7 +416,7 @@ static void on_class_load(JNIEnv *jni, const char *name, jobject loader, const u
     if (!s->ready) {
         char *copy = strdup(name);
 
-        if (copy != NULL && grow(&s->early, &s->cap_early, s->n_early, sizeof *s->early) == 0)
+        if (copy != NULL && buf_grow(&s->early, &s->cap_early, s->n_early, sizeof *s->early, 16) == 0)
             s->early[s->n_early++] = copy;
         else
             free(copy);
@@ -510,7 +494,7 @@ static void new_loaded_class(struct session *s, JNIEnv *jni, hj *h, const char *
         struct smethod *m = new_method(s, pm);
 
         if (m == NULL || number(s, jni, m, hj_loader(c), 0, 0, &err) < 0 || set_add(cs, c) < 0 ||
-            grow(seeds, cap_seeds, *n_seeds, sizeof **seeds) < 0)
+            buf_grow(seeds, cap_seeds, *n_seeds, sizeof **seeds, 16) < 0)
             continue;
         m->seeded = 1;
         (*seeds)[(*n_seeds)++] = found[i];
@@ -565,7 +549,7 @@ static void extend(struct session *s, JNIEnv *jni, int first)
                 continue;
             m->seeded = 1;
             set_add(&cs, c);
-            if (grow(&seeds, &cap_seeds, n_seeds, sizeof *seeds) == 0)
+            if (buf_grow(&seeds, &cap_seeds, n_seeds, sizeof *seeds, 16) == 0)
                 seeds[n_seeds++] = (plan_seed){.class_name = m->pm->class_name, .name = m->pm->name,
                                                .desc = m->pm->desc, .level = m->pm->level};
         }

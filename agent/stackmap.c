@@ -66,15 +66,8 @@ int sm_intern(sm_ctx *x, const char *s, size_t len, uint32_t *id, mct_err *err)
             *id = (uint32_t)i;
             return 0;
         }
-    if (x->n == x->cap) {
-        size_t cap = x->cap * 2;
-        struct name *t = realloc(x->tab, cap * sizeof *t);
-
-        if (t == NULL)
-            return mct_err_set(err, MCT_E_NOMEM, "out of memory interning a class name");
-        x->tab = t;
-        x->cap = cap;
-    }
+    if (buf_grow(&x->tab, &x->cap, x->n, sizeof *x->tab, 64) < 0)
+        return mct_err_set(err, MCT_E_NOMEM, "out of memory interning a class name");
     if (x->names.data != NULL && s >= (const char *)x->names.data &&
         s < (const char *)x->names.data + x->names.len) {
         /* a part of a name already interned: keep it valid across the growth */
@@ -165,15 +158,8 @@ sm_frame *sm_list_add(sm_list *l, uint32_t pc)
     sm_frame *f;
     size_t slots = (size_t)l->max_locals + l->max_stack;
 
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        sm_frame *n = realloc(l->f, cap * sizeof *n);
-
-        if (n == NULL)
-            return NULL;
-        l->f = n;
-        l->cap = cap;
-    }
+    if (buf_grow(&l->f, &l->cap, l->n, sizeof *l->f, 16) < 0)
+        return NULL;
     f = &l->f[l->n];
     memset(f, 0, sizeof *f);
     f->locals = calloc(slots ? slots : 1, sizeof *f->locals);

@@ -1,6 +1,7 @@
 /* test_classfile.c — the class file parser and the instruction decoder, on
  * class files assembled here (so that each malformation is exact) and on the
- * class files javac built for the tests. */
+ * class files javac built for the tests; and buf_grow, which the agent's
+ * arrays grow with. */
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -364,8 +365,26 @@ static void test_javac_classes(void)
     CHECK(parse_tree(dir) > 0);
 }
 
+static void test_grow(void)
+{
+    int *a = NULL;
+    size_t cap = 0, n;
+
+    for (n = 0; n < 100; n++) {
+        CHECK_INT(buf_grow(&a, &cap, n, sizeof *a, 4), 0);
+        a[n] = (int)n;
+    }
+    CHECK(cap == 128);
+    CHECK_INT(a[99], 99);
+    /* No room is made where the byte count would overflow. */
+    CHECK_INT(buf_grow(&a, &cap, cap, SIZE_MAX / 64, 4), -1);
+    CHECK(cap == 128);
+    free(a);
+}
+
 int main(void)
 {
+    test_grow();
     test_simple();
     test_malformed();
     test_descriptors();
