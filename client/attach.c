@@ -10,11 +10,11 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "intr.h"
 #include "log.h"
+#include "mtime.h"
 #include "sock.h"
 
 /* How long the JVM has to run Agent_OnAttach and reply. */
@@ -115,14 +115,6 @@ int attach_parse_load_reply(const char *buf, size_t n, struct attach_reply *r, m
 
 /* ---- waking the attach listener ----------------------------------------- */
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int is_socket(const char *path)
 {
     struct stat st;
@@ -153,11 +145,11 @@ static int create_trigger(const struct proc_target *t, char *path, size_t size, 
  * time; 0 when it appeared, -1 with e set. */
 static int wait_for_socket(const struct proc_target *t, const char *sock, mct_err *e)
 {
-    long long start = now_ms();
+    long long start = mct_now_ms();
     int delay = 10, resent = 0;
 
     while (!is_socket(sock)) {
-        long long waited = now_ms() - start;
+        long long waited = mct_now_ms() - start;
 
         if (!proc_alive(t))
             return mct_err_set(e, MCT_E_NOTFOUND, "process %d exited while attaching",
@@ -180,7 +172,7 @@ static int wait_for_socket(const struct proc_target *t, const char *sock, mct_er
             return mct_err_wrap(e, "waiting for the attach socket of JVM %d", (int)t->pid);
         delay = delay < 250 ? delay * 2 : 500;
     }
-    log_verbose("attach socket %s appeared after %lld ms", sock, now_ms() - start);
+    log_verbose("attach socket %s appeared after %lld ms", sock, mct_now_ms() - start);
     return 0;
 }
 
@@ -237,11 +229,11 @@ static int send_all(int fd, const char *buf, size_t n, mct_err *e)
 /* Reads until EOF (at most REPLY_MAX bytes, within REPLY_TIMEOUT_MS). */
 static ssize_t read_reply(int fd, char *buf, size_t cap, mct_err *e)
 {
-    long long deadline = now_ms() + REPLY_TIMEOUT_MS;
+    long long deadline = mct_now_ms() + REPLY_TIMEOUT_MS;
     size_t len = 0;
 
     while (len < cap) {
-        long long left = deadline - now_ms();
+        long long left = deadline - mct_now_ms();
         ssize_t r;
         int rc;
 

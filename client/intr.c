@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "mtime.h"
+
 /* The longest a wait goes without looking at the count. */
 #define SLICE_MS 100
 
@@ -38,21 +40,13 @@ int intr_count(void)
     return signals;
 }
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int intr_wait_readable(int fd, int timeout_ms, mct_err *e)
 {
-    long long deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+    long long deadline = timeout_ms < 0 ? -1 : mct_now_ms() + timeout_ms;
 
     for (;;) {
         struct pollfd pfd = { .fd = fd, .events = POLLIN };
-        long long left = deadline < 0 ? SLICE_MS : deadline - now_ms();
+        long long left = deadline < 0 ? SLICE_MS : deadline - mct_now_ms();
         int rc;
 
         if (signals > 0)
@@ -70,10 +64,10 @@ int intr_wait_readable(int fd, int timeout_ms, mct_err *e)
 
 int intr_sleep_ms(int ms, mct_err *e)
 {
-    long long deadline = now_ms() + ms;
+    long long deadline = mct_now_ms() + ms;
     long long left;
 
-    while ((left = deadline - now_ms()) > 0) {
+    while ((left = deadline - mct_now_ms()) > 0) {
         struct timespec ts = { .tv_sec = 0, .tv_nsec = (left > SLICE_MS ? SLICE_MS : left) * 1000000 };
 
         if (signals > 0)

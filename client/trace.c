@@ -5,23 +5,15 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "conn.h"
 #include "exit.h"
 #include "intr.h"
 #include "log.h"
+#include "mtime.h"
 #include "output.h"
 #include "proto.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static long long num(const json_t *o, const char *key)
 {
@@ -97,7 +89,7 @@ struct run {
     out *out;
     int stop_sent;
     double stop_at;      /* when the stop was sent (ms) */
-    double deadline;     /* --timeout, in now_ms() time; 0 = none */
+    double deadline;     /* --timeout, in mct_now_ms() time; 0 = none */
     long long printed;
     int over;            /* a call took longer than --fail-over-ms */
     int output_broken;
@@ -112,7 +104,7 @@ static void send_stop(struct run *r, const char *reason)
     if (r->stop_sent)
         return;
     r->stop_sent = 1;
-    r->stop_at = now_ms();
+    r->stop_at = mct_now_ms();
     log_verbose("stopping the session (%s); waiting for the agent to restore the classes", reason);
     msg = json_pack("{s:s, s:s}", "type", "stop", "reason", reason);
     if (msg != NULL && proto_write(r->fd, msg, &e) < 0)
@@ -223,7 +215,7 @@ static int on_error(const json_t *m)
 /* How long poll may wait: until the next deadline, at most 200 ms. */
 static int wait_ms(const struct run *r)
 {
-    double now = now_ms(), w = 200;
+    double now = mct_now_ms(), w = 200;
 
     if (!r->stop_sent && r->deadline > 0 && r->deadline - now < w)
         w = r->deadline - now;
@@ -253,9 +245,9 @@ static int stream(struct run *r)
             }
             send_stop(r, "signal");
         }
-        if (!r->stop_sent && r->deadline > 0 && now_ms() >= r->deadline)
+        if (!r->stop_sent && r->deadline > 0 && mct_now_ms() >= r->deadline)
             send_stop(r, "timeout");
-        if (r->stop_sent && now_ms() >= r->stop_at + TRACE_END_TIMEOUT_MS) {
+        if (r->stop_sent && mct_now_ms() >= r->stop_at + TRACE_END_TIMEOUT_MS) {
             log_error("the agent did not confirm the end of the session within %d s",
                       TRACE_END_TIMEOUT_MS / 1000);
             return MCT_EXIT_INTERNAL;
@@ -303,13 +295,13 @@ static int stream(struct run *r)
  * instrumented when it sees this client gone. */
 static json_t *await_plan(struct run *r, int *rc)
 {
-    double deadline = now_ms() + TRACE_PLAN_TIMEOUT_MS;
+    double deadline = mct_now_ms() + TRACE_PLAN_TIMEOUT_MS;
     json_t *m;
     mct_err e;
     const char *type;
 
     for (;;) {
-        double left = deadline - now_ms();
+        double left = deadline - mct_now_ms();
         int n = intr_wait_readable(r->fd, left > 0 ? (int)left : 0, &e);
 
         if (n <= 0) {
@@ -402,7 +394,7 @@ static int session(struct run *r)
         print_plan(stderr, plan);
     json_decref(plan);
     if (c->timeout_s > 0)
-        r->deadline = now_ms() + c->timeout_s * 1e3;
+        r->deadline = mct_now_ms() + c->timeout_s * 1e3;
     return stream(r);
 }
 

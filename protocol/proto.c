@@ -10,8 +10,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "mtime.h"
 
 /* ---- error codes -------------------------------------------------------- */
 
@@ -762,14 +763,6 @@ int proto_write(int fd, const json_t *msg, mct_err *e)
     return rc;
 }
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Reads n bytes into buf before the deadline (< 0: none); *got says how many
  * arrived. 0 when all arrived or the peer closed (*got < n), else -1. */
 static int read_full(int fd, void *buf, size_t n, long long deadline, size_t *got,
@@ -782,7 +775,7 @@ static int read_full(int fd, void *buf, size_t n, long long deadline, size_t *go
         ssize_t r;
 
         if (deadline >= 0) {
-            long long left = deadline - now_ms();
+            long long left = deadline - mct_now_ms();
 
             wait_ms = left > 0 ? (int)(left < INT_MAX ? left : INT_MAX) : 0;
         }
@@ -810,7 +803,7 @@ static int read_full(int fd, void *buf, size_t n, long long deadline, size_t *go
 
 json_t *proto_read(int fd, enum proto_dir dir, int timeout_ms, mct_err *e)
 {
-    long long deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+    long long deadline = timeout_ms < 0 ? -1 : mct_now_ms() + timeout_ms;
     unsigned char hdr[PROTO_HEADER_LEN];
     uint32_t len;
     size_t got;
