@@ -33,10 +33,7 @@ sleep 600 &
 sleeper=$!
 MCT_PIDS="$MCT_PIDS $sleeper"
 # Until the forked shell has exec'ed sleep, it is still called bash.
-for i in $(seq 1 50); do
-    [ "$(cat "/proc/$sleeper/comm" 2>/dev/null)" = sleep ] && break
-    sleep 0.1
-done
+wait_until 5 grep -qsx sleep "/proc/$sleeper/comm"
 expect_attach_error "sleep" "process $sleeper \(sleep\) is not a Java VM" --info "$sleeper"
 alive "$sleeper" || fail "the sleep process was harmed"
 
@@ -55,10 +52,7 @@ for jdk in $MCT_TEST_JDKS; do
     MCT_JVM_OPTS=(-Xrs)
     start_target "$jdk" "$MCT_TMP/xrs-$major.log" mcttest.Idle
     MCT_JVM_OPTS=()
-    for i in $(seq 1 50); do
-        [ -S "/tmp/.java_pid$TARGET_PID" ] && break
-        sleep 0.1
-    done
+    wait_until 5 test -S "/tmp/.java_pid$TARGET_PID"
     rm -f "/tmp/.java_pid$TARGET_PID"
     expect_attach_error "-Xrs" "has no attach socket .* and does not handle SIGQUIT.*-Xrs" \
         --info "$TARGET_PID"
@@ -88,10 +82,7 @@ for jdk in $MCT_TEST_JDKS; do
     "$MCT" --info "$TARGET_PID" >"$out" 2>"$err" &
     client=$!
     MCT_PIDS="$MCT_PIDS $client"
-    for i in $(seq 1 50); do
-        [ -e "/proc/$TARGET_PID/cwd/.attach_pid$TARGET_PID" ] && break
-        sleep 0.1
-    done
+    wait_until 5 test -e "/proc/$TARGET_PID/cwd/.attach_pid$TARGET_PID"
     kill -INT "$client"
     wait_exit "$client" 5 || fail "SIGINT while attaching: the client goes on"
     RC=$WAIT_RC
@@ -137,10 +128,7 @@ for jdk in $MCT_TEST_JDKS; do
         "$PEER" fake-agent "$dir/agent.sock" "$frame_version" "$hello_protocol" &
         fake=$!
         MCT_PIDS="$MCT_PIDS $fake"
-        for i in $(seq 1 50); do
-            [ -S "$dir/agent.sock" ] && break
-            sleep 0.1
-        done
+        wait_until 5 test -S "$dir/agent.sock"
         expect_attach_error "agent of frame version $frame_version, protocol $hello_protocol" \
             "$pattern" --info "$TARGET_PID"
         wait_exit "$fake" 10 || fail "the fake agent was never asked"

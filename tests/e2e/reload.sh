@@ -87,17 +87,14 @@ for jdk in $MCT_TEST_JDKS; do
 
     note "JDK $major: -agentpath with an unsafe socket directory, then an attach once it is fixed"
     log=$MCT_TMP/onload-unsafe-$major.log
-    : >"$log"
     # The shell's pid is the JVM's after exec: the directory is in its way
     # from the start.
-    bash -c 'mkdir -m 755 "/tmp/.mcalltree-$$" && exec "$@"' sh "$jdk/bin/java" -Xshare:auto \
-        "-agentpath:$MCT_AGENT" -cp "$MCT_CLASSES" mcttest.Idle >"$log" 2>&1 &
-    pid=$!
-    MCT_PIDS="$MCT_PIDS $pid"
-    for i in $(seq 1 300); do
-        grep -q '^READY' "$log" && break
-        sleep 0.1
-    done
+    MCT_JVM_PREFIX=(bash -c 'mkdir -m 755 "/tmp/.mcalltree-$$" && exec "$@"' sh)
+    MCT_JVM_OPTS=("-agentpath:$MCT_AGENT")
+    start_target "$jdk" "$log" mcttest.Idle
+    unset MCT_JVM_PREFIX
+    MCT_JVM_OPTS=()
+    pid=$TARGET_PID
     expect_grep "refusing to serve: /tmp/.mcalltree-$pid has mode 0755" "$log" "OnLoad, unsafe"
     rmdir "/tmp/.mcalltree-$pid"
     run_mct "$out" "$err" --info "$pid"

@@ -29,10 +29,7 @@ for jdk in $MCT_TEST_JDKS; do
     touch "$flag"
     # The new class is rewritten as it loads; the plan below it is extended
     # within tens of milliseconds. Wait for calls that show both.
-    for _ in $(seq 1 200); do
-        grep -q '"method":"twice"' "$BG_OUT" && break
-        sleep 0.05
-    done
+    wait_until 10 grep -q '"method":"twice"' "$BG_OUT"
     n=$(wc -l <"$BG_OUT")
     wait_lines "$BG_OUT" $((n + 3)) 10 || fail "the session stopped printing"
     kill -INT "$BG_PID"

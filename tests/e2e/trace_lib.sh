@@ -170,12 +170,12 @@ background() {
 
 # wait_lines FILE N SEC: waits until FILE has N lines, at most SEC seconds.
 wait_lines() {
-    local i
-    for i in $(seq 1 $(($3 * 20))); do
-        [ -e "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ] && return 0
-        sleep 0.05
-    done
-    return 1
+    wait_until "$3" has_lines "$1" "$2"
+}
+
+# has_lines FILE N: FILE exists and has at least N lines.
+has_lines() {
+    [ -e "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]
 }
 
 # now_ms: a monotonic-enough clock for the few bounds the tests report.

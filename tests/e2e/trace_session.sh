@@ -156,18 +156,10 @@ EOF
     wait_lines "$BG_OUT" 3 20 || fail "late: the session printed no call within 20 s"
     expect_grep '^ +pending +tgt\.LateHelper\.help\(\)J' "$BG_ERR" "late: -v"
     touch "$flag"
-    for i in $(seq 1 300); do
-        grep -q '"method":"help"' "$BG_OUT" && break
-        sleep 0.05
-    done
-    grep -q '"method":"help"' "$BG_OUT" || soft_fail "late: no call of help traced within 15 s of its class loading"
+    wait_until 15 grep -q '"method":"help"' "$BG_OUT" || soft_fail "late: no call of help traced within 15 s of its class loading"
     # The plan is extended below help on the agent's next pass (every 50 ms,
     # slower on a loaded machine): wait for inner, then for a few more calls.
-    for i in $(seq 1 300); do
-        grep -q '"method":"inner"' "$BG_OUT" && break
-        sleep 0.05
-    done
-    grep -q '"method":"inner"' "$BG_OUT" || soft_fail "late: no call of inner traced within 15 s of help's"
+    wait_until 15 grep -q '"method":"inner"' "$BG_OUT" || soft_fail "late: no call of inner traced within 15 s of help's"
     wait_lines "$BG_OUT" "$(($(wc -l <"$BG_OUT") + 3))" 10 || fail "late: the session stopped printing"
     kill -INT "$BG_PID"
     wait_exit "$BG_PID" 15 || fail "late: the client did not exit within 15 s of SIGINT"
