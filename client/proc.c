@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,7 @@ static const char *status_value(const char *text, const char *key)
     return NULL;
 }
 
-/* Parses the second decimal field of a Uid:/Gid: value. */
+/* Parses the second decimal field of a Uid:/Gid: value (a 32-bit id). */
 static int second_id(const char *v, unsigned long *out)
 {
     char *end;
@@ -40,7 +41,7 @@ static int second_id(const char *v, unsigned long *out)
         return -1;
     v = end;
     *out = strtoul(v, &end, 10);
-    if (errno != 0 || end == v)
+    if (errno != 0 || end == v || *out > UINT32_MAX)
         return -1;
     return 0;
 }
@@ -111,7 +112,7 @@ int proc_parse_status(const char *text, struct proc_status *st, mct_err *e)
     v = status_value(text, "NStgid");
     if (v == NULL)
         v = status_value(text, "Tgid");
-    if (v == NULL || last_field(v, &nspid) < 0 || nspid <= 0)
+    if (v == NULL || last_field(v, &nspid) < 0 || nspid <= 0 || nspid > INT_MAX)
         return mct_err_set(e, MCT_E_PROTO, "no pid in the NStgid:/Tgid: line");
     st->nspid = (pid_t)nspid;
     if ((v = status_value(text, "SigCgt")) == NULL || mask_has_sigquit(v, &st->sigquit_caught) < 0)

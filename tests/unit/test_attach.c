@@ -129,6 +129,11 @@ static void test_status(void)
     CHECK(strstr(e.msg, "SigCgt") != NULL);
     CHECK_INT(proc_parse_status("Uid:\t1\t1\nGid:\t0\t0\nNStgid:\tx\nSigIgn:\t0\nSigCgt:\t0\n",
                                 &st, &e), -1);
+    /* Out of range: a uid past 32 bits would wrap to root, a pid past int. */
+    CHECK_INT(proc_parse_status("Uid:\t1\t4294967296\nGid:\t0\t0\nNStgid:\t9\nSigIgn:\t0\n"
+                                "SigCgt:\t0\n", &st, &e), -1);
+    CHECK_INT(proc_parse_status("Uid:\t1\t1\nGid:\t0\t0\nNStgid:\t4222222222222220\nSigIgn:\t0\n"
+                                "SigCgt:\t0\n", &st, &e), -1);
 }
 
 static void test_maps_and_cmdline(void)
