@@ -1,7 +1,7 @@
 /* test_attach.c — the attach reply of every JDK generation, and the /proc
  * parsers, on canned text; what the client believes of a socket in a
  * JVM's /tmp (sock.h) and of paths in its root, on sockets and links made
- * here. */
+ * here; and the cleaning of the JVM's text for the terminal. */
 #include "check.h"
 
 #include <errno.h>
@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "fmtutil.h"
 #include "proc.h"
 #include "sock.h"
 
@@ -393,6 +394,17 @@ static void test_in_root(void)
     CHECK(rmdir(tmpl) == 0);
 }
 
+static void test_clean(void)
+{
+    char s[] = "a\x1b[31mb\x07" "c\xc2\x9b" "d\xc3\xa9" "e\x7f\xff\xe0\x80\x9b" "f\xf0\x9f\x98\x80";
+    char cut[] = "x\xe2\x82";
+
+    fu_clean(s);
+    CHECK_STR(s, "a?[31mb?c?d\xc3\xa9" "e?????f\xf0\x9f\x98\x80");
+    fu_clean(cut);
+    CHECK_STR(cut, "x??");
+}
+
 int main(void)
 {
     test_load_replies();
@@ -400,5 +412,6 @@ int main(void)
     test_maps_and_cmdline();
     test_trust();
     test_in_root();
+    test_clean();
     return check_status();
 }
