@@ -77,12 +77,10 @@ int agentlib_open(const char *path, mct_err *e)
 /* Whether the target, with our current identity, opens the same file at path. */
 static int target_sees(int fd, const char *path, const struct proc_target *t)
 {
-    char seen[PATH_MAX + 32];
     struct stat a, b;
     int vfd, same;
 
-    snprintf(seen, sizeof seen, "/proc/%d/root%s", (int)t->pid, path);
-    vfd = open(seen, O_RDONLY | O_CLOEXEC);
+    vfd = proc_open_in_root(t, path, O_RDONLY);
     if (vfd < 0) {
         log_verbose("the JVM cannot open %s itself (%s)", path, strerror(errno));
         return 0;
@@ -121,17 +119,13 @@ static int copy_bytes(int in, int out)
     }
 }
 
-/* Copies the file open at in to dir/name; 0 or -1 with errno set. */
-static int copy_file(int in, const char *dir, const char *name)
+/* Copies the file open at in to name in the directory dirfd; 0 or -1 with
+ * errno set. */
+static int copy_file(int in, int dirfd, const char *name)
 {
-    char path[PATH_MAX];
     int out, rc, err;
 
-    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    out = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (out < 0)
         return -1;
     rc = copy_bytes(in, out);
@@ -144,7 +138,7 @@ static int copy_file(int in, const char *dir, const char *name)
 
 /* The shared jansson the agent links against, copied next to the agent:
  * the client links the same library, so dladdr finds its file. */
-static int copy_jansson(const char *dir, mct_err *e)
+static int copy_jansson(const struct agentlib_use *u, mct_err *e)
 {
 #ifdef MCT_AGENT_SHARED_JANSSON
     Dl_info info;
@@ -155,13 +149,38 @@ static int copy_jansson(const char *dir, mct_err *e)
     in = open(info.dli_fname, O_RDONLY | O_CLOEXEC);
     if (in < 0)
         return mct_err_set(e, MCT_E_IO, "cannot read %s: %s", info.dli_fname, strerror(errno));
-    rc = copy_file(in, dir, strrchr(info.dli_fname, '/') ? strrchr(info.dli_fname, '/') + 1
-                                                          : info.dli_fname);
+    rc = copy_file(in, u->copyfd, strrchr(info.dli_fname, '/') ? strrchr(info.dli_fname, '/') + 1
+                                                              : info.dli_fname);
     close(in);
     if (rc < 0)
-        return mct_err_set(e, MCT_E_IO, "cannot copy %s to %s: %s", info.dli_fname, dir,
+        return mct_err_set(e, MCT_E_IO, "cannot copy %s to %s: %s", info.dli_fname, u->copy,
                            strerror(errno));
 #endif
+    return 0;
+}
+
+/* Creates the private directory of the copies in the target's /tmp; 0 or
+ * -1 with e set. */
+static int make_copy_dir(const struct proc_target *t, struct agentlib_use *u, mct_err *e)
+{
+    char tmpl[96];
+    int err;
+
+    /* mkdtemp through our descriptor of the target's /tmp: the kernel
+     * resolves /proc/self/fd/N to that directory, wherever it is. */
+    snprintf(tmpl, sizeof tmpl, "/proc/self/fd/%d/.mcalltree-agent-%d-XXXXXX", u->tmpfd,
+             (int)t->st.nspid);
+    if (mkdtemp(tmpl) == NULL)
+        return mct_err_set(e, MCT_E_IO, "cannot create a directory for the agent library in %s: %s",
+                           t->tmp, strerror(errno));
+    snprintf(u->copy_name, sizeof u->copy_name, "%s", strrchr(tmpl, '/') + 1);
+    snprintf(u->copy, sizeof u->copy, "%s/%s", t->tmp, u->copy_name);
+    u->copyfd = openat(u->tmpfd, u->copy_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (u->copyfd < 0) {
+        err = errno;
+        agentlib_release(u);
+        return mct_err_set(e, MCT_E_IO, "cannot open %s: %s", u->copy, strerror(err));
+    }
     return 0;
 }
 
@@ -171,32 +190,27 @@ int agentlib_prepare(int fd, const char *path, const struct proc_target *t,
     int err;
 
     u->copy[0] = '\0';
+    u->copyfd = -1;
     if (target_sees(fd, path, t)) {
         snprintf(u->target_path, sizeof u->target_path, "%s", path);
         return 0;
     }
-    if (t->other_mntns && strcmp(t->tmp, "/tmp") == 0)
-        return mct_err_set(e, MCT_E_IO, "process %d runs in another mount namespace whose /tmp "
-                           "cannot be reached through /proc/%d/root", (int)t->pid, (int)t->pid);
-    snprintf(u->copy, sizeof u->copy, "%s/.mcalltree-agent-%d-XXXXXX", t->tmp, (int)t->st.nspid);
-    if (mkdtemp(u->copy) == NULL) {
-        err = errno;
-        u->copy[0] = '\0';
-        return mct_err_set(e, MCT_E_IO, "cannot create a directory for the agent library in %s: %s",
-                           t->tmp, strerror(err));
-    }
-    if (copy_file(fd, u->copy, AGENTLIB_NAME) < 0) {
+    u->tmpfd = proc_tmp(t, e);
+    if (u->tmpfd < 0)
+        return -1;
+    if (make_copy_dir(t, u, e) < 0)
+        return -1;
+    if (copy_file(fd, u->copyfd, AGENTLIB_NAME) < 0) {
         err = errno;
         agentlib_release(u);
         return mct_err_set(e, MCT_E_IO, "cannot copy the agent library to %s: %s", t->tmp,
                            strerror(err));
     }
-    if (copy_jansson(u->copy, e) < 0) {
+    if (copy_jansson(u, e) < 0) {
         agentlib_release(u);
         return -1;
     }
-    snprintf(u->target_path, sizeof u->target_path, "/tmp/%s/%s", strrchr(u->copy, '/') + 1,
-             AGENTLIB_NAME);
+    snprintf(u->target_path, sizeof u->target_path, "/tmp/%s/%s", u->copy_name, AGENTLIB_NAME);
     log_verbose("copied the agent library to %s, which the JVM sees as %s", u->copy,
                 u->target_path);
     return 0;
@@ -206,17 +220,24 @@ void agentlib_release(struct agentlib_use *u)
 {
     DIR *d;
     struct dirent *de;
+    int fd;
 
     if (u->copy[0] == '\0')
         return;
-    d = opendir(u->copy);
+    fd = u->copyfd >= 0 ? openat(u->copyfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    d = fd >= 0 ? fdopendir(fd) : NULL;
     if (d != NULL) {
         while ((de = readdir(d)) != NULL)
             if (de->d_name[0] != '.' && unlinkat(dirfd(d), de->d_name, 0) < 0)
                 log_verbose("cannot remove %s/%s: %s", u->copy, de->d_name, strerror(errno));
         closedir(d);
+    } else if (fd >= 0) {
+        close(fd);
     }
-    if (rmdir(u->copy) < 0)
+    if (unlinkat(u->tmpfd, u->copy_name, AT_REMOVEDIR) < 0)
         log_verbose("cannot remove %s: %s", u->copy, strerror(errno));
+    if (u->copyfd >= 0)
+        close(u->copyfd);
+    u->copyfd = -1;
     u->copy[0] = '\0';
 }

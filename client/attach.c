@@ -115,40 +115,71 @@ int attach_parse_load_reply(const char *buf, size_t n, struct attach_reply *r, m
 
 /* ---- waking the attach listener ----------------------------------------- */
 
-static int is_socket(const char *path)
+/* Whether a socket is at name in the JVM's /tmp (dirfd). Whose it is,
+ * sock_connect_at checks; a symbolic link there is not one. */
+static int is_socket(int dirfd, const char *name)
 {
     struct stat st;
 
-    return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
+    return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISSOCK(st.st_mode);
 }
 
-/* Creates the file that tells the JVM's SIGQUIT handler to start the attach
- * listener: in its working directory, else in its /tmp. 0 or -1 with e set. */
-static int create_trigger(const struct proc_target *t, char *path, size_t size, mct_err *e)
+/* The file that tells the JVM's SIGQUIT handler to start the attach
+ * listener. */
+struct trigger {
+    int dirfd;              /* the directory it is in (owned) */
+    char name[32];
+    char shown[PATH_MAX];   /* its path, for messages */
+};
+
+/* Creates the trigger in dirfd (shown as dir), taking ownership of dirfd;
+ * 0, or -1 with errno set and dirfd closed. */
+static int create_trigger_in(const struct proc_target *t, int dirfd, const char *dir,
+                             struct trigger *tr)
 {
-    int fd;
+    int fd, err;
 
-    snprintf(path, size, "/proc/%d/cwd/.attach_pid%d", (int)t->pid, (int)t->st.nspid);
-    fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0660);
-    if (fd < 0) {
-        snprintf(path, size, "%s/.attach_pid%d", t->tmp, (int)t->st.nspid);
-        fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0660);
+    tr->dirfd = dirfd;
+    snprintf(tr->name, sizeof tr->name, ".attach_pid%d", (int)t->st.nspid);
+    snprintf(tr->shown, sizeof tr->shown, "%s/%s", dir, tr->name);
+    if (dirfd < 0)
+        return -1;
+    fd = openat(dirfd, tr->name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0660);
+    if (fd >= 0) {
+        close(fd);
+        return 0;
     }
-    if (fd < 0)
-        return mct_err_set(e, MCT_E_IO, "cannot create the attach trigger %s: %s", path,
-                           strerror(errno));
-    close(fd);
-    return 0;
+    err = errno;
+    close(dirfd);
+    errno = err;
+    return -1;
 }
 
-/* Polls for the socket with growing sleeps, re-sending SIGQUIT once at half
- * time; 0 when it appeared, -1 with e set. */
-static int wait_for_socket(const struct proc_target *t, const char *sock, mct_err *e)
+/* Creates the trigger: in the JVM's working directory (/proc/PID/cwd leads
+ * there in any mount namespace), else in its /tmp. Run with the JVM's
+ * identity: the JVM ignores a trigger of another user. 0 or -1 with e set. */
+static int create_trigger(const struct proc_target *t, int tmpfd, struct trigger *tr, mct_err *e)
+{
+    char cwd[64];
+
+    snprintf(cwd, sizeof cwd, "/proc/%d/cwd", (int)t->pid);
+    if (create_trigger_in(t, open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC), cwd, tr) == 0)
+        return 0;
+    if (create_trigger_in(t, fcntl(tmpfd, F_DUPFD_CLOEXEC, 0), t->tmp, tr) == 0)
+        return 0;
+    return mct_err_set(e, MCT_E_IO, "cannot create the attach trigger %s: %s", tr->shown,
+                       strerror(errno));
+}
+
+/* Polls for the socket name in tmpfd (shown as sock) with growing sleeps,
+ * re-sending SIGQUIT once at half time; 0 when it appeared, -1 with e set. */
+static int wait_for_socket(const struct proc_target *t, int tmpfd, const char *name,
+                           const char *sock, mct_err *e)
 {
     long long start = mct_now_ms();
     int delay = 10, resent = 0;
 
-    while (!is_socket(sock)) {
+    while (!is_socket(tmpfd, name)) {
         long long waited = mct_now_ms() - start;
 
         if (!proc_alive(t))
@@ -176,10 +207,12 @@ static int wait_for_socket(const struct proc_target *t, const char *sock, mct_er
     return 0;
 }
 
-/* Starts the JVM's attach listener so that sock appears; 0 or -1 with e. */
-static int wake_listener(const struct proc_target *t, const char *sock, mct_err *e)
+/* Starts the JVM's attach listener so that its socket name appears in
+ * tmpfd (shown as sock); 0 or -1 with e. */
+static int wake_listener(const struct proc_target *t, int tmpfd, const char *name,
+                         const char *sock, mct_err *e)
 {
-    char trigger[PATH_MAX];
+    struct trigger trigger;
     int rc;
 
     if (proc_jvm_flag(t, "DisableAttachMechanism") == 1)
@@ -195,16 +228,17 @@ static int wake_listener(const struct proc_target *t, const char *sock, mct_err 
                            "SIGQUIT, so its attach listener cannot be started: it runs with "
                            "-Xrs and its socket was deleted (by a /tmp cleaner?), or it is not "
                            "a HotSpot JVM; restart the JVM", (int)t->pid, t->st.name, sock);
-    if (create_trigger(t, trigger, sizeof trigger, e) < 0)
+    if (create_trigger(t, tmpfd, &trigger, e) < 0)
         return -1;
-    log_verbose("created %s; sending SIGQUIT to %d", trigger, (int)t->pid);
+    log_verbose("created %s; sending SIGQUIT to %d", trigger.shown, (int)t->pid);
     if (kill(t->pid, SIGQUIT) < 0) {
         rc = mct_err_set(e, MCT_E_IO, "kill(%d, SIGQUIT): %s", (int)t->pid, strerror(errno));
     } else {
-        rc = wait_for_socket(t, sock, e);
+        rc = wait_for_socket(t, tmpfd, name, sock, e);
     }
-    if (unlink(trigger) < 0 && errno != ENOENT)
-        log_verbose("cannot remove %s: %s", trigger, strerror(errno));
+    if (unlinkat(trigger.dirfd, trigger.name, 0) < 0 && errno != ENOENT)
+        log_verbose("cannot remove %s: %s", trigger.shown, strerror(errno));
+    close(trigger.dirfd);
     return rc;
 }
 
@@ -280,19 +314,24 @@ static int build_request(const char *path, const char *options, char *buf, size_
 int attach_load(const struct proc_target *t, const char *path, const char *options,
                 struct attach_reply *r, mct_err *e)
 {
-    char sock[PATH_MAX], req[3 * ARG_MAX_LEN + 64], *reply;
+    char name[32], sock[PATH_MAX], req[3 * ARG_MAX_LEN + 64], *reply;
     size_t req_len = 0;
     ssize_t n;
-    int fd, rc;
+    int tmpfd, fd, rc;
 
     if (build_request(path, options, req, sizeof req, &req_len, e) < 0)
         return -1;
-    snprintf(sock, sizeof sock, "%s/.java_pid%d", t->tmp, (int)t->st.nspid);
-    if (is_socket(sock))
-        log_verbose("attach listener of JVM %d is up at %s", (int)t->pid, sock);
-    else if (wake_listener(t, sock, e) < 0)
+    tmpfd = proc_tmp(t, e);
+    if (tmpfd < 0)
         return -1;
-    fd = sock_connect(sock, t, "the JVM's attach socket", e);
+    snprintf(name, sizeof name, ".java_pid%d", (int)t->st.nspid);
+    snprintf(sock, sizeof sock, "%s/%s", t->tmp, name);
+    if (is_socket(tmpfd, name))
+        log_verbose("attach listener of JVM %d is up at %s", (int)t->pid, sock);
+    else if (wake_listener(t, tmpfd, name, sock, e) < 0)
+        return -1;
+    /* The request names the agent library: only the JVM may read it. */
+    fd = sock_connect_at(t, tmpfd, name, sock, "the JVM's attach listener", e);
     if (fd < 0)
         return -1;
     log_verbose("asking JVM %d to load %s", (int)t->pid, path);

@@ -20,12 +20,19 @@
 int conn_open(const struct proc_target *t, int *absent, mct_err *e)
 {
     char dir[PATH_MAX], path[PATH_MAX + 16];
-    int fd;
+    int tmpfd, dirfd, fd = -1;
 
     *absent = 0;
+    tmpfd = proc_tmp(t, e);
+    if (tmpfd < 0)
+        return -1;
     snprintf(dir, sizeof dir, PROTO_SOCKET_DIR_FMT, t->tmp, (long)t->st.nspid);
     snprintf(path, sizeof path, "%s/%s", dir, PROTO_SOCKET_NAME);
-    fd = sock_connect(path, t, "the agent", e);
+    dirfd = sock_open_private_dir(t, tmpfd, strrchr(dir, '/') + 1, dir, "the agent", e);
+    if (dirfd >= 0) {
+        fd = sock_connect_at(t, dirfd, PROTO_SOCKET_NAME, path, "the agent", e);
+        close(dirfd);
+    }
     if (fd >= 0) {
         static int said;
 

@@ -13,8 +13,10 @@
 /* How long the agent has to answer hello. */
 #define CONN_HELLO_TIMEOUT_MS 10000
 
-/* Connects to the agent socket of t; the fd, or -1 with e set. *absent is
- * set to 1 when no agent listens there (no socket, or a dead one). */
+/* Connects to the agent socket of t once sock.h found it, its directory and
+ * the process serving it to be the JVM's (nothing is sent before); the fd,
+ * or -1 with e set. *absent is set to 1 when no agent listens there (no
+ * directory, no socket, or a dead one). */
 int conn_open(const struct proc_target *t, int *absent, mct_err *e);
 
 /* Makes sure an agent speaking our protocol serves in t: asks for hello,

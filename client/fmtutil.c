@@ -82,20 +82,65 @@ void fu_put_right(FILE *f, const char *s, size_t width)
     fputs(s, f);
 }
 
+/* The length of the character at p (>= 1); *ok says whether it is
+ * printable: well-formed UTF-8 (no overlong form, surrogate or code point
+ * past U+10FFFF) and not a control character (C0, DEL, C1). A malformed
+ * byte counts alone. */
+static size_t text_char(const unsigned char *p, int *ok)
+{
+    size_t n;
+
+    *ok = 0;
+    if (*p < 0x80) {
+        *ok = *p >= 0x20 && *p != 0x7f;
+        return 1;
+    }
+    if (*p < 0xc2 || *p > 0xf4)
+        return 1;
+    n = *p < 0xe0 ? 2 : *p < 0xf0 ? 3 : 4;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 1;
+    if ((*p == 0xe0 && p[1] < 0xa0) || (*p == 0xed && p[1] > 0x9f) ||
+        (*p == 0xf0 && p[1] < 0x90) || (*p == 0xf4 && p[1] > 0x8f))
+        return 1;
+    *ok = !(*p == 0xc2 && p[1] <= 0x9f);    /* U+0080..U+009F: C1, CSI among them */
+    return n;
+}
+
 void fu_put_text(FILE *f, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
 
-    for (; *p != '\0'; p++) {
-        if (*p < 0x20 || *p == 0x7f) {
+    while (*p != '\0') {
+        int ok;
+        size_t n = text_char(p, &ok);
+
+        if (ok)
+            fwrite(p, 1, n, f);
+        else
             fputc('?', f);
-        } else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
-            fputc('?', f);      /* U+0080..U+009F: C1 controls, CSI among them */
-            p++;
-        } else {
-            fputc(*p, f);
-        }
+        p += n;
     }
+}
+
+void fu_clean(char *s)
+{
+    unsigned char *p = (unsigned char *)s, *w = p;
+
+    while (*p != '\0') {
+        int ok;
+        size_t n = text_char(p, &ok);
+
+        if (ok) {
+            memmove(w, p, n);
+            w += n;
+        } else {
+            *w++ = '?';
+        }
+        p += n;
+    }
+    *w = '\0';
 }
 
 /* Appends the Java name of the field descriptor at *d and advances *d;

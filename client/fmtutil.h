@@ -40,9 +40,15 @@ size_t fu_width(const char *s);
 /* Writes s right-aligned in width columns (no padding when wider). */
 void fu_put_right(FILE *f, const char *s, size_t width);
 
-/* Writes s with every control character (C0, DEL, C1) replaced by '?', so
- * that a class or thread name cannot move the cursor or change colours. */
+/* Writes s with every control character (C0, DEL, C1) and every byte that
+ * is not well-formed UTF-8 replaced by '?', so that text from the JVM (a
+ * class, method or thread name, a message) cannot move the cursor or change
+ * colours. */
 void fu_put_text(FILE *f, const char *s);
+
+/* Replaces in place what fu_put_text replaces, for text printed otherwise
+ * (the client's messages). */
+void fu_clean(char *s);
 
 /* The parameter list of a JVM method descriptor as Java would write it,
  * simple class names, into buf: "(Ljava/lang/String;[IJ)V" -> "(String,

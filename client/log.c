@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "fmtutil.h"
+
 static int verbose;
 
 void log_set_verbose(int on)
@@ -16,6 +18,9 @@ static void vprint(const char *fmt, va_list ap)
     char line[2048];
 
     vsnprintf(line, sizeof line, fmt, ap);
+    /* Messages quote the JVM (names, its replies): no control character
+     * of theirs reaches the terminal. */
+    fu_clean(line);
     fprintf(stderr, "mcalltree: %s\n", line);
 }
 

@@ -1,5 +1,6 @@
 /* log.h — the client's messages on stderr, each one line prefixed with
- * "mcalltree: "; stdout carries only the requested output. */
+ * "mcalltree: ", control characters replaced (fu_clean) since messages
+ * quote text from the JVM; stdout carries only the requested output. */
 #ifndef MCT_LOG_H
 #define MCT_LOG_H
 

@@ -3,11 +3,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <linux/openat2.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -29,7 +33,7 @@ static const char *status_value(const char *text, const char *key)
     return NULL;
 }
 
-/* Parses the second decimal field of a Uid:/Gid: value. */
+/* Parses the second decimal field of a Uid:/Gid: value (a 32-bit id). */
 static int second_id(const char *v, unsigned long *out)
 {
     char *end;
@@ -40,7 +44,7 @@ static int second_id(const char *v, unsigned long *out)
         return -1;
     v = end;
     *out = strtoul(v, &end, 10);
-    if (errno != 0 || end == v)
+    if (errno != 0 || end == v || *out > UINT32_MAX)
         return -1;
     return 0;
 }
@@ -111,7 +115,7 @@ int proc_parse_status(const char *text, struct proc_status *st, mct_err *e)
     v = status_value(text, "NStgid");
     if (v == NULL)
         v = status_value(text, "Tgid");
-    if (v == NULL || last_field(v, &nspid) < 0 || nspid <= 0)
+    if (v == NULL || last_field(v, &nspid) < 0 || nspid <= 0 || nspid > INT_MAX)
         return mct_err_set(e, MCT_E_PROTO, "no pid in the NStgid:/Tgid: line");
     st->nspid = (pid_t)nspid;
     if ((v = status_value(text, "SigCgt")) == NULL || mask_has_sigquit(v, &st->sigquit_caught) < 0)
@@ -192,13 +196,146 @@ static int other_mount_ns(pid_t pid)
     return a != b || memcmp(mine, theirs, (size_t)a) != 0;
 }
 
+/* ---- the target's file system ------------------------------------------ */
+
+/* Opens path component by component from rootfd, refusing symbolic links
+ * (ELOOP) and ".." (EXDEV): the fallback for kernels without openat2. */
+static int walk_in_root(int rootfd, const char *path, int flags)
+{
+    char comp[NAME_MAX + 1], self[64];
+    int dir = rootfd;
+
+    for (;;) {
+        struct stat st;
+        size_t n;
+        int fd, last, err;
+
+        path += strspn(path, "/");
+        n = strcspn(path, "/");
+        last = path[n + strspn(path + n, "/")] == '\0';
+        if (n == 0 || n > NAME_MAX || (n == 2 && memcmp(path, "..", 2) == 0)) {
+            err = n == 0 ? ENOENT : n > NAME_MAX ? ENAMETOOLONG : EXDEV;
+            fd = -1;
+        } else {
+            memcpy(comp, path, n);
+            comp[n] = '\0';
+            /* O_PATH | O_NOFOLLOW opens a symbolic link itself: fstat tells. */
+            fd = openat(dir, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+            err = fd < 0 ? errno : fstat(fd, &st) < 0 ? errno : S_ISLNK(st.st_mode) ? ELOOP
+                : !S_ISDIR(st.st_mode) && (!last || (flags & O_DIRECTORY)) ? ENOTDIR : 0;
+        }
+        if (dir != rootfd)
+            close(dir);
+        if (err != 0) {
+            if (fd >= 0)
+                close(fd);
+            errno = err;
+            return -1;
+        }
+        if (!last) {
+            dir = fd;
+            path += n;
+            continue;
+        }
+        if (flags & O_PATH)
+            return fd;
+        /* Reopens the very file found, not whatever the name holds by now. */
+        snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+        dir = open(self, flags | O_CLOEXEC);
+        err = errno;
+        close(fd);
+        errno = err;
+        return dir;
+    }
+}
+
+/* Opens path below rootfd as if rootfd were "/". */
+static int open_in_root(int rootfd, const char *path, int flags)
+{
+    struct open_how how = {
+        .flags = (unsigned long long)(flags | O_CLOEXEC),
+        .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+    };
+    long fd = syscall(SYS_openat2, rootfd, path, &how, sizeof how);
+
+    /* ENOSYS before Linux 5.6; EPERM from seccomp filters that predate it. */
+    if (fd < 0 && (errno == ENOSYS || errno == EPERM))
+        return walk_in_root(rootfd, path, flags);
+    return (int)fd;
+}
+
+int proc_open_in_root(const struct proc_target *t, const char *path, int flags)
+{
+    if (t->rootfd < 0) {
+        errno = EACCES;
+        return -1;
+    }
+    return open_in_root(t->rootfd, path, flags);
+}
+
+/* Opens the root directory of t: /proc/PID/root, or ours when that cannot
+ * be opened (a JVM that is not dumpable) but the mount namespace is ours.
+ * Sets t->tmp_err when there is none. */
+static void open_root(struct proc_target *t)
+{
+    char path[64];
+
+    snprintf(path, sizeof path, "/proc/%d/root", (int)t->pid);
+    t->rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (t->rootfd >= 0)
+        return;
+    if (!t->other_mntns && (errno == EACCES || errno == EPERM)) {
+        log_verbose("cannot open %s (%s); using our root, its mount namespace is ours", path,
+                    strerror(errno));
+        t->rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (t->rootfd >= 0)
+            return;
+    }
+    mct_err_set(&t->tmp_err, MCT_E_IO, "cannot reach the file system of process %d through "
+                "%s: %s%s", (int)t->pid, path, strerror(errno),
+                errno == EACCES || errno == EPERM ? "; run mcalltree as root" : "");
+}
+
+/* Resolves t's /tmp inside its root into t->tmpfd, or sets t->tmp_err. */
+static void open_tmp(struct proc_target *t)
+{
+    struct stat ours, theirs;
+
+    if (t->rootfd < 0)
+        return;
+    if (!t->other_mntns && stat("/", &ours) == 0 && fstat(t->rootfd, &theirs) == 0 &&
+        ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino)
+        snprintf(t->tmp, sizeof t->tmp, "/tmp");
+    else
+        snprintf(t->tmp, sizeof t->tmp, "/proc/%d/root/tmp", (int)t->pid);
+    t->tmpfd = open_in_root(t->rootfd, "/tmp", O_PATH | O_DIRECTORY);
+    if (t->tmpfd >= 0)
+        return;
+    if (errno == ELOOP)
+        mct_err_set(&t->tmp_err, MCT_E_IO, "the /tmp of process %d is a symbolic link, which "
+                    "this kernel (without openat2) cannot resolve inside the process's root; "
+                    "make its /tmp a directory", (int)t->pid);
+    else
+        mct_err_set(&t->tmp_err, MCT_E_IO, "cannot open the /tmp of process %d (%s, resolved "
+                    "inside its root): %s", (int)t->pid, t->tmp, strerror(errno));
+}
+
+int proc_tmp(const struct proc_target *t, mct_err *e)
+{
+    if (t->tmpfd < 0) {
+        *e = t->tmp_err;
+        return -1;
+    }
+    return t->tmpfd;
+}
+
 int proc_inspect(pid_t pid, struct proc_target *t, mct_err *e)
 {
     char path[64], text[4096];
-    struct stat sb;
 
     memset(t, 0, sizeof *t);
     t->pid = pid;
+    t->rootfd = t->tmpfd = -1;
     snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
     if (read_small_file(path, text, sizeof text) < 0) {
         if (errno == ENOENT || errno == ESRCH)
@@ -209,12 +346,12 @@ int proc_inspect(pid_t pid, struct proc_target *t, mct_err *e)
         return mct_err_wrap(e, "%s", path);
     t->other_mntns = other_mount_ns(pid);
     snprintf(t->tmp, sizeof t->tmp, "/proc/%d/root/tmp", (int)pid);
-    if (stat(t->tmp, &sb) < 0 || !S_ISDIR(sb.st_mode))
-        snprintf(t->tmp, sizeof t->tmp, "/tmp");
+    open_root(t);
+    open_tmp(t);
     log_verbose("process %d (%s): uid %u, gid %u, pid %d in its namespace, %s mount "
-                "namespace, its /tmp is %s", (int)pid, t->st.name, (unsigned)t->st.euid,
+                "namespace, its /tmp is %s%s", (int)pid, t->st.name, (unsigned)t->st.euid,
                 (unsigned)t->st.egid, (int)t->st.nspid, t->other_mntns ? "another" : "our",
-                t->tmp);
+                t->tmp, t->tmpfd < 0 ? " (unreachable)" : "");
     return 0;
 }
 
@@ -276,33 +413,56 @@ int proc_alive(const struct proc_target *t)
 
 int proc_become(const struct proc_target *t, struct proc_creds *saved, mct_err *e)
 {
-    saved->switched = 0;
+    static int said;
+    int n;
+
+    memset(saved, 0, sizeof *saved);
     saved->euid = geteuid();
     saved->egid = getegid();
     if (saved->euid != 0 || t->st.euid == 0)
         return 0;
-    if (setegid(t->st.egid) < 0)
-        return mct_err_set(e, MCT_E_IO, "setegid(%u): %s", (unsigned)t->st.egid,
-                           strerror(errno));
-    if (seteuid(t->st.euid) < 0) {
+    n = getgroups(0, NULL);
+    saved->groups = malloc((size_t)(n > 0 ? n : 1) * sizeof *saved->groups);
+    if (n < 0 || saved->groups == NULL ||
+        (saved->ngroups = getgroups(n, saved->groups)) < 0) {
+        free(saved->groups);
+        return mct_err_set(e, MCT_E_IO, "cannot read our supplementary groups: %s",
+                           n < 0 || saved->groups == NULL ? strerror(ENOMEM) : strerror(errno));
+    }
+    /* Root's groups would open directories the JVM's user cannot write. */
+    if (setgroups(0, NULL) < 0) {
         int saved_errno = errno;
 
-        if (setegid(saved->egid) < 0)
-            abort();    /* cannot go back: never go on with a half identity */
-        return mct_err_set(e, MCT_E_IO, "seteuid(%u): %s", (unsigned)t->st.euid,
-                           strerror(saved_errno));
+        free(saved->groups);
+        return mct_err_set(e, MCT_E_IO, "setgroups: %s", strerror(saved_errno));
+    }
+    if (setegid(t->st.egid) < 0 || seteuid(t->st.euid) < 0) {
+        int saved_errno = errno;
+
+        /* Cannot go back: never go on with a half identity. */
+        if (setegid(saved->egid) < 0 || setgroups((size_t)saved->ngroups, saved->groups) < 0)
+            abort();
+        free(saved->groups);
+        return mct_err_set(e, MCT_E_IO, "acting as uid %u, gid %u: %s", (unsigned)t->st.euid,
+                           (unsigned)t->st.egid, strerror(saved_errno));
     }
     saved->switched = 1;
-    log_verbose("acting as uid %u, gid %u (the JVM's user)", (unsigned)t->st.euid,
-                (unsigned)t->st.egid);
+    /* A run switches for every connection: say it once. */
+    if (!said++)
+        log_verbose("acting as uid %u, gid %u, no supplementary groups (the JVM's user)",
+                    (unsigned)t->st.euid, (unsigned)t->st.egid);
     return 0;
 }
 
-void proc_restore(const struct proc_creds *saved)
+void proc_restore(struct proc_creds *saved)
 {
     if (!saved->switched)
         return;
     /* Failing to become root again would leave us half switched; stop. */
-    if (seteuid(saved->euid) < 0 || setegid(saved->egid) < 0)
+    if (seteuid(saved->euid) < 0 || setegid(saved->egid) < 0 ||
+        setgroups((size_t)saved->ngroups, saved->groups) < 0)
         abort();
+    free(saved->groups);
+    saved->groups = NULL;
+    saved->switched = 0;
 }

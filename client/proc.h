@@ -1,7 +1,8 @@
 /* proc.h — what /proc tells about the target process: its effective ids,
  * its pid in its own pid namespace, whether it handles SIGQUIT, its mount
- * namespace and /tmp, whether it runs a JVM; and taking its identity for a
- * while when mcalltree runs as root. */
+ * namespace, its root and /tmp (resolved inside that root, never against
+ * ours), whether it runs a JVM; and taking its identity for a while when
+ * mcalltree runs as root. */
 #ifndef MCT_PROC_H
 #define MCT_PROC_H
 
@@ -32,17 +33,36 @@ int proc_maps_line_is_libjvm(const char *line);
  * 0) in a NUL-separated command line of n bytes, or -1 if it is absent. */
 int proc_cmdline_flag(const char *cmdline, size_t n, const char *name);
 
-/* A target process as this process can reach it. */
+/* A target process as this process can reach it. The descriptors are
+ * O_PATH and close-on-exec, opened by proc_inspect and kept for the rest of
+ * the run (the client inspects one target per run). */
 struct proc_target {
     pid_t pid;              /* as the caller sees it */
     struct proc_status st;
     int other_mntns;        /* 1 if its mount namespace is not ours */
-    char tmp[64];           /* its /tmp as we reach it: /proc/PID/root/tmp, else /tmp */
+    int rootfd;             /* its root directory, -1 when it cannot be reached */
+    int tmpfd;              /* its /tmp resolved inside its root, -1 when it cannot be */
+    mct_err tmp_err;        /* why tmpfd is -1 */
+    char tmp[64];           /* its /tmp as messages name it: /tmp when its mount
+                               namespace and root are ours, else /proc/PID/root/tmp */
 };
 
 /* Reads what attaching needs about pid; -1 with e set: MCT_E_NOTFOUND
- * when there is no such process, MCT_E_IO otherwise. */
+ * when there is no such process, MCT_E_IO otherwise. Failing to reach the
+ * target's /tmp is not an error yet: proc_tmp reports it when it is needed. */
 int proc_inspect(pid_t pid, struct proc_target *t, mct_err *e);
+
+/* The target's /tmp: a directory fd (O_PATH, borrowed from t) resolved
+ * inside the target's root, so that a symbolic link there never leads into
+ * our file system; -1 with e set (MCT_E_IO, the reason) when it could not
+ * be resolved. Use it with the *at() calls, or as /proc/self/fd/N/NAME. */
+int proc_tmp(const struct proc_target *t, mct_err *e);
+
+/* Opens the absolute path as the target would see it, every symbolic link
+ * resolved inside its root (openat2 RESOLVE_IN_ROOT; without openat2, any
+ * symbolic link is refused with ELOOP). The fd (close-on-exec, caller
+ * closes) or -1 with errno set. */
+int proc_open_in_root(const struct proc_target *t, const char *path, int flags);
 
 /* 1 if the target maps libjvm.so, 0 if not, -1 with e set when its maps
  * cannot be read. */
@@ -60,14 +80,17 @@ struct proc_creds {
     int switched;
     uid_t euid;
     gid_t egid;
+    int ngroups;
+    gid_t *groups;          /* our supplementary groups; owned, freed by proc_restore */
 };
 
-/* When running as root and the target is not root, takes the target's
- * effective gid then uid (files created belong to the target's user);
+/* When running as root and the target is not root, drops our supplementary
+ * groups and takes the target's effective gid then uid (files created belong
+ * to the target's user, and no permission of root's groups is left);
  * otherwise does nothing. 0 or -1 with e set. Undo with proc_restore. */
 int proc_become(const struct proc_target *t, struct proc_creds *saved, mct_err *e);
 
-/* Returns to the identity saved by proc_become. */
-void proc_restore(const struct proc_creds *saved);
+/* Returns to the identity saved by proc_become (groups included). */
+void proc_restore(struct proc_creds *saved);
 
 #endif

@@ -2,35 +2,153 @@
 #include "sock.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
-int sock_connect(const char *path, const struct proc_target *t, const char *what, mct_err *e)
+/* Whether a file of uid may speak for JVM t: its user, or root. */
+static int trusted_uid(const struct proc_target *t, uid_t uid)
+{
+    return uid == t->st.euid || uid == 0;
+}
+
+/* The error for the file at shown (st), which is not the file of type
+ * (S_IFDIR, S_IFSOCK) that JVM t would have made. */
+static int untrusted(const struct proc_target *t, const struct stat *st, const char *shown,
+                     mode_t type, const char *what, mct_err *e)
+{
+    const char *kind = type == S_IFDIR ? "a directory" : "a socket";
+
+    if (S_ISLNK(st->st_mode))
+        return mct_err_set(e, MCT_E_IO, "remove %s: it is a symbolic link, not %s; someone may "
+                           "be impersonating %s", shown, kind, what);
+    if ((st->st_mode & S_IFMT) != type)
+        return mct_err_set(e, MCT_E_IO, "remove %s: it is not %s; someone may be impersonating %s",
+                           shown, kind, what);
+    if (!trusted_uid(t, st->st_uid))
+        return mct_err_set(e, MCT_E_IO, "remove %s: it belongs to uid %u, not to the JVM's user "
+                           "(uid %u); someone may be impersonating %s", shown,
+                           (unsigned)st->st_uid, (unsigned)t->st.euid, what);
+    return mct_err_set(e, MCT_E_IO, "remove %s: it has mode %04o, it is not a private (0700) "
+                       "directory of the JVM's user; someone may be impersonating %s", shown,
+                       (unsigned)(st->st_mode & 07777), what);
+}
+
+int sock_open_private_dir(const struct proc_target *t, int dirfd, const char *name,
+                          const char *shown, const char *what, mct_err *e)
+{
+    struct stat st;
+    int fd;
+
+    fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        int err = errno;
+
+        if (err == ENOENT)
+            return mct_err_set(e, MCT_E_NOTFOUND, "no %s", shown);
+        if ((err == ELOOP || err == ENOTDIR) && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+            return untrusted(t, &st, shown, S_IFDIR, what, e);
+        return mct_err_set(e, MCT_E_IO, "cannot open %s: %s", shown, strerror(err));
+    }
+    if (fstat(fd, &st) < 0) {
+        int err = errno;
+
+        close(fd);
+        return mct_err_set(e, MCT_E_IO, "cannot check %s: %s", shown, strerror(err));
+    }
+    if (!S_ISDIR(st.st_mode) || !trusted_uid(t, st.st_uid) || (st.st_mode & 077) != 0) {
+        close(fd);
+        return untrusted(t, &st, shown, S_IFDIR, what, e);
+    }
+    return fd;
+}
+
+/* Checks that the process listening at the other end of fd is JVM t. */
+static int check_peer(const struct proc_target *t, int fd, const char *shown, const char *what,
+                      mct_err *e)
+{
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+        return mct_err_set(e, MCT_E_IO, "cannot tell who serves %s: SO_PEERCRED: %s", shown,
+                           strerror(errno));
+    if (cred.pid != t->pid || !trusted_uid(t, cred.uid))
+        return mct_err_set(e, MCT_E_IO, "remove %s: it is served by process %d (uid %u), not by "
+                           "JVM %d (uid %u) itself; someone may be impersonating %s", shown,
+                           (int)cred.pid, (unsigned)cred.uid, (int)t->pid, (unsigned)t->st.euid,
+                           what);
+    return 0;
+}
+
+/* Connects fd to name in dirfd through /proc/self/fd, with t's identity:
+ * connect() follows a symbolic link put there after our check, and must
+ * then reach only what the JVM's user could. 0, or -1 with errno set (e set
+ * when the identity could not be taken). */
+static int connect_as_jvm(const struct proc_target *t, int fd, int dirfd, const char *name,
+                          mct_err *e)
 {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    struct proc_creds creds;
+    int rc, err;
+
+    if ((size_t)snprintf(sa.sun_path, sizeof sa.sun_path, "/proc/self/fd/%d/%s", dirfd, name) >=
+        sizeof sa.sun_path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if (proc_become(t, &creds, e) < 0) {
+        errno = 0;
+        return -1;
+    }
+    rc = connect(fd, (struct sockaddr *)&sa, sizeof sa);
+    err = errno;
+    proc_restore(&creds);
+    errno = err;
+    return rc;
+}
+
+int sock_connect_at(const struct proc_target *t, int dirfd, const char *name, const char *shown,
+                    const char *what, mct_err *e)
+{
+    struct stat st;
     int fd, err;
 
-    if (strlen(path) >= sizeof sa.sun_path) {
-        errno = ENAMETOOLONG;
-        return mct_err_set(e, MCT_E_IO, "the path of %s, %s, is too long", what, path);
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+        err = errno;
+        if (err == ENOENT)
+            return mct_err_set(e, MCT_E_NOTFOUND, "nothing answers on %s at %s", what, shown);
+        if (err == EACCES)
+            return mct_err_set(e, MCT_E_IO, "permission denied on %s: run mcalltree as the JVM's "
+                               "user (uid %u) or as root", shown, (unsigned)t->st.euid);
+        return mct_err_set(e, MCT_E_IO, "cannot check %s: %s", shown, strerror(err));
     }
-    memcpy(sa.sun_path, path, strlen(path) + 1);
+    if (!S_ISSOCK(st.st_mode) || !trusted_uid(t, st.st_uid))
+        return untrusted(t, &st, shown, S_IFSOCK, what, e);
     fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return mct_err_set(e, MCT_E_IO, "socket: %s", strerror(errno));
-    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0)
-        return fd;
+    if (connect_as_jvm(t, fd, dirfd, name, e) == 0) {
+        if (check_peer(t, fd, shown, what, e) == 0)
+            return fd;
+        close(fd);
+        return -1;
+    }
     err = errno;
     close(fd);
+    if (err == 0)
+        return -1;      /* e says why the JVM's identity could not be taken */
     if (err == ENOENT || err == ECONNREFUSED)
-        mct_err_set(e, MCT_E_NOTFOUND, "nothing answers on %s at %s", what, path);
+        mct_err_set(e, MCT_E_NOTFOUND, "nothing answers on %s at %s", what, shown);
     else if (err == EACCES || err == EPERM)
         mct_err_set(e, MCT_E_IO, "permission denied on %s: run mcalltree as the JVM's user (uid %u) "
-                    "or as root", path, (unsigned)t->st.euid);
+                    "or as root", shown, (unsigned)t->st.euid);
     else
-        mct_err_set(e, MCT_E_IO, "cannot connect to %s at %s: %s", what, path, strerror(err));
+        mct_err_set(e, MCT_E_IO, "cannot connect to %s at %s: %s", what, shown, strerror(err));
     errno = err;
     return -1;
 }

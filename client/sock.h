@@ -1,16 +1,36 @@
-/* sock.h — connecting to a UNIX stream socket by path (the JVM's attach
- * socket, the agent's socket), with the errors a user can act on worded once. */
+/* sock.h — connecting to the UNIX sockets a JVM serves in its /tmp (its
+ * attach listener's, the agent's) without believing anything that was not
+ * checked. This module alone decides whether such a socket can be trusted,
+ * and it decides before a byte is sent: the file, found without following
+ * symbolic links, is a socket owned by the JVM's user or root (and the
+ * agent's directory a private one of theirs); the connection is made with
+ * the JVM's identity (proc_become), so that it reaches nothing the JVM's
+ * user could not; and the process listening on it (SO_PEERCRED) is the JVM
+ * itself, as the JVM's user or root. The errors a user can act on are
+ * worded here once. */
 #ifndef MCT_SOCK_H
 #define MCT_SOCK_H
 
 #include "err.h"
 #include "proc.h"
 
-/* Connects to the socket at path of target t (named `what` in messages:
- * "the attach socket", "the agent"); the fd (close-on-exec), or -1 with e
- * set and errno kept from connect(): ENOENT or ECONNREFUSED when nothing
- * listens there (MCT_E_NOTFOUND), EACCES or EPERM with the advice to run as
- * the JVM's user or root. */
-int sock_connect(const char *path, const struct proc_target *t, const char *what, mct_err *e);
+/* Opens the directory name in dirfd (shown as `shown` in messages) that JVM
+ * t keeps private for the socket of `what` (the agent): a directory, not a
+ * symbolic link, owned by t's user or root, closed to group and others. The
+ * fd (O_PATH, close-on-exec, caller closes), or -1 with e set:
+ * MCT_E_NOTFOUND when it does not exist, MCT_E_IO naming what is wrong and
+ * what to remove. */
+int sock_open_private_dir(const struct proc_target *t, int dirfd, const char *name,
+                          const char *shown, const char *what, mct_err *e);
+
+/* Connects to the socket name in directory dirfd (the file shown as `shown`)
+ * that JVM t serves, `what` ("the agent", "the JVM's attach listener")
+ * naming it in messages, after the checks above. The fd (close-on-exec), or
+ * -1 with e set: MCT_E_NOTFOUND when nothing is there or nothing listens
+ * (a stale socket), MCT_E_IO otherwise (permission denied with the advice
+ * to run as the JVM's user or root; a socket that is not the JVM's with
+ * whom it belongs to and what to remove). */
+int sock_connect_at(const struct proc_target *t, int dirfd, const char *name, const char *shown,
+                    const char *what, mct_err *e);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "conn.h"
 #include "exit.h"
+#include "fmtutil.h"
 #include "intr.h"
 #include "log.h"
 #include "mtime.h"
@@ -29,7 +30,8 @@ static const char *str(const json_t *o, const char *key)
 
 /* --- the plan ----------------------------------------------------------------------------- */
 
-/* Writes the plan level by level: status, method, reason. */
+/* Writes the plan level by level: status, method, reason; what the agent
+ * sends through fu_put_text, so that no name drives the terminal. */
 static void print_plan(FILE *f, const json_t *plan)
 {
     const json_t *methods = json_object_get(plan, "methods");
@@ -45,10 +47,24 @@ static void print_plan(FILE *f, const json_t *plan)
             const json_t *m = json_array_get(methods, i);
             const char *reason = str(m, "reason");
 
+            const char *status = str(m, "status");
+
             if (num(m, "level") != level)
                 continue;
-            fprintf(f, "  %-12s %s.%s%s%s%s\n", str(m, "status"), str(m, "class"), str(m, "method"),
-                    str(m, "desc"), reason[0] ? "  -- " : "", reason);
+            fputs("  ", f);
+            fu_put_text(f, status);
+            for (size_t w = fu_width(status); w < 12; w++)
+                fputc(' ', f);
+            fputc(' ', f);
+            fu_put_text(f, str(m, "class"));
+            fputc('.', f);
+            fu_put_text(f, str(m, "method"));
+            fu_put_text(f, str(m, "desc"));
+            if (reason[0]) {
+                fputs("  -- ", f);
+                fu_put_text(f, reason);
+            }
+            fputc('\n', f);
         }
     }
 }

@@ -120,22 +120,18 @@ for jdk in $MCT_TEST_JDKS; do
     expect_rc 0 "--info after the failures"
     stop_jvm "$TARGET_PID"
 
-    note "JDK $major: an agent of another protocol version in the JVM"
-    start_target "$jdk" "$MCT_TMP/otherproto-$major.log" mcttest.Idle
-    dir=/tmp/.mcalltree-$TARGET_PID
-    mkdir -m 700 "$dir"
+    # The client believes only a socket the JVM serves itself: the JVM
+    # plays the foreign agent (mcttest.FakeAgent).
     while read -r frame_version hello_protocol pattern; do
-        "$PEER" fake-agent "$dir/agent.sock" "$frame_version" "$hello_protocol" &
-        fake=$!
-        MCT_PIDS="$MCT_PIDS $fake"
-        wait_until 5 test -S "$dir/agent.sock"
+        note "JDK $major: an agent of frame version $frame_version, protocol $hello_protocol in the JVM"
+        start_target "$jdk" "$MCT_TMP/otherproto-$major.log" mcttest.FakeAgent \
+            "$frame_version" "$hello_protocol" </dev/null
         expect_attach_error "agent of frame version $frame_version, protocol $hello_protocol" \
             "$pattern" --info "$TARGET_PID"
-        wait_exit "$fake" 10 || fail "the fake agent was never asked"
+        stop_jvm "$TARGET_PID"
     done <<'VERSIONS'
 2 2 the agent in JVM [0-9]+ speaks another protocol
 1 2 answered hello with a "hello" of protocol 2; it was loaded by another version of mcalltree
 VERSIONS
-    stop_jvm "$TARGET_PID"
 done
 exit 0

@@ -13,11 +13,16 @@
  *   mct-peer fake-agent PATH V P serve one connection at PATH as an agent
  *                                whose frames carry version V and whose hello
  *                                says protocol P
+ *   mct-peer forge PATH LOG KIND serve at PATH until killed as a forged KIND
+ *                                (agent: a hello from JVM "forged"; attach: a
+ *                                JVM's "loaded" reply), appending every byte
+ *                                received to LOG
  *   mct-peer get FILE KEY[.KEY]  print a field of the JSON object in FILE
  *   mct-peer check-hello FILE    validate FILE as the agent's hello
  *
  * Replies are printed as compact JSON on stdout; exit 0 when a reply came. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,6 +233,58 @@ static int cmd_fake_agent(const char *path, int frame_version, int protocol)
     return 0;
 }
 
+static int cmd_forge(const char *path, const char *log, const char *kind)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    static const char attach_reply[] = "0\nreturn code: 0\n";
+    unsigned char hdr[PROTO_HEADER_LEN];
+    char buf[4096], *body;
+    json_t *hello;
+    int lfd, logfd;
+
+    if (strcmp(kind, "agent") != 0 && strcmp(kind, "attach") != 0) {
+        fprintf(stderr, "mct-peer: unknown kind %s\n", kind);
+        return 2;
+    }
+    hello = json_pack("{s:s, s:i, s:s, s:i, s:{s:s, s:s, s:s}, s:n, s:i}", "type", "hello",
+                      "protocol", PROTO_VERSION, "agent_version", "6.6.6", "pid", 1, "jvm",
+                      "name", "forged", "vendor", "forged", "version", "forged", "session",
+                      "instrumented_classes", 0);
+    body = json_dumps(hello, JSON_COMPACT);
+    json_decref(hello);
+    logfd = open(log, O_WRONLY | O_APPEND | O_CREAT, 0666);
+    if (strlen(path) >= sizeof sa.sun_path || body == NULL || logfd < 0)
+        return 1;
+    strcpy(sa.sun_path, path);
+    lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(lfd, 4) < 0) {
+        fprintf(stderr, "mct-peer: listen %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    for (;;) {
+        int fd = accept(lfd, NULL, NULL);
+        ssize_t n;
+
+        if (fd < 0)
+            continue;
+        /* What a client sends first comes in one write; a checking client
+         * sends nothing and closes. */
+        n = read(fd, buf, sizeof buf);
+        if (n > 0) {
+            if (write(logfd, buf, (size_t)n) != n)
+                fprintf(stderr, "mct-peer: cannot log: %s\n", strerror(errno));
+            if (strcmp(kind, "agent") == 0) {
+                proto_header_encode(hdr, (uint32_t)strlen(body));
+                send_bytes(fd, hdr, sizeof hdr);
+                send_bytes(fd, body, strlen(body));
+            } else {
+                send_bytes(fd, attach_reply, sizeof attach_reply - 1);
+            }
+        }
+        close(fd);
+    }
+}
+
 static json_t *load(const char *file)
 {
     json_error_t err;
@@ -294,6 +351,8 @@ int main(int argc, char **argv)
         return cmd_get(argv[2], argv[3]);
     if (argc == 5 && strcmp(argv[1], "fake-agent") == 0)
         return cmd_fake_agent(argv[2], atoi(argv[3]), atoi(argv[4]));
+    if (argc == 5 && strcmp(argv[1], "forge") == 0)
+        return cmd_forge(argv[2], argv[3], argv[4]);
     if (argc == 5 && strcmp(argv[1], "session-garbage") == 0)
         return cmd_session_garbage(argv[2], argv[3], argv[4]);
     if (argc == 3 && strcmp(argv[1], "stale-socket") == 0)
@@ -301,6 +360,6 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "check-hello") == 0)
         return cmd_check_hello(argv[2]);
     fprintf(stderr, "usage: mct-peer hello SOCKET | raw SOCKET KIND | stale-socket PATH | "
-                    "fake-agent PATH V P | get FILE KEYS | check-hello FILE\n");
+                    "fake-agent PATH V P | forge PATH LOG KIND | get FILE KEYS | check-hello FILE\n");
     return 2;
 }

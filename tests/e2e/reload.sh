@@ -38,6 +38,8 @@ for jdk in $MCT_TEST_JDKS; do
     [ "$(listener_threads "$pid")" = 1 ] || fail "the copy started a listener"
     stop_jvm "$pid"
 
+    # The client refuses such a directory before it loads the agent
+    # (trust.sh); the agent refuses it too when loaded by other means.
     note "JDK $major: an unsafe socket directory"
     log=$MCT_TMP/unsafe-$major.log
     start_target "$jdk" "$log" mcttest.Idle
@@ -46,18 +48,24 @@ for jdk in $MCT_TEST_JDKS; do
     ln -s "$MCT_TMP" "$dir"
     run_mct "$out" "$err" --info "$pid"
     expect_rc 2 "symlink"
-    expect_grep "not a private \(0700\) directory" "$err" "symlink"
+    expect_grep "remove $dir: it is a symbolic link, not a directory" "$err" "symlink"
+    "$jdk/bin/jcmd" "$pid" JVMTI.agent_load "$MCT_AGENT" >"$out" 2>&1
+    expect_grep 'return code: 103' "$out" "symlink, loaded by jcmd"
     expect_grep "refusing to serve: $dir exists and is not a directory" "$log" "symlink"
     rm "$dir"
     mkdir -m 755 "$dir"
     run_mct "$out" "$err" --info "$pid"
     expect_rc 2 "mode 755"
+    expect_grep "remove $dir: it has mode 0755" "$err" "mode"
+    "$jdk/bin/jcmd" "$pid" JVMTI.agent_load "$MCT_AGENT" >"$out" 2>&1
     expect_grep "refusing to serve: $dir has mode 0755" "$log" "mode"
     if [ "$(id -u)" = 0 ]; then
         chmod 700 "$dir"
         chown 65534 "$dir"
         run_mct "$out" "$err" --info "$pid"
         expect_rc 2 "owned by nobody"
+        expect_grep "remove $dir: it belongs to uid 65534, not to the JVM's user \(uid 0\)" "$err" "owner"
+        "$jdk/bin/jcmd" "$pid" JVMTI.agent_load "$MCT_AGENT" >"$out" 2>&1
         expect_grep "refusing to serve: $dir belongs to uid 65534" "$log" "owner"
         chown 0 "$dir"
     else

@@ -1,9 +1,27 @@
 /* test_attach.c — the attach reply of every JDK generation, and the /proc
- * parsers, on canned text. */
+ * parsers, on canned text; what the client believes of a socket in a
+ * JVM's /tmp (sock.h) and of paths in its root, on sockets and links made
+ * here; and the cleaning of the JVM's text for the terminal. */
 #include "check.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "attach.h"
+#include "fmtutil.h"
 #include "proc.h"
+#include "sock.h"
 
 /* Parses a canned reply; the result of attach_parse_load_reply. */
 static int reply(const char *text, struct attach_reply *r)
@@ -129,6 +147,11 @@ static void test_status(void)
     CHECK(strstr(e.msg, "SigCgt") != NULL);
     CHECK_INT(proc_parse_status("Uid:\t1\t1\nGid:\t0\t0\nNStgid:\tx\nSigIgn:\t0\nSigCgt:\t0\n",
                                 &st, &e), -1);
+    /* Out of range: a uid past 32 bits would wrap to root, a pid past int. */
+    CHECK_INT(proc_parse_status("Uid:\t1\t4294967296\nGid:\t0\t0\nNStgid:\t9\nSigIgn:\t0\n"
+                                "SigCgt:\t0\n", &st, &e), -1);
+    CHECK_INT(proc_parse_status("Uid:\t1\t1\nGid:\t0\t0\nNStgid:\t4222222222222220\nSigIgn:\t0\n"
+                                "SigCgt:\t0\n", &st, &e), -1);
 }
 
 static void test_maps_and_cmdline(void)
@@ -149,10 +172,246 @@ static void test_maps_and_cmdline(void)
     CHECK_INT(proc_cmdline_flag("", 0, "DisableAttachMechanism"), -1);
 }
 
+/* A socket listening at name in the directory dirfd; its fd. */
+static int listen_at(int dirfd, const char *name)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+    snprintf(sa.sun_path, sizeof sa.sun_path, "/proc/self/fd/%d/%s", dirfd, name);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, 4) < 0) {
+        perror("listen_at");
+        exit(1);
+    }
+    return fd;
+}
+
+/* Whether e is an MCT_E_IO error whose message has text. */
+static int says(const mct_err *e, const char *text)
+{
+    if (e->code == MCT_E_IO && strstr(e->msg, text) != NULL)
+        return 1;
+    fprintf(stderr, "got: %s\n", e->msg);
+    return 0;
+}
+
+/* The agent's directory: absent, private, open to others, a link, another
+ * user's. */
+static void test_private_dir(struct proc_target *t, int top)
+{
+    mct_err e;
+    int fd;
+
+    CHECK_INT(sock_open_private_dir(t, top, "d", "T/d", "the agent", &e), -1);
+    CHECK_INT(e.code, MCT_E_NOTFOUND);
+    CHECK(mkdirat(top, "d", 0700) == 0);
+    fd = sock_open_private_dir(t, top, "d", "T/d", "the agent", &e);
+    CHECK(fd >= 0);
+    close(fd);
+    CHECK(fchmodat(top, "d", 0750, 0) == 0);
+    CHECK_INT(sock_open_private_dir(t, top, "d", "T/d", "the agent", &e), -1);
+    CHECK(says(&e, "remove T/d: it has mode 0750, it is not a private (0700) directory"));
+    CHECK(fchmodat(top, "d", 0700, 0) == 0);
+    CHECK(symlinkat("d", top, "l") == 0);
+    CHECK_INT(sock_open_private_dir(t, top, "l", "T/l", "the agent", &e), -1);
+    CHECK(says(&e, "remove T/l: it is a symbolic link, not a directory; someone may be "
+                   "impersonating the agent"));
+    if (geteuid() == 0) {
+        CHECK(fchownat(top, "d", 65534, 65534, 0) == 0);
+        CHECK_INT(sock_open_private_dir(t, top, "d", "T/d", "the agent", &e), -1);
+        CHECK(says(&e, "remove T/d: it belongs to uid 65534, not to the JVM's user (uid 0)"));
+        CHECK(fchownat(top, "d", 0, 0, 0) == 0);
+    } else {
+        uid_t jvm = t->st.euid;
+        char want[128];
+
+        t->st.euid = jvm + 1;
+        snprintf(want, sizeof want, "remove T/d: it belongs to uid %u, not to the JVM's user "
+                 "(uid %u)", (unsigned)jvm, (unsigned)jvm + 1);
+        CHECK_INT(sock_open_private_dir(t, top, "d", "T/d", "the agent", &e), -1);
+        CHECK(says(&e, want));
+        t->st.euid = jvm;
+    }
+}
+
+/* Sockets in the directory: the JVM's (this process plays it), a stale one,
+ * a file, a link, one served by another process, which gets nothing. */
+static void test_sockets(struct proc_target *t, int dir)
+{
+    int lfd, fd, ready[2], got[2];
+    char c, want[160];
+    pid_t child;
+    ssize_t n;
+    mct_err e;
+
+    lfd = listen_at(dir, "s");
+    fd = sock_connect_at(t, dir, "s", "T/d/s", "the agent", &e);
+    CHECK(fd >= 0);
+    close(fd);
+    CHECK_INT(sock_connect_at(t, dir, "none", "T/d/none", "the agent", &e), -1);
+    CHECK_INT(e.code, MCT_E_NOTFOUND);
+    close(listen_at(dir, "stale"));
+    CHECK_INT(sock_connect_at(t, dir, "stale", "T/d/stale", "the agent", &e), -1);
+    CHECK_INT(e.code, MCT_E_NOTFOUND);
+    close(openat(dir, "f", O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+    CHECK_INT(sock_connect_at(t, dir, "f", "T/d/f", "the agent", &e), -1);
+    CHECK(says(&e, "remove T/d/f: it is not a socket"));
+    CHECK(symlinkat("s", dir, "ls") == 0);
+    CHECK_INT(sock_connect_at(t, dir, "ls", "T/d/ls", "the agent", &e), -1);
+    CHECK(says(&e, "remove T/d/ls: it is a symbolic link, not a socket"));
+
+    CHECK(pipe(ready) == 0 && pipe(got) == 0);
+    child = fork();
+    if (child == 0) {
+        int cl = listen_at(dir, "c"), conn;
+
+        n = write(ready[1], "r", 1);
+        conn = accept(cl, NULL, NULL);
+        n = conn >= 0 ? read(conn, want, sizeof want) : -1;
+        c = n == 0 ? '0' : 'x';
+        n = write(got[1], &c, 1);
+        _exit(0);
+    }
+    CHECK(read(ready[0], &c, 1) == 1);
+    CHECK_INT(sock_connect_at(t, dir, "c", "T/d/c", "the JVM's attach listener", &e), -1);
+    snprintf(want, sizeof want, "remove T/d/c: it is served by process %d (uid %u), not by JVM "
+             "%d (uid %u) itself; someone may be impersonating the JVM's attach listener",
+             (int)child, (unsigned)geteuid(), (int)getpid(), (unsigned)t->st.euid);
+    CHECK(says(&e, want));
+    CHECK(read(got[0], &c, 1) == 1 && c == '0');    /* the impostor read nothing */
+    waitpid(child, NULL, 0);
+    close(ready[0]);
+    close(ready[1]);
+    close(got[0]);
+    close(got[1]);
+    close(lfd);
+    for (const char *const *f = (const char *const[]){"s", "stale", "f", "ls", "c", NULL}; *f; f++)
+        unlinkat(dir, *f, 0);
+}
+
+static void test_trust(void)
+{
+    char tmpl[] = "/tmp/mct-unit-XXXXXX";
+    struct proc_target t;
+    mct_err e;
+    int top, dir;
+
+    CHECK(mkdtemp(tmpl) != NULL);
+    top = open(tmpl, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    CHECK(top >= 0);
+    memset(&t, 0, sizeof t);
+    t.pid = getpid();
+    t.st.euid = geteuid();
+    t.rootfd = -1;
+    t.tmpfd = top;
+    test_private_dir(&t, top);
+    dir = sock_open_private_dir(&t, top, "d", "T/d", "the agent", &e);
+    CHECK(dir >= 0);
+    test_sockets(&t, dir);
+    close(dir);
+    unlinkat(top, "l", 0);
+    unlinkat(top, "d", AT_REMOVEDIR);
+    close(top);
+    CHECK(rmdir(tmpl) == 0);
+}
+
+/* Makes openat2 fail with ENOSYS in this process, as on Linux before 5.6. */
+static int hide_openat2(void)
+{
+    struct sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {.len = sizeof filter / sizeof filter[0], .filter = filter};
+
+    return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+           prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0 ? 0 : -1;
+}
+
+/* Without openat2, the walk refuses every link and "..", and finds the rest. */
+static void check_walk(const struct proc_target *t, const struct stat *want)
+{
+    struct stat got;
+    int fd;
+
+    CHECK_INT(proc_open_in_root(t, "/tmp", O_PATH | O_DIRECTORY), -1);
+    CHECK_INT(errno, ELOOP);
+    CHECK_INT(proc_open_in_root(t, "/real/../real", O_PATH | O_DIRECTORY), -1);
+    CHECK_INT(errno, EXDEV);
+    CHECK_INT(proc_open_in_root(t, "/up/real", O_PATH | O_DIRECTORY), -1);
+    fd = proc_open_in_root(t, "//real/", O_PATH | O_DIRECTORY);
+    CHECK(fd >= 0 && fstat(fd, &got) == 0 && got.st_ino == want->st_ino);
+    close(fd);
+    fd = proc_open_in_root(t, "/real/f", O_RDONLY);
+    CHECK(fd >= 0 && fstat(fd, &got) == 0 && S_ISREG(got.st_mode));
+    close(fd);
+    CHECK_INT(proc_open_in_root(t, "/tmp/f", O_RDONLY), -1);
+    CHECK_INT(errno, ELOOP);
+}
+
+/* Paths in the target's root: absolute links and ".." stay inside it. */
+static void test_in_root(void)
+{
+    char tmpl[] = "/tmp/mct-root-XXXXXX";
+    struct proc_target t;
+    struct stat want, got;
+    pid_t child;
+    int fd, status;
+
+    CHECK(mkdtemp(tmpl) != NULL);
+    memset(&t, 0, sizeof t);
+    t.rootfd = open(tmpl, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    CHECK(t.rootfd >= 0);
+    CHECK(mkdirat(t.rootfd, "real", 0700) == 0);
+    CHECK(fstatat(t.rootfd, "real", &want, 0) == 0);
+    CHECK(symlinkat("/real", t.rootfd, "tmp") == 0);
+    close(openat(t.rootfd, "real/f", O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+    CHECK(symlinkat("../../../../..", t.rootfd, "up") == 0);
+    fd = proc_open_in_root(&t, "/tmp", O_PATH | O_DIRECTORY);
+    CHECK(fd >= 0 && fstat(fd, &got) == 0 && got.st_ino == want.st_ino);
+    close(fd);
+    fd = proc_open_in_root(&t, "/up/up/real", O_PATH | O_DIRECTORY);
+    CHECK(fd >= 0 && fstat(fd, &got) == 0 && got.st_ino == want.st_ino);
+    close(fd);
+    CHECK_INT(proc_open_in_root(&t, "/up/etc", O_PATH), -1);
+    child = fork();
+    if (child == 0) {
+        if (hide_openat2() < 0) {
+            perror("seccomp");
+            _exit(1);
+        }
+        check_walk(&t, &want);
+        _exit(check_failures != 0);
+    }
+    CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    unlinkat(t.rootfd, "up", 0);
+    unlinkat(t.rootfd, "tmp", 0);
+    unlinkat(t.rootfd, "real/f", 0);
+    unlinkat(t.rootfd, "real", AT_REMOVEDIR);
+    close(t.rootfd);
+    CHECK(rmdir(tmpl) == 0);
+}
+
+static void test_clean(void)
+{
+    char s[] = "a\x1b[31mb\x07" "c\xc2\x9b" "d\xc3\xa9" "e\x7f\xff\xe0\x80\x9b" "f\xf0\x9f\x98\x80";
+    char cut[] = "x\xe2\x82";
+
+    fu_clean(s);
+    CHECK_STR(s, "a?[31mb?c?d\xc3\xa9" "e?????f\xf0\x9f\x98\x80");
+    fu_clean(cut);
+    CHECK_STR(cut, "x??");
+}
+
 int main(void)
 {
     test_load_replies();
     test_status();
     test_maps_and_cmdline();
+    test_trust();
+    test_in_root();
+    test_clean();
     return check_status();
 }
