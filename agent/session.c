@@ -144,6 +144,7 @@ static enum proto_code proto_code_of(int code)
     case MCT_E_BUSY: return PROTO_ERR_BUSY;
     case MCT_E_ARG: return PROTO_ERR_BAD_REQUEST;
     case MCT_E_UNSUPPORTED: return PROTO_ERR_UNSUPPORTED;
+    case MCT_E_LIMIT: return PROTO_ERR_PLAN_LIMIT;
     default: return PROTO_ERR_INTERNAL;
     }
 }
