@@ -215,9 +215,14 @@ jclass hj_class(hier_class *c)
     return c->cls;
 }
 
-jobject hj_loader(hier_class *c)
+hier_class *hj_same_name(hier_class *c)
 {
-    return c->loader;
+    hier_class *k;
+
+    for (k = c->same_name; k != NULL; k = k->same_name)
+        if (strcmp(k->name, c->name) == 0)
+            return k;
+    return NULL;
 }
 
 /* The snapshot's entry for a class object, or NULL (loaded since). */

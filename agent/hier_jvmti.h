@@ -21,10 +21,13 @@ hj *hj_new(JNIEnv *jni, mct_err *err);
 /* Clears the tags and frees the snapshot. */
 void hj_free(hj *h);
 
-/* The class object (a global ref owned by the snapshot) and its defining
- * loader (NULL for the boot loader) of a class of the snapshot. */
+/* The class object of a class of the snapshot (a global ref owned by the
+ * snapshot). */
 jclass hj_class(hier_class *c);
-jobject hj_loader(hier_class *c);
+
+/* The next class of the snapshot with the name of c (another loader's
+ * copy), or NULL: for (k = c; k; k = hj_same_name(k)) visits them all. */
+hier_class *hj_same_name(hier_class *c);
 
 /* How many classes the snapshot holds. */
 size_t hj_count(const hj *h);
