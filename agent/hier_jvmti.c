@@ -215,11 +215,12 @@ jclass hj_class(hier_class *c)
     return c->cls;
 }
 
-hier_class *hj_same_name(hier_class *c)
+hier_class *hj_copy(hier_class *c, hier_class *after)
 {
-    hier_class *k;
+    hj *h = c->owner;
+    hier_class *k = after != NULL ? after->same_name : h->buckets[name_hash(c->name) & (h->n_buckets - 1)];
 
-    for (k = c->same_name; k != NULL; k = k->same_name)
+    for (; k != NULL; k = k->same_name)
         if (strcmp(k->name, c->name) == 0)
             return k;
     return NULL;

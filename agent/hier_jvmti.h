@@ -25,9 +25,11 @@ void hj_free(hj *h);
  * snapshot). */
 jclass hj_class(hier_class *c);
 
-/* The next class of the snapshot with the name of c (another loader's
- * copy), or NULL: for (k = c; k; k = hj_same_name(k)) visits them all. */
-hier_class *hj_same_name(hier_class *c);
+/* The classes of the snapshot with the name of c, c included (the copies
+ * of several loaders): the one after `after` (NULL: the first), or NULL
+ * after the last. for (k = hj_copy(c, NULL); k; k = hj_copy(c, k)) visits
+ * them all. */
+hier_class *hj_copy(hier_class *c, hier_class *after);
 
 /* How many classes the snapshot holds. */
 size_t hj_count(const hj *h);

@@ -380,8 +380,10 @@ static int set_add_one(struct class_set *cs, hier_class *c)
  * is instrumented in every loader. */
 static int set_add(struct class_set *cs, hier_class *c)
 {
-    for (; c != NULL; c = hj_same_name(c))
-        if (set_add_one(cs, c) < 0)
+    hier_class *k;
+
+    for (k = hj_copy(c, NULL); k != NULL; k = hj_copy(c, k))
+        if (set_add_one(cs, k) < 0)
             return -1;
     return 0;
 }
@@ -504,6 +506,16 @@ static void new_loaded_class(struct session *s, JNIEnv *jni, hj *h, const char *
 
     if (c == NULL)
         return;
+    /* A class of the plan that another loader defined while the session
+     * was set up: the hook may have seen it before its methods were
+     * numbered. */
+    pthread_mutex_lock(&s->mlock);
+    for (i = 0; i < s->n_methods; i++)
+        if (s->methods[i]->id >= 0 && strcmp(s->methods[i]->pm->class_name, name) == 0) {
+            set_add(cs, c);
+            break;
+        }
+    pthread_mutex_unlock(&s->mlock);
     sup = hj_ops.super(h, c);
     n_ifc = hj_ops.interfaces(h, c, &ifc);
     n_decl = hj_ops.methods(h, c, &declared);
