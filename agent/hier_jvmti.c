@@ -215,9 +215,15 @@ jclass hj_class(hier_class *c)
     return c->cls;
 }
 
-jobject hj_loader(hier_class *c)
+hier_class *hj_copy(hier_class *c, hier_class *after)
 {
-    return c->loader;
+    hj *h = c->owner;
+    hier_class *k = after != NULL ? after->same_name : h->buckets[name_hash(c->name) & (h->n_buckets - 1)];
+
+    for (; k != NULL; k = k->same_name)
+        if (strcmp(k->name, c->name) == 0)
+            return k;
+    return NULL;
 }
 
 /* The snapshot's entry for a class object, or NULL (loaded since). */

@@ -21,10 +21,15 @@ hj *hj_new(JNIEnv *jni, mct_err *err);
 /* Clears the tags and frees the snapshot. */
 void hj_free(hj *h);
 
-/* The class object (a global ref owned by the snapshot) and its defining
- * loader (NULL for the boot loader) of a class of the snapshot. */
+/* The class object of a class of the snapshot (a global ref owned by the
+ * snapshot). */
 jclass hj_class(hier_class *c);
-jobject hj_loader(hier_class *c);
+
+/* The classes of the snapshot with the name of c, c included (the copies
+ * of several loaders): the one after `after` (NULL: the first), or NULL
+ * after the last. for (k = hj_copy(c, NULL); k; k = hj_copy(c, k)) visits
+ * them all. */
+hier_class *hj_copy(hier_class *c, hier_class *after);
 
 /* How many classes the snapshot holds. */
 size_t hj_count(const hj *h);

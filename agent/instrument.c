@@ -23,21 +23,38 @@ struct imethod {
     struct imethod *next;
 };
 
-struct iclass {
-    char *name;                /* internal name */
-    jobject loader;            /* global ref, NULL = boot loader */
-    int any_loader;
-    struct imethod *methods;
+/* One class the JVM defined under a name of the table: the copy of one
+ * loader. Weak references, so that a loader the application drops (a
+ * plugin, an undeployed web application) can still be unloaded. */
+struct icopy {
+    int boot;                  /* defined by the boot loader */
+    jweak loader;              /* else its loader */
+    jweak cls;                 /* NULL until known: retransformed, or found
+                                  among the loaded classes at restore */
     int rewritten;             /* the JVM runs our bytes (or is about to) */
-    jclass cls;                /* global ref, once known */
     uint8_t *image;            /* the class file it was loaded from, when needed */
     size_t image_len;
     int frameless;             /* the JVM's bytes lacked frames; no image yet */
+    struct icopy *next;
+};
+
+/* A class name of the table: its methods get probes in every loader that
+ * defines it. */
+struct iclass {
+    char *name;                /* internal name */
+    struct imethod *methods;
+    struct icopy *copies;
+    size_t n_copies;
+    size_t prune_at;           /* copies of dead loaders are dropped past it */
     struct iclass *next;       /* hash chain */
     struct iclass *all;        /* every class of the table */
 };
 
 #define N_BUCKETS 1024
+
+/* Copies looked at for dead loaders once there are this many (then twice
+ * as many as are left). */
+#define PRUNE_FIRST 64
 
 /* Recursive: what the hook calls (AddModuleReads runs Java code) may load a
  * class, which enters the hook again on the same thread. */
@@ -71,28 +88,98 @@ static unsigned bucket(const char *name)
     return h & (N_BUCKETS - 1);
 }
 
-static int same_loader(JNIEnv *jni, jobject a, jobject b)
+/* Whether copy k is the one of loader (NULL: the boot loader). */
+static int loader_of(JNIEnv *jni, const struct icopy *k, jobject loader)
 {
-    if (a == NULL || b == NULL)
-        return a == b;
-    return (*jni)->IsSameObject(jni, a, b);
+    if (k->boot || loader == NULL)
+        return k->boot && loader == NULL;
+    return (*jni)->IsSameObject(jni, k->loader, loader);
 }
 
-/* The table entry for (name, loader), or NULL; the lock is held. */
-static struct iclass *find_class(JNIEnv *jni, const char *name, jobject loader)
+/* Whether the loader of copy k was collected (its classes unloaded). */
+static int dead(JNIEnv *jni, const struct icopy *k)
+{
+    return !k->boot && (*jni)->IsSameObject(jni, k->loader, NULL);
+}
+
+static void free_copy(JNIEnv *jni, struct icopy *k)
+{
+    if (k->rewritten)
+        atomic_fetch_sub(&n_rewritten, 1);
+    if (k->loader != NULL)
+        (*jni)->DeleteWeakGlobalRef(jni, k->loader);
+    if (k->cls != NULL)
+        (*jni)->DeleteWeakGlobalRef(jni, k->cls);
+    free(k->image);
+    free(k);
+}
+
+/* Drops the copies of c whose loader is gone; the lock is held. */
+static void prune(JNIEnv *jni, struct iclass *c)
+{
+    struct icopy **p = &c->copies, *k;
+
+    while ((k = *p) != NULL) {
+        if (dead(jni, k)) {
+            *p = k->next;
+            free_copy(jni, k);
+            c->n_copies--;
+        } else {
+            p = &k->next;
+        }
+    }
+    c->prune_at = c->n_copies * 2 > PRUNE_FIRST ? c->n_copies * 2 : PRUNE_FIRST;
+}
+
+/* The copy of c the hook is handed: the class being retransformed
+ * (redefined), or a new class of loader; created when new, NULL when out
+ * of memory. The lock is held. */
+static struct icopy *copy_of(JNIEnv *jni, struct iclass *c, jclass redefined, jobject loader)
+{
+    struct icopy *k;
+
+    if (redefined != NULL) {
+        for (k = c->copies; k != NULL; k = k->next)
+            if (k->cls != NULL && (*jni)->IsSameObject(jni, k->cls, redefined))
+                return k;
+        /* Loaded (and rewritten) while its class object was unknown. */
+        for (k = c->copies; k != NULL; k = k->next)
+            if (k->cls == NULL && loader_of(jni, k, loader)) {
+                k->cls = (*jni)->NewWeakGlobalRef(jni, redefined);
+                return k;
+            }
+    }
+    if (c->n_copies >= c->prune_at)
+        prune(jni, c);
+    if ((k = calloc(1, sizeof *k)) == NULL)
+        return NULL;
+    k->boot = loader == NULL;
+    if ((!k->boot && (k->loader = (*jni)->NewWeakGlobalRef(jni, loader)) == NULL) ||
+        (redefined != NULL && (k->cls = (*jni)->NewWeakGlobalRef(jni, redefined)) == NULL)) {
+        free_copy(jni, k);
+        return NULL;
+    }
+    k->next = c->copies;
+    c->copies = k;
+    c->n_copies++;
+    return k;
+}
+
+/* The table entry for name, or NULL; the lock is held. */
+static struct iclass *find_class(const char *name)
 {
     struct iclass *c;
 
     for (c = buckets[bucket(name)]; c != NULL; c = c->next)
-        if (strcmp(c->name, name) == 0 && (c->any_loader || same_loader(jni, c->loader, loader)))
+        if (strcmp(c->name, name) == 0)
             return c;
     return NULL;
 }
 
-int inst_add_locked(JNIEnv *jni, const char *cls, jobject loader, int any_loader, const char *name,
-                    const char *desc, int32_t id, int root, inst_outcome *out, mct_err *err)
+int inst_add_locked(const char *cls, const char *name, const char *desc, int32_t id, int root,
+                    inst_outcome *out, mct_err *err)
 {
-    struct iclass *c = find_class(jni, cls, loader);
+    struct iclass *c = find_class(cls);
     struct imethod *m;
 
     if (c == NULL) {
@@ -101,12 +188,7 @@ int inst_add_locked(JNIEnv *jni, const char *cls, jobject loader, int any_loader
             free(c);
             return mct_err_set(err, MCT_E_NOMEM, "out of memory adding %s", cls);
         }
-        if (loader != NULL && (c->loader = (*jni)->NewGlobalRef(jni, loader)) == NULL) {
-            free(c->name);
-            free(c);
-            return mct_err_set(err, MCT_E_NOMEM, "out of memory adding %s", cls);
-        }
-        c->any_loader = any_loader;
+        c->prune_at = PRUNE_FIRST;
         c->next = buckets[bucket(cls)];
         buckets[bucket(cls)] = c;
         c->all = all_classes;
@@ -129,13 +211,13 @@ int inst_add_locked(JNIEnv *jni, const char *cls, jobject loader, int any_loader
     return 0;
 }
 
-int inst_add(JNIEnv *jni, const char *cls, jobject loader, int any_loader, const char *name,
-             const char *desc, int32_t id, int root, inst_outcome *out, mct_err *err)
+int inst_add(const char *cls, const char *name, const char *desc, int32_t id, int root, inst_outcome *out,
+             mct_err *err)
 {
     int rc;
 
     pthread_mutex_lock(&lock);
-    rc = inst_add_locked(jni, cls, loader, any_loader, name, desc, id, root, out, err);
+    rc = inst_add_locked(cls, name, desc, id, root, out, err);
     pthread_mutex_unlock(&lock);
     return rc;
 }
@@ -292,9 +374,9 @@ static int same_shape(const cf_class *a, const cf_class *b)
     return 1;
 }
 
-/* Rewrites class c from data; the lock is held. Returns 1 if new bytes were
- * handed to the JVM. */
-static int rewrite_class(jvmtiEnv *jvmti, JNIEnv *jni, struct iclass *c, jclass redefined,
+/* Rewrites copy cp of class c from data; the lock is held. Returns 1 if
+ * new bytes were handed to the JVM. */
+static int rewrite_class(jvmtiEnv *jvmti, JNIEnv *jni, struct iclass *c, struct icopy *cp, jclass redefined,
                          jobject loader, const uint8_t *data, size_t len, jint *new_len,
                          unsigned char **new_data)
 {
@@ -316,22 +398,20 @@ static int rewrite_class(jvmtiEnv *jvmti, JNIEnv *jni, struct iclass *c, jclass 
             set_outcome(m->out, INST_SKIPPED, err.msg);
         return 0;
     }
-    if (c->cls == NULL && redefined != NULL)
-        c->cls = (*jni)->NewGlobalRef(jni, redefined);
     if (frames_missing(cf)) {
-        cf_class *img = c->image != NULL ? cf_parse(c->image, c->image_len, &err) : NULL;
+        cf_class *img = cp->image != NULL ? cf_parse(cp->image, cp->image_len, &err) : NULL;
 
         if (img != NULL && same_shape(cf, img)) {
             cf_free(cf);
             cf = img;
-        } else if (img == NULL && c->image == NULL && redefined != NULL) {
+        } else if (img == NULL && cp->image == NULL && redefined != NULL) {
             /* Left as it is until inst_retransform has read its class file:
              * rewriting these bytes would skip the methods that branch, and
              * trees taken meanwhile would miss them. */
             for (m = c->methods; m != NULL; m = m->next)
                 set_outcome(m->out, INST_SKIPPED,
                             "the JVM kept no StackMapTable and the class file could not be read");
-            c->frameless = 1;
+            cp->frameless = 1;
             cf_free(cf);
             return 0;
         } else {
@@ -366,8 +446,8 @@ static int rewrite_class(jvmtiEnv *jvmti, JNIEnv *jni, struct iclass *c, jclass 
     if (out != NULL && give(jvmti, out, out_len, new_len, new_data) == 0) {
         given = 1;
         add_read(jvmti, jni, loader, c->name);
-        if (!c->rewritten) {
-            c->rewritten = 1;
+        if (!cp->rewritten) {
+            cp->rewritten = 1;
             atomic_fetch_add(&n_rewritten, 1);
         }
     }
@@ -475,10 +555,13 @@ static void JNICALL hook(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined, jobject
         capture_one(jni, redefined, name, data, (size_t)len);
     if (redefined == NULL && load_cb != NULL)
         load_cb(jni, name, loader, data, (size_t)len, load_arg);
-    c = find_class(jni, name, loader);
-    if (c != NULL)
-        rewrite_class(jvmti, jni, c, redefined, loader, data, (size_t)len, new_len, new_data);
-    else if (redefined == NULL && diag_match != NULL && diag_match(name, diag_arg))
+    c = find_class(name);
+    if (c != NULL) {
+        struct icopy *cp = copy_of(jni, c, redefined, loader);
+
+        if (cp != NULL)
+            rewrite_class(jvmti, jni, c, cp, redefined, loader, data, (size_t)len, new_len, new_data);
+    } else if (redefined == NULL && diag_match != NULL && diag_match(name, diag_arg))
         rewrite_all(jvmti, jni, loader, name, data, (size_t)len, new_len, new_data);
     pthread_mutex_unlock(&lock);
 }
@@ -538,6 +621,7 @@ size_t inst_rewritten_classes(void)
 static void refused(JNIEnv *jni, jclass k, jvmtiError e)
 {
     struct iclass *c;
+    struct icopy *cp;
     char reason[160];
 
     snprintf(reason, sizeof reason, "the JVM refused the rewritten class: %s", vm_jvmti_error_name(e));
@@ -545,13 +629,15 @@ static void refused(JNIEnv *jni, jclass k, jvmtiError e)
     for (c = all_classes; c != NULL; c = c->all) {
         struct imethod *m;
 
-        if (c->cls == NULL || !(*jni)->IsSameObject(jni, c->cls, k))
-            continue;
-        for (m = c->methods; m != NULL; m = m->next)
-            set_outcome(m->out, INST_FAILED, reason);
-        if (c->rewritten) {
-            c->rewritten = 0;
-            atomic_fetch_sub(&n_rewritten, 1);
+        for (cp = c->copies; cp != NULL; cp = cp->next) {
+            if (cp->cls == NULL || !(*jni)->IsSameObject(jni, cp->cls, k))
+                continue;
+            for (m = c->methods; m != NULL; m = m->next)
+                set_outcome(m->out, INST_FAILED, reason);
+            if (cp->rewritten) {
+                cp->rewritten = 0;
+                atomic_fetch_sub(&n_rewritten, 1);
+            }
         }
     }
     pthread_mutex_unlock(&lock);
@@ -579,42 +665,55 @@ static int retransform_batch(JNIEnv *jni, jclass *classes, size_t n, mct_err *er
     return 0;
 }
 
-/* The classes whose bytes lacked frames get their class file read (Java
- * code runs: not under the lock); returns them as local refs in *out
- * (caller frees the array and the refs). Their iclass stays valid without
- * the lock: only inst_restore frees one, on the caller's thread. */
+/* The copies whose bytes lacked frames get their class file read (Java
+ * code runs: not under the lock); returns their classes as local refs in
+ * *out (caller frees the array and the refs). A listed copy stays valid
+ * without the lock: the reference taken keeps its loader alive, so prune
+ * leaves it, and only inst_restore, on the caller's thread, frees it. */
 static size_t read_images(JNIEnv *jni, jclass **out)
 {
-    struct iclass *c, **todo = NULL;
-    jclass *classes;
-    size_t n = 0, room = 0, i, done = 0;
+    struct iclass *c;
+    struct icopy *cp, **todo = NULL;
+    char **names = NULL;
+    jclass *classes = NULL;
+    size_t n = 0, room = 0, room_names = 0, room_classes = 0, i, done = 0;
 
     pthread_mutex_lock(&lock);
-    for (c = all_classes; c != NULL; c = c->all) {
-        if (!c->frameless || c->cls == NULL)
-            continue;
-        if (buf_grow(&todo, &room, n, sizeof *todo, 16) < 0)
-            break;
-        c->frameless = 0;
-        todo[n++] = c;
-    }
-    pthread_mutex_unlock(&lock);
-    classes = n > 0 ? malloc(n * sizeof *classes) : NULL;
-    for (i = 0; i < n && classes != NULL; i++) {
-        size_t len = 0;
-        uint8_t *bytes = read_resource(jni, todo[i]->cls, todo[i]->name, &len);
+    for (c = all_classes; c != NULL; c = c->all)
+        for (cp = c->copies; cp != NULL; cp = cp->next) {
+            jclass k;
 
-        if (bytes == NULL)
+            if (!cp->frameless || cp->cls == NULL)
+                continue;
+            if (buf_grow(&todo, &room, n, sizeof *todo, 16) < 0 ||
+                buf_grow(&names, &room_names, n, sizeof *names, 16) < 0 ||
+                buf_grow(&classes, &room_classes, n, sizeof *classes, 16) < 0)
+                goto listed;
+            cp->frameless = 0;
+            if ((k = (*jni)->NewLocalRef(jni, cp->cls)) == NULL)
+                continue;
+            names[n] = c->name;
+            classes[n] = k;
+            todo[n++] = cp;
+        }
+listed:
+    pthread_mutex_unlock(&lock);
+    for (i = 0; i < n; i++) {
+        size_t len = 0;
+        uint8_t *bytes = read_resource(jni, classes[i], names[i], &len);
+
+        if (bytes == NULL) {
+            (*jni)->DeleteLocalRef(jni, classes[i]);
             continue;
+        }
         pthread_mutex_lock(&lock);
         todo[i]->image = bytes;
         todo[i]->image_len = len;
         pthread_mutex_unlock(&lock);
-        classes[done] = (*jni)->NewLocalRef(jni, todo[i]->cls);
-        if (classes[done] != NULL)
-            done++;
+        classes[done++] = classes[i];
     }
     free(todo);
+    free(names);
     *out = classes;
     return done;
 }
@@ -638,17 +737,19 @@ int inst_retransform(JNIEnv *jni, jclass *classes, size_t n, mct_err *err)
     return rc;
 }
 
-/* The loaded classes of the table that were rewritten at load time, found
- * by name and loader among the loaded classes. */
+/* The loaded classes of the table's copies that were rewritten at load
+ * time, found by name and loader among the loaded classes. */
 static void find_load_time_classes(JNIEnv *jni, jvmtiEnv *jvmti, struct iclass *list)
 {
     jint n = 0, i;
     jclass *loaded = NULL;
     struct iclass *c;
+    struct icopy *cp;
     int missing = 0;
 
-    for (c = list; c != NULL; c = c->all)
-        missing |= c->rewritten && c->cls == NULL;
+    for (c = list; c != NULL && !missing; c = c->all)
+        for (cp = c->copies; cp != NULL && !missing; cp = cp->next)
+            missing = cp->rewritten && cp->cls == NULL && !dead(jni, cp);
     if (!missing || (*jvmti)->GetLoadedClasses(jvmti, &n, &loaded) != JVMTI_ERROR_NONE)
         return;
     for (i = 0; i < n; i++) {
@@ -661,10 +762,13 @@ static void find_load_time_classes(JNIEnv *jni, jvmtiEnv *jvmti, struct iclass *
             size_t len = strlen(sig);
 
             sig[len - 1] = '\0';
-            for (c = list; c != NULL; c = c->all)
-                if (c->rewritten && c->cls == NULL && strcmp(c->name, sig + 1) == 0 &&
-                    (c->any_loader || same_loader(jni, c->loader, loader)))
-                    c->cls = (*jni)->NewGlobalRef(jni, loaded[i]);
+            for (c = list; c != NULL; c = c->all) {
+                if (strcmp(c->name, sig + 1) != 0)
+                    continue;
+                for (cp = c->copies; cp != NULL; cp = cp->next)
+                    if (cp->rewritten && cp->cls == NULL && loader_of(jni, cp, loader))
+                        cp->cls = (*jni)->NewWeakGlobalRef(jni, loaded[i]);
+            }
             if (loader != NULL)
                 (*jni)->DeleteLocalRef(jni, loader);
         }
@@ -678,18 +782,18 @@ static void find_load_time_classes(JNIEnv *jni, jvmtiEnv *jvmti, struct iclass *
 static void free_class(JNIEnv *jni, struct iclass *c)
 {
     struct imethod *m, *next;
+    struct icopy *cp, *cnext;
 
-    free(c->image);
+    for (cp = c->copies; cp != NULL; cp = cnext) {
+        cnext = cp->next;
+        free_copy(jni, cp);
+    }
     for (m = c->methods; m != NULL; m = next) {
         next = m->next;
         free(m->name);
         free(m->desc);
         free(m);
     }
-    if (c->loader != NULL)
-        (*jni)->DeleteGlobalRef(jni, c->loader);
-    if (c->cls != NULL)
-        (*jni)->DeleteGlobalRef(jni, c->cls);
     free(c->name);
     free(c);
 }
@@ -698,6 +802,7 @@ int inst_restore(JNIEnv *jni, mct_err *err)
 {
     jvmtiEnv *jvmti = vm_jvmti();
     struct iclass *list, *c, *next;
+    struct icopy *cp;
     jclass *classes;
     size_t n = 0, failed = 0, i;
     int rc = 0;
@@ -710,27 +815,31 @@ int inst_restore(JNIEnv *jni, mct_err *err)
 
     find_load_time_classes(jni, jvmti, list);
     for (c = list; c != NULL; c = c->all)
-        n += c->rewritten && c->cls != NULL;
+        for (cp = c->copies; cp != NULL; cp = cp->next)
+            n += cp->rewritten && cp->cls != NULL;
     classes = calloc(n + 1, sizeof *classes);
     if (classes == NULL) {
         rc = mct_err_set(err, MCT_E_NOMEM, "out of memory restoring %zu classes", n);
     } else {
+        /* Strong references for the call; a copy whose class was unloaded
+         * meanwhile has nothing to restore. */
         n = 0;
         for (c = list; c != NULL; c = c->all)
-            if (c->rewritten && c->cls != NULL)
-                classes[n++] = c->cls;
+            for (cp = c->copies; cp != NULL; cp = cp->next)
+                if (cp->rewritten && cp->cls != NULL && (classes[n] = (*jni)->NewGlobalRef(jni, cp->cls)) != NULL)
+                    n++;
         if (n > 0 && (*jvmti)->RetransformClasses(jvmti, (jint)n, classes) != JVMTI_ERROR_NONE) {
             for (i = 0; i < n; i++)
                 failed += (*jvmti)->RetransformClasses(jvmti, 1, &classes[i]) != JVMTI_ERROR_NONE;
         }
+        for (i = 0; i < n; i++)
+            (*jni)->DeleteGlobalRef(jni, classes[i]);
         free(classes);
         if (failed > 0)
             rc = mct_err_set(err, MCT_E_JVMTI, "%zu of %zu classes could not be restored", failed, n);
     }
     for (c = list; c != NULL; c = next) {
         next = c->all;
-        if (c->rewritten)
-            atomic_fetch_sub(&n_rewritten, 1);
         free_class(jni, c);
     }
     return rc;

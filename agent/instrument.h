@@ -1,12 +1,16 @@
 /* instrument.h — what the ClassFileLoadHook does, and retransformation.
  *
- * The module keeps a table of classes to instrument, each with the methods
- * (name, descriptor, number, entry or not) to give probes. The hook rewrites
- * a class of the table whenever the JVM hands it over: when the session
- * retransforms it, and when a class of the table loads later. It also
- * captures the current bytes of classes for the planner. Restoring is
- * emptying the table and retransforming again: retransformation starts from
- * the class's original bytes, so the JVM gets them back unchanged.
+ * The module keeps a table of class names to instrument, each with the
+ * methods (name, descriptor, number, entry or not) to give probes. A class
+ * is a name and a loader: the hook rewrites every class of a name of the
+ * table, whatever its loader, whenever the JVM hands it over: when the
+ * session retransforms it, and when such a class loads later (a plugin's
+ * new class loader, a redeployed web application). It remembers each such
+ * copy (loader, class object; weakly, so that loaders can still be
+ * unloaded) to restore it. It also captures the current bytes of classes
+ * for the planner. Restoring is emptying the table and retransforming
+ * every copy again: retransformation starts from the class's original
+ * bytes, so the JVM gets them back unchanged.
  *
  * The table is locked; the hook may run on any thread. Functions that
  * retransform must not be called from the hook. */
@@ -38,12 +42,12 @@ typedef struct inst_outcome {
  * jni is the caller's. */
 int inst_init(JNIEnv *jni, mct_err *err);
 
-/* Adds a method to instrument in class `cls` (internal name) of `loader`
- * (a JNI reference the table copies; NULL = the boot loader, or any loader
- * when any_loader). The outcome is written to *out when the class is
- * rewritten (out must stay valid until inst_clear). */
-int inst_add(JNIEnv *jni, const char *cls, jobject loader, int any_loader, const char *name,
-             const char *desc, int32_t id, int root, inst_outcome *out, mct_err *err);
+/* Adds a method to instrument in the classes named `cls` (internal name) of
+ * every loader. The outcome is written to *out when a class is rewritten
+ * (out must stay valid until inst_restore; the copies of several loaders
+ * share it). */
+int inst_add(const char *cls, const char *name, const char *desc, int32_t id, int root, inst_outcome *out,
+             mct_err *err);
 
 /* Retransforms n classes so the hook rewrites them. When the JVM refuses the
  * batch (one bad class fails it all), retries one by one, marks the methods
@@ -63,7 +67,8 @@ int inst_retransform(JNIEnv *jni, jclass *classes, size_t n, mct_err *err);
  * restored is named in err). */
 int inst_restore(JNIEnv *jni, mct_err *err);
 
-/* How many classes the JVM runs rewritten now. */
+/* How many classes (copies: a name in one loader) the JVM runs rewritten
+ * now. */
 size_t inst_rewritten_classes(void);
 
 /* Fetches the current class file bytes of n loaded classes with one
@@ -83,8 +88,8 @@ typedef void (*inst_load_cb)(JNIEnv *jni, const char *name, jobject loader, cons
 void inst_set_load_callback(inst_load_cb cb, void *arg);
 
 /* For the load callback only: as inst_add, without taking the lock. */
-int inst_add_locked(JNIEnv *jni, const char *cls, jobject loader, int any_loader, const char *name,
-                    const char *desc, int32_t id, int root, inst_outcome *out, mct_err *err);
+int inst_add_locked(const char *cls, const char *name, const char *desc, int32_t id, int root,
+                    inst_outcome *out, mct_err *err);
 
 /* The diagnostic mode: rewrite every method of every class whose internal
  * name matches (the callback) as it loads, with the plain probes; the

@@ -6,22 +6,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mutf8.h"
+
 struct match_re {
     pcre2_code *code;
     pcre2_match_context *mctx; /* never changed after compile: shareable */
     char *pattern;
 };
 
-/* Backtracking steps one match may take: class names are short, so only a
- * pathological pattern ("(a+)+b") gets near it, and then gives up quickly
- * instead of stalling the JVM thread that loads a class. */
-#define MATCH_LIMIT 1000000
+/* PCRE2's own limits, a backstop behind MATCH_NAME_WORK for work the
+ * steps do not see (backtracking inside one repeated item): calls of its
+ * internal match function, and the nesting of backtracking points (class
+ * names are far shorter than it). */
+#define PCRE2_MATCH_LIMIT 1000000
+#define PCRE2_DEPTH_LIMIT 50000
+
+/* What count_step returns to stop a match: any value below 0 ends
+ * pcre2_match with that value; these are none of PCRE2's codes. */
+#define STOP_NAME (-1001)
+#define STOP_BUDGET (-1002)
 
 /* Bytes of the pattern shown around an error position. */
 #define SHOW_BEFORE 40
 #define SHOW_AFTER 30
 
-/* Names up to this length are converted on the stack. */
+/* Names up to this many bytes are converted on the stack. */
 #define NAME_STACK 256
 
 /* Java's intersection and subtraction ("[a-z&&[^q]]") has no PCRE2
@@ -114,17 +123,13 @@ static match_re *bad_regex(mct_err *err, const char *pattern, size_t off, const 
 
 match_re *match_compile(const char *pattern, mct_err *err)
 {
-    uint32_t opts = PCRE2_UTF | PCRE2_ANCHORED | PCRE2_ENDANCHORED;
+    /* Auto-callouts: count_step runs at every step through the pattern. */
+    uint32_t opts = PCRE2_UTF | PCRE2_ANCHORED | PCRE2_ENDANCHORED | PCRE2_AUTO_CALLOUT;
     match_re *re;
     int code;
     PCRE2_SIZE off;
     long java_off;
 
-#ifdef PCRE2_MATCH_INVALID_UTF
-    /* A name that is not valid UTF-8 even after the conversion (a lone
-     * surrogate) still matches where the pattern allows it. */
-    opts |= PCRE2_MATCH_INVALID_UTF;
-#endif
     java_off = java_only_syntax(pattern);
     if (java_off >= 0)
         return bad_regex(err, pattern, (size_t)java_off,
@@ -152,65 +157,78 @@ match_re *match_compile(const char *pattern, mct_err *err)
         mct_err_set(err, MCT_E_NOMEM, "out of memory compiling the regex");
         return NULL;
     }
-    pcre2_set_match_limit(re->mctx, MATCH_LIMIT);
+    pcre2_set_match_limit(re->mctx, PCRE2_MATCH_LIMIT);
+    pcre2_set_depth_limit(re->mctx, PCRE2_DEPTH_LIMIT);
     return re;
 }
 
-/* Writes the binary name of iname into out (room for strlen(iname) + 1
- * bytes: the result is never longer); returns its length. */
-static size_t binary_name(const char *iname, char *out)
+/* The work of one match: counted at each step through the pattern. */
+struct work {
+    uint64_t steps;
+    uint64_t name_limit;       /* the steps one name may take */
+    uint64_t *budget;          /* what is left over the plan, or NULL */
+};
+
+static int count_step(pcre2_callout_block *block, void *arg)
 {
-    const unsigned char *s = (const unsigned char *)iname;
-    size_t n = 0;
+    struct work *w = arg;
 
-    while (*s != '\0') {
-        if (*s == '/') {
-            out[n++] = '.';
-            s++;
-        } else if (s[0] == 0xC0 && s[1] == 0x80) {
-            out[n++] = '\0';
-            s += 2;
-        } else if (s[0] == 0xED && (s[1] & 0xF0) == 0xA0 && (s[2] & 0xC0) == 0x80 &&
-                   s[3] == 0xED && (s[4] & 0xF0) == 0xB0 && (s[5] & 0xC0) == 0x80) {
-            /* A surrogate pair, each half in three bytes: one code point. */
-            unsigned hi = (unsigned)(s[1] & 0x0F) << 6 | (s[2] & 0x3F);
-            unsigned lo = (unsigned)(s[4] & 0x0F) << 6 | (s[5] & 0x3F);
-            unsigned cp = 0x10000 + (hi << 10) + lo;
-
-            out[n++] = (char)(0xF0 | cp >> 18);
-            out[n++] = (char)(0x80 | (cp >> 12 & 0x3F));
-            out[n++] = (char)(0x80 | (cp >> 6 & 0x3F));
-            out[n++] = (char)(0x80 | (cp & 0x3F));
-            s += 6;
-        } else {
-            out[n++] = (char)*s++;
-        }
+    (void)block;
+    if (++w->steps > w->name_limit)
+        return STOP_NAME;
+    if (w->budget != NULL) {
+        if (*w->budget == 0)
+            return STOP_BUDGET;
+        --*w->budget;
     }
-    out[n] = '\0';
-    return n;
+    return 0;
+}
+
+int match_class_budget(const match_re *re, const char *iname, uint64_t *budget)
+{
+    char stack[MUTF8_ROOM(NAME_STACK)], *name = stack;
+    size_t len = strlen(iname), n, i;
+    pcre2_match_data *md;
+    pcre2_match_context *mctx;
+    struct work w = {.name_limit = MATCH_NAME_WORK, .budget = budget};
+    int rc;
+
+    if (len > NAME_STACK && (name = malloc(MUTF8_ROOM(len))) == NULL)
+        return MATCH_ERROR;
+    /* The binary name: slashes become dots (never part of a multi-byte
+     * sequence), U+0000 stays a character, as in Java. */
+    n = mutf8_to_utf8(iname, name, MUTF8_NUL_CHAR);
+    for (i = 0; i < n; i++)
+        if (name[i] == '/')
+            name[i] = '.';
+    md = pcre2_match_data_create(1, NULL);
+    mctx = pcre2_match_context_copy(re->mctx);
+    if (md == NULL || mctx == NULL || pcre2_set_callout(mctx, count_step, &w) != 0) {
+        rc = MATCH_ERROR;
+    } else {
+        rc = pcre2_match(re->code, (PCRE2_SPTR)name, n, 0, 0, md, mctx);
+        if (rc >= 0)
+            rc = 1;
+        else if (rc == PCRE2_ERROR_NOMATCH)
+            rc = 0;
+        else if (rc == STOP_NAME || rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
+                 rc == PCRE2_ERROR_HEAPLIMIT)
+            rc = MATCH_NAME_LIMIT;
+        else if (rc == STOP_BUDGET)
+            rc = MATCH_BUDGET_LIMIT;
+        else
+            rc = MATCH_ERROR;
+    }
+    pcre2_match_context_free(mctx);
+    pcre2_match_data_free(md);
+    if (name != stack)
+        free(name);
+    return rc;
 }
 
 int match_class(const match_re *re, const char *iname)
 {
-    char stack[NAME_STACK], *name = stack;
-    size_t len = strlen(iname), n;
-    pcre2_match_data *md;
-    int rc;
-
-    if (len >= sizeof stack && (name = malloc(len + 1)) == NULL)
-        return -1;
-    n = binary_name(iname, name);
-    md = pcre2_match_data_create(1, NULL);
-    if (md == NULL) {
-        rc = -1;
-    } else {
-        rc = pcre2_match(re->code, (PCRE2_SPTR)name, n, 0, 0, md, re->mctx);
-        rc = rc >= 0 ? 1 : rc == PCRE2_ERROR_NOMATCH ? 0 : -1;
-        pcre2_match_data_free(md);
-    }
-    if (name != stack)
-        free(name);
-    return rc;
+    return match_class_budget(re, iname, NULL);
 }
 
 const char *match_pattern(const match_re *re)

@@ -20,9 +20,19 @@
  *     changes whether a whole name matches, but \w stays ASCII; likewise
  *     (?i) also folds non-ASCII letters in PCRE2, only ASCII ones in Java;
  *   - PCRE2 accepts more than Java does ([[:alpha:]], (?P<n>...), \K, ...).
- * None of these matter for the usual package patterns ("com\.shop\..*"). */
+ * None of these matter for the usual package patterns ("com\.shop\..*").
+ *
+ * Work: a pattern with nested quantifiers ("(.+)+[0-9]") backtracks
+ * exponentially in the length of the name. Its work is counted in steps,
+ * one each time the matcher moves to an item of the pattern (PCRE2's
+ * auto-callouts; a name of 40 characters costs a usual pattern under 100
+ * steps, about 25 ns each): one name may take MATCH_NAME_WORK of them, and
+ * a caller may give a budget over many names (the planner's over a plan).
+ * PCRE2's own match and depth limits stand behind the count. */
 #ifndef MCT_MATCH_H
 #define MCT_MATCH_H
+
+#include <stdint.h>
 
 #include "err.h"
 
@@ -34,11 +44,25 @@ typedef struct match_re match_re;
  * MCT_E_NOMEM. */
 match_re *match_compile(const char *pattern, mct_err *err);
 
-/* Whether the class of internal name iname (modified UTF-8) matches: 1 yes,
- * 0 no, -1 when PCRE2 gave up (match limit on a pathological pattern, out of
- * memory), which callers treat as no. Safe to call from several threads on
- * one regex. */
+/* The steps one name may take (about 2.5 ms). */
+#define MATCH_NAME_WORK 100000
+
+/* What match_class returns besides 1 (matches) and 0 (does not). */
+enum {
+    MATCH_ERROR = -1,         /* out of memory */
+    MATCH_NAME_LIMIT = -2,    /* the name took more than MATCH_NAME_WORK steps */
+    MATCH_BUDGET_LIMIT = -3   /* the budget ran out */
+};
+
+/* Whether the class of internal name iname (modified UTF-8) matches: 1, 0,
+ * or one of the codes above. Safe to call from several threads on one
+ * regex. */
 int match_class(const match_re *re, const char *iname);
+
+/* As match_class, taking the steps from *budget (MATCH_BUDGET_LIMIT, the
+ * match abandoned, when it runs out); budget is the caller's, not shared
+ * between threads. */
+int match_class_budget(const match_re *re, const char *iname, uint64_t *budget);
 
 /* The pattern as given; borrowed, valid until match_free. */
 const char *match_pattern(const match_re *re);

@@ -71,11 +71,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "buf.h"
 #include "bytecode.h"
 #include "classfile.h"
 #include "match.h"
+#include "mutf8.h"
 
 static const char R_REGEX[] = "does not match the regex";
 static const char R_JDK[] = "JDK class (add --include-jdk)";
@@ -86,6 +88,7 @@ static const char R_TRACER[] = "tracer's own class";
 static const char R_INTERNALS[] = "JVM internals: a probe there could recurse into the tracer";
 static const char R_BADCLASS[] = "class file could not be parsed";
 static const char R_NOBYTES[] = "class file could not be read";
+static const char R_REGEX_LIMIT[] = "the regex gave up on this name (too much backtracking)";
 static const char N_INHERITED[] = "entry method, inherited from a superclass";
 static const char N_DEFAULT[] = "entry method, a default method inherited from an interface";
 static const char N_IMPL[] = "entry method, an implementation of the one named";
@@ -115,6 +118,16 @@ static const char TRACER_PREFIX[] = "mcalltree/";
 /* Bounds of the error messages' lists. */
 #define MSG_NAMES 24
 #define MSG_NEAR 4
+
+/* plan_build reads the clock every TICKS steps of its walk (and before
+ * every match and batch of class files), and asks whether the requester is
+ * gone at most every GONE_EVERY_NS. */
+#define TICKS 256
+#define GONE_EVERY_NS 20000000u
+
+/* Classes whose bytes are fetched in one batch (one retransformation),
+ * between two looks at the bounds. */
+#define PREFETCH_CHUNK 512
 
 /* --- arena and growable vectors ------------------------------------------------ */
 
@@ -193,7 +206,7 @@ struct cls {
     struct cls **ifaces;
     size_t nifaces;
     signed char have_m, have_super, have_ifaces;
-    signed char regex_ok;       /* -1 until asked */
+    signed char regex_ok;       /* -1 until asked; 2: gave up (plan_extend) */
     signed char keep;           /* -1 until decided */
     signed char above;          /* a kept class among its supertypes: -1 unknown, 2 computing */
     signed char have_rel, queued;
@@ -332,6 +345,13 @@ struct ctx {
     unsigned stamp;
     struct cls *object;         /* java/lang/Object, when loaded */
     struct vec walk, path, ifs, tmp, all;
+    /* plan_build's bounds */
+    uint64_t regex_left;        /* the regex's steps left over the plan */
+    size_t regex_names;         /* names matched so far */
+    uint64_t deadline;          /* CLOCK_MONOTONIC ns */
+    uint64_t next_gone;         /* when to ask req->gone next */
+    unsigned ticks;
+    int level;                  /* being scanned */
 };
 
 /* Keys of the hash tables start with one of these bytes. */
@@ -358,6 +378,89 @@ static void oom(struct ctx *x)
     if (!x->failed)
         mct_err_set(x->err, MCT_E_NOMEM, "out of memory while planning");
     x->failed = 1;
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* plan_build: whether planning must stop, past its time limit or because
+ * the requester is gone (err set, x->failed); looks every TICKS calls, or
+ * now when force. plan_extend has no such bounds. */
+static int stop(struct ctx *x, int force)
+{
+    uint64_t now;
+
+    if (x->failed || x->extend || (!force && ++x->ticks % TICKS != 0))
+        return x->failed;
+    now = mono_ns();
+    if (now >= x->deadline) {
+        mct_err_set(x->err, MCT_E_LIMIT,
+                    "planning took more than %llu s (limit: planning time), at level %d of %d with %zu "
+                    "methods in the plan: lower the depth, or narrow the regex",
+                    (unsigned long long)((x->req->time_ms ? x->req->time_ms : PLAN_TIME_MS) / 1000), x->level,
+                    x->req->depth, x->p->n);
+        x->failed = 1;
+    } else if (x->req->gone != NULL && now >= x->next_gone) {
+        x->next_gone = now + GONE_EVERY_NS;
+        if (x->req->gone(x->req->gone_arg)) {
+            mct_err_set(x->err, MCT_E_INTR, "planning stopped at level %d of %d: the client went away",
+                        x->level, x->req->depth);
+            x->failed = 1;
+        }
+    }
+    return x->failed;
+}
+
+/* Whether the class of internal name `name` matches the regex: 1 or 0.
+ * plan_build fails when the regex exceeds its work (err set, x->failed);
+ * plan_extend takes such a name as not matching and sets *gave_up. */
+static int regex_match(struct ctx *x, const char *name, int *gave_up)
+{
+    int r;
+
+    *gave_up = 0;
+    if (x->re == NULL)
+        return 1;
+    if (x->extend) {
+        r = match_class(x->re, name);
+        *gave_up = r == MATCH_NAME_LIMIT;
+        return r == 1;
+    }
+    if (stop(x, 1))
+        return 0;
+    r = match_class_budget(x->re, name, &x->regex_left);
+    x->regex_names++;
+    if (r >= 0)
+        return r;
+    if (r == MATCH_ERROR) {
+        oom(x);
+    } else if (r == MATCH_NAME_LIMIT) {
+        char *u = mutf8_dup(name), *s;
+
+        for (s = u; s != NULL && *s != '\0'; s++)
+            if (*s == '/')
+                *s = '.';
+        mct_err_set(x->err, MCT_E_LIMIT,
+                    "the regex took more than %d steps to match the class name %.200s (limit: regex work "
+                    "per name): nested quantifiers such as (.+)+ backtrack exponentially; simplify the "
+                    "regex (a package pattern such as com\\.shop\\..* takes a few steps a name)",
+                    MATCH_NAME_WORK, u ? u : "?");
+        free(u);
+    } else {
+        mct_err_set(x->err, MCT_E_LIMIT,
+                    "the regex took more than %llu steps over the %zu class names it was matched with "
+                    "(limit: regex work over the plan): simplify the regex, or lower the depth so that "
+                    "fewer classes are looked at",
+                    (unsigned long long)(x->req->regex_work ? x->req->regex_work : PLAN_REGEX_WORK),
+                    x->regex_names);
+    }
+    x->failed = 1;
+    return 0;
 }
 
 /* --- the hash tables ------------------------------------------------------------------ */
@@ -610,7 +713,7 @@ static struct cls *getcls(struct ctx *x, hier_class *h)
     void **v;
     struct cls *c;
 
-    if (h == NULL)
+    if (h == NULL || stop(x, 0))
         return NULL;
     key_begin(&x->key, K_CLASS);
     key_ptr(&x->key, h);
@@ -704,9 +807,14 @@ static struct cls *find_class(struct ctx *x, const char *name, struct cls *from)
 
 static int regex_ok(struct ctx *x, struct cls *c)
 {
-    if (c->regex_ok < 0)
-        c->regex_ok = x->re == NULL || match_class(x->re, c->name) == 1;
-    return c->regex_ok;
+    int gave_up;
+
+    if (c->regex_ok < 0) {
+        c->regex_ok = (signed char)regex_match(x, c->name, &gave_up);
+        if (gave_up)
+            c->regex_ok = 2;
+    }
+    return c->regex_ok == 1;
 }
 
 /* Whether the methods of c may be kept as callees (cheap tests first). */
@@ -726,7 +834,7 @@ static const char *cls_why(struct ctx *x, struct cls *c)
     if (cls_kept(x, c))
         return NULL;
     if (!regex_ok(x, c))
-        return R_REGEX;
+        return c->regex_ok == 2 ? R_REGEX_LIMIT : R_REGEX;
     if ((why = never_why(c->name, c->flags)) != NULL)
         return why;
     return R_JDK;
@@ -981,7 +1089,7 @@ static void concrete_subtypes(struct ctx *x, struct cls *owner, int only_kept, s
         all->n = 0;
     if (vec_push(&stack, owner) < 0)
         oom(x);
-    while (stack.n > 0 && !x->failed) {
+    while (stack.n > 0 && !stop(x, 0)) {
         struct cls *c = stack.v[--stack.n];
         hier_class *const *subs;
         size_t n, i;
@@ -1387,7 +1495,9 @@ static long add_method(struct ctx *x, struct sel s, int level, int root, const c
         return -1;
     if (*v != NULL)
         return (long)(intptr_t)*v - 1;
-    if (x->extend && (i = find_entry(x->p, s.c->name, s.m->name, s.m->desc)) >= 0) {
+    /* By name: the copies of a class in several loaders are one entry
+     * (the session instruments it in every loader). */
+    if ((i = find_entry(x->p, s.c->name, s.m->name, s.m->desc)) >= 0) {
         *v = (void *)(intptr_t)(i + 1);
         return i;
     }
@@ -1412,6 +1522,7 @@ static void add_pending(struct ctx *x, const char *cname, const char *name, cons
 {
     void **v;
     const char *why = NULL;
+    int gave_up;
     long i;
 
     if (virt && watch(x, cname, NULL, name, desc, level, 0) == NULL)
@@ -1426,10 +1537,12 @@ static void add_pending(struct ctx *x, const char *cname, const char *name, cons
         *v = (void *)(intptr_t)(i + 1);
         return;
     }
-    if (x->re != NULL && match_class(x->re, cname) != 1)
-        why = R_REGEX;
+    if (!regex_match(x, cname, &gave_up))
+        why = gave_up ? R_REGEX_LIMIT : R_REGEX;
     else if ((why = never_why(cname, 0)) == NULL && !x->include_jdk && jdk_name(cname))
         why = R_JDK;
+    if (x->failed)
+        return;
     i = append(x, NULL, NULL, cname, name, desc, level, why ? PLAN_EXCLUDED : PLAN_PENDING, 0, why);
     if (i >= 0)
         *v = (void *)(intptr_t)(i + 1);
@@ -1505,7 +1618,7 @@ static void scan(struct ctx *x, size_t i)
     if (c->cf == NULL || (m = cf_find_method(c->cf, hm->name, hm->desc)) == NULL || m->code == NULL)
         return;
     code = m->code;
-    while (pc < code->code_len && !x->failed && !x->p->capped) {
+    while (pc < code->code_len && !stop(x, 0) && !x->p->capped) {
         bc_insn in;
         cf_ref ref;
 
@@ -1577,13 +1690,16 @@ static void load_classes(struct ctx *x, const struct vec *todo)
         } else {
             for (k = 0; k < batch.n; k++)
                 hs[k] = batch.v[k];
-            unlock(x);
-            x->ops->prefetch(x->hc, hs, batch.n);
-            relock(x);
+            /* In chunks, so that the bounds are looked at in between. */
+            for (k = 0; k < batch.n && !stop(x, 1); k += PREFETCH_CHUNK) {
+                unlock(x);
+                x->ops->prefetch(x->hc, hs + k, batch.n - k < PREFETCH_CHUNK ? batch.n - k : PREFETCH_CHUNK);
+                relock(x);
+            }
             free(hs);
         }
     }
-    for (k = 0; k < todo->n && !x->failed; k++) {
+    for (k = 0; k < todo->n && !stop(x, 0); k++) {
         size_t i = vec_index(todo, k);
         struct cls *c = x->nodes[i].c;
         const uint8_t *data;
@@ -1856,11 +1972,11 @@ static void add_implementations(struct ctx *x, struct cls *c, struct sel e, size
     free(list.v);
 }
 
-/* Finds the entry class and methods and adds the roots; -1 with err set. */
-static int add_roots(struct ctx *x, const char *method, const char *desc)
+/* Finds the entry class cname (binary name, modified UTF-8) and its methods
+ * and adds the roots; -1 with err set. */
+static int add_roots(struct ctx *x, const char *cname, const char *method, const char *desc)
 {
-    const plan_request *req = x->req;
-    size_t len = strlen(req->class_name), i, k, jdk = 0, unmod = 0;
+    size_t len = strlen(cname), i, k, jdk = 0, unmod = 0;
     char *iname = arena_alloc(&x->arena, len + 1);
     struct cls *c;
     struct vec order = {0}, found = {0};
@@ -1871,7 +1987,7 @@ static int add_roots(struct ctx *x, const char *method, const char *desc)
         return -1;
     }
     for (i = 0; i <= len; i++)
-        iname[i] = req->class_name[i] == '.' ? '/' : req->class_name[i];
+        iname[i] = cname[i] == '.' ? '/' : cname[i];
     if ((c = find_class(x, iname, NULL)) == NULL) {
         if (!x->failed)
             no_class(x, iname);
@@ -1977,11 +2093,41 @@ static void ctx_free(struct ctx *x)
     arena_free(x->arena);
 }
 
+/* Turns err's message, whose names are modified UTF-8, into UTF-8 (cut at
+ * a character when it grows past the buffer). */
+static void utf8_message(mct_err *err)
+{
+    char out[MUTF8_ROOM(MCT_ERR_MSG)];
+    size_t n;
+
+    if (mutf8_plain(err->msg))
+        return;
+    n = mutf8_to_utf8(err->msg, out, MUTF8_NUL_SYMBOL);
+    if (n >= MCT_ERR_MSG) {
+        n = MCT_ERR_MSG - 1;
+        while (n > 0 && ((unsigned char)out[n] & 0xC0) == 0x80)
+            n--;
+    }
+    memcpy(err->msg, out, n);
+    err->msg[n] = '\0';
+}
+
+/* A malloc'd modified UTF-8 copy of the first n bytes of the UTF-8 s. */
+static char *to_mutf8(const char *s, size_t n)
+{
+    char *in = strndup(s, n), *out = in ? malloc(MUTF8_FROM_ROOM(n)) : NULL;
+
+    if (out != NULL)
+        mutf8_from_utf8(in, out);
+    free(in);
+    return out;
+}
+
 plan *plan_build(const plan_request *req, const hier_ops *ops, void *hc, mct_err *err)
 {
     struct ctx x;
-    char *split = NULL;
-    const char *method, *desc;
+    char *cname = NULL, *method = NULL, *desc = NULL;
+    const char *paren;
     size_t from = 0, i, k;
     int level;
     plan *p;
@@ -1996,24 +2142,21 @@ plan *plan_build(const plan_request *req, const hier_ops *ops, void *hc, mct_err
                     PLAN_MAX_DEPTH);
         return NULL;
     }
-    method = req->method;
-    desc = req->desc;
-    if (desc == NULL && strchr(method, '(') != NULL) {
-        /* "get(I)Ljava/lang/Object;" in one string */
-        if ((split = strdup(method)) == NULL) {
-            mct_err_set(err, MCT_E_NOMEM, "out of memory while planning");
-            return NULL;
-        }
-        desc = strchr(split, '(');
-        split[desc - split] = '\0';
-        desc = strchr(method, '(');
-        method = split;
+    /* "get(I)Ljava/lang/Object;" in one string, or name and descriptor;
+     * in modified UTF-8, as the hierarchy's names are. */
+    paren = req->desc == NULL ? strchr(req->method, '(') : NULL;
+    cname = to_mutf8(req->class_name, strlen(req->class_name));
+    method = to_mutf8(req->method, paren ? (size_t)(paren - req->method) : strlen(req->method));
+    if (paren != NULL || req->desc != NULL)
+        desc = to_mutf8(paren ? paren : req->desc, strlen(paren ? paren : req->desc));
+    if (cname == NULL || method == NULL || ((paren != NULL || req->desc != NULL) && desc == NULL)) {
+        mct_err_set(err, MCT_E_NOMEM, "out of memory while planning");
+        goto fail;
     }
     if (desc != NULL && cf_desc_check(desc) != 0) {
         mct_err_set(err, MCT_E_ARG, "'%s' is not a method descriptor (such as (ILjava/lang/String;)V)",
-                    desc);
-        free(split);
-        return NULL;
+                    paren ? paren : req->desc);
+        goto fail;
     }
     memset(&x, 0, sizeof x);
     x.req = req;
@@ -2022,17 +2165,17 @@ plan *plan_build(const plan_request *req, const hier_ops *ops, void *hc, mct_err
     x.err = err;
     x.include_jdk = req->include_jdk;
     x.max = req->max_methods && req->max_methods < PLAN_MAX_METHODS ? req->max_methods : PLAN_MAX_METHODS;
+    x.regex_left = req->regex_work ? req->regex_work : PLAN_REGEX_WORK;
+    x.deadline = mono_ns() + (req->time_ms ? req->time_ms : PLAN_TIME_MS) * 1000000u;
+    x.level = 1;
     buf_init(&x.key);
-    if (req->regex != NULL && (x.re = match_compile(req->regex, err)) == NULL) {
-        free(split);
-        return NULL;
-    }
+    if (req->regex != NULL && (x.re = match_compile(req->regex, err)) == NULL)
+        goto fail;
     if ((p = calloc(1, sizeof *p)) == NULL || pthread_mutex_init(&p->lock, NULL) != 0) {
         free(p);
         match_free(x.re);
-        free(split);
         mct_err_set(err, MCT_E_NOMEM, "out of memory while planning");
-        return NULL;
+        goto fail;
     }
     p->re = x.re;
     p->max = x.max;
@@ -2040,12 +2183,13 @@ plan *plan_build(const plan_request *req, const hier_ops *ops, void *hc, mct_err
     p->include_jdk = req->include_jdk;
     x.p = p;
     x.object = find_class(&x, OBJECT, NULL);
-    if (add_roots(&x, method, desc) == 0) {
+    if (add_roots(&x, cname, method, desc) == 0) {
         struct vec todo = {0};
 
-        for (level = 1; level < req->depth && !x.failed && !p->capped; level++) {
+        for (level = 1; level < req->depth && !stop(&x, 1) && !p->capped; level++) {
             size_t to = p->n;
 
+            x.level = level;
             todo.n = 0;
             for (i = from; i < to; i++)
                 if (pm_at(p, i)->status == PLAN_INSTRUMENT)
@@ -2063,12 +2207,20 @@ plan *plan_build(const plan_request *req, const hier_ops *ops, void *hc, mct_err
         free(todo.v);
     }
     ctx_free(&x);
-    free(split);
+    free(cname);
+    free(method);
+    free(desc);
     if (x.failed) {
         plan_free(p);
+        utf8_message(err);
         return NULL;
     }
     return p;
+fail:
+    free(cname);
+    free(method);
+    free(desc);
+    return NULL;
 }
 
 /* Whether plan_extend scans entry i: loaded in this hierarchy, below the
@@ -2229,6 +2381,8 @@ int plan_extend(plan *p, const plan_seed *seeds, size_t n, const hier_ops *ops, 
     }
     pthread_mutex_unlock(&p->lock);
     ctx_free(&x);
+    if (x.failed)
+        utf8_message(err);
     return x.failed ? -1 : 0;
 }
 

@@ -29,7 +29,21 @@
  * notes on instrumented entry methods: "entry method, inherited from a
  * superclass", "entry method, a default method inherited from an
  * interface", "entry method, an implementation of the one named"; and
- * "class file could not be read" (plan_extend only, see below). */
+ * "class file could not be read" and "the regex gave up on this name (too
+ * much backtracking)" (plan_extend only, see below).
+ *
+ * Bounds (plan_build): the regex may take MATCH_NAME_WORK steps on one
+ * class name (match.h) and regex_work over the plan; planning may take
+ * time_ms; and it stops as soon as the requester is gone (the callback
+ * says so, asked every few milliseconds). Planning then fails with
+ * MCT_E_LIMIT naming the bound ("limit: regex work per name", "limit: regex
+ * work over the plan", "limit: planning time") and what to do, or MCT_E_INTR
+ * ("the client went away"): a capped plan would silently lack the methods
+ * the user asked for.
+ *
+ * Names: the request's are UTF-8 (as in JSON), the hierarchy's modified
+ * UTF-8 (as in class files); plan_build converts the request's (mutf8.h),
+ * and the plan's names are modified UTF-8. Error messages are UTF-8. */
 #ifndef MCT_PLANNER_H
 #define MCT_PLANNER_H
 
@@ -55,7 +69,20 @@ typedef struct plan_request {
                                  match.h); NULL keeps every class */
     int include_jdk;          /* also keep JDK classes */
     size_t max_methods;       /* a lower cap than PLAN_MAX_METHODS; 0 = that */
+    uint64_t regex_work;      /* the regex's steps over the plan; 0 = PLAN_REGEX_WORK */
+    uint64_t time_ms;         /* planning's time limit; 0 = PLAN_TIME_MS */
+    int (*gone)(void *arg);   /* NULL, or non-zero when the requester went
+                                 away: planning stops */
+    void *gone_arg;
 } plan_request;
+
+/* The regex's work over a plan, in match.h's steps: about 1.5 s of
+ * matching, 500,000 class names at 100 steps (a usual pattern takes fewer),
+ * 500 names near MATCH_NAME_WORK. */
+#define PLAN_REGEX_WORK 50000000u
+
+/* Planning's time limit, well within the client's wait for the plan. */
+#define PLAN_TIME_MS 30000
 
 enum plan_status {
     PLAN_INSTRUMENT = 0,      /* to instrument */
@@ -83,7 +110,8 @@ typedef struct plan plan;
 /* Builds the plan; returns it (free with plan_free) or NULL with err set:
  * MCT_E_NO_CLASS, MCT_E_NO_METHOD, MCT_E_BAD_REGEX, MCT_E_NOTHING (no method
  * of the plan can be instrumented), MCT_E_ARG, MCT_E_NOMEM, or whatever the
- * hierarchy's bytes() reported. Messages say what to do. */
+ * hierarchy's bytes() reported, MCT_E_LIMIT or MCT_E_INTR (see Bounds).
+ * Messages say what to do. */
 plan *plan_build(const plan_request *req, const hier_ops *ops, void *ctx, mct_err *err);
 
 /* The methods of the plan: plan_build's ordered by level then discovery,

@@ -19,6 +19,7 @@
 #include "hier_jvmti.h"
 #include "instrument.h"
 #include "methods.h"
+#include "mutf8.h"
 #include "planner.h"
 #include "probe.h"
 #include "proto.h"
@@ -144,6 +145,7 @@ static enum proto_code proto_code_of(int code)
     case MCT_E_BUSY: return PROTO_ERR_BUSY;
     case MCT_E_ARG: return PROTO_ERR_BAD_REQUEST;
     case MCT_E_UNSUPPORTED: return PROTO_ERR_UNSUPPORTED;
+    case MCT_E_LIMIT: return PROTO_ERR_PLAN_LIMIT;
     default: return PROTO_ERR_INTERNAL;
     }
 }
@@ -222,9 +224,11 @@ static json_t *plan_json(struct session *s)
         const char *reason = m->pm->status == PLAN_EXCLUDED ? m->pm->reason
                              : (strcmp(st, "skipped") == 0 || strcmp(st, "failed") == 0) ? m->out.reason
                              : m->pm->reason;
-        json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:s, s:b}", "class",
-                              dotted(m->pm->class_name, cls, sizeof cls), "method", m->pm->name, "desc",
-                              m->pm->desc, "level", m->pm->level, "status", st, "root", m->pm->root);
+        /* Names from class files: modified UTF-8. */
+        json_t *o = json_pack("{s:o, s:o, s:o, s:i, s:s, s:b}", "class",
+                              mutf8_json(dotted(m->pm->class_name, cls, sizeof cls)), "method",
+                              mutf8_json(m->pm->name), "desc", mutf8_json(m->pm->desc), "level", m->pm->level,
+                              "status", st, "root", m->pm->root);
 
         if (o == NULL)
             continue;
@@ -270,18 +274,17 @@ static struct smethod *new_method(struct session *s, const plan_method *pm)
     return m;
 }
 
-/* Numbers m and tells the hook about it: its class is `loader`'s (any
- * loader's when any), and locked says the caller is the hook itself. */
-static int number(struct session *s, JNIEnv *jni, struct smethod *m, jobject loader, int any, int locked,
-                  mct_err *err)
+/* Numbers m and tells the hook about it (its class in every loader that
+ * defines it); locked says the caller is the hook itself. */
+static int number(struct session *s, struct smethod *m, int locked, mct_err *err)
 {
     const plan_method *pm = m->pm;
 
     m->id = mt_add(pm->class_name, pm->name, pm->desc, s->gen, pm->root, err);
     if (m->id < 0)
         return -1;
-    return (locked ? inst_add_locked : inst_add)(jni, pm->class_name, loader, any, pm->name, pm->desc,
-                                                  m->id, pm->root, &m->out, err);
+    return (locked ? inst_add_locked : inst_add)(pm->class_name, pm->name, pm->desc, m->id, pm->root, &m->out,
+                                                  err);
 }
 
 /* Queues a seed for plan_extend (mlock held). */
@@ -292,11 +295,21 @@ static void queue_seed(struct session *s, const plan_method *pm)
             .class_name = pm->class_name, .name = pm->name, .desc = pm->desc, .level = pm->level};
 }
 
+/* Whether the client hung up: planning stops then (plan_request.gone). */
+static int client_gone(void *arg)
+{
+    const struct session *s = arg;
+    struct pollfd pfd = {.fd = s->fd, .events = POLLRDHUP};
+
+    return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
 static int make_plan(struct session *s, JNIEnv *jni, hj **hier, mct_err *err)
 {
     plan_request r = {
         .class_name = s->cls, .method = s->method, .desc = s->desc,
         .depth = s->depth, .regex = s->regex, .include_jdk = s->include_jdk,
+        .gone = client_gone, .gone_arg = s,
     };
     uint64_t t0 = now_ns();
     size_t i, n;
@@ -306,8 +319,11 @@ static int make_plan(struct session *s, JNIEnv *jni, hj **hier, mct_err *err)
         return -1;
     s->loaded_classes = hj_count(*hier);
     s->plan = plan_build(&r, &hj_ops, *hier, err);
-    if (s->plan == NULL)
+    if (s->plan == NULL) {
+        if (err->code == MCT_E_INTR)
+            vm_debug("%s", err->msg);
         return -1;
+    }
     n = plan_count(s->plan);
     for (i = 0; i < n; i++)
         if (new_method(s, plan_at(s->plan, i)) == NULL)
@@ -325,7 +341,7 @@ struct class_set {
     size_t n, cap_classes;
 };
 
-static int set_add(struct class_set *cs, hier_class *c)
+static int set_add_one(struct class_set *cs, hier_class *c)
 {
     size_t h;
 
@@ -360,6 +376,18 @@ static int set_add(struct class_set *cs, hier_class *c)
     return 0;
 }
 
+/* Adds c and the copies of its class in other loaders: a class of the plan
+ * is instrumented in every loader. */
+static int set_add(struct class_set *cs, hier_class *c)
+{
+    hier_class *k;
+
+    for (k = hj_copy(c, NULL); k != NULL; k = hj_copy(c, k))
+        if (set_add_one(cs, k) < 0)
+            return -1;
+    return 0;
+}
+
 static void set_free(struct class_set *cs)
 {
     free(cs->seen);
@@ -381,7 +409,7 @@ static int instrument(struct session *s, JNIEnv *jni, mct_err *err)
 
         if (pm->status == PLAN_EXCLUDED)
             continue;
-        rc = number(s, jni, m, pm->cls ? hj_loader(pm->cls) : NULL, pm->cls == NULL, 0, err);
+        rc = number(s, m, 0, err);
         if (rc == 0 && pm->cls != NULL && set_add(&cs, pm->cls) < 0)
             rc = mct_err_set(err, MCT_E_NOMEM, "out of memory instrumenting %zu methods", s->n_methods);
     }
@@ -450,7 +478,7 @@ static void on_class_load(JNIEnv *jni, const char *name, jobject loader, const u
         const plan_method *pm = plan_at(s->plan, found[i].index);
         struct smethod *m = new_method(s, pm);
 
-        if (m == NULL || number(s, jni, m, loader, 0, 1, &err) < 0)
+        if (m == NULL || number(s, m, 1, &err) < 0)
             continue;
         pthread_mutex_lock(&s->mlock);
         m->seeded = 1;
@@ -478,6 +506,16 @@ static void new_loaded_class(struct session *s, JNIEnv *jni, hj *h, const char *
 
     if (c == NULL)
         return;
+    /* A class of the plan that another loader defined while the session
+     * was set up: the hook may have seen it before its methods were
+     * numbered. */
+    pthread_mutex_lock(&s->mlock);
+    for (i = 0; i < s->n_methods; i++)
+        if (s->methods[i]->id >= 0 && strcmp(s->methods[i]->pm->class_name, name) == 0) {
+            set_add(cs, c);
+            break;
+        }
+    pthread_mutex_unlock(&s->mlock);
     sup = hj_ops.super(h, c);
     n_ifc = hj_ops.interfaces(h, c, &ifc);
     n_decl = hj_ops.methods(h, c, &declared);
@@ -493,7 +531,7 @@ static void new_loaded_class(struct session *s, JNIEnv *jni, hj *h, const char *
         const plan_method *pm = plan_at(s->plan, found[i].index);
         struct smethod *m = new_method(s, pm);
 
-        if (m == NULL || number(s, jni, m, hj_loader(c), 0, 0, &err) < 0 || set_add(cs, c) < 0 ||
+        if (m == NULL || number(s, m, 0, &err) < 0 || set_add(cs, c) < 0 ||
             buf_grow(seeds, cap_seeds, *n_seeds, sizeof **seeds, 16) < 0)
             continue;
         m->seeded = 1;
@@ -562,7 +600,7 @@ static void extend(struct session *s, JNIEnv *jni, int first)
 
             if (m == NULL || pm->status == PLAN_EXCLUDED)
                 continue;
-            if (number(s, jni, m, pm->cls ? hj_loader(pm->cls) : NULL, pm->cls == NULL, 0, &err) == 0) {
+            if (number(s, m, 0, &err) == 0) {
                 s->late++;
                 if (pm->cls != NULL)
                     set_add(&cs, pm->cls);
@@ -632,8 +670,11 @@ static void thread_info(struct session *s, JNIEnv *jni, jobject thread, int64_t 
     memset(&info, 0, sizeof info);
     if ((*jvmti)->GetThreadInfo(jvmti, thread, &info) == JVMTI_ERROR_NONE) {
         if (info.name != NULL) {
-            snprintf(name, size, "%s", info.name);
-            proto_utf8_sanitize(name);
+            char *u = mutf8_dup(info.name);
+
+            snprintf(name, size, "%s", u != NULL ? u : info.name);
+            free(u);
+            proto_utf8_sanitize(name); /* cut within a character */
             (*jvmti)->Deallocate(jvmti, (unsigned char *)info.name);
         }
         if (info.thread_group != NULL)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "methods.h"
+#include "mutf8.h"
 
 #define MAX_STACK 256
 
@@ -288,9 +289,10 @@ static json_t *node_json(const tree *t, uint32_t i)
             goto fail;
         child_total += ns(t, t->nodes[c].total);
     }
-    if (json_object_set_new(o, "class", json_string(m ? m->cls : "?")) < 0 ||
-        json_object_set_new(o, "method", json_string(m ? m->name : "?")) < 0 ||
-        json_object_set_new(o, "desc", json_string(m ? m->desc : "?")) < 0 ||
+    /* Names from class files: modified UTF-8. */
+    if (json_object_set_new(o, "class", mutf8_json(m ? m->cls : "?")) < 0 ||
+        json_object_set_new(o, "method", mutf8_json(m ? m->name : "?")) < 0 ||
+        json_object_set_new(o, "desc", mutf8_json(m ? m->desc : "?")) < 0 ||
         json_object_set_new(o, "calls", json_integer((json_int_t)nd->calls)) < 0 ||
         json_object_set_new(o, "total_ns", json_integer((json_int_t)total)) < 0 ||
         json_object_set_new(o, "self_ns", json_integer((json_int_t)(total > child_total ? total - child_total : 0))) < 0 ||
@@ -319,7 +321,7 @@ json_t *tree_json(const tree *t, uint64_t seq, int64_t thread_id, const char *th
 
     if (root == NULL)
         return NULL;
-    if (exception != NULL && json_object_set_new(root, "exception", json_string(exception)) < 0) {
+    if (exception != NULL && json_object_set_new(root, "exception", mutf8_json(exception)) < 0) {
         json_decref(root);
         return NULL;
     }

@@ -42,8 +42,10 @@ size_t tree_nodes(const tree *t);
 
 /* Renders {"type":"call","seq":..,"thread":{"id":..,"name":..},"start_ns":..,
  * "root":{...}}; exception (the entry method's exception class, or NULL) goes
- * into root.exception. Names come from the method table. Returns a new
- * reference, or NULL when out of memory. */
+ * into root.exception. Names come from the method table; they and exception
+ * are modified UTF-8 (as the JVM gives them) and rendered as UTF-8
+ * (mutf8.h); thread_name is UTF-8. Returns a new reference, or NULL when
+ * out of memory. */
 json_t *tree_json(const tree *t, uint64_t seq, int64_t thread_id, const char *thread_name,
                   const char *exception);
 

@@ -220,6 +220,7 @@ static int on_error(const json_t *m)
     case PROTO_ERR_BAD_REGEX:
     case PROTO_ERR_NOTHING_INSTRUMENTABLE:
     case PROTO_ERR_UNSUPPORTED:
+    case PROTO_ERR_PLAN_LIMIT:
         return MCT_EXIT_REFUSED;
     case PROTO_ERR_DENIED:
         return MCT_EXIT_ATTACH;

@@ -65,6 +65,7 @@ const char *mct_code_name(int code)
         [MCT_E_NOTHING] = "nothing_instrumentable",
         [MCT_E_BUSY] = "busy",
         [MCT_E_INTR] = "interrupted",
+        [MCT_E_LIMIT] = "limit",
     };
 
     if (code < 0 || (size_t)code >= sizeof names / sizeof names[0] || names[code] == NULL)

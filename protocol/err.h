@@ -25,7 +25,8 @@ enum mct_code {
     MCT_E_BAD_REGEX,    /* the callee regex does not compile */
     MCT_E_NOTHING,      /* nothing in the plan can be instrumented */
     MCT_E_BUSY,         /* another session is running */
-    MCT_E_INTR          /* the user interrupted a wait (SIGINT, SIGTERM) */
+    MCT_E_INTR,         /* the user interrupted a wait (SIGINT, SIGTERM) */
+    MCT_E_LIMIT         /* planning hit one of its bounds (client exit status 3) */
 };
 
 #define MCT_ERR_MSG 512

@@ -27,6 +27,7 @@ static const char *const code_names[PROTO_ERR_COUNT] = {
     [PROTO_ERR_UNSUPPORTED] = "unsupported",
     [PROTO_ERR_INTERNAL] = "internal",
     [PROTO_ERR_DENIED] = "denied",
+    [PROTO_ERR_PLAN_LIMIT] = "plan_limit",
 };
 
 const char *proto_code_name(enum proto_code code)

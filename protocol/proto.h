@@ -47,6 +47,7 @@ enum proto_code {
     PROTO_ERR_UNSUPPORTED,            /* not implemented by this agent */
     PROTO_ERR_INTERNAL,               /* a bug or a JVMTI failure */
     PROTO_ERR_DENIED,                 /* the peer's uid may not use the agent */
+    PROTO_ERR_PLAN_LIMIT,             /* planning hit a bound (regex work, time) */
     PROTO_ERR_COUNT
 };
 

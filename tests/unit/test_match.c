@@ -1,6 +1,7 @@
 /* test_match.c — the class regex: Java's full-match semantics, names with
  * '$' and modified UTF-8, the constructs PCRE2 reads differently, errors. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,8 +70,11 @@ static void test_nested_and_unicode(void)
     CHECK_INT(m("shop\\.A.B", "shop/A\xed\xa0\xbd\xed\xb8\x80" "B"), 1);
     CHECK_INT(m("shop\\.A\\x{1F600}B", "shop/A\xed\xa0\xbd\xed\xb8\x80" "B"), 1);
     CHECK_INT(m("shop\\.A\\x{0}B", "shop/A\xc0\x80" "B"), 1);
-    /* A lone surrogate is not UTF-8: the name still matches around it. */
+    /* A lone surrogate is not UTF-8: it is U+FFFD to the pattern. */
     CHECK_INT(m("shop\\..*", "shop/A\xed\xa0\xbd" "B"), 1);
+    CHECK_INT(m("shop\\.A\\x{FFFD}B", "shop/A\xed\xa0\xbd" "B"), 1);
+    /* Standard UTF-8 (a name converted already) is kept. */
+    CHECK_INT(m("shop\\.A\\x{1F600}B", "shop/A\xf0\x9f\x98\x80" "B"), 1);
     /* Long names (past the stack buffer). */
     {
         char name[1200];
@@ -146,13 +150,46 @@ static void test_errors(void)
 static void test_pathological(void)
 {
     char name[64];
+    mct_err err;
+    match_re *re;
+    uint64_t budget;
+    int i, rc;
 
-    /* Catastrophic backtracking gives up (-1, taken as no) instead of
-     * stalling the thread that loads a class. */
+    /* Catastrophic backtracking stops at MATCH_NAME_WORK steps instead of
+     * stalling the thread that loads a class, and says so. */
     memset(name, 'a', sizeof name - 1);
     name[sizeof name - 2] = 'b';
     name[sizeof name - 1] = '\0';
-    CHECK_INT(m("(a|a)*", name), -1);
+    CHECK_INT(m("(a|a)*", name), MATCH_NAME_LIMIT);
+    CHECK_INT(m("(.+)+[0-9]", "java/util/concurrent/ConcurrentHashMap"), MATCH_NAME_LIMIT);
+    /* Short names stay under the limit. */
+    CHECK_INT(m("(.+)+[0-9]", "java/util/Map"), 0);
+    CHECK_INT(m("(.+)+[0-9]", "tgt/Wd01234"), 1);
+
+    /* A budget over many names: each match takes its steps from it, and
+     * the one that finds it empty stops. */
+    re = match_compile("(.+)+[A-Z]", &err);
+    CHECK(re != NULL);
+    if (re == NULL)
+        return;
+    budget = 1000000;
+    for (i = 0; i < 1000; i++)
+        if ((rc = match_class_budget(re, "tgt/Wd01234", &budget)) != 0)
+            break;
+    CHECK_INT(rc, MATCH_BUDGET_LIMIT);
+    CHECK_INT(budget, 0);
+    CHECK(i > 10 && i < 1000); /* thousands of steps each */
+    /* A cheap pattern takes a few steps a name. */
+    match_free(re);
+    re = match_compile("tgt\\..*", &err);
+    budget = 1000000;
+    CHECK_INT(match_class_budget(re, "tgt/Wd01234", &budget), 1);
+    CHECK(budget < 1000000 && budget > 1000000 - 100);
+    budget = 0;
+    CHECK_INT(match_class_budget(re, "tgt/Wd01234", &budget), MATCH_BUDGET_LIMIT);
+    /* Without a budget, only the name's own limit applies. */
+    CHECK_INT(match_class(re, "tgt/Wd01234"), 1);
+    match_free(re);
 }
 
 int main(void)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "classfile.h"
@@ -643,6 +644,98 @@ static void test_errors(void)
     h = load(hide);
     r = req_of("planfx.shop.AbstractDiscount", "cut", 3, SHOP);
     expect_error(__LINE__, h, &r, MCT_E_NOTHING, "but no loaded class implements it", NULL);
+    hier_dir_free(h);
+}
+
+/* A requester that goes away after `after` questions; each question
+ * takes `sleep_us`. */
+struct gone {
+    int asked, after;
+    useconds_t sleep_us;
+};
+
+static int gone_after(void *arg)
+{
+    struct gone *g = arg;
+
+    if (g->sleep_us)
+        usleep(g->sleep_us);
+    return ++g->asked > g->after;
+}
+
+/* Planning's bounds: the regex's work per name and over the plan, the
+ * time, the requester going away; each failure names its bound. */
+static void test_bounds(void)
+{
+    hier_dir *h = load(NULL);
+    plan_request r = req_of("planfx.shop.Checkout", "run", 4, "(.+)+[0-9]");
+    struct gone g = {0};
+    mct_err err;
+    plan *p;
+
+    /* Catastrophic backtracking on the first long name stops planning. */
+    r.include_jdk = 1;
+    expect_error(__LINE__, h, &r, MCT_E_LIMIT, "the regex took more than 100000 steps to match the class name ",
+                 "(limit: regex work per name)", "simplify the regex", NULL);
+    /* A budget over the plan, spent a few steps a name. */
+    r = req_of("planfx.shop.Checkout", "run", 4, "planfx\\..*");
+    r.include_jdk = 1;
+    r.regex_work = 40;
+    expect_error(__LINE__, h, &r, MCT_E_LIMIT, "the regex took more than 40 steps over the ",
+                 "(limit: regex work over the plan)", "lower the depth", NULL);
+    r.regex_work = 0;
+    p = plan_build(&r, &hier_dir_ops, h, &err);
+    CHECK(p != NULL);
+    plan_free(p);
+    /* Planning time: each look at the requester takes 2 ms, the limit is
+     * 1 ms. */
+    g.after = 1000;
+    g.sleep_us = 2000;
+    r.gone = gone_after;
+    r.gone_arg = &g;
+    r.time_ms = 1;
+    expect_error(__LINE__, h, &r, MCT_E_LIMIT, "planning took more than 0 s (limit: planning time), at level ",
+                 "lower the depth, or narrow the regex", NULL);
+    /* The requester is asked while planning; planning stops once it is
+     * gone. */
+    r.time_ms = 0;
+    memset(&g, 0, sizeof g);
+    g.after = 1000;
+    p = plan_build(&r, &hier_dir_ops, h, &err);
+    CHECK(p != NULL);
+    CHECK(g.asked >= 1);
+    plan_free(p);
+    memset(&g, 0, sizeof g);
+    expect_error(__LINE__, h, &r, MCT_E_INTR, "planning stopped at level 1 of 4: the client went away", NULL);
+    CHECK_INT(g.asked, 1);
+    hier_dir_free(h);
+}
+
+/* Names with supplementary characters: modified UTF-8 in the plan, asked
+ * for in UTF-8, UTF-8 in messages. */
+static void test_names(void)
+{
+    hier_dir *h = load(NULL);
+    plan_request r = req_of("planfx.names.Names", "run", 2, "planfx\\..*");
+
+    expect_plan(__LINE__, h, &r,
+                "1 I planfx/names/Names.run(J)J root\n"
+                "2 I planfx/names/Names.\xed\xa0\xb5\xed\xb1\x93(J)J\n"
+                "2 I planfx/names/Names.\xed\xa0\xb5\xed\xb1\x94(J)J\n");
+    r = req_of("planfx.names.Names", "\xf0\x9d\x91\x93", 2, "planfx\\..*");
+    expect_plan(__LINE__, h, &r, "1 I planfx/names/Names.\xed\xa0\xb5\xed\xb1\x93(J)J root\n");
+    r = req_of("planfx.names.Names", "\xf0\x9d\x91\x93(J)J", 2, "planfx\\..*");
+    expect_plan(__LINE__, h, &r, "1 I planfx/names/Names.\xed\xa0\xb5\xed\xb1\x93(J)J root\n");
+    /* The regex sees the character (U+1D453 is a letter). */
+    r = req_of("planfx.names.Names", "run", 2, "planfx\\.names\\.Names");
+    expect_plan(__LINE__, h, &r,
+                "1 I planfx/names/Names.run(J)J root\n"
+                "2 I planfx/names/Names.\xed\xa0\xb5\xed\xb1\x93(J)J\n"
+                "2 I planfx/names/Names.\xed\xa0\xb5\xed\xb1\x94(J)J\n");
+    r = req_of("planfx.names.Names", "\xf0\x9d\x91\x95", 2, NULL);
+    expect_error(__LINE__, h, &r, MCT_E_NO_METHOD, "planfx.names.Names has no method \xf0\x9d\x91\x95 ",
+                 "Did you mean \xf0\x9d\x91\x93, \xf0\x9d\x91\x94?",
+                 "Its methods: <init>, run, \xf0\x9d\x91\x93, \xf0\x9d\x91\x94", NULL);
     hier_dir_free(h);
 }
 
@@ -1426,6 +1519,8 @@ int main(void)
     test_jdk_and_never();
     test_pending();
     test_errors();
+    test_bounds();
+    test_names();
     test_cap();
     test_late_pending();
     test_late_depth();

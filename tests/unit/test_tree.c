@@ -351,6 +351,38 @@ static void test_invariants(void)
     }
 }
 
+/* Names as class files hold them (modified UTF-8: a surrogate pair, the
+ * two bytes of U+0000, a lone surrogate) render as UTF-8; before, such a
+ * name made the whole tree unrenderable. */
+static void test_names(void)
+{
+    mct_err err;
+    int32_t r = mt_add("tgt/\xed\xa0\xb5\xed\xb1\x93", "nul\xc0\x80name", "(Ltgt/\xed\xa0\xb5;)V", 1, 1, &err);
+    json_t *j, *root;
+    tree *t;
+
+    CHECK(r >= 0);
+    n_ev = 0;
+    ev(PROBE_ROOT_ENTER, r, 0);
+    ev(PROBE_ENTER, A, 10);
+    ev(PROBE_EXIT, A, 20);
+    ev(PROBE_ROOT_EXIT, r, 30);
+    t = build(0);
+    CHECK(t != NULL);
+    if (t == NULL)
+        return;
+    j = tree_json(t, 1, 1, "main", "java.lang.Illegal\xc0\x80State");
+    CHECK(j != NULL);
+    root = json_object_get(j, "root");
+    CHECK_STR(json_string_value(json_object_get(root, "class")), "tgt.\xf0\x9d\x91\x93");
+    CHECK_STR(json_string_value(json_object_get(root, "method")), "nul\xe2\x90\x80name");
+    CHECK_STR(json_string_value(json_object_get(root, "desc")), "(Ltgt/\xef\xbf\xbd;)V");
+    CHECK_STR(json_string_value(json_object_get(root, "exception")), "java.lang.Illegal\xe2\x90\x80State");
+    CHECK_STR(json_string_value(json_object_get(kid(root, 0), "method")), "a");
+    json_decref(j);
+    tree_free(t);
+}
+
 int main(void)
 {
     mct_err err;
@@ -380,5 +412,6 @@ int main(void)
     test_bad_events();
     test_wide();
     test_invariants();
+    test_names();
     return check_status();
 }

@@ -6,8 +6,9 @@ import java.nio.file.Path;
 /**
  * The end-to-end tests' target: runs one scenario's entry method over and
  * over (every few milliseconds) until killed, after printing READY.
- * Usage: tgt.Main SCENARIO [ARG]; "many N" (default 10000) and "deep N"
- * (default 200) take a number, "late" and "exit" a flag file.
+ * Usage: tgt.Main SCENARIO [ARG]; "many N" (default 10000), "deep N"
+ * (default 200) and "wide N" (default 16383) take a number, "late" and
+ * "exit" a flag file.
  */
 public final class Main {
     private Main() {
@@ -49,7 +50,7 @@ public final class Main {
         }
     }
 
-    private static Runnable entry(String scenario, String arg) {
+    private static Runnable entry(String scenario, String arg) throws Exception {
         switch (scenario) {
             case "shape":
                 return () -> sink += Shape.run();
@@ -94,6 +95,14 @@ public final class Main {
                 return () -> sink += Deep.run(levels);
             case "through":
                 return () -> sink += Through.run();
+            case "wide":
+                return Wide.entry(arg == null ? 16383 : Integer.parseInt(arg));
+            case "loaders":
+                Loaders.init();
+                return () -> sink += Loaders.run(Loaders.load());
+            case "names":
+                Names.init();
+                return () -> sink += Names.run();
             default:
                 throw new IllegalArgumentException("unknown scenario " + scenario);
         }
