@@ -81,12 +81,7 @@ struct session {
  * ends and restores): the worker must not stay blocked on it. */
 #define SEND_TIMEOUT_S 5
 
-/* How long a new request waits for a session that is ending (its client
- * is gone, it restores the classes) before it is told "busy". */
-#define ENDING_WAIT_S 5
-
 static pthread_mutex_t slock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t ended = PTHREAD_COND_INITIALIZER;  /* current became NULL */
 static struct session *current;
 static uint32_t next_gen = 1;
 static double probe_ticks = -1;  /* measured once per agent */
@@ -945,7 +940,6 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
     }
     pthread_mutex_lock(&slock);
     current = NULL;
-    pthread_cond_broadcast(&ended);
     pthread_mutex_unlock(&slock);
     pthread_mutex_lock(&s->wlock);
     close(s->fd);
@@ -1054,21 +1048,12 @@ static int ending(const struct session *s)
     return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR));
 }
 
-/* Waits (slock held) until no session runs, while the running one is
- * ending, at most ENDING_WAIT_S: a client started right after another was
- * interrupted gets its session, not "busy". */
-static void wait_for_ending(void)
-{
-    struct timespec until;
-
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += ENDING_WAIT_S;
-    while (current != NULL && ending(current))
-        if (pthread_cond_timedwait(&ended, &slock, &until) != 0)
-            break;
-}
-
-static void on_trace(int fd, json_t *req, const struct server_peer *peer)
+/* A trace request, on the listener thread: starts its session, answers
+ * busy, or, while the running session is ending (its client is gone, it
+ * restores the classes), asks the listener to offer it again (SERVER_LATER),
+ * so that a client started right after another was interrupted gets its
+ * session, not "busy". */
+static enum server_verdict on_trace(int fd, json_t *req, const struct server_peer *peer, int last)
 {
     struct session *s;
     JNIEnv *jni;
@@ -1078,10 +1063,13 @@ static void on_trace(int fd, json_t *req, const struct server_peer *peer)
         reply_and_close(fd, proto_error_new(PROTO_ERR_UNSUPPORTED, "this JVM runs the agent's diagnostic "
                                                                    "rewrite-all mode, which cannot trace"));
         json_decref(req);
-        return;
+        return SERVER_TAKEN;
     }
     pthread_mutex_lock(&slock);
-    wait_for_ending();
+    if (current != NULL && !last && ending(current)) {
+        pthread_mutex_unlock(&slock);
+        return SERVER_LATER;
+    }
     if (current != NULL) {
         char cls[1024];
 
@@ -1094,7 +1082,7 @@ static void on_trace(int fd, json_t *req, const struct server_peer *peer)
                                             (unsigned long long)__atomic_load_n(&current->printed, __ATOMIC_RELAXED)));
         pthread_mutex_unlock(&slock);
         json_decref(req);
-        return;
+        return SERVER_TAKEN;
     }
     s = calloc(1, sizeof *s);
     jni = vm_jni();
@@ -1103,7 +1091,7 @@ static void on_trace(int fd, json_t *req, const struct server_peer *peer)
         free(s);
         reply_and_close(fd, proto_error_new(PROTO_ERR_INTERNAL, "the agent cannot start a session"));
         json_decref(req);
-        return;
+        return SERVER_TAKEN;
     }
     s->fd = fd;
     s->req = req;
@@ -1124,6 +1112,7 @@ static void on_trace(int fd, json_t *req, const struct server_peer *peer)
         json_decref(req);
         free(s);
     }
+    return SERVER_TAKEN;
 }
 
 static json_t *on_info(long long *instrumented_classes)
