@@ -7,7 +7,8 @@ import java.nio.file.Path;
  * The end-to-end tests' target: runs one scenario's entry method over and
  * over (every few milliseconds) until killed, after printing READY.
  * Usage: tgt.Main SCENARIO [ARG]; "many N" (default 10000) and "deep N"
- * (default 200) take a number, "late" and "exit" a flag file.
+ * (default 200) take a number, "late" and "exit" a flag file; "hot T N"
+ * calls Hot.run(N) back to back on T threads (default 8 and 10).
  */
 public final class Main {
     private Main() {
@@ -26,6 +27,12 @@ public final class Main {
                 return;
             case "vthreads":
                 VThreads.start(12);
+                System.out.println("READY");
+                Thread.currentThread().join();
+                return;
+            case "hot":
+                Hot.start(arg == null ? 8 : Integer.parseInt(arg),
+                          args.length > 2 ? Integer.parseInt(args[2]) : 10);
                 System.out.println("READY");
                 Thread.currentThread().join();
                 return;
