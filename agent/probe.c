@@ -43,6 +43,7 @@ static probe_thread *virtual_state[N_SLOTS];
 static _Atomic uint64_t unslotted;     /* virtual threads' calls: no slot was free */
 static jmethodID is_virtual;           /* Thread.isVirtual, NULL before JDK 21 */
 static _Atomic uint64_t count_enter, count_exit, count_fail;
+static _Atomic uint64_t ring_bytes;    /* held by all rings */
 
 static const rw_probes methods_plain = {PROBE_CLASS, "enter", "exit", "fail"};
 static const rw_probes methods_root = {PROBE_CLASS, "rootEnter", "rootExit", "rootFail"};
@@ -111,13 +112,23 @@ static probe_ev *ring_alloc(uint64_t cap)
     void *p = mmap(NULL, cap * sizeof(probe_ev), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-    return p == MAP_FAILED ? NULL : p;
+    if (p == MAP_FAILED)
+        return NULL;
+    atomic_fetch_add_explicit(&ring_bytes, cap * sizeof(probe_ev), memory_order_relaxed);
+    return p;
 }
 
 static void ring_free(probe_ev *r, uint64_t cap)
 {
-    if (r != NULL)
-        munmap(r, cap * sizeof(probe_ev));
+    if (r == NULL)
+        return;
+    munmap(r, cap * sizeof(probe_ev));
+    atomic_fetch_sub_explicit(&ring_bytes, cap * sizeof(probe_ev), memory_order_relaxed);
+}
+
+uint64_t probe_ring_bytes(void)
+{
+    return atomic_load_explicit(&ring_bytes, memory_order_relaxed);
 }
 
 static void thread_exited(void *p)
@@ -178,15 +189,29 @@ static __attribute__((noinline, cold)) probe_thread *attach(void)
     return t;
 }
 
+/* The call did not start: counted as dropped, the ring is free to swap. */
+static int no_call(probe_thread *t)
+{
+    atomic_store_explicit(&t->dropped, atomic_load_explicit(&t->dropped, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    atomic_store_explicit(&t->in_call, 0, memory_order_release);
+    return 0;
+}
+
 /* Begins a traced call of session on t; returns 0 when it cannot (ring
- * full). */
+ * full, or the worker is swapping it). */
 static int start_call(probe_thread *t, uint32_t session, int depth)
 {
-    uint64_t consumed = atomic_load_explicit(&t->consumed, memory_order_acquire);
-    probe_ev *bigger = atomic_load_explicit(&t->next_ring, memory_order_acquire);
+    uint64_t consumed, cap;
     uint64_t reserve = (uint64_t)depth + 4;
-    uint64_t cap;
+    probe_ev *bigger;
 
+    /* The handshake with probe_shrink (probe.h): flag, then look. */
+    atomic_store_explicit(&t->in_call, 1, memory_order_seq_cst);
+    if (unlikely(atomic_load_explicit(&t->shrinking, memory_order_seq_cst)))
+        return no_call(t);
+    consumed = atomic_load_explicit(&t->consumed, memory_order_acquire);
+    bigger = atomic_load_explicit(&t->next_ring, memory_order_acquire);
     if (unlikely(bigger != NULL) && consumed == t->w &&
         atomic_load_explicit(&t->old_ring, memory_order_acquire) == NULL) {
         atomic_store_explicit(&t->old_mask, t->mask, memory_order_relaxed);
@@ -196,11 +221,8 @@ static int start_call(probe_thread *t, uint32_t session, int depth)
         atomic_store_explicit(&t->next_ring, NULL, memory_order_release);
     }
     cap = t->mask + 1;
-    if (cap - (t->w - consumed) < reserve + 16) {
-        atomic_store_explicit(&t->dropped, atomic_load_explicit(&t->dropped, memory_order_relaxed) + 1,
-                              memory_order_relaxed);
-        return 0;
-    }
+    if (cap - (t->w - consumed) < reserve + 16)
+        return no_call(t);
     t->limit = consumed + cap - reserve;
     t->call_session = session;
     t->max_depth = depth;
@@ -384,6 +406,7 @@ static void finish_call(JNIEnv *env, probe_thread *t)
     first->kind |= (uint32_t)(t->w - t->root_pos) << 4;
     t->depth = 0;
     atomic_store_explicit(&t->published, t->w, memory_order_release);
+    atomic_store_explicit(&t->in_call, 0, memory_order_release);
     end_call(env, t);
 }
 
@@ -502,11 +525,15 @@ void probe_maintain(probe_thread *t, JNIEnv *jni, uint64_t want_cap)
     if (want_cap > cap && atomic_load_explicit(&t->next_ring, memory_order_acquire) == NULL &&
         atomic_load_explicit(&t->state, memory_order_acquire) == PROBE_THREAD_LIVE) {
         uint64_t c = cap;
-        probe_ev *r;
+        probe_ev *r = NULL;
 
         while (c < want_cap)
             c *= 2;
-        r = ring_alloc(c);
+        /* Within the budget, as big as it allows. */
+        while (c > cap && probe_ring_bytes() + c * sizeof(probe_ev) > PROBE_RING_BUDGET)
+            c /= 2;
+        if (c > cap)
+            r = ring_alloc(c);
         if (r != NULL) {
             atomic_store_explicit(&t->next_mask, c - 1, memory_order_relaxed);
             atomic_store_explicit(&t->next_ring, r, memory_order_release);
@@ -528,8 +555,46 @@ void probe_maintain(probe_thread *t, JNIEnv *jni, uint64_t want_cap)
         }
         t->depth = 0;
         t->w = atomic_load_explicit(&t->published, memory_order_relaxed);
+        /* Its thread is gone, even if it died inside a call. */
+        atomic_store_explicit(&t->in_call, 0, memory_order_release);
         atomic_store_explicit(&t->state, PROBE_THREAD_FREE, memory_order_release);
     }
+}
+
+int probe_shrink(probe_thread *t)
+{
+    probe_ev *small, *offered, *old;
+    int done = 0;
+
+    if (t->worker_cap <= PROBE_RING_MIN && atomic_load_explicit(&t->next_ring, memory_order_acquire) == NULL)
+        return 1;
+    small = ring_alloc(PROBE_RING_MIN);
+    if (small == NULL)
+        return 0;
+    /* The handshake with start_call (probe.h): flag, then look. */
+    atomic_store_explicit(&t->shrinking, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&t->in_call, memory_order_seq_cst) == 0 &&
+        atomic_load_explicit(&t->consumed, memory_order_acquire) ==
+            atomic_load_explicit(&t->published, memory_order_acquire)) {
+        offered = atomic_exchange_explicit(&t->next_ring, NULL, memory_order_acq_rel);
+        if (offered != NULL)
+            ring_free(offered, atomic_load_explicit(&t->next_mask, memory_order_relaxed) + 1);
+        old = atomic_exchange_explicit(&t->old_ring, NULL, memory_order_acq_rel);
+        if (old != NULL)
+            ring_free(old, atomic_load_explicit(&t->old_mask, memory_order_relaxed) + 1);
+        /* Empty (consumed == published == w): positions carry over. */
+        if (t->mask + 1 > PROBE_RING_MIN) {
+            ring_free(t->ring, t->mask + 1);
+            t->ring = small;
+            t->mask = PROBE_RING_MIN - 1;
+            small = NULL;
+        }
+        t->worker_cap = PROBE_RING_MIN;
+        done = 1;
+    }
+    atomic_store_explicit(&t->shrinking, 0, memory_order_release);
+    ring_free(small, PROBE_RING_MIN);
+    return done;
 }
 
 double probe_calibrate(JNIEnv *jni)

@@ -14,7 +14,17 @@
  * (a thread's first one also sets up its state; a virtual thread's calls
  * Thread.isVirtual and keeps a JNI reference to the thread), and an entry
  * method that throws keeps a JNI reference to the exception's class (the
- * worker frees both). */
+ * worker frees both).
+ *
+ * Ring memory: rings grow while a session runs (a call overflowed, or calls
+ * were dropped) within a budget for all of them, PROBE_RING_BUDGET; when the
+ * session ends the worker shrinks every ring back to PROBE_RING_MIN
+ * (probe_shrink). The ring changes hands without a lock: the thread says
+ * when it is in a call (in_call), the worker when it swaps the ring
+ * (shrinking); each sets its flag, then reads the other's (both sequentially
+ * consistent), so at most one of them goes on: a call that starts while its
+ * ring is being swapped is dropped (counted), a ring whose thread is in a
+ * call is shrunk later. */
 #ifndef MCT_PROBE_H
 #define MCT_PROBE_H
 
@@ -79,6 +89,8 @@ typedef struct probe_thread {
     _Atomic(probe_ev *) old_ring; /* a ring the app thread gave back */
     _Atomic uint64_t old_mask;
     _Atomic int state;            /* enum probe_thread_state */
+    _Atomic int in_call;          /* the app thread is in a traced call (ring, mask, w are its) */
+    _Atomic int shrinking;        /* the worker is swapping the ring (ring, mask are its) */
     /* the worker's */
     uint64_t worker_cap;          /* capacity of the newest ring it gave the thread */
     uint64_t worker_dropped;      /* `dropped` when the worker last looked */
@@ -127,10 +139,20 @@ static inline const probe_ev *probe_event(const probe_thread *t, uint64_t pos)
 }
 
 /* Worker housekeeping for one thread after consuming: frees a returned ring,
- * offers a bigger one when want_cap exceeds the current capacity (capped),
- * and frees a dead thread's resources once drained (then it may be reused).
- * jni may be NULL only if the thread holds no global ref. */
+ * offers a bigger one when want_cap exceeds the current capacity (capped,
+ * and only while all rings stay within PROBE_RING_BUDGET), and frees a dead
+ * thread's resources once drained (then it may be reused). jni may be NULL
+ * only if the thread holds no global ref. */
 void probe_maintain(probe_thread *t, JNIEnv *jni, uint64_t want_cap);
+
+/* Worker, once a session ended (no new call starts) and t is drained: gives
+ * t's ring back down to PROBE_RING_MIN events, with any bigger ring offered
+ * to it. Returns 1 when t holds no more than that, 0 when t is in a call
+ * (or memory is short): try again later. */
+int probe_shrink(probe_thread *t);
+
+/* Bytes held by all rings now. */
+uint64_t probe_ring_bytes(void);
 
 /* Ring capacities in events: every thread starts small; a ring grows when
  * a call overflowed it (up to MAX) or calls were dropped because the worker
@@ -138,6 +160,10 @@ void probe_maintain(probe_thread *t, JNIEnv *jni, uint64_t want_cap);
 #define PROBE_RING_MIN (1u << 12)
 #define PROBE_RING_DROP_MAX (1u << 18)
 #define PROBE_RING_MAX (1u << 22)
+/* What all rings may hold together, in bytes: a ring does not grow beyond
+ * it (the calls that do not fit are then dropped or truncated, and counted
+ * as such). A thread's first ring is always given. */
+#define PROBE_RING_BUDGET ((uint64_t)256 << 20)
 
 /* Measures what one probe call costs inside a traced call, in ticks: a
  * probe call from JIT-compiled code (timing spin(), which calls enter on

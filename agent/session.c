@@ -2,13 +2,14 @@
 #include "session.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/time.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "instrument.h"
 #include "methods.h"
 #include "mutf8.h"
+#include "mtime.h"
 #include "planner.h"
 #include "probe.h"
 #include "proto.h"
@@ -69,7 +71,10 @@ struct session {
     uint64_t calls, printed, filtered, dropped_base;
     uint64_t last_status_ns, last_extend_ns;
     const char *end_reason;    /* why it ends; set by the session thread only */
-    int closing;               /* ending: calls still in the rings are dropped */
+    int closing;               /* ending: calls still in the rings are discarded */
+    int broken;                /* a write failed: nothing more is written */
+    uint64_t discarded;        /* calls of the session discarded at its end */
+    uint64_t checked_ns;       /* when the client was last looked at */
     char end_detail[256];
     _Atomic int death_told;    /* the VMDeath thread told the client */
     clock_cal cal;
@@ -78,17 +83,25 @@ struct session {
     jmethodID thread_id;
 };
 
-/* A client that reads nothing for this long is taken for gone (the session
- * ends and restores): the worker must not stay blocked on it. */
-#define SEND_TIMEOUT_S 5
+/* The `end` gets this long: the classes are restored already, and a client
+ * that does not read it must not hold the worker. */
+#define END_SEND_MS 500
 
-/* How long a new request waits for a session that is ending (its client
- * is gone, it restores the classes) before it is told "busy". */
-#define ENDING_WAIT_S 5
+/* While it drains, the worker looks for a stop or a hang-up this often. */
+#define CLIENT_CHECK_NS 2000000u
+
+/* At the end, how long the worker waits for calls still running to return,
+ * so that their threads' rings can be shrunk; the listener's tick tidies
+ * what is left. */
+#define RECLAIM_WAIT_MS 100
 
 static pthread_mutex_t slock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t ended = PTHREAD_COND_INITIALIZER;  /* current became NULL */
 static struct session *current;
+/* The consumer side of the rings (drain, probe_maintain, probe_shrink) has
+ * one thread at a time: a session holds it from its start until its rings
+ * are shrunk, after it stopped being `current`. */
+static pthread_mutex_t consumer = PTHREAD_MUTEX_INITIALIZER;
+static int untidy;    /* a ring was left big: on_tick tries again */
 static uint32_t next_gen = 1;
 static double probe_ticks = -1;  /* measured once per agent */
 
@@ -118,21 +131,107 @@ static const char *dotted(const char *internal, char *buf, size_t size)
 
 /* --- writing to the client ----------------------------------------------------------- */
 
-/* Sends msg (stolen); on failure the session ends: the client is gone. */
-static int send_msg(struct session *s, json_t *msg)
+/* Ends the session for reason (the first reason given stays): from now on
+ * the calls still in the rings are discarded, not sent. */
+static void end_session(struct session *s, const char *reason)
+{
+    if (s->end_reason == NULL)
+        s->end_reason = reason;
+    __atomic_store_n(&s->closing, 1, __ATOMIC_RELEASE);
+}
+
+/* Writes msg as one frame to fd, never blocked for long: gives up once the
+ * peer has accepted no byte for stall_ms, or, when total_ms > 0, after
+ * total_ms in all (the frame is then cut short). 0 or -1 with err set. */
+static int write_frame(int fd, const json_t *msg, long long stall_ms, long long total_ms, mct_err *err)
+{
+    unsigned char hdr[PROTO_HEADER_LEN];
+    char *json = json_dumps(msg, JSON_COMPACT);
+    struct iovec iov[2], *v = iov;
+    struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 2};
+    long long now = mct_now_ms(), stall_at = now + stall_ms;
+    long long end_at = total_ms > 0 ? now + total_ms : LLONG_MAX;
+    size_t len;
+    int rc = 0;
+
+    if (json == NULL)
+        return mct_err_set(err, MCT_E_NOMEM, "cannot render a message");
+    len = strlen(json);
+    if (len > PROTO_MAX_REPLY) {
+        free(json);
+        return mct_err_set(err, MCT_E_TOOBIG, "a message of %zu bytes exceeds the %zu-byte cap of a reply",
+                           len, PROTO_MAX_REPLY);
+    }
+    proto_header_encode(hdr, (uint32_t)len);
+    iov[0] = (struct iovec){.iov_base = hdr, .iov_len = sizeof hdr};
+    iov[1] = (struct iovec){.iov_base = json, .iov_len = len};
+    while (mh.msg_iovlen > 0) {
+        struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+        ssize_t w = sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+        if (w > 0) {
+            while (mh.msg_iovlen > 0 && (size_t)w >= v->iov_len) {
+                w -= (ssize_t)v->iov_len;
+                v++;
+                mh.msg_iovlen--;
+            }
+            if (mh.msg_iovlen > 0) {
+                v->iov_base = (char *)v->iov_base + w;
+                v->iov_len -= (size_t)w;
+            }
+            mh.msg_iov = v;
+            stall_at = mct_now_ms() + stall_ms;
+            continue;
+        }
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+            rc = mct_err_set(err, MCT_E_IO, "write: %s", strerror(errno));
+            break;
+        }
+        now = mct_now_ms();
+        if (now >= stall_at || now >= end_at) {
+            rc = mct_err_set(err, MCT_E_IO, "the client took %s for %lld ms", now >= stall_at ? "no byte" : "not all",
+                             now >= stall_at ? stall_ms : total_ms);
+            break;
+        }
+        if (poll(&pfd, 1, (int)((stall_at < end_at ? stall_at : end_at) - now)) < 0 && errno != EINTR) {
+            rc = mct_err_set(err, MCT_E_IO, "poll: %s", strerror(errno));
+            break;
+        }
+    }
+    free(json);
+    return rc;
+}
+
+/* Sends msg (stolen), within total_ms when > 0; on failure the session
+ * ends: the client is gone, or accepted no byte for PROTO_STALL_S. What
+ * follows a failed write would not be a frame: nothing more is sent. */
+static int send_within(struct session *s, json_t *msg, long long total_ms)
 {
     mct_err err;
-    int rc;
+    int rc = -1;
 
     if (msg == NULL)
         return -1;
     pthread_mutex_lock(&s->wlock);
-    rc = s->fd >= 0 ? proto_write(s->fd, msg, &err) : -1;
+    if (s->fd >= 0 && !s->broken) {
+        rc = write_frame(s->fd, msg, PROTO_STALL_S * 1000LL, total_ms, &err);
+        if (rc < 0) {
+            s->broken = 1;
+            vm_debug("session of client pid %lld: %s; the session ends", s->client_pid, err.msg);
+        }
+    }
     pthread_mutex_unlock(&s->wlock);
     json_decref(msg);
-    if (rc < 0 && s->end_reason == NULL)
-        s->end_reason = "client_gone";
+    if (rc < 0)
+        end_session(s, "client_gone");
     return rc;
+}
+
+static int send_msg(struct session *s, json_t *msg)
+{
+    return send_within(s, msg, 0);
 }
 
 static enum proto_code proto_code_of(int code)
@@ -742,8 +841,8 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, u
     root = mt_get(ev[0].id);
     mine = PROBE_SESSION(ev[len - 1].kind) == s->gen;
     raw = clock_ns(&s->cal, ev[len - 1].t - ev[0].t);
-    if (root == NULL || !mine || s->closing || raw < s->min_ns) {
-        if (root != NULL && mine && !s->closing) {
+    if (root == NULL || !mine || raw < s->min_ns) {
+        if (root != NULL && mine) {
             __atomic_fetch_add(&s->calls, 1, __ATOMIC_RELAXED);
             s->filtered++;
         }
@@ -774,10 +873,8 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, u
         msg = tree_json(tr, ++s->seq, tid, tname, tree_exception(tr) ? exname : NULL);
         if (msg != NULL && send_msg(s, msg) == 0) {
             __atomic_fetch_add(&s->printed, 1, __ATOMIC_RELAXED);
-            if (s->count > 0 && s->printed >= s->count && s->end_reason == NULL) {
-                s->end_reason = "count";
-                __atomic_store_n(&s->closing, 1, __ATOMIC_RELEASE);
-            }
+            if (s->count > 0 && s->printed >= s->count)
+                end_session(s, "count");
         }
     }
     if (exc != 0)
@@ -787,8 +884,72 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, u
     tree_free(tr);
 }
 
-/* Hands every completed call of every thread to handle_call; returns how
- * many calls it took. */
+/* Reads what the client says on the session connection: `stop`, or EOF. */
+static void read_client(struct session *s)
+{
+    mct_err err;
+    json_t *msg = proto_read(s->fd, PROTO_REQUEST, 1000, &err);
+
+    if (msg == NULL) {
+        if (err.code == MCT_E_EOF || err.code == MCT_E_IO) {
+            end_session(s, "client_gone");
+        } else {
+            send_msg(s, proto_error_new(PROTO_ERR_PROTOCOL, "%s", err.msg));
+            end_session(s, "protocol_error");
+        }
+        return;
+    }
+    if (strcmp(proto_type(msg), "stop") == 0) {
+        const char *why = json_string_value(json_object_get(msg, "reason"));
+
+        end_session(s, "stop");
+        snprintf(s->end_detail, sizeof s->end_detail, "%s", why ? why : "");
+    } else {
+        send_msg(s, proto_error_new(PROTO_ERR_BAD_REQUEST, "a session only accepts stop, not %s",
+                                    proto_type(msg)));
+    }
+    json_decref(msg);
+}
+
+/* Looks, without waiting, for a stop or a hang-up of the client of a
+ * session that is not ending yet. */
+static void check_client(struct session *s)
+{
+    struct pollfd pfd = {.fd = s->fd, .events = POLLIN};
+
+    s->checked_ns = now_ns();
+    if (__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE))
+        return;
+    if (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLIN | POLLHUP | POLLERR)))
+        read_client(s);
+}
+
+/* Frees the references the call of len events at pos holds. */
+static void free_refs(JNIEnv *jni, const probe_thread *t, uint64_t pos, uint64_t len)
+{
+    uint64_t i;
+
+    for (i = 0; i < len; i++) {
+        const probe_ev *e = probe_event(t, pos + i);
+
+        if (PROBE_KIND(e->kind) == PROBE_EXCEPTION || PROBE_KIND(e->kind) == PROBE_THREAD)
+            (*jni)->DeleteGlobalRef(jni, (jobject)(uintptr_t)e->t);
+    }
+}
+
+/* A call not built because the session ends: its references are freed, and
+ * it counts as discarded when it is this session's. */
+static void discard_call(struct session *s, JNIEnv *jni, const probe_thread *t, uint64_t pos, uint64_t len)
+{
+    free_refs(jni, t, pos, len);
+    if (PROBE_SESSION(probe_event(t, pos + len - 1)->kind) == s->gen)
+        s->discarded++;
+}
+
+/* Hands every completed call of every thread to handle_call, or, once the
+ * session is ending, discards it; returns how many calls it took. The
+ * client is looked at every CLIENT_CHECK_NS meanwhile, so that a stop or a
+ * hang-up ends the session within a call or two, however full the rings. */
 static uint64_t drain(struct session *s, JNIEnv *jni)
 {
     probe_thread *t;
@@ -816,13 +977,18 @@ static uint64_t drain(struct session *s, JNIEnv *jni)
                 c = p;
                 break;
             }
-            handle_call(s, jni, t, c, len, &grow);
+            if (__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE))
+                discard_call(s, jni, t, c, len);
+            else
+                handle_call(s, jni, t, c, len, &grow);
             c += len;
             taken++;
             atomic_store_explicit(&t->consumed, c, memory_order_release);
+            if (now_ns() - s->checked_ns >= CLIENT_CHECK_NS)
+                check_client(s);
         }
         atomic_store_explicit(&t->consumed, c, memory_order_release);
-        probe_maintain(t, jni, grow);
+        probe_maintain(t, jni, __atomic_load_n(&s->closing, __ATOMIC_ACQUIRE) ? 0 : grow);
     }
     return taken;
 }
@@ -859,33 +1025,6 @@ static void send_status(struct session *s, const char *note)
     send_msg(s, msg);
 }
 
-/* Reads what the client says on the session connection: `stop`, or EOF. */
-static void read_client(struct session *s)
-{
-    mct_err err;
-    json_t *msg = proto_read(s->fd, PROTO_REQUEST, 1000, &err);
-
-    if (msg == NULL) {
-        if (err.code == MCT_E_EOF || err.code == MCT_E_IO) {
-            s->end_reason = "client_gone";
-        } else {
-            send_msg(s, proto_error_new(PROTO_ERR_PROTOCOL, "%s", err.msg));
-            s->end_reason = "protocol_error";
-        }
-        return;
-    }
-    if (strcmp(proto_type(msg), "stop") == 0) {
-        const char *why = json_string_value(json_object_get(msg, "reason"));
-
-        s->end_reason = "stop";
-        snprintf(s->end_detail, sizeof s->end_detail, "%s", why ? why : "");
-    } else {
-        send_msg(s, proto_error_new(PROTO_ERR_BAD_REQUEST, "a session only accepts stop, not %s",
-                                    proto_type(msg)));
-    }
-    json_decref(msg);
-}
-
 /* Waits at most a millisecond for the client when the last drain found
  * nothing, so that busy threads' rings are taken again at once. */
 static void run_loop(struct session *s, JNIEnv *jni)
@@ -898,11 +1037,14 @@ static void run_loop(struct session *s, JNIEnv *jni)
         uint64_t now;
 
         if (r < 0 && errno != EINTR) {
-            s->end_reason = "internal_error";
+            end_session(s, "internal_error");
             break;
         }
         if (r > 0 && (pfd.revents & (POLLIN | POLLHUP | POLLERR)))
             read_client(s);
+        s->checked_ns = now_ns();
+        if (s->end_reason != NULL)
+            break;
         taken = drain(s, jni);
         now = now_ns();
         if (now - s->last_extend_ns >= 50000000u) {
@@ -914,6 +1056,55 @@ static void run_loop(struct session *s, JNIEnv *jni)
             send_status(s, s->calls == 0 ? "no call of the entry method has completed yet" : NULL);
         }
     }
+}
+
+/* With `consumer` held and no session tracing (every call in the rings is
+ * an ended session's): frees what the calls left hold and shrinks every ring
+ * back to its first size, so that a session leaves no memory behind.
+ * Returns how many threads are still in a call: their rings wait for a
+ * later tidy_rings. */
+static size_t tidy_rings(JNIEnv *jni)
+{
+    probe_thread *t;
+    size_t left = 0;
+
+    for (t = probe_threads(); t != NULL; t = t->next) {
+        uint64_t c = atomic_load_explicit(&t->consumed, memory_order_acquire);
+        uint64_t p = atomic_load_explicit(&t->published, memory_order_acquire);
+
+        while (c < p) {
+            uint64_t len = PROBE_LEN(probe_event(t, c)->kind);
+
+            if (len < 2 || len > p - c) {
+                vm_log("a thread's event ring is inconsistent; its events are discarded");
+                c = p;
+                break;
+            }
+            free_refs(jni, t, c, len);
+            c += len;
+        }
+        atomic_store_explicit(&t->consumed, c, memory_order_release);
+        probe_maintain(t, jni, 0);
+        if (!probe_shrink(t))
+            left++;
+    }
+    return left;
+}
+
+/* After a session: tidies the rings, waiting a little for the calls still
+ * running to return; what is left is the listener's (on_tick). Releases
+ * `consumer`. */
+static void reclaim_rings(JNIEnv *jni)
+{
+    uint64_t until = now_ns() + (uint64_t)RECLAIM_WAIT_MS * 1000000u;
+    size_t left;
+
+    while ((left = tidy_rings(jni)) > 0 && now_ns() < until)
+        usleep(2000);
+    if (left > 0)
+        vm_debug("%zu thread(s) still in a traced call keep their event ring for now", left);
+    __atomic_store_n(&untidy, left > 0, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&consumer);
 }
 
 /* --- the session thread ------------------------------------------------------------------ */
@@ -954,6 +1145,9 @@ static int prepare(JNIEnv *jni, mct_err *err)
     return 0;
 }
 
+/* Ends the session: restores the classes, discards the calls left, sends
+ * the `end` (when the session ran), lets the next session in, shrinks the
+ * rings and frees s. instrumented: the session holds `consumer`. */
 static void finish(struct session *s, JNIEnv *jni, int instrumented)
 {
     mct_err err;
@@ -973,25 +1167,28 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
         drain(s, jni); /* frees the exception refs of calls that ended meanwhile */
     }
     if (s->end_reason != NULL && !s->death_told) {
-        end = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:i, s:I}", "type", "end", "reason", s->end_reason,
-                        "calls", (json_int_t)s->calls, "printed", (json_int_t)s->printed, "filtered",
-                        (json_int_t)s->filtered, "dropped", (json_int_t)(dropped_total() - s->dropped_base),
-                        "restored_classes", restored, "instrumented_classes",
-                        (json_int_t)inst_rewritten_classes());
+        uint64_t busy = instrumented ? dropped_total() - s->dropped_base : 0;
+
+        end = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:i, s:I}", "type", "end", "reason",
+                        s->end_reason, "calls", (json_int_t)s->calls, "printed", (json_int_t)s->printed,
+                        "filtered", (json_int_t)s->filtered, "dropped", (json_int_t)(busy + s->discarded),
+                        "discarded", (json_int_t)s->discarded, "restored_classes", restored,
+                        "instrumented_classes", (json_int_t)inst_rewritten_classes());
         if (end != NULL && s->end_detail[0] != '\0')
             json_object_set_new(end, "detail", json_string(s->end_detail));
         if (end != NULL && probe_ticks > 0)
             json_object_set_new(end, "probe_ns", json_real(probe_ticks * s->cal.ns_per_tick));
-        send_msg(s, end);
+        send_within(s, end, END_SEND_MS);
     }
     pthread_mutex_lock(&slock);
     current = NULL;
-    pthread_cond_broadcast(&ended);
     pthread_mutex_unlock(&slock);
     pthread_mutex_lock(&s->wlock);
     close(s->fd);
     s->fd = -1;
     pthread_mutex_unlock(&s->wlock);
+    if (instrumented)
+        reclaim_rings(jni);
     pthread_mutex_destroy(&s->wlock);
     for (i = 0; i < s->n_methods; i++)
         free(s->methods[i]);
@@ -1015,9 +1212,7 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     hj *hier = NULL;
     mct_err err;
     int instrumented = 0;
-    struct timeval tv = {.tv_sec = SEND_TIMEOUT_S};
 
-    setsockopt(s->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     if (prepare(jni, &err) < 0) {
         send_error(s, &err);
         finish(s, jni, 0);
@@ -1040,6 +1235,8 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         finish(s, jni, 0);
         return;
     }
+    /* The rings are this session's once the last one has shrunk them. */
+    pthread_mutex_lock(&consumer);
     s->dropped_base = dropped_total();
     instrumented = 1;
     if (instrument(s, jni, &err) < 0) {
@@ -1095,21 +1292,12 @@ static int ending(const struct session *s)
     return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR));
 }
 
-/* Waits (slock held) until no session runs, while the running one is
- * ending, at most ENDING_WAIT_S: a client started right after another was
- * interrupted gets its session, not "busy". */
-static void wait_for_ending(void)
-{
-    struct timespec until;
-
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += ENDING_WAIT_S;
-    while (current != NULL && ending(current))
-        if (pthread_cond_timedwait(&ended, &slock, &until) != 0)
-            break;
-}
-
-static void on_trace(int fd, json_t *req, const struct server_peer *peer)
+/* A trace request, on the listener thread: starts its session, answers
+ * busy, or, while the running session is ending (its client is gone, it
+ * restores the classes), asks the listener to offer it again (SERVER_LATER),
+ * so that a client started right after another was interrupted gets its
+ * session, not "busy". */
+static enum server_verdict on_trace(int fd, json_t *req, const struct server_peer *peer, int last)
 {
     struct session *s;
     JNIEnv *jni;
@@ -1119,10 +1307,13 @@ static void on_trace(int fd, json_t *req, const struct server_peer *peer)
         reply_and_close(fd, proto_error_new(PROTO_ERR_UNSUPPORTED, "this JVM runs the agent's diagnostic "
                                                                    "rewrite-all mode, which cannot trace"));
         json_decref(req);
-        return;
+        return SERVER_TAKEN;
     }
     pthread_mutex_lock(&slock);
-    wait_for_ending();
+    if (current != NULL && !last && ending(current)) {
+        pthread_mutex_unlock(&slock);
+        return SERVER_LATER;
+    }
     if (current != NULL) {
         char cls[1024];
 
@@ -1135,7 +1326,7 @@ static void on_trace(int fd, json_t *req, const struct server_peer *peer)
                                             (unsigned long long)__atomic_load_n(&current->printed, __ATOMIC_RELAXED)));
         pthread_mutex_unlock(&slock);
         json_decref(req);
-        return;
+        return SERVER_TAKEN;
     }
     s = calloc(1, sizeof *s);
     jni = vm_jni();
@@ -1144,7 +1335,7 @@ static void on_trace(int fd, json_t *req, const struct server_peer *peer)
         free(s);
         reply_and_close(fd, proto_error_new(PROTO_ERR_INTERNAL, "the agent cannot start a session"));
         json_decref(req);
-        return;
+        return SERVER_TAKEN;
     }
     s->fd = fd;
     s->req = req;
@@ -1165,6 +1356,7 @@ static void on_trace(int fd, json_t *req, const struct server_peer *peer)
         json_decref(req);
         free(s);
     }
+    return SERVER_TAKEN;
 }
 
 static json_t *on_info(long long *instrumented_classes)
@@ -1186,11 +1378,26 @@ static json_t *on_info(long long *instrumented_classes)
     return info;
 }
 
+/* The listener's tick: shrinks the rings a session's end left big (their
+ * threads were in a call), unless a session holds them. */
+static void on_tick(void)
+{
+    JNIEnv *jni;
+
+    if (!__atomic_load_n(&untidy, __ATOMIC_ACQUIRE) || pthread_mutex_trylock(&consumer) != 0)
+        return;
+    jni = vm_jni();
+    if (jni != NULL)
+        __atomic_store_n(&untidy, tidy_rings(jni) > 0, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&consumer);
+}
+
 void session_register(void)
 {
     static const struct server_session_ops ops = {
         .trace = on_trace,
         .session = on_info,
+        .tick = on_tick,
     };
 
     server_set_session_ops(&ops);
@@ -1212,8 +1419,8 @@ void session_vm_death(void)
          * session's state (its own thread may be running). */
         s->death_told = 1;
         pthread_mutex_lock(&s->wlock);
-        if (end != NULL && s->fd >= 0)
-            proto_write(s->fd, end, &err);
+        if (end != NULL && s->fd >= 0 && !s->broken)
+            write_frame(s->fd, end, END_SEND_MS, END_SEND_MS, &err);
         pthread_mutex_unlock(&s->wlock);
         json_decref(end);
     }

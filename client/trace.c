@@ -169,6 +169,7 @@ static void on_status(const json_t *m)
 static int on_end(struct run *r, const json_t *m)
 {
     const char *reason = str(m, "reason");
+    long long busy;
 
     if (strcmp(reason, "jvm_exit") == 0) {
         log_error("the target JVM is exiting; %lld call%s printed", r->printed, r->printed == 1 ? "" : "s");
@@ -185,10 +186,15 @@ static int on_end(struct run *r, const json_t *m)
                 num(m, "filtered"), num(m, "dropped"),
                 num(m, "restored_classes"), num(m, "instrumented_classes"),
                 json_number_value(json_object_get(m, "probe_ns")));
-    if (num(m, "dropped") > 0)
+    if (num(m, "discarded") > 0)
+        log_verbose("of the calls not traced, %lld had completed but were still waiting for the agent "
+                    "when the session ended (discarded, not sent)", num(m, "discarded"));
+    /* Calls left at the end were asked away; calls refused meanwhile were not. */
+    busy = num(m, "dropped") - num(m, "discarded");
+    if (busy > 0)
         log_error("%lld call%s of the entry method %s not traced: the agent had not yet taken the "
                   "earlier ones (they completed faster than it builds trees, or this client read slowly)",
-                  num(m, "dropped"), num(m, "dropped") == 1 ? "" : "s", num(m, "dropped") == 1 ? "was" : "were");
+                  busy, busy == 1 ? "" : "s", busy == 1 ? "was" : "were");
     if (num(m, "instrumented_classes") > 0)
         log_error("the agent could not restore %lld classes", num(m, "instrumented_classes"));
     if (r->rc != MCT_EXIT_OK)
@@ -203,7 +209,9 @@ static int on_eof(struct run *r)
         log_error("the target JVM (pid %d) exited during the session; %lld call%s printed", (int)r->t->pid,
                   r->printed, r->printed == 1 ? "" : "s");
     } else {
-        log_error("the agent closed the connection unexpectedly (see the JVM's stderr)");
+        log_error("the agent closed the connection without ending the session: it does so when this "
+                  "client reads nothing for %d s (it was stopped, or its output blocked); otherwise see "
+                  "the JVM's stderr", PROTO_STALL_S);
     }
     return MCT_EXIT_INTERNAL;
 }
@@ -283,7 +291,9 @@ static int stream(struct run *r)
             if (e.code == MCT_E_EOF)
                 return on_eof(r);
             log_error("reading from the agent: %s", e.msg);
-            return e.code == MCT_E_IO && !proc_alive(r->t) ? on_eof(r) : MCT_EXIT_INTERNAL;
+            /* A frame cut short: the agent gave up writing to this client. */
+            return e.code == MCT_E_PROTO || (e.code == MCT_E_IO && !proc_alive(r->t)) ? on_eof(r)
+                                                                                     : MCT_EXIT_INTERNAL;
         }
         type = proto_type(m);
         if (strcmp(type, "call") == 0) {

@@ -20,6 +20,9 @@
 /* Payload caps: what a client may send, what an agent may send. */
 #define PROTO_MAX_REQUEST ((size_t)64 * 1024)
 #define PROTO_MAX_REPLY ((size_t)64 * 1024 * 1024)
+/* A client that accepts no byte of the agent's messages for this long loses
+ * its session: the agent ends it and restores the classes. */
+#define PROTO_STALL_S 3
 /* Deepest trace a request may ask for; also bounds the nesting of call trees. */
 #define PROTO_MAX_DEPTH 64
 

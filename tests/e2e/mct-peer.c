@@ -9,6 +9,9 @@
  *   mct-peer session-garbage SOCKET CLASS METHOD
  *                                start a session, then send garbage on it;
  *                                print what the agent sends until it closes
+ *   mct-peer hold SOCKET N       open N connections that send nothing but
+ *                                half a header, print HELD, then print the
+ *                                reply each gets (the agent gives up on them)
  *   mct-peer stale-socket PATH   leave a socket file nobody listens on
  *   mct-peer fake-agent PATH V P serve one connection at PATH as an agent
  *                                whose frames carry version V and whose hello
@@ -177,6 +180,31 @@ static int cmd_session_garbage(const char *path, const char *cls, const char *me
     }
     close(fd);
     return got_plan ? 0 : 1;
+}
+
+static int cmd_hold(const char *path, int n)
+{
+    unsigned char hdr[PROTO_HEADER_LEN];
+    int fd[64], i, rc = 0;
+
+    if (n < 1 || n > 64)
+        return 2;
+    proto_header_encode(hdr, 100);
+    for (i = 0; i < n; i++) {
+        fd[i] = connect_to(path);
+        if (fd[i] < 0)
+            return 1;
+        /* Half of them a slow peer, half a silent one. */
+        if (i % 2 == 1)
+            send_bytes(fd[i], hdr, 4);
+    }
+    printf("HELD\n");
+    fflush(stdout);
+    for (i = 0; i < n; i++) {
+        rc |= print_reply(fd[i]);
+        close(fd[i]);
+    }
+    return rc;
 }
 
 static int cmd_stale_socket(const char *path)
@@ -355,11 +383,13 @@ int main(int argc, char **argv)
         return cmd_forge(argv[2], argv[3], argv[4]);
     if (argc == 5 && strcmp(argv[1], "session-garbage") == 0)
         return cmd_session_garbage(argv[2], argv[3], argv[4]);
+    if (argc == 4 && strcmp(argv[1], "hold") == 0)
+        return cmd_hold(argv[2], atoi(argv[3]));
     if (argc == 3 && strcmp(argv[1], "stale-socket") == 0)
         return cmd_stale_socket(argv[2]);
     if (argc == 3 && strcmp(argv[1], "check-hello") == 0)
         return cmd_check_hello(argv[2]);
-    fprintf(stderr, "usage: mct-peer hello SOCKET | raw SOCKET KIND | stale-socket PATH | "
+    fprintf(stderr, "usage: mct-peer hello SOCKET | raw SOCKET KIND | hold SOCKET N | stale-socket PATH | "
                     "fake-agent PATH V P | forge PATH LOG KIND | get FILE KEYS | check-hello FILE\n");
     return 2;
 }

@@ -490,6 +490,95 @@ static void test_thread_reuse(void)
     CHECK(second == first);
 }
 
+/* When a session ends, the worker shrinks a grown ring back to its first
+ * size, but not while its thread is in a call or its calls are not drained;
+ * a call that starts while the worker swaps the ring is dropped (counted). */
+static void test_shrink(void)
+{
+    probe_thread *t = me();
+    probe_ev ev[8];
+    uint64_t held, dropped;
+
+    CHECK_INT(t->mask + 1, PROBE_RING_MIN * 4); /* test_drop_and_grow's */
+    held = probe_ring_bytes();
+    p_root_enter(env, fake_class, ROOT);
+    CHECK_INT(probe_shrink(t), 0);
+    CHECK_INT(t->mask + 1, PROBE_RING_MIN * 4);
+    p_root_exit(env, fake_class, ROOT);
+    CHECK_INT(probe_shrink(t), 0);
+    CHECK_INT(pending(t, ev, 8), 2);
+    CHECK_INT(probe_shrink(t), 1);
+    CHECK_INT(t->mask + 1, PROBE_RING_MIN);
+    CHECK_INT(probe_ring_bytes(), held - 3 * PROBE_RING_MIN * sizeof(probe_ev));
+    CHECK_INT(probe_shrink(t), 1);
+    CHECK_INT(probe_ring_bytes(), held - 3 * PROBE_RING_MIN * sizeof(probe_ev));
+    dropped = atomic_load(&t->dropped);
+    atomic_store(&t->shrinking, 1);
+    p_root_enter(env, fake_class, ROOT);
+    p_root_exit(env, fake_class, ROOT);
+    atomic_store(&t->shrinking, 0);
+    CHECK_INT(atomic_load(&t->dropped), dropped + 1);
+    CHECK_INT(atomic_load(&t->in_call), 0);
+    CHECK_INT(pending(t, ev, 8), 0);
+    p_root_enter(env, fake_class, ROOT);
+    p_root_exit(env, fake_class, ROOT);
+    CHECK_INT(pending(t, ev, 8), 2);
+}
+
+static pthread_barrier_t traced, may_exit;
+
+static void *traced_then_wait(void *arg)
+{
+    current = (jobject)arg;
+    p_root_enter(env, fake_class, ROOT);
+    p_root_exit(env, fake_class, ROOT);
+    pthread_barrier_wait(&traced);
+    pthread_barrier_wait(&may_exit);
+    return NULL;
+}
+
+/* Rings grow only while all of them stay within the budget (6 live threads
+ * ask for the biggest ring); shrinking gives back the rings offered too. */
+static void test_budget(void)
+{
+    enum { N = 6 };
+    static char threads[N];
+    pthread_t th[N];
+    probe_thread *t;
+    probe_ev ev[4];
+    int grown = 0, limited = 0, states = 0, k;
+
+    pthread_barrier_init(&traced, NULL, N + 1);
+    pthread_barrier_init(&may_exit, NULL, N + 1);
+    for (k = 0; k < N; k++)
+        CHECK(pthread_create(&th[k], NULL, traced_then_wait, &threads[k]) == 0);
+    pthread_barrier_wait(&traced);
+    for (t = probe_threads(); t != NULL; t = t->next) {
+        states++;
+        if (atomic_load(&t->state) != PROBE_THREAD_LIVE)
+            continue;
+        probe_maintain(t, env, PROBE_RING_MAX);
+        grown++;
+        if (atomic_load(&t->next_ring) == NULL || atomic_load(&t->next_mask) + 1 < PROBE_RING_MAX)
+            limited++;
+        CHECK(probe_ring_bytes() <= PROBE_RING_BUDGET);
+    }
+    /* enough rings to go over it */
+    CHECK(grown * PROBE_RING_MAX * sizeof(probe_ev) > PROBE_RING_BUDGET);
+    CHECK(limited > 0);
+    pthread_barrier_wait(&may_exit);
+    for (k = 0; k < N; k++)
+        pthread_join(th[k], NULL);
+    for (t = probe_threads(); t != NULL; t = t->next) {
+        pending(t, ev, 4);
+        CHECK_INT(probe_shrink(t), 1);
+        CHECK(atomic_load(&t->next_ring) == NULL);
+    }
+    CHECK_INT(probe_ring_bytes(), (uint64_t)states * PROBE_RING_MIN * sizeof(probe_ev));
+    pthread_barrier_destroy(&traced);
+    pthread_barrier_destroy(&may_exit);
+}
+
 /* The state written by a call of slot k's virtual thread: the one whose
  * ring holds unread events, other than this thread's. */
 static probe_thread *written_state(void)
@@ -633,5 +722,7 @@ int main(void)
     test_slots_full();
     test_drop_and_grow();
     test_thread_reuse();
+    test_shrink();
+    test_budget();
     return check_status();
 }

@@ -8,7 +8,8 @@ import java.nio.file.Path;
  * over (every few milliseconds) until killed, after printing READY.
  * Usage: tgt.Main SCENARIO [ARG]; "many N" (default 10000), "deep N"
  * (default 200) and "wide N" (default 16383) take a number, "late" and
- * "exit" a flag file.
+ * "exit" a flag file; "hot T N" calls Hot.run(N) back to back on T threads
+ * (default 8 and 10).
  */
 public final class Main {
     private Main() {
@@ -27,6 +28,12 @@ public final class Main {
                 return;
             case "vthreads":
                 VThreads.start(12);
+                System.out.println("READY");
+                Thread.currentThread().join();
+                return;
+            case "hot":
+                Hot.start(arg == null ? 8 : Integer.parseInt(arg),
+                          args.length > 2 ? Integer.parseInt(args[2]) : 10);
                 System.out.println("READY");
                 Thread.currentThread().join();
                 return;
