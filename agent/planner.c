@@ -400,9 +400,9 @@ static int stop(struct ctx *x, int force)
     now = mono_ns();
     if (now >= x->deadline) {
         mct_err_set(x->err, MCT_E_LIMIT,
-                    "planning took more than %llu s (limit: planning time), at level %d of %d with %zu "
+                    "planning took more than %g s (limit: planning time), at level %d of %d with %zu "
                     "methods in the plan: lower the depth, or narrow the regex",
-                    (unsigned long long)((x->req->time_ms ? x->req->time_ms : PLAN_TIME_MS) / 1000), x->level,
+                    (double)(x->req->time_ms ? x->req->time_ms : PLAN_TIME_MS) / 1000, x->level,
                     x->req->depth, x->p->n);
         x->failed = 1;
     } else if (x->req->gone != NULL && now >= x->next_gone) {

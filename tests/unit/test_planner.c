@@ -694,7 +694,7 @@ static void test_bounds(void)
     r.gone = gone_after;
     r.gone_arg = &g;
     r.time_ms = 1;
-    expect_error(__LINE__, h, &r, MCT_E_LIMIT, "planning took more than 0 s (limit: planning time), at level ",
+    expect_error(__LINE__, h, &r, MCT_E_LIMIT, "planning took more than 0.001 s (limit: planning time), at level ",
                  "lower the depth, or narrow the regex", NULL);
     /* The requester is asked while planning; planning stops once it is
      * gone. */
