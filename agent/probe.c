@@ -10,6 +10,7 @@
 #include "buf.h"
 #include "clock.h"
 #include "methods.h"
+#include "planner.h"
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -35,6 +36,7 @@ static pthread_key_t exit_key;         /* its destructor marks a thread dead */
 static jclass probe_cls;
 static jfieldID slot_field[N_SLOTS];   /* Probe.t0 .. t7 */
 static jfieldID all_field;             /* Probe.all */
+static jfieldID receiver_field;        /* Probe.receiver */
 /* The state a slot's call writes to (NULL: free, CLAIMED: being set up).
  * Only the slot's owner reads it, through the index the Java side passes. */
 static _Atomic(probe_thread *) slot_state[N_SLOTS];
@@ -45,11 +47,14 @@ static _Atomic uint64_t unslotted;     /* virtual threads' calls: no slot was fr
 static jmethodID is_virtual;           /* Thread.isVirtual, NULL before JDK 21 */
 static _Atomic uint64_t count_enter, count_exit, count_fail;
 
-static const rw_probes methods_plain = {PROBE_CLASS, "enter", "exit", "fail"};
-static const rw_probes methods_root = {PROBE_CLASS, "rootEnter", "rootExit", "rootFail"};
+static const rw_probes methods_plain = {PROBE_CLASS, "enter", "exit", "fail", 0};
+static const rw_probes methods_root = {PROBE_CLASS, "rootEnter", "rootExit", "rootFail", 0};
+static const rw_probes methods_receiver = {PROBE_CLASS, "rootEnterOn", "rootExit", "rootFail", 1};
 
 const rw_probes *probe_methods(int root)
 {
+    if (root == PLAN_ROOT_RECEIVER)
+        return &methods_receiver;
     return root ? &methods_root : &methods_plain;
 }
 
@@ -346,26 +351,49 @@ static void JNICALL n_fail(JNIEnv *env, jclass cls, jthrowable ex, jint k, jint 
     leave(t, id, PROBE_FAIL);
 }
 
-static void JNICALL n_root_enter(JNIEnv *env, jclass cls, jobject cur, jint k, jint id)
+/* How an entry method is entered: a call of it; a call of an inherited one
+ * on an instance of the named class; a call of an inherited one on another
+ * class (inside a traced call an ordinary call, outside none). */
+enum { ENTER_ROOT, ENTER_RECEIVER, ENTER_OTHER };
+
+/* A traced call starts, or the entry method nests in the running one. */
+static void root_enter(JNIEnv *env, jobject cur, jint k, jint id, int how)
 {
     probe_thread *t = state_of(k);
+    uint32_t nest;
 
     if (t->depth == 0) {
         uint32_t s = atomic_load_explicit(&cur_session, memory_order_acquire);
         const mt_method *m;
 
-        if (s == 0 || (m = mt_get(id)) == NULL || !atomic_load_explicit(&m->root, memory_order_relaxed) ||
+        if (how == ENTER_OTHER || s == 0 || (m = mt_get(id)) == NULL ||
+            !atomic_load_explicit(&m->root, memory_order_relaxed) ||
             atomic_load_explicit(&m->session, memory_order_relaxed) != s)
             return;
         if ((t = begin_call(env, cur, s)) == NULL)
             return;
     }
+    nest = t->root_nest;
     t->depth++;
-    if (t->root_nest < 64)
-        t->root_depth[t->root_nest] = t->depth;
+    if (nest < 64) {
+        uint64_t bit = 1ull << nest, up = bit >> 1;
+
+        t->root_depth[nest] = t->depth;
+        t->root_recv = how == ENTER_RECEIVER ? t->root_recv | bit : t->root_recv & ~bit;
+        t->root_ext &= ~bit;
+        /* The named class's own entry method called right from the one it
+         * inherits (a servlet's service(HttpServletRequest, ...) from
+         * HttpServlet.service(ServletRequest, ...)) is the same call: it
+         * costs no level of the depth. */
+        if (how == ENTER_ROOT && nest > 0 && (t->root_recv & up) && t->root_depth[nest - 1] == t->depth - 1 &&
+            t->max_depth < PLAN_MAX_DEPTH) {
+            t->max_depth++;
+            t->root_ext |= bit;
+        }
+    }
     t->root_nest++;
     if (t->depth <= t->max_depth)
-        rec(t, id, PROBE_ROOT_ENTER);
+        rec(t, id, how == ENTER_OTHER ? PROBE_ENTER : PROBE_ROOT_ENTER);
     /* A slot's state serves one virtual thread after another: the call
      * names its own (the worker frees the reference). */
     if (t->root_nest == 1 && t->call_thread_ref) {
@@ -374,6 +402,21 @@ static void JNICALL n_root_enter(JNIEnv *env, jclass cls, jobject cur, jint k, j
         if (g != NULL)
             put(t, -1, PROBE_THREAD, (uint64_t)(uintptr_t)g);
     }
+}
+
+static void JNICALL n_root_enter(JNIEnv *env, jclass cls, jobject cur, jint k, jint id)
+{
+    root_enter(env, cur, k, id, ENTER_ROOT);
+}
+
+static void JNICALL n_root_enter_on(JNIEnv *env, jclass cls, jobject cur, jint k, jint id)
+{
+    root_enter(env, cur, k, id, ENTER_RECEIVER);
+}
+
+static void JNICALL n_root_other(JNIEnv *env, jclass cls, jint k, jint id)
+{
+    root_enter(env, NULL, k, id, ENTER_OTHER);
 }
 
 /* The call is complete: its length goes into its first event, and the
@@ -393,7 +436,9 @@ static void finish_call(JNIEnv *env, probe_thread *t)
  * method's own. */
 static void root_leave(JNIEnv *env, probe_thread *t, jint id, uint32_t kind, jthrowable ex)
 {
-    int32_t d = t->root_nest <= 64 ? t->root_depth[t->root_nest - 1] : t->depth;
+    uint32_t nest = t->root_nest - 1;
+    int32_t d = nest < 64 ? t->root_depth[nest] : t->depth;
+    uint64_t bit = nest < 64 ? 1ull << nest : 0;
 
     if (t->root_nest == 1 && ex != NULL) {
         jclass k = (*env)->GetObjectClass(env, ex);
@@ -413,6 +458,8 @@ static void root_leave(JNIEnv *env, probe_thread *t, jint id, uint32_t kind, jth
         kind |= t->call_session << 4;
     if (d <= t->max_depth)
         rec(t, id, kind);
+    if (t->root_ext & bit)
+        t->max_depth--;
     t->depth = d - 1;
     if (--t->root_nest == 0)
         finish_call(env, t);
@@ -482,6 +529,13 @@ void probe_session_end(JNIEnv *jni)
     atomic_store_explicit(&cur_session, 0, memory_order_release);
     if (probe_cls != NULL && all_field != NULL)
         (*jni)->SetStaticBooleanField(jni, probe_cls, all_field, JNI_FALSE);
+    probe_session_receiver(jni, NULL);
+}
+
+void probe_session_receiver(JNIEnv *jni, jclass cls)
+{
+    if (probe_cls != NULL && receiver_field != NULL)
+        (*jni)->SetStaticObjectField(jni, probe_cls, receiver_field, cls);
 }
 
 probe_thread *probe_threads(void)
@@ -748,6 +802,8 @@ int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err)
         void *tracing, *counting;
     } natives[] = {
         {"rootEnter0", "(Ljava/lang/Thread;II)V", n_root_enter, c_root_enter},
+        {"rootEnterOn0", "(Ljava/lang/Thread;II)V", n_root_enter_on, c_root_enter},
+        {"rootOther0", "(II)V", n_root_other, c_enter},
         {"rootExit0", "(II)V", n_root_exit, c_exit},
         {"rootFail0", "(Ljava/lang/Throwable;II)V", n_root_fail, c_fail},
         {"enter0", "(II)V", n_enter, c_enter},
@@ -797,7 +853,8 @@ int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err)
     for (i = 0; i < N_SLOTS; i++)
         if (static_field(jni, defined, slots[i], "Ljava/lang/Thread;", &slot_field[i], err) < 0)
             return -1;
-    if (static_field(jni, defined, "all", "Z", &all_field, err) < 0)
+    if (static_field(jni, defined, "all", "Z", &all_field, err) < 0 ||
+        static_field(jni, defined, "receiver", "Ljava/lang/Class;", &receiver_field, err) < 0)
         return -1;
     /* Counting sees every probe, whatever the thread. */
     if (counting)

@@ -68,6 +68,9 @@ typedef struct probe_thread {
     int32_t full_depth;           /* after an overflow: exits at depth <= this are still recorded */
     uint32_t root_nest;           /* entry methods open (recursion nests) */
     int32_t root_depth[64];       /* depth at which each open entry method was entered */
+    uint64_t root_recv;           /* bit n: the nth open one is an inherited entry
+                                     method called on an instance of the named class */
+    uint64_t root_ext;            /* bit n: it raised max_depth by one (see root_enter) */
     probe_ev *ring;
     uint64_t mask;                /* ring capacity - 1 (a power of 2) */
     /* shared */
@@ -104,8 +107,11 @@ int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err);
 /* The global ref of the probe class (NULL before probe_install). */
 jclass probe_class(void);
 
-/* The probe methods the rewriter calls: for entry methods (root != 0) or
- * for the others. */
+/* The probe methods the rewriter calls, for a method whose plan_method.root
+ * is root: 0 (not an entry method), PLAN_ROOT, or PLAN_ROOT_RECEIVER (its
+ * entry probe takes the receiver: a call is traced only when it is an
+ * instance of the class probe_session_receiver set; inside a traced call,
+ * a call on another class is an ordinary call). */
 const rw_probes *probe_methods(int root);
 
 /* Starts accepting traced calls of session `session` (its entry methods are
@@ -113,8 +119,16 @@ const rw_probes *probe_methods(int root);
  * levels. Called by the session before instrumenting. */
 void probe_session_begin(uint32_t session, int depth);
 
-/* Stops starting new traced calls; calls in flight still complete. */
+/* Stops starting new traced calls; calls in flight still complete. Clears
+ * the receiver class. */
 void probe_session_end(JNIEnv *jni);
+
+/* The class whose instances are the receivers of the traced calls of
+ * PLAN_ROOT_RECEIVER entry methods (the named class; NULL: none), held by
+ * the probe class until probe_session_end. The class object itself, never
+ * a name: the named class may be defined by another loader than the
+ * entry method's. Set it before probe_session_begin. */
+void probe_session_receiver(JNIEnv *jni, jclass cls);
 
 /* The registry of threads that ever ran a traced call (newest first). */
 probe_thread *probe_threads(void);

@@ -416,6 +416,7 @@ static int instrument(struct session *s, JNIEnv *jni, mct_err *err)
         rc = inst_retransform(jni, cs.classes, cs.n, err);
     /* Only now: a class may be rewritten in two passes (see
      * inst_retransform), and a tree taken between them would miss it. */
+    probe_session_receiver(jni, plan_receiver(s->plan) ? hj_class(plan_receiver(s->plan)) : NULL);
     probe_session_begin(s->gen, s->depth);
     set_free(&cs);
     s->instrument_ms = (double)(now_ns() - t0) / 1e6;

@@ -2,12 +2,14 @@ package tgt;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 
 /**
  * The end-to-end tests' target: runs one scenario's entry method over and
  * over (every few milliseconds) until killed, after printing READY.
  * Usage: tgt.Main SCENARIO [ARG]; "many N" (default 10000) and "deep N"
- * (default 200) take a number, "late" and "exit" a flag file.
+ * (default 200) take a number, "late" and "exit" a flag file, "inherit" a
+ * directory (it calls only when told, see inherit).
  */
 public final class Main {
     private Main() {
@@ -29,6 +31,9 @@ public final class Main {
                 System.out.println("READY");
                 Thread.currentThread().join();
                 return;
+            case "inherit":
+                inherit(Path.of(arg));
+                return;
             case "exit":
                 System.out.println("READY");
                 Path flag = Path.of(arg);
@@ -46,6 +51,28 @@ public final class Main {
         for (int i = 0; ; i++) {
             entry.run();
             Thread.sleep(scenario.equals("mixed") ? 1 : 5);
+        }
+    }
+
+    /**
+     * Inherit.round() as often as asked: writing N to DIR/go runs N rounds,
+     * then DIR/done holds N (so that a test knows how many calls it made).
+     */
+    private static void inherit(Path dir) throws Exception {
+        Path go = dir.resolve("go");
+        sink += Inherit.round();
+        System.out.println("READY");
+        for (;;) {
+            if (Files.exists(go)) {
+                int n = Integer.parseInt(Files.readString(go).trim());
+                Files.delete(go);
+                for (int i = 0; i < n; i++) {
+                    sink += Inherit.round();
+                }
+                Files.writeString(dir.resolve("done.tmp"), n + "\n");
+                Files.move(dir.resolve("done.tmp"), dir.resolve("done"), StandardCopyOption.ATOMIC_MOVE);
+            }
+            Thread.sleep(5);
         }
     }
 
