@@ -89,9 +89,13 @@ static const char R_INTERNALS[] = "JVM internals: a probe there could recurse in
 static const char R_BADCLASS[] = "class file could not be parsed";
 static const char R_NOBYTES[] = "class file could not be read";
 static const char R_REGEX_LIMIT[] = "the regex gave up on this name (too much backtracking)";
-static const char N_INHERITED[] = "entry method, inherited from a superclass";
-static const char N_DEFAULT[] = "entry method, a default method inherited from an interface";
 static const char N_IMPL[] = "entry method, an implementation of the one named";
+static const char N_INHERITED_RECV[] = "entry method, inherited from a superclass: traced only when the receiver "
+                                       "is an instance of the class named";
+static const char N_DEFAULT_RECV[] = "entry method, a default method inherited from an interface: traced only "
+                                     "when the receiver is an instance of the class named";
+static const char N_INHERITED_STATIC[] = "entry method, a static method inherited from a superclass: every call "
+                                         "is traced, whatever class it is called through";
 
 static const char LMF[] = "java/lang/invoke/LambdaMetafactory";
 static const char OBJECT[] = "java/lang/Object";
@@ -319,6 +323,7 @@ struct plan {
     struct owner *object;       /* the owner record of java/lang/Object */
     unsigned stamp;
     size_t cls_from;            /* entries before it have cls NULL */
+    hier_class *receiver;       /* plan_receiver; NULL once plan_extend runs */
     struct deferred *deferred;
     size_t ndeferred;
 };
@@ -2020,9 +2025,20 @@ static int add_roots(struct ctx *x, const char *cname, const char *method, const
     }
     for (i = 0; i < found.n && !x->failed && !x->p->capped; i += 2) {
         struct sel e = {found.v[i], found.v[i + 1]};
-        const char *note = e.c == c ? NULL : (e.c->flags & HIER_INTERFACE) ? N_DEFAULT : N_INHERITED;
+        int iface = (e.c->flags & HIER_INTERFACE) != 0, root = PLAN_ROOT;
+        const char *note = NULL;
 
-        add_method(x, e, 1, 1, note);
+        /* A method the named class inherits runs for instances of other
+         * classes too: only calls on an instance of the named class are
+         * its calls (a static one cannot tell). */
+        if (e.c != c && (e.m->access & CF_ACC_STATIC)) {
+            note = N_INHERITED_STATIC;
+        } else if (e.c != c) {
+            note = iface ? N_DEFAULT_RECV : N_INHERITED_RECV;
+            root = PLAN_ROOT_RECEIVER;
+            x->p->receiver = c->h;
+        }
+        add_method(x, e, 1, root, note);
         if (((e.m->access & CF_ACC_ABSTRACT) ||
              ((e.c->flags & HIER_INTERFACE) && !(e.m->access & (CF_ACC_STATIC | CF_ACC_PRIVATE)))) &&
             never_why(e.c->name, e.c->flags) == NULL)
@@ -2329,6 +2345,7 @@ int plan_extend(plan *p, const plan_seed *seeds, size_t n, const hier_ops *ops, 
     for (k = p->cls_from; k < p->n; k++)
         pm_at(p, k)->cls = NULL;
     p->cls_from = p->n;
+    p->receiver = NULL;
     x.object = find_class(&x, OBJECT, NULL);
     total = p->ndeferred + n;
     if (total != 0 && (keep = malloc(total * sizeof *keep)) == NULL)
@@ -2515,6 +2532,11 @@ size_t plan_count(const plan *p)
 const plan_method *plan_at(const plan *p, size_t i)
 {
     return i < plan_count(p) ? pm_at(p, i) : NULL;
+}
+
+hier_class *plan_receiver(const plan *p)
+{
+    return p->receiver;
 }
 
 int plan_capped(const plan *p)

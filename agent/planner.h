@@ -16,7 +16,10 @@
  * Entry resolution: the class must be loaded; the method is looked for in
  * the class, then its superclasses, then their superinterfaces (default
  * methods); an entry found elsewhere than in the named class says so in its
- * reason. An abstract entry method is listed as excluded; its loaded
+ * reason. A non-static entry method found elsewhere than in the named
+ * class is PLAN_ROOT_RECEIVER: it runs for instances of other classes too,
+ * and only its calls on an instance of the named class are to be traced
+ * (plan_receiver). An abstract entry method is listed as excluded; its loaded
  * implementations become entry methods (JDK ones only with include_jdk), as
  * do those of an interface's default method besides the default itself.
  * Entry methods skip the regex and the JDK rule, not the others (tracer's
@@ -27,8 +30,11 @@
  * bytecode to instrument", "class cannot be retransformed", "tracer's own
  * class", "JVM internals: ...", "class file could not be parsed"; and as
  * notes on instrumented entry methods: "entry method, inherited from a
- * superclass", "entry method, a default method inherited from an
- * interface", "entry method, an implementation of the one named"; and
+ * superclass: traced only when the receiver is an instance of the class
+ * named", "entry method, a default method inherited from an interface:
+ * traced only when ..." (the same), "entry method, a static method
+ * inherited from a superclass: every call is traced, whatever class it is
+ * called through", "entry method, an implementation of the one named"; and
  * "class file could not be read" and "the regex gave up on this name (too
  * much backtracking)" (plan_extend only, see below).
  *
@@ -92,6 +98,13 @@ enum plan_status {
     PLAN_EXCLUDED             /* left out; reason says why */
 };
 
+/* How an entry method's calls are traced (plan_method.root). */
+enum plan_root {
+    PLAN_ROOT = 1,            /* every call */
+    PLAN_ROOT_RECEIVER = 2    /* a method the named class inherits: only calls
+                                 whose receiver is an instance of it */
+};
+
 typedef struct plan_method {
     hier_class *cls;          /* NULL when pending; borrowed from the hierarchy
                                  given to the call that appended the entry, and
@@ -101,7 +114,7 @@ typedef struct plan_method {
     uint16_t access;          /* CF_ACC_* (0 when pending) */
     int level;                /* 1 = entry method */
     int status;               /* enum plan_status */
-    int root;                 /* an entry method */
+    int root;                 /* 0, or an entry method: enum plan_root */
     const char *reason;       /* PLAN_EXCLUDED (and notes): static text */
 } plan_method;
 
@@ -125,6 +138,12 @@ const plan_method *plan_at(const plan *p, size_t i);
  * entries are then missing from its last level(s). The cap covers what
  * plan_extend and plan_new_class append too. */
 int plan_capped(const plan *p);
+
+/* The named class when an entry method is PLAN_ROOT_RECEIVER (the class
+ * whose instances its traced calls have as receiver), else NULL. Borrowed
+ * from the hierarchy given to plan_build, like plan_method.cls: read it
+ * right after plan_build; plan_extend sets it to NULL. */
+hier_class *plan_receiver(const plan *p);
 
 /* --- classes that load after planning ---------------------------------------
  *

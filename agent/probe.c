@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "clock.h"
 #include "methods.h"
+#include "planner.h"
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -34,6 +36,7 @@ static pthread_key_t exit_key;         /* its destructor marks a thread dead */
 static jclass probe_cls;
 static jfieldID slot_field[N_SLOTS];   /* Probe.t0 .. t7 */
 static jfieldID all_field;             /* Probe.all */
+static jfieldID receiver_field;        /* Probe.receiver */
 /* The state a slot's call writes to (NULL: free, CLAIMED: being set up).
  * Only the slot's owner reads it, through the index the Java side passes. */
 static _Atomic(probe_thread *) slot_state[N_SLOTS];
@@ -45,11 +48,14 @@ static jmethodID is_virtual;           /* Thread.isVirtual, NULL before JDK 21 *
 static _Atomic uint64_t count_enter, count_exit, count_fail;
 static _Atomic uint64_t ring_bytes;    /* held by all rings */
 
-static const rw_probes methods_plain = {PROBE_CLASS, "enter", "exit", "fail"};
-static const rw_probes methods_root = {PROBE_CLASS, "rootEnter", "rootExit", "rootFail"};
+static const rw_probes methods_plain = {PROBE_CLASS, "enter", "exit", "fail", 0};
+static const rw_probes methods_root = {PROBE_CLASS, "rootEnter", "rootExit", "rootFail", 0};
+static const rw_probes methods_receiver = {PROBE_CLASS, "rootEnterOn", "rootExit", "rootFail", 1};
 
 const rw_probes *probe_methods(int root)
 {
+    if (root == PLAN_ROOT_RECEIVER)
+        return &methods_receiver;
     return root ? &methods_root : &methods_plain;
 }
 
@@ -367,26 +373,49 @@ static void JNICALL n_fail(JNIEnv *env, jclass cls, jthrowable ex, jint k, jint 
     leave(t, id, PROBE_FAIL);
 }
 
-static void JNICALL n_root_enter(JNIEnv *env, jclass cls, jobject cur, jint k, jint id)
+/* How an entry method is entered: a call of it; a call of an inherited one
+ * on an instance of the named class; a call of an inherited one on another
+ * class (inside a traced call an ordinary call, outside none). */
+enum { ENTER_ROOT, ENTER_RECEIVER, ENTER_OTHER };
+
+/* A traced call starts, or the entry method nests in the running one. */
+static void root_enter(JNIEnv *env, jobject cur, jint k, jint id, int how)
 {
     probe_thread *t = state_of(k);
+    uint32_t nest;
 
     if (t->depth == 0) {
         uint32_t s = atomic_load_explicit(&cur_session, memory_order_acquire);
         const mt_method *m;
 
-        if (s == 0 || (m = mt_get(id)) == NULL || !atomic_load_explicit(&m->root, memory_order_relaxed) ||
+        if (how == ENTER_OTHER || s == 0 || (m = mt_get(id)) == NULL ||
+            !atomic_load_explicit(&m->root, memory_order_relaxed) ||
             atomic_load_explicit(&m->session, memory_order_relaxed) != s)
             return;
         if ((t = begin_call(env, cur, s)) == NULL)
             return;
     }
+    nest = t->root_nest;
     t->depth++;
-    if (t->root_nest < 64)
-        t->root_depth[t->root_nest] = t->depth;
+    if (nest < 64) {
+        uint64_t bit = 1ull << nest, up = bit >> 1;
+
+        t->root_depth[nest] = t->depth;
+        t->root_recv = how == ENTER_RECEIVER ? t->root_recv | bit : t->root_recv & ~bit;
+        t->root_ext &= ~bit;
+        /* The named class's own entry method called right from the one it
+         * inherits (a servlet's service(HttpServletRequest, ...) from
+         * HttpServlet.service(ServletRequest, ...)) is the same call: it
+         * costs no level of the depth. */
+        if (how == ENTER_ROOT && nest > 0 && (t->root_recv & up) && t->root_depth[nest - 1] == t->depth - 1 &&
+            t->max_depth < PLAN_MAX_DEPTH) {
+            t->max_depth++;
+            t->root_ext |= bit;
+        }
+    }
     t->root_nest++;
     if (t->depth <= t->max_depth)
-        rec(t, id, PROBE_ROOT_ENTER);
+        rec(t, id, how == ENTER_OTHER ? PROBE_ENTER : PROBE_ROOT_ENTER);
     /* A slot's state serves one virtual thread after another: the call
      * names its own (the worker frees the reference). */
     if (t->root_nest == 1 && t->call_thread_ref) {
@@ -395,6 +424,21 @@ static void JNICALL n_root_enter(JNIEnv *env, jclass cls, jobject cur, jint k, j
         if (g != NULL)
             put(t, -1, PROBE_THREAD, (uint64_t)(uintptr_t)g);
     }
+}
+
+static void JNICALL n_root_enter(JNIEnv *env, jclass cls, jobject cur, jint k, jint id)
+{
+    root_enter(env, cur, k, id, ENTER_ROOT);
+}
+
+static void JNICALL n_root_enter_on(JNIEnv *env, jclass cls, jobject cur, jint k, jint id)
+{
+    root_enter(env, cur, k, id, ENTER_RECEIVER);
+}
+
+static void JNICALL n_root_other(JNIEnv *env, jclass cls, jint k, jint id)
+{
+    root_enter(env, NULL, k, id, ENTER_OTHER);
 }
 
 /* The call is complete: its length goes into its first event, and the
@@ -415,7 +459,9 @@ static void finish_call(JNIEnv *env, probe_thread *t)
  * method's own. */
 static void root_leave(JNIEnv *env, probe_thread *t, jint id, uint32_t kind, jthrowable ex)
 {
-    int32_t d = t->root_nest <= 64 ? t->root_depth[t->root_nest - 1] : t->depth;
+    uint32_t nest = t->root_nest - 1;
+    int32_t d = nest < 64 ? t->root_depth[nest] : t->depth;
+    uint64_t bit = nest < 64 ? 1ull << nest : 0;
 
     if (t->root_nest == 1 && ex != NULL) {
         jclass k = (*env)->GetObjectClass(env, ex);
@@ -435,6 +481,8 @@ static void root_leave(JNIEnv *env, probe_thread *t, jint id, uint32_t kind, jth
         kind |= t->call_session << 4;
     if (d <= t->max_depth)
         rec(t, id, kind);
+    if (t->root_ext & bit)
+        t->max_depth--;
     t->depth = d - 1;
     if (--t->root_nest == 0)
         finish_call(env, t);
@@ -504,6 +552,13 @@ void probe_session_end(JNIEnv *jni)
     atomic_store_explicit(&cur_session, 0, memory_order_release);
     if (probe_cls != NULL && all_field != NULL)
         (*jni)->SetStaticBooleanField(jni, probe_cls, all_field, JNI_FALSE);
+    probe_session_receiver(jni, NULL);
+}
+
+void probe_session_receiver(JNIEnv *jni, jclass cls)
+{
+    if (probe_cls != NULL && receiver_field != NULL)
+        (*jni)->SetStaticObjectField(jni, probe_cls, receiver_field, cls);
 }
 
 probe_thread *probe_threads(void)
@@ -597,43 +652,186 @@ int probe_shrink(probe_thread *t)
     return done;
 }
 
-double probe_calibrate(JNIEnv *jni)
-{
-    enum { ROUNDS = 20, CALLS = 50000, RECORDS = 100000 };
-    static probe_ev ring[1024];
-    probe_thread scratch;
-    jmethodID spin;
-    double best = -1;
-    uint64_t t0, t1;
-    int r;
+/* --- the probes' own cost --------------------------------------------------------------- */
 
-    if (probe_cls == NULL)
+/* Calibration: probe calls are timed in short bursts, and the cheapest
+ * burst gives the cost. Load, preemption and interrupts only ever add to a
+ * burst, so the minimum of many short ones is what a probe costs when
+ * nothing else interferes; the median shows how much they interfered. */
+enum {
+    CAL_BURST = 256,       /* probe calls per burst: ~5 us, rarely preempted */
+    CAL_ROUND = 32,        /* bursts per round */
+    CAL_WARM_BURSTS = 800, /* spin() runs at least this often before it counts:
+                              past HotSpot's thresholds for compiling it with
+                              C1 and then C2 */
+    CAL_MEASURE = 4,       /* rounds measured once warm */
+    CAL_SAMPLES = CAL_MEASURE * CAL_ROUND
+};
+#define CAL_GAIN 0.97
+#define CAL_STABLE_NS 5000000u     /* warm: no round beat the best by CAL_GAIN for
+                                      this long (a compilation takes a few ms) */
+#define CAL_BUDGET_NS 300000000u   /* warm-up, measurement and retries */
+#define CAL_RETRY_US 20000         /* pause before measuring again (the JIT catches up) */
+
+/* Ticks of one call of spin(n) from here; UINT64_MAX when it threw. */
+static uint64_t timed_spin(JNIEnv *jni, jmethodID spin, jint n)
+{
+    uint64_t t0 = clock_ticks(), t1;
+
+    (*jni)->CallStaticVoidMethod(jni, probe_cls, spin, n);
+    t1 = clock_ticks();
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+        return UINT64_MAX;
+    }
+    return t1 - t0;
+}
+
+/* The floor: what recording an event costs (clock read and stores), per
+ * event, timed natively (the cheapest of many bursts). */
+static double record_floor(void)
+{
+    static probe_ev ring[CAL_BURST];
+    probe_thread scratch;
+    uint64_t best = UINT64_MAX;
+    int b, r;
+
+    memset(&scratch, 0, sizeof scratch);
+    scratch.ring = ring;
+    scratch.mask = CAL_BURST - 1;
+    scratch.limit = UINT64_MAX;
+    for (b = 0; b < 64; b++) {
+        uint64_t t0 = clock_ticks(), t1;
+
+        for (r = 0; r < CAL_BURST; r++)
+            rec(&scratch, 1, PROBE_ENTER);
+        t1 = clock_ticks();
+        if (t1 - t0 < best)
+            best = t1 - t0;
+    }
+    return (double)best / CAL_BURST;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* One round of bursts: the cost per call of the cheapest (the fixed cost
+ * of calling spin from C, `base`, taken off), each burst's into v when v is
+ * not NULL. -1 when spin threw. */
+static double round_min(JNIEnv *jni, jmethodID spin, uint64_t base, double *v)
+{
+    double best = -1;
+    int b;
+
+    for (b = 0; b < CAL_ROUND; b++) {
+        uint64_t d = timed_spin(jni, spin, CAL_BURST);
+        double per;
+
+        if (d == UINT64_MAX)
+            return -1;
+        per = d > base ? (double)(d - base) / CAL_BURST : 0;
+        if (v != NULL)
+            v[b] = per;
+        if (best < 0 || per < best)
+            best = per;
+    }
+    return best;
+}
+
+/* The fixed cost of calling spin from here (the cheapest of a few calls
+ * of spin(0), no less than *base so far); 0 when spin threw. */
+static int spin_base(JNIEnv *jni, jmethodID spin, uint64_t *base)
+{
+    int k;
+
+    for (k = 0; k < 16; k++) {
+        uint64_t d = timed_spin(jni, spin, 0);
+
+        if (d == UINT64_MAX)
+            return 0;
+        if (d < *base)
+            *base = d;
+    }
+    return 1;
+}
+
+/* One measurement: runs spin until its cost stops falling (it is then
+ * compiled), bounded by `until` (CLOCK_MONOTONIC ns), then times
+ * CAL_SAMPLES bursts into v. *best gets the cheapest burst of all, per
+ * call. Returns the bursts run, 0 when spin threw. */
+static int measure(JNIEnv *jni, jmethodID spin, uint64_t until, double *v, double *best)
+{
+    uint64_t base = UINT64_MAX, now = clock_monotonic_ns(), gained = now;
+    double warm = -1;
+    int bursts = 0, k;
+
+    if (!spin_base(jni, spin, &base))
         return 0;
+    while (now < until && (bursts < CAL_WARM_BURSTS || now - gained < CAL_STABLE_NS)) {
+        double r = round_min(jni, spin, base, NULL);
+
+        if (r < 0)
+            return 0;
+        bursts += CAL_ROUND;
+        now = clock_monotonic_ns();
+        if (warm < 0 || r < warm * CAL_GAIN)
+            gained = now;
+        if (warm < 0 || r < warm)
+            warm = r;
+    }
+    /* Compiled now, spin(0) may cost less than it did interpreted. */
+    if (!spin_base(jni, spin, &base))
+        return 0;
+    for (k = 0; k < CAL_MEASURE; k++)
+        if (round_min(jni, spin, base, v + k * CAL_ROUND) < 0)
+            return 0;
+    qsort(v, CAL_SAMPLES, sizeof v[0], cmp_double);
+    *best = warm >= 0 && warm < v[0] ? warm : v[0];
+    return bursts + CAL_SAMPLES;
+}
+
+int probe_calibrate(JNIEnv *jni, probe_cost *out)
+{
+    double v[CAL_SAMPLES], best = -1;
+    uint64_t until = clock_monotonic_ns() + CAL_BUDGET_NS;
+    jmethodID spin;
+
+    memset(out, 0, sizeof *out);
+    if (probe_cls == NULL)
+        return -1;
     spin = (*jni)->GetStaticMethodID(jni, probe_cls, "spin", "(I)V");
     if (spin == NULL) {
         (*jni)->ExceptionClear(jni);
-        return 0;
+        return -1;
     }
-    for (r = 0; r < ROUNDS; r++) {
-        t0 = clock_ticks();
-        (*jni)->CallStaticVoidMethod(jni, probe_cls, spin, (jint)CALLS);
-        t1 = clock_ticks();
-        if ((*jni)->ExceptionCheck(jni)) {
-            (*jni)->ExceptionClear(jni);
-            return 0;
+    /* Every burst counts, whichever attempt timed it: load and a spin()
+     * not compiled yet only ever make a burst slower. */
+    for (;;) {
+        double b, floor = record_floor();
+        int n = measure(jni, spin, until, v, &b);
+
+        if (n == 0) {
+            memset(out, 0, sizeof *out);
+            return -1;
         }
-        if (best < 0 || (double)(t1 - t0) / CALLS < best)
-            best = (double)(t1 - t0) / CALLS;
+        if (best < 0 || b < best)
+            best = b;
+        if (out->bursts == 0 || floor < out->floor)
+            out->floor = floor;
+        out->bursts += n;
+        out->measured = best + out->floor;
+        out->median = v[CAL_SAMPLES / 2] + out->floor;
+        out->trusted = out->measured <= PROBE_PLAUSIBLE * out->floor;
+        if (out->trusted || clock_monotonic_ns() + CAL_RETRY_US * 1000u >= until)
+            break;
+        usleep(CAL_RETRY_US);
     }
-    memset(&scratch, 0, sizeof scratch);
-    scratch.ring = ring;
-    scratch.mask = sizeof ring / sizeof ring[0] - 1;
-    scratch.limit = UINT64_MAX;
-    t0 = clock_ticks();
-    for (r = 0; r < RECORDS; r++)
-        rec(&scratch, 1, PROBE_ENTER);
-    t1 = clock_ticks();
-    return best + (double)(t1 - t0) / RECORDS;
+    out->ticks = out->trusted ? out->measured : PROBE_PLAUSIBLE * out->floor;
+    return 0;
 }
 
 /* --- the probe class ------------------------------------------------------------------- */
@@ -669,6 +867,8 @@ int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err)
         void *tracing, *counting;
     } natives[] = {
         {"rootEnter0", "(Ljava/lang/Thread;II)V", n_root_enter, c_root_enter},
+        {"rootEnterOn0", "(Ljava/lang/Thread;II)V", n_root_enter_on, c_root_enter},
+        {"rootOther0", "(II)V", n_root_other, c_enter},
         {"rootExit0", "(II)V", n_root_exit, c_exit},
         {"rootFail0", "(Ljava/lang/Throwable;II)V", n_root_fail, c_fail},
         {"enter0", "(II)V", n_enter, c_enter},
@@ -718,7 +918,8 @@ int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err)
     for (i = 0; i < N_SLOTS; i++)
         if (static_field(jni, defined, slots[i], "Ljava/lang/Thread;", &slot_field[i], err) < 0)
             return -1;
-    if (static_field(jni, defined, "all", "Z", &all_field, err) < 0)
+    if (static_field(jni, defined, "all", "Z", &all_field, err) < 0 ||
+        static_field(jni, defined, "receiver", "Ljava/lang/Class;", &receiver_field, err) < 0)
         return -1;
     /* Counting sees every probe, whatever the thread. */
     if (counting)

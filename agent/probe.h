@@ -78,6 +78,9 @@ typedef struct probe_thread {
     int32_t full_depth;           /* after an overflow: exits at depth <= this are still recorded */
     uint32_t root_nest;           /* entry methods open (recursion nests) */
     int32_t root_depth[64];       /* depth at which each open entry method was entered */
+    uint64_t root_recv;           /* bit n: the nth open one is an inherited entry
+                                     method called on an instance of the named class */
+    uint64_t root_ext;            /* bit n: it raised max_depth by one (see root_enter) */
     probe_ev *ring;
     uint64_t mask;                /* ring capacity - 1 (a power of 2) */
     /* shared */
@@ -116,8 +119,11 @@ int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err);
 /* The global ref of the probe class (NULL before probe_install). */
 jclass probe_class(void);
 
-/* The probe methods the rewriter calls: for entry methods (root != 0) or
- * for the others. */
+/* The probe methods the rewriter calls, for a method whose plan_method.root
+ * is root: 0 (not an entry method), PLAN_ROOT, or PLAN_ROOT_RECEIVER (its
+ * entry probe takes the receiver: a call is traced only when it is an
+ * instance of the class probe_session_receiver set; inside a traced call,
+ * a call on another class is an ordinary call). */
 const rw_probes *probe_methods(int root);
 
 /* Starts accepting traced calls of session `session` (its entry methods are
@@ -125,8 +131,16 @@ const rw_probes *probe_methods(int root);
  * levels. Called by the session before instrumenting. */
 void probe_session_begin(uint32_t session, int depth);
 
-/* Stops starting new traced calls; calls in flight still complete. */
+/* Stops starting new traced calls; calls in flight still complete. Clears
+ * the receiver class. */
 void probe_session_end(JNIEnv *jni);
+
+/* The class whose instances are the receivers of the traced calls of
+ * PLAN_ROOT_RECEIVER entry methods (the named class; NULL: none), held by
+ * the probe class until probe_session_end. The class object itself, never
+ * a name: the named class may be defined by another loader than the
+ * entry method's. Set it before probe_session_begin. */
+void probe_session_receiver(JNIEnv *jni, jclass cls);
 
 /* The registry of threads that ever ran a traced call (newest first). */
 probe_thread *probe_threads(void);
@@ -165,12 +179,33 @@ uint64_t probe_ring_bytes(void);
  * as such). A thread's first ring is always given. */
 #define PROBE_RING_BUDGET ((uint64_t)256 << 20)
 
-/* Measures what one probe call costs inside a traced call, in ticks: a
- * probe call from JIT-compiled code (timing spin(), which calls enter on
- * this thread, outside any traced call) plus recording an event. The caller
- * is an agent thread that never traces; takes about 10-30 ms the first time
- * (spin() gets compiled). Returns 0 when it cannot measure. */
-double probe_calibrate(JNIEnv *jni);
+/* What one probe call costs inside a traced call, in ticks: a probe called
+ * from JIT-compiled code (spin(), which calls the enter native the way the
+ * probes do, on an agent thread outside any traced call) plus recording an
+ * event. */
+typedef struct probe_cost {
+    double ticks;      /* what to subtract per probe call: `measured` when
+                          trusted, else the plausible bound */
+    double measured;   /* the cheapest burst's cost per call */
+    double median;     /* the median burst's: how much load interfered */
+    double floor;      /* recording one event (clock read and stores), timed
+                          natively: a probe call costs more, never less */
+    int bursts;        /* bursts of probe calls timed */
+    int trusted;       /* measured is at most PROBE_PLAUSIBLE times floor */
+} probe_cost;
+
+/* A probe call costing more than this many times the floor was measured
+ * while something else ran (spin() not compiled yet, a busy JIT): it is
+ * not believed. */
+#define PROBE_PLAUSIBLE 4.0
+
+/* Measures the probes' cost into *out: many short bursts of probe calls
+ * once spin() is compiled (it runs until its cost stops falling), the
+ * cheapest taken; measured again after a pause while implausible, for at
+ * most 300 ms in all (about 10 ms on a quiet JVM), after which the figure
+ * is not trusted. The caller is an agent thread that never traces. Returns
+ * 0, or -1 (*out zeroed) when it cannot measure. */
+int probe_calibrate(JNIEnv *jni, probe_cost *out);
 
 /* Calls of the entry method on virtual threads that were not traced
  * because every slot was taken. */

@@ -54,6 +54,7 @@ struct meth {
     uint32_t init_idx;     /* constructor: the instruction initialising `this`, else NO_IDX */
     uint8_t idcode[3];     /* push id */
     uint32_t idlen;
+    int receiver;          /* the entry probe takes `this` (aload_0 first) */
     uint16_t enter_ref, exit_ref, fail_ref;
     uint32_t code_end;     /* new pc after the last old instruction = the handler */
     uint32_t total;        /* new code length */
@@ -376,6 +377,11 @@ static uint32_t probe_len(const struct meth *M)
     return M->idlen + 3;
 }
 
+static uint32_t enter_len(const struct meth *M)
+{
+    return probe_len(M) + (M->receiver ? 1 : 0);
+}
+
 static int layout(struct meth *M)
 {
     uint32_t i, pass;
@@ -393,7 +399,7 @@ static int layout(struct meth *M)
             struct ins *I = &M->ins[i];
 
             if (i == 0)
-                pos += probe_len(M);
+                pos += enter_len(M);
             I->tgt = (uint32_t)pos;
             if (is_return(I))
                 pos += probe_len(M);
@@ -458,6 +464,8 @@ static void emit_code(const struct meth *M, mct_buf *b)
         const struct ins *I = &M->ins[i];
         const bc_insn *in = &I->in;
 
+        if (i == 0 && M->receiver)
+            buf_u1(b, BC_ALOAD_0);
         if (i == 0)
             put_probe(M, b, M->enter_ref);
         if (is_return(I))
@@ -902,7 +910,8 @@ static int encode_id(struct meth *M, int32_t id)
 
 static int probe_refs(struct meth *M, const rw_probes *p)
 {
-    int e = cpool_methodref(M->cp, p->owner, p->enter, "(I)V", M->err);
+    int e = cpool_methodref(M->cp, p->owner, p->enter, p->enter_receiver ? "(Ljava/lang/Object;I)V" : "(I)V",
+                            M->err);
     int x = e < 0 ? -1 : cpool_methodref(M->cp, p->owner, p->exit, "(I)V", M->err);
     int f = x < 0 ? -1 : cpool_methodref(M->cp, p->owner, p->fail, "(Ljava/lang/Throwable;I)V", M->err);
 
@@ -935,6 +944,11 @@ static int rewrite_method(struct meth *M, const rw_target *t, mct_buf *b)
         return skip(M, "class file version 45.%u predates the Code layout of 45.3", M->c->minor);
     if (m->code->max_stack == 65535)
         return skip(M, "max_stack is already 65535");
+    /* A constructor's `this` is not an object yet where the probe runs. */
+    if (t->probes->enter_receiver && ((m->access & CF_ACC_STATIC) || m->name[0] == '<'))
+        return skip(M, "a %s has no receiver to pass to the entry probe",
+                    (m->access & CF_ACC_STATIC) ? "static method" : "constructor");
+    M->receiver = t->probes->enter_receiver;
     M->code = m->code;
     M->frames = M->c->major >= 50;
     if ((rc = decode(M)) != OK || (rc = load_frames(M)) != OK)

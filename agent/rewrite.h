@@ -3,6 +3,8 @@
  *
  * Each chosen method gets
  *   - at entry:        push id; invokestatic probes->owner.enter (I)V
+ *                      (with enter_receiver: aload_0; push id; invokestatic
+ *                      probes->owner.enter (Ljava/lang/Object;I)V)
  *   - before a return: push id; invokestatic probes->owner.exit (I)V
  *   - a catch-all handler, appended after the code and last in the exception
  *     table, covering the method after the entry probe (in a constructor: after
@@ -16,7 +18,8 @@
  * A method that cannot be rewritten safely is left as it is and its outcome
  * says why; the rest of the class is still rewritten. Skipped: methods
  * without code (abstract, native), jsr/ret subroutines, code that would
- * pass 65535 bytes, constructors whose `this` could still be uninitialized
+ * pass 65535 bytes, static methods and constructors given probes that take
+ * the receiver (they have none, or not yet), constructors whose `this` could still be uninitialized
  * after the super()/this() call (or, without a StackMapTable, that branch
  * before it), java.lang.Object.<init>, and anything malformed or unexpected
  * (tables off instruction boundaries, a frame missing where the verifier
@@ -39,6 +42,8 @@ typedef struct rw_probes {
     const char *enter;  /* static void enter(int id) */
     const char *exit;   /* static void exit(int id) */
     const char *fail;   /* static void fail(Throwable t, int id) */
+    int enter_receiver; /* enter is static void enter(Object receiver, int id)
+                           and gets `this` (instance methods only) */
 } rw_probes;
 
 /* One method to instrument. */

@@ -78,6 +78,7 @@ struct session {
     char end_detail[256];
     _Atomic int death_told;    /* the VMDeath thread told the client */
     clock_cal cal;
+    probe_cost probe;          /* measured as the session starts (bursts 0: not) */
     probe_ev *scratch;
     size_t scratch_cap;
     jmethodID thread_id;
@@ -103,7 +104,6 @@ static struct session *current;
 static pthread_mutex_t consumer = PTHREAD_MUTEX_INITIALIZER;
 static int untidy;    /* a ring was left big: on_tick tries again */
 static uint32_t next_gen = 1;
-static double probe_ticks = -1;  /* measured once per agent */
 
 static uint64_t now_ns(void)
 {
@@ -307,11 +307,35 @@ static struct tally tally(struct session *s)
     return t;
 }
 
+/* --- the probes' cost ------------------------------------------------------------------ */
+
+/* Measures what a probe call costs, before instrumenting: no traced call
+ * waits for it, and the JIT is not yet busy with the instrumented code.
+ * Each session measures anew: the JVM's load changes. */
+static void calibrate(struct session *s, JNIEnv *jni)
+{
+    /* When it cannot, nothing is subtracted and the client says so. */
+    probe_calibrate(jni, &s->probe);
+    s->cal = clock_calibration();
+}
+
+/* The figures of probe_calibrate in ns (PROTOCOL.md, `probe`). */
+static json_t *probe_json(const struct session *s)
+{
+    const probe_cost *p = &s->probe;
+    double k = s->cal.ns_per_tick;
+
+    return json_pack("{s:f, s:f, s:f, s:f, s:b, s:i}", "ns", p->ticks * k, "measured_ns", p->measured * k,
+                     "median_ns", p->median * k, "floor_ns", p->floor * k, "trusted", p->trusted, "bursts",
+                     p->bursts);
+}
+
 static json_t *plan_json(struct session *s)
 {
     json_t *methods = json_array();
     struct tally t = tally(s);
     char cls[1024];
+    json_t *msg;
     size_t i;
 
     if (methods == NULL)
@@ -338,13 +362,16 @@ static json_t *plan_json(struct session *s)
         json_array_append_new(methods, o);
     }
     pthread_mutex_unlock(&s->mlock);
-    return json_pack("{s:s, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:f, s:f, s:I, s:s}}", "type", "plan",
-                     "methods", methods, "summary", "instrumented", (json_int_t)t.instrumented, "pending",
-                     (json_int_t)t.pending, "skipped", (json_int_t)t.skipped, "failed", (json_int_t)t.failed,
-                     "excluded", (json_int_t)t.excluded, "planned", (json_int_t)t.planned,
-                     "capped", plan_capped(s->plan), "plan_ms",
-                     s->plan_ms, "instrument_ms", s->instrument_ms, "loaded_classes",
-                     (json_int_t)s->loaded_classes, "clock", clock_source());
+    msg = json_pack("{s:s, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:f, s:f, s:I, s:s}}", "type", "plan",
+                    "methods", methods, "summary", "instrumented", (json_int_t)t.instrumented, "pending",
+                    (json_int_t)t.pending, "skipped", (json_int_t)t.skipped, "failed", (json_int_t)t.failed,
+                    "excluded", (json_int_t)t.excluded, "planned", (json_int_t)t.planned,
+                    "capped", plan_capped(s->plan), "plan_ms",
+                    s->plan_ms, "instrument_ms", s->instrument_ms, "loaded_classes",
+                    (json_int_t)s->loaded_classes, "clock", clock_source());
+    if (msg != NULL && s->probe.bursts > 0)
+        json_object_set_new(json_object_get(msg, "summary"), "probe", probe_json(s));
+    return msg;
 }
 
 /* A new entry for plan method pm, appended to the session's list (and to
@@ -516,6 +543,7 @@ static int instrument(struct session *s, JNIEnv *jni, mct_err *err)
         rc = inst_retransform(jni, cs.classes, cs.n, err);
     /* Only now: a class may be rewritten in two passes (see
      * inst_retransform), and a tree taken between them would miss it. */
+    probe_session_receiver(jni, plan_receiver(s->plan) ? hj_class(plan_receiver(s->plan)) : NULL);
     probe_session_begin(s->gen, s->depth);
     set_free(&cs);
     s->instrument_ms = (double)(now_ns() - t0) / 1e6;
@@ -854,7 +882,7 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, u
     }
     __atomic_fetch_add(&s->calls, 1, __ATOMIC_RELAXED);
     o.cal = s->cal;
-    o.probe_ticks = probe_ticks > 0 ? (uint64_t)(probe_ticks + 0.5) : 0;
+    o.probe_ticks = (uint64_t)(s->probe.ticks + 0.5);
     tr = tree_build(ev, len, &o, &err);
     if (tr == NULL) {
         vm_log("dropping a traced call: %s", err.msg);
@@ -1176,8 +1204,10 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
                         "instrumented_classes", (json_int_t)inst_rewritten_classes());
         if (end != NULL && s->end_detail[0] != '\0')
             json_object_set_new(end, "detail", json_string(s->end_detail));
-        if (end != NULL && probe_ticks > 0)
-            json_object_set_new(end, "probe_ns", json_real(probe_ticks * s->cal.ns_per_tick));
+        if (end != NULL && s->probe.bursts > 0) {
+            json_object_set_new(end, "probe_ns", json_real(s->probe.ticks * s->cal.ns_per_tick));
+            json_object_set_new(end, "probe", probe_json(s));
+        }
         send_within(s, end, END_SEND_MS);
     }
     pthread_mutex_lock(&slock);
@@ -1235,6 +1265,7 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         finish(s, jni, 0);
         return;
     }
+    calibrate(s, jni);
     /* The rings are this session's once the last one has shrunk them. */
     pthread_mutex_lock(&consumer);
     s->dropped_base = dropped_total();
@@ -1260,8 +1291,6 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         s->ready = 1;
         pthread_mutex_unlock(&s->mlock);
         extend(s, jni, 1);
-        if (probe_ticks < 0)
-            probe_ticks = probe_calibrate(jni);
         s->last_status_ns = s->last_extend_ns = now_ns();
         run_loop(s, jni);
     }

@@ -18,7 +18,7 @@ typedef struct tree tree;
 
 typedef struct tree_opts {
     clock_cal cal;            /* converts ticks to ns */
-    uint64_t probe_ticks;     /* the measured cost of one probe call, in ticks */
+    uint64_t probe_ticks;     /* subtracted per probe call, in ticks (probe_cost.ticks) */
 } tree_opts;
 
 /* Builds the tree of one call from its n events (as published: the first is

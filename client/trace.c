@@ -110,7 +110,70 @@ struct run {
     int over;            /* a call took longer than --fail-over-ms */
     int output_broken;
     int rc;
+    double probe_ns;     /* subtracted per probe call; 0 = nothing */
+    int probe_warned;    /* said that durations near it are not trustworthy */
 };
+
+/* Durations within this many probe costs of 0 are not trustworthy. */
+#define PROBE_NEAR 2
+
+/* Says what the agent subtracts per probe call (from the plan's summary):
+ * with -v the figure and its spread; always, when it could not be trusted. */
+static void print_probe(struct run *r, const json_t *summary)
+{
+    const json_t *p = json_object_get(summary, "probe");
+
+    if (p == NULL) {
+        log_verbose("the cost of a probe call could not be measured: nothing is subtracted from the durations");
+        return;
+    }
+    r->probe_ns = json_number_value(json_object_get(p, "ns"));
+    log_verbose("a probe call costs %.1f ns (the cheapest of %lld bursts; median %.1f ns; recording alone "
+                "%.1f ns); %.1f ns is subtracted from a duration per probe call",
+                json_number_value(json_object_get(p, "measured_ns")), num(p, "bursts"),
+                json_number_value(json_object_get(p, "median_ns")),
+                json_number_value(json_object_get(p, "floor_ns")), r->probe_ns);
+    if (!json_is_true(json_object_get(p, "trusted"))) {
+        double measured = json_number_value(json_object_get(p, "measured_ns"));
+        double floor_ns = json_number_value(json_object_get(p, "floor_ns"));
+
+        log_error("the cost of a probe call could not be measured reliably: %.1f ns, %.0f times the %.1f ns of "
+                  "recording an event (the JVM had not compiled the probes, or the machine is busy); %.1f ns is "
+                  "subtracted per probe call, "
+                  "and durations under %.0f ns are not trustworthy",
+                  measured, floor_ns > 0 ? measured / floor_ns : 0, floor_ns, r->probe_ns,
+                  PROBE_NEAR * r->probe_ns);
+        r->probe_warned = 1;
+    }
+}
+
+/* Whether a node of the tree took less than limit ns in one of its calls. */
+static int has_short(const json_t *node, double limit)
+{
+    const json_t *children = json_object_get(node, "children");
+    size_t i;
+
+    if (num(node, "calls") > 0 && (double)num(node, "min_ns") < limit)
+        return 1;
+    for (i = 0; i < json_array_size(children); i++)
+        if (has_short(json_array_get(children, i), limit))
+            return 1;
+    return 0;
+}
+
+/* Once per session: a printed call has durations that are mostly probe
+ * cost, which the subtraction cannot make exact. */
+static void warn_short(struct run *r, const json_t *call)
+{
+    double limit = PROBE_NEAR * r->probe_ns;
+
+    if (r->probe_warned || r->probe_ns <= 0 || !has_short(json_object_get(call, "root"), limit))
+        return;
+    r->probe_warned = 1;
+    log_error("durations under %.0f ns are not trustworthy: a probe call costs about %.1f ns, which is "
+              "subtracted from every duration, and some calls took less than %d times that",
+              limit, r->probe_ns, PROBE_NEAR);
+}
 
 static void send_stop(struct run *r, const char *reason)
 {
@@ -145,6 +208,7 @@ static void on_call(struct run *r, const json_t *call)
         return;
     }
     r->printed++;
+    warn_short(r, call);
     if (r->c->fail_over_ms >= 0 && (double)num(root, "total_ns") > r->c->fail_over_ms * 1e6) {
         /* The reason for exit status 4, said once. */
         if (!r->over)
@@ -180,12 +244,19 @@ static int on_end(struct run *r, const json_t *m)
         r->rc = MCT_EXIT_INTERNAL;
     }
     log_verbose("session ended (%s): %lld call%s completed, %lld printed, %lld under --min-ms, "
-                "%lld not traced; %lld classes restored, %lld still instrumented; "
-                "a probe cost %.1f ns (subtracted from the durations)",
+                "%lld not traced; %lld classes restored, %lld still instrumented",
                 reason, num(m, "calls"), num(m, "calls") == 1 ? "" : "s", num(m, "printed"),
                 num(m, "filtered"), num(m, "dropped"),
-                num(m, "restored_classes"), num(m, "instrumented_classes"),
-                json_number_value(json_object_get(m, "probe_ns")));
+                num(m, "restored_classes"), num(m, "instrumented_classes"));
+    if (json_object_get(m, "probe") != NULL) {
+        const json_t *p = json_object_get(m, "probe");
+
+        log_verbose("this session's probe call cost %.1f ns (median %.1f ns, %s), %.1f ns subtracted per call",
+                    json_number_value(json_object_get(p, "measured_ns")),
+                    json_number_value(json_object_get(p, "median_ns")),
+                    json_is_true(json_object_get(p, "trusted")) ? "trusted" : "not trusted",
+                    json_number_value(json_object_get(p, "ns")));
+    }
     if (num(m, "discarded") > 0)
         log_verbose("of the calls not traced, %lld had completed but were still waiting for the agent "
                     "when the session ended (discarded, not sent)", num(m, "discarded"));
@@ -417,6 +488,7 @@ static int session(struct run *r)
         return code;
     }
     print_summary(c, plan);
+    print_probe(r, json_object_get(plan, "summary"));
     if (c->verbose)
         print_plan(stderr, plan);
     json_decref(plan);

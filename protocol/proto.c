@@ -287,6 +287,18 @@ static const struct field plan_method_fields[] = {
 };
 static const struct schema plan_method_schema = { "plan method", 0, 0, plan_method_fields };
 
+/* The probes' cost (the agent's probe_calibrate, in ns). */
+static const struct field probe_fields[] = {
+    { .name = "ns", .kind = K_NUM, .min = 0, .max = LLONG_MAX },
+    { .name = "measured_ns", .kind = K_NUM, .min = 0, .max = LLONG_MAX },
+    { .name = "median_ns", .kind = K_NUM, .min = 0, .max = LLONG_MAX },
+    { .name = "floor_ns", .kind = K_NUM, .min = 0, .max = LLONG_MAX },
+    BOOL("trusted"),
+    INT("bursts", 1, INT_MAX),
+    END
+};
+static const struct schema probe_schema = { "probe cost", 0, 0, probe_fields };
+
 static const struct field plan_summary_fields[] = {
     INT("instrumented", 0, LLONG_MAX),
     INT("pending", 0, LLONG_MAX),
@@ -299,6 +311,7 @@ static const struct field plan_summary_fields[] = {
     { .name = "instrument_ms", .kind = K_NUM, .min = 0, .max = LLONG_MAX },
     INT("loaded_classes", 0, LLONG_MAX),
     STR("clock", 1, 64),
+    { .name = "probe", .kind = K_OBJ, .optional = 1, .sub = &probe_schema },
     END
 };
 static const struct schema plan_summary_schema = { "plan summary", 0, 0, plan_summary_fields };
@@ -359,6 +372,7 @@ static const struct field end_fields[] = {
     OPT_INT("restored_classes", 0, LLONG_MAX),
     OPT_INT("instrumented_classes", 0, LLONG_MAX),
     OPT_NUM("probe_ns"),
+    { .name = "probe", .kind = K_OBJ, .optional = 1, .sub = &probe_schema },
     END
 };
 

@@ -13,7 +13,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const rw_probes probes = {"fuzz/Probe", "enter", "exit", "fail"};
+static const rw_probes probes = {"fuzz/Probe", "enter", "exit", "fail", 0};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -174,8 +174,9 @@ static void test_levels(void)
         m = plan_at(p, 0);
         CHECK(m->cls == hier_dir_ops.find(h, "planfx/shop/Checkout", NULL));
         CHECK_INT(m->access, CF_ACC_PUBLIC);
-        CHECK_INT(m->root, 1);
+        CHECK_INT(m->root, PLAN_ROOT);
         CHECK(m->reason == NULL);
+        CHECK(plan_receiver(p) == NULL);
         m = plan_at(p, 5);
         CHECK_STR(m->name, "fib");
         CHECK_INT(m->access, CF_ACC_STATIC);
@@ -401,21 +402,47 @@ static void test_entries(void)
 
     r = req_of("planfx.shop.Checkout", "audit", 2, SHOP);
     expect_plan(__LINE__, h, &r,
-                "1 I planfx/shop/BaseService.audit(J)J root: entry method, inherited from a superclass\n"
+                "1 I planfx/shop/BaseService.audit(J)J root: entry method, inherited from a superclass: traced "
+                "only when the receiver is an instance of the class named\n"
                 "2 X planfx/util/Log.info(Ljava/lang/String;)V: does not match the regex\n");
     r = req_of("planfx.shop.PercentDiscount", "label", 1, SHOP);
     expect_plan(__LINE__, h, &r,
                 "1 I planfx/shop/Discount.label()Ljava/lang/String; root: entry method, a default "
-                "method inherited from an interface\n");
+                "method inherited from an interface: traced only when the receiver is an instance of the "
+                "class named\n");
     /* Inherited from the abstract superclass; static through a subclass. */
     r = req_of("planfx.shop.PercentDiscount", "apply", 1, SHOP);
     expect_plan(__LINE__, h, &r,
                 "1 I planfx/shop/AbstractDiscount.apply(J)J root: entry method, inherited from a "
-                "superclass\n");
+                "superclass: traced only when the receiver is an instance of the class named\n");
     r = req_of("planfx.shop.GiftItem", "parse", 1, SHOP);
     expect_plan(__LINE__, h, &r,
                 "1 I planfx/shop/Item.parse(Ljava/lang/String;)Lplanfx/shop/Item; root: entry method, "
-                "inherited from a superclass\n");
+                "a static method inherited from a superclass: every call is traced, whatever class it is "
+                "called through\n");
+    /* Only the calls of an inherited instance method on the named class are
+     * its calls: the plan says so, and names that class. */
+    {
+        mct_err err;
+        plan *p;
+
+        r = req_of("planfx.shop.PercentDiscount", "apply", 1, SHOP);
+        p = plan_build(&r, &hier_dir_ops, h, &err);
+        CHECK(p != NULL);
+        if (p != NULL) {
+            CHECK_INT(plan_at(p, 0)->root, PLAN_ROOT_RECEIVER);
+            CHECK(plan_receiver(p) == hier_dir_ops.find(h, "planfx/shop/PercentDiscount", NULL));
+            plan_free(p);
+        }
+        r = req_of("planfx.shop.GiftItem", "parse", 1, SHOP);
+        p = plan_build(&r, &hier_dir_ops, h, &err);
+        CHECK(p != NULL);
+        if (p != NULL) {
+            CHECK_INT(plan_at(p, 0)->root, PLAN_ROOT);
+            CHECK(plan_receiver(p) == NULL);
+            plan_free(p);
+        }
+    }
 
     r = req_of("planfx.shop.Discount", "apply", 2, SHOP);
     expect_plan(__LINE__, h, &r,

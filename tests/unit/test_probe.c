@@ -14,6 +14,7 @@
 #include "classfile.h"
 #include "clock.h"
 #include "methods.h"
+#include "planner.h"
 #include "probe.h"
 #include "tree.h"
 
@@ -23,13 +24,14 @@ typedef void(JNICALL *native_oki)(JNIEnv *, jclass, jobject, jint, jint);
 
 #define SLOTS 8
 
-static native_ki n_enter0, n_exit0, n_root_exit0;
+static native_ki n_enter0, n_exit0, n_root_exit0, n_root_other0;
 static native_tki n_fail0, n_root_fail0;
-static native_oki n_root_enter0;
+static native_oki n_root_enter0, n_root_enter_on0;
 static int defined_ok;
 static _Atomic int global_refs;
 static jobject slot_value[SLOTS];
 static jboolean all_value;
+static jobject receiver_value;   /* Probe.receiver */
 static int virtual_answer; /* what Thread.isVirtual answers */
 static __thread jobject current; /* Thread.currentThread() of a test thread */
 
@@ -54,11 +56,12 @@ static jclass JNICALL f_define(JNIEnv *env, const char *name, jobject loader, co
                 natives = 0;
         }
         /* what the rewriter calls, and what the agent binds and times */
-        defined_ok = natives == 6 && cf_find_method(c, "spin", "(I)V") != NULL &&
+        defined_ok = natives == 8 && cf_find_method(c, "spin", "(I)V") != NULL &&
                      cf_find_method(c, "enter0", "(II)V") != NULL &&
                      cf_find_method(c, "enter", "(I)V") != NULL && cf_find_method(c, "exit", "(I)V") != NULL &&
                      cf_find_method(c, "fail", "(Ljava/lang/Throwable;I)V") != NULL &&
                      cf_find_method(c, "rootEnter", "(I)V") != NULL &&
+                     cf_find_method(c, "rootEnterOn", "(Ljava/lang/Object;I)V") != NULL &&
                      cf_find_method(c, "rootExit", "(I)V") != NULL &&
                      cf_find_method(c, "rootFail", "(Ljava/lang/Throwable;I)V") != NULL;
     }
@@ -79,6 +82,10 @@ static jint JNICALL f_register(JNIEnv *env, jclass cls, const JNINativeMethod *m
             n_fail0 = (native_tki)m[i].fnPtr;
         else if (strcmp(m[i].name, "rootEnter0") == 0)
             n_root_enter0 = (native_oki)m[i].fnPtr;
+        else if (strcmp(m[i].name, "rootEnterOn0") == 0)
+            n_root_enter_on0 = (native_oki)m[i].fnPtr;
+        else if (strcmp(m[i].name, "rootOther0") == 0)
+            n_root_other0 = (native_ki)m[i].fnPtr;
         else if (strcmp(m[i].name, "rootExit0") == 0)
             n_root_exit0 = (native_ki)m[i].fnPtr;
         else if (strcmp(m[i].name, "rootFail0") == 0)
@@ -107,7 +114,7 @@ static jclass JNICALL f_get_class(JNIEnv *env, jobject o)
     return fake_exc_class;
 }
 
-/* Static fields: t0..t7 are ids 1..8, all is id 9. */
+/* Static fields: t0..t7 are ids 1..8, all is id 9, receiver 10. */
 static jfieldID JNICALL f_static_field(JNIEnv *env, jclass cls, const char *name, const char *sig)
 {
     if (name[0] == 't' && name[1] >= '0' && name[1] <= '7' && name[2] == '\0' &&
@@ -115,12 +122,17 @@ static jfieldID JNICALL f_static_field(JNIEnv *env, jclass cls, const char *name
         return (jfieldID)(uintptr_t)(name[1] - '0' + 1);
     if (strcmp(name, "all") == 0 && strcmp(sig, "Z") == 0)
         return (jfieldID)(uintptr_t)9;
+    if (strcmp(name, "receiver") == 0 && strcmp(sig, "Ljava/lang/Class;") == 0)
+        return (jfieldID)(uintptr_t)10;
     return NULL;
 }
 
 static void JNICALL f_set_static_object(JNIEnv *env, jclass cls, jfieldID f, jobject v)
 {
-    slot_value[(uintptr_t)f - 1] = v;
+    if ((uintptr_t)f == 10)
+        receiver_value = v;
+    else
+        slot_value[(uintptr_t)f - 1] = v;
 }
 
 static void JNICALL f_set_static_boolean(JNIEnv *env, jclass cls, jfieldID f, jboolean v)
@@ -198,6 +210,21 @@ static void p_root_enter(JNIEnv *e, jclass cls, jint id)
     n_root_enter0(e, cls, current, java_slot(), id);
 }
 
+/* rootEnterOn: named says whether the receiver is an instance of the class
+ * in Probe.receiver (isInstance). */
+static void p_root_enter_on(JNIEnv *e, jclass cls, int named, jint id)
+{
+    int k;
+
+    if (receiver_value != NULL && named) {
+        n_root_enter_on0(e, cls, current, java_slot(), id);
+        return;
+    }
+    k = java_slot();
+    if (k >= 0 || all_value)
+        n_root_other0(e, cls, k, id);
+}
+
 static void p_root_exit(JNIEnv *e, jclass cls, jint id)
 {
     n_root_exit0(e, cls, java_slot(), id);
@@ -215,7 +242,7 @@ static struct jvmtiInterface_1_ jvmti_fns;
 static const struct jvmtiInterface_1_ *jvmti_obj = &jvmti_fns;
 static jvmtiEnv *jvmti = (jvmtiEnv *)&jvmti_obj;
 
-static int32_t ROOT, OTHER_ROOT, A, B, C, D;
+static int32_t ROOT, OTHER_ROOT, OWN_ROOT, A, B, C, D;
 
 /* This thread's state: the first one registered (other threads come later). */
 static probe_thread *me(void)
@@ -260,10 +287,15 @@ static void test_install(void)
     jni_fns.ExceptionClear = f_exception_clear;
     CHECK(probe_install(env, jvmti, 0, &err) == 0);
     CHECK(defined_ok);
-    CHECK(n_enter0 && n_exit0 && n_fail0 && n_root_enter0 && n_root_exit0 && n_root_fail0);
+    CHECK(n_enter0 && n_exit0 && n_fail0 && n_root_enter0 && n_root_exit0 && n_root_fail0 && n_root_enter_on0 &&
+          n_root_other0);
     CHECK(probe_install(env, jvmti, 0, &err) == 0); /* idempotent */
     CHECK_STR(probe_methods(1)->enter, "rootEnter");
     CHECK_STR(probe_methods(0)->fail, "fail");
+    CHECK_STR(probe_methods(PLAN_ROOT_RECEIVER)->enter, "rootEnterOn");
+    CHECK_STR(probe_methods(PLAN_ROOT_RECEIVER)->exit, "rootExit");
+    CHECK_INT(probe_methods(PLAN_ROOT_RECEIVER)->enter_receiver, 1);
+    CHECK_INT(probe_methods(PLAN_ROOT)->enter_receiver, 0);
 }
 
 static void test_outside_session(void)
@@ -426,6 +458,78 @@ static void test_overflow(void)
         json_decref(j);
         tree_free(tr);
     }
+    probe_session_begin(1, 3);
+}
+
+/* An inherited entry method (ROOT, rootEnterOn): a call on another class
+ * is nothing outside a traced call and an ordinary node inside one; a call
+ * on the named class is traced, and the named class's own entry method
+ * (OWN_ROOT) called right from it costs no level of the depth (2 here). */
+static void test_receiver(void)
+{
+    probe_ev ev[16];
+    size_t n;
+
+    probe_session_begin(1, 2);
+    probe_session_receiver(env, fake_class);
+    CHECK(receiver_value == fake_class);
+    p_root_enter_on(env, fake_class, 0, ROOT);
+    p_enter(env, fake_class, A);
+    p_exit(env, fake_class, A);
+    p_root_exit(env, fake_class, ROOT);
+    CHECK_INT(pending(me(), ev, 16), 0);
+    CHECK_INT(me()->depth, 0);
+
+    p_root_enter_on(env, fake_class, 1, ROOT);  /* depth 1: traced */
+    p_root_enter_on(env, fake_class, 0, ROOT);  /* depth 2: another class's */
+    p_enter(env, fake_class, A);                /* depth 3: not recorded */
+    p_exit(env, fake_class, A);
+    p_root_exit(env, fake_class, ROOT);
+    CHECK_INT(me()->depth, 1);
+    p_root_enter(env, fake_class, OWN_ROOT);    /* depth 2, costs no level */
+    p_enter(env, fake_class, B);                /* depth 3: recorded */
+    p_enter(env, fake_class, C);                /* depth 4: not */
+    p_exit(env, fake_class, C);
+    p_exit(env, fake_class, B);
+    p_root_exit(env, fake_class, OWN_ROOT);
+    CHECK_INT(me()->max_depth, 2);
+    p_enter(env, fake_class, A);                /* depth 2 */
+    p_enter(env, fake_class, C);                /* depth 3: not recorded */
+    p_exit(env, fake_class, C);
+    p_exit(env, fake_class, A);
+    p_root_exit(env, fake_class, ROOT);
+    CHECK_INT(me()->depth, 0);
+    n = pending(me(), ev, 16);
+    CHECK_INT(n, 10);
+    CHECK_INT(PROBE_KIND(ev[0].kind), PROBE_ROOT_ENTER);
+    CHECK_INT(PROBE_LEN(ev[0].kind), 10);
+    CHECK_INT(PROBE_KIND(ev[1].kind), PROBE_ENTER);  /* the call on another class */
+    CHECK_INT(ev[1].id, ROOT);
+    CHECK_INT(ev[2].id, ROOT);
+    CHECK_INT(PROBE_KIND(ev[3].kind), PROBE_ROOT_ENTER);
+    CHECK_INT(ev[3].id, OWN_ROOT);
+    CHECK_INT(PROBE_KIND(ev[4].kind), PROBE_ENTER);
+    CHECK_INT(ev[4].id, B);
+    CHECK_INT(PROBE_KIND(ev[5].kind), PROBE_EXIT);
+    CHECK_INT(ev[5].id, B);
+    CHECK_INT(PROBE_KIND(ev[6].kind), PROBE_ROOT_EXIT);
+    CHECK_INT(ev[6].id, OWN_ROOT);
+    CHECK_INT(ev[7].id, A);
+    CHECK_INT(ev[8].id, A);
+    CHECK_INT(PROBE_KIND(ev[9].kind), PROBE_ROOT_EXIT);
+    CHECK_INT(PROBE_SESSION(ev[9].kind), 1);
+
+    /* Right from a plain entry method, the own one costs a level. */
+    p_root_enter(env, fake_class, ROOT);
+    p_root_enter(env, fake_class, OWN_ROOT);
+    p_enter(env, fake_class, B);                /* depth 3: not recorded */
+    p_exit(env, fake_class, B);
+    p_root_exit(env, fake_class, OWN_ROOT);
+    p_root_exit(env, fake_class, ROOT);
+    CHECK_INT(pending(me(), ev, 16), 4);
+
+    probe_session_end(env);
+    CHECK(receiver_value == NULL);
     probe_session_begin(1, 3);
 }
 
@@ -706,6 +810,7 @@ int main(void)
     current = fake_thread;
     ROOT = mt_add("com/shop/Cart", "total", "()J", 1, 1, &err);
     OTHER_ROOT = mt_add("com/shop/Other", "total", "()J", 2, 1, &err);
+    OWN_ROOT = mt_add("com/shop/Cart", "total", "(I)J", 1, 1, &err);
     A = mt_add("com/shop/Cart", "a", "()V", 1, 0, &err);
     B = mt_add("com/shop/Cart", "b", "()V", 1, 0, &err);
     C = mt_add("com/shop/Cart", "c", "()V", 1, 0, &err);
@@ -717,6 +822,7 @@ int main(void)
     test_call_outlives_session();
     test_nesting_and_missed_exit();
     test_exception();
+    test_receiver();
     test_overflow();
     test_virtual_thread();
     test_slots_full();

@@ -314,6 +314,21 @@ static void test_replies(void)
            "probe_ns: must be a number, got a string");
     REJECT("{\"type\":\"end\",\"reason\":\"count\",\"probe_ns\":-1}", PROTO_REPLY, MCT_E_PROTO,
            "probe_ns: -1 is outside 0..");
+    /* The probes' cost, in the end and in the plan's summary. */
+#define PROBE "\"probe\":{\"ns\":20.5,\"measured_ns\":20.5,\"median_ns\":23,\"floor_ns\":8.2," \
+              "\"trusted\":true,\"bursts\":928}"
+    ACCEPT("{\"type\":\"end\",\"reason\":\"count\",\"probe_ns\":20.5," PROBE "}", PROTO_REPLY);
+    REJECT("{\"type\":\"end\",\"reason\":\"count\",\"probe\":{\"ns\":20.5,\"measured_ns\":20.5,"
+           "\"median_ns\":23,\"floor_ns\":8.2,\"trusted\":1,\"bursts\":928}}", PROTO_REPLY, MCT_E_PROTO,
+           "probe.trusted: must be true or false, got an integer");
+    REJECT("{\"type\":\"end\",\"reason\":\"count\",\"probe\":{\"ns\":20.5,\"measured_ns\":20.5,"
+           "\"median_ns\":23,\"trusted\":true,\"bursts\":928}}", PROTO_REPLY, MCT_E_PROTO,
+           "probe.floor_ns: missing");
+    REJECT("{\"type\":\"end\",\"reason\":\"count\",\"probe\":{\"ns\":-3,\"measured_ns\":20.5,"
+           "\"median_ns\":23,\"floor_ns\":8.2,\"trusted\":true,\"bursts\":928}}", PROTO_REPLY, MCT_E_PROTO,
+           "probe.ns: -3 is outside 0..");
+    REJECT("{\"type\":\"end\",\"reason\":\"count\",\"probe\":7}", PROTO_REPLY, MCT_E_PROTO,
+           "probe: must be an object, got an integer");
     ACCEPT("{\"type\":\"status\",\"calls_seen\":3,\"phase\":\"tracing\"}", PROTO_REPLY);
     REJECT("{\"type\":\"status\",\"calls_seen\":[3]}", PROTO_REPLY, MCT_E_PROTO,
            "\"calls_seen\" must be an integer or a string, got an array");
@@ -322,6 +337,14 @@ static void test_replies(void)
     ACCEPT("{\"type\":\"plan\",\"methods\":[{\"class\":\"a.B\",\"method\":\"m\",\"desc\":\"()V\","
            "\"level\":1,\"status\":\"instrumented\",\"root\":true,\"id\":0,\"why\":\"entry\"}],"
            "\"classes\":1," SUMMARY "}", PROTO_REPLY);
+    ACCEPT("{\"type\":\"plan\",\"methods\":[],\"summary\":{\"instrumented\":1,\"pending\":0,\"skipped\":0,"
+           "\"failed\":0,\"excluded\":0,\"planned\":0,\"capped\":false,\"plan_ms\":2.5,\"instrument_ms\":1,"
+           "\"loaded_classes\":9,\"clock\":\"tsc\"," PROBE "}}", PROTO_REPLY);
+    REJECT("{\"type\":\"plan\",\"methods\":[],\"summary\":{\"instrumented\":1,\"pending\":0,\"skipped\":0,"
+           "\"failed\":0,\"excluded\":0,\"planned\":0,\"capped\":false,\"plan_ms\":2.5,\"instrument_ms\":1,"
+           "\"loaded_classes\":9,\"clock\":\"tsc\",\"probe\":{\"ns\":1,\"measured_ns\":1,\"median_ns\":1,"
+           "\"floor_ns\":1,\"trusted\":true,\"bursts\":0}}}", PROTO_REPLY, MCT_E_PROTO,
+           "summary.probe.bursts: 0 is outside 1..");
     REJECT("{\"type\":\"plan\",\"methods\":[]}", PROTO_REPLY, MCT_E_PROTO, "summary: missing");
     REJECT("{\"type\":\"plan\",\"methods\":[],\"summary\":{\"instrumented\":1}}", PROTO_REPLY,
            MCT_E_PROTO, "summary.pending: missing");

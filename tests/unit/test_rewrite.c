@@ -21,7 +21,8 @@
 #include "rewrite.h"
 #include "stackmap.h"
 
-static const rw_probes probes = {"test/Probe", "enter", "exit", "fail"};
+static const rw_probes probes = {"test/Probe", "enter", "exit", "fail", 0};
+static const rw_probes receiver_probes = {"test/Probe", "enterOn", "exit", "fail", 1};
 
 /* One rewrite: the input bytes, the outcome, the output and its view. */
 struct rw {
@@ -45,10 +46,10 @@ static void rw_done(struct rw *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Rewrites method index m of the class in (owned by r) with id. */
-static int rw_run(struct rw *r, uint8_t *in, size_t len, uint16_t m, int32_t id)
+/* Rewrites method index m of the class in (owned by r) with id and p. */
+static int rw_run_with(struct rw *r, uint8_t *in, size_t len, uint16_t m, int32_t id, const rw_probes *p)
 {
-    rw_target t = {.method = m, .id = id, .probes = &probes};
+    rw_target t = {.method = m, .id = id, .probes = p};
 
     memset(r, 0, sizeof *r);
     r->in = in;
@@ -75,6 +76,11 @@ static int rw_run(struct rw *r, uint8_t *in, size_t len, uint16_t m, int32_t id)
         }
     }
     return 0;
+}
+
+static int rw_run(struct rw *r, uint8_t *in, size_t len, uint16_t m, int32_t id)
+{
+    return rw_run_with(r, in, len, m, id, &probes);
 }
 
 /* Builds a class T (version major) with one static method "m" desc. */
@@ -591,6 +597,84 @@ static void test_skips(void)
         d = ca_finish(&a, &len);
         expect_skip(d, len, 0, "may be uninitialized at pc 9", __LINE__);
     }
+}
+
+/* An entry probe that takes the receiver: aload_0 before it, its
+ * descriptor (Object, int); a branch to pc 0 lands after both; static
+ * methods and constructors have no receiver to give. */
+static void test_receiver(void)
+{
+    /* void m(int x) { while (--x != 0); } as 0 iinc 1 -1; 3 iload_1; 4 ifne 0; 7 return */
+    static const uint8_t loop[] = {BC_IINC, 1, 0xff, 0x1b, BC_IFNE, 0xff, 0xfc, BC_RETURN};
+    static const uint8_t smt[] = {0, 1, 0};
+    static const uint8_t want[] = {
+        BC_ALOAD_0, BC_BIPUSH, 9, BC_INVOKESTATIC, 0, 0, /* 0: entry probe */
+        BC_IINC, 1, 0xff, 0x1b, BC_IFNE, 0xff, 0xfc,     /* 6: the loop, back to 6 */
+        BC_BIPUSH, 9, BC_INVOKESTATIC, 0, 0, BC_RETURN,  /* 13: exit probe; 18: return */
+        BC_DUP, BC_BIPUSH, 9, BC_INVOKESTATIC, 0, 0, BC_ATHROW
+    };
+    static const uint8_t ret[] = {BC_RETURN};
+    static const uint8_t ctor[] = {0x2a, BC_INVOKESPECIAL, 0, 0, BC_RETURN};
+    struct rw r;
+    mct_buf attrs;
+    ca_class a;
+    size_t len, i;
+    uint8_t *d;
+    uint16_t init;
+    cf_ref ref;
+
+    ca_init(&a, "T", "java/lang/Object", 52);
+    buf_init(&attrs);
+    ca_attr(&a, &attrs, "StackMapTable", smt, sizeof smt);
+    d = one_method(52, CF_ACC_PUBLIC, "(I)V", loop, sizeof loop, 1, 2, NULL, 0, &attrs, 1, &len, &a);
+    buf_free(&attrs);
+    if (rw_run_with(&r, d, len, 0, 9, &receiver_probes) == 0) {
+        const cf_code *oc = r.oc ? r.oc->methods[0].code : NULL;
+
+        CHECK_INT(r.rc, 0);
+        CHECK_INT(r.o.status, RW_REWRITTEN);
+        CHECK(oc != NULL && oc->code_len == sizeof want);
+        for (i = 0; oc != NULL && i < sizeof want && i < oc->code_len; i++) {
+            if (i >= 3 && (want[i - 2] == BC_INVOKESTATIC || want[i - 1] == BC_INVOKESTATIC))
+                continue;
+            if (oc->code[i] != want[i]) {
+                fprintf(stderr, "receiver: code[%zu] = 0x%02x, want 0x%02x\n", i, oc->code[i], want[i]);
+                check_failures++;
+            }
+        }
+        if (oc != NULL && oc->code_len == sizeof want) {
+            CHECK(cf_member_ref(r.oc, u2at(oc->code + 4), &ref) == 0 && strcmp(ref.name, "enterOn") == 0 &&
+                  strcmp(ref.desc, "(Ljava/lang/Object;I)V") == 0);
+            CHECK(cf_member_ref(r.oc, u2at(oc->code + 16), &ref) == 0 && strcmp(ref.name, "exit") == 0 &&
+                  strcmp(ref.desc, "(I)V") == 0);
+            CHECK_INT(oc->max_stack, 3);
+            CHECK_INT(oc->handlers[0].start, 6);
+        }
+    }
+    rw_done(&r);
+
+    d = one_method(52, CF_ACC_STATIC, "()V", ret, sizeof ret, 0, 0, NULL, 0, NULL, 0, &len, NULL);
+    if (rw_run_with(&r, d, len, 0, 1, &receiver_probes) == 0)
+        CHECK(r.rc == 0 && r.o.status == RW_SKIPPED && strstr(r.o.reason, "a static method has no receiver") &&
+              r.out == NULL);
+    rw_done(&r);
+
+    ca_init(&a, "T", "java/lang/Object", 52);
+    init = ca_methodref(&a, "java/lang/Object", "<init>", "()V");
+    {
+        uint8_t c[sizeof ctor];
+        ca_code cc = {.code = c, .len = sizeof c, .max_stack = 1, .max_locals = 1};
+
+        memcpy(c, ctor, sizeof c);
+        c[2] = (uint8_t)(init >> 8);
+        c[3] = (uint8_t)init;
+        ca_method(&a, 0, "<init>", "()V", &cc);
+        d = ca_finish(&a, &len);
+    }
+    if (rw_run_with(&r, d, len, 0, 1, &receiver_probes) == 0)
+        CHECK(r.rc == 0 && r.o.status == RW_SKIPPED && strstr(r.o.reason, "a constructor has no receiver") &&
+              r.out == NULL);
+    rw_done(&r);
 }
 
 static void test_errors(void)
@@ -1162,6 +1246,7 @@ int main(void)
     test_switches();
     test_widening();
     test_skips();
+    test_receiver();
     test_errors();
     test_ids();
     test_cpool();

@@ -18,6 +18,12 @@ package mcalltree.agent;
  * enter/exit/fail, which go native only for a thread inside a traced call:
  * outside one, a probe costs Thread.currentThread() and a few compares,
  * which the JIT inlines into the caller.
+ *
+ * An entry method the named class inherits runs for other classes too: it
+ * calls rootEnterOn with its receiver, and only a call on an instance of
+ * the named class (receiver, set by the agent for the session) is an entry
+ * call. A call on another class is what a call of an ordinary instrumented
+ * method would be: nothing outside a traced call, a node inside one.
  */
 public final class Probe {
     private Probe() {
@@ -25,6 +31,8 @@ public final class Probe {
 
     static Thread t0, t1, t2, t3, t4, t5, t6, t7;
     static boolean all;
+    /** The named class of the session (its own Class object: any loader's). */
+    static volatile Class<?> receiver;
 
     /** The slot of the current thread, or -1. */
     private static int slot() {
@@ -78,6 +86,18 @@ public final class Probe {
         rootEnter0(Thread.currentThread(), slot(), id);
     }
 
+    public static void rootEnterOn(Object self, int id) {
+        Class<?> r = receiver;
+        if (r != null && r.isInstance(self)) {
+            rootEnterOn0(Thread.currentThread(), slot(), id);
+            return;
+        }
+        int k = slot();
+        if (k >= 0 || all) {
+            rootOther0(k, id);
+        }
+    }
+
     public static void rootExit(int id) {
         rootExit0(slot(), id);
     }
@@ -87,6 +107,10 @@ public final class Probe {
     }
 
     private static native void rootEnter0(Thread current, int slot, int id);
+
+    private static native void rootEnterOn0(Thread current, int slot, int id);
+
+    private static native void rootOther0(int slot, int id);
 
     private static native void rootExit0(int slot, int id);
 
@@ -98,10 +122,14 @@ public final class Probe {
 
     private static native void fail0(Throwable t, int slot, int id);
 
-    /** Calls the enter native n times: the agent times what a probe's native call costs. */
+    /**
+     * Calls the enter native n times, finding the slot first as a probe
+     * does: the agent times what a probe call costs (its thread has no slot
+     * and never traces, so the native returns at once).
+     */
     static void spin(int n) {
         for (int i = 0; i < n; i++) {
-            enter0(-1, -1);
+            enter0(slot(), -1);
         }
     }
 }

@@ -2,6 +2,7 @@ package tgt;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 
 /**
  * The end-to-end tests' target: runs one scenario's entry method over and
@@ -9,7 +10,8 @@ import java.nio.file.Path;
  * Usage: tgt.Main SCENARIO [ARG]; "many N" (default 10000), "deep N"
  * (default 200) and "wide N" (default 16383) take a number, "late" and
  * "exit" a flag file; "hot T N" calls Hot.run(N) back to back on T threads
- * (default 8 and 10).
+ * (default 8 and 10); "inherit" takes a directory (it calls only when told,
+ * see inherit).
  */
 public final class Main {
     private Main() {
@@ -37,6 +39,9 @@ public final class Main {
                 System.out.println("READY");
                 Thread.currentThread().join();
                 return;
+            case "inherit":
+                inherit(Path.of(arg));
+                return;
             case "exit":
                 System.out.println("READY");
                 Path flag = Path.of(arg);
@@ -54,6 +59,28 @@ public final class Main {
         for (int i = 0; ; i++) {
             entry.run();
             Thread.sleep(scenario.equals("mixed") ? 1 : 5);
+        }
+    }
+
+    /**
+     * Inherit.round() as often as asked: writing N to DIR/go runs N rounds,
+     * then DIR/done holds N (so that a test knows how many calls it made).
+     */
+    private static void inherit(Path dir) throws Exception {
+        Path go = dir.resolve("go");
+        sink += Inherit.round();
+        System.out.println("READY");
+        for (;;) {
+            if (Files.exists(go)) {
+                int n = Integer.parseInt(Files.readString(go).trim());
+                Files.delete(go);
+                for (int i = 0; i < n; i++) {
+                    sink += Inherit.round();
+                }
+                Files.writeString(dir.resolve("done.tmp"), n + "\n");
+                Files.move(dir.resolve("done.tmp"), dir.resolve("done"), StandardCopyOption.ATOMIC_MOVE);
+            }
+            Thread.sleep(5);
         }
     }
 

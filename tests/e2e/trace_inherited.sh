@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Entry methods the named class inherits (issue 14), on every test JDK,
+# with tgt.Inherit (A and B extend Base and inherit Base.handle(); A's
+# handle() calls handle() on a B; Base.serve(Object) hands over to
+# serve(String), which A and B declare), run only when the test asks
+# (scenario inherit DIR: N rounds, each one call of handle() and of
+# serve(Object) on A and two on B):
+# - --plan says the inherited entry method is traced only when the receiver
+#   is an instance of the class named (text and JSON);
+# - "A handle": exactly one tree per call on an A (N rounds, N trees), rooted
+#   at Base.handle (the method that runs) with A.kind below; the call on a
+#   B inside it is an ordinary node (with B.kind below); no tree for a B;
+# - "B handle": the calls on a B only: two per round and the one inside A's
+#   call (the named class decides, not the class that declares handle);
+# - "A serve" at depth 2 and 1: Base.serve(Object) -> A.serve(String), the
+#   named class's own entry method called from the inherited one, costs no
+#   level: A.step is there at depth 2; no tree for the calls on B.
+. "$MCT_SRCDIR/tests/setup"
+. "$MCT_SRCDIR/tests/e2e/lib.sh"
+. "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
+
+RX='tgt\..*'
+REASON='entry method, inherited from a superclass: traced only when the receiver is an instance of the class named'
+
+# rounds N: makes the target run N rounds, and waits until it has.
+rounds() {
+    rm -f "$DIR/done"
+    echo "$1" >"$DIR/go"
+    wait_until 30 test -e "$DIR/done" || fail "the target did not run $1 rounds within 30 s"
+}
+
+# traced NAME N TREES ARGS...: traces (mcalltree ARGS) while the target runs
+# N rounds, waits for TREES trees and a little more (a call it should not
+# have traced would be printed by then), stops the client with SIGINT; sets
+# OUT and ERR.
+traced() {
+    local name=$1 n=$2 trees=$3
+    shift 3
+    background "$name" "$@"
+    MCT_LAST_ERR=$BG_ERR
+    wait_until 60 grep -q '^mcalltree: tracing' "$BG_ERR" || {
+        cat "$BG_ERR" >&2
+        fail "$name: the session did not start within 60 s"
+    }
+    rounds "$n"
+    wait_lines "$BG_OUT" "$trees" 30 || {
+        cat "$BG_ERR" >&2
+        fail "$name: $(wc -l <"$BG_OUT") trees within 30 s, want $trees"
+    }
+    sleep 1
+    kill -INT "$BG_PID"
+    wait_exit "$BG_PID" 30 || fail "$name: the client did not stop within 30 s of SIGINT"
+    [ "$WAIT_RC" = 0 ] || {
+        cat "$BG_ERR" >&2
+        fail "$name: exit status $WAIT_RC"
+    }
+    OUT=$BG_OUT
+    ERR=$BG_ERR
+}
+
+for jdk in $MCT_TEST_JDKS; do
+    j=$(jdk_major "$jdk")
+    DIR=$MCT_TMP/inherit-$j
+    mkdir -p "$DIR"
+    scenario "$jdk" inherit "$DIR"
+
+    note "JDK $j: --plan says which calls of the inherited entry method are traced"
+    trace "$j-plan" --plan "$PID" 'tgt.Inherit$A' handle 3 "$RX"
+    expect_rc 0 "--plan"
+    expect_grep "^  planned +tgt\.Inherit\\\$Base\.handle\(\)J  -- $REASON\$" "$OUT" "--plan: Base.handle"
+    trace "$j-plan-json" --plan -f json "$PID" 'tgt.Inherit$A' handle 3 "$RX"
+    expect_rc 0 "--plan -f json"
+    expect_grep "\"class\":\"tgt\.Inherit\\\$Base\",\"method\":\"handle\",\"desc\":\"\(\)J\",\"level\":1,\"status\":\"planned\",\"root\":true,\"reason\":\"$REASON\"" \
+        "$OUT" "--plan -f json: Base.handle"
+
+    note "JDK $j: A handle: one tree per call on an A"
+    traced "$j-a-handle" 5 5 "$PID" 'tgt.Inherit$A' handle 3 "$RX"
+    check_calls "$OUT" 5 "A handle: 5 rounds" -D 3
+    expect_outline "$OUT" "A handle" <<'EOF'
+tgt.Inherit$Base.handle calls=1 throws=0
+  tgt.Inherit$A.kind calls=1 throws=0
+  tgt.Inherit$Base.work calls=1 throws=0
+  tgt.Inherit$Base.handle calls=1 throws=0
+    tgt.Inherit$B.kind calls=1 throws=0
+    tgt.Inherit$Base.work calls=1 throws=0
+EOF
+    expect_restored "$PID" "after A handle"
+
+    note "JDK $j: B handle: the calls on a B, inside A's call too"
+    traced "$j-b-handle" 4 12 "$PID" 'tgt.Inherit$B' handle 3 "$RX"
+    check_calls "$OUT" 12 "B handle: 4 rounds" -D 3
+    expect_outline "$OUT" "B handle" <<'EOF'
+tgt.Inherit$Base.handle calls=1 throws=0
+  tgt.Inherit$B.kind calls=1 throws=0
+  tgt.Inherit$Base.work calls=1 throws=0
+EOF
+    expect_restored "$PID" "after B handle"
+
+    note "JDK $j: A serve: the named class's own entry method costs no level"
+    traced "$j-a-serve" 3 3 "$PID" 'tgt.Inherit$A' serve 2 "$RX"
+    check_calls "$OUT" 3 "A serve, depth 2" -D 3
+    expect_outline "$OUT" "A serve, depth 2" <<'EOF'
+tgt.Inherit$Base.serve calls=1 throws=0
+  tgt.Inherit$A.serve calls=1 throws=0
+    tgt.Inherit$A.step calls=1 throws=0
+EOF
+    expect_restored "$PID" "after A serve, depth 2"
+    traced "$j-a-serve1" 2 2 "$PID" 'tgt.Inherit$A' serve 1 "$RX"
+    check_calls "$OUT" 2 "A serve, depth 1" -D 2
+    expect_outline "$OUT" "A serve, depth 1" <<'EOF'
+tgt.Inherit$Base.serve calls=1 throws=0
+  tgt.Inherit$A.serve calls=1 throws=0
+EOF
+    expect_restored "$PID" "after A serve, depth 1"
+    stop_jvm "$PID"
+done
+trace_done
