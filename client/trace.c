@@ -233,7 +233,8 @@ static void on_status(const json_t *m)
 static int on_end(struct run *r, const json_t *m)
 {
     const char *reason = str(m, "reason");
-    long long busy;
+    /* Calls left at the end were asked away; calls refused meanwhile were not. */
+    long long busy = num(m, "dropped") - num(m, "discarded");
 
     if (strcmp(reason, "jvm_exit") == 0) {
         log_error("the target JVM is exiting; %lld call%s printed", r->printed, r->printed == 1 ? "" : "s");
@@ -244,9 +245,10 @@ static int on_end(struct run *r, const json_t *m)
         r->rc = MCT_EXIT_INTERNAL;
     }
     log_verbose("session ended (%s): %lld call%s completed, %lld printed, %lld under --min-ms, "
-                "%lld not traced; %lld classes restored, %lld still instrumented",
+                "%lld left unsent at the end, %lld not traced; %lld classes restored, %lld still "
+                "instrumented",
                 reason, num(m, "calls"), num(m, "calls") == 1 ? "" : "s", num(m, "printed"),
-                num(m, "filtered"), num(m, "dropped"),
+                num(m, "filtered"), num(m, "discarded"), busy,
                 num(m, "restored_classes"), num(m, "instrumented_classes"));
     if (json_object_get(m, "probe") != NULL) {
         const json_t *p = json_object_get(m, "probe");
@@ -257,11 +259,6 @@ static int on_end(struct run *r, const json_t *m)
                     json_is_true(json_object_get(p, "trusted")) ? "trusted" : "not trusted",
                     json_number_value(json_object_get(p, "ns")));
     }
-    if (num(m, "discarded") > 0)
-        log_verbose("of the calls not traced, %lld had completed but were still waiting for the agent "
-                    "when the session ended (discarded, not sent)", num(m, "discarded"));
-    /* Calls left at the end were asked away; calls refused meanwhile were not. */
-    busy = num(m, "dropped") - num(m, "discarded");
     if (busy > 0)
         log_error("%lld call%s of the entry method %s not traced: the agent had not yet taken the "
                   "earlier ones (they completed faster than it builds trees, or this client read slowly)",
