@@ -81,6 +81,8 @@ struct session {
     probe_cost probe;          /* measured as the session starts (bursts 0: not) */
     probe_ev *scratch;
     size_t scratch_cap;
+    struct ready *heap;        /* drain's */
+    size_t cap_heap;
     jmethodID thread_id;
 };
 
@@ -974,49 +976,123 @@ static void discard_call(struct session *s, JNIEnv *jni, const probe_thread *t, 
         s->discarded++;
 }
 
-/* Hands every completed call of every thread to handle_call, or, once the
- * session is ending, discards it; returns how many calls it took. The
- * client is looked at every CLIENT_CHECK_NS meanwhile, so that a stop or a
- * hang-up ends the session within a call or two, however full the rings. */
+/* A thread with completed calls in a drain pass: where its next call is,
+ * and when that call's entry method returned. */
+struct ready {
+    probe_thread *t;
+    uint64_t c, p;             /* its next call; its last published event (when the pass began) */
+    uint64_t len, end;         /* that call's events; the tick of its root's exit */
+    uint64_t grow;             /* the ring it asks for (probe_maintain) */
+};
+
+/* Reads the call at r->c: 1, or 0 when r has no more calls (r->c < r->p
+ * with an inconsistent length: the rest is skipped). */
+static int next_call(struct ready *r)
+{
+    if (r->c >= r->p)
+        return 0;
+    r->len = PROBE_LEN(probe_event(r->t, r->c)->kind);
+    if (r->len < 2 || r->len > r->p - r->c) {
+        /* Their references leak: freeing what may not be one would crash
+         * the JVM. */
+        vm_log("a thread's event ring is inconsistent; its events are discarded");
+        r->c = r->p;
+        return 0;
+    }
+    r->end = probe_event(r->t, r->c + r->len - 1)->t;
+    return 1;
+}
+
+/* Hands r's next call to handle_call, or, once the session is ending,
+ * discards it; gives its events back to the thread, and looks at the
+ * client every CLIENT_CHECK_NS. */
+static void take_call(struct session *s, JNIEnv *jni, struct ready *r)
+{
+    if (__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE))
+        discard_call(s, jni, r->t, r->c, r->len);
+    else
+        handle_call(s, jni, r->t, r->c, r->len, &r->grow);
+    r->c += r->len;
+    atomic_store_explicit(&r->t->consumed, r->c, memory_order_release);
+    if (now_ns() - s->checked_ns >= CLIENT_CHECK_NS)
+        check_client(s);
+}
+
+/* r's calls of this pass are taken: its housekeeping. */
+static void done_thread(struct session *s, JNIEnv *jni, const struct ready *r)
+{
+    atomic_store_explicit(&r->t->consumed, r->c, memory_order_release);
+    probe_maintain(r->t, jni, __atomic_load_n(&s->closing, __ATOMIC_ACQUIRE) ? 0 : r->grow);
+}
+
+/* Restores the heap order (the earliest end first) below h[i]. */
+static void sift_down(struct ready *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t m = i, l = 2 * i + 1, r = l + 1;
+        struct ready tmp;
+
+        if (l < n && h[l].end < h[m].end)
+            m = l;
+        if (r < n && h[r].end < h[m].end)
+            m = r;
+        if (m == i)
+            return;
+        tmp = h[i];
+        h[i] = h[m];
+        h[m] = tmp;
+        i = m;
+    }
+}
+
+/* Takes every call completed when the pass begins, from every thread, in
+ * the order their entry method returned (so that seq follows it: a heap of
+ * the threads on their next call's end, each thread's calls being in that
+ * order already), or, once the session is ending, discards them; returns
+ * how many calls it took. The client is looked at every CLIENT_CHECK_NS
+ * meanwhile, so that a stop or a hang-up ends the session within a call or
+ * two, however full the rings. */
 static uint64_t drain(struct session *s, JNIEnv *jni)
 {
     probe_thread *t;
     uint64_t taken = 0;
+    size_t n = 0, i;
 
     s->cal = clock_calibration();
     for (t = probe_threads(); t != NULL; t = t->next) {
-        uint64_t c = atomic_load_explicit(&t->consumed, memory_order_acquire);
-        uint64_t p = atomic_load_explicit(&t->published, memory_order_acquire);
+        struct ready r = {.t = t};
         uint64_t dropped = atomic_load_explicit(&t->dropped, memory_order_relaxed);
-        uint64_t grow = 0;
 
+        r.c = atomic_load_explicit(&t->consumed, memory_order_acquire);
+        r.p = atomic_load_explicit(&t->published, memory_order_acquire);
         if (dropped != t->worker_dropped) {
             t->worker_dropped = dropped;
             if (t->worker_cap < PROBE_RING_DROP_MAX)
-                grow = t->worker_cap * 4;
+                r.grow = t->worker_cap * 4;
         }
-        while (c < p) {
-            uint64_t len = PROBE_LEN(probe_event(t, c)->kind);
-
-            if (len < 2 || len > p - c) {
-                /* Their references leak: freeing what may not be one
-                 * would crash the JVM. */
-                vm_log("a thread's event ring is inconsistent; its events are discarded");
-                c = p;
-                break;
+        if (next_call(&r)) {
+            if (buf_grow(&s->heap, &s->cap_heap, n, sizeof *s->heap, 16) == 0) {
+                s->heap[n++] = r;
+                continue;
             }
-            if (__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE))
-                discard_call(s, jni, t, c, len);
-            else
-                handle_call(s, jni, t, c, len, &grow);
-            c += len;
-            taken++;
-            atomic_store_explicit(&t->consumed, c, memory_order_release);
-            if (now_ns() - s->checked_ns >= CLIENT_CHECK_NS)
-                check_client(s);
+            /* Out of memory: this thread's calls now, in their order. */
+            do {
+                take_call(s, jni, &r);
+                taken++;
+            } while (next_call(&r));
         }
-        atomic_store_explicit(&t->consumed, c, memory_order_release);
-        probe_maintain(t, jni, __atomic_load_n(&s->closing, __ATOMIC_ACQUIRE) ? 0 : grow);
+        done_thread(s, jni, &r);
+    }
+    for (i = n / 2; i-- > 0;)
+        sift_down(s->heap, n, i);
+    while (n > 0) {
+        take_call(s, jni, &s->heap[0]);
+        taken++;
+        if (!next_call(&s->heap[0])) {
+            done_thread(s, jni, &s->heap[0]);
+            s->heap[0] = s->heap[--n];
+        }
+        sift_down(s->heap, n, 0);
     }
     return taken;
 }
@@ -1231,6 +1307,7 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
     pthread_mutex_destroy(&s->mlock);
     plan_free(s->plan);
     free(s->scratch);
+    free(s->heap);
     json_decref(s->req);
     free(s);
 }
