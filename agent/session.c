@@ -63,13 +63,15 @@ struct session {
     size_t late;               /* methods instrumented after the plan was sent */
     double plan_ms, instrument_ms;
     size_t loaded_classes;
+    int receiver;              /* an inherited entry method: calls on the named class only */
     /* the run */
     int64_t started_ns;
     uint64_t seq;              /* of the last call sent */
     /* calls and printed: the listener reads them (hello, busy), so they
      * are written atomically; only the session thread writes. */
     uint64_t calls, printed, filtered, dropped_base;
-    uint64_t last_status_ns, last_extend_ns;
+    uint64_t last_status_ns, last_extend_ns, last_unload_ns;
+    size_t unloaded;           /* instrumented copies of classes found unloaded */
     const char *end_reason;    /* why it ends; set by the session thread only */
     int closing;               /* ending: calls still in the rings are discarded */
     int broken;                /* a write failed: nothing more is written */
@@ -89,6 +91,10 @@ struct session {
 /* The `end` gets this long: the classes are restored already, and a client
  * that does not read it must not hold the worker. */
 #define END_SEND_MS 500
+
+/* How often the session looks for instrumented classes that were
+ * unloaded (inst_unloaded). */
+#define UNLOAD_CHECK_NS 250000000u
 
 /* While it drains, the worker looks for a stop or a hang-up this often. */
 #define CLIENT_CHECK_NS 2000000u
@@ -332,6 +338,23 @@ static json_t *probe_json(const struct session *s)
                      p->bursts);
 }
 
+/* What the regex decided (plan_regex) and whether only the calls on the
+ * named class are traced, into the plan's summary. */
+static void regex_json(const struct session *s, json_t *summary)
+{
+    plan_regex_seen seen = plan_regex(s->plan);
+    char cls[1024];
+
+    json_object_set_new(summary, "callee_classes", json_integer((json_int_t)seen.callee_classes));
+    json_object_set_new(summary, "matched_classes", json_integer((json_int_t)seen.matched_classes));
+    if (seen.suggestion != NULL) {
+        json_object_set_new(summary, "suggestion", json_string(seen.suggestion));
+        json_object_set_new(summary, "suggestion_matches", json_integer((json_int_t)seen.suggestion_matches));
+    }
+    if (s->receiver)
+        json_object_set_new(summary, "receiver", json_string(dotted(s->cls, cls, sizeof cls)));
+}
+
 static json_t *plan_json(struct session *s)
 {
     json_t *methods = json_array();
@@ -373,6 +396,8 @@ static json_t *plan_json(struct session *s)
                     (json_int_t)s->loaded_classes, "clock", clock_source());
     if (msg != NULL && s->probe.bursts > 0)
         json_object_set_new(json_object_get(msg, "summary"), "probe", probe_json(s));
+    if (msg != NULL)
+        regex_json(s, json_object_get(msg, "summary"));
     return msg;
 }
 
@@ -452,6 +477,7 @@ static int make_plan(struct session *s, JNIEnv *jni, hj **hier, mct_err *err)
             vm_debug("%s", err->msg);
         return -1;
     }
+    s->receiver = plan_receiver(s->plan) != NULL;
     n = plan_count(s->plan);
     for (i = 0; i < n; i++)
         if (new_method(s, plan_at(s->plan, i)) == NULL)
@@ -1118,11 +1144,12 @@ static void send_status(struct session *s, const char *note)
     pthread_mutex_lock(&s->mlock);
     late = s->late;
     pthread_mutex_unlock(&s->mlock);
-    msg = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "type", "status", "calls",
+    msg = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "type", "status", "calls",
                     (json_int_t)s->calls, "printed", (json_int_t)s->printed, "filtered", (json_int_t)s->filtered,
                     "dropped", (json_int_t)(dropped_total() - s->dropped_base), "instrumented",
                     (json_int_t)t.instrumented, "pending", (json_int_t)t.pending, "late", (json_int_t)late,
-                    "instrumented_classes", (json_int_t)inst_rewritten_classes());
+                    "instrumented_classes", (json_int_t)inst_rewritten_classes(), "unloaded_classes",
+                    (json_int_t)s->unloaded);
 
     if (msg != NULL && note != NULL)
         json_object_set_new(msg, "note", json_string(note));
@@ -1154,6 +1181,17 @@ static void run_loop(struct session *s, JNIEnv *jni)
         if (now - s->last_extend_ns >= 50000000u) {
             s->last_extend_ns = now;
             extend(s, jni, 0);
+        }
+        if (now - s->last_unload_ns >= UNLOAD_CHECK_NS) {
+            size_t unloaded = inst_unloaded(jni);
+
+            s->last_unload_ns = now;
+            /* Said at once, verbose or not: the session may trace nothing
+             * from now on (until the classes load again). */
+            if (unloaded > s->unloaded) {
+                s->unloaded = unloaded;
+                send_status(s, "instrumented classes were unloaded: their class loader was collected");
+            }
         }
         if (s->verbose && now - s->last_status_ns >= 1000000000u) {
             s->last_status_ns = now;
@@ -1263,7 +1301,10 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
     inst_set_load_callback(NULL, NULL);
     probe_session_end(jni);
     if (instrumented) {
-        size_t before = inst_rewritten_classes();
+        size_t before;
+
+        s->unloaded = inst_unloaded(jni);
+        before = inst_rewritten_classes();
 
         if (inst_restore(jni, &err) < 0)
             vm_log("restoring classes: %s", err.msg);
@@ -1273,11 +1314,12 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
     if (s->end_reason != NULL && !s->death_told) {
         uint64_t busy = instrumented ? dropped_total() - s->dropped_base : 0;
 
-        end = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:i, s:I}", "type", "end", "reason",
+        end = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:i, s:I, s:I}", "type", "end", "reason",
                         s->end_reason, "calls", (json_int_t)s->calls, "printed", (json_int_t)s->printed,
                         "filtered", (json_int_t)s->filtered, "dropped", (json_int_t)(busy + s->discarded),
                         "discarded", (json_int_t)s->discarded, "restored_classes", restored,
-                        "instrumented_classes", (json_int_t)inst_rewritten_classes());
+                        "instrumented_classes", (json_int_t)inst_rewritten_classes(), "unloaded_classes",
+                        (json_int_t)s->unloaded);
         if (end != NULL && s->end_detail[0] != '\0')
             json_object_set_new(end, "detail", json_string(s->end_detail));
         if (end != NULL && s->probe.bursts > 0) {
@@ -1368,7 +1410,7 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         s->ready = 1;
         pthread_mutex_unlock(&s->mlock);
         extend(s, jni, 1);
-        s->last_status_ns = s->last_extend_ns = now_ns();
+        s->last_status_ns = s->last_extend_ns = s->last_unload_ns = now_ns();
         run_loop(s, jni);
     }
     finish(s, jni, instrumented);
