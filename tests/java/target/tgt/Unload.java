@@ -25,11 +25,14 @@ public final class Unload {
     private static final class Worker extends Thread {
         private volatile boolean stop;
         private LongUnaryOperator op;
+        /* Taken here, once: the main thread's loop never touches the copy. */
+        final WeakReference<ClassLoader> loader;
 
         Worker(LongUnaryOperator op) {
             super("unload-worker");
             setDaemon(true);
             this.op = op;
+            this.loader = new WeakReference<>(op.getClass().getClassLoader());
         }
 
         @Override
@@ -44,10 +47,6 @@ public final class Unload {
             }
             op = null;
         }
-
-        ClassLoader loader() {
-            return op.getClass().getClassLoader();
-        }
     }
 
     /** Runs the scenario: READY, then the flags of dir until killed. */
@@ -58,7 +57,7 @@ public final class Unload {
         for (;;) {
             if (Files.exists(dir.resolve("drop")) && worker != null) {
                 Files.delete(dir.resolve("drop"));
-                WeakReference<ClassLoader> loader = new WeakReference<>(worker.loader());
+                WeakReference<ClassLoader> loader = worker.loader;
                 worker.stop = true;
                 worker.join();
                 worker = null;
