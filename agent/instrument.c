@@ -62,6 +62,7 @@ static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static struct iclass *buckets[N_BUCKETS];
 static struct iclass *all_classes;
 static atomic_size_t n_rewritten;
+static size_t n_unloaded;            /* rewritten copies found unloaded (under lock) */
 static jobject probe_module;         /* global ref: the boot loader's unnamed module */
 
 /* The capture in progress (one at a time: the session thread's). */
@@ -122,6 +123,7 @@ static void prune(JNIEnv *jni, struct iclass *c)
     while ((k = *p) != NULL) {
         if (dead(jni, k)) {
             *p = k->next;
+            n_unloaded += k->rewritten != 0;
             free_copy(jni, k);
             c->n_copies--;
         } else {
@@ -614,6 +616,19 @@ size_t inst_rewritten_classes(void)
     return atomic_load(&n_rewritten);
 }
 
+size_t inst_unloaded(JNIEnv *jni)
+{
+    struct iclass *c;
+    size_t n;
+
+    pthread_mutex_lock(&lock);
+    for (c = all_classes; c != NULL; c = c->all)
+        prune(jni, c);
+    n = n_unloaded;
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
 /* --- retransformation ------------------------------------------------------------------- */
 
 /* Marks the methods of the table class of k as refused by the JVM; the
@@ -811,6 +826,7 @@ int inst_restore(JNIEnv *jni, mct_err *err)
     list = all_classes;
     all_classes = NULL;
     memset(buckets, 0, sizeof buckets);
+    n_unloaded = 0;
     pthread_mutex_unlock(&lock);
 
     find_load_time_classes(jni, jvmti, list);

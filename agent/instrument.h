@@ -71,6 +71,13 @@ int inst_restore(JNIEnv *jni, mct_err *err);
  * now. */
 size_t inst_rewritten_classes(void);
 
+/* Forgets the copies whose class loader was collected (their classes were
+ * unloaded: an undeployed web application, a dropped plugin); returns how
+ * many rewritten copies were found unloaded, here or as the hook looked,
+ * since the table was last emptied (inst_restore). A walk of the table
+ * under its lock: cheap enough for a few times a second. */
+size_t inst_unloaded(JNIEnv *jni);
+
 /* Fetches the current class file bytes of n loaded classes with one
  * retransformation that changes nothing; bytes[i]/lens[i] are malloc'd copies
  * the caller frees (NULL when the JVM did not hand a class over). Returns 0,

@@ -326,6 +326,7 @@ struct plan {
     hier_class *receiver;       /* plan_receiver; NULL once plan_extend runs */
     struct deferred *deferred;
     size_t ndeferred;
+    plan_regex_seen seen;       /* plan_regex; seen.suggestion in the arena */
 };
 
 struct ctx {
@@ -357,6 +358,10 @@ struct ctx {
     uint64_t next_gone;         /* when to ask req->gone next */
     unsigned ticks;
     int level;                  /* being scanned */
+    /* plan_build's regexes to suggest (see suggest) and how many callee
+     * classes each matched */
+    match_re *hint_re[2];
+    size_t hint_n[2];
 };
 
 /* Keys of the hash tables start with one of these bytes. */
@@ -370,6 +375,7 @@ enum {
     K_VIRTUAL = 'V',  /* cls*, name, desc               -> struct vres* */
     K_DEDUPE = 'D',   /* vres*, hier_method*            -> non-NULL */
     K_NAME = 'N',     /* a method name (error messages) -> non-NULL */
+    K_CALLEE = 'E',   /* a callee class's name (plan_regex) -> non-NULL */
     /* the plan's table */
     P_OWNER = 'O',
     P_SITE = 'W'
@@ -1520,6 +1526,27 @@ static long add_method(struct ctx *x, struct sel s, int level, int root, const c
     return i;
 }
 
+/* plan_build: counts the class of a callee once by name for plan_regex,
+ * when the regex decides on it (eligible: nothing left it out before). */
+static void count_callee(struct ctx *x, const char *name, int eligible, int matched)
+{
+    void **v;
+    int k;
+
+    if (x->extend || !eligible || x->failed)
+        return;
+    key_begin(&x->key, K_CALLEE);
+    key_str(&x->key, name);
+    if ((v = map_slot(x, 1)) == NULL || *v != NULL)
+        return;
+    *v = &none_marker;
+    x->p->seen.callee_classes++;
+    x->p->seen.matched_classes += matched != 0;
+    for (k = 0; k < 2; k++)
+        if (x->hint_re[k] != NULL && match_class(x->hint_re[k], name) == 1)
+            x->hint_n[k]++;
+}
+
 /* Adds a method of a class that is not loaded yet; a virtual call site on
  * it is watched (its subtypes load after it). */
 static void add_pending(struct ctx *x, const char *cname, const char *name, const char *desc, int level,
@@ -1527,7 +1554,7 @@ static void add_pending(struct ctx *x, const char *cname, const char *name, cons
 {
     void **v;
     const char *why = NULL;
-    int gave_up;
+    int gave_up, matched;
     long i;
 
     if (virt && watch(x, cname, NULL, name, desc, level, 0) == NULL)
@@ -1542,15 +1569,29 @@ static void add_pending(struct ctx *x, const char *cname, const char *name, cons
         *v = (void *)(intptr_t)(i + 1);
         return;
     }
-    if (!regex_match(x, cname, &gave_up))
+    matched = regex_match(x, cname, &gave_up);
+    if (!matched)
         why = gave_up ? R_REGEX_LIMIT : R_REGEX;
     else if ((why = never_why(cname, 0)) == NULL && !x->include_jdk && jdk_name(cname))
         why = R_JDK;
     if (x->failed)
         return;
+    count_callee(x, cname, never_why(cname, 0) == NULL && (x->include_jdk || !jdk_name(cname)), matched);
     i = append(x, NULL, NULL, cname, name, desc, level, why ? PLAN_EXCLUDED : PLAN_PENDING, 0, why);
     if (i >= 0)
         *v = (void *)(intptr_t)(i + 1);
+}
+
+/* count_callee for a loaded class; the regex is asked only where
+ * cls_kept would ask it. */
+static void callee_class(struct ctx *x, struct cls *c)
+{
+    int eligible;
+
+    if (x->extend || x->failed)
+        return;
+    eligible = never_why(c->name, c->flags) == NULL && (x->include_jdk || !(c->flags & HIER_JDK));
+    count_callee(x, c->name, eligible, eligible && regex_ok(x, c));
 }
 
 /* One callee of a method of `from` at level - 1, as named by a call site
@@ -1574,11 +1615,14 @@ static void callee(struct ctx *x, struct cls *from, int level, const char *owner
     if (r.m == NULL)
         return;
     add_method(x, r, level, 0, NULL);
+    callee_class(x, r.c);
     if (!virt)
         return;
     vr = overriders(x, o, r, name, desc, level);
-    for (i = 0; i < vr->n && !x->failed && !x->p->capped; i++)
+    for (i = 0; i < vr->n && !x->failed && !x->p->capped; i++) {
         add_method(x, vr->impls[i], level, 0, NULL);
+        callee_class(x, vr->impls[i].c);
+    }
 }
 
 /* The implementation method handle of a LambdaMetafactory call site. */
@@ -2139,6 +2183,74 @@ static char *to_mutf8(const char *s, size_t n)
     return out;
 }
 
+/* A regex written as a plain name ("com.shop", "com\\.shop", "Cart": name
+ * characters, '$' and dots, a dot escaped or not) matches only the class of that
+ * very name, which is rarely what was meant. Compiles into hint_re the
+ * regexes plan_regex may suggest instead: the package of that name
+ * ("com\\.shop\\..*") and, for a name without a dot, the class of that
+ * simple name in any package (".*\\.Cart"). Nothing for any other regex, or
+ * when out of memory (a suggestion is a nicety). */
+static void suggest_compile(struct ctx *x, const char *re)
+{
+    size_t n = strlen(re), k = 0, i;
+    char *esc = malloc(2 * n + 1), *cand;
+    int dots = 0;
+    mct_err ignored;
+
+    if (esc == NULL)
+        return;
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)re[i];
+
+        if (c == '.' || (c == '\\' && re[i + 1] == '.')) {
+            i += c == '\\';
+            esc[k++] = '\\';
+            esc[k++] = '.';
+            dots = 1;
+        } else if (c == '$') {
+            /* A nested class's separator; an anchor in a regex. */
+            esc[k++] = '\\';
+            esc[k++] = '$';
+        } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                   c >= 0x80) {
+            esc[k++] = (char)c;
+        } else {
+            free(esc);
+            return;
+        }
+    }
+    while (k >= 2 && esc[k - 2] == '\\' && esc[k - 1] == '.')
+        k -= 2;
+    esc[k] = '\0';
+    if (k > 0 && (cand = malloc(k + 8)) != NULL) {
+        snprintf(cand, k + 8, "%s\\..*", esc);
+        x->hint_re[0] = match_compile(cand, &ignored);
+        if (!dots) {
+            snprintf(cand, k + 8, ".*\\.%s", esc);
+            x->hint_re[1] = match_compile(cand, &ignored);
+        }
+        free(cand);
+    }
+    free(esc);
+}
+
+/* After plan_build's walk: the suggestion, when the regex matched none of
+ * the callee classes and a hint matched some. */
+static void suggest_pick(struct ctx *x)
+{
+    int k;
+
+    for (k = 0; k < 2; k++) {
+        if (x->hint_re[k] != NULL && x->p->seen.matched_classes == 0 && x->hint_n[k] > 0 &&
+            x->p->seen.suggestion == NULL) {
+            x->p->seen.suggestion = arena_strdup(&x->p->arena, match_pattern(x->hint_re[k]));
+            x->p->seen.suggestion_matches = x->hint_n[k];
+        }
+        match_free(x->hint_re[k]);
+        x->hint_re[k] = NULL;
+    }
+}
+
 plan *plan_build(const plan_request *req, const hier_ops *ops, void *hc, mct_err *err)
 {
     struct ctx x;
@@ -2198,6 +2310,8 @@ plan *plan_build(const plan_request *req, const hier_ops *ops, void *hc, mct_err
     p->depth = req->depth;
     p->include_jdk = req->include_jdk;
     x.p = p;
+    if (req->regex != NULL)
+        suggest_compile(&x, req->regex);
     x.object = find_class(&x, OBJECT, NULL);
     if (add_roots(&x, cname, method, desc) == 0) {
         struct vec todo = {0};
@@ -2222,6 +2336,7 @@ plan *plan_build(const plan_request *req, const hier_ops *ops, void *hc, mct_err
         }
         free(todo.v);
     }
+    suggest_pick(&x);
     ctx_free(&x);
     free(cname);
     free(method);
@@ -2537,6 +2652,11 @@ const plan_method *plan_at(const plan *p, size_t i)
 hier_class *plan_receiver(const plan *p)
 {
     return p->receiver;
+}
+
+plan_regex_seen plan_regex(const plan *p)
+{
+    return p->seen;
 }
 
 int plan_capped(const plan *p)

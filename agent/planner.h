@@ -139,6 +139,22 @@ const plan_method *plan_at(const plan *p, size_t i);
  * plan_extend and plan_new_class append too. */
 int plan_capped(const plan *p);
 
+/* What plan_build saw of the regex (plan_extend adds nothing): the
+ * distinct classes (by name) of the methods its call sites reach that the
+ * regex decides on, i.e. not left out first for another reason (a JDK
+ * class without include_jdk, the tracer's, JVM internals), and how many of
+ * them it matched. When it matched none and is written as a plain name
+ * ("com.shop", "Cart"), suggestion is a regex that matches some of them:
+ * that package ("com\\.shop\\..*"), else for a name without a dot that
+ * class in any package (".*\\.Cart"); else NULL. */
+typedef struct plan_regex_seen {
+    size_t callee_classes;
+    size_t matched_classes;
+    const char *suggestion;     /* UTF-8 (as the request's regex); owned by the plan */
+    size_t suggestion_matches;  /* the callee classes it matches */
+} plan_regex_seen;
+plan_regex_seen plan_regex(const plan *p);
+
 /* The named class when an entry method is PLAN_ROOT_RECEIVER (the class
  * whose instances its traced calls have as receiver), else NULL. Borrowed
  * from the hierarchy given to plan_build, like plan_method.cls: read it

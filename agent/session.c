@@ -63,13 +63,15 @@ struct session {
     size_t late;               /* methods instrumented after the plan was sent */
     double plan_ms, instrument_ms;
     size_t loaded_classes;
+    int receiver;              /* an inherited entry method: calls on the named class only */
     /* the run */
     int64_t started_ns;
     uint64_t seq;              /* of the last call sent */
     /* calls and printed: the listener reads them (hello, busy), so they
      * are written atomically; only the session thread writes. */
     uint64_t calls, printed, filtered, dropped_base;
-    uint64_t last_status_ns, last_extend_ns;
+    uint64_t last_status_ns, last_extend_ns, last_unload_ns;
+    size_t unloaded;           /* instrumented copies of classes found unloaded */
     const char *end_reason;    /* why it ends; set by the session thread only */
     int closing;               /* ending: calls still in the rings are discarded */
     int broken;                /* a write failed: nothing more is written */
@@ -81,12 +83,18 @@ struct session {
     probe_cost probe;          /* measured as the session starts (bursts 0: not) */
     probe_ev *scratch;
     size_t scratch_cap;
+    struct ready *heap;        /* drain's */
+    size_t cap_heap;
     jmethodID thread_id;
 };
 
 /* The `end` gets this long: the classes are restored already, and a client
  * that does not read it must not hold the worker. */
 #define END_SEND_MS 500
+
+/* How often the session looks for instrumented classes that were
+ * unloaded (inst_unloaded). */
+#define UNLOAD_CHECK_NS 250000000u
 
 /* While it drains, the worker looks for a stop or a hang-up this often. */
 #define CLIENT_CHECK_NS 2000000u
@@ -330,6 +338,23 @@ static json_t *probe_json(const struct session *s)
                      p->bursts);
 }
 
+/* What the regex decided (plan_regex) and whether only the calls on the
+ * named class are traced, into the plan's summary. */
+static void regex_json(const struct session *s, json_t *summary)
+{
+    plan_regex_seen seen = plan_regex(s->plan);
+    char cls[1024];
+
+    json_object_set_new(summary, "callee_classes", json_integer((json_int_t)seen.callee_classes));
+    json_object_set_new(summary, "matched_classes", json_integer((json_int_t)seen.matched_classes));
+    if (seen.suggestion != NULL) {
+        json_object_set_new(summary, "suggestion", json_string(seen.suggestion));
+        json_object_set_new(summary, "suggestion_matches", json_integer((json_int_t)seen.suggestion_matches));
+    }
+    if (s->receiver)
+        json_object_set_new(summary, "receiver", json_string(dotted(s->cls, cls, sizeof cls)));
+}
+
 static json_t *plan_json(struct session *s)
 {
     json_t *methods = json_array();
@@ -371,6 +396,8 @@ static json_t *plan_json(struct session *s)
                     (json_int_t)s->loaded_classes, "clock", clock_source());
     if (msg != NULL && s->probe.bursts > 0)
         json_object_set_new(json_object_get(msg, "summary"), "probe", probe_json(s));
+    if (msg != NULL)
+        regex_json(s, json_object_get(msg, "summary"));
     return msg;
 }
 
@@ -450,6 +477,7 @@ static int make_plan(struct session *s, JNIEnv *jni, hj **hier, mct_err *err)
             vm_debug("%s", err->msg);
         return -1;
     }
+    s->receiver = plan_receiver(s->plan) != NULL;
     n = plan_count(s->plan);
     for (i = 0; i < n; i++)
         if (new_method(s, plan_at(s->plan, i)) == NULL)
@@ -974,49 +1002,123 @@ static void discard_call(struct session *s, JNIEnv *jni, const probe_thread *t, 
         s->discarded++;
 }
 
-/* Hands every completed call of every thread to handle_call, or, once the
- * session is ending, discards it; returns how many calls it took. The
- * client is looked at every CLIENT_CHECK_NS meanwhile, so that a stop or a
- * hang-up ends the session within a call or two, however full the rings. */
+/* A thread with completed calls in a drain pass: where its next call is,
+ * and when that call's entry method returned. */
+struct ready {
+    probe_thread *t;
+    uint64_t c, p;             /* its next call; its last published event (when the pass began) */
+    uint64_t len, end;         /* that call's events; the tick of its root's exit */
+    uint64_t grow;             /* the ring it asks for (probe_maintain) */
+};
+
+/* Reads the call at r->c: 1, or 0 when r has no more calls (r->c < r->p
+ * with an inconsistent length: the rest is skipped). */
+static int next_call(struct ready *r)
+{
+    if (r->c >= r->p)
+        return 0;
+    r->len = PROBE_LEN(probe_event(r->t, r->c)->kind);
+    if (r->len < 2 || r->len > r->p - r->c) {
+        /* Their references leak: freeing what may not be one would crash
+         * the JVM. */
+        vm_log("a thread's event ring is inconsistent; its events are discarded");
+        r->c = r->p;
+        return 0;
+    }
+    r->end = probe_event(r->t, r->c + r->len - 1)->t;
+    return 1;
+}
+
+/* Hands r's next call to handle_call, or, once the session is ending,
+ * discards it; gives its events back to the thread, and looks at the
+ * client every CLIENT_CHECK_NS. */
+static void take_call(struct session *s, JNIEnv *jni, struct ready *r)
+{
+    if (__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE))
+        discard_call(s, jni, r->t, r->c, r->len);
+    else
+        handle_call(s, jni, r->t, r->c, r->len, &r->grow);
+    r->c += r->len;
+    atomic_store_explicit(&r->t->consumed, r->c, memory_order_release);
+    if (now_ns() - s->checked_ns >= CLIENT_CHECK_NS)
+        check_client(s);
+}
+
+/* r's calls of this pass are taken: its housekeeping. */
+static void done_thread(struct session *s, JNIEnv *jni, const struct ready *r)
+{
+    atomic_store_explicit(&r->t->consumed, r->c, memory_order_release);
+    probe_maintain(r->t, jni, __atomic_load_n(&s->closing, __ATOMIC_ACQUIRE) ? 0 : r->grow);
+}
+
+/* Restores the heap order (the earliest end first) below h[i]. */
+static void sift_down(struct ready *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t m = i, l = 2 * i + 1, r = l + 1;
+        struct ready tmp;
+
+        if (l < n && h[l].end < h[m].end)
+            m = l;
+        if (r < n && h[r].end < h[m].end)
+            m = r;
+        if (m == i)
+            return;
+        tmp = h[i];
+        h[i] = h[m];
+        h[m] = tmp;
+        i = m;
+    }
+}
+
+/* Takes every call completed when the pass begins, from every thread, in
+ * the order their entry method returned (so that seq follows it: a heap of
+ * the threads on their next call's end, each thread's calls being in that
+ * order already), or, once the session is ending, discards them; returns
+ * how many calls it took. The client is looked at every CLIENT_CHECK_NS
+ * meanwhile, so that a stop or a hang-up ends the session within a call or
+ * two, however full the rings. */
 static uint64_t drain(struct session *s, JNIEnv *jni)
 {
     probe_thread *t;
     uint64_t taken = 0;
+    size_t n = 0, i;
 
     s->cal = clock_calibration();
     for (t = probe_threads(); t != NULL; t = t->next) {
-        uint64_t c = atomic_load_explicit(&t->consumed, memory_order_acquire);
-        uint64_t p = atomic_load_explicit(&t->published, memory_order_acquire);
+        struct ready r = {.t = t};
         uint64_t dropped = atomic_load_explicit(&t->dropped, memory_order_relaxed);
-        uint64_t grow = 0;
 
+        r.c = atomic_load_explicit(&t->consumed, memory_order_acquire);
+        r.p = atomic_load_explicit(&t->published, memory_order_acquire);
         if (dropped != t->worker_dropped) {
             t->worker_dropped = dropped;
             if (t->worker_cap < PROBE_RING_DROP_MAX)
-                grow = t->worker_cap * 4;
+                r.grow = t->worker_cap * 4;
         }
-        while (c < p) {
-            uint64_t len = PROBE_LEN(probe_event(t, c)->kind);
-
-            if (len < 2 || len > p - c) {
-                /* Their references leak: freeing what may not be one
-                 * would crash the JVM. */
-                vm_log("a thread's event ring is inconsistent; its events are discarded");
-                c = p;
-                break;
+        if (next_call(&r)) {
+            if (buf_grow(&s->heap, &s->cap_heap, n, sizeof *s->heap, 16) == 0) {
+                s->heap[n++] = r;
+                continue;
             }
-            if (__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE))
-                discard_call(s, jni, t, c, len);
-            else
-                handle_call(s, jni, t, c, len, &grow);
-            c += len;
-            taken++;
-            atomic_store_explicit(&t->consumed, c, memory_order_release);
-            if (now_ns() - s->checked_ns >= CLIENT_CHECK_NS)
-                check_client(s);
+            /* Out of memory: this thread's calls now, in their order. */
+            do {
+                take_call(s, jni, &r);
+                taken++;
+            } while (next_call(&r));
         }
-        atomic_store_explicit(&t->consumed, c, memory_order_release);
-        probe_maintain(t, jni, __atomic_load_n(&s->closing, __ATOMIC_ACQUIRE) ? 0 : grow);
+        done_thread(s, jni, &r);
+    }
+    for (i = n / 2; i-- > 0;)
+        sift_down(s->heap, n, i);
+    while (n > 0) {
+        take_call(s, jni, &s->heap[0]);
+        taken++;
+        if (!next_call(&s->heap[0])) {
+            done_thread(s, jni, &s->heap[0]);
+            s->heap[0] = s->heap[--n];
+        }
+        sift_down(s->heap, n, 0);
     }
     return taken;
 }
@@ -1042,11 +1144,12 @@ static void send_status(struct session *s, const char *note)
     pthread_mutex_lock(&s->mlock);
     late = s->late;
     pthread_mutex_unlock(&s->mlock);
-    msg = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "type", "status", "calls",
+    msg = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "type", "status", "calls",
                     (json_int_t)s->calls, "printed", (json_int_t)s->printed, "filtered", (json_int_t)s->filtered,
                     "dropped", (json_int_t)(dropped_total() - s->dropped_base), "instrumented",
                     (json_int_t)t.instrumented, "pending", (json_int_t)t.pending, "late", (json_int_t)late,
-                    "instrumented_classes", (json_int_t)inst_rewritten_classes());
+                    "instrumented_classes", (json_int_t)inst_rewritten_classes(), "unloaded_classes",
+                    (json_int_t)s->unloaded);
 
     if (msg != NULL && note != NULL)
         json_object_set_new(msg, "note", json_string(note));
@@ -1078,6 +1181,17 @@ static void run_loop(struct session *s, JNIEnv *jni)
         if (now - s->last_extend_ns >= 50000000u) {
             s->last_extend_ns = now;
             extend(s, jni, 0);
+        }
+        if (now - s->last_unload_ns >= UNLOAD_CHECK_NS) {
+            size_t unloaded = inst_unloaded(jni);
+
+            s->last_unload_ns = now;
+            /* Said at once, verbose or not: the session may trace nothing
+             * from now on (until the classes load again). */
+            if (unloaded > s->unloaded) {
+                s->unloaded = unloaded;
+                send_status(s, "instrumented classes were unloaded: their class loader was collected");
+            }
         }
         if (s->verbose && now - s->last_status_ns >= 1000000000u) {
             s->last_status_ns = now;
@@ -1187,7 +1301,10 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
     inst_set_load_callback(NULL, NULL);
     probe_session_end(jni);
     if (instrumented) {
-        size_t before = inst_rewritten_classes();
+        size_t before;
+
+        s->unloaded = inst_unloaded(jni);
+        before = inst_rewritten_classes();
 
         if (inst_restore(jni, &err) < 0)
             vm_log("restoring classes: %s", err.msg);
@@ -1197,11 +1314,12 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
     if (s->end_reason != NULL && !s->death_told) {
         uint64_t busy = instrumented ? dropped_total() - s->dropped_base : 0;
 
-        end = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:i, s:I}", "type", "end", "reason",
+        end = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:i, s:I, s:I}", "type", "end", "reason",
                         s->end_reason, "calls", (json_int_t)s->calls, "printed", (json_int_t)s->printed,
                         "filtered", (json_int_t)s->filtered, "dropped", (json_int_t)(busy + s->discarded),
                         "discarded", (json_int_t)s->discarded, "restored_classes", restored,
-                        "instrumented_classes", (json_int_t)inst_rewritten_classes());
+                        "instrumented_classes", (json_int_t)inst_rewritten_classes(), "unloaded_classes",
+                        (json_int_t)s->unloaded);
         if (end != NULL && s->end_detail[0] != '\0')
             json_object_set_new(end, "detail", json_string(s->end_detail));
         if (end != NULL && s->probe.bursts > 0) {
@@ -1231,6 +1349,7 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
     pthread_mutex_destroy(&s->mlock);
     plan_free(s->plan);
     free(s->scratch);
+    free(s->heap);
     json_decref(s->req);
     free(s);
 }
@@ -1291,7 +1410,7 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         s->ready = 1;
         pthread_mutex_unlock(&s->mlock);
         extend(s, jni, 1);
-        s->last_status_ns = s->last_extend_ns = now_ns();
+        s->last_status_ns = s->last_extend_ns = s->last_unload_ns = now_ns();
         run_loop(s, jni);
     }
     finish(s, jni, instrumented);

@@ -76,7 +76,8 @@ void cli_usage(FILE *f)
           "  -o, --output FILE     write there instead of stdout\n"
           "      --include-jdk     also trace into classes of the JDK\n"
           "      --plan            print the methods that would be instrumented and exit\n"
-          "      --fail-over-ms MS exit with status 4 if a printed call took longer\n"
+          "      --fail-over-ms MS exit with status 4 if a printed call took longer,\n"
+          "                        or if no call was printed\n"
           "  -v, --verbose         progress on stderr\n"
           "      --info PID        print the agent's hello (JVM, agent, session) as JSON\n"
           "      --agent PATH      the agent library to load (default: $MCALLTREE_AGENT,\n"
@@ -85,7 +86,8 @@ void cli_usage(FILE *f)
           "      --version         the version\n"
           "\n"
           "Exit status: 0 done, 1 usage error, 2 cannot attach or connect, 3 the JVM\n"
-          "refused the request, 4 --fail-over-ms exceeded, 5 internal or protocol error.\n",
+          "refused the request, 4 --fail-over-ms exceeded or no call to judge, 5 internal\n"
+          "or protocol error.\n",
           f);
 }
 

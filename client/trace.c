@@ -90,10 +90,54 @@ static void print_summary(const struct cli *c, const json_t *plan)
     log_verbose("planned in %.1f ms over %lld loaded classes, instrumented in %.1f ms; clock: %s",
                 json_number_value(json_object_get(s, "plan_ms")), num(s, "loaded_classes"),
                 json_number_value(json_object_get(s, "instrument_ms")), str(s, "clock"));
-    if (skipped > 0 || json_is_true(json_object_get(s, "capped")))
-        fprintf(stderr, "mcalltree: %s%s(-v or --plan shows the whole plan)\n",
-                skipped > 0 ? "some methods could not be instrumented " : "",
-                json_is_true(json_object_get(s, "capped")) ? "the plan was capped " : "");
+    if (skipped > 0)
+        log_error("%lld method%s could not be instrumented; -v lists %s with the reason", skipped,
+                  skipped == 1 ? "" : "s", skipped == 1 ? "it" : "them");
+}
+
+/* On stderr, whatever the form (a trace, --plan, --plan -f json): a plan
+ * that hit the agent's cap, and a regex that matched none of the classes
+ * the entry method's calls reach (with the agent's suggestion). */
+static void warn_plan(const struct cli *c, const json_t *plan)
+{
+    const json_t *s = json_object_get(plan, "summary");
+    const char *suggestion = json_string_value(json_object_get(s, "suggestion"));
+    long long callees = num(s, "callee_classes");
+
+    if (json_is_true(json_object_get(s, "capped")))
+        log_error("the plan was capped at %zu methods, so methods of its deepest levels are missing; lower "
+                  "the depth or narrow the regex",
+                  json_array_size(json_object_get(plan, "methods")));
+    if (c->depth < 2 || callees == 0 || json_object_get(s, "matched_classes") == NULL ||
+        num(s, "matched_classes") > 0)
+        return;
+    if (suggestion != NULL)
+        log_error("the regex '%.300s' matched none of the %lld callee class%s, so nothing below the entry "
+                  "method is traced; did you mean '%.300s' (it matches %lld of them)?",
+                  c->regex, callees, callees == 1 ? "" : "es", suggestion, num(s, "suggestion_matches"));
+    else
+        log_error("the regex '%.300s' matched none of the %lld callee class%s, so nothing below the entry "
+                  "method is traced; it must match whole class names, as 'com\\.shop\\..*' matches "
+                  "the classes of package com.shop",
+                  c->regex, callees, callees == 1 ? "" : "es");
+}
+
+/* The last line of the --plan text: the summary's counts, the time, what
+ * the regex matched, and the cap. */
+static void print_plan_summary(FILE *f, const json_t *plan)
+{
+    const json_t *s = json_object_get(plan, "summary");
+
+    fprintf(f, "summary: %lld to instrument, %lld when their class loads, %lld left out; planned in %.1f ms "
+               "over %lld loaded classes",
+            num(s, "planned"), num(s, "pending"), num(s, "excluded"),
+            json_number_value(json_object_get(s, "plan_ms")), num(s, "loaded_classes"));
+    if (json_object_get(s, "callee_classes") != NULL)
+        fprintf(f, "; the regex matched %lld of %lld callee classes", num(s, "matched_classes"),
+                num(s, "callee_classes"));
+    if (json_is_true(json_object_get(s, "capped")))
+        fprintf(f, "; capped at %zu methods", json_array_size(json_object_get(plan, "methods")));
+    fputc('\n', f);
 }
 
 /* --- the session ---------------------------------------------------------------------------- */
@@ -112,6 +156,9 @@ struct run {
     int rc;
     double probe_ns;     /* subtracted per probe call; 0 = nothing */
     int probe_warned;    /* said that durations near it are not trustworthy */
+    double started_at;   /* when the plan came (ms) */
+    int receiver;        /* only calls on the named class are traced (inherited entry) */
+    long long unloaded;  /* instrumented classes said to be unloaded */
 };
 
 /* Durations within this many probe costs of 0 are not trustworthy. */
@@ -218,15 +265,54 @@ static void on_call(struct run *r, const json_t *call)
     }
 }
 
-static void on_status(const json_t *m)
+/* Instrumented classes were unloaded (n so far): said at once the first
+ * time, then at the end if more were. */
+static void say_unloaded(struct run *r, long long n, int final)
+{
+    if (n <= r->unloaded)
+        return;
+    if (r->unloaded == 0)
+        log_error("%lld instrumented class%s unloaded: %s class loader was collected (an application "
+                  "undeployed or redeployed, a plugin dropped); a copy that loads again is instrumented "
+                  "as it loads", n, n == 1 ? " was" : "es were", n == 1 ? "its" : "their");
+    else if (final)
+        log_error("in all, %lld instrumented classes were unloaded during the session", n);
+    r->unloaded = n;
+}
+
+static void on_status(struct run *r, const json_t *m)
 {
     const char *note = str(m, "note");
+
+    say_unloaded(r, num(m, "unloaded_classes"), 0);
 
     log_verbose("%lld call%s completed, %lld printed, %lld under --min-ms, %lld not traced (busy), "
                 "%lld method%s instrumented (%lld as their class loaded), %lld waiting for their class%s%s",
                 num(m, "calls"), num(m, "calls") == 1 ? "" : "s", num(m, "printed"), num(m, "filtered"),
                 num(m, "dropped"), num(m, "instrumented"), num(m, "instrumented") == 1 ? "" : "s",
                 num(m, "late"), num(m, "pending"), note[0] ? "; " : "", note);
+}
+
+/* At the end of a session that printed nothing: why, as far as the
+ * agent's counts tell. */
+static void say_no_call(const struct run *r, const json_t *end)
+{
+    const struct cli *c = r->c;
+    long long calls = num(end, "calls"), filtered = num(end, "filtered");
+
+    if (r->printed > 0 || json_object_get(end, "calls") == NULL)
+        return;
+    if (calls == 0) {
+        log_error("no call of %s.%s%s completed during the session (%.1f s): it was not called, or its calls "
+                  "had not returned (a call already running when tracing began is not traced)%s%s%s",
+                  c->class_name, c->method, c->desc, (mct_now_ms() - r->started_at) / 1e3,
+                  r->receiver ? ", or it ran on instances of other classes (it is inherited: only its calls "
+                                "on an instance of " : "",
+                  r->receiver ? c->class_name : "", r->receiver ? " are traced)" : "");
+    } else if (filtered == calls) {
+        log_error("%lld call%s of %s.%s%s completed, all under --min-ms %g", calls, calls == 1 ? "" : "s",
+                  c->class_name, c->method, c->desc, c->min_ms);
+    }
 }
 
 /* The session's end as the agent reports it; returns the exit status. */
@@ -265,8 +351,15 @@ static int on_end(struct run *r, const json_t *m)
                   busy, busy == 1 ? "" : "s", busy == 1 ? "was" : "were");
     if (num(m, "instrumented_classes") > 0)
         log_error("the agent could not restore %lld classes", num(m, "instrumented_classes"));
+    say_unloaded(r, num(m, "unloaded_classes"), 1);
     if (r->rc != MCT_EXIT_OK)
         return r->rc;
+    if (busy <= 0)
+        say_no_call(r, m);
+    if (r->c->fail_over_ms >= 0 && r->printed == 0) {
+        log_error("--fail-over-ms %g: no call to judge, none was printed (exit status 4)", r->c->fail_over_ms);
+        return MCT_EXIT_FAILOVER;
+    }
     return r->over ? MCT_EXIT_FAILOVER : MCT_EXIT_OK;
 }
 
@@ -367,7 +460,7 @@ static int stream(struct run *r)
         if (strcmp(type, "call") == 0) {
             on_call(r, m);
         } else if (strcmp(type, "status") == 0) {
-            on_status(m);
+            on_status(r, m);
         } else if (strcmp(type, "end") == 0) {
             int rc = on_end(r, m);
 
@@ -426,7 +519,7 @@ static json_t *await_plan(struct run *r, int *rc)
             return NULL;
         }
         if (strcmp(type, "status") == 0)
-            on_status(m);
+            on_status(r, m);
         json_decref(m);
     }
 }
@@ -444,6 +537,7 @@ static int show_plan_only(struct run *r, json_t *plan)
         fprintf(f, "plan for %s.%s%s, %d level%s, classes matching %s%s\n", c->class_name, c->method, c->desc,
                 c->depth, c->depth == 1 ? "" : "s", c->regex, c->include_jdk ? " (JDK included)" : "");
         print_plan(f, plan);
+        print_plan_summary(f, plan);
     }
     return MCT_EXIT_OK;
 }
@@ -479,12 +573,16 @@ static int session(struct run *r)
     plan = await_plan(r, &code);
     if (plan == NULL)
         return code;
+    r->started_at = mct_now_ms();
+    r->receiver = json_object_get(json_object_get(plan, "summary"), "receiver") != NULL;
     if (c->plan) {
         code = show_plan_only(r, plan);
+        warn_plan(c, plan);
         json_decref(plan);
         return code;
     }
     print_summary(c, plan);
+    warn_plan(c, plan);
     print_probe(r, json_object_get(plan, "summary"));
     if (c->verbose)
         print_plan(stderr, plan);

@@ -312,6 +312,11 @@ static const struct field plan_summary_fields[] = {
     INT("loaded_classes", 0, LLONG_MAX),
     STR("clock", 1, 64),
     { .name = "probe", .kind = K_OBJ, .optional = 1, .sub = &probe_schema },
+    OPT_INT("callee_classes", 0, LLONG_MAX),
+    OPT_INT("matched_classes", 0, LLONG_MAX),
+    { .name = "suggestion", .kind = K_STR, .optional = 1, .min = 1, .max = 8192 },
+    OPT_INT("suggestion_matches", 1, LLONG_MAX),
+    { .name = "receiver", .kind = K_STR, .optional = 1, .min = 1, .max = STR_MAX },
     END
 };
 static const struct schema plan_summary_schema = { "plan summary", 0, 0, plan_summary_fields };
@@ -371,6 +376,7 @@ static const struct field end_fields[] = {
     OPT_INT("dropped", 0, LLONG_MAX),
     OPT_INT("restored_classes", 0, LLONG_MAX),
     OPT_INT("instrumented_classes", 0, LLONG_MAX),
+    OPT_INT("unloaded_classes", 0, LLONG_MAX),
     OPT_NUM("probe_ns"),
     { .name = "probe", .kind = K_OBJ, .optional = 1, .sub = &probe_schema },
     END

@@ -27,6 +27,12 @@
  *   mct-tree plan FILE
  *        the plan message in FILE (-f json --plan): one line per method,
  *        "LEVEL STATUS CLASS.METHOD DESC"
+ *   mct-tree order FILE TOLERANCE_NS
+ *        the calls' seq is 1, 2, 3 ... in the order of the lines (else a
+ *        failure); prints the number of calls and how many of them ended
+ *        (start_ns + root.total_ns) more than TOLERANCE_NS before the
+ *        latest end of the calls numbered before them (the first ten are
+ *        described on stderr)
  *   mct-tree chrome FILE
  *        FILE is one Chrome trace document (an array of events, or an
  *        object with "traceEvents"); every complete event ("X") has a name,
@@ -72,7 +78,8 @@ static void failf(const char *fmt, ...)
 static void usage(void)
 {
     fprintf(stderr, "usage: mct-tree check [-t] [-D DEPTH] FILE | outline [-d] FILE | "
-                    "sort | field FILE PATH KEY | call FILE KEY[.KEY] | plan FILE | chrome FILE\n");
+                    "sort | field FILE PATH KEY | call FILE KEY[.KEY] | plan FILE | chrome FILE | "
+                    "order FILE TOLERANCE_NS\n");
     exit(2);
 }
 
@@ -541,6 +548,34 @@ static int cmd_plan(const char *file)
     return 0;
 }
 
+static int cmd_order(const char *file, const char *tolerance)
+{
+    struct calls cs;
+    double tol = atof(tolerance), latest = 0;
+    size_t latest_seq = 0, bad = 0;
+
+    load_calls(file, &cs);
+    for (size_t i = 0; i < cs.n; i++) {
+        const json_t *c = cs.v[i];
+        json_int_t seq = json_integer_value(json_object_get(c, "seq"));
+        double end = (double)json_integer_value(json_object_get(c, "start_ns")) +
+                     (double)json_integer_value(json_object_get(json_object_get(c, "root"), "total_ns"));
+
+        if (seq != (json_int_t)i + 1)
+            failf("call %zu has seq %lld, want %zu", i + 1, (long long)seq, i + 1);
+        if (i > 0 && end < latest - tol && ++bad <= 10)
+            fprintf(stderr, "%s: call #%lld ended %.0f ns before #%zu, which has a smaller seq\n", prog,
+                    (long long)seq, latest - end, latest_seq);
+        if (i == 0 || end > latest) {
+            latest = end;
+            latest_seq = (size_t)seq;
+        }
+    }
+    printf("%zu %zu\n", cs.n, bad);
+    free_calls(&cs);
+    return failures ? 1 : 0;
+}
+
 struct span {
     json_int_t tid;
     double ts, end;
@@ -626,6 +661,8 @@ int main(int argc, char **argv)
         return cmd_plan(argv[2]);
     if (strcmp(argv[1], "chrome") == 0 && argc == 3)
         return cmd_chrome(argv[2]);
+    if (strcmp(argv[1], "order") == 0 && argc == 4)
+        return cmd_order(argv[2], argv[3]);
     usage();
     return 2;
 }

@@ -297,6 +297,70 @@ static void test_regex(void)
     hier_dir_free(h);
 }
 
+/* What the regex decided on: the callee classes (not the JDK's), how many
+ * it matched, and a suggestion when a plain name matched none. */
+static void expect_seen(int line, hier_dir *h, const plan_request *r, size_t callees, size_t matched,
+                        const char *suggestion, size_t suggestion_matches)
+{
+    mct_err err;
+    plan *p = plan_build(r, &hier_dir_ops, h, &err);
+    plan_regex_seen seen;
+
+    if (p == NULL) {
+        fprintf(stderr, "line %d: plan failed: %s\n", line, err.msg);
+        check_failures++;
+        return;
+    }
+    seen = plan_regex(p);
+    if (seen.callee_classes != callees || seen.matched_classes != matched ||
+        (suggestion == NULL) != (seen.suggestion == NULL) ||
+        (suggestion != NULL && strcmp(suggestion, seen.suggestion) != 0) ||
+        seen.suggestion_matches != suggestion_matches) {
+        fprintf(stderr, "line %d: regex %s: %zu callee classes, %zu matched, suggestion %s (%zu); want %zu, %zu, "
+                "%s (%zu)\n", line, r->regex, seen.callee_classes, seen.matched_classes,
+                seen.suggestion ? seen.suggestion : "none", seen.suggestion_matches, callees, matched,
+                suggestion ? suggestion : "none", suggestion_matches);
+        check_failures++;
+    }
+    plan_free(p);
+}
+
+static void test_regex_seen(void)
+{
+    hier_dir *h = load(NULL);
+    plan_request r = req_of("planfx.shop.Checkout", "run", 2, "planfx.shop");
+
+    /* Checkout (run calls run), Cart, BaseService, Pricing: a package
+     * written without .* */
+    expect_seen(__LINE__, h, &r, 4, 0, "planfx\\.shop\\..*", 4);
+    r.regex = "planfx\\.shop\\.";
+    expect_seen(__LINE__, h, &r, 4, 0, "planfx\\.shop\\..*", 4);
+    r.regex = "planfx";
+    expect_seen(__LINE__, h, &r, 4, 0, "planfx\\..*", 4);
+    /* A class's simple name: in any package. */
+    r.regex = "Cart";
+    expect_seen(__LINE__, h, &r, 4, 0, ".*\\.Cart", 1);
+    /* Matching some: no suggestion; the JDK's classes are not counted. */
+    r.regex = SHOP;
+    r.depth = 5;
+    expect_seen(__LINE__, h, &r, 11, 10, NULL, 0);
+    r.regex = "planfx\\.shop\\.C.*";
+    r.depth = 2;
+    expect_seen(__LINE__, h, &r, 4, 2, NULL, 0);
+    /* Nothing to suggest: no plain name, or nothing that would match. */
+    r.regex = "com\\.shop\\..*";
+    expect_seen(__LINE__, h, &r, 4, 0, NULL, 0);
+    r.regex = "nothing";
+    expect_seen(__LINE__, h, &r, 4, 0, NULL, 0);
+    r.regex = "planfx.shop$";
+    expect_seen(__LINE__, h, &r, 4, 0, NULL, 0);
+    /* No callee: nothing decided. */
+    r.depth = 1;
+    r.regex = "planfx.shop";
+    expect_seen(__LINE__, h, &r, 0, 0, NULL, 0);
+    hier_dir_free(h);
+}
+
 /* Virtual and interface calls reach the implementations JVM selection
  * picks in loaded subtypes; only kept implementations are listed. */
 static void test_virtual(void)
@@ -1540,6 +1604,7 @@ int main(void)
     test_levels();
     test_depth_and_bytes();
     test_regex();
+    test_regex_seen();
     test_virtual();
     test_lambdas();
     test_entries();

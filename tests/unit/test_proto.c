@@ -345,6 +345,25 @@ static void test_replies(void)
            "\"loaded_classes\":9,\"clock\":\"tsc\",\"probe\":{\"ns\":1,\"measured_ns\":1,\"median_ns\":1,"
            "\"floor_ns\":1,\"trusted\":true,\"bursts\":0}}}", PROTO_REPLY, MCT_E_PROTO,
            "summary.probe.bursts: 0 is outside 1..");
+    /* What the regex decided on, its suggestion, the receiver filter. */
+#define SUMMARY_BASE "\"summary\":{\"instrumented\":1,\"pending\":0,\"skipped\":0,\"failed\":0," \
+                     "\"excluded\":0,\"planned\":0,\"capped\":false,\"plan_ms\":2.5,\"instrument_ms\":1," \
+                     "\"loaded_classes\":9,\"clock\":\"tsc\","
+    ACCEPT("{\"type\":\"plan\",\"methods\":[]," SUMMARY_BASE "\"callee_classes\":4,\"matched_classes\":0,"
+           "\"suggestion\":\"tgt\\\\..*\",\"suggestion_matches\":4,\"receiver\":\"a.B\"}}", PROTO_REPLY);
+    REJECT("{\"type\":\"plan\",\"methods\":[]," SUMMARY_BASE "\"callee_classes\":-1}}", PROTO_REPLY,
+           MCT_E_PROTO, "summary.callee_classes: -1 is outside 0..");
+    REJECT("{\"type\":\"plan\",\"methods\":[]," SUMMARY_BASE "\"matched_classes\":\"3\"}}", PROTO_REPLY,
+           MCT_E_PROTO, "summary.matched_classes: must be an integer, got a string");
+    REJECT("{\"type\":\"plan\",\"methods\":[]," SUMMARY_BASE "\"suggestion\":\"\"}}", PROTO_REPLY,
+           MCT_E_PROTO, "summary.suggestion");
+    REJECT("{\"type\":\"plan\",\"methods\":[]," SUMMARY_BASE "\"suggestion_matches\":0}}", PROTO_REPLY,
+           MCT_E_PROTO, "summary.suggestion_matches: 0 is outside 1..");
+    REJECT("{\"type\":\"plan\",\"methods\":[]," SUMMARY_BASE "\"receiver\":true}}", PROTO_REPLY,
+           MCT_E_PROTO, "summary.receiver: must be a string, got a boolean");
+    ACCEPT("{\"type\":\"end\",\"reason\":\"stop\",\"calls\":0,\"unloaded_classes\":2}", PROTO_REPLY);
+    REJECT("{\"type\":\"end\",\"reason\":\"stop\",\"unloaded_classes\":1.0}", PROTO_REPLY, MCT_E_PROTO,
+           "unloaded_classes: must be an integer, got a real");
     REJECT("{\"type\":\"plan\",\"methods\":[]}", PROTO_REPLY, MCT_E_PROTO, "summary: missing");
     REJECT("{\"type\":\"plan\",\"methods\":[],\"summary\":{\"instrumented\":1}}", PROTO_REPLY,
            MCT_E_PROTO, "summary.pending: missing");

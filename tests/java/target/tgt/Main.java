@@ -6,12 +6,13 @@ import java.nio.file.StandardCopyOption;
 
 /**
  * The end-to-end tests' target: runs one scenario's entry method over and
- * over (every few milliseconds) until killed, after printing READY.
+ * over (every few milliseconds) until killed, after printing READY (and
+ * FIRST once its first call returned).
  * Usage: tgt.Main SCENARIO [ARG]; "many N" (default 10000), "deep N"
  * (default 200) and "wide N" (default 16383) take a number, "late" and
  * "exit" a flag file; "hot T N" calls Hot.run(N) back to back on T threads
  * (default 8 and 10); "inherit" takes a directory (it calls only when told,
- * see inherit).
+ * see inherit), and so does "unload" (see Unload).
  */
 public final class Main {
     private Main() {
@@ -42,6 +43,9 @@ public final class Main {
             case "inherit":
                 inherit(Path.of(arg));
                 return;
+            case "unload":
+                Unload.run(Path.of(arg));
+                return;
             case "exit":
                 System.out.println("READY");
                 Path flag = Path.of(arg);
@@ -58,6 +62,10 @@ public final class Main {
         System.out.println("READY");
         for (int i = 0; ; i++) {
             entry.run();
+            if (i == 0) {
+                /* Its classes are linked now: the planner sees their methods. */
+                System.out.println("FIRST");
+            }
             Thread.sleep(scenario.equals("mixed") ? 1 : 5);
         }
     }
@@ -137,6 +145,7 @@ public final class Main {
             case "names":
                 Names.init();
                 return () -> sink += Names.run();
+
             default:
                 throw new IllegalArgumentException("unknown scenario " + scenario);
         }
