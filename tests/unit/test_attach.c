@@ -234,6 +234,81 @@ static void test_private_dir(struct proc_target *t, int top)
     }
 }
 
+/* The link is built with --wrap=fstat,fstatat: once armed, the first call
+ * that finds a socket (the client's check) swaps the socket's name, in
+ * swap_dir, for a symbolic link to another socket, as a process racing the
+ * check would. */
+int __real_fstat(int fd, struct stat *st);
+int __real_fstatat(int dirfd, const char *name, struct stat *st, int flags);
+int __wrap_fstat(int fd, struct stat *st);
+int __wrap_fstatat(int dirfd, const char *name, struct stat *st, int flags);
+static int swap_dir = -1, swapped;
+
+static void swap_after_check(const struct stat *st)
+{
+    if (swap_dir < 0 || !S_ISSOCK(st->st_mode))
+        return;
+    if (renameat(swap_dir, "w", swap_dir, "w.checked") == 0 && symlinkat("other", swap_dir, "w") == 0)
+        swapped = 1;
+    swap_dir = -1;
+}
+
+int __wrap_fstat(int fd, struct stat *st)
+{
+    int rc = __real_fstat(fd, st);
+
+    if (rc == 0)
+        swap_after_check(st);
+    return rc;
+}
+
+int __wrap_fstatat(int dirfd, const char *name, struct stat *st, int flags)
+{
+    int rc = __real_fstatat(dirfd, name, st, flags);
+
+    if (rc == 0)
+        swap_after_check(st);
+    return rc;
+}
+
+/* Whether listening socket lfd has a connection waiting. */
+static int has_pending(int lfd)
+{
+    int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+    if (fd < 0)
+        return 0;
+    close(fd);
+    return 1;
+}
+
+/* The socket is swapped for a link to another one right after the check:
+ * the connection still reaches the socket that was checked. */
+static void test_swap(struct proc_target *t, int dir)
+{
+    int checked, other, fd;
+    mct_err e;
+
+    checked = listen_at(dir, "w");
+    other = listen_at(dir, "other");
+    fcntl(checked, F_SETFL, O_NONBLOCK);
+    fcntl(other, F_SETFL, O_NONBLOCK);
+    swapped = 0;
+    swap_dir = dir;
+    fd = sock_connect_at(t, dir, "w", "T/d/w", "the agent", &e);
+    swap_dir = -1;
+    CHECK(swapped);
+    CHECK(fd >= 0);
+    CHECK(has_pending(checked));
+    CHECK(!has_pending(other));
+    if (fd >= 0)
+        close(fd);
+    close(checked);
+    close(other);
+    for (const char *const *f = (const char *const[]){"w", "w.checked", "other", NULL}; *f; f++)
+        unlinkat(dir, *f, 0);
+}
+
 /* Sockets in the directory: the JVM's (this process plays it), a stale one,
  * a file, a link, one served by another process, which gets nothing. */
 static void test_sockets(struct proc_target *t, int dir)
@@ -308,6 +383,7 @@ static void test_trust(void)
     dir = sock_open_private_dir(&t, top, "d", "T/d", "the agent", &e);
     CHECK(dir >= 0);
     test_sockets(&t, dir);
+    test_swap(&t, dir);
     close(dir);
     unlinkat(top, "l", 0);
     unlinkat(top, "d", AT_REMOVEDIR);
