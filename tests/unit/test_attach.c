@@ -338,8 +338,11 @@ static void test_sockets(struct proc_target *t, int dir)
     CHECK(pipe(ready) == 0 && pipe(got) == 0);
     child = fork();
     if (child == 0) {
-        int cl = listen_at(dir, "c"), conn;
+        int cl, conn;
 
+        /* Ends the child should the client never connect (accept would wait for ever). */
+        alarm(10);
+        cl = listen_at(dir, "c");
         n = write(ready[1], "r", 1);
         conn = accept(cl, NULL, NULL);
         n = conn >= 0 ? read(conn, want, sizeof want) : -1;
@@ -347,6 +350,9 @@ static void test_sockets(struct proc_target *t, int dir)
         n = write(got[1], &c, 1);
         _exit(0);
     }
+    /* Only the child writes: a child that dies makes the reads below return 0. */
+    close(ready[1]);
+    close(got[1]);
     CHECK(read(ready[0], &c, 1) == 1);
     CHECK_INT(sock_connect_at(t, dir, "c", "T/d/c", "the JVM's attach listener", &e), -1);
     snprintf(want, sizeof want, "remove T/d/c: it is served by process %d (uid %u), not by JVM "
@@ -356,9 +362,7 @@ static void test_sockets(struct proc_target *t, int dir)
     CHECK(read(got[0], &c, 1) == 1 && c == '0');    /* the impostor read nothing */
     waitpid(child, NULL, 0);
     close(ready[0]);
-    close(ready[1]);
     close(got[0]);
-    close(got[1]);
     close(lfd);
     for (const char *const *f = (const char *const[]){"s", "stale", "f", "ls", "c", NULL}; *f; f++)
         unlinkat(dir, *f, 0);
