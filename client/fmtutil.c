@@ -143,6 +143,57 @@ void fu_clean(char *s)
     *w = '\0';
 }
 
+/* The state of fu_json_dump across jansson's chunks. */
+struct json_out {
+    FILE *f;
+    int lead;       /* the chunk before ended with 0xc2, not written yet */
+};
+
+/* Writes one chunk of jansson's output, escaping DEL and the C1 controls
+ * (0xc2 0x80..0x9f in UTF-8, which only a string holds, so that the escape
+ * means the same); 0 or -1 as jansson wants. A 0xc2 at a chunk's end waits
+ * for the next chunk's first byte. */
+static int json_chunk(const char *buf, size_t n, void *arg)
+{
+    struct json_out *o = arg;
+    const unsigned char *p = (const unsigned char *)buf, *end = p + n, *run = p;
+
+    for (; p < end; p++) {
+        if (o->lead) {
+            o->lead = 0;
+            if (*p >= 0x80 && *p <= 0x9f) {
+                if (fprintf(o->f, "\\u%04X", *p) < 0)
+                    return -1;
+                run = p + 1;
+                continue;
+            }
+            if (fputc(0xc2, o->f) == EOF)
+                return -1;
+        }
+        if (*p != 0x7f && *p != 0xc2)
+            continue;
+        if (fwrite(run, 1, (size_t)(p - run), o->f) != (size_t)(p - run))
+            return -1;
+        run = p + 1;
+        if (*p == 0xc2)
+            o->lead = 1;
+        else if (fputs("\\u007F", o->f) == EOF)
+            return -1;
+    }
+    return fwrite(run, 1, (size_t)(end - run), o->f) == (size_t)(end - run) ? 0 : -1;
+}
+
+int fu_json_dump(FILE *f, const json_t *j, size_t flags)
+{
+    struct json_out o = {.f = f};
+
+    if (json_dump_callback(j, json_chunk, &o, flags) < 0)
+        return -1;
+    if (o.lead && fputc(0xc2, f) == EOF)
+        return -1;
+    return ferror(f) ? -1 : 0;
+}
+
 /* Appends the Java name of the field descriptor at *d and advances *d;
  * returns 0, or -1 when it is not a descriptor. */
 static int java_type(const char **d, char *buf, size_t size, size_t *used)

@@ -438,7 +438,7 @@ static int show_plan_only(struct run *r, json_t *plan)
     FILE *f = r->out->f;
 
     if (c->format == CLI_FORMAT_JSON && c->format_given) {
-        if (json_dumpf(plan, f, JSON_COMPACT) < 0 || fputc('\n', f) == EOF)
+        if (fu_json_dump(f, plan, JSON_COMPACT) < 0 || fputc('\n', f) == EOF)
             return MCT_EXIT_INTERNAL;
     } else {
         fprintf(f, "plan for %s.%s%s, %d level%s, classes matching %s%s\n", c->class_name, c->method, c->desc,
