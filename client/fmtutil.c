@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "proto.h"
+
 long long fu_int(const json_t *obj, const char *key)
 {
     const json_t *v = json_object_get(obj, key);
@@ -83,9 +85,9 @@ void fu_put_right(FILE *f, const char *s, size_t width)
 }
 
 /* The length of the character at p (>= 1); *ok says whether it is
- * printable: well-formed UTF-8 (no overlong form, surrogate or code point
- * past U+10FFFF) and not a control character (C0, DEL, C1). A malformed
- * byte counts alone. */
+ * printable: well-formed UTF-8 (proto_utf8_valid: no overlong form,
+ * surrogate or code point past U+10FFFF) and not a control character (C0,
+ * DEL, C1). A malformed byte counts alone. */
 static size_t text_char(const unsigned char *p, int *ok)
 {
     size_t n;
@@ -95,14 +97,12 @@ static size_t text_char(const unsigned char *p, int *ok)
         *ok = *p >= 0x20 && *p != 0x7f;
         return 1;
     }
-    if (*p < 0xc2 || *p > 0xf4)
-        return 1;
-    n = *p < 0xe0 ? 2 : *p < 0xf0 ? 3 : 4;
+    n = *p >= 0xf0 ? 4 : *p >= 0xe0 ? 3 : 2;
+    /* Continuation bytes first: the string's NUL ends the character early. */
     for (size_t i = 1; i < n; i++)
         if ((p[i] & 0xc0) != 0x80)
             return 1;
-    if ((*p == 0xe0 && p[1] < 0xa0) || (*p == 0xed && p[1] > 0x9f) ||
-        (*p == 0xf0 && p[1] < 0x90) || (*p == 0xf4 && p[1] > 0x8f))
+    if (!proto_utf8_valid((const char *)p, n))
         return 1;
     *ok = !(*p == 0xc2 && p[1] <= 0x9f);    /* U+0080..U+009F: C1, CSI among them */
     return n;
