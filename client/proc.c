@@ -331,7 +331,11 @@ int proc_tmp(const struct proc_target *t, mct_err *e)
 
 int proc_inspect(pid_t pid, struct proc_target *t, mct_err *e)
 {
-    char path[64], text[4096];
+    /* Groups: comes before NStgid: and SigCgt:, and a user in hundreds of
+     * groups makes it kilobytes long; NGROUPS_MAX is 65536, but 64 KiB holds
+     * thousands of groups. */
+    static char text[64 * 1024];
+    char path[64];
 
     memset(t, 0, sizeof *t);
     t->pid = pid;

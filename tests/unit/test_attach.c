@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
@@ -152,6 +153,38 @@ static void test_status(void)
                                 "SigCgt:\t0\n", &st, &e), -1);
     CHECK_INT(proc_parse_status("Uid:\t1\t1\nGid:\t0\t0\nNStgid:\t4222222222222220\nSigIgn:\t0\n"
                                 "SigCgt:\t0\n", &st, &e), -1);
+}
+
+/* A process in 2000 groups (a Groups: line of about 14 KiB, before NStgid:
+ * and SigCgt:) is inspected whole. Needs root for setgroups. */
+static void test_many_groups(void)
+{
+    static gid_t groups[2000];
+    pid_t child;
+    int status;
+
+    if (geteuid() != 0) {
+        fprintf(stderr, "test_many_groups: skipped (needs root)\n");
+        return;
+    }
+    child = fork();
+    if (child == 0) {
+        struct proc_target t;
+        mct_err e;
+
+        for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
+            groups[i] = (gid_t)(1000000 + i);
+        if (setgroups(sizeof groups / sizeof groups[0], groups) < 0) {
+            perror("setgroups");
+            _exit(1);
+        }
+        if (proc_inspect(getpid(), &t, &e) < 0) {
+            fprintf(stderr, "proc_inspect: %s\n", e.msg);
+            _exit(1);
+        }
+        _exit(t.st.euid == 0 && t.st.nspid == getpid() ? 0 : 1);
+    }
+    CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 static void test_maps_and_cmdline(void)
@@ -489,6 +522,7 @@ int main(void)
 {
     test_load_replies();
     test_status();
+    test_many_groups();
     test_maps_and_cmdline();
     test_trust();
     test_in_root();
