@@ -9,6 +9,7 @@
 #include <grp.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
@@ -185,6 +186,65 @@ static void test_many_groups(void)
         _exit(t.st.euid == 0 && t.st.nspid == getpid() ? 0 : 1);
     }
     CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* A process whose mount namespace cannot be inspected (another user's, not
+ * dumpable) is not taken to share ours: its /tmp is unreachable, and the
+ * error says why, rather than our / standing in for its root. Needs root to
+ * play both users. */
+static void test_unknown_mntns(void)
+{
+    int ready[2], status;
+    pid_t target, inspector;
+    char c;
+
+    if (geteuid() != 0) {
+        fprintf(stderr, "test_unknown_mntns: skipped (needs root)\n");
+        return;
+    }
+    CHECK(pipe(ready) == 0);
+    target = fork();
+    if (target == 0) {
+        alarm(20);
+        if (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0 ||
+            prctl(PR_SET_DUMPABLE, 0) < 0)
+            _exit(1);
+        c = 'r';
+        if (write(ready[1], &c, 1) != 1)
+            _exit(1);
+        pause();
+        _exit(0);
+    }
+    close(ready[1]);
+    CHECK(read(ready[0], &c, 1) == 1);
+    close(ready[0]);
+    inspector = fork();
+    if (inspector == 0) {
+        struct proc_target t;
+        mct_err e;
+
+        if (setgroups(0, NULL) < 0 || setgid(65533) < 0 || setuid(65533) < 0)
+            _exit(2);
+        if (proc_inspect(target, &t, &e) < 0) {
+            fprintf(stderr, "proc_inspect: %s\n", e.msg);
+            _exit(3);
+        }
+        if (proc_tmp(&t, &e) >= 0) {
+            fprintf(stderr, "the /tmp of a process of unknown mount namespace was reached: %s\n",
+                    t.tmp);
+            _exit(4);
+        }
+        if (strstr(e.msg, "its mount namespace cannot be inspected") == NULL ||
+            strstr(e.msg, "run mcalltree as root or as the process's user") == NULL) {
+            fprintf(stderr, "got: %s\n", e.msg);
+            _exit(5);
+        }
+        _exit(0);
+    }
+    CHECK(waitpid(inspector, &status, 0) == inspector && WIFEXITED(status) &&
+          WEXITSTATUS(status) == 0);
+    kill(target, SIGKILL);
+    waitpid(target, NULL, 0);
 }
 
 static void test_maps_and_cmdline(void)
@@ -523,6 +583,7 @@ int main(void)
     test_load_replies();
     test_status();
     test_many_groups();
+    test_unknown_mntns();
     test_maps_and_cmdline();
     test_trust();
     test_in_root();
