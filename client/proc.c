@@ -442,12 +442,19 @@ int proc_become(const struct proc_target *t, struct proc_creds *saved, mct_err *
     if (saved->euid != 0 || t->st.euid == 0)
         return 0;
     n = getgroups(0, NULL);
+    if (n < 0)
+        return mct_err_set(e, MCT_E_IO, "cannot read our supplementary groups: %s",
+                           strerror(errno));
     saved->groups = malloc((size_t)(n > 0 ? n : 1) * sizeof *saved->groups);
-    if (n < 0 || saved->groups == NULL ||
-        (saved->ngroups = getgroups(n, saved->groups)) < 0) {
+    if (saved->groups == NULL)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory for our %d supplementary groups", n);
+    saved->ngroups = getgroups(n, saved->groups);
+    if (saved->ngroups < 0) {
+        int saved_errno = errno;
+
         free(saved->groups);
         return mct_err_set(e, MCT_E_IO, "cannot read our supplementary groups: %s",
-                           n < 0 || saved->groups == NULL ? strerror(ENOMEM) : strerror(errno));
+                           strerror(saved_errno));
     }
     /* Root's groups would open directories the JVM's user cannot write. */
     if (setgroups(0, NULL) < 0) {

@@ -247,6 +247,54 @@ static void test_unknown_mntns(void)
     waitpid(target, NULL, 0);
 }
 
+/* getgroups is wrapped at link time: when fail_getgroups is N > 0, the
+ * Nth call from now (1: proc_become's count, 2: its read) fails with EINVAL. */
+int __real_getgroups(int size, gid_t list[]);
+int __wrap_getgroups(int size, gid_t list[]);
+static int fail_getgroups, getgroups_calls;
+
+int __wrap_getgroups(int size, gid_t list[])
+{
+    if (fail_getgroups > 0 && ++getgroups_calls == fail_getgroups) {
+        errno = EINVAL;
+        return -1;
+    }
+    return __real_getgroups(size, list);
+}
+
+/* When our groups cannot be read, proc_become says why (errno), and stays
+ * who it is. Needs root (it switches only from root). */
+static void test_become_groups(void)
+{
+    struct proc_target t;
+    struct proc_creds creds;
+    mct_err e;
+
+    if (geteuid() != 0) {
+        fprintf(stderr, "test_become_groups: skipped (needs root)\n");
+        return;
+    }
+    memset(&t, 0, sizeof t);
+    t.st.euid = 65534;
+    t.st.egid = 65534;
+    for (fail_getgroups = 1; fail_getgroups <= 2; fail_getgroups++) {
+        getgroups_calls = 0;
+        if (proc_become(&t, &creds, &e) == 0) {
+            proc_restore(&creds);
+            CHECK(!"proc_become succeeded although getgroups failed");
+            continue;
+        }
+        CHECK_INT(e.code, MCT_E_IO);
+        CHECK_STR(e.msg, "cannot read our supplementary groups: Invalid argument");
+        CHECK_INT(geteuid(), 0);
+    }
+    fail_getgroups = 0;
+    CHECK_INT(proc_become(&t, &creds, &e), 0);
+    CHECK_INT(geteuid(), 65534);
+    proc_restore(&creds);
+    CHECK_INT(geteuid(), 0);
+}
+
 static void test_maps_and_cmdline(void)
 {
     static const char cmd[] = "java\0-XX:+DisableAttachMechanism\0-cp\0x\0Main";
@@ -584,6 +632,7 @@ int main(void)
     test_status();
     test_many_groups();
     test_unknown_mntns();
+    test_become_groups();
     test_maps_and_cmdline();
     test_trust();
     test_in_root();
