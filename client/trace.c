@@ -284,6 +284,22 @@ static int on_eof(struct run *r)
     return MCT_EXIT_INTERNAL;
 }
 
+/* Reading the next message failed with e; the exit status. */
+static int read_failed(struct run *r, const mct_err *e)
+{
+    /* The connection ended, between frames or within one (the agent stops
+     * writing to a client that stalls), or the JVM is gone. */
+    if (e->code == MCT_E_EOF || e->code == MCT_E_CUT || (e->code == MCT_E_IO && !proc_alive(r->t))) {
+        if (e->code != MCT_E_EOF)
+            log_verbose("reading from the agent: %s", e->msg);
+        return on_eof(r);
+    }
+    /* A frame that is not a message (invalid JSON, an unknown type, over
+     * the cap): the agent is not the one this client speaks to. */
+    log_error("reading from the agent: %s", e->msg);
+    return MCT_EXIT_INTERNAL;
+}
+
 static int on_error(const json_t *m)
 {
     const char *code = str(m, "code");
@@ -355,14 +371,8 @@ static int stream(struct run *r)
         if (n == 0)
             continue;
         m = proto_read(r->fd, PROTO_REPLY, 30000, &e);
-        if (m == NULL) {
-            if (e.code == MCT_E_EOF)
-                return on_eof(r);
-            log_error("reading from the agent: %s", e.msg);
-            /* A frame cut short: the agent gave up writing to this client. */
-            return e.code == MCT_E_PROTO || (e.code == MCT_E_IO && !proc_alive(r->t)) ? on_eof(r)
-                                                                                     : MCT_EXIT_INTERNAL;
-        }
+        if (m == NULL)
+            return read_failed(r, &e);
         type = proto_type(m);
         if (strcmp(type, "call") == 0) {
             on_call(r, m);
@@ -409,7 +419,7 @@ static json_t *await_plan(struct run *r, int *rc)
         }
         m = proto_read(r->fd, PROTO_REPLY, TRACE_PLAN_TIMEOUT_MS, &e);
         if (m == NULL) {
-            if (e.code == MCT_E_EOF) {
+            if (e.code == MCT_E_EOF || e.code == MCT_E_CUT) {
                 *rc = on_eof(r);
             } else {
                 log_error("no answer to the trace request: %s", e.msg);

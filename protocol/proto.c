@@ -832,7 +832,7 @@ json_t *proto_read(int fd, enum proto_dir dir, int timeout_ms, mct_err *e)
         return NULL;
     }
     if (got < sizeof hdr) {
-        mct_err_set(e, MCT_E_PROTO, "truncated header: %zu of %d bytes", got, PROTO_HEADER_LEN);
+        mct_err_set(e, MCT_E_CUT, "truncated header: %zu of %d bytes", got, PROTO_HEADER_LEN);
         return NULL;
     }
     if (proto_header_decode(hdr, dir, &len, e) < 0)
@@ -847,7 +847,7 @@ json_t *proto_read(int fd, enum proto_dir dir, int timeout_ms, mct_err *e)
         return NULL;
     }
     if (got < len) {
-        mct_err_set(e, MCT_E_PROTO, "truncated payload: %zu of %u bytes", got, len);
+        mct_err_set(e, MCT_E_CUT, "truncated payload: %zu of %u bytes", got, len);
         free(payload);
         return NULL;
     }

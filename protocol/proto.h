@@ -106,8 +106,9 @@ int proto_write_payload(int fd, const char *json, size_t len, mct_err *e);
 
 /* Reads one frame from fd within timeout_ms (< 0: no limit) and returns the
  * validated message (caller decrefs), or NULL with e set: MCT_E_EOF when the
- * peer closed before the first byte, MCT_E_IO on errors and timeouts,
- * MCT_E_PROTO / MCT_E_TOOBIG / MCT_E_UNSUPPORTED for bad frames. */
+ * peer closed before the first byte, MCT_E_CUT when it closed within a
+ * frame, MCT_E_IO on errors and timeouts, MCT_E_PROTO / MCT_E_TOOBIG /
+ * MCT_E_UNSUPPORTED for bad frames. */
 json_t *proto_read(int fd, enum proto_dir dir, int timeout_ms, mct_err *e);
 
 /* A new `error` message with code and the formatted text, or NULL when out

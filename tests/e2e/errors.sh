@@ -4,7 +4,9 @@
 # SIGQUIT, which must then not be sent), -XX:+DisableAttachMechanism
 # (on the command line, and hidden in JAVA_TOOL_OPTIONS: the socket never
 # appears; Ctrl-C while the client waits for it), -XX:-EnableDynamicAgentLoading,
-# an agent library that cannot be loaded or does not exist.
+# an agent library that cannot be loaded or does not exist; an agent that
+# sends a frame holding no message during a session (a protocol error, exit
+# 5) or closes within a frame (the agent ending the connection).
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 
@@ -133,5 +135,25 @@ for jdk in $MCT_TEST_JDKS; do
 2 2 the agent in JVM [0-9]+ speaks another protocol
 1 2 answered hello with a "hello" of protocol 2; it was loaded by another version of mcalltree
 VERSIONS
+
+    # A broken agent during a session (the JVM plays it, with a plan and
+    # then a bad frame): a frame that holds no message is a protocol error,
+    # named; a frame cut short is the agent ending the connection.
+    note "JDK $major: an agent that sends a frame holding no JSON during a session"
+    start_target "$jdk" "$MCT_TMP/badjson-$major.log" mcttest.FakeAgent 1 1 badjson </dev/null
+    run_mct "$out" "$err" -t 30 "$TARGET_PID" mcttest.FakeAgent main 1 'mcttest\..*'
+    expect_rc 5 "a frame holding no JSON"
+    expect_grep '^mcalltree: reading from the agent: invalid JSON' "$err" "a frame holding no JSON"
+    expect_no_grep 'without ending the session' "$err" "a frame holding no JSON"
+    stop_jvm "$TARGET_PID"
+
+    note "JDK $major: an agent that closes the connection within a frame during a session"
+    start_target "$jdk" "$MCT_TMP/cut-$major.log" mcttest.FakeAgent 1 1 cut </dev/null
+    run_mct "$out" "$err" -t 30 "$TARGET_PID" mcttest.FakeAgent main 1 'mcttest\..*'
+    expect_rc 5 "a frame cut short"
+    expect_grep '^mcalltree: the agent closed the connection without ending the session' "$err" \
+        "a frame cut short"
+    expect_no_grep 'reading from the agent' "$err" "a frame cut short"
+    stop_jvm "$TARGET_PID"
 done
 exit 0

@@ -494,6 +494,7 @@ static void test_io(void)
     close(sv[0]);
     CHECK(proto_read(sv[1], PROTO_REQUEST, 1000, &e) == NULL);
     CHECK(strstr(e.msg, "truncated payload: 4 of 100") != NULL);
+    CHECK_INT(e.code, MCT_E_CUT);
 
     /* Then a clean EOF. */
     CHECK(proto_read(sv[1], PROTO_REQUEST, 1000, &e) == NULL);
@@ -512,6 +513,7 @@ static void test_io(void)
     close(sv[0]);
     CHECK(proto_read(sv[1], PROTO_REQUEST, 1000, &e) == NULL);
     CHECK(strstr(e.msg, "truncated header: 3 of 8") != NULL);
+    CHECK_INT(e.code, MCT_E_CUT);
     close(sv[1]);
 
     /* Not a socket: plain writes. */
