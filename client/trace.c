@@ -395,9 +395,17 @@ static int stream(struct run *r)
     }
 }
 
+/* A signal before the session started (e says where): the client stops, as
+ * asked, with status 0; the agent stops planning, or restores whatever it
+ * instrumented, when it sees this client gone. */
+static int interrupted(const mct_err *e)
+{
+    log_error("%s; nothing was traced", e->msg);
+    return MCT_EXIT_OK;
+}
+
 /* Waits for the plan (or the refusal). Returns the plan, or NULL with *rc.
- * A signal ends the wait at once: the agent restores whatever it
- * instrumented when it sees this client gone. */
+ * A signal ends the wait at once. */
 static json_t *await_plan(struct run *r, int *rc)
 {
     double deadline = mct_now_ms() + TRACE_PLAN_TIMEOUT_MS;
@@ -409,11 +417,16 @@ static json_t *await_plan(struct run *r, int *rc)
         double left = deadline - mct_now_ms();
         int n = intr_wait_readable(r->fd, left > 0 ? (int)left : 0, &e);
 
+        if (n < 0 && e.code == MCT_E_INTR) {
+            mct_err_wrap(&e, "waiting for the agent's plan");
+            *rc = interrupted(&e);
+            return NULL;
+        }
         if (n <= 0) {
             if (n == 0)
                 log_error("no answer to the trace request within %d s", TRACE_PLAN_TIMEOUT_MS / 1000);
             else
-                log_error("%s before the session started", e.msg);
+                log_error("%s", e.msg);
             *rc = MCT_EXIT_INTERNAL;
             return NULL;
         }
@@ -467,6 +480,8 @@ static int session(struct run *r)
     mct_err e;
 
     hello = conn_ensure_agent(r->t, c->agent, &code, &e);
+    if (hello == NULL && e.code == MCT_E_INTR)
+        return interrupted(&e);
     if (hello == NULL) {
         log_error("%s", e.msg);
         return code;

@@ -3,7 +3,8 @@
 # process, not a JVM, a -Xrs JVM whose attach socket was deleted (it ignores
 # SIGQUIT, which must then not be sent), -XX:+DisableAttachMechanism
 # (on the command line, and hidden in JAVA_TOOL_OPTIONS: the socket never
-# appears; Ctrl-C while the client waits for it), -XX:-EnableDynamicAgentLoading,
+# appears; Ctrl-C while the client waits for it, a clean stop with status
+# 0, as is Ctrl-C while it waits for the plan), -XX:-EnableDynamicAgentLoading,
 # an agent library that cannot be loaded or does not exist; an agent that
 # sends a frame holding no message during a session (a protocol error, exit
 # 5) or closes within a frame (the agent ending the connection).
@@ -88,8 +89,8 @@ for jdk in $MCT_TEST_JDKS; do
     kill -INT "$client"
     wait_exit "$client" 5 || fail "SIGINT while attaching: the client goes on"
     RC=$WAIT_RC
-    expect_rc 5 "SIGINT while attaching"
-    expect_grep "waiting for the attach socket of JVM $TARGET_PID: interrupted" "$err" "SIGINT"
+    expect_rc 0 "SIGINT while attaching"
+    expect_grep "^mcalltree: waiting for the attach socket of JVM $TARGET_PID: interrupted$" "$err" "SIGINT"
     [ -e "/proc/$TARGET_PID/cwd/.attach_pid$TARGET_PID" ] && fail "SIGINT: trigger file left behind"
     alive "$TARGET_PID" || fail "the JVM died of SIGQUIT"
     stop_jvm "$TARGET_PID"
@@ -135,6 +136,23 @@ for jdk in $MCT_TEST_JDKS; do
 2 2 the agent in JVM [0-9]+ speaks another protocol
 1 2 answered hello with a "hello" of protocol 2; it was loaded by another version of mcalltree
 VERSIONS
+
+    # Ctrl-C while the agent plans (the JVM plays an agent that never
+    # answers a trace) stops the client cleanly: status 0, nothing traced.
+    note "JDK $major: Ctrl-C while waiting for the plan"
+    start_target "$jdk" "$MCT_TMP/silent-$major.log" mcttest.FakeAgent 1 1 silent </dev/null
+    "$MCT" "$TARGET_PID" mcttest.FakeAgent main 1 'mcttest\..*' >"$out" 2>"$err" &
+    client=$!
+    MCT_PIDS="$MCT_PIDS $client"
+    wait_until 30 grep -q '^trace request' "$MCT_TMP/silent-$major.log" || fail "no trace request"
+    kill -INT "$client"
+    wait_exit "$client" 10 || fail "SIGINT while waiting for the plan: the client goes on"
+    RC=$WAIT_RC
+    expect_rc 0 "SIGINT while waiting for the plan"
+    expect_grep "^mcalltree: waiting for the agent's plan: interrupted; nothing was traced$" "$err" \
+        "SIGINT while waiting for the plan"
+    [ -s "$out" ] && fail "SIGINT while waiting for the plan: something on stdout"
+    stop_jvm "$TARGET_PID"
 
     # A broken agent during a session (the JVM plays it, with a plan and
     # then a bad frame): a frame that holds no message is a protocol error,

@@ -17,8 +17,10 @@ import java.nio.file.attribute.PosixFilePermissions;
  * believes only a socket that the JVM itself serves, so a foreign agent can
  * only be played from inside the JVM. Every request but `trace` is answered
  * with a hello in frames of version V that says protocol P. A `trace`
- * request is answered as MODE says (none: with the hello too):
+ * request is answered as MODE says (none: with the hello too), and the JVM
+ * prints "trace request" first:
  * <ul>
+ * <li>silent: not at all;</li>
  * <li>badjson: a plan, then a frame holding no JSON;</li>
  * <li>cut: a plan, then half a frame, and the connection closed.</li>
  * </ul>
@@ -84,7 +86,11 @@ public final class FakeAgent {
                     send(c, hello);
                     continue;
                 }
+                System.out.println("trace request");
+                System.out.flush();
                 switch (mode) {
+                    case "silent":
+                        break;
                     case "badjson":
                         send(c, PLAN);
                         send(c, "{not json");
