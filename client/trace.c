@@ -284,9 +284,50 @@ static int on_eof(struct run *r)
     return MCT_EXIT_INTERNAL;
 }
 
+/* A signal after the stop: the client leaves without the agent's end. */
+static int interrupted_again(void)
+{
+    log_error("interrupted again: not waiting for the agent (it restores the classes when it sees "
+              "this client gone)");
+    return MCT_EXIT_INTERNAL;
+}
+
+/* The stop was sent TRACE_END_TIMEOUT_MS ago, and no end came. */
+static int end_timed_out(void)
+{
+    log_error("the agent did not confirm the end of the session within %d s", TRACE_END_TIMEOUT_MS / 1000);
+    return MCT_EXIT_INTERNAL;
+}
+
+/* Whether a signal came since the count at arg (an int) was taken. */
+static int new_signal(void *arg)
+{
+    return intr_count() != *(const int *)arg;
+}
+
+/* Reads the next message, which has begun to arrive. Once the stop is sent,
+ * within what is left of TRACE_END_TIMEOUT_MS, and not past a further
+ * signal (handled: the count seen), which must end the wait at once. */
+static json_t *read_message(const struct run *r, const int *handled, mct_err *e)
+{
+    double left;
+
+    if (!r->stop_sent)
+        return proto_read(r->fd, PROTO_REPLY, 30000, e);
+    left = r->stop_at + TRACE_END_TIMEOUT_MS - mct_now_ms();
+    return proto_read_cancel(r->fd, PROTO_REPLY, left > 0 ? (int)left + 1 : 0, new_signal,
+                             (void *)handled, e);
+}
+
 /* Reading the next message failed with e; the exit status. */
 static int read_failed(struct run *r, const mct_err *e)
 {
+    if (e->code == MCT_E_INTR)
+        return interrupted_again();
+    if (e->code == MCT_E_IO && r->stop_sent && mct_now_ms() >= r->stop_at + TRACE_END_TIMEOUT_MS) {
+        log_verbose("reading from the agent: %s", e->msg);
+        return end_timed_out();
+    }
     /* The connection ended, between frames or within one (the agent stops
      * writing to a client that stalls), or the JVM is gone. */
     if (e->code == MCT_E_EOF || e->code == MCT_E_CUT || (e->code == MCT_E_IO && !proc_alive(r->t))) {
@@ -347,20 +388,14 @@ static int stream(struct run *r)
 
         if (intr_count() != handled_signals) {
             handled_signals = intr_count();
-            if (r->stop_sent) {
-                log_error("interrupted again: not waiting for the agent (it restores the classes when it "
-                          "sees this client gone)");
-                return MCT_EXIT_INTERNAL;
-            }
+            if (r->stop_sent)
+                return interrupted_again();
             send_stop(r, "signal");
         }
         if (!r->stop_sent && r->deadline > 0 && mct_now_ms() >= r->deadline)
             send_stop(r, "timeout");
-        if (r->stop_sent && mct_now_ms() >= r->stop_at + TRACE_END_TIMEOUT_MS) {
-            log_error("the agent did not confirm the end of the session within %d s",
-                      TRACE_END_TIMEOUT_MS / 1000);
-            return MCT_EXIT_INTERNAL;
-        }
+        if (r->stop_sent && mct_now_ms() >= r->stop_at + TRACE_END_TIMEOUT_MS)
+            return end_timed_out();
         n = poll(&pfd, 1, wait_ms(r));
         if (n < 0 && errno == EINTR)
             continue;
@@ -370,7 +405,7 @@ static int stream(struct run *r)
         }
         if (n == 0)
             continue;
-        m = proto_read(r->fd, PROTO_REPLY, 30000, &e);
+        m = read_message(r, &handled_signals, &e);
         if (m == NULL)
             return read_failed(r, &e);
         type = proto_type(m);

@@ -7,7 +7,8 @@
 # 0, as is Ctrl-C while it waits for the plan), -XX:-EnableDynamicAgentLoading,
 # an agent library that cannot be loaded or does not exist; an agent that
 # sends a frame holding no message during a session (a protocol error, exit
-# 5) or closes within a frame (the agent ending the connection).
+# 5) or closes within a frame (the agent ending the connection), or stalls
+# within a frame after the stop (waited for 10 s, or until a second Ctrl-C).
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 
@@ -152,6 +153,34 @@ VERSIONS
     expect_grep "^mcalltree: waiting for the agent's plan: interrupted; nothing was traced$" "$err" \
         "SIGINT while waiting for the plan"
     [ -s "$out" ] && fail "SIGINT while waiting for the plan: something on stdout"
+    stop_jvm "$TARGET_PID"
+
+    # After Ctrl-C, an agent that sends half a frame and no more (the JVM
+    # plays it) is waited for 10 s, the time the agent has to end the
+    # session, not longer; a second Ctrl-C ends the wait at once.
+    note "JDK $major: an agent that stalls within a frame after the stop"
+    start_target "$jdk" "$MCT_TMP/stall-$major.log" mcttest.FakeAgent 1 1 stall </dev/null
+    for signals in 1 2; do
+        : >"$MCT_TMP/stall-$major.log"
+        "$MCT" "$TARGET_PID" mcttest.FakeAgent main 1 'mcttest\..*' >"$out" 2>"$err" &
+        client=$!
+        MCT_PIDS="$MCT_PIDS $client"
+        wait_until 30 grep -q '^mcalltree: tracing' "$err" || fail "the fake session did not start"
+        kill -INT "$client"
+        wait_until 30 grep -q '^stalled' "$MCT_TMP/stall-$major.log" || fail "the fake agent did not stall"
+        if [ "$signals" = 2 ]; then
+            # the client is reading the frame by now
+            sleep 1
+            kill -INT "$client"
+            pattern='^mcalltree: interrupted again: not waiting for the agent'
+        else
+            pattern='^mcalltree: the agent did not confirm the end of the session within 10 s$'
+        fi
+        wait_exit "$client" 60 || fail "$signals SIGINT, a stalled agent: the client goes on"
+        RC=$WAIT_RC
+        expect_rc 5 "$signals SIGINT, a stalled agent"
+        expect_grep "$pattern" "$err" "$signals SIGINT, a stalled agent"
+    done
     stop_jvm "$TARGET_PID"
 
     # A broken agent during a session (the JVM plays it, with a plan and

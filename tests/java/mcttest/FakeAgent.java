@@ -22,7 +22,9 @@ import java.nio.file.attribute.PosixFilePermissions;
  * <ul>
  * <li>silent: not at all;</li>
  * <li>badjson: a plan, then a frame holding no JSON;</li>
- * <li>cut: a plan, then half a frame, and the connection closed.</li>
+ * <li>cut: a plan, then half a frame, and the connection closed;</li>
+ * <li>stall: a plan; once the client sends its stop, half a frame, then
+ * nothing (the JVM prints "stalled").</li>
  * </ul>
  * After that the connection stays open until the client closes it. Usage:
  * mcttest.FakeAgent V P [MODE]; prints READY once it listens.
@@ -94,6 +96,13 @@ public final class FakeAgent {
                     case "badjson":
                         send(c, PLAN);
                         send(c, "{not json");
+                        break;
+                    case "stall":
+                        send(c, PLAN);
+                        c.read(ByteBuffer.allocate(4096));
+                        send(c, 100, "{\"type\":\"en".getBytes(StandardCharsets.UTF_8));
+                        System.out.println("stalled");
+                        System.out.flush();
                         break;
                     case "cut":
                         send(c, PLAN);
