@@ -32,6 +32,7 @@ MCT_LAST_ERR=$err
 chmod 777 "$MCT_TMP"
 FORGED=$MCT_TMP/forged.log
 trust_cleanup() {
+    stop_container
     mct_attach_cleanup
     rm -rf "$MCT_BUILDDIR"/tests/e2e/trust-decoy.*
 }
@@ -117,14 +118,15 @@ container_init='
 
 # start_container JDK LOG TMPLINK [DECOY]: starts that container; sets
 # CPID (the JVM's pid on the host), CNSPID (in its namespace), CROOT (its
-# root as the host reaches it) and COUTER (the process to kill).
+# root as the host reaches it) and COUTER (the process to kill: unshare,
+# whose death kills the namespace's first process, and so all of it).
 start_container() {
     local jdk=$1 log=$2 i
     MARK=$$-$RANDOM
     mkdir -p "$MCT_TMP/root"
     : >"$log"
     (cd "$MCT_CLASSES" && ROOT=$MCT_TMP/root JDK=$jdk TMPLINK=$3 DECOY=${4:-} MARK=$MARK \
-        exec unshare --pid --fork --mount-proc --mount --propagation private \
+        exec unshare --pid --fork --kill-child --mount-proc --mount --propagation private \
         sh -c "$container_init") >"$log" 2>&1 &
     COUTER=$!
     MCT_PIDS="$MCT_PIDS $COUTER"
@@ -138,9 +140,18 @@ start_container() {
         { ls -l "$CROOT/" >&2; fail "the container's /tmp is not a link to $3"; }
 }
 
+# stop_container: kills the container (also at exit, should a check fail
+# while it runs), and waits for it.
 stop_container() {
-    kill -9 "$CPID" 2>/dev/null
+    [ -n "${COUTER:-}" ] || return 0
+    kill -9 "$COUTER" 2>/dev/null
     wait "$COUTER" 2>/dev/null
+    # --kill-child took the namespace down; the JVM, should it linger, by its mark
+    if [ -n "${CPID:-}" ] && grep -qs "mct.trust=$MARK" "/proc/$CPID/cmdline"; then
+        kill -9 "$CPID" 2>/dev/null
+    fi
+    COUTER=
+    CPID=
     return 0
 }
 
