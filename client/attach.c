@@ -128,47 +128,82 @@ static int is_socket(int dirfd, const char *name)
  * listener. */
 struct trigger {
     int dirfd;              /* the directory it is in (owned) */
+    int created;            /* 1: made by this client, which removes it */
     char name[32];
     char shown[PATH_MAX];   /* its path, for messages */
 };
 
-/* Creates the trigger in dirfd (shown as dir), taking ownership of dirfd;
- * 0, or -1 with errno set and dirfd closed. */
-static int create_trigger_in(const struct proc_target *t, int dirfd, const char *dir,
-                             struct trigger *tr)
+/* A trigger that was there already (st): usable when it is a regular file
+ * of the JVM's user or root, as HotSpot wants; 0, or -1 with e set. */
+static int reuse_trigger(const struct proc_target *t, const struct trigger *tr,
+                         const struct stat *st, mct_err *e)
 {
+    if (!S_ISREG(st->st_mode))
+        return mct_err_set(e, MCT_E_IO, "remove %s: it is not a regular file, so it cannot start "
+                           "the attach listener of JVM %d (someone may be blocking the attach)",
+                           tr->shown, (int)t->pid);
+    if (st->st_uid != t->st.euid && st->st_uid != 0)
+        return mct_err_set(e, MCT_E_IO, "remove %s: it belongs to uid %u, not to the JVM's user "
+                           "(uid %u) or root, so JVM %d ignores it (someone may be blocking the "
+                           "attach)", tr->shown, (unsigned)st->st_uid, (unsigned)t->st.euid,
+                           (int)t->pid);
+    return 0;
+}
+
+/* Creates the trigger in dirfd (shown as dir), taking ownership of dirfd.
+ * Never opens what is there already (a FIFO would block, another user's
+ * file would be ignored by the JVM): a file found instead is reused or
+ * refused. 0; -1 with errno set and dirfd closed when the directory does not
+ * take it; -2 with e set and dirfd closed when a file there is unusable. */
+static int create_trigger_in(const struct proc_target *t, int dirfd, const char *dir,
+                             struct trigger *tr, mct_err *e)
+{
+    struct stat st;
     int fd, err;
 
     tr->dirfd = dirfd;
+    tr->created = 0;
     snprintf(tr->name, sizeof tr->name, ".attach_pid%d", (int)t->st.nspid);
     snprintf(tr->shown, sizeof tr->shown, "%s/%s", dir, tr->name);
     if (dirfd < 0)
         return -1;
-    fd = openat(dirfd, tr->name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0660);
+    fd = openat(dirfd, tr->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+                0660);
     if (fd >= 0) {
         close(fd);
+        tr->created = 1;
         return 0;
     }
     err = errno;
+    if (err == EEXIST && fstatat(dirfd, tr->name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        if (reuse_trigger(t, tr, &st, e) == 0)
+            return 0;
+        close(dirfd);
+        return -2;
+    }
     close(dirfd);
     errno = err;
     return -1;
 }
 
 /* Creates the trigger: in the JVM's working directory (/proc/PID/cwd leads
- * there in any mount namespace), else in its /tmp. Run with the JVM's
- * identity: the JVM ignores a trigger of another user. 0 or -1 with e set. */
+ * there in any mount namespace), else in its /tmp. HotSpot looks in the
+ * second only when the first has none, so an unusable file in the first
+ * ends the attempt. Run with the JVM's identity: the JVM ignores a trigger
+ * of another user. 0 or -1 with e set. */
 static int create_trigger(const struct proc_target *t, int tmpfd, struct trigger *tr, mct_err *e)
 {
     char cwd[64];
+    int rc;
 
     snprintf(cwd, sizeof cwd, "/proc/%d/cwd", (int)t->pid);
-    if (create_trigger_in(t, open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC), cwd, tr) == 0)
-        return 0;
-    if (create_trigger_in(t, fcntl(tmpfd, F_DUPFD_CLOEXEC, 0), t->tmp, tr) == 0)
-        return 0;
-    return mct_err_set(e, MCT_E_IO, "cannot create the attach trigger %s: %s", tr->shown,
-                       strerror(errno));
+    rc = create_trigger_in(t, open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC), cwd, tr, e);
+    if (rc == -1)
+        rc = create_trigger_in(t, fcntl(tmpfd, F_DUPFD_CLOEXEC, 0), t->tmp, tr, e);
+    if (rc == -1)
+        return mct_err_set(e, MCT_E_IO, "cannot create the attach trigger %s: %s", tr->shown,
+                           strerror(errno));
+    return rc < 0 ? -1 : 0;
 }
 
 /* Polls for the socket name in tmpfd (shown as sock) with growing sleeps,
@@ -230,13 +265,14 @@ static int wake_listener(const struct proc_target *t, int tmpfd, const char *nam
                            "a HotSpot JVM; restart the JVM", (int)t->pid, t->st.name, sock);
     if (create_trigger(t, tmpfd, &trigger, e) < 0)
         return -1;
-    log_verbose("created %s; sending SIGQUIT to %d", trigger.shown, (int)t->pid);
+    log_verbose("%s %s; sending SIGQUIT to %d", trigger.created ? "created" : "reusing",
+                trigger.shown, (int)t->pid);
     if (kill(t->pid, SIGQUIT) < 0) {
         rc = mct_err_set(e, MCT_E_IO, "kill(%d, SIGQUIT): %s", (int)t->pid, strerror(errno));
     } else {
         rc = wait_for_socket(t, tmpfd, name, sock, e);
     }
-    if (unlinkat(trigger.dirfd, trigger.name, 0) < 0 && errno != ENOENT)
+    if (trigger.created && unlinkat(trigger.dirfd, trigger.name, 0) < 0 && errno != ENOENT)
         log_verbose("cannot remove %s: %s", trigger.shown, strerror(errno));
     close(trigger.dirfd);
     return rc;

@@ -186,7 +186,8 @@ static json_t *ask_hello(const struct proc_target *t, int *absent, int *exit_cod
     close(fd);
     if (reply == NULL) {
         if (e->code == MCT_E_INTR) {
-            *exit_code = MCT_EXIT_INTERNAL;
+            /* Stopping when asked is a clean end (SPEC §2). */
+            *exit_code = MCT_EXIT_OK;
             mct_err_wrap(e, "waiting for the hello of the agent in JVM %d", (int)t->pid);
         } else if (e->code == MCT_E_UNSUPPORTED) {
             mct_err_wrap(e, "the agent in JVM %d speaks another protocol (it was loaded by "
@@ -235,7 +236,7 @@ json_t *conn_ensure_agent(const struct proc_target *t, const char *agent_opt, in
     *exit_code = MCT_EXIT_ATTACH;
     if (load_agent(t, agent_opt, e) < 0) {
         if (e->code == MCT_E_INTR)
-            *exit_code = MCT_EXIT_INTERNAL;
+            *exit_code = MCT_EXIT_OK;
         return NULL;
     }
     hello = ask_hello(t, &absent, exit_code, e);

@@ -23,7 +23,8 @@ int conn_open(const struct proc_target *t, int *absent, mct_err *e);
  * and when nothing answers loads the agent library (agent_opt, or the
  * default of agentlib_find) and asks again. Returns the agent's hello
  * (caller decrefs), or NULL with e set to a message for the user and
- * *exit_code to the mct_exit status. */
+ * *exit_code to the mct_exit status: MCT_EXIT_OK when a signal ended a wait
+ * (e->code MCT_E_INTR). */
 json_t *conn_ensure_agent(const struct proc_target *t, const char *agent_opt, int *exit_code,
                           mct_err *e);
 

@@ -54,7 +54,7 @@ static int put_event(out *o, json_t *ev)
     if (ev == NULL)
         return -1;
     fputs(c->events++ > 0 ? ",\n" : "\n", o->f);
-    rc = json_dumpf(ev, o->f, CHROME_DUMP_FLAGS);
+    rc = fu_json_dump(o->f, ev, CHROME_DUMP_FLAGS);
     json_decref(ev);
     return rc;
 }

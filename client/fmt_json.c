@@ -1,10 +1,13 @@
 /* fmt_json.c — the default format: each call as one compact JSON object per
- * line (SPEC §3), exactly as the agent rendered it. */
+ * line (SPEC §3), as the agent rendered it, with the control characters
+ * jansson leaves raw escaped (fu_json_dump). */
 #include "output.h"
+
+#include "fmtutil.h"
 
 static int json_call(out *o, const json_t *call)
 {
-    if (json_dumpf(call, o->f, JSON_COMPACT) < 0 || fputc('\n', o->f) == EOF)
+    if (fu_json_dump(o->f, call, JSON_COMPACT) < 0 || fputc('\n', o->f) == EOF)
         return -1;
     return 0;
 }

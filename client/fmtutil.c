@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "proto.h"
+
 long long fu_int(const json_t *obj, const char *key)
 {
     const json_t *v = json_object_get(obj, key);
@@ -83,9 +85,9 @@ void fu_put_right(FILE *f, const char *s, size_t width)
 }
 
 /* The length of the character at p (>= 1); *ok says whether it is
- * printable: well-formed UTF-8 (no overlong form, surrogate or code point
- * past U+10FFFF) and not a control character (C0, DEL, C1). A malformed
- * byte counts alone. */
+ * printable: well-formed UTF-8 (proto_utf8_valid: no overlong form,
+ * surrogate or code point past U+10FFFF) and not a control character (C0,
+ * DEL, C1). A malformed byte counts alone. */
 static size_t text_char(const unsigned char *p, int *ok)
 {
     size_t n;
@@ -95,14 +97,12 @@ static size_t text_char(const unsigned char *p, int *ok)
         *ok = *p >= 0x20 && *p != 0x7f;
         return 1;
     }
-    if (*p < 0xc2 || *p > 0xf4)
-        return 1;
-    n = *p < 0xe0 ? 2 : *p < 0xf0 ? 3 : 4;
+    n = *p >= 0xf0 ? 4 : *p >= 0xe0 ? 3 : 2;
+    /* Continuation bytes first: the string's NUL ends the character early. */
     for (size_t i = 1; i < n; i++)
         if ((p[i] & 0xc0) != 0x80)
             return 1;
-    if ((*p == 0xe0 && p[1] < 0xa0) || (*p == 0xed && p[1] > 0x9f) ||
-        (*p == 0xf0 && p[1] < 0x90) || (*p == 0xf4 && p[1] > 0x8f))
+    if (!proto_utf8_valid((const char *)p, n))
         return 1;
     *ok = !(*p == 0xc2 && p[1] <= 0x9f);    /* U+0080..U+009F: C1, CSI among them */
     return n;
@@ -141,6 +141,57 @@ void fu_clean(char *s)
         p += n;
     }
     *w = '\0';
+}
+
+/* The state of fu_json_dump across jansson's chunks. */
+struct json_out {
+    FILE *f;
+    int lead;       /* the chunk before ended with 0xc2, not written yet */
+};
+
+/* Writes one chunk of jansson's output, escaping DEL and the C1 controls
+ * (0xc2 0x80..0x9f in UTF-8, which only a string holds, so that the escape
+ * means the same); 0 or -1 as jansson wants. A 0xc2 at a chunk's end waits
+ * for the next chunk's first byte. */
+static int json_chunk(const char *buf, size_t n, void *arg)
+{
+    struct json_out *o = arg;
+    const unsigned char *p = (const unsigned char *)buf, *end = p + n, *run = p;
+
+    for (; p < end; p++) {
+        if (o->lead) {
+            o->lead = 0;
+            if (*p >= 0x80 && *p <= 0x9f) {
+                if (fprintf(o->f, "\\u%04X", *p) < 0)
+                    return -1;
+                run = p + 1;
+                continue;
+            }
+            if (fputc(0xc2, o->f) == EOF)
+                return -1;
+        }
+        if (*p != 0x7f && *p != 0xc2)
+            continue;
+        if (fwrite(run, 1, (size_t)(p - run), o->f) != (size_t)(p - run))
+            return -1;
+        run = p + 1;
+        if (*p == 0xc2)
+            o->lead = 1;
+        else if (fputs("\\u007F", o->f) == EOF)
+            return -1;
+    }
+    return fwrite(run, 1, (size_t)(end - run), o->f) == (size_t)(end - run) ? 0 : -1;
+}
+
+int fu_json_dump(FILE *f, const json_t *j, size_t flags)
+{
+    struct json_out o = {.f = f};
+
+    if (json_dump_callback(j, json_chunk, &o, flags) < 0)
+        return -1;
+    if (o.lead && fputc(0xc2, f) == EOF)
+        return -1;
+    return ferror(f) ? -1 : 0;
 }
 
 /* Appends the Java name of the field descriptor at *d and advances *d;

@@ -1,7 +1,8 @@
-/* fmtutil.h — what the output formats (fmt_tree, fmt_chrome, fmt_folded)
- * share: reading a call message's fields defensively, so that a missing or
- * mistyped field reads as 0 or "?" instead of crashing; human-readable
- * durations; and text that is safe to print on a terminal. */
+/* fmtutil.h — what the output formats (fmt_json, fmt_tree, fmt_chrome,
+ * fmt_folded) share: reading a call message's fields defensively, so that a
+ * missing or mistyped field reads as 0 or "?" instead of crashing;
+ * human-readable durations; and text and JSON that are safe to print on a
+ * terminal. */
 #ifndef MCT_FMTUTIL_H
 #define MCT_FMTUTIL_H
 
@@ -49,6 +50,12 @@ void fu_put_text(FILE *f, const char *s);
 /* Replaces in place what fu_put_text replaces, for text printed otherwise
  * (the client's messages). */
 void fu_clean(char *s);
+
+/* Writes j as JSON with jansson's dump flags to f, DEL and the C1 controls
+ * (U+0080..U+009F), which jansson leaves raw, written as \u007F and
+ * \u0080 .. \u009F: the JSON means the same, and text from the JVM in it cannot
+ * drive a terminal. 0, or -1 when j cannot be rendered or f fails. */
+int fu_json_dump(FILE *f, const json_t *j, size_t flags);
 
 /* The parameter list of a JVM method descriptor as Java would write it,
  * simple class names, into buf: "(Ljava/lang/String;[IJ)V" -> "(String,

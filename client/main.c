@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "conn.h"
 #include "exit.h"
+#include "fmtutil.h"
 #include "intr.h"
 #include "log.h"
 #include "proc.h"
@@ -69,7 +70,7 @@ static int run_info(const struct cli *c, const struct proc_target *t)
         log_error("%s", e.msg);
         return code;
     }
-    if (json_dumpf(hello, stdout, JSON_COMPACT) < 0 || putchar('\n') == EOF) {
+    if (fu_json_dump(stdout, hello, JSON_COMPACT) < 0 || putchar('\n') == EOF) {
         json_decref(hello);
         log_error("cannot write to stdout");
         return MCT_EXIT_INTERNAL;

@@ -182,18 +182,21 @@ static ssize_t read_small_file(const char *path, char *buf, size_t cap)
     return (ssize_t)len;
 }
 
-/* Whether the mount namespaces of pid and of this process differ. */
-static int other_mount_ns(pid_t pid)
+/* Whether pid's mount namespace is ours; *err gets readlink's errno when
+ * that cannot be told. */
+static enum proc_mntns mount_ns(pid_t pid, int *err)
 {
     char mine[64], theirs[64], path[64];
     ssize_t a, b;
 
     snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)pid);
     a = readlink("/proc/self/ns/mnt", mine, sizeof mine - 1);
-    b = readlink(path, theirs, sizeof theirs - 1);
-    if (a < 0 || b < 0)
-        return 0;   /* not ours to inspect: the permission check stops us later */
-    return a != b || memcmp(mine, theirs, (size_t)a) != 0;
+    b = a < 0 ? -1 : readlink(path, theirs, sizeof theirs - 1);
+    if (a < 0 || b < 0) {
+        *err = errno;
+        return PROC_MNTNS_UNKNOWN;
+    }
+    return a != b || memcmp(mine, theirs, (size_t)a) != 0 ? PROC_MNTNS_OTHER : PROC_MNTNS_OURS;
 }
 
 /* ---- the target's file system ------------------------------------------ */
@@ -274,26 +277,36 @@ int proc_open_in_root(const struct proc_target *t, const char *path, int flags)
 }
 
 /* Opens the root directory of t: /proc/PID/root, or ours when that cannot
- * be opened (a JVM that is not dumpable) but the mount namespace is ours.
- * Sets t->tmp_err when there is none. */
-static void open_root(struct proc_target *t)
+ * be opened (a JVM that is not dumpable) but its mount namespace is known to
+ * be ours (ns_err: why it could not be told). Sets t->tmp_err when there is
+ * none. */
+static void open_root(struct proc_target *t, int ns_err)
 {
     char path[64];
+    int err;
 
     snprintf(path, sizeof path, "/proc/%d/root", (int)t->pid);
     t->rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (t->rootfd >= 0)
         return;
-    if (!t->other_mntns && (errno == EACCES || errno == EPERM)) {
+    err = errno;
+    if (t->mntns == PROC_MNTNS_OURS && (err == EACCES || err == EPERM)) {
         log_verbose("cannot open %s (%s); using our root, its mount namespace is ours", path,
-                    strerror(errno));
+                    strerror(err));
         t->rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (t->rootfd >= 0)
             return;
+        err = errno;
     }
-    mct_err_set(&t->tmp_err, MCT_E_IO, "cannot reach the file system of process %d through "
-                "%s: %s%s", (int)t->pid, path, strerror(errno),
-                errno == EACCES || errno == EPERM ? "; run mcalltree as root" : "");
+    if (t->mntns == PROC_MNTNS_UNKNOWN)
+        mct_err_set(&t->tmp_err, MCT_E_IO, "cannot reach the file system of process %d through "
+                    "%s (%s), and its mount namespace cannot be inspected (/proc/%d/ns/mnt: %s); "
+                    "run mcalltree as root%s", (int)t->pid, path, strerror(err), (int)t->pid,
+                    strerror(ns_err), geteuid() == t->st.euid ? "" : " or as the process's user");
+    else
+        mct_err_set(&t->tmp_err, MCT_E_IO, "cannot reach the file system of process %d through "
+                    "%s: %s%s", (int)t->pid, path, strerror(err),
+                    err == EACCES || err == EPERM ? "; run mcalltree as root" : "");
 }
 
 /* Resolves t's /tmp inside its root into t->tmpfd, or sets t->tmp_err. */
@@ -303,7 +316,7 @@ static void open_tmp(struct proc_target *t)
 
     if (t->rootfd < 0)
         return;
-    if (!t->other_mntns && stat("/", &ours) == 0 && fstat(t->rootfd, &theirs) == 0 &&
+    if (t->mntns == PROC_MNTNS_OURS && stat("/", &ours) == 0 && fstat(t->rootfd, &theirs) == 0 &&
         ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino)
         snprintf(t->tmp, sizeof t->tmp, "/tmp");
     else
@@ -331,7 +344,12 @@ int proc_tmp(const struct proc_target *t, mct_err *e)
 
 int proc_inspect(pid_t pid, struct proc_target *t, mct_err *e)
 {
-    char path[64], text[4096];
+    /* Groups: comes before NStgid: and SigCgt:, and a user in hundreds of
+     * groups makes it kilobytes long; NGROUPS_MAX is 65536, but 64 KiB holds
+     * thousands of groups. */
+    static char text[64 * 1024];
+    char path[64];
+    int ns_err = 0;
 
     memset(t, 0, sizeof *t);
     t->pid = pid;
@@ -344,13 +362,15 @@ int proc_inspect(pid_t pid, struct proc_target *t, mct_err *e)
     }
     if (proc_parse_status(text, &t->st, e) < 0)
         return mct_err_wrap(e, "%s", path);
-    t->other_mntns = other_mount_ns(pid);
+    t->mntns = mount_ns(pid, &ns_err);
     snprintf(t->tmp, sizeof t->tmp, "/proc/%d/root/tmp", (int)pid);
-    open_root(t);
+    open_root(t, ns_err);
     open_tmp(t);
     log_verbose("process %d (%s): uid %u, gid %u, pid %d in its namespace, %s mount "
                 "namespace, its /tmp is %s%s", (int)pid, t->st.name, (unsigned)t->st.euid,
-                (unsigned)t->st.egid, (int)t->st.nspid, t->other_mntns ? "another" : "our",
+                (unsigned)t->st.egid, (int)t->st.nspid,
+                t->mntns == PROC_MNTNS_OURS ? "our" : t->mntns == PROC_MNTNS_OTHER ? "another"
+                                                                                 : "an unknown",
                 t->tmp, t->tmpfd < 0 ? " (unreachable)" : "");
     return 0;
 }
@@ -422,12 +442,19 @@ int proc_become(const struct proc_target *t, struct proc_creds *saved, mct_err *
     if (saved->euid != 0 || t->st.euid == 0)
         return 0;
     n = getgroups(0, NULL);
+    if (n < 0)
+        return mct_err_set(e, MCT_E_IO, "cannot read our supplementary groups: %s",
+                           strerror(errno));
     saved->groups = malloc((size_t)(n > 0 ? n : 1) * sizeof *saved->groups);
-    if (n < 0 || saved->groups == NULL ||
-        (saved->ngroups = getgroups(n, saved->groups)) < 0) {
+    if (saved->groups == NULL)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory for our %d supplementary groups", n);
+    saved->ngroups = getgroups(n, saved->groups);
+    if (saved->ngroups < 0) {
+        int saved_errno = errno;
+
         free(saved->groups);
         return mct_err_set(e, MCT_E_IO, "cannot read our supplementary groups: %s",
-                           n < 0 || saved->groups == NULL ? strerror(ENOMEM) : strerror(errno));
+                           strerror(saved_errno));
     }
     /* Root's groups would open directories the JVM's user cannot write. */
     if (setgroups(0, NULL) < 0) {

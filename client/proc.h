@@ -33,13 +33,17 @@ int proc_maps_line_is_libjvm(const char *line);
  * 0) in a NUL-separated command line of n bytes, or -1 if it is absent. */
 int proc_cmdline_flag(const char *cmdline, size_t n, const char *name);
 
+/* Whether a target's mount namespace is ours; UNKNOWN when /proc/PID/ns/mnt
+ * cannot be read (another user's process, or one that is not dumpable). */
+enum proc_mntns { PROC_MNTNS_OURS, PROC_MNTNS_OTHER, PROC_MNTNS_UNKNOWN };
+
 /* A target process as this process can reach it. The descriptors are
  * O_PATH and close-on-exec, opened by proc_inspect and kept for the rest of
  * the run (the client inspects one target per run). */
 struct proc_target {
     pid_t pid;              /* as the caller sees it */
     struct proc_status st;
-    int other_mntns;        /* 1 if its mount namespace is not ours */
+    enum proc_mntns mntns;  /* whether its mount namespace is ours */
     int rootfd;             /* its root directory, -1 when it cannot be reached */
     int tmpfd;              /* its /tmp resolved inside its root, -1 when it cannot be */
     mct_err tmp_err;        /* why tmpfd is -1 */

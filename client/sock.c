@@ -85,22 +85,31 @@ static int check_peer(const struct proc_target *t, int fd, const char *shown, co
     return 0;
 }
 
-/* Connects fd to name in dirfd through /proc/self/fd, with t's identity:
- * connect() follows a symbolic link put there after our check, and must
- * then reach only what the JVM's user could. 0, or -1 with errno set (e set
+/* The error for errno err met when doing `action` ("open", "connect to")
+ * on the socket of `what` at shown. */
+static int reach_error(const struct proc_target *t, int err, const char *action, const char *shown,
+                       const char *what, mct_err *e)
+{
+    if (err == ENOENT || err == ECONNREFUSED)
+        return mct_err_set(e, MCT_E_NOTFOUND, "nothing answers on %s at %s", what, shown);
+    if (err == EACCES || err == EPERM)
+        return mct_err_set(e, MCT_E_IO, "permission denied on %s: run mcalltree as the JVM's user "
+                           "(uid %u) or as root", shown, (unsigned)t->st.euid);
+    return mct_err_set(e, MCT_E_IO, "cannot %s %s at %s: %s", action, what, shown, strerror(err));
+}
+
+/* Connects fd to the socket sfd (an O_PATH descriptor of the very file that
+ * was checked) through /proc/self/fd/N, which leads to that inode whatever
+ * its name holds by now, with t's identity, so that the socket's own mode
+ * applies as it does to the JVM's user. 0, or -1 with errno set (e set
  * when the identity could not be taken). */
-static int connect_as_jvm(const struct proc_target *t, int fd, int dirfd, const char *name,
-                          mct_err *e)
+static int connect_as_jvm(const struct proc_target *t, int fd, int sfd, mct_err *e)
 {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     struct proc_creds creds;
     int rc, err;
 
-    if ((size_t)snprintf(sa.sun_path, sizeof sa.sun_path, "/proc/self/fd/%d/%s", dirfd, name) >=
-        sizeof sa.sun_path) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
+    snprintf(sa.sun_path, sizeof sa.sun_path, "/proc/self/fd/%d", sfd);
     if (proc_become(t, &creds, e) < 0) {
         errno = 0;
         return -1;
@@ -116,39 +125,40 @@ int sock_connect_at(const struct proc_target *t, int dirfd, const char *name, co
                     const char *what, mct_err *e)
 {
     struct stat st;
-    int fd, err;
+    int sfd, fd, err;
 
-    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+    /* O_PATH | O_NOFOLLOW: a symbolic link is opened itself, and fstat says so. */
+    sfd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (sfd < 0)
+        return reach_error(t, errno, "open", shown, what, e);
+    if (fstat(sfd, &st) < 0) {
         err = errno;
-        if (err == ENOENT)
-            return mct_err_set(e, MCT_E_NOTFOUND, "nothing answers on %s at %s", what, shown);
-        if (err == EACCES)
-            return mct_err_set(e, MCT_E_IO, "permission denied on %s: run mcalltree as the JVM's "
-                               "user (uid %u) or as root", shown, (unsigned)t->st.euid);
+        close(sfd);
         return mct_err_set(e, MCT_E_IO, "cannot check %s: %s", shown, strerror(err));
     }
-    if (!S_ISSOCK(st.st_mode) || !trusted_uid(t, st.st_uid))
+    if (!S_ISSOCK(st.st_mode) || !trusted_uid(t, st.st_uid)) {
+        close(sfd);
         return untrusted(t, &st, shown, S_IFSOCK, what, e);
+    }
     fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return mct_err_set(e, MCT_E_IO, "socket: %s", strerror(errno));
-    if (connect_as_jvm(t, fd, dirfd, name, e) == 0) {
+    if (fd < 0) {
+        err = errno;
+        close(sfd);
+        return mct_err_set(e, MCT_E_IO, "socket: %s", strerror(err));
+    }
+    if (connect_as_jvm(t, fd, sfd, e) == 0) {
+        close(sfd);
         if (check_peer(t, fd, shown, what, e) == 0)
             return fd;
         close(fd);
         return -1;
     }
     err = errno;
+    close(sfd);
     close(fd);
     if (err == 0)
         return -1;      /* e says why the JVM's identity could not be taken */
-    if (err == ENOENT || err == ECONNREFUSED)
-        mct_err_set(e, MCT_E_NOTFOUND, "nothing answers on %s at %s", what, shown);
-    else if (err == EACCES || err == EPERM)
-        mct_err_set(e, MCT_E_IO, "permission denied on %s: run mcalltree as the JVM's user (uid %u) "
-                    "or as root", shown, (unsigned)t->st.euid);
-    else
-        mct_err_set(e, MCT_E_IO, "cannot connect to %s at %s: %s", what, shown, strerror(err));
+    reach_error(t, err, "connect to", shown, what, e);
     errno = err;
     return -1;
 }

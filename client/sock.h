@@ -3,11 +3,11 @@
  * checked. This module alone decides whether such a socket can be trusted,
  * and it decides before a byte is sent: the file, found without following
  * symbolic links, is a socket owned by the JVM's user or root (and the
- * agent's directory a private one of theirs); the connection is made with
- * the JVM's identity (proc_become), so that it reaches nothing the JVM's
- * user could not; and the process listening on it (SO_PEERCRED) is the JVM
- * itself, as the JVM's user or root. The errors a user can act on are
- * worded here once. */
+ * agent's directory a private one of theirs); the connection goes to that
+ * very file (through its O_PATH descriptor, so that no name swapped in after
+ * the check is followed), with the JVM's identity (proc_become); and the
+ * process listening on it (SO_PEERCRED) is the JVM itself, as the JVM's
+ * user or root. The errors a user can act on are worded here once. */
 #ifndef MCT_SOCK_H
 #define MCT_SOCK_H
 

@@ -377,6 +377,63 @@ static int on_eof(struct run *r)
     return MCT_EXIT_INTERNAL;
 }
 
+/* A signal after the stop: the client leaves without the agent's end. */
+static int interrupted_again(void)
+{
+    log_error("interrupted again: not waiting for the agent (it restores the classes when it sees "
+              "this client gone)");
+    return MCT_EXIT_INTERNAL;
+}
+
+/* The stop was sent TRACE_END_TIMEOUT_MS ago, and no end came. */
+static int end_timed_out(void)
+{
+    log_error("the agent did not confirm the end of the session within %d s", TRACE_END_TIMEOUT_MS / 1000);
+    return MCT_EXIT_INTERNAL;
+}
+
+/* Whether a signal came since the count at arg (an int) was taken. */
+static int new_signal(void *arg)
+{
+    return intr_count() != *(const int *)arg;
+}
+
+/* Reads the next message, which has begun to arrive. Once the stop is sent,
+ * within what is left of TRACE_END_TIMEOUT_MS, and not past a further
+ * signal (handled: the count seen), which must end the wait at once. */
+static json_t *read_message(const struct run *r, const int *handled, mct_err *e)
+{
+    double left;
+
+    if (!r->stop_sent)
+        return proto_read(r->fd, PROTO_REPLY, 30000, e);
+    left = r->stop_at + TRACE_END_TIMEOUT_MS - mct_now_ms();
+    return proto_read_cancel(r->fd, PROTO_REPLY, left > 0 ? (int)left + 1 : 0, new_signal,
+                             (void *)handled, e);
+}
+
+/* Reading the next message failed with e; the exit status. */
+static int read_failed(struct run *r, const mct_err *e)
+{
+    if (e->code == MCT_E_INTR)
+        return interrupted_again();
+    if (e->code == MCT_E_IO && r->stop_sent && mct_now_ms() >= r->stop_at + TRACE_END_TIMEOUT_MS) {
+        log_verbose("reading from the agent: %s", e->msg);
+        return end_timed_out();
+    }
+    /* The connection ended, between frames or within one (the agent stops
+     * writing to a client that stalls), or the JVM is gone. */
+    if (e->code == MCT_E_EOF || e->code == MCT_E_CUT || (e->code == MCT_E_IO && !proc_alive(r->t))) {
+        if (e->code != MCT_E_EOF)
+            log_verbose("reading from the agent: %s", e->msg);
+        return on_eof(r);
+    }
+    /* A frame that is not a message (invalid JSON, an unknown type, over
+     * the cap): the agent is not the one this client speaks to. */
+    log_error("reading from the agent: %s", e->msg);
+    return MCT_EXIT_INTERNAL;
+}
+
 static int on_error(const json_t *m)
 {
     const char *code = str(m, "code");
@@ -424,20 +481,14 @@ static int stream(struct run *r)
 
         if (intr_count() != handled_signals) {
             handled_signals = intr_count();
-            if (r->stop_sent) {
-                log_error("interrupted again: not waiting for the agent (it restores the classes when it "
-                          "sees this client gone)");
-                return MCT_EXIT_INTERNAL;
-            }
+            if (r->stop_sent)
+                return interrupted_again();
             send_stop(r, "signal");
         }
         if (!r->stop_sent && r->deadline > 0 && mct_now_ms() >= r->deadline)
             send_stop(r, "timeout");
-        if (r->stop_sent && mct_now_ms() >= r->stop_at + TRACE_END_TIMEOUT_MS) {
-            log_error("the agent did not confirm the end of the session within %d s",
-                      TRACE_END_TIMEOUT_MS / 1000);
-            return MCT_EXIT_INTERNAL;
-        }
+        if (r->stop_sent && mct_now_ms() >= r->stop_at + TRACE_END_TIMEOUT_MS)
+            return end_timed_out();
         n = poll(&pfd, 1, wait_ms(r));
         if (n < 0 && errno == EINTR)
             continue;
@@ -447,15 +498,9 @@ static int stream(struct run *r)
         }
         if (n == 0)
             continue;
-        m = proto_read(r->fd, PROTO_REPLY, 30000, &e);
-        if (m == NULL) {
-            if (e.code == MCT_E_EOF)
-                return on_eof(r);
-            log_error("reading from the agent: %s", e.msg);
-            /* A frame cut short: the agent gave up writing to this client. */
-            return e.code == MCT_E_PROTO || (e.code == MCT_E_IO && !proc_alive(r->t)) ? on_eof(r)
-                                                                                     : MCT_EXIT_INTERNAL;
-        }
+        m = read_message(r, &handled_signals, &e);
+        if (m == NULL)
+            return read_failed(r, &e);
         type = proto_type(m);
         if (strcmp(type, "call") == 0) {
             on_call(r, m);
@@ -478,9 +523,17 @@ static int stream(struct run *r)
     }
 }
 
+/* A signal before the session started (e says where): the client stops, as
+ * asked, with status 0; the agent stops planning, or restores whatever it
+ * instrumented, when it sees this client gone. */
+static int interrupted(const mct_err *e)
+{
+    log_error("%s; nothing was traced", e->msg);
+    return MCT_EXIT_OK;
+}
+
 /* Waits for the plan (or the refusal). Returns the plan, or NULL with *rc.
- * A signal ends the wait at once: the agent restores whatever it
- * instrumented when it sees this client gone. */
+ * A signal ends the wait at once. */
 static json_t *await_plan(struct run *r, int *rc)
 {
     double deadline = mct_now_ms() + TRACE_PLAN_TIMEOUT_MS;
@@ -492,17 +545,22 @@ static json_t *await_plan(struct run *r, int *rc)
         double left = deadline - mct_now_ms();
         int n = intr_wait_readable(r->fd, left > 0 ? (int)left : 0, &e);
 
+        if (n < 0 && e.code == MCT_E_INTR) {
+            mct_err_wrap(&e, "waiting for the agent's plan");
+            *rc = interrupted(&e);
+            return NULL;
+        }
         if (n <= 0) {
             if (n == 0)
                 log_error("no answer to the trace request within %d s", TRACE_PLAN_TIMEOUT_MS / 1000);
             else
-                log_error("%s before the session started", e.msg);
+                log_error("%s", e.msg);
             *rc = MCT_EXIT_INTERNAL;
             return NULL;
         }
         m = proto_read(r->fd, PROTO_REPLY, TRACE_PLAN_TIMEOUT_MS, &e);
         if (m == NULL) {
-            if (e.code == MCT_E_EOF) {
+            if (e.code == MCT_E_EOF || e.code == MCT_E_CUT) {
                 *rc = on_eof(r);
             } else {
                 log_error("no answer to the trace request: %s", e.msg);
@@ -531,7 +589,7 @@ static int show_plan_only(struct run *r, json_t *plan)
     FILE *f = r->out->f;
 
     if (c->format == CLI_FORMAT_JSON && c->format_given) {
-        if (json_dumpf(plan, f, JSON_COMPACT) < 0 || fputc('\n', f) == EOF)
+        if (fu_json_dump(f, plan, JSON_COMPACT) < 0 || fputc('\n', f) == EOF)
             return MCT_EXIT_INTERNAL;
     } else {
         fprintf(f, "plan for %s.%s%s, %d level%s, classes matching %s%s\n", c->class_name, c->method, c->desc,
@@ -551,6 +609,8 @@ static int session(struct run *r)
     mct_err e;
 
     hello = conn_ensure_agent(r->t, c->agent, &code, &e);
+    if (hello == NULL && e.code == MCT_E_INTR)
+        return interrupted(&e);
     if (hello == NULL) {
         log_error("%s", e.msg);
         return code;

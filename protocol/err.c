@@ -66,6 +66,7 @@ const char *mct_code_name(int code)
         [MCT_E_BUSY] = "busy",
         [MCT_E_INTR] = "interrupted",
         [MCT_E_LIMIT] = "limit",
+        [MCT_E_CUT] = "cut",
     };
 
     if (code < 0 || (size_t)code >= sizeof names / sizeof names[0] || names[code] == NULL)

@@ -26,7 +26,8 @@ enum mct_code {
     MCT_E_NOTHING,      /* nothing in the plan can be instrumented */
     MCT_E_BUSY,         /* another session is running */
     MCT_E_INTR,         /* the user interrupted a wait (SIGINT, SIGTERM) */
-    MCT_E_LIMIT         /* planning hit one of its bounds (client exit status 3) */
+    MCT_E_LIMIT,        /* planning hit one of its bounds (client exit status 3) */
+    MCT_E_CUT           /* the peer closed the connection in the middle of a frame */
 };
 
 #define MCT_ERR_MSG 512

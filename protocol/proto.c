@@ -784,10 +784,20 @@ int proto_write(int fd, const json_t *msg, mct_err *e)
     return rc;
 }
 
-/* Reads n bytes into buf before the deadline (< 0: none); *got says how many
- * arrived. 0 when all arrived or the peer closed (*got < n), else -1. */
+/* How long a cancellable read polls before it asks again. */
+#define CANCEL_SLICE_MS 100
+
+/* What a read may be cancelled by (proto_read_cancel). */
+struct cancel {
+    int (*stop)(void *arg);     /* NULL: never */
+    void *arg;
+};
+
+/* Reads n bytes into buf before the deadline (< 0: none), giving up when
+ * c->stop says so; *got says how many arrived. 0 when all arrived or the
+ * peer closed (*got < n), else -1. */
 static int read_full(int fd, void *buf, size_t n, long long deadline, size_t *got,
-                     int timeout_ms, mct_err *e)
+                     int timeout_ms, const struct cancel *c, mct_err *e)
 {
     *got = 0;
     while (*got < n) {
@@ -795,20 +805,27 @@ static int read_full(int fd, void *buf, size_t n, long long deadline, size_t *go
         int wait_ms = -1, rc;
         ssize_t r;
 
+        if (c->stop != NULL && c->stop(c->arg))
+            return mct_err_set(e, MCT_E_INTR, "interrupted while reading a message");
         if (deadline >= 0) {
             long long left = deadline - mct_now_ms();
 
             wait_ms = left > 0 ? (int)(left < INT_MAX ? left : INT_MAX) : 0;
         }
+        /* In slices: a signal just before poll would not interrupt it. */
+        if (c->stop != NULL && (wait_ms < 0 || wait_ms > CANCEL_SLICE_MS))
+            wait_ms = CANCEL_SLICE_MS;
         rc = poll(&pfd, 1, wait_ms);
         if (rc < 0) {
             if (errno == EINTR)
                 continue;
             return mct_err_set(e, MCT_E_IO, "poll: %s", strerror(errno));
         }
-        if (rc == 0)
+        if (rc == 0 && deadline >= 0 && mct_now_ms() >= deadline)
             return mct_err_set(e, MCT_E_IO, "timed out after %d ms waiting for a message",
                                timeout_ms);
+        if (rc == 0)
+            continue;
         r = read(fd, (char *)buf + *got, n - *got);
         if (r < 0) {
             if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
@@ -822,7 +839,8 @@ static int read_full(int fd, void *buf, size_t n, long long deadline, size_t *go
     return 0;
 }
 
-json_t *proto_read(int fd, enum proto_dir dir, int timeout_ms, mct_err *e)
+static json_t *read_frame(int fd, enum proto_dir dir, int timeout_ms, const struct cancel *c,
+                          mct_err *e)
 {
     long long deadline = timeout_ms < 0 ? -1 : mct_now_ms() + timeout_ms;
     unsigned char hdr[PROTO_HEADER_LEN];
@@ -831,14 +849,14 @@ json_t *proto_read(int fd, enum proto_dir dir, int timeout_ms, mct_err *e)
     char *payload;
     json_t *msg;
 
-    if (read_full(fd, hdr, sizeof hdr, deadline, &got, timeout_ms, e) < 0)
+    if (read_full(fd, hdr, sizeof hdr, deadline, &got, timeout_ms, c, e) < 0)
         return NULL;
     if (got == 0) {
         mct_err_set(e, MCT_E_EOF, "the peer closed the connection");
         return NULL;
     }
     if (got < sizeof hdr) {
-        mct_err_set(e, MCT_E_PROTO, "truncated header: %zu of %d bytes", got, PROTO_HEADER_LEN);
+        mct_err_set(e, MCT_E_CUT, "truncated header: %zu of %d bytes", got, PROTO_HEADER_LEN);
         return NULL;
     }
     if (proto_header_decode(hdr, dir, &len, e) < 0)
@@ -848,18 +866,33 @@ json_t *proto_read(int fd, enum proto_dir dir, int timeout_ms, mct_err *e)
         mct_err_set(e, MCT_E_NOMEM, "no memory for a payload of %u bytes", len);
         return NULL;
     }
-    if (read_full(fd, payload, len, deadline, &got, timeout_ms, e) < 0) {
+    if (read_full(fd, payload, len, deadline, &got, timeout_ms, c, e) < 0) {
         free(payload);
         return NULL;
     }
     if (got < len) {
-        mct_err_set(e, MCT_E_PROTO, "truncated payload: %zu of %u bytes", got, len);
+        mct_err_set(e, MCT_E_CUT, "truncated payload: %zu of %u bytes", got, len);
         free(payload);
         return NULL;
     }
     msg = proto_parse(payload, len, dir, e);
     free(payload);
     return msg;
+}
+
+json_t *proto_read(int fd, enum proto_dir dir, int timeout_ms, mct_err *e)
+{
+    const struct cancel never = { NULL, NULL };
+
+    return read_frame(fd, dir, timeout_ms, &never, e);
+}
+
+json_t *proto_read_cancel(int fd, enum proto_dir dir, int timeout_ms, int (*stop)(void *arg),
+                          void *arg, mct_err *e)
+{
+    const struct cancel c = { stop, arg };
+
+    return read_frame(fd, dir, timeout_ms, &c, e);
 }
 
 /* ---- builders ----------------------------------------------------------- */

@@ -106,9 +106,17 @@ int proto_write_payload(int fd, const char *json, size_t len, mct_err *e);
 
 /* Reads one frame from fd within timeout_ms (< 0: no limit) and returns the
  * validated message (caller decrefs), or NULL with e set: MCT_E_EOF when the
- * peer closed before the first byte, MCT_E_IO on errors and timeouts,
- * MCT_E_PROTO / MCT_E_TOOBIG / MCT_E_UNSUPPORTED for bad frames. */
+ * peer closed before the first byte, MCT_E_CUT when it closed within a
+ * frame, MCT_E_IO on errors and timeouts, MCT_E_PROTO / MCT_E_TOOBIG /
+ * MCT_E_UNSUPPORTED for bad frames. Interrupted system calls are retried. */
 json_t *proto_read(int fd, enum proto_dir dir, int timeout_ms, mct_err *e);
+
+/* As proto_read, but gives up with MCT_E_INTR as soon as stop(arg) returns
+ * non-zero: it is asked before every wait, and at least every 100 ms while
+ * waiting (a signal that interrupts the wait asks it at once). What was read
+ * of a frame is lost: the connection is of no more use after MCT_E_INTR. */
+json_t *proto_read_cancel(int fd, enum proto_dir dir, int timeout_ms, int (*stop)(void *arg),
+                          void *arg, mct_err *e);
 
 /* A new `error` message with code and the formatted text, or NULL when out
  * of memory. Caller decrefs. */

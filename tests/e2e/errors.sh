@@ -3,8 +3,12 @@
 # process, not a JVM, a -Xrs JVM whose attach socket was deleted (it ignores
 # SIGQUIT, which must then not be sent), -XX:+DisableAttachMechanism
 # (on the command line, and hidden in JAVA_TOOL_OPTIONS: the socket never
-# appears; Ctrl-C while the client waits for it), -XX:-EnableDynamicAgentLoading,
-# an agent library that cannot be loaded or does not exist.
+# appears; Ctrl-C while the client waits for it, a clean stop with status
+# 0, as is Ctrl-C while it waits for the plan), -XX:-EnableDynamicAgentLoading,
+# an agent library that cannot be loaded or does not exist; an agent that
+# sends a frame holding no message during a session (a protocol error, exit
+# 5) or closes within a frame (the agent ending the connection), or stalls
+# within a frame after the stop (waited for 10 s, or until a second Ctrl-C).
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 
@@ -86,8 +90,8 @@ for jdk in $MCT_TEST_JDKS; do
     kill -INT "$client"
     wait_exit "$client" 5 || fail "SIGINT while attaching: the client goes on"
     RC=$WAIT_RC
-    expect_rc 5 "SIGINT while attaching"
-    expect_grep "waiting for the attach socket of JVM $TARGET_PID: interrupted" "$err" "SIGINT"
+    expect_rc 0 "SIGINT while attaching"
+    expect_grep "^mcalltree: waiting for the attach socket of JVM $TARGET_PID: interrupted$" "$err" "SIGINT"
     [ -e "/proc/$TARGET_PID/cwd/.attach_pid$TARGET_PID" ] && fail "SIGINT: trigger file left behind"
     alive "$TARGET_PID" || fail "the JVM died of SIGQUIT"
     stop_jvm "$TARGET_PID"
@@ -133,5 +137,70 @@ for jdk in $MCT_TEST_JDKS; do
 2 2 the agent in JVM [0-9]+ speaks another protocol
 1 2 answered hello with a "hello" of protocol 2; it was loaded by another version of mcalltree
 VERSIONS
+
+    # Ctrl-C while the agent plans (the JVM plays an agent that never
+    # answers a trace) stops the client cleanly: status 0, nothing traced.
+    note "JDK $major: Ctrl-C while waiting for the plan"
+    start_target "$jdk" "$MCT_TMP/silent-$major.log" mcttest.FakeAgent 1 1 silent </dev/null
+    "$MCT" "$TARGET_PID" mcttest.FakeAgent main 1 'mcttest\..*' >"$out" 2>"$err" &
+    client=$!
+    MCT_PIDS="$MCT_PIDS $client"
+    wait_until 30 grep -q '^trace request' "$MCT_TMP/silent-$major.log" || fail "no trace request"
+    kill -INT "$client"
+    wait_exit "$client" 10 || fail "SIGINT while waiting for the plan: the client goes on"
+    RC=$WAIT_RC
+    expect_rc 0 "SIGINT while waiting for the plan"
+    expect_grep "^mcalltree: waiting for the agent's plan: interrupted; nothing was traced$" "$err" \
+        "SIGINT while waiting for the plan"
+    [ -s "$out" ] && fail "SIGINT while waiting for the plan: something on stdout"
+    stop_jvm "$TARGET_PID"
+
+    # After Ctrl-C, an agent that sends half a frame and no more (the JVM
+    # plays it) is waited for 10 s, the time the agent has to end the
+    # session, not longer; a second Ctrl-C ends the wait at once.
+    note "JDK $major: an agent that stalls within a frame after the stop"
+    start_target "$jdk" "$MCT_TMP/stall-$major.log" mcttest.FakeAgent 1 1 stall </dev/null
+    for signals in 1 2; do
+        : >"$MCT_TMP/stall-$major.log"
+        "$MCT" "$TARGET_PID" mcttest.FakeAgent main 1 'mcttest\..*' >"$out" 2>"$err" &
+        client=$!
+        MCT_PIDS="$MCT_PIDS $client"
+        wait_until 30 grep -q '^mcalltree: tracing' "$err" || fail "the fake session did not start"
+        kill -INT "$client"
+        wait_until 30 grep -q '^stalled' "$MCT_TMP/stall-$major.log" || fail "the fake agent did not stall"
+        if [ "$signals" = 2 ]; then
+            # the client is reading the frame by now
+            sleep 1
+            kill -INT "$client"
+            pattern='^mcalltree: interrupted again: not waiting for the agent'
+        else
+            pattern='^mcalltree: the agent did not confirm the end of the session within 10 s$'
+        fi
+        wait_exit "$client" 60 || fail "$signals SIGINT, a stalled agent: the client goes on"
+        RC=$WAIT_RC
+        expect_rc 5 "$signals SIGINT, a stalled agent"
+        expect_grep "$pattern" "$err" "$signals SIGINT, a stalled agent"
+    done
+    stop_jvm "$TARGET_PID"
+
+    # A broken agent during a session (the JVM plays it, with a plan and
+    # then a bad frame): a frame that holds no message is a protocol error,
+    # named; a frame cut short is the agent ending the connection.
+    note "JDK $major: an agent that sends a frame holding no JSON during a session"
+    start_target "$jdk" "$MCT_TMP/badjson-$major.log" mcttest.FakeAgent 1 1 badjson </dev/null
+    run_mct "$out" "$err" -t 30 "$TARGET_PID" mcttest.FakeAgent main 1 'mcttest\..*'
+    expect_rc 5 "a frame holding no JSON"
+    expect_grep '^mcalltree: reading from the agent: invalid JSON' "$err" "a frame holding no JSON"
+    expect_no_grep 'without ending the session' "$err" "a frame holding no JSON"
+    stop_jvm "$TARGET_PID"
+
+    note "JDK $major: an agent that closes the connection within a frame during a session"
+    start_target "$jdk" "$MCT_TMP/cut-$major.log" mcttest.FakeAgent 1 1 cut </dev/null
+    run_mct "$out" "$err" -t 30 "$TARGET_PID" mcttest.FakeAgent main 1 'mcttest\..*'
+    expect_rc 5 "a frame cut short"
+    expect_grep '^mcalltree: the agent closed the connection without ending the session' "$err" \
+        "a frame cut short"
+    expect_no_grep 'reading from the agent' "$err" "a frame cut short"
+    stop_jvm "$TARGET_PID"
 done
 exit 0

@@ -4,9 +4,11 @@
 # - connections that send nothing, or half a header, do not delay anyone
 #   else: --info answers at once while they are open, and each of them gets
 #   its own "timed out" error after the agent's 5 s;
-# - a /tmp cleaner removes /tmp/.mcalltree-<pid>/: the next --info (which
-#   loads the agent again: loads 2) and a trace work; removed again, the
-#   listener puts the socket back by itself, without a load.
+# - a /tmp cleaner removes /tmp/.mcalltree-<pid>/: the next --info and a
+#   trace work (the client loads the agent again, loads 2, unless the
+#   listener's tick put the socket back first, loads 1); removed again,
+#   with no client about, the listener puts the socket back by itself,
+#   without a load.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
@@ -54,7 +56,14 @@ for jdk in $MCT_TEST_JDKS; do
     rm -rf "$dir"
     trace "$j-info-removed" --info "$PID"
     expect_rc 0 "--info once $dir was removed"
-    expect_field "$OUT" loads 2
+    # The listener looks every second: it may have put the socket back
+    # before the client looked for it.
+    loads=$(json_get "$OUT" loads) || fail "--info once $dir was removed: no loads"
+    case $loads in
+    1) note "JDK $j: the listener put the socket back before the client looked" ;;
+    2) note "JDK $j: the client loaded the agent again" ;;
+    *) fail "--info once $dir was removed: loads $loads, want 1 (put back) or 2 (loaded again)" ;;
+    esac
     [ -S "$dir/agent.sock" ] || fail "no socket in $dir after the load"
     [ "$(stat -c %a "$dir")" = 700 ] || fail "$dir has mode $(stat -c %a "$dir"), want 700"
     trace "$j-trace-removed" -n 2 "$PID" tgt.Shape run 2 "$RX"
@@ -66,7 +75,7 @@ for jdk in $MCT_TEST_JDKS; do
     rm -rf "$dir"
     wait_until 20 test -S "$dir/agent.sock" || fail "the socket was not put back within 20 s"
     "$PEER" hello "$(agent_sock "$PID")" >"$MCT_TMP/$j-hello.out" || fail "no hello on the socket put back"
-    expect_field "$MCT_TMP/$j-hello.out" loads 2
+    expect_field "$MCT_TMP/$j-hello.out" loads "$loads"
     expect_restored "$PID" "after the socket was put back"
     stop_jvm "$PID"
 done

@@ -58,6 +58,7 @@ for jdk in $MCT_TEST_JDKS; do
     expect_rc 2 "mode 755"
     expect_grep "remove $dir: it has mode 0755" "$err" "mode"
     "$jdk/bin/jcmd" "$pid" JVMTI.agent_load "$MCT_AGENT" >"$out" 2>&1
+    expect_grep 'return code: 103' "$out" "mode 755, loaded by jcmd"
     expect_grep "refusing to serve: $dir has mode 0755" "$log" "mode"
     if [ "$(id -u)" = 0 ]; then
         chmod 700 "$dir"
@@ -66,6 +67,7 @@ for jdk in $MCT_TEST_JDKS; do
         expect_rc 2 "owned by nobody"
         expect_grep "remove $dir: it belongs to uid 65534, not to the JVM's user \(uid 0\)" "$err" "owner"
         "$jdk/bin/jcmd" "$pid" JVMTI.agent_load "$MCT_AGENT" >"$out" 2>&1
+        expect_grep 'return code: 103' "$out" "owned by nobody, loaded by jcmd"
         expect_grep "refusing to serve: $dir belongs to uid 65534" "$log" "owner"
         chown 0 "$dir"
     else

@@ -6,21 +6,26 @@
 #   trusted; -v gives the figure with its spread (the median burst, and the
 #   floor: recording an event) from the plan, and again from the end;
 # - a CPU-bound load on every core, from before the JVM starts to its
-#   first session: the figure stays within 3 times the quiet one; the load
-#   stopped, the next session measures its own, within 3 times as well;
+#   first session: the figure stays within FACTOR (5) times the quiet one;
+#   the load stopped, the next session measures its own, within that as
+#   well (the figure is the cheapest of many short bursts, which load
+#   hardly moves: on the 2-core build machine, itself busy, it stayed
+#   within a few percent; 5 leaves room for a busier machine and still
+#   catches a figure that load drives, such as a mean of the bursts);
 # - a JVM that only interprets (-Xint) makes a probe call cost far more
 #   than recording an event: the figure is not trusted, stderr says so and
 #   which durations are not trustworthy, and at most 4 times the floor is
 #   subtracted;
 # - calls whose nodes are within twice the probe cost (tgt.Many's leaf,
 #   compiled) make stderr say, once, that such durations are not
-#   trustworthy.
+#   trustworthy (or, should that session's figure not be trusted, the
+#   warning saying so, which names the same bound and stands for both).
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
 
 RX='tgt\..*'
-FACTOR=3
+FACTOR=5
 LOAD_PIDS=
 
 # start_load: a busy loop on every core, each ending by itself after 5
@@ -142,7 +147,7 @@ for jdk in $MCT_TEST_JDKS; do
         cat "$ERR" >&2
         fail "$j-short: stderr does not say once that short durations are not trustworthy"
     }
-    expect_grep '^mcalltree: durations under [0-9]+ ns are not trustworthy: a probe call costs about [0-9.]+ ns' \
+    expect_grep '^mcalltree: (durations under [0-9]+ ns are not trustworthy: a probe call costs about [0-9.]+ ns|the cost of a probe call could not be measured reliably: .* and durations under [0-9]+ ns are not trustworthy$)' \
         "$ERR" "$j-short: the warning"
     expect_restored "$PID" "after $j-short"
     stop_jvm "$PID"

@@ -29,14 +29,29 @@ rounds() {
     wait_until 30 test -e "$DIR/done" || fail "the target did not run $1 rounds within 30 s"
 }
 
-# traced NAME N TREES ARGS...: traces (mcalltree ARGS) while the target runs
-# N rounds, waits for TREES trees and a little more (a call it should not
-# have traced would be printed by then), stops the client with SIGINT; sets
-# OUT and ERR.
+# seen NAME: the entry calls the session of NAME's -v stderr (ERR) saw, from
+# its end line: those completed (printed or not), those left unsent at the
+# end (the stop discards them), those not traced.
+seen() {
+    local line n total=0 what
+    line=$(grep '^mcalltree: session ended' "$ERR") || { cat "$ERR" >&2; fail "$1: no end line"; }
+    for what in 'calls\{0,1\} completed' 'left unsent at the end' 'not traced'; do
+        n=$(sed -n "s/.* \([0-9][0-9]*\) $what[,;].*/\1/p" <<<"$line")
+        [ -n "$n" ] || fail "$1: no count of \"$what\" in: $line"
+        total=$((total + n))
+    done
+    echo "$total"
+}
+
+# traced NAME N TREES ARGS...: traces (mcalltree -v ARGS) while the target
+# runs N rounds, waits for TREES trees, stops the client with SIGINT, and
+# checks that the agent saw exactly TREES calls of the entry method (a call
+# it should not have traced may be left unsent by the stop, but is counted);
+# sets OUT and ERR.
 traced() {
-    local name=$1 n=$2 trees=$3
+    local name=$1 n=$2 trees=$3 calls
     shift 3
-    background "$name" "$@"
+    background "$name" -v "$@"
     MCT_LAST_ERR=$BG_ERR
     wait_until 60 grep -q '^mcalltree: tracing' "$BG_ERR" || {
         cat "$BG_ERR" >&2
@@ -47,7 +62,6 @@ traced() {
         cat "$BG_ERR" >&2
         fail "$name: $(wc -l <"$BG_OUT") trees within 30 s, want $trees"
     }
-    sleep 1
     kill -INT "$BG_PID"
     wait_exit "$BG_PID" 30 || fail "$name: the client did not stop within 30 s of SIGINT"
     [ "$WAIT_RC" = 0 ] || {
@@ -56,6 +70,11 @@ traced() {
     }
     OUT=$BG_OUT
     ERR=$BG_ERR
+    calls=$(seen "$name") || exit 1
+    [ "$calls" = "$trees" ] || {
+        grep '^mcalltree: session ended' "$ERR" >&2
+        fail "$name: the agent saw $calls calls of the entry method, want $trees"
+    }
 }
 
 for jdk in $MCT_TEST_JDKS; do

@@ -50,6 +50,11 @@ for jdk in $MCT_TEST_JDKS; do
         cat "$BG_ERR" >&2
         fail "the RSS did not grow by $GROW_MIB MiB within 120 s of the session's start"
     }
+    # at least one call printed, so that the check of the calls below has one
+    wait_lines "$BG_OUT" 1 120 || {
+        cat "$BG_ERR" >&2
+        fail "no call printed within 120 s of the RSS's growth"
+    }
     kill -INT "$BG_PID"
     wait_exit "$BG_PID" 30 || fail "the client did not exit within 30 s of SIGINT"
     [ "$WAIT_RC" = 0 ] || {

@@ -8,6 +8,8 @@
 #   - an agent directory of the JVM's user (nobody), served by another of
 #     nobody's processes, not the JVM;
 #   - an attach socket of nobody's for a JVM of root;
+#   - a FIFO, or a file of nobody's, where the client puts the attach trigger
+#     of a JVM of root (the client must neither block nor use it);
 #   - the agent's socket, or its directory, swapped for a symbolic link to a
 #     socket only root may reach;
 #   - a container whose /tmp is an absolute symbolic link, which must be
@@ -30,6 +32,7 @@ MCT_LAST_ERR=$err
 chmod 777 "$MCT_TMP"
 FORGED=$MCT_TMP/forged.log
 trust_cleanup() {
+    stop_container
     mct_attach_cleanup
     rm -rf "$MCT_BUILDDIR"/tests/e2e/trust-decoy.*
 }
@@ -75,6 +78,23 @@ expect_refused() {
     return 0
 }
 
+# expect_refused_bounded WHAT PATTERN ARGS...: expect_refused, with the
+# client in the background and given 30 s (a client that blocks is a failure,
+# not a hung test).
+expect_refused_bounded() {
+    local what=$1 pattern=$2 client
+    shift 2
+    "$MCT" "$@" >"$out" 2>"$err" &
+    client=$!
+    MCT_PIDS="$MCT_PIDS $client"
+    wait_exit "$client" 30 || fail "$what: the client still runs after 30 s"
+    RC=$WAIT_RC
+    expect_rc 2 "$what"
+    expect_grep "$pattern" "$err" "$what"
+    [ -s "$out" ] && fail "$what: something on stdout"
+    return 0
+}
+
 # A container with its own root (a tmpfs of its own, the system's /usr, /etc
 # and /dev bound in) whose /tmp is an absolute symbolic link to $TMPLINK;
 # $DECOY, when set, also exists inside. It runs mcttest.Idle, marked with
@@ -98,14 +118,15 @@ container_init='
 
 # start_container JDK LOG TMPLINK [DECOY]: starts that container; sets
 # CPID (the JVM's pid on the host), CNSPID (in its namespace), CROOT (its
-# root as the host reaches it) and COUTER (the process to kill).
+# root as the host reaches it) and COUTER (the process to kill: unshare,
+# whose death kills the namespace's first process, and so all of it).
 start_container() {
     local jdk=$1 log=$2 i
     MARK=$$-$RANDOM
     mkdir -p "$MCT_TMP/root"
     : >"$log"
     (cd "$MCT_CLASSES" && ROOT=$MCT_TMP/root JDK=$jdk TMPLINK=$3 DECOY=${4:-} MARK=$MARK \
-        exec unshare --pid --fork --mount-proc --mount --propagation private \
+        exec unshare --pid --fork --kill-child --mount-proc --mount --propagation private \
         sh -c "$container_init") >"$log" 2>&1 &
     COUTER=$!
     MCT_PIDS="$MCT_PIDS $COUTER"
@@ -119,9 +140,18 @@ start_container() {
         { ls -l "$CROOT/" >&2; fail "the container's /tmp is not a link to $3"; }
 }
 
+# stop_container: kills the container (also at exit, should a check fail
+# while it runs), and waits for it.
 stop_container() {
-    kill -9 "$CPID" 2>/dev/null
+    [ -n "${COUTER:-}" ] || return 0
+    kill -9 "$COUTER" 2>/dev/null
     wait "$COUTER" 2>/dev/null
+    # --kill-child took the namespace down; the JVM, should it linger, by its mark
+    if [ -n "${CPID:-}" ] && grep -qs "mct.trust=$MARK" "/proc/$CPID/cmdline"; then
+        kill -9 "$CPID" 2>/dev/null
+    fi
+    COUTER=
+    CPID=
     return 0
 }
 
@@ -155,6 +185,34 @@ for jdk in $MCT_TEST_JDKS; do
         --info "$pid"
     unforge "a forged attach listener"
     rm -f "/tmp/.java_pid$pid"
+    stop_jvm "$pid"
+
+    note "JDK $major: nobody plants the attach trigger of a JVM of root"
+    # The JVM works in a directory anyone may write to (as /tmp): nobody
+    # puts a FIFO there, then a file of its own, where the client creates
+    # the trigger. Opening the FIFO would block for ever, and the JVM ignores
+    # nobody's file: the client must refuse at once, and leave both alone.
+    mkdir -p "$MCT_TMP/plant"
+    chmod 1777 "$MCT_TMP/plant"
+    MCT_JVM_PREFIX=(sh -c 'cd "$0" && exec "$@"' "$MCT_TMP/plant")
+    start_target "$jdk" "$MCT_TMP/plant-$major.log" mcttest.Idle
+    unset MCT_JVM_PREFIX
+    pid=$TARGET_PID
+    planted=$MCT_TMP/plant/.attach_pid$pid
+    shown="/proc/$pid/cwd/.attach_pid$pid"
+    "${as_nobody[@]}" mkfifo "$planted"
+    expect_refused_bounded "a FIFO as the trigger" \
+        "remove $shown: it is not a regular file" --info "$pid"
+    [ -p "$planted" ] || fail "the client removed nobody's FIFO"
+    rm -f "$planted"
+    "${as_nobody[@]}" touch "$planted"
+    expect_refused_bounded "nobody's file as the trigger" \
+        "remove $shown: it belongs to uid $nobody, not to the JVM's user \(uid 0\) or root" --info "$pid"
+    [ -f "$planted" ] || fail "the client removed nobody's file"
+    rm -f "$planted"
+    run_mct "$out" "$err" --info "$pid"
+    expect_rc 0 "--info once the planted trigger is removed"
+    [ -e "$planted" ] && fail "the client left its trigger behind"
     stop_jvm "$pid"
 
     note "JDK $major: another process of the JVM's user serves the agent's socket"

@@ -6,8 +6,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
@@ -154,6 +156,145 @@ static void test_status(void)
                                 "SigCgt:\t0\n", &st, &e), -1);
 }
 
+/* A process in 2000 groups (a Groups: line of about 14 KiB, before NStgid:
+ * and SigCgt:) is inspected whole. Needs root for setgroups. */
+static void test_many_groups(void)
+{
+    static gid_t groups[2000];
+    pid_t child;
+    int status;
+
+    if (geteuid() != 0) {
+        fprintf(stderr, "test_many_groups: skipped (needs root)\n");
+        return;
+    }
+    child = fork();
+    if (child == 0) {
+        struct proc_target t;
+        mct_err e;
+
+        for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
+            groups[i] = (gid_t)(1000000 + i);
+        if (setgroups(sizeof groups / sizeof groups[0], groups) < 0) {
+            perror("setgroups");
+            _exit(1);
+        }
+        if (proc_inspect(getpid(), &t, &e) < 0) {
+            fprintf(stderr, "proc_inspect: %s\n", e.msg);
+            _exit(1);
+        }
+        _exit(t.st.euid == 0 && t.st.nspid == getpid() ? 0 : 1);
+    }
+    CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* A process whose mount namespace cannot be inspected (another user's, not
+ * dumpable) is not taken to share ours: its /tmp is unreachable, and the
+ * error says why, rather than our / standing in for its root. Needs root to
+ * play both users. */
+static void test_unknown_mntns(void)
+{
+    int ready[2], status;
+    pid_t target, inspector;
+    char c;
+
+    if (geteuid() != 0) {
+        fprintf(stderr, "test_unknown_mntns: skipped (needs root)\n");
+        return;
+    }
+    CHECK(pipe(ready) == 0);
+    target = fork();
+    if (target == 0) {
+        alarm(20);
+        if (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0 ||
+            prctl(PR_SET_DUMPABLE, 0) < 0)
+            _exit(1);
+        c = 'r';
+        if (write(ready[1], &c, 1) != 1)
+            _exit(1);
+        pause();
+        _exit(0);
+    }
+    close(ready[1]);
+    CHECK(read(ready[0], &c, 1) == 1);
+    close(ready[0]);
+    inspector = fork();
+    if (inspector == 0) {
+        struct proc_target t;
+        mct_err e;
+
+        if (setgroups(0, NULL) < 0 || setgid(65533) < 0 || setuid(65533) < 0)
+            _exit(2);
+        if (proc_inspect(target, &t, &e) < 0) {
+            fprintf(stderr, "proc_inspect: %s\n", e.msg);
+            _exit(3);
+        }
+        if (proc_tmp(&t, &e) >= 0) {
+            fprintf(stderr, "the /tmp of a process of unknown mount namespace was reached: %s\n",
+                    t.tmp);
+            _exit(4);
+        }
+        if (strstr(e.msg, "its mount namespace cannot be inspected") == NULL ||
+            strstr(e.msg, "run mcalltree as root or as the process's user") == NULL) {
+            fprintf(stderr, "got: %s\n", e.msg);
+            _exit(5);
+        }
+        _exit(0);
+    }
+    CHECK(waitpid(inspector, &status, 0) == inspector && WIFEXITED(status) &&
+          WEXITSTATUS(status) == 0);
+    kill(target, SIGKILL);
+    waitpid(target, NULL, 0);
+}
+
+/* getgroups is wrapped at link time: when fail_getgroups is N > 0, the
+ * Nth call from now (1: proc_become's count, 2: its read) fails with EINVAL. */
+int __real_getgroups(int size, gid_t list[]);
+int __wrap_getgroups(int size, gid_t list[]);
+static int fail_getgroups, getgroups_calls;
+
+int __wrap_getgroups(int size, gid_t list[])
+{
+    if (fail_getgroups > 0 && ++getgroups_calls == fail_getgroups) {
+        errno = EINVAL;
+        return -1;
+    }
+    return __real_getgroups(size, list);
+}
+
+/* When our groups cannot be read, proc_become says why (errno), and stays
+ * who it is. Needs root (it switches only from root). */
+static void test_become_groups(void)
+{
+    struct proc_target t;
+    struct proc_creds creds;
+    mct_err e;
+
+    if (geteuid() != 0) {
+        fprintf(stderr, "test_become_groups: skipped (needs root)\n");
+        return;
+    }
+    memset(&t, 0, sizeof t);
+    t.st.euid = 65534;
+    t.st.egid = 65534;
+    for (fail_getgroups = 1; fail_getgroups <= 2; fail_getgroups++) {
+        getgroups_calls = 0;
+        if (proc_become(&t, &creds, &e) == 0) {
+            proc_restore(&creds);
+            CHECK(!"proc_become succeeded although getgroups failed");
+            continue;
+        }
+        CHECK_INT(e.code, MCT_E_IO);
+        CHECK_STR(e.msg, "cannot read our supplementary groups: Invalid argument");
+        CHECK_INT(geteuid(), 0);
+    }
+    fail_getgroups = 0;
+    CHECK_INT(proc_become(&t, &creds, &e), 0);
+    CHECK_INT(geteuid(), 65534);
+    proc_restore(&creds);
+    CHECK_INT(geteuid(), 0);
+}
+
 static void test_maps_and_cmdline(void)
 {
     static const char cmd[] = "java\0-XX:+DisableAttachMechanism\0-cp\0x\0Main";
@@ -234,6 +375,81 @@ static void test_private_dir(struct proc_target *t, int top)
     }
 }
 
+/* The link is built with --wrap=fstat,fstatat: once armed, the first call
+ * that finds a socket (the client's check) swaps the socket's name, in
+ * swap_dir, for a symbolic link to another socket, as a process racing the
+ * check would. */
+int __real_fstat(int fd, struct stat *st);
+int __real_fstatat(int dirfd, const char *name, struct stat *st, int flags);
+int __wrap_fstat(int fd, struct stat *st);
+int __wrap_fstatat(int dirfd, const char *name, struct stat *st, int flags);
+static int swap_dir = -1, swapped;
+
+static void swap_after_check(const struct stat *st)
+{
+    if (swap_dir < 0 || !S_ISSOCK(st->st_mode))
+        return;
+    if (renameat(swap_dir, "w", swap_dir, "w.checked") == 0 && symlinkat("other", swap_dir, "w") == 0)
+        swapped = 1;
+    swap_dir = -1;
+}
+
+int __wrap_fstat(int fd, struct stat *st)
+{
+    int rc = __real_fstat(fd, st);
+
+    if (rc == 0)
+        swap_after_check(st);
+    return rc;
+}
+
+int __wrap_fstatat(int dirfd, const char *name, struct stat *st, int flags)
+{
+    int rc = __real_fstatat(dirfd, name, st, flags);
+
+    if (rc == 0)
+        swap_after_check(st);
+    return rc;
+}
+
+/* Whether listening socket lfd has a connection waiting. */
+static int has_pending(int lfd)
+{
+    int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+    if (fd < 0)
+        return 0;
+    close(fd);
+    return 1;
+}
+
+/* The socket is swapped for a link to another one right after the check:
+ * the connection still reaches the socket that was checked. */
+static void test_swap(struct proc_target *t, int dir)
+{
+    int checked, other, fd;
+    mct_err e;
+
+    checked = listen_at(dir, "w");
+    other = listen_at(dir, "other");
+    fcntl(checked, F_SETFL, O_NONBLOCK);
+    fcntl(other, F_SETFL, O_NONBLOCK);
+    swapped = 0;
+    swap_dir = dir;
+    fd = sock_connect_at(t, dir, "w", "T/d/w", "the agent", &e);
+    swap_dir = -1;
+    CHECK(swapped);
+    CHECK(fd >= 0);
+    CHECK(has_pending(checked));
+    CHECK(!has_pending(other));
+    if (fd >= 0)
+        close(fd);
+    close(checked);
+    close(other);
+    for (const char *const *f = (const char *const[]){"w", "w.checked", "other", NULL}; *f; f++)
+        unlinkat(dir, *f, 0);
+}
+
 /* Sockets in the directory: the JVM's (this process plays it), a stale one,
  * a file, a link, one served by another process, which gets nothing. */
 static void test_sockets(struct proc_target *t, int dir)
@@ -263,8 +479,11 @@ static void test_sockets(struct proc_target *t, int dir)
     CHECK(pipe(ready) == 0 && pipe(got) == 0);
     child = fork();
     if (child == 0) {
-        int cl = listen_at(dir, "c"), conn;
+        int cl, conn;
 
+        /* Ends the child should the client never connect (accept would wait for ever). */
+        alarm(10);
+        cl = listen_at(dir, "c");
         n = write(ready[1], "r", 1);
         conn = accept(cl, NULL, NULL);
         n = conn >= 0 ? read(conn, want, sizeof want) : -1;
@@ -272,6 +491,9 @@ static void test_sockets(struct proc_target *t, int dir)
         n = write(got[1], &c, 1);
         _exit(0);
     }
+    /* Only the child writes: a child that dies makes the reads below return 0. */
+    close(ready[1]);
+    close(got[1]);
     CHECK(read(ready[0], &c, 1) == 1);
     CHECK_INT(sock_connect_at(t, dir, "c", "T/d/c", "the JVM's attach listener", &e), -1);
     snprintf(want, sizeof want, "remove T/d/c: it is served by process %d (uid %u), not by JVM "
@@ -281,9 +503,7 @@ static void test_sockets(struct proc_target *t, int dir)
     CHECK(read(got[0], &c, 1) == 1 && c == '0');    /* the impostor read nothing */
     waitpid(child, NULL, 0);
     close(ready[0]);
-    close(ready[1]);
     close(got[0]);
-    close(got[1]);
     close(lfd);
     for (const char *const *f = (const char *const[]){"s", "stale", "f", "ls", "c", NULL}; *f; f++)
         unlinkat(dir, *f, 0);
@@ -308,6 +528,7 @@ static void test_trust(void)
     dir = sock_open_private_dir(&t, top, "d", "T/d", "the agent", &e);
     CHECK(dir >= 0);
     test_sockets(&t, dir);
+    test_swap(&t, dir);
     close(dir);
     unlinkat(top, "l", 0);
     unlinkat(top, "d", AT_REMOVEDIR);
@@ -409,6 +630,9 @@ int main(void)
 {
     test_load_replies();
     test_status();
+    test_many_groups();
+    test_unknown_mntns();
+    test_become_groups();
     test_maps_and_cmdline();
     test_trust();
     test_in_root();

@@ -1,4 +1,4 @@
-/* test_output.c — the output formats tree, chrome and folded on call
+/* test_output.c — the output formats json, tree, chrome and folded on call
  * messages, written through out_open/out_call/out_close to a file and read
  * back: exact text, colours, the chrome layout, and odd messages. */
 #include "check.h"
@@ -469,6 +469,78 @@ static void test_odd_messages(void)
     }
 }
 
+/* Whether s holds a byte that drives a terminal: C0 but the newline, DEL,
+ * or a C1 control in UTF-8 (0xc2 0x80..0x9f). */
+static int has_raw_control(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++)
+        if ((*p < 0x20 && *p != '\n') || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+            return 1;
+    return 0;
+}
+
+/* JSON out of the client (the json and chrome formats, fu_json_dump) holds
+ * DEL and C1 controls as \u escapes, and still means the same; other text
+ * beyond ASCII (é, U+00A0, 𝑓) is left as it is. */
+static void test_json_controls(void)
+{
+    static const char call[] =
+        "{\"type\":\"call\",\"seq\":4,\"thread\":{\"id\":7,\"name\":\"\\u009bt\\u007f\\u0085\"},"
+        "\"start_ns\":1000000000123456789,"
+        "\"root\":{\"class\":\"tgt.C\\u00e9\\u00a0\",\"method\":\"ev\\u001bil\\u0007x\\u009b\","
+        "\"desc\":\"()V\",\"calls\":1,\"total_ns\":5,\"self_ns\":5,\"min_ns\":5,\"max_ns\":5,"
+        "\"throws\":0,\"children\":[{\"class\":\"tgt.\\ud835\\udc53\\u00c2\\u0080\","
+        "\"method\":\"\\u007f\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":1,\"self_ns\":1,"
+        "\"min_ns\":1,\"max_ns\":1,\"throws\":0,\"children\":[]}]}}";
+    const char *const calls[] = { call, NULL };
+    json_t *orig = json_loads(call, 0, NULL), *back, *events;
+    char *text;
+    FILE *f;
+
+    text = render(CLI_FORMAT_JSON, -1, 0, calls);
+    CHECK(!has_raw_control(text));
+    CHECK_HAS(text, "\"name\":\"\\u009Bt\\u007F\\u0085\"");
+    CHECK_HAS(text, "\"method\":\"ev\\u001Bil\\u0007x\\u009B\"");
+    CHECK_HAS(text, "\"class\":\"tgt.C\xc3\xa9\xc2\xa0\"");
+    CHECK_HAS(text, "\"class\":\"tgt.\xf0\x9d\x91\x93\xc3\x82\\u0080\"");
+    back = json_loads(text, 0, NULL);
+    CHECK(back != NULL && json_equal(back, orig));
+    json_decref(back);
+    free(text);
+
+    text = render(CLI_FORMAT_CHROME, -1, 0, calls);
+    CHECK(!has_raw_control(text));
+    events = chrome_events(text);
+    CHECK_INT(json_array_size(events), 4);
+    CHECK_STR(json_string_value(json_object_get(json_object_get(json_array_get(events, 1), "args"), "name")),
+              "\xc2\x9bt\x7f\xc2\x85");
+    CHECK_STR(json_string_value(json_object_get(json_array_get(events, 2), "name")),
+              "tgt.C\xc3\xa9\xc2\xa0.ev\x1bil\x07x\xc2\x9b");
+    json_decref(events);
+    free(text);
+
+    /* A lone string, a bare value, and a failing file. */
+    f = fopen(tmp_path, "w");
+    CHECK(f != NULL);
+    if (f != NULL) {
+        json_t *str = json_string("\x7f\xc2\x9f\xc2\xa0\xc2\x80");
+
+        CHECK_INT(fu_json_dump(f, str, JSON_ENCODE_ANY), 0);
+        json_decref(str);
+        fclose(f);
+        text = slurp(tmp_path);
+        CHECK_STR(text, "\"\\u007F\\u009F\xc2\xa0\\u0080\"");
+        free(text);
+    }
+    f = fopen("/dev/full", "w");
+    if (f != NULL) {
+        setvbuf(f, NULL, _IONBF, 0);
+        CHECK_INT(fu_json_dump(f, orig, JSON_COMPACT), -1);
+        fclose(f);
+    }
+    json_decref(orig);
+}
+
 static void test_write_error(void)
 {
     static const enum cli_format fmts[] = { CLI_FORMAT_TREE, CLI_FORMAT_CHROME, CLI_FORMAT_FOLDED };
@@ -533,6 +605,7 @@ int main(void)
     test_folded();
     test_depth_limit();
     test_odd_messages();
+    test_json_controls();
     test_write_error();
     unlink(tmp_path);
     return check_status();

@@ -513,6 +513,7 @@ static void test_io(void)
     close(sv[0]);
     CHECK(proto_read(sv[1], PROTO_REQUEST, 1000, &e) == NULL);
     CHECK(strstr(e.msg, "truncated payload: 4 of 100") != NULL);
+    CHECK_INT(e.code, MCT_E_CUT);
 
     /* Then a clean EOF. */
     CHECK(proto_read(sv[1], PROTO_REQUEST, 1000, &e) == NULL);
@@ -531,6 +532,7 @@ static void test_io(void)
     close(sv[0]);
     CHECK(proto_read(sv[1], PROTO_REQUEST, 1000, &e) == NULL);
     CHECK(strstr(e.msg, "truncated header: 3 of 8") != NULL);
+    CHECK_INT(e.code, MCT_E_CUT);
     close(sv[1]);
 
     /* Not a socket: plain writes. */
@@ -549,6 +551,55 @@ static void test_io(void)
     }
 }
 
+/* A stop function that says yes from its nth call on (arg: int[2], the
+ * calls so far and n). */
+static int stop_at_call(void *arg)
+{
+    int *c = arg;
+
+    return ++c[0] >= c[1];
+}
+
+/* proto_read_cancel: a whole frame as proto_read; given up (MCT_E_INTR),
+ * not timed out, when stop says so, before the first byte or within a frame. */
+static void test_read_cancel(void)
+{
+    int sv[2], calls[2];
+    unsigned char hdr[PROTO_HEADER_LEN];
+    json_t *m, *got;
+    mct_err e;
+
+    CHECK_INT(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    m = json_pack("{s:s, s:s}", "type", "stop", "reason", "x");
+    CHECK_INT(proto_write(sv[0], m, &e), 0);
+    calls[0] = 0;
+    calls[1] = 1000000;
+    got = proto_read_cancel(sv[1], PROTO_REQUEST, 1000, stop_at_call, calls, &e);
+    CHECK(got != NULL && json_equal(m, got));
+    json_decref(got);
+    json_decref(m);
+
+    /* Nothing arrives; stop says yes at once. */
+    calls[0] = 0;
+    calls[1] = 1;
+    CHECK(proto_read_cancel(sv[1], PROTO_REQUEST, 60000, stop_at_call, calls, &e) == NULL);
+    CHECK_INT(e.code, MCT_E_INTR);
+
+    /* Half a frame, and stop says yes on its fifth question (the third
+     * and fourth come after waits for the rest): the 60 s wait is given up,
+     * being made in slices. */
+    proto_header_encode(hdr, 100);
+    CHECK_INT(write(sv[0], hdr, sizeof hdr), (long long)sizeof hdr);
+    CHECK_INT(write(sv[0], "{\"ty", 4), 4);
+    calls[0] = 0;
+    calls[1] = 5;
+    CHECK(proto_read_cancel(sv[1], PROTO_REQUEST, 60000, stop_at_call, calls, &e) == NULL);
+    CHECK_INT(e.code, MCT_E_INTR);
+    CHECK_INT(calls[0], 5);
+    close(sv[0]);
+    close(sv[1]);
+}
+
 int main(void)
 {
     test_header();
@@ -559,5 +610,6 @@ int main(void)
     test_names();
     test_error_new();
     test_io();
+    test_read_cancel();
     return check_status();
 }
