@@ -34,7 +34,7 @@ FORGED=$MCT_TMP/forged.log
 trust_cleanup() {
     stop_container
     mct_attach_cleanup
-    rm -rf "$MCT_BUILDDIR"/tests/e2e/trust-decoy.*
+    [ -z "${decoy:-}" ] || rm -rf "$decoy"
 }
 trap trust_cleanup EXIT
 
@@ -276,9 +276,9 @@ for jdk in $MCT_TEST_JDKS; do
     stop_jvm "$pid"
 
     note "JDK $major: a container whose /tmp is an absolute link to a host directory"
-    # Outside the host's /tmp, which holds $MCT_TMP: the container's /tmp
-    # cannot be a link into itself.
-    decoy=$(mktemp -d "$MCT_BUILDDIR/tests/e2e/trust-decoy.XXXXXX")
+    # Outside the host's /tmp, which holds $MCT_TMP (and may hold the build
+    # tree): the container's /tmp cannot be a link into itself.
+    decoy=$(mktemp -d /var/tmp/mct-trust-decoy.XXXXXX)
     start_container "$jdk" "$MCT_TMP/container-$major.log" "$decoy" "$decoy"
     # On the host, the link leads to the decoy, where a forger listens.
     forge root "$decoy/.java_pid$CNSPID" attach
