@@ -743,7 +743,7 @@ static double round_min(JNIEnv *jni, jmethodID spin, uint64_t base, double *v)
 }
 
 /* The fixed cost of calling spin from here (the cheapest of a few calls
- * of spin(0), no less than *base so far); 0 when spin threw. */
+ * of spin(0), no more than *base so far); 0 when spin threw. */
 static int spin_base(JNIEnv *jni, jmethodID spin, uint64_t *base)
 {
     int k;
