@@ -421,13 +421,20 @@ static void queue_seed(struct session *s, const plan_method *pm)
             .class_name = pm->class_name, .name = pm->name, .desc = pm->desc, .level = pm->level};
 }
 
+/* Whether the peer of fd hung up (or shut its side down), without waiting. */
+static int hung_up(int fd)
+{
+    struct pollfd pfd = {.fd = fd, .events = POLLRDHUP};
+
+    return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
 /* Whether the client hung up: planning stops then (plan_request.gone). */
 static int client_gone(void *arg)
 {
     const struct session *s = arg;
-    struct pollfd pfd = {.fd = s->fd, .events = POLLRDHUP};
 
-    return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR));
+    return hung_up(s->fd);
 }
 
 static int make_plan(struct session *s, JNIEnv *jni, hj **hier, mct_err *err)
@@ -832,6 +839,19 @@ static void thread_info(struct session *s, JNIEnv *jni, jobject thread, int64_t 
     }
 }
 
+/* Frees the references the call of len events at pos holds. */
+static void free_refs(JNIEnv *jni, const probe_thread *t, uint64_t pos, uint64_t len)
+{
+    uint64_t i;
+
+    for (i = 0; i < len; i++) {
+        const probe_ev *e = probe_event(t, pos + i);
+
+        if (PROBE_KIND(e->kind) == PROBE_EXCEPTION || PROBE_KIND(e->kind) == PROBE_THREAD)
+            (*jni)->DeleteGlobalRef(jni, (jobject)(uintptr_t)e->t);
+    }
+}
+
 /* One completed call: filter, build, render, send. *grow asks for a bigger
  * ring when the call lost events. */
 static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, uint64_t pos, uint64_t len,
@@ -848,12 +868,7 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, u
 
     if (ev == NULL) {
         /* Out of memory: the call is lost, not the references it holds. */
-        for (i = 0; i < len; i++) {
-            const probe_ev *e = probe_event(t, pos + i);
-
-            if (PROBE_KIND(e->kind) == PROBE_EXCEPTION || PROBE_KIND(e->kind) == PROBE_THREAD)
-                (*jni)->DeleteGlobalRef(jni, (jobject)(uintptr_t)e->t);
-        }
+        free_refs(jni, t, pos, len);
         return;
     }
     for (i = 0; i < len; i++) {
@@ -952,19 +967,6 @@ static void check_client(struct session *s)
         read_client(s);
 }
 
-/* Frees the references the call of len events at pos holds. */
-static void free_refs(JNIEnv *jni, const probe_thread *t, uint64_t pos, uint64_t len)
-{
-    uint64_t i;
-
-    for (i = 0; i < len; i++) {
-        const probe_ev *e = probe_event(t, pos + i);
-
-        if (PROBE_KIND(e->kind) == PROBE_EXCEPTION || PROBE_KIND(e->kind) == PROBE_THREAD)
-            (*jni)->DeleteGlobalRef(jni, (jobject)(uintptr_t)e->t);
-    }
-}
-
 /* A call not built because the session ends: its references are freed, and
  * it counts as discarded when it is this session's. */
 static void discard_call(struct session *s, JNIEnv *jni, const probe_thread *t, uint64_t pos, uint64_t len)
@@ -972,6 +974,21 @@ static void discard_call(struct session *s, JNIEnv *jni, const probe_thread *t, 
     free_refs(jni, t, pos, len);
     if (PROBE_SESSION(probe_event(t, pos + len - 1)->kind) == s->gen)
         s->discarded++;
+}
+
+/* The number of events of the call at position c of t's ring, p being the
+ * end of its published calls; 0 when the ring is inconsistent (said on the
+ * JVM's stderr): the caller skips to p, and the references those events may
+ * hold leak, since freeing what may not be one would crash the JVM. */
+static uint64_t call_len(const probe_thread *t, uint64_t c, uint64_t p)
+{
+    uint64_t len = PROBE_LEN(probe_event(t, c)->kind);
+
+    if (len < 2 || len > p - c) {
+        vm_log("a thread's event ring is inconsistent; its events are discarded");
+        return 0;
+    }
+    return len;
 }
 
 /* Hands every completed call of every thread to handle_call, or, once the
@@ -996,12 +1013,9 @@ static uint64_t drain(struct session *s, JNIEnv *jni)
                 grow = t->worker_cap * 4;
         }
         while (c < p) {
-            uint64_t len = PROBE_LEN(probe_event(t, c)->kind);
+            uint64_t len = call_len(t, c, p);
 
-            if (len < 2 || len > p - c) {
-                /* Their references leak: freeing what may not be one
-                 * would crash the JVM. */
-                vm_log("a thread's event ring is inconsistent; its events are discarded");
+            if (len == 0) {
                 c = p;
                 break;
             }
@@ -1101,10 +1115,9 @@ static size_t tidy_rings(JNIEnv *jni)
         uint64_t p = atomic_load_explicit(&t->published, memory_order_acquire);
 
         while (c < p) {
-            uint64_t len = PROBE_LEN(probe_event(t, c)->kind);
+            uint64_t len = call_len(t, c, p);
 
-            if (len < 2 || len > p - c) {
-                vm_log("a thread's event ring is inconsistent; its events are discarded");
+            if (len == 0) {
                 c = p;
                 break;
             }
@@ -1314,11 +1327,7 @@ static void reply_and_close(int fd, json_t *msg)
  * held, so s->fd is still open). */
 static int ending(const struct session *s)
 {
-    struct pollfd pfd = {.fd = s->fd, .events = POLLRDHUP};
-
-    if (__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE))
-        return 1;
-    return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR));
+    return __atomic_load_n(&s->closing, __ATOMIC_ACQUIRE) || hung_up(s->fd);
 }
 
 /* A trace request, on the listener thread: starts its session, answers
