@@ -355,8 +355,9 @@ static json_t *plan_json(struct session *s)
 
         if (o == NULL)
             continue;
+        /* A reason may hold names from class files, and be cut mid-character. */
         if (reason != NULL && reason[0] != '\0')
-            json_object_set_new(o, "reason", json_string(reason));
+            json_object_set_new(o, "reason", mutf8_json(reason));
         if (m->id >= 0)
             json_object_set_new(o, "id", json_integer(m->id));
         json_array_append_new(methods, o);
@@ -1216,7 +1217,7 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
                         "discarded", (json_int_t)s->discarded, "restored_classes", restored,
                         "instrumented_classes", (json_int_t)inst_rewritten_classes());
         if (end != NULL && s->end_detail[0] != '\0')
-            json_object_set_new(end, "detail", json_string(s->end_detail));
+            json_object_set_new(end, "detail", mutf8_json(s->end_detail)); /* may be cut mid-character */
         if (end != NULL && s->probe.bursts > 0) {
             json_object_set_new(end, "probe_ns", json_real(s->probe.ticks * s->cal.ns_per_tick));
             json_object_set_new(end, "probe", probe_json(s));
