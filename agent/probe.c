@@ -205,7 +205,9 @@ static int no_call(probe_thread *t)
 }
 
 /* Begins a traced call of session on t; returns 0 when it cannot (ring
- * full, or the worker is swapping it). */
+ * full, or the worker is swapping it). Past the limit, the ring keeps room
+ * for what is written after an overflow: its mark, the exits of the frames
+ * recorded (at most depth + 1 open, see root_enter) and the exception. */
 static int start_call(probe_thread *t, uint32_t session, int depth)
 {
     uint64_t consumed, cap;
@@ -397,21 +399,19 @@ static void root_enter(JNIEnv *env, jobject cur, jint k, jint id, int how)
     }
     nest = t->root_nest;
     t->depth++;
-    if (nest < 64) {
-        uint64_t bit = 1ull << nest, up = bit >> 1;
-
+    if (nest < 64)
         t->root_depth[nest] = t->depth;
-        t->root_recv = how == ENTER_RECEIVER ? t->root_recv | bit : t->root_recv & ~bit;
-        t->root_ext &= ~bit;
-        /* The named class's own entry method called right from the one it
-         * inherits (a servlet's service(HttpServletRequest, ...) from
-         * HttpServlet.service(ServletRequest, ...)) is the same call: it
-         * costs no level of the depth. */
-        if (how == ENTER_ROOT && nest > 0 && (t->root_recv & up) && t->root_depth[nest - 1] == t->depth - 1 &&
-            t->max_depth < PLAN_MAX_DEPTH) {
-            t->max_depth++;
-            t->root_ext |= bit;
-        }
+    if (nest == 0)
+        t->root_named = how == ENTER_RECEIVER;
+    /* The named class's own entry method called right from the one it
+     * inherits (a servlet's service(HttpServletRequest, ...) from
+     * HttpServlet.service(ServletRequest, ...)) is the same call: it costs
+     * no level of the depth. Only for the outermost pair: then at most
+     * max_depth + 1 frames are recorded, which the ring's reserve holds
+     * (start_call); a pair nested deeper costs its level. */
+    if (nest == 1) {
+        t->root_ext = how == ENTER_ROOT && t->root_named && t->depth == 2 && t->max_depth < PLAN_MAX_DEPTH;
+        t->max_depth += t->root_ext;
     }
     t->root_nest++;
     if (t->depth <= t->max_depth)
@@ -461,7 +461,6 @@ static void root_leave(JNIEnv *env, probe_thread *t, jint id, uint32_t kind, jth
 {
     uint32_t nest = t->root_nest - 1;
     int32_t d = nest < 64 ? t->root_depth[nest] : t->depth;
-    uint64_t bit = nest < 64 ? 1ull << nest : 0;
 
     if (t->root_nest == 1 && ex != NULL) {
         jclass k = (*env)->GetObjectClass(env, ex);
@@ -481,8 +480,10 @@ static void root_leave(JNIEnv *env, probe_thread *t, jint id, uint32_t kind, jth
         kind |= t->call_session << 4;
     if (d <= t->max_depth)
         rec(t, id, kind);
-    if (t->root_ext & bit)
+    if (nest == 1 && t->root_ext) {
         t->max_depth--;
+        t->root_ext = 0;
+    }
     t->depth = d - 1;
     if (--t->root_nest == 0)
         finish_call(env, t);

@@ -78,9 +78,9 @@ typedef struct probe_thread {
     int32_t full_depth;           /* after an overflow: exits at depth <= this are still recorded */
     uint32_t root_nest;           /* entry methods open (recursion nests) */
     int32_t root_depth[64];       /* depth at which each open entry method was entered */
-    uint64_t root_recv;           /* bit n: the nth open one is an inherited entry
-                                     method called on an instance of the named class */
-    uint64_t root_ext;            /* bit n: it raised max_depth by one (see root_enter) */
+    int root_named;               /* the outermost one is an inherited entry method
+                                     called on an instance of the named class */
+    int root_ext;                 /* the second one raised max_depth by one (see root_enter) */
     probe_ev *ring;
     uint64_t mask;                /* ring capacity - 1 (a power of 2) */
     /* shared */

@@ -533,6 +533,81 @@ static void test_receiver(void)
     probe_session_begin(1, 3);
 }
 
+/* Inherited and own entry methods nested pair by pair (k deep), each pair
+ * right inside the other: only the outermost pair costs no level, so a call
+ * that overflows its ring with every recorded frame open writes no more
+ * than the ring's reserve holds past the limit. Before, every pair raised
+ * the depth limit by one, the exits written after the overflow went past
+ * the ring's end, and they overwrote calls the worker had not read yet. */
+static void test_nested_pairs_overflow(void)
+{
+    enum { DEPTH = 16, PAIRS = 8 };
+    static probe_ev ev[PROBE_RING_MIN];
+    tree_opts o = {.cal = {.ns_per_tick = 1.0}};
+    probe_thread *t = me();
+    probe_ev earlier[2];
+    uint64_t consumed, n, i;
+    int k, c = 0, exc = 0;
+    mct_err err;
+    tree *tr;
+
+    pending(t, ev, PROBE_RING_MIN);
+    probe_session_begin(1, DEPTH);
+    probe_session_receiver(env, fake_class);
+    /* A call the worker has not read yet. */
+    p_root_enter(env, fake_class, ROOT);
+    p_root_exit(env, fake_class, ROOT);
+    consumed = atomic_load(&t->consumed);
+    CHECK_INT(atomic_load(&t->published) - consumed, 2);
+    earlier[0] = *probe_event(t, consumed);
+    earlier[1] = *probe_event(t, consumed + 1);
+
+    for (k = 0; k < PAIRS; k++) {
+        p_root_enter_on(env, fake_class, 1, ROOT);
+        p_root_enter(env, fake_class, OWN_ROOT);
+    }
+    CHECK_INT(t->max_depth, DEPTH + 1);
+    /* Every level down to the limit recorded, then overflow there. */
+    while (t->depth < t->max_depth - 1) {
+        p_enter(env, fake_class, C);
+        c++;
+    }
+    for (i = 0; i < PROBE_RING_MIN; i++) {
+        p_enter(env, fake_class, A);
+        p_exit(env, fake_class, A);
+    }
+    CHECK(t->full_depth >= 0);
+    while (c-- > 0)
+        p_exit(env, fake_class, C);
+    for (k = 0; k < PAIRS; k++) {
+        p_root_exit(env, fake_class, OWN_ROOT);
+        if (k < PAIRS - 1)
+            p_root_exit(env, fake_class, ROOT);
+    }
+    p_root_fail(env, fake_class, fake_exc, ROOT);
+    CHECK_INT(t->depth, 0);
+    CHECK(t->w - consumed <= t->mask + 1);
+    CHECK(memcmp(probe_event(t, consumed), &earlier[0], sizeof earlier[0]) == 0);
+    CHECK(memcmp(probe_event(t, consumed + 1), &earlier[1], sizeof earlier[1]) == 0);
+    atomic_store(&t->consumed, consumed + 2);
+    n = pending(t, ev, PROBE_RING_MIN);
+    CHECK_INT(PROBE_KIND(ev[0].kind), PROBE_ROOT_ENTER);
+    CHECK_INT(PROBE_LEN(ev[0].kind), n);
+    CHECK_INT(PROBE_KIND(ev[n - 1].kind), PROBE_ROOT_FAIL);
+    for (i = 0; i < n; i++)
+        if (PROBE_KIND(ev[i].kind) == PROBE_EXCEPTION) {
+            exc++;
+            CHECK(ev[i].t == (uint64_t)(uintptr_t)fake_exc_class);
+        }
+    CHECK_INT(exc, 1);
+    global_refs--; /* the worker frees the exception's class */
+    tr = tree_build(ev, n, &o, &err);
+    CHECK(tr != NULL);
+    tree_free(tr);
+    probe_session_end(env);
+    probe_session_begin(1, 3);
+}
+
 /* A ring the worker has not drained refuses new calls (counted), and a
  * bigger ring offered by the worker is taken at the next call. */
 static void test_drop_and_grow(void)
@@ -824,6 +899,7 @@ int main(void)
     test_exception();
     test_receiver();
     test_overflow();
+    test_nested_pairs_overflow();
     test_virtual_thread();
     test_slots_full();
     test_drop_and_grow();
