@@ -44,13 +44,16 @@ static _Atomic(probe_thread *) slot_state[N_SLOTS];
  * it may move to another OS thread mid-call, the slot does not. */
 static probe_thread *virtual_state[N_SLOTS];
 static _Atomic uint64_t unslotted;     /* virtual threads' calls: no slot was free */
+/* Platform threads' traced calls without a slot now running: "all" is
+ * cleared only while there is none (probe_session_end, probe_release_all). */
+static _Atomic int all_calls;
 static jmethodID is_virtual;           /* Thread.isVirtual, NULL before JDK 21 */
 static _Atomic uint64_t count_enter, count_exit, count_fail;
 static _Atomic uint64_t ring_bytes;    /* held by all rings */
 
 static const rw_probes methods_plain = {PROBE_CLASS, "enter", "exit", "fail", 0};
 static const rw_probes methods_root = {PROBE_CLASS, "rootEnter", "rootExit", "rootFail", 0};
-static const rw_probes methods_receiver = {PROBE_CLASS, "rootEnterOn", "rootExit", "rootFail", 1};
+static const rw_probes methods_receiver = {PROBE_CLASS, "rootEnterOn", "rootExitOn", "rootFailOn", 1};
 
 const rw_probes *probe_methods(int root)
 {
@@ -300,9 +303,21 @@ static __attribute__((noinline)) probe_thread *begin_call(JNIEnv *env, jobject c
         if (t != NULL && t->thread == NULL)
             t->thread = (*env)->NewGlobalRef(env, cur);
     }
+    /* A call without a slot relies on "all": counted first, then the session
+     * looked at again (its end looks at the count after ending: one of the
+     * two sees the other), so that "all" is never cleared under it. */
+    if (t != NULL && k < 0) {
+        atomic_fetch_add_explicit(&all_calls, 1, memory_order_seq_cst);
+        if (atomic_load_explicit(&cur_session, memory_order_seq_cst) != session) {
+            atomic_fetch_sub_explicit(&all_calls, 1, memory_order_release);
+            return NULL;
+        }
+    }
     if (t == NULL || !start_call(t, session, atomic_load_explicit(&cur_depth, memory_order_relaxed))) {
         if (k >= 0)
             atomic_store_explicit(&slot_state[k], NULL, memory_order_release);
+        else if (t != NULL)
+            atomic_fetch_sub_explicit(&all_calls, 1, memory_order_release);
         return NULL;
     }
     t->slot = k;
@@ -316,11 +331,14 @@ static __attribute__((noinline)) probe_thread *begin_call(JNIEnv *env, jobject c
     return t;
 }
 
-/* The call's slot goes back when the call ends. */
+/* The call's slot goes back when the call ends (a call without one no
+ * longer needs "all"). */
 static void end_call(JNIEnv *env, probe_thread *t)
 {
-    if (t->slot < 0)
+    if (t->slot < 0) {
+        atomic_fetch_sub_explicit(&all_calls, 1, memory_order_release);
         return;
+    }
     (*env)->SetStaticObjectField(env, probe_cls, slot_field[t->slot], NULL);
     atomic_store_explicit(&slot_state[t->slot], NULL, memory_order_release);
     t->slot = -1;
@@ -550,10 +568,20 @@ void probe_session_begin(uint32_t session, int depth)
 
 void probe_session_end(JNIEnv *jni)
 {
-    atomic_store_explicit(&cur_session, 0, memory_order_release);
+    atomic_store_explicit(&cur_session, 0, memory_order_seq_cst);
+    probe_release_all(jni);
+    probe_session_receiver(jni, NULL);
+}
+
+int probe_release_all(JNIEnv *jni)
+{
+    if (atomic_load_explicit(&cur_session, memory_order_seq_cst) != 0)
+        return 1;
+    if (atomic_load_explicit(&all_calls, memory_order_seq_cst) != 0)
+        return 0;
     if (probe_cls != NULL && all_field != NULL)
         (*jni)->SetStaticBooleanField(jni, probe_cls, all_field, JNI_FALSE);
-    probe_session_receiver(jni, NULL);
+    return 1;
 }
 
 void probe_session_receiver(JNIEnv *jni, jclass cls)
@@ -609,9 +637,11 @@ void probe_maintain(probe_thread *t, JNIEnv *jni, uint64_t want_cap)
             (*jni)->DeleteGlobalRef(jni, t->thread);
             t->thread = NULL;
         }
+        /* Its thread is gone, even if it died inside a call. */
+        if (t->depth > 0 && t->slot < 0)
+            atomic_fetch_sub_explicit(&all_calls, 1, memory_order_release);
         t->depth = 0;
         t->w = atomic_load_explicit(&t->published, memory_order_relaxed);
-        /* Its thread is gone, even if it died inside a call. */
         atomic_store_explicit(&t->in_call, 0, memory_order_release);
         atomic_store_explicit(&t->state, PROBE_THREAD_FREE, memory_order_release);
     }

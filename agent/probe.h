@@ -123,7 +123,8 @@ jclass probe_class(void);
  * is root: 0 (not an entry method), PLAN_ROOT, or PLAN_ROOT_RECEIVER (its
  * entry probe takes the receiver: a call is traced only when it is an
  * instance of the class probe_session_receiver set; inside a traced call,
- * a call on another class is an ordinary call). */
+ * a call on another class is an ordinary call; outside one, its exit
+ * probes stay in Java, as those of an ordinary method do). */
 const rw_probes *probe_methods(int root);
 
 /* Starts accepting traced calls of session `session` (its entry methods are
@@ -132,8 +133,16 @@ const rw_probes *probe_methods(int root);
 void probe_session_begin(uint32_t session, int depth);
 
 /* Stops starting new traced calls; calls in flight still complete. Clears
- * the receiver class. */
+ * the receiver class, and "all" (every thread's probes go native: more
+ * platform threads traced than there are slots) unless a call without a
+ * slot still runs, which needs it: see probe_release_all. */
 void probe_session_end(JNIEnv *jni);
+
+/* The worker, while no session has begun since the last ended (`consumer`
+ * held): clears "all" once no traced call without a slot runs. Returns 1
+ * when "all" needs nothing more (cleared, or a session runs), 0 when such a
+ * call still runs: try again later. */
+int probe_release_all(JNIEnv *jni);
 
 /* The class whose instances are the receivers of the traced calls of
  * PLAN_ROOT_RECEIVER entry methods (the named class; NULL: none), held by

@@ -1104,8 +1104,8 @@ static void run_loop(struct session *s, JNIEnv *jni)
 /* With `consumer` held and no session tracing (every call in the rings is
  * an ended session's): frees what the calls left hold and shrinks every ring
  * back to its first size, so that a session leaves no memory behind.
- * Returns how many threads are still in a call: their rings wait for a
- * later tidy_rings. */
+ * Returns how many threads are still in a call: their rings (and "all",
+ * while one runs without a slot) wait for a later tidy_rings. */
 static size_t tidy_rings(JNIEnv *jni)
 {
     probe_thread *t;
@@ -1130,6 +1130,8 @@ static size_t tidy_rings(JNIEnv *jni)
         if (!probe_shrink(t))
             left++;
     }
+    if (!probe_release_all(jni) && left == 0)
+        left = 1;
     return left;
 }
 

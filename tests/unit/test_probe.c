@@ -63,7 +63,9 @@ static jclass JNICALL f_define(JNIEnv *env, const char *name, jobject loader, co
                      cf_find_method(c, "rootEnter", "(I)V") != NULL &&
                      cf_find_method(c, "rootEnterOn", "(Ljava/lang/Object;I)V") != NULL &&
                      cf_find_method(c, "rootExit", "(I)V") != NULL &&
-                     cf_find_method(c, "rootFail", "(Ljava/lang/Throwable;I)V") != NULL;
+                     cf_find_method(c, "rootFail", "(Ljava/lang/Throwable;I)V") != NULL &&
+                     cf_find_method(c, "rootExitOn", "(I)V") != NULL &&
+                     cf_find_method(c, "rootFailOn", "(Ljava/lang/Throwable;I)V") != NULL;
     }
     cf_free(c);
     return fake_class;
@@ -210,6 +212,9 @@ static void p_root_enter(JNIEnv *e, jclass cls, jint id)
     n_root_enter0(e, cls, current, java_slot(), id);
 }
 
+/* How many natives rootEnterOn, rootExitOn and rootFailOn called. */
+static int natives_called;
+
 /* rootEnterOn: named says whether the receiver is an instance of the class
  * in Probe.receiver (isInstance). */
 static void p_root_enter_on(JNIEnv *e, jclass cls, int named, jint id)
@@ -217,17 +222,43 @@ static void p_root_enter_on(JNIEnv *e, jclass cls, int named, jint id)
     int k;
 
     if (receiver_value != NULL && named) {
+        natives_called++;
         n_root_enter_on0(e, cls, current, java_slot(), id);
         return;
     }
     k = java_slot();
-    if (k >= 0 || all_value)
+    if (k >= 0 || all_value) {
+        natives_called++;
         n_root_other0(e, cls, k, id);
+    }
 }
 
 static void p_root_exit(JNIEnv *e, jclass cls, jint id)
 {
     n_root_exit0(e, cls, java_slot(), id);
+}
+
+/* rootExitOn and rootFailOn, the exits of an inherited entry method: native
+ * only for a thread in a traced call, as exit and fail. */
+
+static void p_root_exit_on(JNIEnv *e, jclass cls, jint id)
+{
+    int k = java_slot();
+
+    if (k >= 0 || all_value) {
+        natives_called++;
+        n_root_exit0(e, cls, k, id);
+    }
+}
+
+static void p_root_fail_on(JNIEnv *e, jclass cls, jthrowable ex, jint id)
+{
+    int k = java_slot();
+
+    if (k >= 0 || all_value) {
+        natives_called++;
+        n_root_fail0(e, cls, ex, k, id);
+    }
 }
 
 static void p_root_fail(JNIEnv *e, jclass cls, jthrowable ex, jint id)
@@ -293,7 +324,8 @@ static void test_install(void)
     CHECK_STR(probe_methods(1)->enter, "rootEnter");
     CHECK_STR(probe_methods(0)->fail, "fail");
     CHECK_STR(probe_methods(PLAN_ROOT_RECEIVER)->enter, "rootEnterOn");
-    CHECK_STR(probe_methods(PLAN_ROOT_RECEIVER)->exit, "rootExit");
+    CHECK_STR(probe_methods(PLAN_ROOT_RECEIVER)->exit, "rootExitOn");
+    CHECK_STR(probe_methods(PLAN_ROOT_RECEIVER)->fail, "rootFailOn");
     CHECK_INT(probe_methods(PLAN_ROOT_RECEIVER)->enter_receiver, 1);
     CHECK_INT(probe_methods(PLAN_ROOT)->enter_receiver, 0);
 }
@@ -473,10 +505,14 @@ static void test_receiver(void)
     probe_session_begin(1, 2);
     probe_session_receiver(env, fake_class);
     CHECK(receiver_value == fake_class);
+    natives_called = 0;
     p_root_enter_on(env, fake_class, 0, ROOT);
     p_enter(env, fake_class, A);
     p_exit(env, fake_class, A);
-    p_root_exit(env, fake_class, ROOT);
+    p_root_exit_on(env, fake_class, ROOT);
+    p_root_enter_on(env, fake_class, 0, ROOT);
+    p_root_fail_on(env, fake_class, fake_exc, ROOT);
+    CHECK_INT(natives_called, 0); /* as an untraced ordinary call: all in Java */
     CHECK_INT(pending(me(), ev, 16), 0);
     CHECK_INT(me()->depth, 0);
 
@@ -484,7 +520,7 @@ static void test_receiver(void)
     p_root_enter_on(env, fake_class, 0, ROOT);  /* depth 2: another class's */
     p_enter(env, fake_class, A);                /* depth 3: not recorded */
     p_exit(env, fake_class, A);
-    p_root_exit(env, fake_class, ROOT);
+    p_root_exit_on(env, fake_class, ROOT);
     CHECK_INT(me()->depth, 1);
     p_root_enter(env, fake_class, OWN_ROOT);    /* depth 2, costs no level */
     p_enter(env, fake_class, B);                /* depth 3: recorded */
@@ -497,7 +533,7 @@ static void test_receiver(void)
     p_enter(env, fake_class, C);                /* depth 3: not recorded */
     p_exit(env, fake_class, C);
     p_exit(env, fake_class, A);
-    p_root_exit(env, fake_class, ROOT);
+    p_root_exit_on(env, fake_class, ROOT);
     CHECK_INT(me()->depth, 0);
     n = pending(me(), ev, 16);
     CHECK_INT(n, 10);
@@ -582,9 +618,9 @@ static void test_nested_pairs_overflow(void)
     for (k = 0; k < PAIRS; k++) {
         p_root_exit(env, fake_class, OWN_ROOT);
         if (k < PAIRS - 1)
-            p_root_exit(env, fake_class, ROOT);
+            p_root_exit_on(env, fake_class, ROOT);
     }
-    p_root_fail(env, fake_class, fake_exc, ROOT);
+    p_root_fail_on(env, fake_class, fake_exc, ROOT);
     CHECK_INT(t->depth, 0);
     CHECK(t->w - consumed <= t->mask + 1);
     CHECK(memcmp(probe_event(t, consumed), &earlier[0], sizeof earlier[0]) == 0);
@@ -877,6 +913,49 @@ static void test_slots_full(void)
     pthread_barrier_destroy(&may_leave);
 }
 
+/* A call of an inherited entry method without a slot ("all": the slots are
+ * taken) outlives its session: "all" stays set until it ends, so that its
+ * exit, which stays in Java for a thread outside a traced call, still goes
+ * native and the call completes; the worker then clears it. */
+static void test_all_outlives_session(void)
+{
+    pthread_t th[SLOTS];
+    probe_thread *t;
+    probe_ev ev[4];
+    int k;
+
+    CHECK(!all_value);
+    pthread_barrier_init(&in_call, NULL, SLOTS + 1);
+    pthread_barrier_init(&may_leave, NULL, SLOTS + 1);
+    for (k = 0; k < SLOTS; k++)
+        CHECK(pthread_create(&th[k], NULL, slot_holder, &holder_objects[k]) == 0);
+    pthread_barrier_wait(&in_call);
+    probe_session_receiver(env, fake_class);
+    p_root_enter_on(env, fake_class, 1, ROOT);
+    CHECK(all_value);
+    CHECK_INT(java_slot(), -1);
+    pthread_barrier_wait(&may_leave);
+    for (k = 0; k < SLOTS; k++)
+        pthread_join(th[k], NULL);
+    while ((t = written_state()) != NULL)
+        pending(t, ev, 4);
+    probe_session_end(env);
+    CHECK(all_value);                 /* the call still needs it */
+    CHECK_INT(probe_release_all(env), 0);
+    p_enter(env, fake_class, A);
+    p_exit(env, fake_class, A);
+    p_root_exit_on(env, fake_class, ROOT);
+    CHECK_INT(me()->depth, 0);        /* the exit went native */
+    CHECK_INT(atomic_load(&me()->in_call), 0);
+    CHECK_INT(pending(me(), ev, 4), 4);
+    CHECK_INT(PROBE_SESSION(ev[3].kind), 1);
+    CHECK_INT(probe_release_all(env), 1);
+    CHECK(!all_value);
+    probe_session_begin(1, 3);
+    pthread_barrier_destroy(&in_call);
+    pthread_barrier_destroy(&may_leave);
+}
+
 int main(void)
 {
     mct_err err;
@@ -902,6 +981,7 @@ int main(void)
     test_nested_pairs_overflow();
     test_virtual_thread();
     test_slots_full();
+    test_all_outlives_session();
     test_drop_and_grow();
     test_thread_reuse();
     test_shrink();

@@ -23,7 +23,11 @@ package mcalltree.agent;
  * calls rootEnterOn with its receiver, and only a call on an instance of
  * the named class (receiver, set by the agent for the session) is an entry
  * call. A call on another class is what a call of an ordinary instrumented
- * method would be: nothing outside a traced call, a node inside one.
+ * method would be: nothing outside a traced call, a node inside one. Its
+ * exit probes, rootExitOn and rootFailOn, go native only for a thread
+ * inside a traced call, as exit and fail do: a thread in a traced call
+ * always sees its slot, or "all", which the agent clears only while no
+ * call without a slot runs.
  */
 public final class Probe {
     private Probe() {
@@ -104,6 +108,20 @@ public final class Probe {
 
     public static void rootFail(Throwable t, int id) {
         rootFail0(t, slot(), id);
+    }
+
+    public static void rootExitOn(int id) {
+        int k = slot();
+        if (k >= 0 || all) {
+            rootExit0(k, id);
+        }
+    }
+
+    public static void rootFailOn(Throwable t, int id) {
+        int k = slot();
+        if (k >= 0 || all) {
+            rootFail0(t, k, id);
+        }
     }
 
     private static native void rootEnter0(Thread current, int slot, int id);
