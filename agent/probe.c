@@ -36,7 +36,17 @@ static pthread_key_t exit_key;         /* its destructor marks a thread dead */
 static jclass probe_cls;
 static jfieldID slot_field[N_SLOTS];   /* Probe.t0 .. t7 */
 static jfieldID all_field;             /* Probe.all */
-static jfieldID receiver_field;        /* Probe.receiver */
+static jfieldID receivers_field;       /* Probe.receivers */
+static jclass weak_ref_class;          /* java.lang.ref.WeakReference */
+static jmethodID weak_ref_init;
+/* The session's named class: its signature and the copies of it whose
+ * instances are receivers, weakly (the agent's own side), each with the
+ * WeakReference the probe class holds it by. Any thread adds (ClassPrepare). */
+static pthread_mutex_t receivers_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *receiver_sig;
+static jweak receiver_copy[PROBE_MAX_RECEIVERS];
+static jobject receiver_ref[PROBE_MAX_RECEIVERS];
+static size_t n_receivers;
 /* The state a slot's call writes to (NULL: free, CLAIMED: being set up).
  * Only the slot's owner reads it, through the index the Java side passes. */
 static _Atomic(probe_thread *) slot_state[N_SLOTS];
@@ -570,7 +580,7 @@ void probe_session_end(JNIEnv *jni)
 {
     atomic_store_explicit(&cur_session, 0, memory_order_seq_cst);
     probe_release_all(jni);
-    probe_session_receiver(jni, NULL);
+    probe_receivers_begin(jni, NULL);
 }
 
 int probe_release_all(JNIEnv *jni)
@@ -584,10 +594,119 @@ int probe_release_all(JNIEnv *jni)
     return 1;
 }
 
-void probe_session_receiver(JNIEnv *jni, jclass cls)
+/* Hands the probe class the copies held now, as a new array (its readers
+ * never see one change); receivers_lock held. 0, or -1 when out of memory
+ * (the probe class keeps the array it had). */
+static int publish_receivers(JNIEnv *jni)
 {
-    if (probe_cls != NULL && receiver_field != NULL)
-        (*jni)->SetStaticObjectField(jni, probe_cls, receiver_field, cls);
+    jobjectArray a = NULL;
+    size_t i;
+
+    if (probe_cls == NULL || receivers_field == NULL)
+        return 0;
+    if (n_receivers > 0) {
+        a = (*jni)->NewObjectArray(jni, (jsize)n_receivers, weak_ref_class, NULL);
+        if (a == NULL) {
+            (*jni)->ExceptionClear(jni);
+            return -1;
+        }
+        for (i = 0; i < n_receivers; i++)
+            (*jni)->SetObjectArrayElement(jni, a, (jsize)i, receiver_ref[i]);
+    }
+    (*jni)->SetStaticObjectField(jni, probe_cls, receivers_field, a);
+    if (a != NULL)
+        (*jni)->DeleteLocalRef(jni, a);
+    return 0;
+}
+
+/* Forgets copy i; receivers_lock held. */
+static void drop_receiver(JNIEnv *jni, size_t i)
+{
+    (*jni)->DeleteWeakGlobalRef(jni, receiver_copy[i]);
+    (*jni)->DeleteGlobalRef(jni, receiver_ref[i]);
+    n_receivers--;
+    receiver_copy[i] = receiver_copy[n_receivers];
+    receiver_ref[i] = receiver_ref[n_receivers];
+}
+
+int probe_receivers_begin(JNIEnv *jni, const char *sig)
+{
+    int rc = 0;
+
+    pthread_mutex_lock(&receivers_lock);
+    while (n_receivers > 0)
+        drop_receiver(jni, n_receivers - 1);
+    free(receiver_sig);
+    receiver_sig = NULL;
+    if (sig != NULL && (receiver_sig = strdup(sig)) == NULL)
+        rc = -1;
+    publish_receivers(jni);
+    pthread_mutex_unlock(&receivers_lock);
+    return rc;
+}
+
+/* Whether sig is the session's named class now. */
+static int is_named(const char *sig)
+{
+    int yes;
+
+    pthread_mutex_lock(&receivers_lock);
+    yes = receiver_sig != NULL && strcmp(receiver_sig, sig) == 0 && weak_ref_class != NULL;
+    pthread_mutex_unlock(&receivers_lock);
+    return yes;
+}
+
+int probe_receiver_add(JNIEnv *jni, jclass cls, const char *sig)
+{
+    jobject local, ref = NULL;
+    jweak copy = NULL;
+    size_t i, before;
+    int rc = 1;
+
+    if (!is_named(sig))
+        return 0;
+    /* Made before taking the lock: the constructor is Java code, which
+     * might load a class and come back here. */
+    local = (*jni)->NewObject(jni, weak_ref_class, weak_ref_init, cls);
+    if (local != NULL) {
+        ref = (*jni)->NewGlobalRef(jni, local);
+        (*jni)->DeleteLocalRef(jni, local);
+    }
+    (*jni)->ExceptionClear(jni);
+    if (ref != NULL)
+        copy = (*jni)->NewWeakGlobalRef(jni, cls);
+    if (copy == NULL) {
+        if (ref != NULL)
+            (*jni)->DeleteGlobalRef(jni, ref);
+        return -1;
+    }
+    pthread_mutex_lock(&receivers_lock);
+    before = n_receivers;
+    if (receiver_sig == NULL || strcmp(receiver_sig, sig) != 0)
+        rc = 0; /* the session ended meanwhile */
+    for (i = 0; i < n_receivers; i++) {
+        if ((*jni)->IsSameObject(jni, receiver_copy[i], NULL))
+            drop_receiver(jni, i--); /* its class was unloaded */
+        else if ((*jni)->IsSameObject(jni, receiver_copy[i], cls))
+            rc = 0;
+    }
+    if (rc == 1 && n_receivers == PROBE_MAX_RECEIVERS)
+        rc = -1;
+    if (rc == 1) {
+        receiver_copy[n_receivers] = copy;
+        receiver_ref[n_receivers++] = ref;
+    }
+    if ((rc == 1 || n_receivers != before) && publish_receivers(jni) < 0 && rc == 1) {
+        drop_receiver(jni, n_receivers - 1);
+        rc = -1;
+        copy = NULL; /* dropped with it */
+    }
+    pthread_mutex_unlock(&receivers_lock);
+    if (rc != 1 && copy != NULL) {
+        (*jni)->DeleteWeakGlobalRef(jni, copy);
+        (*jni)->DeleteGlobalRef(jni, ref);
+    }
+    return rc;
 }
 
 probe_thread *probe_threads(void)
@@ -879,6 +998,26 @@ static int static_field(JNIEnv *jni, jclass cls, const char *name, const char *s
     return 0;
 }
 
+/* java.lang.ref.WeakReference and its constructor, for the receivers. */
+static int find_weak_ref(JNIEnv *jni, mct_err *err)
+{
+    jclass local;
+
+    if (weak_ref_class != NULL)
+        return 0;
+    local = (*jni)->FindClass(jni, "java/lang/ref/WeakReference");
+    if (local != NULL) {
+        weak_ref_init = (*jni)->GetMethodID(jni, local, "<init>", "(Ljava/lang/Object;)V");
+        if (weak_ref_init != NULL)
+            weak_ref_class = (*jni)->NewGlobalRef(jni, local);
+        (*jni)->DeleteLocalRef(jni, local);
+    }
+    (*jni)->ExceptionClear(jni);
+    if (weak_ref_class == NULL)
+        return mct_err_set(err, MCT_E_JVMTI, "cannot find java.lang.ref.WeakReference and its constructor");
+    return 0;
+}
+
 /* Thread.isVirtual where it exists (JDK 21+). */
 static void find_is_virtual(JNIEnv *jni)
 {
@@ -950,7 +1089,8 @@ int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err)
         if (static_field(jni, defined, slots[i], "Ljava/lang/Thread;", &slot_field[i], err) < 0)
             return -1;
     if (static_field(jni, defined, "all", "Z", &all_field, err) < 0 ||
-        static_field(jni, defined, "receiver", "Ljava/lang/Class;", &receiver_field, err) < 0)
+        static_field(jni, defined, "receivers", "[Ljava/lang/ref/WeakReference;", &receivers_field, err) < 0 ||
+        find_weak_ref(jni, err) < 0)
         return -1;
     /* Counting sees every probe, whatever the thread. */
     if (counting)

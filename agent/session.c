@@ -528,6 +528,77 @@ static void set_free(struct class_set *cs)
     free(cs->classes);
 }
 
+/* One receivers' message per session: the JVM's stderr would fill up
+ * with a loader per call. */
+static _Atomic int receivers_full_told;
+
+/* A class (signature sig) that is loaded: its instances are receivers when
+ * it is a copy of the session's named class (probe_receiver_add). */
+static void add_receiver(JNIEnv *jni, jclass k, const char *sig)
+{
+    if (probe_receiver_add(jni, k, sig) < 0 && !atomic_exchange(&receivers_full_told, 1)) {
+        char *name = mutf8_dup(sig);
+
+        vm_log("%d copies of %s are loaded (the most one session follows), or memory is short: calls of "
+               "its inherited entry method on instances of the copies loaded from now on are not traced",
+               PROBE_MAX_RECEIVERS, name != NULL ? name : sig);
+        free(name);
+    }
+}
+
+/* ClassPrepare, while the named class of the session has an inherited entry
+ * method: a copy of it that loads now is known before its first instance. */
+static void JNICALL on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass k)
+{
+    char *sig = NULL;
+
+    if ((*jvmti)->GetClassSignature(jvmti, k, &sig, NULL) != JVMTI_ERROR_NONE)
+        return;
+    add_receiver(jni, k, sig);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+}
+
+/* The named class (a class of the snapshot) when an entry method is
+ * inherited, else NULL: the copies of every loader, those loaded now and
+ * those that load during the session, are the receivers of its traced
+ * calls. The copies that load are watched before those loaded are listed,
+ * so that none is missed in between (probe_receiver_add keeps each once).
+ * 0, or -1 with err set. */
+static int watch_receivers(JNIEnv *jni, jclass named, mct_err *err)
+{
+    jvmtiEnv *jvmti = vm_jvmti();
+    jclass *loaded = NULL;
+    char *sig = NULL;
+    jint n = 0, i;
+    jvmtiError e;
+    int rc = 0;
+
+    atomic_store(&receivers_full_told, 0);
+    if (named == NULL)
+        return probe_receivers_begin(jni, NULL);
+    if ((e = (*jvmti)->GetClassSignature(jvmti, named, &sig, NULL)) != JVMTI_ERROR_NONE)
+        return mct_err_set(err, MCT_E_JVMTI, "GetClassSignature of the named class: %s", vm_jvmti_error_name(e));
+    if (probe_receivers_begin(jni, sig) < 0)
+        rc = mct_err_set(err, MCT_E_NOMEM, "out of memory following the named class");
+    else if (vm_set_class_prepare(on_class_prepare, err) < 0)
+        rc = -1;
+    else if ((e = (*jvmti)->GetLoadedClasses(jvmti, &n, &loaded)) != JVMTI_ERROR_NONE)
+        rc = mct_err_set(err, MCT_E_JVMTI, "GetLoadedClasses: %s", vm_jvmti_error_name(e));
+    for (i = 0; i < n; i++) {
+        char *ks = NULL;
+
+        if ((*jvmti)->GetClassSignature(jvmti, loaded[i], &ks, NULL) == JVMTI_ERROR_NONE && strcmp(ks, sig) == 0)
+            add_receiver(jni, loaded[i], sig);
+        if (ks != NULL)
+            (*jvmti)->Deallocate(jvmti, (unsigned char *)ks);
+        (*jni)->DeleteLocalRef(jni, loaded[i]);
+    }
+    if (loaded != NULL)
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)loaded);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+    return rc;
+}
+
 /* Numbers the methods to instrument, tells the hook about them and
  * retransforms their loaded classes. */
 static int instrument(struct session *s, JNIEnv *jni, mct_err *err)
@@ -551,7 +622,8 @@ static int instrument(struct session *s, JNIEnv *jni, mct_err *err)
         rc = inst_retransform(jni, cs.classes, cs.n, err);
     /* Only now: a class may be rewritten in two passes (see
      * inst_retransform), and a tree taken between them would miss it. */
-    probe_session_receiver(jni, plan_receiver(s->plan) ? hj_class(plan_receiver(s->plan)) : NULL);
+    if (rc == 0)
+        rc = watch_receivers(jni, plan_receiver(s->plan) ? hj_class(plan_receiver(s->plan)) : NULL, err);
     probe_session_begin(s->gen, s->depth);
     set_free(&cs);
     s->instrument_ms = (double)(now_ns() - t0) / 1e6;
@@ -1201,6 +1273,8 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
 
     __atomic_store_n(&s->closing, 1, __ATOMIC_RELEASE);
     inst_set_load_callback(NULL, NULL);
+    if (instrumented && vm_set_class_prepare(NULL, &err) < 0)
+        vm_log("%s", err.msg);
     probe_session_end(jni);
     if (instrumented) {
         size_t before = inst_rewritten_classes();

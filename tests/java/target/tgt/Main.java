@@ -10,8 +10,8 @@ import java.nio.file.StandardCopyOption;
  * Usage: tgt.Main SCENARIO [ARG]; "many N" (default 10000), "deep N"
  * (default 200) and "wide N" (default 16383) take a number, "late" and
  * "exit" a flag file; "hot T N" calls Hot.run(N) back to back on T threads
- * (default 8 and 10); "inherit" takes a directory (it calls only when told,
- * see inherit).
+ * (default 8 and 10); "inherit" and "subs" take a directory (they call only
+ * when told, see inherit and subs).
  */
 public final class Main {
     private Main() {
@@ -41,6 +41,9 @@ public final class Main {
                 return;
             case "inherit":
                 inherit(Path.of(arg));
+                return;
+            case "subs":
+                subs(Path.of(arg));
                 return;
             case "exit":
                 System.out.println("READY");
@@ -76,6 +79,37 @@ public final class Main {
                 Files.delete(go);
                 for (int i = 0; i < n; i++) {
                     sink += Inherit.round();
+                }
+                Files.writeString(dir.resolve("done.tmp"), n + "\n");
+                Files.move(dir.resolve("done.tmp"), dir.resolve("done"), StandardCopyOption.ATOMIC_MOVE);
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    /**
+     * Subs.round() as often as asked, as inherit does (DIR/go, DIR/done);
+     * DIR/load makes one more loader define plug.Sub, then DIR/loaded
+     * exists.
+     */
+    private static void subs(Path dir) throws Exception {
+        Path go = dir.resolve("go");
+        Path load = dir.resolve("load");
+        Subs.loadCopy();
+        Subs.loadCopy();
+        sink += Subs.round();
+        System.out.println("READY");
+        for (;;) {
+            if (Files.exists(load)) {
+                Files.delete(load);
+                Subs.loadCopy();
+                Files.writeString(dir.resolve("loaded"), "1\n");
+            }
+            if (Files.exists(go)) {
+                int n = Integer.parseInt(Files.readString(go).trim());
+                Files.delete(go);
+                for (int i = 0; i < n; i++) {
+                    sink += Subs.round();
                 }
                 Files.writeString(dir.resolve("done.tmp"), n + "\n");
                 Files.move(dir.resolve("done.tmp"), dir.resolve("done"), StandardCopyOption.ATOMIC_MOVE);
