@@ -1493,15 +1493,17 @@ static json_t *on_info(long long *instrumented_classes)
     return info;
 }
 
-/* The listener's tick: shrinks the rings a session's end left big (their
+/* The listener's tick: restores the classes a session's end found still
+ * being defined, and shrinks the rings a session's end left big (their
  * threads were in a call), unless a session holds them. */
 static void on_tick(void)
 {
-    JNIEnv *jni;
+    JNIEnv *jni = vm_jni();
 
+    if (jni != NULL)
+        inst_restore_leftovers(jni);
     if (!__atomic_load_n(&untidy, __ATOMIC_ACQUIRE) || pthread_mutex_trylock(&consumer) != 0)
         return;
-    jni = vm_jni();
     if (jni != NULL)
         __atomic_store_n(&untidy, tidy_rings(jni) > 0, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&consumer);

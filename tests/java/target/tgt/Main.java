@@ -11,7 +11,8 @@ import java.nio.file.StandardCopyOption;
  * (default 200) and "wide N" (default 16383) take a number, "late" and
  * "exit" a flag file; "hot T N" calls Hot.run(N) back to back on T threads
  * (default 8 and 10); "inherit" and "subs" take a directory (they call only
- * when told, see inherit and subs).
+ * when told, see inherit and subs); "reload DIR [T]" loads plug.Impl anew
+ * on T threads (default 2) back to back (see reload).
  */
 public final class Main {
     private Main() {
@@ -44,6 +45,9 @@ public final class Main {
                 return;
             case "subs":
                 subs(Path.of(arg));
+                return;
+            case "reload":
+                reload(Path.of(arg), args.length > 2 ? Integer.parseInt(args[2]) : 2);
                 return;
             case "exit":
                 System.out.println("READY");
@@ -113,6 +117,26 @@ public final class Main {
                 }
                 Files.writeString(dir.resolve("done.tmp"), n + "\n");
                 Files.move(dir.resolve("done.tmp"), dir.resolve("done"), StandardCopyOption.ATOMIC_MOVE);
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    /**
+     * Reload's threads; Reload.keep follows whether DIR/keep exists. The
+     * copies no thread keeps are unloaded every 2 s (System.gc), so that a
+     * session's snapshot holds a bounded number of them.
+     */
+    private static void reload(Path dir, int threads) throws Exception {
+        Path keep = dir.resolve("keep");
+        long gcAt = System.nanoTime();
+        Reload.start(threads);
+        System.out.println("READY");
+        for (;;) {
+            Reload.keep = Files.exists(keep);
+            if (!Reload.keep && System.nanoTime() - gcAt > 2_000_000_000L) {
+                System.gc();
+                gcAt = System.nanoTime();
             }
             Thread.sleep(5);
         }
