@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "bytecode.h"
 #include "classfile.h"
+#include "clock.h"
 #include "methods.h"
 #include "probe.h"
 #include "rewrite.h"
@@ -47,7 +49,8 @@ struct iclass {
     size_t n_copies;
     size_t prune_at;           /* copies of dead loaders are dropped past it */
     struct iclass *next;       /* hash chain */
-    struct iclass *all;        /* every class of the table */
+    struct iclass *all;        /* every class of the table (or leftover) */
+    uint64_t left_ns;          /* a leftover since (clock_monotonic_ns) */
 };
 
 #define N_BUCKETS 1024
@@ -63,6 +66,24 @@ static struct iclass *buckets[N_BUCKETS];
 static struct iclass *all_classes;
 static atomic_size_t n_rewritten;
 static size_t n_unloaded;            /* rewritten copies found unloaded (under lock) */
+
+/* Leftovers: copies rewritten as they loaded whose class was not defined
+ * yet when the table was emptied (the hook had run, the JVM was still
+ * defining the class: GetLoadedClasses does not list it). They are
+ * restored once the class shows up: inst_restore waits a little for it,
+ * then the listener's tick looks again (inst_restore_leftovers). Each keeps
+ * its name, no method. Only under leftover_lock, never the hook's. */
+static pthread_mutex_t leftover_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct iclass *leftovers;
+static atomic_size_t n_leftovers;
+
+/* How long inst_restore waits for the leftovers' classes (they are being
+ * defined: moments), and how often it looks. */
+#define LEFTOVER_WAIT_NS 200000000u
+#define LEFTOVER_POLL_US 2000
+/* A leftover whose class no loader defined this long after its session
+ * ended (the definition failed after the hook) is given up. */
+#define LEFTOVER_GIVE_UP_NS 60000000000ull
 static jobject probe_module;         /* global ref: the boot loader's unnamed module */
 
 /* The capture in progress (one at a time: the session thread's). */
@@ -813,14 +834,99 @@ static void free_class(JNIEnv *jni, struct iclass *c)
     free(c);
 }
 
-int inst_restore(JNIEnv *jni, mct_err *err)
+/* Retransforms the copies of list that were rewritten and whose class is
+ * known or found now, so that the JVM runs their original bytes. Returns 0,
+ * or -1 with err set naming how many could not be restored. */
+static int restore_found(JNIEnv *jni, struct iclass *list, mct_err *err)
 {
     jvmtiEnv *jvmti = vm_jvmti();
-    struct iclass *list, *c, *next;
+    struct iclass *c;
     struct icopy *cp;
     jclass *classes;
     size_t n = 0, failed = 0, i;
-    int rc = 0;
+
+    find_load_time_classes(jni, jvmti, list);
+    for (c = list; c != NULL; c = c->all)
+        for (cp = c->copies; cp != NULL; cp = cp->next)
+            n += cp->rewritten && cp->cls != NULL;
+    if (n == 0)
+        return 0;
+    classes = calloc(n + 1, sizeof *classes);
+    if (classes == NULL)
+        return mct_err_set(err, MCT_E_NOMEM, "out of memory restoring %zu classes", n);
+    /* Strong references for the call; a copy whose class was unloaded
+     * meanwhile has nothing to restore. */
+    n = 0;
+    for (c = list; c != NULL; c = c->all)
+        for (cp = c->copies; cp != NULL; cp = cp->next)
+            if (cp->rewritten && cp->cls != NULL && (classes[n] = (*jni)->NewGlobalRef(jni, cp->cls)) != NULL)
+                n++;
+    if (n > 0 && (*jvmti)->RetransformClasses(jvmti, (jint)n, classes) != JVMTI_ERROR_NONE) {
+        for (i = 0; i < n; i++)
+            failed += (*jvmti)->RetransformClasses(jvmti, 1, &classes[i]) != JVMTI_ERROR_NONE;
+    }
+    for (i = 0; i < n; i++)
+        (*jni)->DeleteGlobalRef(jni, classes[i]);
+    free(classes);
+    if (failed > 0)
+        return mct_err_set(err, MCT_E_JVMTI, "%zu of %zu classes could not be restored", failed, n);
+    return 0;
+}
+
+/* After restore_found: frees the classes of list, but keeps (as leftovers,
+ * leftover_lock held) the copies rewritten at load whose class was not
+ * found and whose loader lives, unless they waited past the give-up. */
+static void keep_leftovers(JNIEnv *jni, struct iclass *list, uint64_t now)
+{
+    struct iclass *c, *next;
+    struct icopy **p, *cp;
+
+    for (c = list; c != NULL; c = next) {
+        next = c->all;
+        if (c->left_ns == 0)
+            c->left_ns = now;
+        for (p = &c->copies; (cp = *p) != NULL;) {
+            if (cp->rewritten && cp->cls == NULL && !dead(jni, cp) && now - c->left_ns < LEFTOVER_GIVE_UP_NS) {
+                p = &cp->next;
+                continue;
+            }
+            if (cp->rewritten && cp->cls == NULL && !dead(jni, cp))
+                vm_log("a class %s that a loader began to define as a session ended was not defined %llu s "
+                       "later; no longer waited for", c->name, LEFTOVER_GIVE_UP_NS / 1000000000ull);
+            *p = cp->next;
+            free_copy(jni, cp);
+            c->n_copies--;
+        }
+        if (c->copies == NULL) {
+            free_class(jni, c);
+            continue;
+        }
+        c->all = leftovers;
+        leftovers = c;
+        atomic_fetch_add(&n_leftovers, c->n_copies);
+    }
+}
+
+/* Looks for the leftovers' classes once, and restores those found
+ * (leftover_lock held). */
+static void retry_leftovers(JNIEnv *jni)
+{
+    struct iclass *list = leftovers;
+    mct_err err;
+
+    leftovers = NULL;
+    atomic_store(&n_leftovers, 0);
+    if (restore_found(jni, list, &err) < 0)
+        vm_log("restoring classes defined after their session ended: %s", err.msg);
+    keep_leftovers(jni, list, clock_monotonic_ns());
+}
+
+int inst_restore(JNIEnv *jni, mct_err *err)
+{
+    struct iclass *list, *c;
+    struct imethod *m, *mnext;
+    uint64_t until;
+    int rc;
 
     pthread_mutex_lock(&lock);
     list = all_classes;
@@ -829,36 +935,42 @@ int inst_restore(JNIEnv *jni, mct_err *err)
     n_unloaded = 0;
     pthread_mutex_unlock(&lock);
 
-    find_load_time_classes(jni, jvmti, list);
-    for (c = list; c != NULL; c = c->all)
-        for (cp = c->copies; cp != NULL; cp = cp->next)
-            n += cp->rewritten && cp->cls != NULL;
-    classes = calloc(n + 1, sizeof *classes);
-    if (classes == NULL) {
-        rc = mct_err_set(err, MCT_E_NOMEM, "out of memory restoring %zu classes", n);
-    } else {
-        /* Strong references for the call; a copy whose class was unloaded
-         * meanwhile has nothing to restore. */
-        n = 0;
-        for (c = list; c != NULL; c = c->all)
-            for (cp = c->copies; cp != NULL; cp = cp->next)
-                if (cp->rewritten && cp->cls != NULL && (classes[n] = (*jni)->NewGlobalRef(jni, cp->cls)) != NULL)
-                    n++;
-        if (n > 0 && (*jvmti)->RetransformClasses(jvmti, (jint)n, classes) != JVMTI_ERROR_NONE) {
-            for (i = 0; i < n; i++)
-                failed += (*jvmti)->RetransformClasses(jvmti, 1, &classes[i]) != JVMTI_ERROR_NONE;
+    /* From now on the hook rewrites no class of list: its copies are final. */
+    pthread_mutex_lock(&leftover_lock);
+    rc = restore_found(jni, list, err);
+    for (c = list; c != NULL; c = c->all) {
+        for (m = c->methods; m != NULL; m = mnext) {
+            mnext = m->next;
+            free(m->name);
+            free(m->desc);
+            free(m);
         }
-        for (i = 0; i < n; i++)
-            (*jni)->DeleteGlobalRef(jni, classes[i]);
-        free(classes);
-        if (failed > 0)
-            rc = mct_err_set(err, MCT_E_JVMTI, "%zu of %zu classes could not be restored", failed, n);
+        c->methods = NULL;
     }
-    for (c = list; c != NULL; c = next) {
-        next = c->all;
-        free_class(jni, c);
+    keep_leftovers(jni, list, clock_monotonic_ns());
+    until = clock_monotonic_ns() + LEFTOVER_WAIT_NS;
+    while (leftovers != NULL && clock_monotonic_ns() < until) {
+        usleep(LEFTOVER_POLL_US);
+        retry_leftovers(jni);
     }
+    if (leftovers != NULL)
+        vm_debug("%zu class(es) rewritten as the session ended are not defined yet; restored once they are",
+                 atomic_load(&n_leftovers));
+    pthread_mutex_unlock(&leftover_lock);
     return rc;
+}
+
+size_t inst_restore_leftovers(JNIEnv *jni)
+{
+    size_t n = atomic_load(&n_leftovers);
+
+    if (n == 0 || pthread_mutex_trylock(&leftover_lock) != 0)
+        return n;
+    if (leftovers != NULL)
+        retry_leftovers(jni);
+    n = atomic_load(&n_leftovers);
+    pthread_mutex_unlock(&leftover_lock);
+    return n;
 }
 
 /* --- capture -------------------------------------------------------------------------------- */

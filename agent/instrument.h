@@ -63,9 +63,19 @@ int inst_add(const char *cls, const char *name, const char *desc, int32_t id, in
 int inst_retransform(JNIEnv *jni, jclass *classes, size_t n, mct_err *err);
 
 /* Forgets the table; then retransforms the classes that were rewritten, so
- * that the JVM runs their original bytes. Returns 0 or -1 (what could not be
- * restored is named in err). */
+ * that the JVM runs their original bytes. A class whose loader had the
+ * hook rewrite it but was still defining it is not loaded yet: restore
+ * waits a little for it (at most 200 ms), then leaves it to
+ * inst_restore_leftovers; it counts in inst_rewritten_classes meanwhile.
+ * Returns 0 or -1 (what could not be restored is named in err). */
 int inst_restore(JNIEnv *jni, mct_err *err);
+
+/* Restores the classes inst_restore left behind that are defined now (a
+ * class whose loader was collected is dropped; one not defined a minute
+ * after its session ended is given up, said on the JVM's stderr). Returns
+ * how many are still waited for. Cheap when none is; call it from time to
+ * time (the listener's tick), from the thread that may retransform. */
+size_t inst_restore_leftovers(JNIEnv *jni);
 
 /* How many classes (copies: a name in one loader) the JVM runs rewritten
  * now. */

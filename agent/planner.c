@@ -71,11 +71,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "buf.h"
 #include "bytecode.h"
 #include "classfile.h"
+#include "clock.h"
 #include "match.h"
 #include "mutf8.h"
 
@@ -391,14 +391,6 @@ static void oom(struct ctx *x)
     x->failed = 1;
 }
 
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* plan_build: whether planning must stop, past its time limit or because
  * the requester is gone (err set, x->failed); looks every TICKS calls, or
  * now when force. plan_extend has no such bounds. */
@@ -408,7 +400,7 @@ static int stop(struct ctx *x, int force)
 
     if (x->failed || x->extend || (!force && ++x->ticks % TICKS != 0))
         return x->failed;
-    now = mono_ns();
+    now = clock_monotonic_ns();
     if (now >= x->deadline) {
         mct_err_set(x->err, MCT_E_LIMIT,
                     "planning took more than %g s (limit: planning time), at level %d of %d with %zu "
@@ -2294,7 +2286,7 @@ plan *plan_build(const plan_request *req, const hier_ops *ops, void *hc, mct_err
     x.include_jdk = req->include_jdk;
     x.max = req->max_methods && req->max_methods < PLAN_MAX_METHODS ? req->max_methods : PLAN_MAX_METHODS;
     x.regex_left = req->regex_work ? req->regex_work : PLAN_REGEX_WORK;
-    x.deadline = mono_ns() + (req->time_ms ? req->time_ms : PLAN_TIME_MS) * 1000000u;
+    x.deadline = clock_monotonic_ns() + (req->time_ms ? req->time_ms : PLAN_TIME_MS) * 1000000u;
     x.level = 1;
     buf_init(&x.key);
     if (req->regex != NULL && (x.re = match_compile(req->regex, err)) == NULL)

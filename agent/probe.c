@@ -36,7 +36,17 @@ static pthread_key_t exit_key;         /* its destructor marks a thread dead */
 static jclass probe_cls;
 static jfieldID slot_field[N_SLOTS];   /* Probe.t0 .. t7 */
 static jfieldID all_field;             /* Probe.all */
-static jfieldID receiver_field;        /* Probe.receiver */
+static jfieldID receivers_field;       /* Probe.receivers */
+static jclass weak_ref_class;          /* java.lang.ref.WeakReference */
+static jmethodID weak_ref_init;
+/* The session's named class: its signature and the copies of it whose
+ * instances are receivers, weakly (the agent's own side), each with the
+ * WeakReference the probe class holds it by. Any thread adds (ClassPrepare). */
+static pthread_mutex_t receivers_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *receiver_sig;
+static jweak receiver_copy[PROBE_MAX_RECEIVERS];
+static jobject receiver_ref[PROBE_MAX_RECEIVERS];
+static size_t n_receivers;
 /* The state a slot's call writes to (NULL: free, CLAIMED: being set up).
  * Only the slot's owner reads it, through the index the Java side passes. */
 static _Atomic(probe_thread *) slot_state[N_SLOTS];
@@ -44,13 +54,16 @@ static _Atomic(probe_thread *) slot_state[N_SLOTS];
  * it may move to another OS thread mid-call, the slot does not. */
 static probe_thread *virtual_state[N_SLOTS];
 static _Atomic uint64_t unslotted;     /* virtual threads' calls: no slot was free */
+/* Platform threads' traced calls without a slot now running: "all" is
+ * cleared only while there is none (probe_session_end, probe_release_all). */
+static _Atomic int all_calls;
 static jmethodID is_virtual;           /* Thread.isVirtual, NULL before JDK 21 */
 static _Atomic uint64_t count_enter, count_exit, count_fail;
 static _Atomic uint64_t ring_bytes;    /* held by all rings */
 
 static const rw_probes methods_plain = {PROBE_CLASS, "enter", "exit", "fail", 0};
 static const rw_probes methods_root = {PROBE_CLASS, "rootEnter", "rootExit", "rootFail", 0};
-static const rw_probes methods_receiver = {PROBE_CLASS, "rootEnterOn", "rootExit", "rootFail", 1};
+static const rw_probes methods_receiver = {PROBE_CLASS, "rootEnterOn", "rootExitOn", "rootFailOn", 1};
 
 const rw_probes *probe_methods(int root)
 {
@@ -205,7 +218,9 @@ static int no_call(probe_thread *t)
 }
 
 /* Begins a traced call of session on t; returns 0 when it cannot (ring
- * full, or the worker is swapping it). */
+ * full, or the worker is swapping it). Past the limit, the ring keeps room
+ * for what is written after an overflow: its mark, the exits of the frames
+ * recorded (at most depth + 1 open, see root_enter) and the exception. */
 static int start_call(probe_thread *t, uint32_t session, int depth)
 {
     uint64_t consumed, cap;
@@ -298,9 +313,21 @@ static __attribute__((noinline)) probe_thread *begin_call(JNIEnv *env, jobject c
         if (t != NULL && t->thread == NULL)
             t->thread = (*env)->NewGlobalRef(env, cur);
     }
+    /* A call without a slot relies on "all": counted first, then the session
+     * looked at again (its end looks at the count after ending: one of the
+     * two sees the other), so that "all" is never cleared under it. */
+    if (t != NULL && k < 0) {
+        atomic_fetch_add_explicit(&all_calls, 1, memory_order_seq_cst);
+        if (atomic_load_explicit(&cur_session, memory_order_seq_cst) != session) {
+            atomic_fetch_sub_explicit(&all_calls, 1, memory_order_release);
+            return NULL;
+        }
+    }
     if (t == NULL || !start_call(t, session, atomic_load_explicit(&cur_depth, memory_order_relaxed))) {
         if (k >= 0)
             atomic_store_explicit(&slot_state[k], NULL, memory_order_release);
+        else if (t != NULL)
+            atomic_fetch_sub_explicit(&all_calls, 1, memory_order_release);
         return NULL;
     }
     t->slot = k;
@@ -314,11 +341,14 @@ static __attribute__((noinline)) probe_thread *begin_call(JNIEnv *env, jobject c
     return t;
 }
 
-/* The call's slot goes back when the call ends. */
+/* The call's slot goes back when the call ends (a call without one no
+ * longer needs "all"). */
 static void end_call(JNIEnv *env, probe_thread *t)
 {
-    if (t->slot < 0)
+    if (t->slot < 0) {
+        atomic_fetch_sub_explicit(&all_calls, 1, memory_order_release);
         return;
+    }
     (*env)->SetStaticObjectField(env, probe_cls, slot_field[t->slot], NULL);
     atomic_store_explicit(&slot_state[t->slot], NULL, memory_order_release);
     t->slot = -1;
@@ -397,21 +427,19 @@ static void root_enter(JNIEnv *env, jobject cur, jint k, jint id, int how)
     }
     nest = t->root_nest;
     t->depth++;
-    if (nest < 64) {
-        uint64_t bit = 1ull << nest, up = bit >> 1;
-
+    if (nest < 64)
         t->root_depth[nest] = t->depth;
-        t->root_recv = how == ENTER_RECEIVER ? t->root_recv | bit : t->root_recv & ~bit;
-        t->root_ext &= ~bit;
-        /* The named class's own entry method called right from the one it
-         * inherits (a servlet's service(HttpServletRequest, ...) from
-         * HttpServlet.service(ServletRequest, ...)) is the same call: it
-         * costs no level of the depth. */
-        if (how == ENTER_ROOT && nest > 0 && (t->root_recv & up) && t->root_depth[nest - 1] == t->depth - 1 &&
-            t->max_depth < PLAN_MAX_DEPTH) {
-            t->max_depth++;
-            t->root_ext |= bit;
-        }
+    if (nest == 0)
+        t->root_named = how == ENTER_RECEIVER;
+    /* The named class's own entry method called right from the one it
+     * inherits (a servlet's service(HttpServletRequest, ...) from
+     * HttpServlet.service(ServletRequest, ...)) is the same call: it costs
+     * no level of the depth. Only for the outermost pair: then at most
+     * max_depth + 1 frames are recorded, which the ring's reserve holds
+     * (start_call); a pair nested deeper costs its level. */
+    if (nest == 1) {
+        t->root_ext = how == ENTER_ROOT && t->root_named && t->depth == 2 && t->max_depth < PLAN_MAX_DEPTH;
+        t->max_depth += t->root_ext;
     }
     t->root_nest++;
     if (t->depth <= t->max_depth)
@@ -461,7 +489,6 @@ static void root_leave(JNIEnv *env, probe_thread *t, jint id, uint32_t kind, jth
 {
     uint32_t nest = t->root_nest - 1;
     int32_t d = nest < 64 ? t->root_depth[nest] : t->depth;
-    uint64_t bit = nest < 64 ? 1ull << nest : 0;
 
     if (t->root_nest == 1 && ex != NULL) {
         jclass k = (*env)->GetObjectClass(env, ex);
@@ -481,8 +508,10 @@ static void root_leave(JNIEnv *env, probe_thread *t, jint id, uint32_t kind, jth
         kind |= t->call_session << 4;
     if (d <= t->max_depth)
         rec(t, id, kind);
-    if (t->root_ext & bit)
+    if (nest == 1 && t->root_ext) {
         t->max_depth--;
+        t->root_ext = 0;
+    }
     t->depth = d - 1;
     if (--t->root_nest == 0)
         finish_call(env, t);
@@ -549,16 +578,135 @@ void probe_session_begin(uint32_t session, int depth)
 
 void probe_session_end(JNIEnv *jni)
 {
-    atomic_store_explicit(&cur_session, 0, memory_order_release);
-    if (probe_cls != NULL && all_field != NULL)
-        (*jni)->SetStaticBooleanField(jni, probe_cls, all_field, JNI_FALSE);
-    probe_session_receiver(jni, NULL);
+    atomic_store_explicit(&cur_session, 0, memory_order_seq_cst);
+    probe_release_all(jni);
+    probe_receivers_begin(jni, NULL);
 }
 
-void probe_session_receiver(JNIEnv *jni, jclass cls)
+int probe_release_all(JNIEnv *jni)
 {
-    if (probe_cls != NULL && receiver_field != NULL)
-        (*jni)->SetStaticObjectField(jni, probe_cls, receiver_field, cls);
+    if (atomic_load_explicit(&cur_session, memory_order_seq_cst) != 0)
+        return 1;
+    if (atomic_load_explicit(&all_calls, memory_order_seq_cst) != 0)
+        return 0;
+    if (probe_cls != NULL && all_field != NULL)
+        (*jni)->SetStaticBooleanField(jni, probe_cls, all_field, JNI_FALSE);
+    return 1;
+}
+
+/* Hands the probe class the copies held now, as a new array (its readers
+ * never see one change); receivers_lock held. 0, or -1 when out of memory
+ * (the probe class keeps the array it had). */
+static int publish_receivers(JNIEnv *jni)
+{
+    jobjectArray a = NULL;
+    size_t i;
+
+    if (probe_cls == NULL || receivers_field == NULL)
+        return 0;
+    if (n_receivers > 0) {
+        a = (*jni)->NewObjectArray(jni, (jsize)n_receivers, weak_ref_class, NULL);
+        if (a == NULL) {
+            (*jni)->ExceptionClear(jni);
+            return -1;
+        }
+        for (i = 0; i < n_receivers; i++)
+            (*jni)->SetObjectArrayElement(jni, a, (jsize)i, receiver_ref[i]);
+    }
+    (*jni)->SetStaticObjectField(jni, probe_cls, receivers_field, a);
+    if (a != NULL)
+        (*jni)->DeleteLocalRef(jni, a);
+    return 0;
+}
+
+/* Forgets copy i; receivers_lock held. */
+static void drop_receiver(JNIEnv *jni, size_t i)
+{
+    (*jni)->DeleteWeakGlobalRef(jni, receiver_copy[i]);
+    (*jni)->DeleteGlobalRef(jni, receiver_ref[i]);
+    n_receivers--;
+    receiver_copy[i] = receiver_copy[n_receivers];
+    receiver_ref[i] = receiver_ref[n_receivers];
+}
+
+int probe_receivers_begin(JNIEnv *jni, const char *sig)
+{
+    int rc = 0;
+
+    pthread_mutex_lock(&receivers_lock);
+    while (n_receivers > 0)
+        drop_receiver(jni, n_receivers - 1);
+    free(receiver_sig);
+    receiver_sig = NULL;
+    if (sig != NULL && (receiver_sig = strdup(sig)) == NULL)
+        rc = -1;
+    publish_receivers(jni);
+    pthread_mutex_unlock(&receivers_lock);
+    return rc;
+}
+
+/* Whether sig is the session's named class now. */
+static int is_named(const char *sig)
+{
+    int yes;
+
+    pthread_mutex_lock(&receivers_lock);
+    yes = receiver_sig != NULL && strcmp(receiver_sig, sig) == 0 && weak_ref_class != NULL;
+    pthread_mutex_unlock(&receivers_lock);
+    return yes;
+}
+
+int probe_receiver_add(JNIEnv *jni, jclass cls, const char *sig)
+{
+    jobject local, ref = NULL;
+    jweak copy = NULL;
+    size_t i, before;
+    int rc = 1;
+
+    if (!is_named(sig))
+        return 0;
+    /* Made before taking the lock: the constructor is Java code, which
+     * might load a class and come back here. */
+    local = (*jni)->NewObject(jni, weak_ref_class, weak_ref_init, cls);
+    if (local != NULL) {
+        ref = (*jni)->NewGlobalRef(jni, local);
+        (*jni)->DeleteLocalRef(jni, local);
+    }
+    (*jni)->ExceptionClear(jni);
+    if (ref != NULL)
+        copy = (*jni)->NewWeakGlobalRef(jni, cls);
+    if (copy == NULL) {
+        if (ref != NULL)
+            (*jni)->DeleteGlobalRef(jni, ref);
+        return -1;
+    }
+    pthread_mutex_lock(&receivers_lock);
+    before = n_receivers;
+    if (receiver_sig == NULL || strcmp(receiver_sig, sig) != 0)
+        rc = 0; /* the session ended meanwhile */
+    for (i = 0; i < n_receivers; i++) {
+        if ((*jni)->IsSameObject(jni, receiver_copy[i], NULL))
+            drop_receiver(jni, i--); /* its class was unloaded */
+        else if ((*jni)->IsSameObject(jni, receiver_copy[i], cls))
+            rc = 0;
+    }
+    if (rc == 1 && n_receivers == PROBE_MAX_RECEIVERS)
+        rc = -1;
+    if (rc == 1) {
+        receiver_copy[n_receivers] = copy;
+        receiver_ref[n_receivers++] = ref;
+    }
+    if ((rc == 1 || n_receivers != before) && publish_receivers(jni) < 0 && rc == 1) {
+        drop_receiver(jni, n_receivers - 1);
+        rc = -1;
+        copy = NULL; /* dropped with it */
+    }
+    pthread_mutex_unlock(&receivers_lock);
+    if (rc != 1 && copy != NULL) {
+        (*jni)->DeleteWeakGlobalRef(jni, copy);
+        (*jni)->DeleteGlobalRef(jni, ref);
+    }
+    return rc;
 }
 
 probe_thread *probe_threads(void)
@@ -608,9 +756,11 @@ void probe_maintain(probe_thread *t, JNIEnv *jni, uint64_t want_cap)
             (*jni)->DeleteGlobalRef(jni, t->thread);
             t->thread = NULL;
         }
+        /* Its thread is gone, even if it died inside a call. */
+        if (t->depth > 0 && t->slot < 0)
+            atomic_fetch_sub_explicit(&all_calls, 1, memory_order_release);
         t->depth = 0;
         t->w = atomic_load_explicit(&t->published, memory_order_relaxed);
-        /* Its thread is gone, even if it died inside a call. */
         atomic_store_explicit(&t->in_call, 0, memory_order_release);
         atomic_store_explicit(&t->state, PROBE_THREAD_FREE, memory_order_release);
     }
@@ -743,7 +893,7 @@ static double round_min(JNIEnv *jni, jmethodID spin, uint64_t base, double *v)
 }
 
 /* The fixed cost of calling spin from here (the cheapest of a few calls
- * of spin(0), no less than *base so far); 0 when spin threw. */
+ * of spin(0), no more than *base so far); 0 when spin threw. */
 static int spin_base(JNIEnv *jni, jmethodID spin, uint64_t *base)
 {
     int k;
@@ -848,6 +998,26 @@ static int static_field(JNIEnv *jni, jclass cls, const char *name, const char *s
     return 0;
 }
 
+/* java.lang.ref.WeakReference and its constructor, for the receivers. */
+static int find_weak_ref(JNIEnv *jni, mct_err *err)
+{
+    jclass local;
+
+    if (weak_ref_class != NULL)
+        return 0;
+    local = (*jni)->FindClass(jni, "java/lang/ref/WeakReference");
+    if (local != NULL) {
+        weak_ref_init = (*jni)->GetMethodID(jni, local, "<init>", "(Ljava/lang/Object;)V");
+        if (weak_ref_init != NULL)
+            weak_ref_class = (*jni)->NewGlobalRef(jni, local);
+        (*jni)->DeleteLocalRef(jni, local);
+    }
+    (*jni)->ExceptionClear(jni);
+    if (weak_ref_class == NULL)
+        return mct_err_set(err, MCT_E_JVMTI, "cannot find java.lang.ref.WeakReference and its constructor");
+    return 0;
+}
+
 /* Thread.isVirtual where it exists (JDK 21+). */
 static void find_is_virtual(JNIEnv *jni)
 {
@@ -919,7 +1089,8 @@ int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err)
         if (static_field(jni, defined, slots[i], "Ljava/lang/Thread;", &slot_field[i], err) < 0)
             return -1;
     if (static_field(jni, defined, "all", "Z", &all_field, err) < 0 ||
-        static_field(jni, defined, "receiver", "Ljava/lang/Class;", &receiver_field, err) < 0)
+        static_field(jni, defined, "receivers", "[Ljava/lang/ref/WeakReference;", &receivers_field, err) < 0 ||
+        find_weak_ref(jni, err) < 0)
         return -1;
     /* Counting sees every probe, whatever the thread. */
     if (counting)

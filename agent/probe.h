@@ -78,9 +78,9 @@ typedef struct probe_thread {
     int32_t full_depth;           /* after an overflow: exits at depth <= this are still recorded */
     uint32_t root_nest;           /* entry methods open (recursion nests) */
     int32_t root_depth[64];       /* depth at which each open entry method was entered */
-    uint64_t root_recv;           /* bit n: the nth open one is an inherited entry
-                                     method called on an instance of the named class */
-    uint64_t root_ext;            /* bit n: it raised max_depth by one (see root_enter) */
+    int root_named;               /* the outermost one is an inherited entry method
+                                     called on an instance of the named class */
+    int root_ext;                 /* the second one raised max_depth by one (see root_enter) */
     probe_ev *ring;
     uint64_t mask;                /* ring capacity - 1 (a power of 2) */
     /* shared */
@@ -122,8 +122,9 @@ jclass probe_class(void);
 /* The probe methods the rewriter calls, for a method whose plan_method.root
  * is root: 0 (not an entry method), PLAN_ROOT, or PLAN_ROOT_RECEIVER (its
  * entry probe takes the receiver: a call is traced only when it is an
- * instance of the class probe_session_receiver set; inside a traced call,
- * a call on another class is an ordinary call). */
+ * instance of a class probe_receiver_add added; inside a traced call,
+ * a call on another class is an ordinary call; outside one, its exit
+ * probes stay in Java, as those of an ordinary method do). */
 const rw_probes *probe_methods(int root);
 
 /* Starts accepting traced calls of session `session` (its entry methods are
@@ -132,15 +133,40 @@ const rw_probes *probe_methods(int root);
 void probe_session_begin(uint32_t session, int depth);
 
 /* Stops starting new traced calls; calls in flight still complete. Clears
- * the receiver class. */
+ * the receivers, and "all" (every thread's probes go native: more
+ * platform threads traced than there are slots) unless a call without a
+ * slot still runs, which needs it: see probe_release_all. */
 void probe_session_end(JNIEnv *jni);
 
-/* The class whose instances are the receivers of the traced calls of
- * PLAN_ROOT_RECEIVER entry methods (the named class; NULL: none), held by
- * the probe class until probe_session_end. The class object itself, never
- * a name: the named class may be defined by another loader than the
- * entry method's. Set it before probe_session_begin. */
-void probe_session_receiver(JNIEnv *jni, jclass cls);
+/* The worker, while no session has begun since the last ended (`consumer`
+ * held): clears "all" once no traced call without a slot runs. Returns 1
+ * when "all" needs nothing more (cleared, or a session runs), 0 when such a
+ * call still runs: try again later. */
+int probe_release_all(JNIEnv *jni);
+
+/* The receivers of the traced calls of PLAN_ROOT_RECEIVER entry methods:
+ * instances of the session's named class, that is, of any loader's copy of
+ * it (or of their subclasses). The probe class holds the copies themselves
+ * (never a name: the entry method's loader may see none of them), weakly,
+ * so that their loaders can still be unloaded, until probe_session_end.
+ *
+ * probe_receivers_begin names the class by its JVM signature
+ * ("Lcom/shop/Cart;"; NULL: none), with no copy yet; call it before
+ * probe_session_begin. 0, or -1 when out of memory (no call then is a
+ * receiver's). */
+int probe_receivers_begin(JNIEnv *jni, const char *sig);
+
+/* A class whose signature is sig, just prepared or already loaded: when it
+ * is a copy of the session's named class, its instances are receivers from
+ * now on (copies whose class was unloaded meanwhile are dropped). Any
+ * thread. Returns 1 when added, 0 when it is not the named class or is
+ * held already, -1 when PROBE_MAX_RECEIVERS copies are held already or out
+ * of memory: calls on that copy are not traced (the caller says so). */
+int probe_receiver_add(JNIEnv *jni, jclass cls, const char *sig);
+
+/* Copies of the named class held at once (each call of an inherited entry
+ * method on another class looks at each of them). */
+#define PROBE_MAX_RECEIVERS 32
 
 /* The registry of threads that ever ran a traced call (newest first). */
 probe_thread *probe_threads(void);

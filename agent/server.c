@@ -378,7 +378,8 @@ static void check_socket(void)
     pthread_mutex_unlock(&srv.lock);
 }
 
-/* The listening socket to poll: a fresh one replaces lfd. */
+/* The listening socket to poll: a fresh one (from restore_socket) replaces
+ * lfd, which is closed. */
 static int adopt_fresh(int lfd)
 {
     pthread_mutex_lock(&srv.lock);
@@ -406,6 +407,9 @@ static void JNICALL listener(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         char b[16];
         ssize_t r;
 
+        /* Only here, between polls: a socket adopted between a poll and
+         * the accept it announced would be accepted on with nothing queued. */
+        lfd = adopt_fresh(lfd);
         next = conn_timers(now, next_tick);
         for (i = 0; i < MAX_CONNS; i++) {
             if (conns[i].fd < 0) {
@@ -433,7 +437,6 @@ static void JNICALL listener(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
             r = read(wfd, b, sizeof b);
             if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
                 break;
-            lfd = adopt_fresh(lfd);
         }
         for (k = 2; k < n; k++) {
             struct conn *c = &conns[at[k - 2]];
@@ -451,7 +454,6 @@ static void JNICALL listener(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
             const struct server_session_ops *ops = session_ops();
 
             check_socket();
-            lfd = adopt_fresh(lfd);
             if (ops != NULL && ops->tick != NULL)
                 ops->tick();
             next_tick = mct_now_ms() + TICK_MS;
@@ -566,7 +568,9 @@ static int open_listener(void)
     struct stat st;
     int fd;
 
-    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    /* Non-blocking: a connection poll announced may be gone by the accept
+     * (its peer gave up), and the listener must never wait in accept. */
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) {
         vm_log("socket: %s; not serving", strerror(errno));
         return -1;

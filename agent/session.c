@@ -380,8 +380,9 @@ static json_t *plan_json(struct session *s)
 
         if (o == NULL)
             continue;
+        /* A reason may hold names from class files, and be cut mid-character. */
         if (reason != NULL && reason[0] != '\0')
-            json_object_set_new(o, "reason", json_string(reason));
+            json_object_set_new(o, "reason", mutf8_json(reason));
         if (m->id >= 0)
             json_object_set_new(o, "id", json_integer(m->id));
         json_array_append_new(methods, o);
@@ -448,13 +449,20 @@ static void queue_seed(struct session *s, const plan_method *pm)
             .class_name = pm->class_name, .name = pm->name, .desc = pm->desc, .level = pm->level};
 }
 
+/* Whether the peer of fd hung up (or shut its side down), without waiting. */
+static int hung_up(int fd)
+{
+    struct pollfd pfd = {.fd = fd, .events = POLLRDHUP};
+
+    return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
 /* Whether the client hung up: planning stops then (plan_request.gone). */
 static int client_gone(void *arg)
 {
     const struct session *s = arg;
-    struct pollfd pfd = {.fd = s->fd, .events = POLLRDHUP};
 
-    return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR));
+    return hung_up(s->fd);
 }
 
 static int make_plan(struct session *s, JNIEnv *jni, hj **hier, mct_err *err)
@@ -548,6 +556,77 @@ static void set_free(struct class_set *cs)
     free(cs->classes);
 }
 
+/* One receivers' message per session: the JVM's stderr would fill up
+ * with a loader per call. */
+static _Atomic int receivers_full_told;
+
+/* A class (signature sig) that is loaded: its instances are receivers when
+ * it is a copy of the session's named class (probe_receiver_add). */
+static void add_receiver(JNIEnv *jni, jclass k, const char *sig)
+{
+    if (probe_receiver_add(jni, k, sig) < 0 && !atomic_exchange(&receivers_full_told, 1)) {
+        char *name = mutf8_dup(sig);
+
+        vm_log("%d copies of %s are loaded (the most one session follows), or memory is short: calls of "
+               "its inherited entry method on instances of the copies loaded from now on are not traced",
+               PROBE_MAX_RECEIVERS, name != NULL ? name : sig);
+        free(name);
+    }
+}
+
+/* ClassPrepare, while the named class of the session has an inherited entry
+ * method: a copy of it that loads now is known before its first instance. */
+static void JNICALL on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass k)
+{
+    char *sig = NULL;
+
+    if ((*jvmti)->GetClassSignature(jvmti, k, &sig, NULL) != JVMTI_ERROR_NONE)
+        return;
+    add_receiver(jni, k, sig);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+}
+
+/* The named class (a class of the snapshot) when an entry method is
+ * inherited, else NULL: the copies of every loader, those loaded now and
+ * those that load during the session, are the receivers of its traced
+ * calls. The copies that load are watched before those loaded are listed,
+ * so that none is missed in between (probe_receiver_add keeps each once).
+ * 0, or -1 with err set. */
+static int watch_receivers(JNIEnv *jni, jclass named, mct_err *err)
+{
+    jvmtiEnv *jvmti = vm_jvmti();
+    jclass *loaded = NULL;
+    char *sig = NULL;
+    jint n = 0, i;
+    jvmtiError e;
+    int rc = 0;
+
+    atomic_store(&receivers_full_told, 0);
+    if (named == NULL)
+        return probe_receivers_begin(jni, NULL);
+    if ((e = (*jvmti)->GetClassSignature(jvmti, named, &sig, NULL)) != JVMTI_ERROR_NONE)
+        return mct_err_set(err, MCT_E_JVMTI, "GetClassSignature of the named class: %s", vm_jvmti_error_name(e));
+    if (probe_receivers_begin(jni, sig) < 0)
+        rc = mct_err_set(err, MCT_E_NOMEM, "out of memory following the named class");
+    else if (vm_set_class_prepare(on_class_prepare, err) < 0)
+        rc = -1;
+    else if ((e = (*jvmti)->GetLoadedClasses(jvmti, &n, &loaded)) != JVMTI_ERROR_NONE)
+        rc = mct_err_set(err, MCT_E_JVMTI, "GetLoadedClasses: %s", vm_jvmti_error_name(e));
+    for (i = 0; i < n; i++) {
+        char *ks = NULL;
+
+        if ((*jvmti)->GetClassSignature(jvmti, loaded[i], &ks, NULL) == JVMTI_ERROR_NONE && strcmp(ks, sig) == 0)
+            add_receiver(jni, loaded[i], sig);
+        if (ks != NULL)
+            (*jvmti)->Deallocate(jvmti, (unsigned char *)ks);
+        (*jni)->DeleteLocalRef(jni, loaded[i]);
+    }
+    if (loaded != NULL)
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)loaded);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+    return rc;
+}
+
 /* Numbers the methods to instrument, tells the hook about them and
  * retransforms their loaded classes. */
 static int instrument(struct session *s, JNIEnv *jni, mct_err *err)
@@ -571,7 +650,8 @@ static int instrument(struct session *s, JNIEnv *jni, mct_err *err)
         rc = inst_retransform(jni, cs.classes, cs.n, err);
     /* Only now: a class may be rewritten in two passes (see
      * inst_retransform), and a tree taken between them would miss it. */
-    probe_session_receiver(jni, plan_receiver(s->plan) ? hj_class(plan_receiver(s->plan)) : NULL);
+    if (rc == 0)
+        rc = watch_receivers(jni, plan_receiver(s->plan) ? hj_class(plan_receiver(s->plan)) : NULL, err);
     probe_session_begin(s->gen, s->depth);
     set_free(&cs);
     s->instrument_ms = (double)(now_ns() - t0) / 1e6;
@@ -860,6 +940,19 @@ static void thread_info(struct session *s, JNIEnv *jni, jobject thread, int64_t 
     }
 }
 
+/* Frees the references the call of len events at pos holds. */
+static void free_refs(JNIEnv *jni, const probe_thread *t, uint64_t pos, uint64_t len)
+{
+    uint64_t i;
+
+    for (i = 0; i < len; i++) {
+        const probe_ev *e = probe_event(t, pos + i);
+
+        if (PROBE_KIND(e->kind) == PROBE_EXCEPTION || PROBE_KIND(e->kind) == PROBE_THREAD)
+            (*jni)->DeleteGlobalRef(jni, (jobject)(uintptr_t)e->t);
+    }
+}
+
 /* One completed call: filter, build, render, send. *grow asks for a bigger
  * ring when the call lost events. */
 static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, uint64_t pos, uint64_t len,
@@ -876,12 +969,7 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_thread *t, u
 
     if (ev == NULL) {
         /* Out of memory: the call is lost, not the references it holds. */
-        for (i = 0; i < len; i++) {
-            const probe_ev *e = probe_event(t, pos + i);
-
-            if (PROBE_KIND(e->kind) == PROBE_EXCEPTION || PROBE_KIND(e->kind) == PROBE_THREAD)
-                (*jni)->DeleteGlobalRef(jni, (jobject)(uintptr_t)e->t);
-        }
+        free_refs(jni, t, pos, len);
         return;
     }
     for (i = 0; i < len; i++) {
@@ -980,19 +1068,6 @@ static void check_client(struct session *s)
         read_client(s);
 }
 
-/* Frees the references the call of len events at pos holds. */
-static void free_refs(JNIEnv *jni, const probe_thread *t, uint64_t pos, uint64_t len)
-{
-    uint64_t i;
-
-    for (i = 0; i < len; i++) {
-        const probe_ev *e = probe_event(t, pos + i);
-
-        if (PROBE_KIND(e->kind) == PROBE_EXCEPTION || PROBE_KIND(e->kind) == PROBE_THREAD)
-            (*jni)->DeleteGlobalRef(jni, (jobject)(uintptr_t)e->t);
-    }
-}
-
 /* A call not built because the session ends: its references are freed, and
  * it counts as discarded when it is this session's. */
 static void discard_call(struct session *s, JNIEnv *jni, const probe_thread *t, uint64_t pos, uint64_t len)
@@ -1000,6 +1075,21 @@ static void discard_call(struct session *s, JNIEnv *jni, const probe_thread *t, 
     free_refs(jni, t, pos, len);
     if (PROBE_SESSION(probe_event(t, pos + len - 1)->kind) == s->gen)
         s->discarded++;
+}
+
+/* The number of events of the call at position c of t's ring, p being the
+ * end of its published calls; 0 when the ring is inconsistent (said on the
+ * JVM's stderr): the caller skips to p, and the references those events may
+ * hold leak, since freeing what may not be one would crash the JVM. */
+static uint64_t call_len(const probe_thread *t, uint64_t c, uint64_t p)
+{
+    uint64_t len = PROBE_LEN(probe_event(t, c)->kind);
+
+    if (len < 2 || len > p - c) {
+        vm_log("a thread's event ring is inconsistent; its events are discarded");
+        return 0;
+    }
+    return len;
 }
 
 /* A thread with completed calls in a drain pass: where its next call is,
@@ -1017,11 +1107,8 @@ static int next_call(struct ready *r)
 {
     if (r->c >= r->p)
         return 0;
-    r->len = PROBE_LEN(probe_event(r->t, r->c)->kind);
-    if (r->len < 2 || r->len > r->p - r->c) {
-        /* Their references leak: freeing what may not be one would crash
-         * the JVM. */
-        vm_log("a thread's event ring is inconsistent; its events are discarded");
+    r->len = call_len(r->t, r->c, r->p);
+    if (r->len == 0) {
         r->c = r->p;
         return 0;
     }
@@ -1203,8 +1290,8 @@ static void run_loop(struct session *s, JNIEnv *jni)
 /* With `consumer` held and no session tracing (every call in the rings is
  * an ended session's): frees what the calls left hold and shrinks every ring
  * back to its first size, so that a session leaves no memory behind.
- * Returns how many threads are still in a call: their rings wait for a
- * later tidy_rings. */
+ * Returns how many threads are still in a call: their rings (and "all",
+ * while one runs without a slot) wait for a later tidy_rings. */
 static size_t tidy_rings(JNIEnv *jni)
 {
     probe_thread *t;
@@ -1215,10 +1302,9 @@ static size_t tidy_rings(JNIEnv *jni)
         uint64_t p = atomic_load_explicit(&t->published, memory_order_acquire);
 
         while (c < p) {
-            uint64_t len = PROBE_LEN(probe_event(t, c)->kind);
+            uint64_t len = call_len(t, c, p);
 
-            if (len < 2 || len > p - c) {
-                vm_log("a thread's event ring is inconsistent; its events are discarded");
+            if (len == 0) {
                 c = p;
                 break;
             }
@@ -1230,6 +1316,8 @@ static size_t tidy_rings(JNIEnv *jni)
         if (!probe_shrink(t))
             left++;
     }
+    if (!probe_release_all(jni) && left == 0)
+        left = 1;
     return left;
 }
 
@@ -1299,6 +1387,8 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
 
     __atomic_store_n(&s->closing, 1, __ATOMIC_RELEASE);
     inst_set_load_callback(NULL, NULL);
+    if (instrumented && vm_set_class_prepare(NULL, &err) < 0)
+        vm_log("%s", err.msg);
     probe_session_end(jni);
     if (instrumented) {
         size_t before;
@@ -1321,7 +1411,7 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
                         "instrumented_classes", (json_int_t)inst_rewritten_classes(), "unloaded_classes",
                         (json_int_t)s->unloaded);
         if (end != NULL && s->end_detail[0] != '\0')
-            json_object_set_new(end, "detail", json_string(s->end_detail));
+            json_object_set_new(end, "detail", mutf8_json(s->end_detail)); /* may be cut mid-character */
         if (end != NULL && s->probe.bursts > 0) {
             json_object_set_new(end, "probe_ns", json_real(s->probe.ticks * s->cal.ns_per_tick));
             json_object_set_new(end, "probe", probe_json(s));
@@ -1433,11 +1523,7 @@ static void reply_and_close(int fd, json_t *msg)
  * held, so s->fd is still open). */
 static int ending(const struct session *s)
 {
-    struct pollfd pfd = {.fd = s->fd, .events = POLLRDHUP};
-
-    if (__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE))
-        return 1;
-    return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR));
+    return __atomic_load_n(&s->closing, __ATOMIC_ACQUIRE) || hung_up(s->fd);
 }
 
 /* A trace request, on the listener thread: starts its session, answers
@@ -1526,15 +1612,17 @@ static json_t *on_info(long long *instrumented_classes)
     return info;
 }
 
-/* The listener's tick: shrinks the rings a session's end left big (their
+/* The listener's tick: restores the classes a session's end found still
+ * being defined, and shrinks the rings a session's end left big (their
  * threads were in a call), unless a session holds them. */
 static void on_tick(void)
 {
-    JNIEnv *jni;
+    JNIEnv *jni = vm_jni();
 
+    if (jni != NULL)
+        inst_restore_leftovers(jni);
     if (!__atomic_load_n(&untidy, __ATOMIC_ACQUIRE) || pthread_mutex_trylock(&consumer) != 0)
         return;
-    jni = vm_jni();
     if (jni != NULL)
         __atomic_store_n(&untidy, tidy_rings(jni) > 0, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&consumer);

@@ -398,10 +398,25 @@ static int enable_event(jvmtiEvent ev, const char *name)
     return 0;
 }
 
-int vm_set_class_hook(jvmtiEventClassFileLoadHook hook, mct_err *e)
+/* Installs the callbacks as vm.callbacks now holds them, and enables or
+ * disables event ev (called name); vm.lock held. 0 or -1 with e set. */
+static int switch_event(jvmtiEvent ev, int on, const char *name, mct_err *e)
 {
     jvmtiError err;
-    int rc = 0;
+
+    err = (*vm.jvmti)->SetEventCallbacks(vm.jvmti, &vm.callbacks, (jint)sizeof vm.callbacks);
+    if (err != JVMTI_ERROR_NONE)
+        return mct_err_set(e, MCT_E_JVMTI, "SetEventCallbacks: %s", vm_jvmti_error_name(err));
+    err = (*vm.jvmti)->SetEventNotificationMode(vm.jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE, ev, NULL);
+    if (err != JVMTI_ERROR_NONE)
+        return mct_err_set(e, MCT_E_JVMTI, "%s %s: %s", on ? "enabling" : "disabling", name,
+                           vm_jvmti_error_name(err));
+    return 0;
+}
+
+int vm_set_class_hook(jvmtiEventClassFileLoadHook hook, mct_err *e)
+{
+    int rc;
 
     pthread_mutex_lock(&vm.lock);
     if (vm.jvmti == NULL) {
@@ -409,15 +424,22 @@ int vm_set_class_hook(jvmtiEventClassFileLoadHook hook, mct_err *e)
         return mct_err_set(e, MCT_E_JVMTI, "no JVMTI environment");
     }
     vm.callbacks.ClassFileLoadHook = hook;
-    err = (*vm.jvmti)->SetEventCallbacks(vm.jvmti, &vm.callbacks, (jint)sizeof vm.callbacks);
-    if (err != JVMTI_ERROR_NONE)
-        rc = mct_err_set(e, MCT_E_JVMTI, "SetEventCallbacks: %s", vm_jvmti_error_name(err));
-    else if ((err = (*vm.jvmti)->SetEventNotificationMode(vm.jvmti,
-                                                          hook ? JVMTI_ENABLE : JVMTI_DISABLE,
-                                                          JVMTI_EVENT_CLASS_FILE_LOAD_HOOK,
-                                                          NULL)) != JVMTI_ERROR_NONE)
-        rc = mct_err_set(e, MCT_E_JVMTI, "%s ClassFileLoadHook: %s",
-                         hook ? "enabling" : "disabling", vm_jvmti_error_name(err));
+    rc = switch_event(JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, hook != NULL, "ClassFileLoadHook", e);
+    pthread_mutex_unlock(&vm.lock);
+    return rc;
+}
+
+int vm_set_class_prepare(jvmtiEventClassPrepare cb, mct_err *e)
+{
+    int rc;
+
+    pthread_mutex_lock(&vm.lock);
+    if (vm.jvmti == NULL) {
+        pthread_mutex_unlock(&vm.lock);
+        return mct_err_set(e, MCT_E_JVMTI, "no JVMTI environment");
+    }
+    vm.callbacks.ClassPrepare = cb;
+    rc = switch_event(JVMTI_EVENT_CLASS_PREPARE, cb != NULL, "ClassPrepare", e);
     pthread_mutex_unlock(&vm.lock);
     return rc;
 }

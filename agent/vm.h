@@ -56,6 +56,11 @@ JNIEnv *vm_jni(void);
  * set (MCT_E_JVMTI). */
 int vm_set_class_hook(jvmtiEventClassFileLoadHook hook, mct_err *e);
 
+/* Makes cb the ClassPrepare callback and enables the event, or disables it
+ * when cb is NULL (a callback already running may still finish). 0 or -1
+ * with e set (MCT_E_JVMTI). */
+int vm_set_class_prepare(jvmtiEventClassPrepare cb, mct_err *e);
+
 /* Facts for the agent's hello, read once when the JVM became live (borrowed,
  * valid for the life of the library). */
 struct vm_facts {

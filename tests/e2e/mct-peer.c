@@ -9,6 +9,10 @@
  *   mct-peer session-garbage SOCKET CLASS METHOD
  *                                start a session, then send garbage on it;
  *                                print what the agent sends until it closes
+ *   mct-peer session-stop SOCKET CLASS METHOD REASON
+ *                                start a session, then send stop with REASON
+ *                                on it; print what the agent sends until it
+ *                                closes (the end, with REASON as its detail)
  *   mct-peer hold SOCKET N       open N connections that send nothing but
  *                                half a header, print HELD, then print the
  *                                reply each gets (the agent gives up on them)
@@ -149,9 +153,10 @@ static int cmd_raw(const char *path, const char *kind)
 }
 
 /* Starts a session tracing cls.method (depth 2, any class), waits for its
- * plan, then sends garbage on the session's connection: prints every
- * message the agent sends until it closes (an error, no tree after it). */
-static int cmd_session_garbage(const char *path, const char *cls, const char *method)
+ * plan, then sends on the session's connection garbage (stop_reason NULL)
+ * or a stop with stop_reason: prints every message the agent sends until it
+ * closes (after garbage: an error, no tree after it). */
+static int session_then(const char *path, const char *cls, const char *method, const char *stop_reason)
 {
     json_t *req = json_pack("{s:s, s:i, s:s, s:s, s:n, s:i, s:s, s:b, s:b, s:i, s:i, s:b, s:i}",
                             "type", "trace", "protocol", PROTO_VERSION, "class", cls, "method", method,
@@ -174,7 +179,15 @@ static int cmd_session_garbage(const char *path, const char *cls, const char *me
         putchar('\n');
         if (strcmp(type, "plan") == 0 && !got_plan) {
             got_plan = 1;
-            send_bytes(fd, "GET / HTTP/1.0\r\n\r\n", 18);
+            if (stop_reason == NULL) {
+                send_bytes(fd, "GET / HTTP/1.0\r\n\r\n", 18);
+            } else {
+                json_t *stop = json_pack("{s:s, s:s}", "type", "stop", "reason", stop_reason);
+
+                if (stop == NULL || proto_write(fd, stop, &e) < 0)
+                    fprintf(stderr, "mct-peer: cannot send stop\n");
+                json_decref(stop);
+            }
         }
         json_decref(m);
     }
@@ -382,7 +395,9 @@ int main(int argc, char **argv)
     if (argc == 5 && strcmp(argv[1], "forge") == 0)
         return cmd_forge(argv[2], argv[3], argv[4]);
     if (argc == 5 && strcmp(argv[1], "session-garbage") == 0)
-        return cmd_session_garbage(argv[2], argv[3], argv[4]);
+        return session_then(argv[2], argv[3], argv[4], NULL);
+    if (argc == 6 && strcmp(argv[1], "session-stop") == 0)
+        return session_then(argv[2], argv[3], argv[4], argv[5]);
     if (argc == 4 && strcmp(argv[1], "hold") == 0)
         return cmd_hold(argv[2], atoi(argv[3]));
     if (argc == 3 && strcmp(argv[1], "stale-socket") == 0)
@@ -390,6 +405,7 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "check-hello") == 0)
         return cmd_check_hello(argv[2]);
     fprintf(stderr, "usage: mct-peer hello SOCKET | raw SOCKET KIND | hold SOCKET N | stale-socket PATH | "
-                    "fake-agent PATH V P | forge PATH LOG KIND | get FILE KEYS | check-hello FILE\n");
+                    "fake-agent PATH V P | forge PATH LOG KIND | get FILE KEYS | check-hello FILE | "
+                    "session-garbage SOCKET CLASS METHOD | session-stop SOCKET CLASS METHOD REASON\n");
     return 2;
 }

@@ -4,7 +4,8 @@
 # CLOCK_MONOTONIC (the fallback for CPUs without an invariant TSC) and its
 # trees are right; garbage sent on a running session's connection gets a
 # protocol error, ends the session (its `end` says protocol_error) and
-# restores every class.
+# restores every class; a stop whose reason the agent cuts mid-character
+# still has it as the `end`'s detail.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
@@ -46,6 +47,18 @@ OUTLINE
     done
     note "JDK $j: restored $(($(now_ms) - start)) ms after the garbage"
     expect_restored "$PID" "after the garbage"
+
+    note "JDK $j: a stop's reason cut mid-character is still the end's detail"
+    # 253 bytes and U+1D453 (4 bytes): the agent keeps 255 bytes of it.
+    x253=$(printf 'x%.0s' $(seq 1 253))
+    "$PEER" session-stop "/tmp/.mcalltree-$PID/agent.sock" tgt.Sleepy run "$x253"$'\xf0\x9d\x91\x93' \
+        >"$MCT_TMP/$j-stop" || fail "session-stop: no plan"
+    tail -n 1 "$MCT_TMP/$j-stop" >"$MCT_TMP/$j-stop-end"
+    expect_grep '"type":"end","reason":"stop"' "$MCT_TMP/$j-stop-end" "session-stop: the end"
+    detail=$("$PEER" get "$MCT_TMP/$j-stop-end" detail) || fail "session-stop: the end has no detail"
+    # The two bytes of the cut character are not UTF-8: each is U+FFFD.
+    [ "$detail" = "$x253"$'\xef\xbf\xbd\xef\xbf\xbd' ] || fail "session-stop: the detail is '$detail'"
+    expect_restored "$PID" "after the stop"
     stop_jvm "$PID"
 done
 trace_done

@@ -14,7 +14,12 @@
 #   call (the named class decides, not the class that declares handle);
 # - "A serve" at depth 2 and 1: Base.serve(Object) -> A.serve(String), the
 #   named class's own entry method called from the inherited one, costs no
-#   level: A.step is there at depth 2; no tree for the calls on B.
+#   level: A.step is there at depth 2; no tree for the calls on B;
+# - "plug.Sub handle" (scenario subs: plug.Sub, which inherits
+#   tgt.SubBase.handle, in a loader of its own per copy, two loaded before
+#   the attach and one during the session; tgt.SubOther inherits it too):
+#   one tree per call on each of the three copies, none for SubOther.
+#   Before, only the copy the planner found was a receiver.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
@@ -47,7 +52,8 @@ seen() {
 # runs N rounds, waits for TREES trees, stops the client with SIGINT, and
 # checks that the agent saw exactly TREES calls of the entry method (a call
 # it should not have traced may be left unsent by the stop, but is counted);
-# sets OUT and ERR.
+# sets OUT and ERR. The command in BEFORE_ROUNDS, if any, runs once the
+# session has started.
 traced() {
     local name=$1 n=$2 trees=$3 calls
     shift 3
@@ -57,6 +63,7 @@ traced() {
         cat "$BG_ERR" >&2
         fail "$name: the session did not start within 60 s"
     }
+    ${BEFORE_ROUNDS:-}
     rounds "$n"
     wait_lines "$BG_OUT" "$trees" 30 || {
         cat "$BG_ERR" >&2
@@ -75,6 +82,12 @@ traced() {
         grep '^mcalltree: session ended' "$ERR" >&2
         fail "$name: the agent saw $calls calls of the entry method, want $trees"
     }
+}
+
+# load_copy: makes the subs target define plug.Sub in one more loader.
+load_copy() {
+    : >"$DIR/load"
+    wait_until 30 test -e "$DIR/loaded" || fail "the target did not load one more copy within 30 s"
 }
 
 for jdk in $MCT_TEST_JDKS; do
@@ -131,6 +144,21 @@ tgt.Inherit$Base.serve calls=1 throws=0
   tgt.Inherit$A.serve calls=1 throws=0
 EOF
     expect_restored "$PID" "after A serve, depth 1"
+    stop_jvm "$PID"
+
+    note "JDK $j: plug.Sub handle: the copies of three loaders, one loaded during the session"
+    DIR=$MCT_TMP/subs-$j
+    mkdir -p "$DIR"
+    scenario "$jdk" subs "$DIR"
+    BEFORE_ROUNDS=load_copy
+    traced "$j-subs" 3 9 "$PID" plug.Sub handle 2 'tgt\..*|plug\..*'
+    BEFORE_ROUNDS=
+    check_calls "$OUT" 9 "plug.Sub handle: 3 rounds on 3 copies" -D 2
+    expect_outline "$OUT" "plug.Sub handle" <<'EOF'
+tgt.SubBase.handle calls=1 throws=0
+  plug.Sub.kind calls=1 throws=0
+EOF
+    expect_restored "$PID" "after plug.Sub handle"
     stop_jvm "$PID"
 done
 trace_done

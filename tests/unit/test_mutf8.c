@@ -116,11 +116,37 @@ static void test_dup_and_json(void)
     json_decref(j);
 }
 
+/* What the agent sends as a plan's reason or an end's detail: a text cut
+ * mid-character (inst_outcome.reason keeps 159 bytes), or one that quotes a
+ * type name from a class file (modified UTF-8). json_string refuses both,
+ * which dropped the reason; mutf8_json gives a valid string. */
+static void test_reason_texts(void)
+{
+    char cut[160], quoted[] = "bad descriptor \"(Lp/\xed\xa0\xb5\xed\xb1\x93;)V\"";
+    json_t *j;
+
+    memset(cut, 'r', sizeof cut);
+    memcpy(cut + sizeof cut - 4, "\xf0\x9d\x91\x93", 4);
+    cut[sizeof cut - 1] = '\0'; /* the character cut after 3 of its 4 bytes */
+    CHECK(json_string(cut) == NULL);
+    j = mutf8_json(cut);
+    /* Each of its three bytes is U+FFFD. */
+    CHECK(j != NULL && json_string_length(j) == sizeof cut - 4 + 9);
+    CHECK(j != NULL && strcmp(json_string_value(j) + sizeof cut - 4, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd") == 0);
+    json_decref(j);
+    CHECK(json_string(quoted) == NULL);
+    j = mutf8_json(quoted);
+    CHECK(j != NULL);
+    CHECK_STR(j != NULL ? json_string_value(j) : "", "bad descriptor \"(Lp/\xf0\x9d\x91\x93;)V\"");
+    json_decref(j);
+}
+
 int main(void)
 {
     test_to_utf8();
     test_room();
     test_from_utf8();
     test_dup_and_json();
+    test_reason_texts();
     return check_status();
 }

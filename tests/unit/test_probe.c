@@ -5,6 +5,7 @@
 #include <jni.h>
 #include <jvmti.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,16 +32,35 @@ static int defined_ok;
 static _Atomic int global_refs;
 static jobject slot_value[SLOTS];
 static jboolean all_value;
-static jobject receiver_value;   /* Probe.receiver */
+static jobject receiver_value;   /* Probe.receivers: a struct fake_array */
 static int virtual_answer; /* what Thread.isVirtual answers */
 static __thread jobject current; /* Thread.currentThread() of a test thread */
 
 /* Distinct addresses standing for JVM objects (jobject is opaque). */
-static char objects[4];
+static char objects[4 + PROBE_MAX_RECEIVERS + 2];
 #define fake_class ((jclass)&objects[0])
 #define fake_thread ((jthread)&objects[1])
 #define fake_exc ((jthrowable)&objects[2])
 #define fake_exc_class ((jclass)&objects[3])
+/* Other loaders' copies of the named class (fake_class is one), and a
+ * class of another name. */
+#define fake_copy(i) ((jclass)&objects[4 + (i)])
+#define fake_other ((jclass)&objects[4 + PROBE_MAX_RECEIVERS + 1])
+#define NAMED "Lcom/shop/Cart;"
+static jclass unloaded; /* a class the fake JVM has unloaded */
+
+/* The WeakReference objects and arrays of them the agent makes (a pool:
+ * nothing is freed). */
+struct fake_ref {
+    jobject referent;
+};
+struct fake_array {
+    jsize n;
+    jobject e[PROBE_MAX_RECEIVERS];
+};
+static struct fake_ref weak_refs[256];
+static struct fake_array arrays[256];
+static int n_refs, n_arrays;
 
 static jclass JNICALL f_define(JNIEnv *env, const char *name, jobject loader, const jbyte *buf, jsize len)
 {
@@ -63,7 +83,9 @@ static jclass JNICALL f_define(JNIEnv *env, const char *name, jobject loader, co
                      cf_find_method(c, "rootEnter", "(I)V") != NULL &&
                      cf_find_method(c, "rootEnterOn", "(Ljava/lang/Object;I)V") != NULL &&
                      cf_find_method(c, "rootExit", "(I)V") != NULL &&
-                     cf_find_method(c, "rootFail", "(Ljava/lang/Throwable;I)V") != NULL;
+                     cf_find_method(c, "rootFail", "(Ljava/lang/Throwable;I)V") != NULL &&
+                     cf_find_method(c, "rootExitOn", "(I)V") != NULL &&
+                     cf_find_method(c, "rootFailOn", "(Ljava/lang/Throwable;I)V") != NULL;
     }
     cf_free(c);
     return fake_class;
@@ -122,7 +144,7 @@ static jfieldID JNICALL f_static_field(JNIEnv *env, jclass cls, const char *name
         return (jfieldID)(uintptr_t)(name[1] - '0' + 1);
     if (strcmp(name, "all") == 0 && strcmp(sig, "Z") == 0)
         return (jfieldID)(uintptr_t)9;
-    if (strcmp(name, "receiver") == 0 && strcmp(sig, "Ljava/lang/Class;") == 0)
+    if (strcmp(name, "receivers") == 0 && strcmp(sig, "[Ljava/lang/ref/WeakReference;") == 0)
         return (jfieldID)(uintptr_t)10;
     return NULL;
 }
@@ -140,9 +162,47 @@ static void JNICALL f_set_static_boolean(JNIEnv *env, jclass cls, jfieldID f, jb
     all_value = v;
 }
 
+/* A weak reference is the object itself; it is cleared once unloaded. */
 static jboolean JNICALL f_same(JNIEnv *env, jobject a, jobject b)
 {
+    if (b == NULL)
+        return a == NULL || a == unloaded;
     return a == b;
+}
+
+static jweak JNICALL f_new_weak(JNIEnv *env, jobject o)
+{
+    return o;
+}
+
+static void JNICALL f_delete_weak(JNIEnv *env, jweak o)
+{
+}
+
+/* new WeakReference(referent): the only constructor the agent calls. */
+static jobject JNICALL f_new_object(JNIEnv *env, jclass cls, jmethodID m, ...)
+{
+    va_list ap;
+
+    if (n_refs == (int)(sizeof weak_refs / sizeof weak_refs[0]))
+        return NULL;
+    va_start(ap, m);
+    weak_refs[n_refs].referent = va_arg(ap, jobject);
+    va_end(ap);
+    return (jobject)&weak_refs[n_refs++];
+}
+
+static jobjectArray JNICALL f_new_array(JNIEnv *env, jsize n, jclass cls, jobject init)
+{
+    if (n_arrays == (int)(sizeof arrays / sizeof arrays[0]) || n > PROBE_MAX_RECEIVERS)
+        return NULL;
+    arrays[n_arrays].n = n;
+    return (jobjectArray)&arrays[n_arrays++];
+}
+
+static void JNICALL f_set_element(JNIEnv *env, jobjectArray a, jsize i, jobject v)
+{
+    ((struct fake_array *)a)->e[i] = v;
 }
 
 static jclass JNICALL f_find_class(JNIEnv *env, const char *name)
@@ -210,24 +270,64 @@ static void p_root_enter(JNIEnv *e, jclass cls, jint id)
     n_root_enter0(e, cls, current, java_slot(), id);
 }
 
-/* rootEnterOn: named says whether the receiver is an instance of the class
- * in Probe.receiver (isInstance). */
-static void p_root_enter_on(JNIEnv *e, jclass cls, int named, jint id)
-{
-    int k;
+/* How many natives rootEnterOn, rootExitOn and rootFailOn called. */
+static int natives_called;
 
-    if (receiver_value != NULL && named) {
+/* WeakReference.get() of a reference the agent made. */
+static jobject ref_get(jobject w)
+{
+    jobject o = ((struct fake_ref *)w)->referent;
+
+    return o == unloaded ? NULL : o;
+}
+
+/* rootEnterOn, on an instance of class of: the named class's when of is a
+ * copy in Probe.receivers (isInstance). */
+static void p_root_enter_on(JNIEnv *e, jclass cls, jclass of, jint id)
+{
+    const struct fake_array *r = (const struct fake_array *)receiver_value;
+    int k, i, named = 0;
+
+    for (i = 0; r != NULL && i < r->n && !named; i++)
+        named = ref_get(r->e[i]) != NULL && ref_get(r->e[i]) == of;
+    if (named) {
+        natives_called++;
         n_root_enter_on0(e, cls, current, java_slot(), id);
         return;
     }
     k = java_slot();
-    if (k >= 0 || all_value)
+    if (k >= 0 || all_value) {
+        natives_called++;
         n_root_other0(e, cls, k, id);
+    }
 }
 
 static void p_root_exit(JNIEnv *e, jclass cls, jint id)
 {
     n_root_exit0(e, cls, java_slot(), id);
+}
+
+/* rootExitOn and rootFailOn, the exits of an inherited entry method: native
+ * only for a thread in a traced call, as exit and fail. */
+
+static void p_root_exit_on(JNIEnv *e, jclass cls, jint id)
+{
+    int k = java_slot();
+
+    if (k >= 0 || all_value) {
+        natives_called++;
+        n_root_exit0(e, cls, k, id);
+    }
+}
+
+static void p_root_fail_on(JNIEnv *e, jclass cls, jthrowable ex, jint id)
+{
+    int k = java_slot();
+
+    if (k >= 0 || all_value) {
+        natives_called++;
+        n_root_fail0(e, cls, ex, k, id);
+    }
 }
 
 static void p_root_fail(JNIEnv *e, jclass cls, jthrowable ex, jint id)
@@ -285,6 +385,11 @@ static void test_install(void)
     jni_fns.CallBooleanMethod = f_call_boolean;
     jni_fns.ExceptionCheck = f_exception_check;
     jni_fns.ExceptionClear = f_exception_clear;
+    jni_fns.NewWeakGlobalRef = f_new_weak;
+    jni_fns.DeleteWeakGlobalRef = f_delete_weak;
+    jni_fns.NewObject = f_new_object;
+    jni_fns.NewObjectArray = f_new_array;
+    jni_fns.SetObjectArrayElement = f_set_element;
     CHECK(probe_install(env, jvmti, 0, &err) == 0);
     CHECK(defined_ok);
     CHECK(n_enter0 && n_exit0 && n_fail0 && n_root_enter0 && n_root_exit0 && n_root_fail0 && n_root_enter_on0 &&
@@ -293,7 +398,8 @@ static void test_install(void)
     CHECK_STR(probe_methods(1)->enter, "rootEnter");
     CHECK_STR(probe_methods(0)->fail, "fail");
     CHECK_STR(probe_methods(PLAN_ROOT_RECEIVER)->enter, "rootEnterOn");
-    CHECK_STR(probe_methods(PLAN_ROOT_RECEIVER)->exit, "rootExit");
+    CHECK_STR(probe_methods(PLAN_ROOT_RECEIVER)->exit, "rootExitOn");
+    CHECK_STR(probe_methods(PLAN_ROOT_RECEIVER)->fail, "rootFailOn");
     CHECK_INT(probe_methods(PLAN_ROOT_RECEIVER)->enter_receiver, 1);
     CHECK_INT(probe_methods(PLAN_ROOT)->enter_receiver, 0);
 }
@@ -317,7 +423,7 @@ static void test_depth_limit(void)
     p_enter(env, fake_class, A); /* outside a traced call: nothing */
     p_root_enter(env, fake_class, ROOT);
     CHECK(me() != NULL);
-    CHECK_INT(global_refs, 2); /* the probe class and the Thread */
+    CHECK_INT(global_refs, 3); /* the probe class, WeakReference and the Thread */
     CHECK(slot_value[0] == fake_thread); /* the Java side now sees this thread trace */
     p_enter(env, fake_class, A);
     p_enter(env, fake_class, B);
@@ -471,20 +577,24 @@ static void test_receiver(void)
     size_t n;
 
     probe_session_begin(1, 2);
-    probe_session_receiver(env, fake_class);
-    CHECK(receiver_value == fake_class);
-    p_root_enter_on(env, fake_class, 0, ROOT);
+    CHECK_INT(probe_receivers_begin(env, NAMED), 0);
+    CHECK_INT(probe_receiver_add(env, fake_class, NAMED), 1);
+    natives_called = 0;
+    p_root_enter_on(env, fake_class, fake_other, ROOT);
     p_enter(env, fake_class, A);
     p_exit(env, fake_class, A);
-    p_root_exit(env, fake_class, ROOT);
+    p_root_exit_on(env, fake_class, ROOT);
+    p_root_enter_on(env, fake_class, fake_other, ROOT);
+    p_root_fail_on(env, fake_class, fake_exc, ROOT);
+    CHECK_INT(natives_called, 0); /* as an untraced ordinary call: all in Java */
     CHECK_INT(pending(me(), ev, 16), 0);
     CHECK_INT(me()->depth, 0);
 
-    p_root_enter_on(env, fake_class, 1, ROOT);  /* depth 1: traced */
-    p_root_enter_on(env, fake_class, 0, ROOT);  /* depth 2: another class's */
+    p_root_enter_on(env, fake_class, fake_class, ROOT);  /* depth 1: traced */
+    p_root_enter_on(env, fake_class, fake_other, ROOT);  /* depth 2: another class's */
     p_enter(env, fake_class, A);                /* depth 3: not recorded */
     p_exit(env, fake_class, A);
-    p_root_exit(env, fake_class, ROOT);
+    p_root_exit_on(env, fake_class, ROOT);
     CHECK_INT(me()->depth, 1);
     p_root_enter(env, fake_class, OWN_ROOT);    /* depth 2, costs no level */
     p_enter(env, fake_class, B);                /* depth 3: recorded */
@@ -497,7 +607,7 @@ static void test_receiver(void)
     p_enter(env, fake_class, C);                /* depth 3: not recorded */
     p_exit(env, fake_class, C);
     p_exit(env, fake_class, A);
-    p_root_exit(env, fake_class, ROOT);
+    p_root_exit_on(env, fake_class, ROOT);
     CHECK_INT(me()->depth, 0);
     n = pending(me(), ev, 16);
     CHECK_INT(n, 10);
@@ -530,6 +640,130 @@ static void test_receiver(void)
 
     probe_session_end(env);
     CHECK(receiver_value == NULL);
+    probe_session_begin(1, 3);
+}
+
+/* The named class in several loaders: a call on an instance of any copy
+ * added is traced, on another class's not; a copy is held once, and weakly:
+ * one whose class was unloaded is dropped when another is added; at most
+ * PROBE_MAX_RECEIVERS are held; after the session none is added. */
+static void test_receiver_copies(void)
+{
+    const struct fake_array *r;
+    probe_ev ev[8];
+    int refs = global_refs, i;
+
+    probe_session_begin(1, 3);
+    CHECK_INT(probe_receivers_begin(env, NAMED), 0);
+    CHECK(receiver_value == NULL);
+    CHECK_INT(probe_receiver_add(env, fake_class, NAMED), 1);
+    CHECK_INT(probe_receiver_add(env, fake_class, NAMED), 0);
+    CHECK_INT(probe_receiver_add(env, fake_other, "Lcom/shop/Other;"), 0);
+    CHECK_INT(probe_receiver_add(env, fake_copy(0), NAMED), 1);
+    p_root_enter_on(env, fake_class, fake_copy(0), ROOT);
+    p_root_exit_on(env, fake_class, ROOT);
+    p_root_enter_on(env, fake_class, fake_class, ROOT);
+    p_root_exit_on(env, fake_class, ROOT);
+    p_root_enter_on(env, fake_class, fake_other, ROOT);
+    p_root_exit_on(env, fake_class, ROOT);
+    CHECK_INT(pending(me(), ev, 8), 4);
+    CHECK_INT(PROBE_KIND(ev[0].kind), PROBE_ROOT_ENTER);
+    CHECK_INT(PROBE_KIND(ev[2].kind), PROBE_ROOT_ENTER);
+
+    unloaded = fake_copy(0);
+    for (i = 1; i < PROBE_MAX_RECEIVERS; i++)
+        CHECK_INT(probe_receiver_add(env, fake_copy(i), NAMED), 1);
+    CHECK_INT(probe_receiver_add(env, fake_copy(PROBE_MAX_RECEIVERS), NAMED), -1);
+    r = (const struct fake_array *)receiver_value;
+    CHECK(r != NULL && r->n == PROBE_MAX_RECEIVERS);
+    for (i = 0; r != NULL && i < r->n; i++)
+        CHECK(ref_get(r->e[i]) != NULL && ref_get(r->e[i]) != fake_copy(PROBE_MAX_RECEIVERS));
+    p_root_enter_on(env, fake_class, fake_copy(PROBE_MAX_RECEIVERS - 1), ROOT);
+    p_root_exit_on(env, fake_class, ROOT);
+    CHECK_INT(pending(me(), ev, 8), 2);
+    unloaded = NULL;
+
+    probe_session_end(env);
+    CHECK(receiver_value == NULL);
+    CHECK_INT(global_refs, refs); /* every WeakReference let go */
+    CHECK_INT(probe_receiver_add(env, fake_copy(1), NAMED), 0);
+    CHECK(receiver_value == NULL);
+    probe_session_begin(1, 3);
+}
+
+/* Inherited and own entry methods nested pair by pair (k deep), each pair
+ * right inside the other: only the outermost pair costs no level, so a call
+ * that overflows its ring with every recorded frame open writes no more
+ * than the ring's reserve holds past the limit. Before, every pair raised
+ * the depth limit by one, the exits written after the overflow went past
+ * the ring's end, and they overwrote calls the worker had not read yet. */
+static void test_nested_pairs_overflow(void)
+{
+    enum { DEPTH = 16, PAIRS = 8 };
+    static probe_ev ev[PROBE_RING_MIN];
+    tree_opts o = {.cal = {.ns_per_tick = 1.0}};
+    probe_thread *t = me();
+    probe_ev earlier[2];
+    uint64_t consumed, n, i;
+    int k, c = 0, exc = 0;
+    mct_err err;
+    tree *tr;
+
+    pending(t, ev, PROBE_RING_MIN);
+    probe_session_begin(1, DEPTH);
+    probe_receivers_begin(env, NAMED);
+    probe_receiver_add(env, fake_class, NAMED);
+    /* A call the worker has not read yet. */
+    p_root_enter(env, fake_class, ROOT);
+    p_root_exit(env, fake_class, ROOT);
+    consumed = atomic_load(&t->consumed);
+    CHECK_INT(atomic_load(&t->published) - consumed, 2);
+    earlier[0] = *probe_event(t, consumed);
+    earlier[1] = *probe_event(t, consumed + 1);
+
+    for (k = 0; k < PAIRS; k++) {
+        p_root_enter_on(env, fake_class, fake_class, ROOT);
+        p_root_enter(env, fake_class, OWN_ROOT);
+    }
+    CHECK_INT(t->max_depth, DEPTH + 1);
+    /* Every level down to the limit recorded, then overflow there. */
+    while (t->depth < t->max_depth - 1) {
+        p_enter(env, fake_class, C);
+        c++;
+    }
+    for (i = 0; i < PROBE_RING_MIN; i++) {
+        p_enter(env, fake_class, A);
+        p_exit(env, fake_class, A);
+    }
+    CHECK(t->full_depth >= 0);
+    while (c-- > 0)
+        p_exit(env, fake_class, C);
+    for (k = 0; k < PAIRS; k++) {
+        p_root_exit(env, fake_class, OWN_ROOT);
+        if (k < PAIRS - 1)
+            p_root_exit_on(env, fake_class, ROOT);
+    }
+    p_root_fail_on(env, fake_class, fake_exc, ROOT);
+    CHECK_INT(t->depth, 0);
+    CHECK(t->w - consumed <= t->mask + 1);
+    CHECK(memcmp(probe_event(t, consumed), &earlier[0], sizeof earlier[0]) == 0);
+    CHECK(memcmp(probe_event(t, consumed + 1), &earlier[1], sizeof earlier[1]) == 0);
+    atomic_store(&t->consumed, consumed + 2);
+    n = pending(t, ev, PROBE_RING_MIN);
+    CHECK_INT(PROBE_KIND(ev[0].kind), PROBE_ROOT_ENTER);
+    CHECK_INT(PROBE_LEN(ev[0].kind), n);
+    CHECK_INT(PROBE_KIND(ev[n - 1].kind), PROBE_ROOT_FAIL);
+    for (i = 0; i < n; i++)
+        if (PROBE_KIND(ev[i].kind) == PROBE_EXCEPTION) {
+            exc++;
+            CHECK(ev[i].t == (uint64_t)(uintptr_t)fake_exc_class);
+        }
+    CHECK_INT(exc, 1);
+    global_refs--; /* the worker frees the exception's class */
+    tr = tree_build(ev, n, &o, &err);
+    CHECK(tr != NULL);
+    tree_free(tr);
+    probe_session_end(env);
     probe_session_begin(1, 3);
 }
 
@@ -802,6 +1036,50 @@ static void test_slots_full(void)
     pthread_barrier_destroy(&may_leave);
 }
 
+/* A call of an inherited entry method without a slot ("all": the slots are
+ * taken) outlives its session: "all" stays set until it ends, so that its
+ * exit, which stays in Java for a thread outside a traced call, still goes
+ * native and the call completes; the worker then clears it. */
+static void test_all_outlives_session(void)
+{
+    pthread_t th[SLOTS];
+    probe_thread *t;
+    probe_ev ev[4];
+    int k;
+
+    CHECK(!all_value);
+    pthread_barrier_init(&in_call, NULL, SLOTS + 1);
+    pthread_barrier_init(&may_leave, NULL, SLOTS + 1);
+    for (k = 0; k < SLOTS; k++)
+        CHECK(pthread_create(&th[k], NULL, slot_holder, &holder_objects[k]) == 0);
+    pthread_barrier_wait(&in_call);
+    probe_receivers_begin(env, NAMED);
+    probe_receiver_add(env, fake_class, NAMED);
+    p_root_enter_on(env, fake_class, fake_class, ROOT);
+    CHECK(all_value);
+    CHECK_INT(java_slot(), -1);
+    pthread_barrier_wait(&may_leave);
+    for (k = 0; k < SLOTS; k++)
+        pthread_join(th[k], NULL);
+    while ((t = written_state()) != NULL)
+        pending(t, ev, 4);
+    probe_session_end(env);
+    CHECK(all_value);                 /* the call still needs it */
+    CHECK_INT(probe_release_all(env), 0);
+    p_enter(env, fake_class, A);
+    p_exit(env, fake_class, A);
+    p_root_exit_on(env, fake_class, ROOT);
+    CHECK_INT(me()->depth, 0);        /* the exit went native */
+    CHECK_INT(atomic_load(&me()->in_call), 0);
+    CHECK_INT(pending(me(), ev, 4), 4);
+    CHECK_INT(PROBE_SESSION(ev[3].kind), 1);
+    CHECK_INT(probe_release_all(env), 1);
+    CHECK(!all_value);
+    probe_session_begin(1, 3);
+    pthread_barrier_destroy(&in_call);
+    pthread_barrier_destroy(&may_leave);
+}
+
 int main(void)
 {
     mct_err err;
@@ -823,9 +1101,12 @@ int main(void)
     test_nesting_and_missed_exit();
     test_exception();
     test_receiver();
+    test_receiver_copies();
     test_overflow();
+    test_nested_pairs_overflow();
     test_virtual_thread();
     test_slots_full();
+    test_all_outlives_session();
     test_drop_and_grow();
     test_thread_reuse();
     test_shrink();

@@ -1,5 +1,7 @@
 package mcalltree.agent;
 
+import java.lang.ref.WeakReference;
+
 /**
  * The probes that instrumented code calls. The agent defines this class in
  * the boot loader (from bytes compiled at build time) and binds its natives.
@@ -21,9 +23,14 @@ package mcalltree.agent;
  *
  * An entry method the named class inherits runs for other classes too: it
  * calls rootEnterOn with its receiver, and only a call on an instance of
- * the named class (receiver, set by the agent for the session) is an entry
+ * the named class (any loader's copy of it: receivers, set by the agent
+ * for the session, which adds the copies that load meanwhile) is an entry
  * call. A call on another class is what a call of an ordinary instrumented
- * method would be: nothing outside a traced call, a node inside one.
+ * method would be: nothing outside a traced call, a node inside one. Its
+ * exit probes, rootExitOn and rootFailOn, go native only for a thread
+ * inside a traced call, as exit and fail do: a thread in a traced call
+ * always sees its slot, or "all", which the agent clears only while no
+ * call without a slot runs.
  */
 public final class Probe {
     private Probe() {
@@ -31,8 +38,12 @@ public final class Probe {
 
     static Thread t0, t1, t2, t3, t4, t5, t6, t7;
     static boolean all;
-    /** The named class of the session (its own Class object: any loader's). */
-    static volatile Class<?> receiver;
+    /**
+     * The named class of the session: each loader's copy (its own Class
+     * objects), held weakly so that a loader can still be unloaded; null:
+     * none. The agent replaces the array, never changes one.
+     */
+    static volatile WeakReference<?>[] receivers;
 
     /** The slot of the current thread, or -1. */
     private static int slot() {
@@ -86,9 +97,22 @@ public final class Probe {
         rootEnter0(Thread.currentThread(), slot(), id);
     }
 
+    /** Whether self is an instance of a copy of the named class. */
+    private static boolean named(Object self) {
+        WeakReference<?>[] r = receivers;
+        if (r != null) {
+            for (WeakReference<?> w : r) {
+                Object c = w.get();
+                if (c != null && ((Class<?>) c).isInstance(self)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     public static void rootEnterOn(Object self, int id) {
-        Class<?> r = receiver;
-        if (r != null && r.isInstance(self)) {
+        if (named(self)) {
             rootEnterOn0(Thread.currentThread(), slot(), id);
             return;
         }
@@ -104,6 +128,20 @@ public final class Probe {
 
     public static void rootFail(Throwable t, int id) {
         rootFail0(t, slot(), id);
+    }
+
+    public static void rootExitOn(int id) {
+        int k = slot();
+        if (k >= 0 || all) {
+            rootExit0(k, id);
+        }
+    }
+
+    public static void rootFailOn(Throwable t, int id) {
+        int k = slot();
+        if (k >= 0 || all) {
+            rootFail0(t, k, id);
+        }
     }
 
     private static native void rootEnter0(Thread current, int slot, int id);

@@ -11,8 +11,10 @@ import java.nio.file.StandardCopyOption;
  * Usage: tgt.Main SCENARIO [ARG]; "many N" (default 10000), "deep N"
  * (default 200) and "wide N" (default 16383) take a number, "late" and
  * "exit" a flag file; "hot T N" calls Hot.run(N) back to back on T threads
- * (default 8 and 10); "inherit" takes a directory (it calls only when told,
- * see inherit), and so does "unload" (see Unload).
+ * (default 8 and 10); "inherit" and "subs" take a directory (they call only
+ * when told, see inherit and subs), and so does "unload" (see Unload);
+ * "reload DIR [T]" loads plug.Impl anew on T threads (default 2) back to
+ * back (see reload).
  */
 public final class Main {
     private Main() {
@@ -45,6 +47,12 @@ public final class Main {
                 return;
             case "unload":
                 Unload.run(Path.of(arg));
+                return;
+            case "subs":
+                subs(Path.of(arg));
+                return;
+            case "reload":
+                reload(Path.of(arg), args.length > 2 ? Integer.parseInt(args[2]) : 2);
                 return;
             case "exit":
                 System.out.println("READY");
@@ -87,6 +95,57 @@ public final class Main {
                 }
                 Files.writeString(dir.resolve("done.tmp"), n + "\n");
                 Files.move(dir.resolve("done.tmp"), dir.resolve("done"), StandardCopyOption.ATOMIC_MOVE);
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    /**
+     * Subs.round() as often as asked, as inherit does (DIR/go, DIR/done);
+     * DIR/load makes one more loader define plug.Sub, then DIR/loaded
+     * exists.
+     */
+    private static void subs(Path dir) throws Exception {
+        Path go = dir.resolve("go");
+        Path load = dir.resolve("load");
+        Subs.loadCopy();
+        Subs.loadCopy();
+        sink += Subs.round();
+        System.out.println("READY");
+        for (;;) {
+            if (Files.exists(load)) {
+                Files.delete(load);
+                Subs.loadCopy();
+                Files.writeString(dir.resolve("loaded"), "1\n");
+            }
+            if (Files.exists(go)) {
+                int n = Integer.parseInt(Files.readString(go).trim());
+                Files.delete(go);
+                for (int i = 0; i < n; i++) {
+                    sink += Subs.round();
+                }
+                Files.writeString(dir.resolve("done.tmp"), n + "\n");
+                Files.move(dir.resolve("done.tmp"), dir.resolve("done"), StandardCopyOption.ATOMIC_MOVE);
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    /**
+     * Reload's threads; Reload.keep follows whether DIR/keep exists. The
+     * copies no thread keeps are unloaded every 2 s (System.gc), so that a
+     * session's snapshot holds a bounded number of them.
+     */
+    private static void reload(Path dir, int threads) throws Exception {
+        Path keep = dir.resolve("keep");
+        long gcAt = System.nanoTime();
+        Reload.start(threads);
+        System.out.println("READY");
+        for (;;) {
+            Reload.keep = Files.exists(keep);
+            if (!Reload.keep && System.nanoTime() - gcAt > 2_000_000_000L) {
+                System.gc();
+                gcAt = System.nanoTime();
             }
             Thread.sleep(5);
         }
