@@ -2,14 +2,12 @@
 #include "session.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,7 +19,6 @@
 #include "instrument.h"
 #include "methods.h"
 #include "mutf8.h"
-#include "mtime.h"
 #include "planner.h"
 #include "probe.h"
 #include "proto.h"
@@ -148,70 +145,6 @@ static void end_session(struct session *s, const char *reason)
     __atomic_store_n(&s->closing, 1, __ATOMIC_RELEASE);
 }
 
-/* Writes msg as one frame to fd, never blocked for long: gives up once the
- * peer has accepted no byte for stall_ms, or, when total_ms > 0, after
- * total_ms in all (the frame is then cut short). 0 or -1 with err set. */
-static int write_frame(int fd, const json_t *msg, long long stall_ms, long long total_ms, mct_err *err)
-{
-    unsigned char hdr[PROTO_HEADER_LEN];
-    char *json = json_dumps(msg, JSON_COMPACT);
-    struct iovec iov[2], *v = iov;
-    struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 2};
-    long long now = mct_now_ms(), stall_at = now + stall_ms;
-    long long end_at = total_ms > 0 ? now + total_ms : LLONG_MAX;
-    size_t len;
-    int rc = 0;
-
-    if (json == NULL)
-        return mct_err_set(err, MCT_E_NOMEM, "cannot render a message");
-    len = strlen(json);
-    if (len > PROTO_MAX_REPLY) {
-        free(json);
-        return mct_err_set(err, MCT_E_TOOBIG, "a message of %zu bytes exceeds the %zu-byte cap of a reply",
-                           len, PROTO_MAX_REPLY);
-    }
-    proto_header_encode(hdr, (uint32_t)len);
-    iov[0] = (struct iovec){.iov_base = hdr, .iov_len = sizeof hdr};
-    iov[1] = (struct iovec){.iov_base = json, .iov_len = len};
-    while (mh.msg_iovlen > 0) {
-        struct pollfd pfd = {.fd = fd, .events = POLLOUT};
-        ssize_t w = sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
-
-        if (w > 0) {
-            while (mh.msg_iovlen > 0 && (size_t)w >= v->iov_len) {
-                w -= (ssize_t)v->iov_len;
-                v++;
-                mh.msg_iovlen--;
-            }
-            if (mh.msg_iovlen > 0) {
-                v->iov_base = (char *)v->iov_base + w;
-                v->iov_len -= (size_t)w;
-            }
-            mh.msg_iov = v;
-            stall_at = mct_now_ms() + stall_ms;
-            continue;
-        }
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-            rc = mct_err_set(err, MCT_E_IO, "write: %s", strerror(errno));
-            break;
-        }
-        now = mct_now_ms();
-        if (now >= stall_at || now >= end_at) {
-            rc = mct_err_set(err, MCT_E_IO, "the client took %s for %lld ms", now >= stall_at ? "no byte" : "not all",
-                             now >= stall_at ? stall_ms : total_ms);
-            break;
-        }
-        if (poll(&pfd, 1, (int)((stall_at < end_at ? stall_at : end_at) - now)) < 0 && errno != EINTR) {
-            rc = mct_err_set(err, MCT_E_IO, "poll: %s", strerror(errno));
-            break;
-        }
-    }
-    free(json);
-    return rc;
-}
-
 /* Sends msg (stolen), within total_ms when > 0; on failure the session
  * ends: the client is gone, or accepted no byte for PROTO_STALL_S. What
  * follows a failed write would not be a frame: nothing more is sent. */
@@ -224,7 +157,7 @@ static int send_within(struct session *s, json_t *msg, long long total_ms)
         return -1;
     pthread_mutex_lock(&s->wlock);
     if (s->fd >= 0 && !s->broken) {
-        rc = write_frame(s->fd, msg, PROTO_STALL_S * 1000LL, total_ms, &err);
+        rc = proto_write_within(s->fd, msg, PROTO_STALL_S * 1000LL, total_ms, &err);
         if (rc < 0) {
             s->broken = 1;
             vm_debug("session of client pid %lld: %s; the session ends", s->client_pid, err.msg);
@@ -1656,7 +1589,7 @@ void session_vm_death(void)
         s->death_told = 1;
         pthread_mutex_lock(&s->wlock);
         if (end != NULL && s->fd >= 0 && !s->broken)
-            write_frame(s->fd, end, END_SEND_MS, END_SEND_MS, &err);
+            proto_write_within(s->fd, end, END_SEND_MS, END_SEND_MS, &err);
         pthread_mutex_unlock(&s->wlock);
         json_decref(end);
     }

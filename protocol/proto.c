@@ -716,18 +716,24 @@ json_t *proto_decode(const void *frame, size_t n, enum proto_dir dir, mct_err *e
 /* ---- I/O ---------------------------------------------------------------- */
 
 /* Writes all of iov[0..n), advancing it; sendmsg with MSG_NOSIGNAL on
- * sockets, writev on anything else. */
-static int write_iov(int fd, struct iovec *iov, int n, mct_err *e)
+ * sockets, writev on anything else. stall_ms < 0: blocking writes (a socket's
+ * SO_SNDTIMEO applies). Else a socket is written without blocking: the peer
+ * must take a byte at least every stall_ms, and all within total_ms when
+ * total_ms > 0. */
+static int write_iov(int fd, struct iovec *iov, int n, long long stall_ms, long long total_ms, mct_err *e)
 {
+    long long now = mct_now_ms(), stall_at = now + stall_ms;
+    long long end_at = total_ms > 0 ? now + total_ms : LLONG_MAX;
     int sock = 1;
 
     while (n > 0) {
+        struct pollfd pfd = { .fd = fd, .events = POLLOUT };
         ssize_t w;
 
         if (sock) {
             struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
 
-            w = sendmsg(fd, &mh, MSG_NOSIGNAL);
+            w = sendmsg(fd, &mh, MSG_NOSIGNAL | (stall_ms >= 0 ? MSG_DONTWAIT : 0));
             if (w < 0 && errno == ENOTSOCK) {
                 sock = 0;
                 continue;
@@ -738,9 +744,17 @@ static int write_iov(int fd, struct iovec *iov, int n, mct_err *e)
         if (w < 0) {
             if (errno == EINTR)
                 continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK)
+            if ((errno == EAGAIN || errno == EWOULDBLOCK) && stall_ms < 0)
                 return mct_err_set(e, MCT_E_IO, "write timed out: the peer is not reading");
-            return mct_err_set(e, MCT_E_IO, "write: %s", strerror(errno));
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                return mct_err_set(e, MCT_E_IO, "write: %s", strerror(errno));
+            now = mct_now_ms();
+            if (now >= stall_at || now >= end_at)
+                return mct_err_set(e, MCT_E_IO, "the peer took %s for %lld ms",
+                                   now >= stall_at ? "no byte" : "not all", now >= stall_at ? stall_ms : total_ms);
+            if (poll(&pfd, 1, (int)((stall_at < end_at ? stall_at : end_at) - now)) < 0 && errno != EINTR)
+                return mct_err_set(e, MCT_E_IO, "poll: %s", strerror(errno));
+            continue;
         }
         while (n > 0 && (size_t)w >= iov->iov_len) {
             w -= (ssize_t)iov->iov_len;
@@ -751,11 +765,14 @@ static int write_iov(int fd, struct iovec *iov, int n, mct_err *e)
             iov->iov_base = (char *)iov->iov_base + w;
             iov->iov_len -= (size_t)w;
         }
+        stall_at = mct_now_ms() + stall_ms;
     }
     return 0;
 }
 
-int proto_write_payload(int fd, const char *json, size_t len, mct_err *e)
+/* One frame of len bytes of json, written as write_iov says. */
+static int write_frame(int fd, const char *json, size_t len, long long stall_ms, long long total_ms,
+                       mct_err *e)
 {
     unsigned char hdr[PROTO_HEADER_LEN];
     struct iovec iov[2];
@@ -768,10 +785,15 @@ int proto_write_payload(int fd, const char *json, size_t len, mct_err *e)
     iov[0].iov_len = sizeof hdr;
     iov[1].iov_base = (void *)json;
     iov[1].iov_len = len;
-    return write_iov(fd, iov, 2, e);
+    return write_iov(fd, iov, 2, stall_ms, total_ms, e);
 }
 
-int proto_write(int fd, const json_t *msg, mct_err *e)
+int proto_write_payload(int fd, const char *json, size_t len, mct_err *e)
+{
+    return write_frame(fd, json, len, -1, 0, e);
+}
+
+int proto_write_within(int fd, const json_t *msg, long long stall_ms, long long total_ms, mct_err *e)
 {
     char *s;
     int rc;
@@ -779,9 +801,14 @@ int proto_write(int fd, const json_t *msg, mct_err *e)
     s = json_dumps(msg, JSON_COMPACT);
     if (s == NULL)
         return mct_err_set(e, MCT_E_NOMEM, "cannot render a message");
-    rc = proto_write_payload(fd, s, strlen(s), e);
+    rc = write_frame(fd, s, strlen(s), stall_ms, total_ms, e);
     free(s);
     return rc;
+}
+
+int proto_write(int fd, const json_t *msg, mct_err *e)
+{
+    return proto_write_within(fd, msg, -1, 0, e);
 }
 
 /* How long a cancellable read polls before it asks again. */

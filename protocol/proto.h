@@ -100,6 +100,11 @@ const char *proto_type(const json_t *msg);
  * SIGPIPE. */
 int proto_write(int fd, const json_t *msg, mct_err *e);
 
+/* proto_write without blocking on a socket: the peer must take a byte at
+ * least every stall_ms (>= 0), and the whole frame within total_ms when
+ * total_ms > 0; else -1 with e set (MCT_E_IO). */
+int proto_write_within(int fd, const json_t *msg, long long stall_ms, long long total_ms, mct_err *e);
+
 /* Writes an already rendered JSON payload of len bytes as one frame; the
  * caller guarantees it is a valid message. 0 or -1 with e set. */
 int proto_write_payload(int fd, const char *json, size_t len, mct_err *e);
