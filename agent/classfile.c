@@ -1,25 +1,21 @@
 /* classfile.c — see classfile.h. */
 #include "classfile.h"
 
-#include <stdalign.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
+#include "kit.h"
 
 /* Everything a view owns lives in one arena, freed at once. */
-struct chunk {
-    struct chunk *next;
-    size_t used, cap;
-    alignas(max_align_t) unsigned char mem[];
-};
-
 struct view {
     cf_class pub;          /* first: cf_free casts back */
-    struct chunk *chunks;
+    kit_arena arena;       /* chunks of VIEW_CHUNK: a class has many small parts */
 };
+
+#define VIEW_CHUNK 16384
 
 /* The cursor of the parser over the caller's bytes. */
 struct reader {
@@ -30,31 +26,9 @@ struct reader {
     mct_err *err;
 };
 
-static void *arena_alloc(struct view *v, size_t n)
-{
-    struct chunk *c = v->chunks;
-    size_t need = (n + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
-
-    if (need == 0)
-        need = alignof(max_align_t);
-    if (c == NULL || c->cap - c->used < need) {
-        size_t cap = need > 16384 ? need : 16384;
-
-        c = malloc(sizeof *c + cap);
-        if (c == NULL)
-            return NULL;
-        c->next = v->chunks;
-        c->used = 0;
-        c->cap = cap;
-        v->chunks = c;
-    }
-    c->used += need;
-    return c->mem + c->used - need;
-}
-
 static void *r_alloc(struct reader *r, size_t n)
 {
-    void *p = arena_alloc(r->v, n);
+    void *p = kit_arena_alloc(&r->v->arena, n);
 
     if (p == NULL)
         mct_err_set(r->err, MCT_E_NOMEM, "out of memory parsing a class file of %zu bytes", r->len);
@@ -634,6 +608,7 @@ cf_class *cf_parse(const uint8_t *data, size_t len, mct_err *err)
         mct_err_set(err, MCT_E_NOMEM, "out of memory parsing a class file");
         return NULL;
     }
+    kit_arena_init(&v->arena, VIEW_CHUNK);
     c = &v->pub;
     c->data = data;
     c->len = len;
@@ -664,14 +639,10 @@ fail:
 void cf_free(cf_class *c)
 {
     struct view *v = (struct view *)c;
-    struct chunk *ch, *next;
 
     if (v == NULL)
         return;
-    for (ch = v->chunks; ch != NULL; ch = next) {
-        next = ch->next;
-        free(ch);
-    }
+    kit_arena_free(&v->arena);
     free(v);
 }
 

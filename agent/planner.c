@@ -66,7 +66,6 @@
 #include "planner.h"
 
 #include <pthread.h>
-#include <stdalign.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +75,7 @@
 #include "bytecode.h"
 #include "classfile.h"
 #include "clock.h"
+#include "kit.h"
 #include "match.h"
 #include "mutf8.h"
 
@@ -133,55 +133,7 @@ static const char TRACER_PREFIX[] = "mcalltree/";
  * between two looks at the bounds. */
 #define PREFETCH_CHUNK 512
 
-/* --- arena and growable vectors ------------------------------------------------ */
-
-struct chunk {
-    struct chunk *next;
-    size_t used, cap;
-    alignas(max_align_t) unsigned char mem[];
-};
-
-static void *arena_alloc(struct chunk **a, size_t n)
-{
-    struct chunk *c = *a;
-    size_t need = (n + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
-
-    if (need == 0)
-        need = alignof(max_align_t);
-    if (c == NULL || c->cap - c->used < need) {
-        size_t cap = need > 32768 ? need : 32768;
-
-        c = malloc(sizeof *c + cap);
-        if (c == NULL)
-            return NULL;
-        c->next = *a;
-        c->used = 0;
-        c->cap = cap;
-        *a = c;
-    }
-    c->used += need;
-    return c->mem + c->used - need;
-}
-
-static char *arena_strdup(struct chunk **a, const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = arena_alloc(a, n);
-
-    if (d != NULL)
-        memcpy(d, s, n);
-    return d;
-}
-
-static void arena_free(struct chunk *a)
-{
-    while (a != NULL) {
-        struct chunk *next = a->next;
-
-        free(a);
-        a = next;
-    }
-}
+/* --- growable vectors ------------------------------------------------------------ */
 
 struct vec {
     void **v;
@@ -235,19 +187,13 @@ struct vres {
     struct sel *impls;
 };
 
-/* One slot of a hash table: keys are byte strings copied into an arena,
- * values live in the arena too so that a value's address survives the
- * table's growth. */
-struct slot {
-    uint64_t hash;
-    const unsigned char *key;   /* NULL: empty */
+/* An entry of a keyed table (a kit_table of these): the key, byte strings
+ * copied into an arena, and the value, in the arena too so that its address
+ * survives the table's growth. */
+struct mrec {
+    void *val;
     size_t klen;
-    void **val;
-};
-
-struct map {
-    struct slot *slots;
-    size_t nslots, used;
+    unsigned char key[];
 };
 
 /* A watched call site of an owner (see the top of the file). */
@@ -271,23 +217,6 @@ struct olink {
     struct olink *next;
 };
 
-/* The subtype table: name hash (never 0) -> owners. */
-struct kslot {
-    uint64_t h;
-    struct olink *links;
-};
-
-struct kmap {
-    struct kslot *s;
-    size_t n, used;
-};
-
-/* An entry in the plan's index: hash of its names, index + 1 (0: empty). */
-struct islot {
-    uint64_t h;
-    size_t i;
-};
-
 /* A seed waiting for its class. */
 struct deferred {
     char *class_name, *name, *desc;
@@ -309,17 +238,17 @@ struct plan {
     size_t n;                   /* published with release (plan_count) */
     size_t max;
     int capped;
-    struct chunk *arena;        /* entry strings and what plan_extend needs */
+    kit_arena arena;            /* entry strings and what plan_extend needs */
     /* the request */
     int depth, include_jdk;
     match_re *re;               /* NULL: every class matches */
     /* what later classes need; under lock */
     pthread_mutex_t lock;
-    struct map names;           /* 'O' owner -> struct owner *;
+    kit_table names;            /* struct mrec: 'O' owner -> struct owner *;
                                    'W' owner, name, desc -> struct site * */
-    struct islot *index;        /* the entries by class, name and descriptor */
-    size_t nindex;
-    struct kmap known;          /* subtypes: name hash -> struct olink * */
+    kit_table index;            /* entry index + 1 by entry_hash of its names */
+    kit_table known;            /* subtypes: name hash -> struct olink ** (the
+                                   list head, in the arena) */
     struct owner *object;       /* the owner record of java/lang/Object */
     unsigned stamp;
     size_t cls_from;            /* entries before it have cls NULL */
@@ -345,8 +274,8 @@ struct ctx {
     size_t ncap;
     struct vec added;           /* plan_extend: the indexes it appended */
     struct vec todo;            /* plan_extend: its queue (seeds and appended) */
-    struct map map;
-    struct chunk *arena;
+    kit_table map;              /* struct mrec, keys as below */
+    kit_arena arena;
     mct_buf key;
     unsigned stamp;
     struct cls *object;         /* java/lang/Object, when loaded */
@@ -485,87 +414,35 @@ static void key_str(mct_buf *k, const char *s)
     buf_bytes(k, s, strlen(s) + 1);
 }
 
-static uint64_t hash_bytes(const unsigned char *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    size_t i;
-
-    for (i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ULL;
-    }
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9ULL;
-    return h ^ (h >> 32);
-}
-
-static int map_grow(struct map *m)
-{
-    size_t cap = m->nslots ? m->nslots * 2 : 64, i;
-    struct slot *s = calloc(cap, sizeof *s);
-
-    if (s == NULL)
-        return -1;
-    for (i = 0; i < m->nslots; i++) {
-        struct slot *o = &m->slots[i];
-        size_t j;
-
-        if (o->key == NULL)
-            continue;
-        for (j = o->hash & (cap - 1); s[j].key != NULL; j = (j + 1) & (cap - 1))
-            ;
-        s[j] = *o;
-    }
-    free(m->slots);
-    m->slots = s;
-    m->nslots = cap;
-    return 0;
-}
-
 /* The value of key k (stays at this address while the arena lives): NULL
  * if absent and !create; created as NULL if absent and create. NULL with
  * *nomem set when out of memory (a key the buffer failed to build too). */
-static void **map_get(struct map *m, struct chunk **arena, const mct_buf *key, int create, int *nomem)
+static void **map_get(kit_table *m, kit_arena *arena, const mct_buf *key, int create, int *nomem)
 {
     const unsigned char *k = key->data;
-    size_t n = key->len, j;
+    size_t n = key->len;
     uint64_t h;
-    unsigned char *copy;
-    void **val;
+    struct mrec *r;
+    kit_cursor cur;
 
     if (buf_failed(key)) {
         *nomem = 1;
         return NULL;
     }
-    h = hash_bytes(k, n);
-    if (m->nslots != 0) {
-        for (j = h & (m->nslots - 1); m->slots[j].key != NULL; j = (j + 1) & (m->nslots - 1)) {
-            struct slot *s = &m->slots[j];
-
-            if (s->hash == h && s->klen == n && memcmp(s->key, k, n) == 0)
-                return s->val;
-        }
-    }
+    h = kit_hash(k, n, 0);
+    for (r = (struct mrec *)kit_table_first(m, h, &cur); r != NULL; r = (struct mrec *)kit_table_next(m, &cur))
+        if (r->klen == n && memcmp(r->key, k, n) == 0)
+            return &r->val;
     if (!create)
         return NULL;
-    if ((m->used + 1) * 2 > m->nslots && map_grow(m) < 0) {
+    if ((r = kit_arena_alloc(arena, sizeof *r + n)) == NULL || kit_table_add(m, h, (uintptr_t)r) < 0) {
         *nomem = 1;
         return NULL;
     }
-    if ((copy = arena_alloc(arena, n)) == NULL || (val = arena_alloc(arena, sizeof *val)) == NULL) {
-        *nomem = 1;
-        return NULL;
-    }
-    memcpy(copy, k, n);
-    *val = NULL;
-    for (j = h & (m->nslots - 1); m->slots[j].key != NULL; j = (j + 1) & (m->nslots - 1))
-        ;
-    m->slots[j].hash = h;
-    m->slots[j].key = copy;
-    m->slots[j].klen = n;
-    m->slots[j].val = val;
-    m->used++;
-    return val;
+    r->val = NULL;
+    r->klen = n;
+    memcpy(r->key, k, n);
+    return &r->val;
 }
 
 /* The planning state's table, key in x->key; NULL with x->failed on OOM. */
@@ -590,67 +467,29 @@ static void **pmap_slot(struct ctx *x, int create)
     return v;
 }
 
-/* A hash of a string, 8 bytes at a time, seeded with h; never 0. */
-static uint64_t str_hash(const char *str, uint64_t h)
-{
-    size_t n = strlen(str);
-    uint64_t w;
-
-    for (; n >= 8; n -= 8, str += 8) {
-        memcpy(&w, str, 8);
-        h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
-        h ^= h >> 29;
-    }
-    w = 0;
-    memcpy(&w, str, n);
-    h = (h ^ w ^ ((uint64_t)n << 56)) * 0xbf58476d1ce4e5b9ULL;
-    h ^= h >> 31;
-    return h ? h : 1;
-}
-
+/* The hash that stands for a class name in the subtype table; never 0. */
 static uint64_t name_hash(const char *name)
 {
-    return str_hash(name, 0x243f6a8885a308d3ULL);
+    return kit_hash_str(name, 0x243f6a8885a308d3ULL);
 }
 
 /* The owners of the class whose name hashes to h: NULL if absent and
  * !create; else the list head (NULL when empty), or NULL on OOM with
  * *nomem set. */
-static struct olink **kmap_get(struct kmap *m, uint64_t h, int create, int *nomem)
+static struct olink **kmap_get(plan *p, uint64_t h, int create, int *nomem)
 {
-    size_t j;
+    kit_cursor cur;
+    struct olink **head = (struct olink **)kit_table_first(&p->known, h, &cur);
 
-    if (m->n != 0)
-        for (j = h & (m->n - 1); m->s[j].h != 0; j = (j + 1) & (m->n - 1))
-            if (m->s[j].h == h)
-                return &m->s[j].links;
-    if (!create)
+    if (head != NULL || !create)
+        return head;
+    if ((head = kit_arena_alloc(&p->arena, sizeof *head)) == NULL ||
+        kit_table_add(&p->known, h, (uintptr_t)head) < 0) {
+        *nomem = 1;
         return NULL;
-    if ((m->used + 1) * 2 > m->n) {
-        size_t cap = m->n ? m->n * 2 : 64, i;
-        struct kslot *s = calloc(cap, sizeof *s);
-
-        if (s == NULL) {
-            *nomem = 1;
-            return NULL;
-        }
-        for (i = 0; i < m->n; i++) {
-            if (m->s[i].h == 0)
-                continue;
-            for (j = m->s[i].h & (cap - 1); s[j].h != 0; j = (j + 1) & (cap - 1))
-                ;
-            s[j] = m->s[i];
-        }
-        free(m->s);
-        m->s = s;
-        m->n = cap;
     }
-    for (j = h & (m->n - 1); m->s[j].h != 0; j = (j + 1) & (m->n - 1))
-        ;
-    m->s[j].h = h;
-    m->s[j].links = NULL;
-    m->used++;
-    return &m->s[j].links;
+    *head = NULL;
+    return head;
 }
 
 /* Records the class whose name hashes to h as a subtype of o (unless it is
@@ -658,14 +497,14 @@ static struct olink **kmap_get(struct kmap *m, uint64_t h, int create, int *nome
 static int link_add(plan *p, uint64_t h, struct owner *o, int dedupe)
 {
     int nomem = 0;
-    struct olink **head = kmap_get(&p->known, h, 1, &nomem), *l;
+    struct olink **head = kmap_get(p, h, 1, &nomem), *l;
 
     if (head == NULL)
         return -1;
     for (l = dedupe ? *head : NULL; l != NULL; l = l->next)
         if (l->o == o)
             return 0;
-    if ((l = arena_alloc(&p->arena, sizeof *l)) == NULL)
+    if ((l = kit_arena_alloc(&p->arena, sizeof *l)) == NULL)
         return -1;
     l->o = o;
     l->next = *head;
@@ -724,7 +563,7 @@ static struct cls *getcls(struct ctx *x, hier_class *h)
         return NULL;
     if (*v != NULL)
         return *v;
-    if ((c = arena_alloc(&x->arena, sizeof *c)) == NULL) {
+    if ((c = kit_arena_alloc(&x->arena, sizeof *c)) == NULL) {
         oom(x);
         return NULL;
     }
@@ -752,7 +591,7 @@ static struct cls **cls_ifaces(struct ctx *x, struct cls *c, size_t *n)
         hier_class *const *hs;
         size_t k = x->ops->interfaces(x->hc, c->h, &hs), i;
 
-        if (k != 0 && (c->ifaces = arena_alloc(&x->arena, k * sizeof *c->ifaces)) == NULL) {
+        if (k != 0 && (c->ifaces = kit_arena_alloc(&x->arena, k * sizeof *c->ifaces)) == NULL) {
             oom(x);
             k = 0;
         }
@@ -876,7 +715,7 @@ static struct sel *new_sel(struct ctx *x, struct cls *c, const hier_method *m)
 
     if (m == NULL)
         return &no_sel;
-    if ((s = arena_alloc(&x->arena, sizeof *s)) == NULL) {
+    if ((s = kit_arena_alloc(&x->arena, sizeof *s)) == NULL) {
         oom(x);
         return &no_sel;
     }
@@ -1131,7 +970,7 @@ static struct owner *owner_of(plan *p, mct_buf *key, const char *name, int *nome
         return NULL;
     if (*v != NULL)
         return *v;
-    if ((o = arena_alloc(&p->arena, sizeof *o)) == NULL) {
+    if ((o = kit_arena_alloc(&p->arena, sizeof *o)) == NULL) {
         *nomem = 1;
         return NULL;
     }
@@ -1176,9 +1015,9 @@ static struct owner *watch(struct ctx *x, const char *owner, struct cls *c, cons
         s->root |= root;
         return o;
     }
-    if ((s = arena_alloc(&p->arena, sizeof *s)) == NULL ||
-        (s->name = arena_strdup(&p->arena, name)) == NULL ||
-        (s->desc = arena_strdup(&p->arena, desc)) == NULL) {
+    if ((s = kit_arena_alloc(&p->arena, sizeof *s)) == NULL ||
+        (s->name = kit_arena_strdup(&p->arena, name)) == NULL ||
+        (s->desc = kit_arena_strdup(&p->arena, desc)) == NULL) {
         oom(x);
         return NULL;
     }
@@ -1254,14 +1093,14 @@ static struct vres *overriders(struct ctx *x, struct cls *owner, struct sel r, c
     if (!owner->have_rel) {
         concrete_subtypes(x, owner, 1, walk_all(x, o));
         record_subtypes(x, o);
-        if (x->walk.n != 0 && (owner->rel = arena_alloc(&x->arena, x->walk.n * sizeof *owner->rel)) == NULL)
+        if (x->walk.n != 0 && (owner->rel = kit_arena_alloc(&x->arena, x->walk.n * sizeof *owner->rel)) == NULL)
             oom(x);
         else if (x->walk.n != 0)
             memcpy(owner->rel, x->walk.v, x->walk.n * sizeof *owner->rel);
         owner->nrel = owner->rel ? x->walk.n : 0;
         owner->have_rel = 1;
     }
-    if ((vr = arena_alloc(&x->arena, sizeof *vr)) == NULL) {
+    if ((vr = kit_arena_alloc(&x->arena, sizeof *vr)) == NULL) {
         oom(x);
         return &empty;
     }
@@ -1286,7 +1125,7 @@ static struct vres *overriders(struct ctx *x, struct cls *owner, struct sel r, c
                 oom(x);
         }
         if (found.n != 0 && !x->failed) {
-            if ((vr->impls = arena_alloc(&x->arena, found.n / 2 * sizeof *vr->impls)) == NULL) {
+            if ((vr->impls = kit_arena_alloc(&x->arena, found.n / 2 * sizeof *vr->impls)) == NULL) {
                 oom(x);
             } else {
                 for (i = 0; i < found.n / 2; i++) {
@@ -1325,58 +1164,23 @@ static plan_method *pm_at(const plan *p, size_t i)
 
 static uint64_t entry_hash(const char *cname, const char *name, const char *desc)
 {
-    return str_hash(desc, str_hash(name, str_hash(cname, 0x13198a2e03707344ULL)));
+    return kit_hash_str(desc, kit_hash_str(name, kit_hash_str(cname, 0x13198a2e03707344ULL)));
 }
 
 /* The index of the first entry named so, or -1. */
 static long find_entry(const plan *p, const char *cname, const char *name, const char *desc)
 {
-    uint64_t h = entry_hash(cname, name, desc);
-    size_t j;
+    kit_cursor cur;
+    uintptr_t v;
 
-    if (p->nindex == 0)
-        return -1;
-    for (j = h & (p->nindex - 1); p->index[j].i != 0; j = (j + 1) & (p->nindex - 1)) {
-        const plan_method *m;
+    for (v = kit_table_first(&p->index, entry_hash(cname, name, desc), &cur); v != 0;
+         v = kit_table_next(&p->index, &cur)) {
+        const plan_method *m = pm_at(p, v - 1);
 
-        if (p->index[j].h != h)
-            continue;
-        m = pm_at(p, p->index[j].i - 1);
         if (strcmp(m->class_name, cname) == 0 && strcmp(m->name, name) == 0 && strcmp(m->desc, desc) == 0)
-            return (long)p->index[j].i - 1;
+            return (long)v - 1;
     }
     return -1;
-}
-
-/* Indexes entry i (its names are not in the index yet); -1 on OOM. */
-static int index_add(plan *p, size_t i)
-{
-    const plan_method *m = pm_at(p, i);
-    uint64_t h = entry_hash(m->class_name, m->name, m->desc);
-    size_t j;
-
-    if ((i + 1) * 2 > p->nindex) {
-        size_t cap = p->nindex ? p->nindex * 2 : 64, k;
-        struct islot *s = calloc(cap, sizeof *s);
-
-        if (s == NULL)
-            return -1;
-        for (k = 0; k < p->nindex; k++) {
-            if (p->index[k].i == 0)
-                continue;
-            for (j = p->index[k].h & (cap - 1); s[j].i != 0; j = (j + 1) & (cap - 1))
-                ;
-            s[j] = p->index[k];
-        }
-        free(p->index);
-        p->index = s;
-        p->nindex = cap;
-    }
-    for (j = h & (p->nindex - 1); p->index[j].i != 0; j = (j + 1) & (p->nindex - 1))
-        ;
-    p->index[j].h = h;
-    p->index[j].i = i + 1;
-    return 0;
 }
 
 /* Appends a copy of m (strings copied) and publishes it; returns its index,
@@ -1399,14 +1203,14 @@ static long push_entry(plan *p, const plan_method *m, int *nomem)
     e = &p->blocks[b][j - ((size_t)BLOCK0 << b)];
     memset(e, 0, sizeof *e);
     e->pub = *m;
-    e->pub.class_name = arena_strdup(&p->arena, m->class_name);
-    e->pub.name = arena_strdup(&p->arena, m->name);
-    e->pub.desc = arena_strdup(&p->arena, m->desc);
+    e->pub.class_name = kit_arena_strdup(&p->arena, m->class_name);
+    e->pub.name = kit_arena_strdup(&p->arena, m->name);
+    e->pub.desc = kit_arena_strdup(&p->arena, m->desc);
     if (e->pub.class_name == NULL || e->pub.name == NULL || e->pub.desc == NULL) {
         *nomem = 1;
         return -1;
     }
-    if (index_add(p, i) < 0) {
+    if (kit_table_add(&p->index, entry_hash(m->class_name, m->name, m->desc), i + 1) < 0) {
         *nomem = 1;
         return -1;
     }
@@ -2018,7 +1822,7 @@ static void add_implementations(struct ctx *x, struct cls *c, struct sel e, size
 static int add_roots(struct ctx *x, const char *cname, const char *method, const char *desc)
 {
     size_t len = strlen(cname), i, k, jdk = 0, unmod = 0;
-    char *iname = arena_alloc(&x->arena, len + 1);
+    char *iname = kit_arena_alloc(&x->arena, len + 1);
     struct cls *c;
     struct vec order = {0}, found = {0};
     int ok = 0;
@@ -2126,13 +1930,13 @@ static void ctx_free(struct ctx *x)
 {
     size_t i;
 
-    for (i = 0; i < x->map.nslots; i++) {
-        struct slot *s = &x->map.slots[i];
+    for (i = 0; i < x->map.cap; i++) {
+        const struct mrec *r = (const struct mrec *)x->map.slots[i].val;
 
-        if (s->key != NULL && s->key[0] == K_CLASS && *s->val != NULL)
-            cf_free(((struct cls *)*s->val)->cf);
+        if (r != NULL && r->key[0] == K_CLASS && r->val != NULL)
+            cf_free(((struct cls *)r->val)->cf);
     }
-    free(x->map.slots);
+    kit_table_free(&x->map);
     free(x->nodes);
     free(x->added.v);
     free(x->todo.v);
@@ -2142,7 +1946,7 @@ static void ctx_free(struct ctx *x)
     free(x->tmp.v);
     free(x->all.v);
     buf_free(&x->key);
-    arena_free(x->arena);
+    kit_arena_free(&x->arena);
 }
 
 /* Turns err's message, whose names are modified UTF-8, into UTF-8 (cut at
@@ -2235,7 +2039,7 @@ static void suggest_pick(struct ctx *x)
     for (k = 0; k < 2; k++) {
         if (x->hint_re[k] != NULL && x->p->seen.matched_classes == 0 && x->hint_n[k] > 0 &&
             x->p->seen.suggestion == NULL) {
-            x->p->seen.suggestion = arena_strdup(&x->p->arena, match_pattern(x->hint_re[k]));
+            x->p->seen.suggestion = kit_arena_strdup(&x->p->arena, match_pattern(x->hint_re[k]));
             x->p->seen.suggestion_matches = x->hint_n[k];
         }
         match_free(x->hint_re[k]);
@@ -2549,7 +2353,7 @@ int plan_new_class(plan *p, const char *name, const char *super_name, const char
         const char *t = k == 0 ? super_name : interfaces[k - 1];
         struct olink **head, *l;
 
-        if (t == NULL || (head = kmap_get(&p->known, name_hash(t), 0, &nomem)) == NULL)
+        if (t == NULL || (head = kmap_get(p, name_hash(t), 0, &nomem)) == NULL)
             continue;
         for (l = *head; l != NULL; l = l->next) {
             if (l->o->mark == stamp)
@@ -2667,11 +2471,11 @@ void plan_free(plan *p)
     for (i = 0; i < p->ndeferred; i++)
         deferred_free(&p->deferred[i]);
     free(p->deferred);
-    free(p->names.slots);
-    free(p->index);
-    free(p->known.s);
+    kit_table_free(&p->names);
+    kit_table_free(&p->index);
+    kit_table_free(&p->known);
     match_free(p->re);
-    arena_free(p->arena);
+    kit_arena_free(&p->arena);
     pthread_mutex_destroy(&p->lock);
     free(p);
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kit.h"
 #include "methods.h"
 #include "mutf8.h"
 
@@ -40,43 +41,17 @@ struct frame {
 struct tree {
     struct node *nodes;
     uint32_t n_nodes, cap_nodes;
-    uint32_t *slots;          /* hash (parent, id) -> node index + 1 */
-    uint32_t n_slots;
+    kit_table children;       /* node index + 1 by key(parent, id) */
     uint64_t start_tick;
     uintptr_t exception;
     tree_opts o;
     uint64_t mult;            /* ns = ticks * mult >> 32 */
 };
 
-static uint32_t hash(uint32_t parent, int32_t id)
+/* The children table's hash of the child of parent for method id. */
+static uint64_t key(uint32_t parent, int32_t id)
 {
-    uint64_t k = (uint64_t)parent << 32 | (uint32_t)id;
-
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    return (uint32_t)k;
-}
-
-static int rehash(tree *t)
-{
-    uint32_t n = t->n_slots ? t->n_slots * 2 : 64;
-    uint32_t *s = calloc(n, sizeof *s);
-    uint32_t i;
-
-    if (s == NULL)
-        return -1;
-    free(t->slots);
-    t->slots = s;
-    t->n_slots = n;
-    for (i = 1; i < t->n_nodes; i++) {
-        uint32_t h = hash(t->nodes[i].parent, t->nodes[i].id) & (n - 1);
-
-        while (s[h] != 0)
-            h = (h + 1) & (n - 1);
-        s[h] = i + 1;
-    }
-    return 0;
+    return kit_hash_u64((uint64_t)parent << 32 | (uint32_t)id);
 }
 
 static uint32_t new_node(tree *t, int32_t id)
@@ -101,17 +76,18 @@ static uint32_t new_node(tree *t, int32_t id)
 /* The child of parent for method id, created (last in order) if new. */
 static uint32_t child(tree *t, uint32_t parent, int32_t id)
 {
-    uint32_t h, c;
+    uint64_t h = key(parent, id);
+    kit_cursor cur;
+    uintptr_t v;
+    uint32_t c;
 
-    if ((t->n_nodes + 1) * 2 > t->n_slots && rehash(t) < 0)
-        return UINT32_MAX;
-    h = hash(parent, id) & (t->n_slots - 1);
-    while (t->slots[h] != 0) {
-        c = t->slots[h] - 1;
+    for (v = kit_table_first(&t->children, h, &cur); v != 0; v = kit_table_next(&t->children, &cur)) {
+        c = (uint32_t)(v - 1);
         if (t->nodes[c].id == id && t->nodes[c].parent == parent)
             return c;
-        h = (h + 1) & (t->n_slots - 1);
     }
+    if (kit_table_reserve(&t->children, t->children.n + 1) < 0)
+        return UINT32_MAX;
     c = new_node(t, id);
     if (c == UINT32_MAX)
         return c;
@@ -121,7 +97,7 @@ static uint32_t child(tree *t, uint32_t parent, int32_t id)
     else
         t->nodes[parent].first_child = c;
     t->nodes[parent].last_child = c;
-    t->slots[h] = c + 1;
+    kit_table_add(&t->children, h, (uintptr_t)c + 1); /* cannot fail: room reserved */
     return c;
 }
 
@@ -240,7 +216,7 @@ void tree_free(tree *t)
     if (t == NULL)
         return;
     free(t->nodes);
-    free(t->slots);
+    kit_table_free(&t->children);
     free(t);
 }
 
