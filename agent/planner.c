@@ -1,4 +1,8 @@
-/* planner.c — see planner.h.
+/* planner.c — see planner.h. The walk that builds a plan, its entry methods
+ * and the public API; class records and JVMS resolution are in
+ * plan_resolve.c, classes loaded later in plan_extend.c (planner_int.h
+ * holds what they share).
+ *
  *
  * The plan is built breadth first. The entry methods are level 1; the
  * methods of level k < depth that get instrumented are scanned, level by
@@ -24,100 +28,34 @@
  *     by its kind, and newInvokeSpecial as the constructor. Other bootstraps
  *     (string concatenation, records, switches) call nothing of the program;
  *   array owners ("[I".clone), <clinit> and unresolvable references are
- *     ignored.
- *
- * Whether a callee is kept is decided per class, in this order (the first
- * reason that applies is the one listed):
- *   "does not match the regex"
- *   "tracer's own class"              mcalltree/...
- *   "class cannot be retransformed"   HIER_UNMODIFIABLE (hidden, arrays, ...)
- *   "JVM internals ..."               see internal_prefixes below
- *   "JDK class (add --include-jdk)"   HIER_JDK (by name when not loaded)
- * and then per method: abstract ones are listed (their implementations come
- * from the call sites), native ones are listed. Entry methods skip the regex
- * and JDK rules, not the others. A callee whose class is not loaded is
- * PLAN_PENDING when its class name passes the class rules.
- *
- * Speed: every hierarchy answer is cached in a per-class record reached
- * through one hash table; resolutions, selections and the implementation
- * sets of virtual call sites are cached per (class, name, descriptor). The
- * implementations of a virtual call are searched only among the concrete
- * subtypes that have a kept class among their supertypes (computed once per
- * named class), so a call on java/lang/Object walks the loaded classes once
- * per plan and asks methods() only of classes near the kept ones.
- *
- * Later classes (plan_extend, plan_new_class). The plan outlives the
- * planning state: what it keeps is in struct plan, names only (no hierarchy
- * pointer survives a call). Watched call sites: every virtual or interface
- * site whose resolved method may be overridden (the sites overriders() looks
- * at, and pending ones), and the abstract or default entry methods whose
- * implementations became entries, as (owner name, method, descriptor) ->
- * smallest callee level. Each owner has the names of its subtypes (itself
- * included) recorded as 64-bit hashes in one table, hash -> owners the class
- * is a subtype of: filled from the walk overriders() makes anyway (once per
- * owner and hierarchy), and by plan_new_class for each loading class (its
- * owners are those of its direct supertypes). A loading class is then one
- * lookup per direct supertype; java/lang/Object's sites apply to every class
- * and have no set. Two names with one hash would only make a class look like
- * a subtype, instrumenting a method that dispatch may not reach: harmless.
- * plan_extend runs the same code as plan_build over a new hierarchy, with
- * its own queue (plan_new_class may append in between) and a per-entry
- * "scanned" flag that keeps a method from being scanned twice. */
-#include "planner.h"
+ *     ignored. */
+#include "planner_int.h"
 
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
 #include "bytecode.h"
-#include "classfile.h"
 #include "clock.h"
-#include "kit.h"
-#include "match.h"
 #include "mutf8.h"
 
-static const char R_REGEX[] = "does not match the regex";
-static const char R_JDK[] = "JDK class (add --include-jdk)";
+const char pl_R_REGEX[] = "does not match the regex";
+const char pl_R_JDK[] = "JDK class (add --include-jdk)";
 static const char R_ABSTRACT[] = "abstract: its implementations are traced";
 static const char R_NATIVE[] = "native: no bytecode to instrument";
-static const char R_UNMOD[] = "class cannot be retransformed";
-static const char R_TRACER[] = "tracer's own class";
-static const char R_INTERNALS[] = "JVM internals: a probe there could recurse into the tracer";
 static const char R_BADCLASS[] = "class file could not be parsed";
 static const char R_NOBYTES[] = "class file could not be read";
-static const char R_REGEX_LIMIT[] = "the regex gave up on this name (too much backtracking)";
-static const char N_IMPL[] = "entry method, an implementation of the one named";
+const char pl_R_REGEX_LIMIT[] = "the regex gave up on this name (too much backtracking)";
+const char pl_N_IMPL[] = "entry method, an implementation of the one named";
 static const char N_INHERITED_RECV[] = "entry method, inherited from a superclass: traced only when the receiver "
                                        "is an instance of the class named";
 static const char N_DEFAULT_RECV[] = "entry method, a default method inherited from an interface: traced only "
                                      "when the receiver is an instance of the class named";
 static const char N_INHERITED_STATIC[] = "entry method, a static method inherited from a superclass: every call "
                                          "is traced, whatever class it is called through";
-
 static const char LMF[] = "java/lang/invoke/LambdaMetafactory";
-static const char OBJECT[] = "java/lang/Object";
-
-/* Classes of the JDK by name, for classes not loaded yet. */
-static const char *const jdk_prefixes[] = {
-    "java/", "javax/", "jdk/", "sun/", "com/sun/", "org/w3c/", "org/xml/", "org/ietf/",
-};
-
-/* JVM machinery a probe must not enter, even with --include-jdk: the probe
- * is an invokestatic of a native method, whose linkage, the thread it runs
- * on and the objects it touches go through these; a probe in them could
- * recurse into the tracer or run before the tracer's thread state exists.
- * Kept short on purpose: everything else of the JDK is the user's choice. */
-static const char *const internal_prefixes[] = {
-    "java/lang/invoke/", "java/lang/ref/", "jdk/internal/misc/", "jdk/internal/vm/", "sun/invoke/",
-};
-static const char *const internal_classes[] = {
-    "java/lang/Object", "java/lang/Thread",
-};
-
-static const char TRACER_PREFIX[] = "mcalltree/";
+const char pl_OBJECT[] = "java/lang/Object";
 
 /* Bounds of the error messages' lists. */
 #define MSG_NAMES 24
@@ -135,12 +73,7 @@ static const char TRACER_PREFIX[] = "mcalltree/";
 
 /* --- growable vectors ------------------------------------------------------------ */
 
-struct vec {
-    void **v;
-    size_t n, cap;
-};
-
-static int vec_push(struct vec *v, void *p)
+int pl_vec_push(struct vec *v, void *p)
 {
     if (buf_grow(&v->v, &v->cap, v->n, sizeof *v->v, 64) < 0)
         return -1;
@@ -148,182 +81,16 @@ static int vec_push(struct vec *v, void *p)
     return 0;
 }
 
-/* --- the planning state ------------------------------------------------------------ */
+char pl_none_marker;
 
-/* What the planner knows about one loaded class; hierarchy answers are
- * asked once and kept here. */
-struct cls {
-    hier_class *h;
-    const char *name;           /* borrowed from the hierarchy */
-    int flags;
-    const hier_method *m;
-    size_t nm;
-    struct cls *super;
-    struct cls **ifaces;
-    size_t nifaces;
-    signed char have_m, have_super, have_ifaces;
-    signed char regex_ok;       /* -1 until asked; 2: gave up (plan_extend) */
-    signed char keep;           /* -1 until decided */
-    signed char above;          /* a kept class among its supertypes: -1 unknown, 2 computing */
-    signed char have_rel, queued;
-    struct cls **rel;           /* concrete subtypes with a kept class above them */
-    size_t nrel;
-    cf_class *cf;               /* parsed when one of its methods is scanned */
-    int cf_failed;              /* 1: did not parse; 2: no bytes (plan_extend) */
-    uint64_t nhash;             /* name_hash(name), 0 until asked */
-    struct owner *owner;        /* its owner record, once it has one */
-    unsigned walk, imark, smark; /* visit stamps of the three kinds of walk */
-};
-
-/* A method of a loaded class. */
-struct sel {
-    struct cls *c;
-    const hier_method *m;
-};
-
-/* The implementations of a virtual call beyond the resolved method. */
-struct vres {
-    size_t n;
-    struct sel *impls;
-};
-
-/* An entry of a keyed table (a kit_table of these): the key, byte strings
- * copied into an arena, and the value, in the arena too so that its address
- * survives the table's growth. */
-struct mrec {
-    void *val;
-    size_t klen;
-    unsigned char key[];
-};
-
-/* A watched call site of an owner (see the top of the file). */
-struct site {
-    const char *name, *desc;    /* in the plan's arena */
-    int level;                  /* the callee level */
-    int root;                   /* implementations are entry methods */
-    struct site *next;
-};
-
-struct owner {
-    struct site *sites;
-    uint64_t self;              /* name_hash of its name */
-    int others;                 /* a class other than itself is linked to it */
-    unsigned mark;              /* plan_new_class's visit stamp */
-};
-
-/* An owner a class is (a subtype of). */
-struct olink {
-    struct owner *o;
-    struct olink *next;
-};
-
-/* A seed waiting for its class. */
-struct deferred {
-    char *class_name, *name, *desc;
-    int level, tries;
-};
-
-/* Entries live in blocks that never move: block b holds BLOCK0 << b. */
-#define BLOCK0_LOG 6
-#define BLOCK0 (1 << BLOCK0_LOG)
-#define NBLOCKS 16
-
-struct pentry {
-    plan_method pub;            /* first: plan_at's pointer is the entry's */
-    unsigned char scanned;      /* its call sites were followed */
-};
-
-struct plan {
-    struct pentry *blocks[NBLOCKS];
-    size_t n;                   /* published with release (plan_count) */
-    size_t max;
-    int capped;
-    kit_arena arena;            /* entry strings and what plan_extend needs */
-    /* the request */
-    int depth, include_jdk;
-    match_re *re;               /* NULL: every class matches */
-    /* what later classes need; under lock */
-    pthread_mutex_t lock;
-    kit_table names;            /* struct mrec: 'O' owner -> struct owner *;
-                                   'W' owner, name, desc -> struct site * */
-    kit_table index;            /* entry index + 1 by entry_hash of its names */
-    kit_table known;            /* subtypes: name hash -> struct olink ** (the
-                                   list head, in the arena) */
-    struct owner *object;       /* the owner record of java/lang/Object */
-    unsigned stamp;
-    size_t cls_from;            /* entries before it have cls NULL */
-    hier_class *receiver;       /* plan_receiver; NULL once plan_extend runs */
-    struct deferred *deferred;
-    size_t ndeferred;
-    plan_regex_seen seen;       /* plan_regex; seen.suggestion in the arena */
-};
-
-struct ctx {
-    const plan_request *req;
-    const hier_ops *ops;
-    void *hc;
-    mct_err *err;
-    int failed;                 /* err is set: unwind */
-    match_re *re;               /* NULL: every class matches */
-    int include_jdk;
-    plan *p;
-    size_t max;
-    int extend;                 /* plan_extend: the plan's lock is held */
-    size_t base;                /* plan_extend: the plan's count when it began */
-    struct sel *nodes;          /* by plan index; {NULL} for entries of other calls */
-    size_t ncap;
-    struct vec added;           /* plan_extend: the indexes it appended */
-    struct vec todo;            /* plan_extend: its queue (seeds and appended) */
-    kit_table map;              /* struct mrec, keys as below */
-    kit_arena arena;
-    mct_buf key;
-    unsigned stamp;
-    struct cls *object;         /* java/lang/Object, when loaded */
-    struct vec walk, path, ifs, tmp, all;
-    /* plan_build's bounds */
-    uint64_t regex_left;        /* the regex's steps left over the plan */
-    size_t regex_names;         /* names matched so far */
-    uint64_t deadline;          /* CLOCK_MONOTONIC ns */
-    uint64_t next_gone;         /* when to ask req->gone next */
-    unsigned ticks;
-    int level;                  /* being scanned */
-    /* plan_build's regexes to suggest (see suggest) and how many callee
-     * classes each matched */
-    match_re *hint_re[2];
-    size_t hint_n[2];
-};
-
-/* Keys of the hash tables start with one of these bytes. */
-enum {
-    K_CLASS = 'K',    /* hier_class*                    -> struct cls* */
-    K_FIND = 'F',     /* from, name                     -> struct cls* (or &none) */
-    K_METHOD = 'M',   /* cls*, hier_method*             -> plan index + 1 */
-    K_PENDING = 'P',  /* class, name, desc              -> plan index + 1 */
-    K_RESOLVE = 'R',  /* cls*, iface, name, desc        -> struct sel* */
-    K_CHAIN = 'C',    /* cls*, name, desc               -> struct sel* */
-    K_VIRTUAL = 'V',  /* cls*, name, desc               -> struct vres* */
-    K_DEDUPE = 'D',   /* vres*, hier_method*            -> non-NULL */
-    K_NAME = 'N',     /* a method name (error messages) -> non-NULL */
-    K_CALLEE = 'E',   /* a callee class's name (plan_regex) -> non-NULL */
-    /* the plan's table */
-    P_OWNER = 'O',
-    P_SITE = 'W'
-};
-
-static struct sel no_sel;
-static char none_marker;
-
-static void oom(struct ctx *x)
+void pl_oom(struct ctx *x)
 {
     if (!x->failed)
         mct_err_set(x->err, MCT_E_NOMEM, "out of memory while planning");
     x->failed = 1;
 }
 
-/* plan_build: whether planning must stop, past its time limit or because
- * the requester is gone (err set, x->failed); looks every TICKS calls, or
- * now when force. plan_extend has no such bounds. */
-static int stop(struct ctx *x, int force)
+int pl_stop(struct ctx *x, int force)
 {
     uint64_t now;
 
@@ -348,10 +115,7 @@ static int stop(struct ctx *x, int force)
     return x->failed;
 }
 
-/* Whether the class of internal name `name` matches the regex: 1 or 0.
- * plan_build fails when the regex exceeds its work (err set, x->failed);
- * plan_extend takes such a name as not matching and sets *gave_up. */
-static int regex_match(struct ctx *x, const char *name, int *gave_up)
+int pl_regex_match(struct ctx *x, const char *name, int *gave_up)
 {
     int r;
 
@@ -363,14 +127,14 @@ static int regex_match(struct ctx *x, const char *name, int *gave_up)
         *gave_up = r == MATCH_NAME_LIMIT;
         return r == 1;
     }
-    if (stop(x, 1))
+    if (pl_stop(x, 1))
         return 0;
     r = match_class_budget(x->re, name, &x->regex_left);
     x->regex_names++;
     if (r >= 0)
         return r;
     if (r == MATCH_ERROR) {
-        oom(x);
+        pl_oom(x);
     } else if (r == MATCH_NAME_LIMIT) {
         char *u = mutf8_dup(name), *s;
 
@@ -397,27 +161,23 @@ static int regex_match(struct ctx *x, const char *name, int *gave_up)
 
 /* --- the hash tables ------------------------------------------------------------------ */
 
-static void key_begin(mct_buf *k, int kind)
+void pl_key_begin(mct_buf *k, int kind)
 {
     k->len = 0;
     buf_u1(k, (uint8_t)kind);
 }
 
-static void key_ptr(mct_buf *k, const void *p)
+void pl_key_ptr(mct_buf *k, const void *p)
 {
     buf_bytes(k, &p, sizeof p);
 }
 
-/* Strings go in with their NUL so that ("ab","c") and ("a","bc") differ. */
-static void key_str(mct_buf *k, const char *s)
+void pl_key_str(mct_buf *k, const char *s)
 {
     buf_bytes(k, s, strlen(s) + 1);
 }
 
-/* The value of key k (stays at this address while the arena lives): NULL
- * if absent and !create; created as NULL if absent and create. NULL with
- * *nomem set when out of memory (a key the buffer failed to build too). */
-static void **map_get(kit_table *m, kit_arena *arena, const mct_buf *key, int create, int *nomem)
+void **pl_map_get(kit_table *m, kit_arena *arena, const mct_buf *key, int create, int *nomem)
 {
     const unsigned char *k = key->data;
     size_t n = key->len;
@@ -445,711 +205,29 @@ static void **map_get(kit_table *m, kit_arena *arena, const mct_buf *key, int cr
     return &r->val;
 }
 
-/* The planning state's table, key in x->key; NULL with x->failed on OOM. */
-static void **map_slot(struct ctx *x, int create)
+void **pl_map_slot(struct ctx *x, int create)
 {
     int nomem = 0;
-    void **v = map_get(&x->map, &x->arena, &x->key, create, &nomem);
+    void **v = pl_map_get(&x->map, &x->arena, &x->key, create, &nomem);
 
     if (nomem)
-        oom(x);
+        pl_oom(x);
     return v;
 }
 
-/* The plan's table, key in x->key; NULL with x->failed on OOM. */
-static void **pmap_slot(struct ctx *x, int create)
+void **pl_pmap_slot(struct ctx *x, int create)
 {
     int nomem = 0;
-    void **v = map_get(&x->p->names, &x->p->arena, &x->key, create, &nomem);
+    void **v = pl_map_get(&x->p->names, &x->p->arena, &x->key, create, &nomem);
 
     if (nomem)
-        oom(x);
+        pl_oom(x);
     return v;
-}
-
-/* The hash that stands for a class name in the subtype table; never 0. */
-static uint64_t name_hash(const char *name)
-{
-    return kit_hash_str(name, 0x243f6a8885a308d3ULL);
-}
-
-/* The owners of the class whose name hashes to h: NULL if absent and
- * !create; else the list head (NULL when empty), or NULL on OOM with
- * *nomem set. */
-static struct olink **kmap_get(plan *p, uint64_t h, int create, int *nomem)
-{
-    kit_cursor cur;
-    struct olink **head = (struct olink **)kit_table_first(&p->known, h, &cur);
-
-    if (head != NULL || !create)
-        return head;
-    if ((head = kit_arena_alloc(&p->arena, sizeof *head)) == NULL ||
-        kit_table_add(&p->known, h, (uintptr_t)head) < 0) {
-        *nomem = 1;
-        return NULL;
-    }
-    *head = NULL;
-    return head;
-}
-
-/* Records the class whose name hashes to h as a subtype of o (unless it is
- * already, when dedupe); -1 on OOM. */
-static int link_add(plan *p, uint64_t h, struct owner *o, int dedupe)
-{
-    int nomem = 0;
-    struct olink **head = kmap_get(p, h, 1, &nomem), *l;
-
-    if (head == NULL)
-        return -1;
-    for (l = dedupe ? *head : NULL; l != NULL; l = l->next)
-        if (l->o == o)
-            return 0;
-    if ((l = kit_arena_alloc(&p->arena, sizeof *l)) == NULL)
-        return -1;
-    l->o = o;
-    l->next = *head;
-    *head = l;
-    if (h != o->self)
-        o->others = 1;
-    return 0;
-}
-
-/* --- class records ---------------------------------------------------------------- */
-
-static int has_prefix(const char *s, const char *prefix)
-{
-    return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-static int jdk_name(const char *name)
-{
-    size_t i;
-
-    for (i = 0; i < sizeof jdk_prefixes / sizeof jdk_prefixes[0]; i++)
-        if (has_prefix(name, jdk_prefixes[i]))
-            return 1;
-    return 0;
-}
-
-/* Why a class is never instrumented, or NULL. */
-static const char *never_why(const char *name, int flags)
-{
-    size_t i;
-
-    if (has_prefix(name, TRACER_PREFIX))
-        return R_TRACER;
-    if (flags & HIER_UNMODIFIABLE)
-        return R_UNMOD;
-    for (i = 0; i < sizeof internal_prefixes / sizeof internal_prefixes[0]; i++)
-        if (has_prefix(name, internal_prefixes[i]))
-            return R_INTERNALS;
-    for (i = 0; i < sizeof internal_classes / sizeof internal_classes[0]; i++)
-        if (strcmp(name, internal_classes[i]) == 0)
-            return R_INTERNALS;
-    return NULL;
-}
-
-/* The record of h, created on first sight; NULL for NULL (or OOM). */
-static struct cls *getcls(struct ctx *x, hier_class *h)
-{
-    void **v;
-    struct cls *c;
-
-    if (h == NULL || stop(x, 0))
-        return NULL;
-    key_begin(&x->key, K_CLASS);
-    key_ptr(&x->key, h);
-    if ((v = map_slot(x, 1)) == NULL)
-        return NULL;
-    if (*v != NULL)
-        return *v;
-    if ((c = kit_arena_alloc(&x->arena, sizeof *c)) == NULL) {
-        oom(x);
-        return NULL;
-    }
-    memset(c, 0, sizeof *c);
-    c->h = h;
-    c->name = x->ops->name(x->hc, h);
-    c->flags = x->ops->flags(x->hc, h);
-    c->regex_ok = c->keep = c->above = -1;
-    *v = c;
-    return c;
-}
-
-static struct cls *cls_super(struct ctx *x, struct cls *c)
-{
-    if (!c->have_super) {
-        c->super = getcls(x, x->ops->super(x->hc, c->h));
-        c->have_super = 1;
-    }
-    return c->super;
-}
-
-static struct cls **cls_ifaces(struct ctx *x, struct cls *c, size_t *n)
-{
-    if (!c->have_ifaces) {
-        hier_class *const *hs;
-        size_t k = x->ops->interfaces(x->hc, c->h, &hs), i;
-
-        if (k != 0 && (c->ifaces = kit_arena_alloc(&x->arena, k * sizeof *c->ifaces)) == NULL) {
-            oom(x);
-            k = 0;
-        }
-        for (i = 0; i < k; i++)
-            if ((c->ifaces[i] = getcls(x, hs[i])) == NULL)
-                break;
-        c->nifaces = i;
-        c->have_ifaces = 1;
-    }
-    *n = c->nifaces;
-    return c->ifaces;
-}
-
-/* The methods c declares (count in c->nm). */
-static const hier_method *cls_methods(struct ctx *x, struct cls *c)
-{
-    if (!c->have_m) {
-        c->nm = x->ops->methods(x->hc, c->h, &c->m);
-        c->have_m = 1;
-    }
-    return c->m;
-}
-
-/* The method c declares with this name and descriptor, or NULL. */
-static const hier_method *find_decl(struct ctx *x, struct cls *c, const char *name, const char *desc)
-{
-    size_t i;
-
-    cls_methods(x, c);
-    for (i = 0; i < c->nm; i++)
-        if (strcmp(c->m[i].name, name) == 0 && strcmp(c->m[i].desc, desc) == 0)
-            return &c->m[i];
-    return NULL;
-}
-
-/* The loaded class named name as code in `from` sees it, or NULL. */
-static struct cls *find_class(struct ctx *x, const char *name, struct cls *from)
-{
-    void **v;
-    hier_class *h;
-    struct cls *c;
-
-    key_begin(&x->key, K_FIND);
-    key_ptr(&x->key, from);
-    key_str(&x->key, name);
-    if ((v = map_slot(x, 1)) == NULL)
-        return NULL;
-    if (*v != NULL)
-        return *v == &none_marker ? NULL : *v;
-    h = x->ops->find(x->hc, name, from ? from->h : NULL);
-    c = getcls(x, h);
-    *v = c ? (void *)c : (void *)&none_marker;
-    return c;
-}
-
-static int regex_ok(struct ctx *x, struct cls *c)
-{
-    int gave_up;
-
-    if (c->regex_ok < 0) {
-        c->regex_ok = (signed char)regex_match(x, c->name, &gave_up);
-        if (gave_up)
-            c->regex_ok = 2;
-    }
-    return c->regex_ok == 1;
-}
-
-/* Whether the methods of c may be kept as callees (cheap tests first). */
-static int cls_kept(struct ctx *x, struct cls *c)
-{
-    if (c->keep < 0)
-        c->keep = never_why(c->name, c->flags) == NULL &&
-                  (x->include_jdk || !(c->flags & HIER_JDK)) && regex_ok(x, c);
-    return c->keep;
-}
-
-/* Why the methods of c are not kept as callees, or NULL. */
-static const char *cls_why(struct ctx *x, struct cls *c)
-{
-    const char *why;
-
-    if (cls_kept(x, c))
-        return NULL;
-    if (!regex_ok(x, c))
-        return c->regex_ok == 2 ? R_REGEX_LIMIT : R_REGEX;
-    if ((why = never_why(c->name, c->flags)) != NULL)
-        return why;
-    return R_JDK;
-}
-
-/* Whether c or one of its supertypes is kept: only then can JVM selection
- * on c pick a method that is kept. */
-static int kept_above(struct ctx *x, struct cls *c)
-{
-    struct cls *s, **is;
-    size_t n, i;
-    int r;
-
-    if (c->above == 2)
-        return 0;
-    if (c->above >= 0)
-        return c->above;
-    c->above = 2;
-    r = cls_kept(x, c);
-    if (!r && (s = cls_super(x, c)) != NULL)
-        r = kept_above(x, s);
-    if (!r) {
-        is = cls_ifaces(x, c, &n);
-        for (i = 0; i < n && !r; i++)
-            r = kept_above(x, is[i]);
-    }
-    c->above = (signed char)r;
-    return r;
-}
-
-/* --- resolution and selection (JVMS 5.4.3.3, 5.4.3.4, 5.4.6) ------------------------- */
-
-static struct sel *new_sel(struct ctx *x, struct cls *c, const hier_method *m)
-{
-    struct sel *s;
-
-    if (m == NULL)
-        return &no_sel;
-    if ((s = kit_arena_alloc(&x->arena, sizeof *s)) == NULL) {
-        oom(x);
-        return &no_sel;
-    }
-    s->c = c;
-    s->m = m;
-    return s;
-}
-
-/* Appends to x->ifs every superinterface of c and of its superclasses,
- * each once. */
-static void collect_ifaces(struct ctx *x, struct cls *c)
-{
-    unsigned stamp = ++x->stamp;
-    size_t i, n, k;
-    struct cls **is;
-
-    x->ifs.n = 0;
-    for (; c != NULL; c = cls_super(x, c)) {
-        is = cls_ifaces(x, c, &n);
-        for (k = 0; k < n; k++)
-            if (is[k]->imark != stamp) {
-                is[k]->imark = stamp;
-                if (vec_push(&x->ifs, is[k]) < 0)
-                    oom(x);
-            }
-    }
-    /* x->ifs grows while it is walked: breadth first over superinterfaces. */
-    for (i = 0; i < x->ifs.n && !x->failed; i++) {
-        is = cls_ifaces(x, x->ifs.v[i], &n);
-        for (k = 0; k < n; k++)
-            if (is[k]->imark != stamp) {
-                is[k]->imark = stamp;
-                if (vec_push(&x->ifs, is[k]) < 0)
-                    oom(x);
-            }
-    }
-}
-
-/* Whether sup is a proper superinterface of c. */
-static int extends_iface(struct ctx *x, struct cls *c, struct cls *sup, unsigned stamp)
-{
-    struct cls **is;
-    size_t n, i;
-
-    is = cls_ifaces(x, c, &n);
-    for (i = 0; i < n; i++) {
-        if (is[i] == sup)
-            return 1;
-        if (is[i]->smark != stamp) {
-            is[i]->smark = stamp;
-            if (extends_iface(x, is[i], sup, stamp))
-                return 1;
-        }
-    }
-    return 0;
-}
-
-/* The maximally-specific superinterface method of c for name/desc that is
- * not abstract, when there is exactly one; else, if any_ok, any of them
- * (resolution may pick an abstract one); else none. */
-static struct sel default_select(struct ctx *x, struct cls *c, const char *name, const char *desc,
-                                 int any_ok)
-{
-    struct sel found = {0}, first = {0};
-    size_t i, j, ncand = 0, nconcrete = 0;
-
-    collect_ifaces(x, c);
-    x->tmp.n = 0;
-    for (i = 0; i < x->ifs.n; i++) {
-        struct cls *ic = x->ifs.v[i];
-        const hier_method *m = find_decl(x, ic, name, desc);
-
-        if (m != NULL && !(m->access & (CF_ACC_STATIC | CF_ACC_PRIVATE)) && vec_push(&x->tmp, ic) < 0)
-            oom(x);
-    }
-    ncand = x->tmp.n;
-    for (i = 0; i < ncand; i++) {
-        struct cls *ic = x->tmp.v[i];
-        int maximal = 1;
-
-        for (j = 0; j < ncand && maximal; j++)
-            if (j != i && extends_iface(x, x->tmp.v[j], ic, ++x->stamp))
-                maximal = 0;
-        if (!maximal)
-            continue;
-        if (first.m == NULL) {
-            first.c = ic;
-            first.m = find_decl(x, ic, name, desc);
-        }
-        if (!(find_decl(x, ic, name, desc)->access & CF_ACC_ABSTRACT)) {
-            found.c = ic;
-            found.m = find_decl(x, ic, name, desc);
-            nconcrete++;
-        }
-    }
-    if (nconcrete == 1)
-        return found;
-    if (any_ok)
-        return first;
-    return (struct sel){0};
-}
-
-/* The method selection finds up the superclass chain of c (an instance
- * method, declared in c or its nearest superclass), or none; cached for
- * every class of the chain. */
-static struct sel chain_select(struct ctx *x, struct cls *c, const char *name, const char *desc)
-{
-    struct sel *res = NULL;
-    struct cls *y;
-    size_t i;
-
-    x->path.n = 0;
-    for (y = c; y != NULL && res == NULL; y = cls_super(x, y)) {
-        void **v;
-        const hier_method *m;
-
-        key_begin(&x->key, K_CHAIN);
-        key_ptr(&x->key, y);
-        key_str(&x->key, name);
-        key_str(&x->key, desc);
-        if ((v = map_slot(x, 0)) != NULL) {
-            res = *v;
-            break;
-        }
-        if (vec_push(&x->path, y) < 0) {
-            oom(x);
-            return no_sel;
-        }
-        m = find_decl(x, y, name, desc);
-        if (m != NULL && !(m->access & (CF_ACC_STATIC | CF_ACC_PRIVATE)))
-            res = new_sel(x, y, m);
-    }
-    if (res == NULL)
-        res = &no_sel;
-    for (i = 0; i < x->path.n && !x->failed; i++) {
-        void **v;
-
-        key_begin(&x->key, K_CHAIN);
-        key_ptr(&x->key, x->path.v[i]);
-        key_str(&x->key, name);
-        key_str(&x->key, desc);
-        if ((v = map_slot(x, 1)) != NULL)
-            *v = res;
-    }
-    return *res;
-}
-
-/* The method JVM selection picks for an instance of the concrete class c. */
-static struct sel select_for(struct ctx *x, struct cls *c, const char *name, const char *desc)
-{
-    struct sel s = chain_select(x, c, name, desc);
-
-    if (s.m == NULL)
-        s = default_select(x, c, name, desc, 0);
-    return s;
-}
-
-/* The method a reference to owner.name:desc resolves to, or none (cached). */
-static struct sel resolve(struct ctx *x, struct cls *owner, const char *name, const char *desc, int iface)
-{
-    void **v;
-    struct cls *y;
-    const hier_method *m = NULL;
-    struct sel s = {0};
-
-    key_begin(&x->key, K_RESOLVE);
-    key_ptr(&x->key, owner);
-    buf_u1(&x->key, (uint8_t)iface);
-    key_str(&x->key, name);
-    key_str(&x->key, desc);
-    if ((v = map_slot(x, 0)) != NULL)
-        return *(struct sel *)*v;
-    if (iface) {
-        if ((m = find_decl(x, owner, name, desc)) != NULL) {
-            s.c = owner;
-            s.m = m;
-        } else if (x->object != NULL && (m = find_decl(x, x->object, name, desc)) != NULL &&
-                   (m->access & CF_ACC_PUBLIC) && !(m->access & CF_ACC_STATIC)) {
-            s.c = x->object;
-            s.m = m;
-        }
-    } else {
-        for (y = owner; y != NULL; y = cls_super(x, y))
-            if ((m = find_decl(x, y, name, desc)) != NULL) {
-                s.c = y;
-                s.m = m;
-                break;
-            }
-    }
-    if (s.m == NULL)
-        s = default_select(x, owner, name, desc, 1);
-    key_begin(&x->key, K_RESOLVE);
-    key_ptr(&x->key, owner);
-    buf_u1(&x->key, (uint8_t)iface);
-    key_str(&x->key, name);
-    key_str(&x->key, desc);
-    if ((v = map_slot(x, 1)) != NULL)
-        *v = new_sel(x, s.c, s.m);
-    return s;
-}
-
-/* Appends to x->walk the concrete classes among owner and its loaded
- * subtypes (transitively), depth first in the hierarchy's order; with
- * only_kept, just those with a kept class among their supertypes. With
- * all, sets it to every class visited (owner and all its subtypes). */
-static void concrete_subtypes(struct ctx *x, struct cls *owner, int only_kept, struct vec *all)
-{
-    unsigned stamp = ++x->stamp;
-    struct vec stack = {0};
-
-    x->walk.n = 0;
-    if (all != NULL)
-        all->n = 0;
-    if (vec_push(&stack, owner) < 0)
-        oom(x);
-    while (stack.n > 0 && !stop(x, 0)) {
-        struct cls *c = stack.v[--stack.n];
-        hier_class *const *subs;
-        size_t n, i;
-
-        if (c->walk == stamp)
-            continue;
-        c->walk = stamp;
-        if (!(c->flags & (HIER_INTERFACE | HIER_ABSTRACT)) && (!only_kept || kept_above(x, c)) &&
-            vec_push(&x->walk, c) < 0)
-            oom(x);
-        if (all != NULL && vec_push(all, c) < 0)
-            oom(x);
-        n = x->ops->subtypes(x->hc, c->h, &subs);
-        for (i = n; i-- > 0;) {
-            struct cls *s = getcls(x, subs[i]);
-
-            if (s != NULL && s->walk != stamp && vec_push(&stack, s) < 0)
-                oom(x);
-        }
-    }
-    free(stack.v);
-}
-
-/* --- watched call sites --------------------------------------------------------------- */
-
-/* The owner record of a class name, created (in its own subtype set) on
- * first sight; NULL with *nomem set when out of memory. */
-static struct owner *owner_of(plan *p, mct_buf *key, const char *name, int *nomem)
-{
-    void **v;
-    struct owner *o;
-
-    key_begin(key, P_OWNER);
-    key_str(key, name);
-    if ((v = map_get(&p->names, &p->arena, key, 1, nomem)) == NULL)
-        return NULL;
-    if (*v != NULL)
-        return *v;
-    if ((o = kit_arena_alloc(&p->arena, sizeof *o)) == NULL) {
-        *nomem = 1;
-        return NULL;
-    }
-    memset(o, 0, sizeof *o);
-    o->self = name_hash(name);
-    *v = o;
-    if (strcmp(name, OBJECT) == 0)
-        p->object = o;
-    else if (link_add(p, o->self, o, 0) < 0)
-        *nomem = 1;
-    return o;
-}
-
-/* Watches the call site owner.name:desc whose callees are at level (root:
- * its implementations are entry methods); c is the owner's class when
- * loaded (it caches the owner record). Returns the owner record, or NULL
- * with x->failed. */
-static struct owner *watch(struct ctx *x, const char *owner, struct cls *c, const char *name,
-                           const char *desc, int level, int root)
-{
-    plan *p = x->p;
-    int nomem = 0;
-    struct owner *o = c != NULL && c->owner != NULL ? c->owner : owner_of(p, &x->key, owner, &nomem);
-    struct site *s;
-    void **v;
-
-    if (o == NULL || nomem) {
-        oom(x);
-        return NULL;
-    }
-    if (c != NULL)
-        c->owner = o;
-    key_begin(&x->key, P_SITE);
-    key_str(&x->key, owner);
-    key_str(&x->key, name);
-    key_str(&x->key, desc);
-    if ((v = pmap_slot(x, 1)) == NULL)
-        return NULL;
-    if ((s = *v) != NULL) {
-        if (level < s->level)
-            s->level = level;
-        s->root |= root;
-        return o;
-    }
-    if ((s = kit_arena_alloc(&p->arena, sizeof *s)) == NULL ||
-        (s->name = kit_arena_strdup(&p->arena, name)) == NULL ||
-        (s->desc = kit_arena_strdup(&p->arena, desc)) == NULL) {
-        oom(x);
-        return NULL;
-    }
-    s->level = level;
-    s->root = root;
-    s->next = o->sites;
-    o->sites = s;
-    *v = s;
-    return o;
-}
-
-/* Whether the plan watches the call site owner.name:desc. */
-static int watched(struct ctx *x, const char *owner, const char *name, const char *desc)
-{
-    void **v;
-
-    key_begin(&x->key, P_SITE);
-    key_str(&x->key, owner);
-    key_str(&x->key, name);
-    key_str(&x->key, desc);
-    return (v = pmap_slot(x, 0)) != NULL && *v != NULL;
-}
-
-/* The collection of a walk for the subtype set of o: x->all, or NULL for
- * java/lang/Object, whose sites apply to every class. */
-static struct vec *walk_all(struct ctx *x, struct owner *o)
-{
-    return o != NULL && o != x->p->object ? &x->all : NULL;
-}
-
-/* Records the classes of x->all, the walk from o's class, as its subtypes
- * (no duplicate check while only o itself is linked to o). */
-static void record_subtypes(struct ctx *x, struct owner *o)
-{
-    int dedupe;
-    size_t i;
-
-    if (walk_all(x, o) == NULL)
-        return;
-    dedupe = o->others;
-    for (i = 0; i < x->all.n && !x->failed; i++) {
-        struct cls *c = x->all.v[i];
-
-        if (c->nhash == 0)
-            c->nhash = name_hash(c->name);
-        if ((dedupe || c->nhash != o->self) && link_add(x->p, c->nhash, o, dedupe) < 0)
-            oom(x);
-    }
-}
-
-/* The kept implementations, other than the resolved method r, that a
- * virtual call of owner.name:desc may run (cached per owner, name, desc).
- * The site is watched, with its callee level. */
-static struct vres *overriders(struct ctx *x, struct cls *owner, struct sel r, const char *name,
-                               const char *desc, int level)
-{
-    static struct vres empty;
-    struct vres *vr;
-    struct owner *o;
-    void **v;
-    size_t i;
-
-    if ((r.m->access & (CF_ACC_FINAL | CF_ACC_PRIVATE | CF_ACC_STATIC)) || strcmp(name, "<init>") == 0)
-        return &empty;
-    key_begin(&x->key, K_VIRTUAL);
-    key_ptr(&x->key, owner);
-    key_str(&x->key, name);
-    key_str(&x->key, desc);
-    if ((v = map_slot(x, 0)) != NULL)
-        return *v;
-    if ((o = watch(x, owner->name, owner, name, desc, level, 0)) == NULL)
-        return &empty;
-    if (!owner->have_rel) {
-        concrete_subtypes(x, owner, 1, walk_all(x, o));
-        record_subtypes(x, o);
-        if (x->walk.n != 0 && (owner->rel = kit_arena_alloc(&x->arena, x->walk.n * sizeof *owner->rel)) == NULL)
-            oom(x);
-        else if (x->walk.n != 0)
-            memcpy(owner->rel, x->walk.v, x->walk.n * sizeof *owner->rel);
-        owner->nrel = owner->rel ? x->walk.n : 0;
-        owner->have_rel = 1;
-    }
-    if ((vr = kit_arena_alloc(&x->arena, sizeof *vr)) == NULL) {
-        oom(x);
-        return &empty;
-    }
-    vr->n = 0;
-    vr->impls = NULL;
-    {
-        struct vec found = {0};
-
-        for (i = 0; i < owner->nrel && !x->failed; i++) {
-            struct sel s = select_for(x, owner->rel[i], name, desc);
-            void **d;
-
-            if (s.m == NULL || s.m == r.m || (s.m->access & CF_ACC_ABSTRACT) || !cls_kept(x, s.c))
-                continue;
-            key_begin(&x->key, K_DEDUPE);
-            key_ptr(&x->key, vr);
-            key_ptr(&x->key, s.m);
-            if ((d = map_slot(x, 1)) == NULL || *d != NULL)
-                continue;
-            *d = &none_marker;
-            if (vec_push(&found, s.c) < 0 || vec_push(&found, (void *)s.m) < 0)
-                oom(x);
-        }
-        if (found.n != 0 && !x->failed) {
-            if ((vr->impls = kit_arena_alloc(&x->arena, found.n / 2 * sizeof *vr->impls)) == NULL) {
-                oom(x);
-            } else {
-                for (i = 0; i < found.n / 2; i++) {
-                    vr->impls[i].c = found.v[2 * i];
-                    vr->impls[i].m = found.v[2 * i + 1];
-                }
-                vr->n = found.n / 2;
-            }
-        }
-        free(found.v);
-    }
-    key_begin(&x->key, K_VIRTUAL);
-    key_ptr(&x->key, owner);
-    key_str(&x->key, name);
-    key_str(&x->key, desc);
-    if ((v = map_slot(x, 1)) != NULL)
-        *v = vr;
-    return vr;
 }
 
 /* --- the plan ---------------------------------------------------------------------- */
 
-/* Entry i, which exists. */
-static struct pentry *entry(const plan *p, size_t i)
+struct pentry *pl_entry(const plan *p, size_t i)
 {
     size_t j = i + BLOCK0;
     int b = 63 - __builtin_clzll((unsigned long long)j) - BLOCK0_LOG;
@@ -1157,9 +235,9 @@ static struct pentry *entry(const plan *p, size_t i)
     return &p->blocks[b][j - ((size_t)BLOCK0 << b)];
 }
 
-static plan_method *pm_at(const plan *p, size_t i)
+plan_method *pl_pm_at(const plan *p, size_t i)
 {
-    return &entry(p, i)->pub;
+    return &pl_entry(p, i)->pub;
 }
 
 static uint64_t entry_hash(const char *cname, const char *name, const char *desc)
@@ -1167,15 +245,14 @@ static uint64_t entry_hash(const char *cname, const char *name, const char *desc
     return kit_hash_str(desc, kit_hash_str(name, kit_hash_str(cname, 0x13198a2e03707344ULL)));
 }
 
-/* The index of the first entry named so, or -1. */
-static long find_entry(const plan *p, const char *cname, const char *name, const char *desc)
+long pl_find_entry(const plan *p, const char *cname, const char *name, const char *desc)
 {
     kit_cursor cur;
     uintptr_t v;
 
     for (v = kit_table_first(&p->index, entry_hash(cname, name, desc), &cur); v != 0;
          v = kit_table_next(&p->index, &cur)) {
-        const plan_method *m = pm_at(p, v - 1);
+        const plan_method *m = pl_pm_at(p, v - 1);
 
         if (strcmp(m->class_name, cname) == 0 && strcmp(m->name, name) == 0 && strcmp(m->desc, desc) == 0)
             return (long)v - 1;
@@ -1183,10 +260,7 @@ static long find_entry(const plan *p, const char *cname, const char *name, const
     return -1;
 }
 
-/* Appends a copy of m (strings copied) and publishes it; returns its index,
- * or -1 when the plan is full (capped) or out of memory (*nomem set). Only
- * one thread appends at a time (the lock, once the plan is shared). */
-static long push_entry(plan *p, const plan_method *m, int *nomem)
+long pl_push_entry(plan *p, const plan_method *m, int *nomem)
 {
     size_t i = p->n, j = i + BLOCK0;
     int b = 63 - __builtin_clzll((unsigned long long)j) - BLOCK0_LOG;
@@ -1218,8 +292,7 @@ static long push_entry(plan *p, const plan_method *m, int *nomem)
     return (long)i;
 }
 
-/* Makes x->nodes cover the indexes below n; -1 with x->failed. */
-static int grow_nodes(struct ctx *x, size_t n)
+int pl_grow_nodes(struct ctx *x, size_t n)
 {
     size_t cap = x->ncap ? x->ncap : 64;
     struct sel *nn;
@@ -1229,7 +302,7 @@ static int grow_nodes(struct ctx *x, size_t n)
     while (cap < n)
         cap *= 2;
     if ((nn = realloc(x->nodes, cap * sizeof *nn)) == NULL) {
-        oom(x);
+        pl_oom(x);
         return -1;
     }
     memset(nn + x->ncap, 0, (cap - x->ncap) * sizeof *nn);
@@ -1238,28 +311,26 @@ static int grow_nodes(struct ctx *x, size_t n)
     return 0;
 }
 
-static size_t vec_index(const struct vec *v, size_t k)
+size_t pl_vec_index(const struct vec *v, size_t k)
 {
     return (size_t)(intptr_t)v->v[k];
 }
 
-static void vec_push_index(struct ctx *x, struct vec *v, size_t i)
+void pl_vec_push_index(struct ctx *x, struct vec *v, size_t i)
 {
-    if (vec_push(v, (void *)(intptr_t)i) < 0)
-        oom(x);
+    if (pl_vec_push(v, (void *)(intptr_t)i) < 0)
+        pl_oom(x);
 }
 
-/* Appends an entry; returns its index, or -1 when the plan is full (capped)
- * or out of memory. */
-static long append(struct ctx *x, struct cls *c, const hier_method *m, const char *cname,
-                   const char *name, const char *desc, int level, int status, int root,
-                   const char *reason)
+long pl_append(struct ctx *x, struct cls *c, const hier_method *m, const char *cname,
+               const char *name, const char *desc, int level, int status, int root,
+               const char *reason)
 {
     plan_method pm;
     int nomem = 0;
     long i;
 
-    if (grow_nodes(x, x->p->n + 1) < 0)
+    if (pl_grow_nodes(x, x->p->n + 1) < 0)
         return -1;
     memset(&pm, 0, sizeof pm);
     pm.cls = c ? c->h : NULL;
@@ -1271,52 +342,49 @@ static long append(struct ctx *x, struct cls *c, const hier_method *m, const cha
     pm.status = status;
     pm.root = root;
     pm.reason = reason;
-    if ((i = push_entry(x->p, &pm, &nomem)) < 0) {
+    if ((i = pl_push_entry(x->p, &pm, &nomem)) < 0) {
         if (nomem)
-            oom(x);
+            pl_oom(x);
         return -1;
     }
     x->nodes[i].c = c;
     x->nodes[i].m = m;
     if (x->extend) {
-        vec_push_index(x, &x->added, (size_t)i);
-        vec_push_index(x, &x->todo, (size_t)i);
+        pl_vec_push_index(x, &x->added, (size_t)i);
+        pl_vec_push_index(x, &x->todo, (size_t)i);
     }
     return i;
 }
 
-/* Adds a method of a loaded class unless already there (plan_extend: by
- * name as well); returns its index, or -1 when it could not be added. A
- * root gets `note` as its reason when instrumented. */
-static long add_method(struct ctx *x, struct sel s, int level, int root, const char *note)
+long pl_add_method(struct ctx *x, struct sel s, int level, int root, const char *note)
 {
     void **v;
     const char *why;
     int status = PLAN_INSTRUMENT;
     long i;
 
-    key_begin(&x->key, K_METHOD);
-    key_ptr(&x->key, s.c);
-    key_ptr(&x->key, s.m);
-    if ((v = map_slot(x, 1)) == NULL)
+    pl_key_begin(&x->key, K_METHOD);
+    pl_key_ptr(&x->key, s.c);
+    pl_key_ptr(&x->key, s.m);
+    if ((v = pl_map_slot(x, 1)) == NULL)
         return -1;
     if (*v != NULL)
         return (long)(intptr_t)*v - 1;
     /* By name: the copies of a class in several loaders are one entry
      * (the session instruments it in every loader). */
-    if ((i = find_entry(x->p, s.c->name, s.m->name, s.m->desc)) >= 0) {
+    if ((i = pl_find_entry(x->p, s.c->name, s.m->name, s.m->desc)) >= 0) {
         *v = (void *)(intptr_t)(i + 1);
         return i;
     }
-    why = root ? never_why(s.c->name, s.c->flags) : cls_why(x, s.c);
+    why = root ? pl_never_why(s.c->name, s.c->flags) : pl_cls_why(x, s.c);
     if (why == NULL && (s.m->access & CF_ACC_ABSTRACT))
         why = R_ABSTRACT;
     if (why == NULL && (s.m->access & CF_ACC_NATIVE))
         why = R_NATIVE;
     if (why != NULL)
         status = PLAN_EXCLUDED;
-    i = append(x, s.c, s.m, s.c->name, s.m->name, s.m->desc, level, status, root,
-               why ? why : note);
+    i = pl_append(x, s.c, s.m, s.c->name, s.m->name, s.m->desc, level, status, root,
+                  why ? why : note);
     if (i >= 0)
         *v = (void *)(intptr_t)(i + 1);
     return i;
@@ -1331,11 +399,11 @@ static void count_callee(struct ctx *x, const char *name, int eligible, int matc
 
     if (x->extend || !eligible || x->failed)
         return;
-    key_begin(&x->key, K_CALLEE);
-    key_str(&x->key, name);
-    if ((v = map_slot(x, 1)) == NULL || *v != NULL)
+    pl_key_begin(&x->key, K_CALLEE);
+    pl_key_str(&x->key, name);
+    if ((v = pl_map_slot(x, 1)) == NULL || *v != NULL)
         return;
-    *v = &none_marker;
+    *v = &pl_none_marker;
     x->p->seen.callee_classes++;
     x->p->seen.matched_classes += matched != 0;
     for (k = 0; k < 2; k++)
@@ -1353,27 +421,27 @@ static void add_pending(struct ctx *x, const char *cname, const char *name, cons
     int gave_up, matched;
     long i;
 
-    if (virt && watch(x, cname, NULL, name, desc, level, 0) == NULL)
+    if (virt && pl_watch(x, cname, NULL, name, desc, level, 0) == NULL)
         return;
-    key_begin(&x->key, K_PENDING);
-    key_str(&x->key, cname);
-    key_str(&x->key, name);
-    key_str(&x->key, desc);
-    if ((v = map_slot(x, 1)) == NULL || *v != NULL)
+    pl_key_begin(&x->key, K_PENDING);
+    pl_key_str(&x->key, cname);
+    pl_key_str(&x->key, name);
+    pl_key_str(&x->key, desc);
+    if ((v = pl_map_slot(x, 1)) == NULL || *v != NULL)
         return;
-    if (x->extend && (i = find_entry(x->p, cname, name, desc)) >= 0) {
+    if (x->extend && (i = pl_find_entry(x->p, cname, name, desc)) >= 0) {
         *v = (void *)(intptr_t)(i + 1);
         return;
     }
-    matched = regex_match(x, cname, &gave_up);
+    matched = pl_regex_match(x, cname, &gave_up);
     if (!matched)
-        why = gave_up ? R_REGEX_LIMIT : R_REGEX;
-    else if ((why = never_why(cname, 0)) == NULL && !x->include_jdk && jdk_name(cname))
-        why = R_JDK;
+        why = gave_up ? pl_R_REGEX_LIMIT : pl_R_REGEX;
+    else if ((why = pl_never_why(cname, 0)) == NULL && !x->include_jdk && pl_jdk_name(cname))
+        why = pl_R_JDK;
     if (x->failed)
         return;
-    count_callee(x, cname, never_why(cname, 0) == NULL && (x->include_jdk || !jdk_name(cname)), matched);
-    i = append(x, NULL, NULL, cname, name, desc, level, why ? PLAN_EXCLUDED : PLAN_PENDING, 0, why);
+    count_callee(x, cname, pl_never_why(cname, 0) == NULL && (x->include_jdk || !pl_jdk_name(cname)), matched);
+    i = pl_append(x, NULL, NULL, cname, name, desc, level, why ? PLAN_EXCLUDED : PLAN_PENDING, 0, why);
     if (i >= 0)
         *v = (void *)(intptr_t)(i + 1);
 }
@@ -1386,8 +454,8 @@ static void callee_class(struct ctx *x, struct cls *c)
 
     if (x->extend || x->failed)
         return;
-    eligible = never_why(c->name, c->flags) == NULL && (x->include_jdk || !(c->flags & HIER_JDK));
-    count_callee(x, c->name, eligible, eligible && regex_ok(x, c));
+    eligible = pl_never_why(c->name, c->flags) == NULL && (x->include_jdk || !(c->flags & HIER_JDK));
+    count_callee(x, c->name, eligible, eligible && pl_regex_ok(x, c));
 }
 
 /* One callee of a method of `from` at level - 1, as named by a call site
@@ -1402,21 +470,21 @@ static void callee(struct ctx *x, struct cls *from, int level, const char *owner
 
     if (owner[0] == '[' || strcmp(name, "<clinit>") == 0)
         return;
-    if ((o = find_class(x, owner, from)) == NULL) {
+    if ((o = pl_find_class(x, owner, from)) == NULL) {
         if (!x->failed)
             add_pending(x, owner, name, desc, level, virt);
         return;
     }
-    r = resolve(x, o, name, desc, iface || (o->flags & HIER_INTERFACE));
+    r = pl_resolve(x, o, name, desc, iface || (o->flags & HIER_INTERFACE));
     if (r.m == NULL)
         return;
-    add_method(x, r, level, 0, NULL);
+    pl_add_method(x, r, level, 0, NULL);
     callee_class(x, r.c);
     if (!virt)
         return;
-    vr = overriders(x, o, r, name, desc, level);
+    vr = pl_overriders(x, o, r, name, desc, level);
     for (i = 0; i < vr->n && !x->failed && !x->p->capped; i++) {
-        add_method(x, vr->impls[i], level, 0, NULL);
+        pl_add_method(x, vr->impls[i], level, 0, NULL);
         callee_class(x, vr->impls[i].c);
     }
 }
@@ -1450,12 +518,11 @@ static void lambda(struct ctx *x, struct cls *from, int level, uint16_t index)
     }
 }
 
-/* Adds the callees of every call site of plan entry i (level k) at k + 1. */
-static void scan(struct ctx *x, size_t i)
+void pl_scan(struct ctx *x, size_t i)
 {
     struct cls *c = x->nodes[i].c;
     const hier_method *hm = x->nodes[i].m;
-    int level = pm_at(x->p, i)->level + 1;
+    int level = pl_pm_at(x->p, i)->level + 1;
     const cf_member *m;
     const cf_code *code;
     uint32_t pc = 0;
@@ -1463,7 +530,7 @@ static void scan(struct ctx *x, size_t i)
     if (c->cf == NULL || (m = cf_find_method(c->cf, hm->name, hm->desc)) == NULL || m->code == NULL)
         return;
     code = m->code;
-    while (pc < code->code_len && !stop(x, 0) && !x->p->capped) {
+    while (pc < code->code_len && !pl_stop(x, 0) && !x->p->capped) {
         bc_insn in;
         cf_ref ref;
 
@@ -1506,23 +573,18 @@ static void relock(struct ctx *x)
         pthread_mutex_lock(&x->p->lock);
 }
 
-/* Reads and parses the classes of the entries in todo (plan indexes) to be
- * scanned, announcing them to the hierarchy first. A class that does not
- * parse leaves the methods this call appended of it excluded; plan_build
- * fails when it holds an entry method, or when bytes() fails; plan_extend
- * excludes the methods it appended of a class bytes() fails for. */
-static void load_classes(struct ctx *x, const struct vec *todo)
+void pl_load_classes(struct ctx *x, const struct vec *todo)
 {
     struct vec batch = {0};
     size_t k;
 
     for (k = 0; k < todo->n; k++) {
-        struct cls *c = x->nodes[vec_index(todo, k)].c;
+        struct cls *c = x->nodes[pl_vec_index(todo, k)].c;
 
         if (!c->queued && c->cf == NULL && !c->cf_failed) {
             c->queued = 1;
-            if (vec_push(&batch, c->h) < 0) {
-                oom(x);
+            if (pl_vec_push(&batch, c->h) < 0) {
+                pl_oom(x);
                 break;
             }
         }
@@ -1531,12 +593,12 @@ static void load_classes(struct ctx *x, const struct vec *todo)
         hier_class **hs = malloc(batch.n * sizeof *hs);
 
         if (hs == NULL) {
-            oom(x);
+            pl_oom(x);
         } else {
             for (k = 0; k < batch.n; k++)
                 hs[k] = batch.v[k];
             /* In chunks, so that the bounds are looked at in between. */
-            for (k = 0; k < batch.n && !stop(x, 1); k += PREFETCH_CHUNK) {
+            for (k = 0; k < batch.n && !pl_stop(x, 1); k += PREFETCH_CHUNK) {
                 unlock(x);
                 x->ops->prefetch(x->hc, hs + k, batch.n - k < PREFETCH_CHUNK ? batch.n - k : PREFETCH_CHUNK);
                 relock(x);
@@ -1544,8 +606,8 @@ static void load_classes(struct ctx *x, const struct vec *todo)
             free(hs);
         }
     }
-    for (k = 0; k < todo->n && !stop(x, 0); k++) {
-        size_t i = vec_index(todo, k);
+    for (k = 0; k < todo->n && !pl_stop(x, 0); k++) {
+        size_t i = pl_vec_index(todo, k);
         struct cls *c = x->nodes[i].c;
         const uint8_t *data;
         size_t len;
@@ -1567,7 +629,7 @@ static void load_classes(struct ctx *x, const struct vec *todo)
             break;
         }
         if ((c->cf = cf_parse(data, len, &perr)) == NULL) {
-            if ((!x->extend && pm_at(x->p, i)->root) || perr.code == MCT_E_NOMEM) {
+            if ((!x->extend && pl_pm_at(x->p, i)->root) || perr.code == MCT_E_NOMEM) {
                 *x->err = perr;
                 x->failed = 1;
                 mct_err_wrap(x->err, "while parsing the class file of %s", c->name);
@@ -1577,8 +639,8 @@ static void load_classes(struct ctx *x, const struct vec *todo)
         }
     }
     for (k = 0; k < todo->n; k++) {
-        size_t i = vec_index(todo, k);
-        plan_method *pm = pm_at(x->p, i);
+        size_t i = pl_vec_index(todo, k);
+        plan_method *pm = pl_pm_at(x->p, i);
         int f = x->nodes[i].c->cf_failed;
 
         if (f && i >= x->base && pm->status == PLAN_INSTRUMENT) {
@@ -1626,13 +688,13 @@ static void entry_search_order(struct ctx *x, struct cls *c, struct vec *out)
     struct cls *y;
     size_t i;
 
-    for (y = c; y != NULL; y = cls_super(x, y))
-        if (vec_push(out, y) < 0)
-            oom(x);
-    collect_ifaces(x, c);
+    for (y = c; y != NULL; y = pl_cls_super(x, y))
+        if (pl_vec_push(out, y) < 0)
+            pl_oom(x);
+    pl_collect_ifaces(x, c);
     for (i = 0; i < x->ifs.n; i++)
-        if (vec_push(out, x->ifs.v[i]) < 0)
-            oom(x);
+        if (pl_vec_push(out, x->ifs.v[i]) < 0)
+            pl_oom(x);
 }
 
 /* Whether m, declared in y, is a member of the requested class c. */
@@ -1701,7 +763,7 @@ static void no_method(struct ctx *x, struct cls *c, const struct vec *order, con
     for (i = 0; i < order->n; i++) {
         struct cls *y = order->v[i];
 
-        cls_methods(x, y);
+        pl_cls_methods(x, y);
         for (k = 0; k < y->nm; k++)
             if (strcmp(y->m[k].name, name) == 0 && inherited(c, y, &y->m[k])) {
                 if (shown++ == 0)
@@ -1725,11 +787,11 @@ overloads_done:
 
             if (!inherited(c, y, &y->m[k]) || !near_name(name, y->m[k].name))
                 continue;
-            key_begin(&x->key, K_NAME);
-            key_str(&x->key, y->m[k].name);
-            if ((v = map_slot(x, 1)) == NULL || *v != NULL)
+            pl_key_begin(&x->key, K_NAME);
+            pl_key_str(&x->key, y->m[k].name);
+            if ((v = pl_map_slot(x, 1)) == NULL || *v != NULL)
                 continue;
-            *v = &none_marker;
+            *v = &pl_none_marker;
             msg_add(&m, "%s%s", near++ ? ", " : " Did you mean ", y->m[k].name);
         }
     }
@@ -1741,12 +803,12 @@ overloads_done:
 
         if (strcmp(c->m[k].name, "<clinit>") == 0)
             continue;
-        key_begin(&x->key, K_NAME);
+        pl_key_begin(&x->key, K_NAME);
         buf_u1(&x->key, 1);
-        key_str(&x->key, c->m[k].name);
-        if ((v = map_slot(x, 1)) == NULL || *v != NULL)
+        pl_key_str(&x->key, c->m[k].name);
+        if ((v = pl_map_slot(x, 1)) == NULL || *v != NULL)
             continue;
-        *v = &none_marker;
+        *v = &pl_none_marker;
         if (shown == MSG_NAMES) {
             more++;
             continue;
@@ -1790,21 +852,21 @@ static void add_implementations(struct ctx *x, struct cls *c, struct sel e, size
 {
     size_t i;
     struct vec list = {0};
-    struct owner *o = watch(x, c->name, c, e.m->name, e.m->desc, 1, 1);
+    struct owner *o = pl_watch(x, c->name, c, e.m->name, e.m->desc, 1, 1);
 
     if (o == NULL)
         return;
-    concrete_subtypes(x, c, 0, walk_all(x, o));
-    record_subtypes(x, o);
+    pl_concrete_subtypes(x, c, 0, pl_walk_all(x, o));
+    pl_record_subtypes(x, o);
     for (i = 0; i < x->walk.n; i++)
-        if (vec_push(&list, x->walk.v[i]) < 0)
-            oom(x);
+        if (pl_vec_push(&list, x->walk.v[i]) < 0)
+            pl_oom(x);
     for (i = 0; i < list.n && !x->failed && !x->p->capped; i++) {
-        struct sel s = select_for(x, list.v[i], e.m->name, e.m->desc);
+        struct sel s = pl_select_for(x, list.v[i], e.m->name, e.m->desc);
 
         if (s.m == NULL || (s.m->access & CF_ACC_ABSTRACT))
             continue;
-        if (never_why(s.c->name, s.c->flags) != NULL) {
+        if (pl_never_why(s.c->name, s.c->flags) != NULL) {
             ++*unmod;
             continue;
         }
@@ -1812,7 +874,7 @@ static void add_implementations(struct ctx *x, struct cls *c, struct sel e, size
             ++*jdk;
             continue;
         }
-        add_method(x, s, 1, 1, N_IMPL);
+        pl_add_method(x, s, 1, 1, pl_N_IMPL);
     }
     free(list.v);
 }
@@ -1828,12 +890,12 @@ static int add_roots(struct ctx *x, const char *cname, const char *method, const
     int ok = 0;
 
     if (iname == NULL) {
-        oom(x);
+        pl_oom(x);
         return -1;
     }
     for (i = 0; i <= len; i++)
         iname[i] = cname[i] == '.' ? '/' : cname[i];
-    if ((c = find_class(x, iname, NULL)) == NULL) {
+    if ((c = pl_find_class(x, iname, NULL)) == NULL) {
         if (!x->failed)
             no_class(x, iname);
         x->failed = 1;
@@ -1845,7 +907,7 @@ static int add_roots(struct ctx *x, const char *cname, const char *method, const
     for (i = 0; i < order.n && !x->failed; i++) {
         struct cls *y = order.v[i];
 
-        cls_methods(x, y);
+        pl_cls_methods(x, y);
         for (k = 0; k < y->nm; k++) {
             const hier_method *m = &y->m[k];
             size_t j;
@@ -1855,8 +917,8 @@ static int add_roots(struct ctx *x, const char *cname, const char *method, const
                 continue;
             for (j = 0; j < found.n && !seen; j += 2)
                 seen = strcmp(((const hier_method *)found.v[j + 1])->desc, m->desc) == 0;
-            if (!seen && (vec_push(&found, y) < 0 || vec_push(&found, (void *)m) < 0))
-                oom(x);
+            if (!seen && (pl_vec_push(&found, y) < 0 || pl_vec_push(&found, (void *)m) < 0))
+                pl_oom(x);
         }
     }
     if (found.n == 0 && !x->failed) {
@@ -1878,14 +940,14 @@ static int add_roots(struct ctx *x, const char *cname, const char *method, const
             root = PLAN_ROOT_RECEIVER;
             x->p->receiver = c->h;
         }
-        add_method(x, e, 1, root, note);
+        pl_add_method(x, e, 1, root, note);
         if (((e.m->access & CF_ACC_ABSTRACT) ||
              ((e.c->flags & HIER_INTERFACE) && !(e.m->access & (CF_ACC_STATIC | CF_ACC_PRIVATE)))) &&
-            never_why(e.c->name, e.c->flags) == NULL)
+            pl_never_why(e.c->name, e.c->flags) == NULL)
             add_implementations(x, c, e, &jdk, &unmod);
     }
     for (i = 0; i < x->p->n; i++)
-        ok |= pm_at(x->p, i)->status == PLAN_INSTRUMENT;
+        ok |= pl_pm_at(x->p, i)->status == PLAN_INSTRUMENT;
     if (!ok && !x->failed && x->p->capped) {
         mct_err_set(x->err, MCT_E_NOTHING, "nothing to instrument: the plan's cap of %zu methods was "
                     "reached before an entry method could be added", x->max);
@@ -1897,7 +959,7 @@ static int add_roots(struct ctx *x, const char *cname, const char *method, const
         m.s[0] = '\0';
         msg_add(&m, "nothing to instrument: ");
         for (i = 0; i < x->p->n && i < 4; i++) {
-            const plan_method *pm = pm_at(x->p, i);
+            const plan_method *pm = pl_pm_at(x->p, i);
 
             if (i)
                 msg_add(&m, "; ");
@@ -1925,8 +987,7 @@ static int add_roots(struct ctx *x, const char *cname, const char *method, const
 
 /* --- the public functions ---------------------------------------------------------- */
 
-/* Frees the planning state (not the plan). */
-static void ctx_free(struct ctx *x)
+void pl_ctx_free(struct ctx *x)
 {
     size_t i;
 
@@ -1949,9 +1010,7 @@ static void ctx_free(struct ctx *x)
     kit_arena_free(&x->arena);
 }
 
-/* Turns err's message, whose names are modified UTF-8, into UTF-8 (cut at
- * a character when it grows past the buffer). */
-static void utf8_message(mct_err *err)
+void pl_utf8_message(mct_err *err)
 {
     char out[MUTF8_ROOM(MCT_ERR_MSG)];
     size_t n;
@@ -2108,38 +1167,38 @@ plan *plan_build(const plan_request *req, const hier_ops *ops, void *hc, mct_err
     x.p = p;
     if (req->regex != NULL)
         suggest_compile(&x, req->regex);
-    x.object = find_class(&x, OBJECT, NULL);
+    x.object = pl_find_class(&x, pl_OBJECT, NULL);
     if (add_roots(&x, cname, method, desc) == 0) {
         struct vec todo = {0};
 
-        for (level = 1; level < req->depth && !stop(&x, 1) && !p->capped; level++) {
+        for (level = 1; level < req->depth && !pl_stop(&x, 1) && !p->capped; level++) {
             size_t to = p->n;
 
             x.level = level;
             todo.n = 0;
             for (i = from; i < to; i++)
-                if (pm_at(p, i)->status == PLAN_INSTRUMENT)
-                    vec_push_index(&x, &todo, i);
-            load_classes(&x, &todo);
+                if (pl_pm_at(p, i)->status == PLAN_INSTRUMENT)
+                    pl_vec_push_index(&x, &todo, i);
+            pl_load_classes(&x, &todo);
             for (k = 0; k < todo.n && !x.failed && !p->capped; k++) {
-                i = vec_index(&todo, k);
-                if (pm_at(p, i)->status != PLAN_INSTRUMENT)
+                i = pl_vec_index(&todo, k);
+                if (pl_pm_at(p, i)->status != PLAN_INSTRUMENT)
                     continue;
-                entry(p, i)->scanned = 1;
-                scan(&x, i);
+                pl_entry(p, i)->scanned = 1;
+                pl_scan(&x, i);
             }
             from = to;
         }
         free(todo.v);
     }
     suggest_pick(&x);
-    ctx_free(&x);
+    pl_ctx_free(&x);
     free(cname);
     free(method);
     free(desc);
     if (x.failed) {
         plan_free(p);
-        utf8_message(err);
+        pl_utf8_message(err);
         return NULL;
     }
     return p;
@@ -2150,291 +1209,6 @@ fail:
     return NULL;
 }
 
-/* Whether plan_extend scans entry i: loaded in this hierarchy, below the
- * depth, not scanned yet, to be instrumented (or pending, now that its
- * class is loaded, when that class is kept and the method has code). */
-static int scannable(struct ctx *x, size_t i)
-{
-    struct pentry *e = entry(x->p, i);
-    const struct sel *n = i < x->ncap ? &x->nodes[i] : NULL;
-
-    if (e->scanned || n == NULL || n->c == NULL || e->pub.level >= x->p->depth)
-        return 0;
-    if (e->pub.status == PLAN_INSTRUMENT)
-        return 1;
-    return e->pub.status == PLAN_PENDING && !(n->m->access & (CF_ACC_ABSTRACT | CF_ACC_NATIVE)) &&
-           (e->pub.root ? never_why(n->c->name, n->c->flags) == NULL : cls_kept(x, n->c));
-}
-
-/* A seed whose class c is loaded: resolved from c, its entry (found by name
- * or appended) queued, and the implementations of a watched virtual site
- * added at its level. */
-static void seed(struct ctx *x, struct cls *c, const char *name, const char *desc, int level)
-{
-    struct sel r = resolve(x, c, name, desc, (c->flags & HIER_INTERFACE) != 0);
-    struct vres *vr;
-    long i;
-    size_t k;
-
-    if (r.m == NULL)
-        return;
-    i = add_method(x, r, level, 0, NULL);
-    if (i >= 0 && grow_nodes(x, (size_t)i + 1) == 0) {
-        if (x->nodes[i].c == NULL)
-            x->nodes[i] = r;
-        vec_push_index(x, &x->todo, (size_t)i);
-    }
-    if (x->failed || !watched(x, c->name, name, desc))
-        return;
-    vr = overriders(x, c, r, name, desc, level);
-    for (k = 0; k < vr->n && !x->failed && !x->p->capped; k++)
-        add_method(x, vr->impls[k], level, 0, NULL);
-}
-
-/* Scans the queue level by level to the depth (what scanning appends is
- * queued by append()). */
-static void extend_levels(struct ctx *x)
-{
-    struct vec batch = {0};
-    int level, low = PLAN_MAX_DEPTH;
-    size_t k;
-
-    for (k = 0; k < x->todo.n; k++)
-        if (pm_at(x->p, vec_index(&x->todo, k))->level < low)
-            low = pm_at(x->p, vec_index(&x->todo, k))->level;
-    for (level = low; level < x->p->depth && !x->failed && !x->p->capped; level++) {
-        batch.n = 0;
-        for (k = 0; k < x->todo.n; k++) {
-            size_t i = vec_index(&x->todo, k);
-
-            if (pm_at(x->p, i)->level == level && scannable(x, i)) {
-                entry(x->p, i)->scanned = 1;
-                vec_push_index(x, &batch, i);
-            }
-        }
-        load_classes(x, &batch);
-        for (k = 0; k < batch.n && !x->failed && !x->p->capped; k++)
-            if (pm_at(x->p, vec_index(&batch, k))->status != PLAN_EXCLUDED)
-                scan(x, vec_index(&batch, k));
-    }
-    free(batch.v);
-}
-
-static void deferred_free(struct deferred *d)
-{
-    free(d->class_name);
-    free(d->name);
-    free(d->desc);
-}
-
-int plan_extend(plan *p, const plan_seed *seeds, size_t n, const hier_ops *ops, void *hc,
-                size_t **added, size_t *n_added, mct_err *err)
-{
-    struct ctx x;
-    struct deferred *keep = NULL;
-    size_t nkeep = 0, total, k;
-
-    *added = NULL;
-    *n_added = 0;
-    for (k = 0; k < n; k++)
-        if (seeds[k].class_name == NULL || seeds[k].name == NULL || seeds[k].desc == NULL ||
-            seeds[k].level < 1 || seeds[k].level > p->depth)
-            return mct_err_set(err, MCT_E_ARG, "seed %zu: a seed needs a class, a method, a descriptor "
-                               "and a level within 1..%d", k, p->depth);
-    memset(&x, 0, sizeof x);
-    x.ops = ops;
-    x.hc = hc;
-    x.err = err;
-    x.re = p->re;
-    x.include_jdk = p->include_jdk;
-    x.max = p->max;
-    x.extend = 1;
-    x.p = p;
-    buf_init(&x.key);
-    pthread_mutex_lock(&p->lock);
-    x.base = p->n;
-    for (k = p->cls_from; k < p->n; k++)
-        pm_at(p, k)->cls = NULL;
-    p->cls_from = p->n;
-    p->receiver = NULL;
-    x.object = find_class(&x, OBJECT, NULL);
-    total = p->ndeferred + n;
-    if (total != 0 && (keep = malloc(total * sizeof *keep)) == NULL)
-        oom(&x);
-    /* The waiting seeds first, then the new ones; those whose class is
-     * still missing wait for the next call. */
-    for (k = 0; k < total && keep != NULL; k++) {
-        struct deferred *d = k < p->ndeferred ? &p->deferred[k] : NULL;
-        const plan_seed *s = d == NULL ? &seeds[k - p->ndeferred] : NULL;
-        struct cls *c = x.failed ? NULL : find_class(&x, d ? d->class_name : s->class_name, NULL);
-
-        if (c != NULL) {
-            seed(&x, c, d ? d->name : s->name, d ? d->desc : s->desc, d ? d->level : s->level);
-            if (d != NULL)
-                deferred_free(d);
-        } else if (d != NULL) {
-            if (++d->tries < PLAN_SEED_TRIES || x.failed)
-                keep[nkeep++] = *d;
-            else
-                deferred_free(d);
-        } else if (!x.failed) {
-            struct deferred *w = &keep[nkeep];
-
-            w->class_name = strdup(s->class_name);
-            w->name = strdup(s->name);
-            w->desc = strdup(s->desc);
-            w->level = s->level;
-            w->tries = 1;
-            if (w->class_name == NULL || w->name == NULL || w->desc == NULL) {
-                deferred_free(w);
-                oom(&x);
-            } else {
-                nkeep++;
-            }
-        }
-    }
-    if (keep != NULL || total == 0) {
-        free(p->deferred);
-        p->deferred = keep;
-        p->ndeferred = nkeep;
-    }
-    if (!x.failed)
-        extend_levels(&x);
-    if (x.added.n != 0 && (*added = malloc(x.added.n * sizeof **added)) != NULL) {
-        for (k = 0; k < x.added.n; k++)
-            (*added)[k] = vec_index(&x.added, k);
-        *n_added = x.added.n;
-    } else if (x.added.n != 0) {
-        oom(&x);
-    }
-    pthread_mutex_unlock(&p->lock);
-    ctx_free(&x);
-    if (x.failed)
-        utf8_message(err);
-    return x.failed ? -1 : 0;
-}
-
-size_t plan_deferred(const plan *p)
-{
-    plan *q = (plan *)p;
-    size_t n;
-
-    pthread_mutex_lock(&q->lock);
-    n = q->ndeferred;
-    pthread_mutex_unlock(&q->lock);
-    return n;
-}
-
-/* Up to this many owners without allocating. */
-#define NEW_OWNERS 32
-
-int plan_new_class(plan *p, const char *name, const char *super_name, const char *const *interfaces,
-                   size_t n_ifaces, const hier_method *declared, size_t n_declared, plan_seed *out,
-                   size_t max, size_t *n_out)
-{
-    struct owner *few[NEW_OWNERS], **owners = few;
-    size_t n = 0, cap = NEW_OWNERS, k, j;
-    int nomem = 0, regex = -1;
-    unsigned stamp;
-    uint64_t h;
-
-    *n_out = 0;
-    if (name == NULL)
-        return 0;
-    pthread_mutex_lock(&p->lock);
-    stamp = ++p->stamp;
-    /* java/lang/Object's sites apply to every class. */
-    if (p->object != NULL) {
-        p->object->mark = stamp;
-        owners[n++] = p->object;
-    }
-    /* The owners of its direct supertypes are its owners. */
-    for (k = 0; k <= n_ifaces && !nomem; k++) {
-        const char *t = k == 0 ? super_name : interfaces[k - 1];
-        struct olink **head, *l;
-
-        if (t == NULL || (head = kmap_get(p, name_hash(t), 0, &nomem)) == NULL)
-            continue;
-        for (l = *head; l != NULL; l = l->next) {
-            if (l->o->mark == stamp)
-                continue;
-            l->o->mark = stamp;
-            if (n == cap) {
-                struct owner **more = malloc(2 * cap * sizeof *more);
-
-                if (more == NULL) {
-                    nomem = 1;
-                    break;
-                }
-                memcpy(more, owners, n * sizeof *more);
-                if (owners != few)
-                    free(owners);
-                owners = more;
-                cap *= 2;
-            }
-            owners[n++] = l->o;
-        }
-    }
-    h = name_hash(name);
-    for (k = 0; k < n; k++)
-        if (owners[k] != p->object && link_add(p, h, owners[k], 1) < 0)
-            nomem = 1;
-    if (n == 0 || nomem || never_why(name, 0) != NULL || (!p->include_jdk && jdk_name(name)))
-        goto done;
-    for (k = 0; k < n_declared && *n_out < max; k++) {
-        const hier_method *m = &declared[k];
-        plan_method pm;
-        int level = 0, root = 0;
-        long i;
-
-        if ((m->access & (CF_ACC_ABSTRACT | CF_ACC_STATIC | CF_ACC_PRIVATE | CF_ACC_NATIVE)) ||
-            m->name[0] == '<')
-            continue;
-        for (j = 0; j < n; j++) {
-            const struct site *s;
-
-            for (s = owners[j]->sites; s != NULL; s = s->next)
-                if (strcmp(s->name, m->name) == 0 && strcmp(s->desc, m->desc) == 0) {
-                    if (level == 0 || s->level < level)
-                        level = s->level;
-                    root |= s->root;
-                }
-        }
-        if (level == 0)
-            continue;
-        if (!root) {
-            if (regex < 0)
-                regex = p->re == NULL || match_class(p->re, name) == 1;
-            if (!regex)
-                continue;
-        }
-        if (find_entry(p, name, m->name, m->desc) >= 0)
-            continue;
-        memset(&pm, 0, sizeof pm);
-        pm.class_name = name;
-        pm.name = m->name;
-        pm.desc = m->desc;
-        pm.access = m->access;
-        pm.level = root ? 1 : level;
-        pm.status = PLAN_INSTRUMENT;
-        pm.root = root;
-        pm.reason = root ? N_IMPL : NULL;
-        if ((i = push_entry(p, &pm, &nomem)) < 0)
-            break;
-        out[*n_out].class_name = pm_at(p, (size_t)i)->class_name;
-        out[*n_out].name = pm_at(p, (size_t)i)->name;
-        out[*n_out].desc = pm_at(p, (size_t)i)->desc;
-        out[*n_out].level = pm.level;
-        out[*n_out].index = (size_t)i;
-        ++*n_out;
-    }
-done:
-    pthread_mutex_unlock(&p->lock);
-    if (owners != few)
-        free(owners);
-    return nomem ? -1 : 0;
-}
-
 size_t plan_count(const plan *p)
 {
     return __atomic_load_n(&p->n, __ATOMIC_ACQUIRE);
@@ -2442,7 +1216,7 @@ size_t plan_count(const plan *p)
 
 const plan_method *plan_at(const plan *p, size_t i)
 {
-    return i < plan_count(p) ? pm_at(p, i) : NULL;
+    return i < plan_count(p) ? pl_pm_at(p, i) : NULL;
 }
 
 hier_class *plan_receiver(const plan *p)
@@ -2469,7 +1243,7 @@ void plan_free(plan *p)
     for (i = 0; i < NBLOCKS; i++)
         free(p->blocks[i]);
     for (i = 0; i < p->ndeferred; i++)
-        deferred_free(&p->deferred[i]);
+        pl_deferred_free(&p->deferred[i]);
     free(p->deferred);
     kit_table_free(&p->names);
     kit_table_free(&p->index);
