@@ -7,6 +7,7 @@
 #include "buf.h"
 #include "classfile.h"
 #include "instrument.h"
+#include "kit.h"
 #include "vm.h"
 
 struct hier_class {
@@ -28,7 +29,7 @@ struct hier_class {
     int have_bytes;
     uint8_t *bytes;
     size_t len;
-    hier_class *same_name;     /* hash chain */
+    hier_class *same_name;     /* the next class of this name (another loader) */
 };
 
 struct hj {
@@ -36,19 +37,21 @@ struct hj {
     jvmtiEnv *jvmti;
     hier_class *classes;
     size_t n;
-    hier_class **buckets;
-    size_t n_buckets;
+    kit_table by_name;         /* name hash -> latest class of that name */
     int tagged;                /* classes carry tag index + 1 */
     int have_subs;
 };
 
-static unsigned long name_hash(const char *s)
+/* The first class named name (the last listed), or NULL; the others
+ * follow through same_name. */
+static hier_class *first_named(const hj *h, const char *name, kit_cursor *cur)
 {
-    unsigned long h = 5381;
+    uintptr_t v;
 
-    while (*s)
-        h = h * 33 + (unsigned char)*s++;
-    return h;
+    for (v = kit_table_first(&h->by_name, kit_hash_str(name, 0), cur); v != 0; v = kit_table_next(&h->by_name, cur))
+        if (strcmp(((hier_class *)v)->name, name) == 0)
+            return (hier_class *)v;
+    return NULL;
 }
 
 /* "Lcom/x/Y;" -> "com/x/Y"; NULL for arrays and primitives. */
@@ -127,6 +130,7 @@ hj *hj_new(JNIEnv *jni, mct_err *err)
     jint n = 0, i;
     jobject platform;
     jvmtiError e;
+    int reserved;
 
     if (h == NULL) {
         mct_err_set(err, MCT_E_NOMEM, "out of memory reading the loaded classes");
@@ -142,19 +146,18 @@ hj *hj_new(JNIEnv *jni, mct_err *err)
     }
     platform = platform_loader(jni);
     h->classes = calloc((size_t)n + 1, sizeof *h->classes);
-    h->n_buckets = 1;
-    while (h->n_buckets < (size_t)n * 2)
-        h->n_buckets *= 2;
-    h->buckets = calloc(h->n_buckets, sizeof *h->buckets);
+    reserved = kit_table_reserve(&h->by_name, (size_t)n);
     h->tagged = 1;
     for (i = 0; i < n; i++) {
         hier_class *c = &h->classes[h->n];
 
-        if (h->classes != NULL && h->buckets != NULL && describe(h, c, loaded[i], platform) == 0) {
-            size_t b = name_hash(c->name) & (h->n_buckets - 1);
+        if (h->classes != NULL && reserved == 0 && describe(h, c, loaded[i], platform) == 0) {
+            kit_cursor cur;
 
-            c->same_name = h->buckets[b];
-            h->buckets[b] = c;
+            /* Room is reserved: deleting and adding cannot fail. */
+            if ((c->same_name = first_named(h, c->name, &cur)) != NULL)
+                kit_table_del(&h->by_name, &cur);
+            kit_table_add(&h->by_name, kit_hash_str(c->name, 0), (uintptr_t)c);
             if (h->tagged && (*jvmti)->SetTag(jvmti, c->cls, (jlong)h->n + 1) != JVMTI_ERROR_NONE)
                 h->tagged = 0;
             h->n++;
@@ -167,7 +170,7 @@ hj *hj_new(JNIEnv *jni, mct_err *err)
     (*jvmti)->Deallocate(jvmti, (unsigned char *)loaded);
     if (platform != NULL)
         (*jni)->DeleteLocalRef(jni, platform);
-    if (h->classes == NULL || h->buckets == NULL) {
+    if (h->classes == NULL || reserved < 0) {
         hj_free(h);
         mct_err_set(err, MCT_E_NOMEM, "out of memory reading %d loaded classes", (int)n);
         return NULL;
@@ -201,7 +204,7 @@ void hj_free(hj *h)
         free(c->name);
     }
     free(h->classes);
-    free(h->buckets);
+    kit_table_free(&h->by_name);
     free(h);
 }
 
@@ -218,12 +221,9 @@ jclass hj_class(hier_class *c)
 hier_class *hj_copy(hier_class *c, hier_class *after)
 {
     hj *h = c->owner;
-    hier_class *k = after != NULL ? after->same_name : h->buckets[name_hash(c->name) & (h->n_buckets - 1)];
+    kit_cursor cur;
 
-    for (; k != NULL; k = k->same_name)
-        if (strcmp(k->name, c->name) == 0)
-            return k;
-    return NULL;
+    return after != NULL ? after->same_name : first_named(h, c->name, &cur);
 }
 
 /* The snapshot's entry for a class object, or NULL (loaded since). */
@@ -232,6 +232,7 @@ static hier_class *identify(hj *h, jclass k)
     jlong tag = 0;
     char *sig = NULL, *name;
     hier_class *c, *found = NULL;
+    kit_cursor cur;
 
     if (k == NULL)
         return NULL;
@@ -246,8 +247,8 @@ static hier_class *identify(hj *h, jclass k)
     (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)sig);
     if (name == NULL)
         return NULL;
-    for (c = h->buckets[name_hash(name) & (h->n_buckets - 1)]; c != NULL && found == NULL; c = c->same_name)
-        if (strcmp(c->name, name) == 0 && (*h->jni)->IsSameObject(h->jni, c->cls, k))
+    for (c = first_named(h, name, &cur); c != NULL && found == NULL; c = c->same_name)
+        if ((*h->jni)->IsSameObject(h->jni, c->cls, k))
             found = c;
     free(name);
     return found;
@@ -313,9 +314,9 @@ static hier_class *op_find(void *ctx, const char *name, hier_class *from)
     hj *h = ctx;
     hier_class *c, *jdk = NULL, *any = NULL;
 
-    for (c = h->buckets[name_hash(name) & (h->n_buckets - 1)]; c != NULL; c = c->same_name) {
-        if (strcmp(c->name, name) != 0)
-            continue;
+    kit_cursor cur;
+
+    for (c = first_named(h, name, &cur); c != NULL; c = c->same_name) {
         if (from != NULL && (from->loader == NULL ? c->loader == NULL
                                                   : c->loader != NULL &&
                                                         (*h->jni)->IsSameObject(h->jni, c->loader, from->loader)))
