@@ -17,6 +17,11 @@ struct ent {
     int32_t next;    /* chain in the bucket, -1 ends */
 };
 
+/* The lookup table stays its own (not protocol/kit's): its chain runs
+ * through ents[], which is also the pool in entry order and is rebuilt from
+ * it, so it needs no slot array beside the entries, and its hash is over the
+ * entry's typed fields rather than one byte string. */
+
 struct cpool {
     const cf_class *c;
     struct ent *ents;

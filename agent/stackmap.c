@@ -6,10 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kit.h"
+
 struct name {
     size_t off;        /* in names.data */
     uint32_t len;
-    int32_t next;      /* hash chain */
 };
 
 struct sm_ctx {
@@ -17,56 +18,25 @@ struct sm_ctx {
     mct_buf names;     /* NUL-terminated names, back to back */
     struct name *tab;
     size_t n, cap;
-    int32_t *buckets;
-    size_t nb;         /* a power of two */
+    kit_table ids;     /* id + 1 by the hash of the name */
     mct_buf scratch;   /* building array descriptors */
     uint32_t this_id;  /* the class's own name */
 };
 
 /* --- names --------------------------------------------------------------------- */
 
-static uint32_t hash_name(const char *s, size_t len)
-{
-    uint32_t h = 2166136261u;
-    size_t i;
-
-    for (i = 0; i < len; i++)
-        h = (h ^ (uint8_t)s[i]) * 16777619u;
-    return h;
-}
-
-static int rehash_names(sm_ctx *x, size_t nb)
-{
-    int32_t *b = malloc(nb * sizeof *b);
-    size_t i;
-
-    if (b == NULL)
-        return -1;
-    free(x->buckets);
-    x->buckets = b;
-    x->nb = nb;
-    for (i = 0; i < nb; i++)
-        b[i] = -1;
-    for (i = 0; i < x->n; i++) {
-        uint32_t h = hash_name((const char *)x->names.data + x->tab[i].off, x->tab[i].len) & (nb - 1);
-
-        x->tab[i].next = b[h];
-        b[h] = (int32_t)i;
-    }
-    return 0;
-}
-
 int sm_intern(sm_ctx *x, const char *s, size_t len, uint32_t *id, mct_err *err)
 {
-    uint32_t h = hash_name(s, len);
-    int32_t i;
+    uint64_t h = kit_hash(s, len, 0);
+    kit_cursor cur;
+    uintptr_t v;
 
-    for (i = x->buckets[h & (x->nb - 1)]; i >= 0; i = x->tab[i].next)
-        if (x->tab[i].len == len && memcmp(x->names.data + x->tab[i].off, s, len) == 0) {
-            *id = (uint32_t)i;
+    for (v = kit_table_first(&x->ids, h, &cur); v != 0; v = kit_table_next(&x->ids, &cur))
+        if (x->tab[v - 1].len == len && memcmp(x->names.data + x->tab[v - 1].off, s, len) == 0) {
+            *id = (uint32_t)(v - 1);
             return 0;
         }
-    if (buf_grow(&x->tab, &x->cap, x->n, sizeof *x->tab, 64) < 0)
+    if (buf_grow(&x->tab, &x->cap, x->n, sizeof *x->tab, 64) < 0 || kit_table_reserve(&x->ids, x->n + 1) < 0)
         return mct_err_set(err, MCT_E_NOMEM, "out of memory interning a class name");
     if (x->names.data != NULL && s >= (const char *)x->names.data &&
         s < (const char *)x->names.data + x->names.len) {
@@ -83,11 +53,8 @@ int sm_intern(sm_ctx *x, const char *s, size_t len, uint32_t *id, mct_err *err)
     buf_u1(&x->names, 0);
     if (buf_failed(&x->names))
         return mct_err_set(err, MCT_E_NOMEM, "out of memory interning a class name");
-    x->tab[x->n].next = x->buckets[h & (x->nb - 1)];
-    x->buckets[h & (x->nb - 1)] = (int32_t)x->n;
+    kit_table_add(&x->ids, h, x->n + 1); /* cannot fail: room reserved */
     *id = (uint32_t)x->n++;
-    if (x->n * 2 > x->nb && rehash_names(x, x->nb * 2) < 0)
-        return mct_err_set(err, MCT_E_NOMEM, "out of memory interning a class name");
     return 0;
 }
 
@@ -111,7 +78,7 @@ sm_ctx *sm_new(const cf_class *c, mct_err *err)
     buf_init(&x->scratch);
     x->cap = 64;
     x->tab = malloc(x->cap * sizeof *x->tab);
-    if (x->tab == NULL || rehash_names(x, 128) < 0) {
+    if (x->tab == NULL) {
         sm_free(x);
         mct_err_set(err, MCT_E_NOMEM, "out of memory");
         return NULL;
@@ -130,7 +97,7 @@ void sm_free(sm_ctx *x)
     buf_free(&x->names);
     buf_free(&x->scratch);
     free(x->tab);
-    free(x->buckets);
+    kit_table_free(&x->ids);
     free(x);
 }
 
