@@ -404,6 +404,17 @@ struct sel pl_select_for(struct ctx *x, struct cls *c, const char *name, const c
     return s;
 }
 
+/* Puts the key of a resolution's cache entry in x->key (built again after
+ * the search, which uses x->key too). */
+static void resolve_key(struct ctx *x, struct cls *owner, const char *name, const char *desc, int iface)
+{
+    pl_key_begin(&x->key, K_RESOLVE);
+    pl_key_ptr(&x->key, owner);
+    buf_u1(&x->key, (uint8_t)iface);
+    pl_key_str(&x->key, name);
+    pl_key_str(&x->key, desc);
+}
+
 struct sel pl_resolve(struct ctx *x, struct cls *owner, const char *name, const char *desc, int iface)
 {
     void **v;
@@ -411,11 +422,7 @@ struct sel pl_resolve(struct ctx *x, struct cls *owner, const char *name, const 
     const hier_method *m = NULL;
     struct sel s = {0};
 
-    pl_key_begin(&x->key, K_RESOLVE);
-    pl_key_ptr(&x->key, owner);
-    buf_u1(&x->key, (uint8_t)iface);
-    pl_key_str(&x->key, name);
-    pl_key_str(&x->key, desc);
+    resolve_key(x, owner, name, desc, iface);
     if ((v = pl_map_slot(x, 0)) != NULL)
         return *(struct sel *)*v;
     if (iface) {
@@ -437,11 +444,7 @@ struct sel pl_resolve(struct ctx *x, struct cls *owner, const char *name, const 
     }
     if (s.m == NULL)
         s = default_select(x, owner, name, desc, 1);
-    pl_key_begin(&x->key, K_RESOLVE);
-    pl_key_ptr(&x->key, owner);
-    buf_u1(&x->key, (uint8_t)iface);
-    pl_key_str(&x->key, name);
-    pl_key_str(&x->key, desc);
+    resolve_key(x, owner, name, desc, iface);
     if ((v = pl_map_slot(x, 1)) != NULL)
         *v = new_sel(x, s.c, s.m);
     return s;
