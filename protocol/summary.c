@@ -120,9 +120,14 @@ uint64_t sum_hist_quantile(const struct sum_hist *h, double q)
             seen += h->groups[g][b];
             if (seen < rank)
                 continue;
+            /* min and max are samples: exact where the bucket holds them */
             hist_bucket(g, b, &lo, &width);
+            if (h->min >= lo && h->min - lo < width)
+                return h->min;
+            if (h->max >= lo && h->max - lo < width)
+                return h->max;
             mid = lo + width / 2;
-            return mid < h->min ? h->min : mid > h->max ? h->max : mid;
+            return mid;
         }
     }
     return h->max;

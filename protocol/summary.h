@@ -8,11 +8,13 @@
  * Histogram (sum_hist): values in ns, 0 .. 2^63-1. Values below 128 are
  * counted exactly; above, every power of two [2^k, 2^(k+1)) is cut into 128
  * buckets of equal width, allocated (1 KiB) the first time a value falls
- * into that power of two. A quantile is the midpoint of the bucket holding
- * the sample of rank ceil(q * count) (the nearest-rank quantile of the
- * sorted samples), clamped to [min, max]: it differs from that exact sample
- * by at most 1/256 of it (SUM_HIST_REL_ERR, 0.39 %). Memory: at most 57 KiB
- * per histogram, 1 KiB per power of two actually used.
+ * into that power of two. A quantile is found in the bucket holding the
+ * sample of rank ceil(q * count) (the nearest-rank quantile of the sorted
+ * samples): the smallest sample (min) when it lies in that bucket, else the
+ * largest (max) when it does, else the bucket's midpoint. It differs from
+ * the exact sample by less than one bucket width, at most 1/128 of it
+ * (SUM_HIST_REL_ERR, 0.78 %), and is exact for samples that are all equal.
+ * Memory: at most 57 KiB per histogram, 1 KiB per power of two used.
  *
  * Summary tree: a node is (class, method, desc) under its parent; the
  * children keep the order of their first appearance. A node holds what a
@@ -54,7 +56,7 @@
 #define SUM_HIST_SUB_BITS 7                         /* 128 buckets per power of two */
 #define SUM_HIST_SUB (1u << SUM_HIST_SUB_BITS)
 #define SUM_HIST_GROUPS (64 - SUM_HIST_SUB_BITS + 1)  /* group 0: 0..127, then 2^7 .. 2^63 */
-#define SUM_HIST_REL_ERR (1.0 / 256)                /* stated bound on a quantile's error */
+#define SUM_HIST_REL_ERR (1.0 / 128)                /* stated bound on a quantile's error */
 
 struct sum_hist {
     uint64_t count, min, max;
