@@ -16,7 +16,7 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
+#include <math.h>     /* isnan, isfinite, NAN: macros, no libm */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -293,7 +293,7 @@ static json_t *pct_json(const json_t *b, const json_t *n, const char *key)
 
     return json_pack("{s:o,s:o,s:o}", "base", b != NULL ? json_integer((json_int_t)nint(b, key)) : json_null(),
                      "new", n != NULL ? json_integer((json_int_t)nint(n, key)) : json_null(),
-                     "pct", isnan(p) ? json_null() : json_real(round(p * 10) / 10));
+                     "pct", isnan(p) ? json_null() : json_real(p));
 }
 
 /* One row: the node on the path at depth, b and n its two sides (one may be
@@ -506,7 +506,7 @@ static int parse(int argc, char **argv, struct diff_opts *o, const char **base, 
                                "(e.g. 20)\n", optarg), -1;
             break;
         case OPT_MIN_NS:
-            if ((v = parse_number(optarg)) < 0 || v != floor(v))
+            if ((v = parse_number(optarg)) < 0 || v != (double)(long long)v)
                 return fprintf(stderr, "mcalltree diff: --min-ns '%s': give a whole number of ns >= 0\n",
                                optarg), -1;
             o->min_ns = (long long)v;
