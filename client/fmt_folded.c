@@ -8,7 +8,8 @@
  * --countname=ns labels it). Nodes without self time are left out: their
  * frames come with their children's lines, and a 0 adds nothing. Every call
  * writes its own lines; the tools sum equal stacks, so a graph of the file
- * is the time of all printed calls together.
+ * is the time of all printed calls together. A summary writes one line per
+ * path, its self time summed over all the calls it covers.
  *
  * A frame is Class.method, without the descriptor (overloads share a
  * frame, as in a profiler's stacks). ';', spaces and control characters in
@@ -94,6 +95,23 @@ static int folded_call(out *o, const json_t *call)
     return rc < 0 || ferror(o->f) ? -1 : 0;
 }
 
+/* The summary's roots: root, then more_roots (the entry method's other
+ * overloads); root is null when it covers no call. */
+static int folded_summary(out *o, const json_t *summary)
+{
+    const json_t *more = json_object_get(summary, "more_roots");
+    struct stack st = { 0 };
+    int rc = 0;
+
+    if (json_is_object(json_object_get(summary, "root")))
+        rc = put_node(o, &st, json_object_get(summary, "root"), 0);
+    for (size_t i = 0; i < json_array_size(more) && rc == 0; i++)
+        rc = put_node(o, &st, json_array_get(more, i), 0);
+    free(st.s);
+    return rc < 0 || ferror(o->f) ? -1 : 0;
+}
+
 const struct out_format fmt_folded = {
     .call = folded_call,
+    .summary = folded_summary,
 };

@@ -20,7 +20,22 @@
  * method cyan, ordinary calls bold, nodes that threw red, truncated ones dim;
  * class and parameters dim around a bright method name; a slow node's total
  * on a yellow background. Without colour the text is identical, so files
- * and pipes lose nothing. */
+ * and pipes lose nothing.
+ *
+ * A summary (issue 11) is one tree over many calls:
+ *
+ *   summary (final): 1200 entry calls, 3 not traced
+ *        p50       p90       p99  self/call     calls/call  method
+ *     812 µs   1.20 ms   2.00 ms    12.3 µs              1  tgt.Shape.run()
+ *     400 µs    410 µs    650 µs     280 µs            20×  ├─ tgt.Price.of(long)
+ *    5.00 µs   9.00 µs   9.00 µs    3.00 µs    2.50× (1–4)  └─ tgt.Tax.rate()  in 600 of 1200 calls
+ *
+ * Figures are over the entry calls in which the node ran ("in K of N
+ * calls" when not all of them): p50/p90/p99 of the node's time within one
+ * entry call, self/call its average self time per entry call, calls/call
+ * N× when each of them made exactly N calls, else the average and (min–max).
+ * Tags and min/avg/max of single invocations follow as in a call's tree.
+ * The slowest calls kept whole follow as call trees. */
 #include "output.h"
 
 #include <time.h>
@@ -302,6 +317,114 @@ static int tree_call(out *o, const json_t *call)
     return ferror(o->f) ? -1 : 0;
 }
 
+/* ---- summaries ----------------------------------------------------------------- */
+
+#define SUM_CALLS_W 13          /* "2.50× (1–4)" */
+
+/* The calls/call text of node: over the entry calls in which it ran. */
+static void per_call_text(char *buf, size_t size, const json_t *node)
+{
+    long long lo = fu_int(node, "calls_min"), hi = fu_int(node, "calls_max");
+    long long entries = fu_int(node, "entries");
+
+    if (lo == hi)
+        snprintf(buf, size, lo == 1 ? "1" : "%lld×", lo);
+    else
+        snprintf(buf, size, "%.2f× (%lld–%lld)",
+                 entries > 0 ? (double)fu_int(node, "calls") / (double)entries : 0.0, lo, hi);
+}
+
+/* Writes a summary node at depth and, up to FU_MAX_DEPTH levels, its
+ * children. */
+static void put_sum_node(struct tree *t, const json_t *node, int depth, long long n)
+{
+    static const char *const qs[] = { "p50_ns", "p90_ns", "p99_ns" };
+    const json_t *kids = fu_children(node);
+    size_t nk = json_array_size(kids);
+    int cut = depth + 1 >= FU_MAX_DEPTH && nk > 0;
+    char buf[64];
+
+    for (size_t i = 0; i < 3; i++) {
+        fu_duration(buf, sizeof buf, (double)fu_int(node, qs[i]));
+        fputs(i == 0 ? " " : "  ", t->o->f);
+        fu_put_right(t->o->f, buf, DUR_W + 1);
+    }
+    fu_duration(buf, sizeof buf, fu_int(node, "entries") > 0 ?
+                (double)fu_int(node, "self_ns") / (double)fu_int(node, "entries") : 0.0);
+    fputs("  ", t->o->f);
+    fu_put_right(t->o->f, buf, DUR_W + 2);
+    per_call_text(buf, sizeof buf, node);
+    fputs("  ", t->o->f);
+    fu_put_right(t->o->f, buf, SUM_CALLS_W);
+    fputs("  ", t->o->f);
+    put_branches(t, depth);
+    put_name(t, node, depth);
+    if (fu_int(node, "entries") < n) {
+        snprintf(buf, sizeof buf, "in %lld of %lld calls", fu_int(node, "entries"), n);
+        fputs("  ", t->o->f);
+        put_styled(t, SGR_DIM, buf);
+    }
+    put_tags(t, node, 0, cut);
+    fputc('\n', t->o->f);
+    if (cut)
+        return;
+    for (size_t i = 0; i < nk; i++) {
+        t->last[depth + 1] = i + 1 == nk;
+        put_sum_node(t, json_array_get(kids, i), depth + 1, n);
+    }
+}
+
+static int tree_summary(out *o, const json_t *summary)
+{
+    struct tree t = { .o = o, .slow_ns = -1 };
+    const json_t *more = json_object_get(summary, "more_roots");
+    const json_t *slowest = json_object_get(summary, "slowest");
+    long long n = fu_int(summary, "calls");
+    FILE *f = o->f;
+
+    if (o->calls > 0 || o->summaries > 0)
+        fputc('\n', f);
+    sgr(&t, SGR_BOLD);
+    fprintf(f, "summary%s", fu_flag(summary, "final") ? " (final)" : "");
+    sgr_end(&t);
+    fprintf(f, ": %lld entry call%s", n, n == 1 ? "" : "s");
+    if (fu_int(summary, "not_traced") > 0)
+        fprintf(f, ", %lld not traced", fu_int(summary, "not_traced"));
+    fputc('\n', f);
+    if (!json_is_object(json_object_get(summary, "root")))
+        return ferror(f) ? -1 : 0;
+    sgr(&t, SGR_DIM);
+    fputc(' ', f);
+    fu_put_right(f, "p50", DUR_W + 1);
+    fputs("  ", f);
+    fu_put_right(f, "p90", DUR_W + 1);
+    fputs("  ", f);
+    fu_put_right(f, "p99", DUR_W + 1);
+    fputs("  ", f);
+    fu_put_right(f, "self/call", DUR_W + 2);
+    fputs("  ", f);
+    fu_put_right(f, "calls/call", SUM_CALLS_W);
+    fputs("  method", f);
+    sgr_end(&t);
+    fputc('\n', f);
+    put_sum_node(&t, json_object_get(summary, "root"), 0, n);
+    for (size_t i = 0; i < json_array_size(more); i++)
+        put_sum_node(&t, json_array_get(more, i), 0, n);
+    if (json_array_size(slowest) > 0)
+        fprintf(f, "\nthe %zu slowest call%s:\n", json_array_size(slowest),
+                json_array_size(slowest) == 1 ? "" : "s");
+    for (size_t i = 0; i < json_array_size(slowest); i++) {
+        fputc('\n', f);
+        unsigned long calls = o->calls;
+
+        o->calls = 0;       /* tree_call's blank line is written above */
+        tree_call(o, json_array_get(slowest, i));
+        o->calls = calls;
+    }
+    return ferror(f) ? -1 : 0;
+}
+
 const struct out_format fmt_tree = {
     .call = tree_call,
+    .summary = tree_summary,
 };

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "conn.h"
+#include "diff.h"
 #include "exit.h"
 #include "fmtutil.h"
 #include "intr.h"
@@ -86,6 +87,9 @@ int main(int argc, char **argv)
     mct_err e;
     int rc;
 
+    /* `mcalltree diff` has its own options (client/diff.c). */
+    if (argc > 1 && strcmp(argv[1], "diff") == 0)
+        return diff_main(argc - 1, argv + 1);
     if (cli_parse(argc, argv, &c, &e) < 0) {
         fprintf(stderr, "mcalltree: %s; try 'mcalltree --help'\n", e.msg);
         return MCT_EXIT_USAGE;

@@ -2,7 +2,8 @@
  * (SPEC §2 -f): json, tree, chrome or folded. The trace loop hands each
  * `call` message to out_call as it arrives; formats that need a document
  * around the calls (chrome) write its start in out_open and its end in
- * out_close. */
+ * out_close. A summary of many calls (issue 11: {"type":"summary",...}) goes
+ * to out_summary; the chrome format has no summary form. */
 #ifndef MCT_OUTPUT_H
 #define MCT_OUTPUT_H
 
@@ -18,6 +19,7 @@ typedef struct out out;
 struct out_format {
     int (*begin)(out *o);                   /* may be NULL */
     int (*call)(out *o, const json_t *call);
+    int (*summary)(out *o, const json_t *summary);  /* NULL: not offered */
     int (*end)(out *o);                     /* may be NULL */
 };
 
@@ -27,6 +29,7 @@ struct out {
     int color;          /* ANSI colours (tree, on a terminal, NO_COLOR unset) */
     double slow_ms;     /* --slow-ms, < 0 when not given */
     unsigned long calls;/* calls written so far */
+    unsigned long summaries; /* summaries written so far */
     const struct out_format *fmt;
     void *state;        /* the format's own, freed by its end() */
 };
@@ -40,6 +43,11 @@ out *out_open(enum cli_format format, const char *path, double slow_ms, mct_err 
 /* Writes one `call` message (already validated); 0, or -1 with e set when
  * the output cannot be written (EPIPE included: errno is kept). */
 int out_call(out *o, const json_t *call, mct_err *e);
+
+/* Writes one summary object (checked by sum_json_check); 0, or -1 with e
+ * set: MCT_E_ARG when the format has no summary form (chrome), MCT_E_IO
+ * when the output cannot be written. */
+int out_summary(out *o, const json_t *summary, mct_err *e);
 
 /* Finishes the document, flushes and closes; 0 or -1 with e set. Frees o. */
 int out_close(out *o, mct_err *e);

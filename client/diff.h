@@ -1,0 +1,30 @@
+/* diff.h — `mcalltree diff BASE NEW`: compares two runs node by node (issue
+ * 11). A run is a file mcalltree wrote with -f json: per-call NDJSON, which
+ * is aggregated on reading (protocol/summary), or summary objects, of which
+ * the last with "final":true (else the last) is taken. Prints, per call
+ * path, the calls per entry call before and after (exact rationals), p50
+ * and p99 before and after with their change in %, and the nodes added or
+ * removed; as a table, or one JSON object with -f json. Gates:
+ * --fail-on-calls and --fail-over-pct P (with the --min-ns floor) exit 4. */
+#ifndef MCT_DIFF_H
+#define MCT_DIFF_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "err.h"
+
+/* Runs `mcalltree diff` with argv[0] "diff"; returns the exit status
+ * (client/exit.h): 0, 1 for a usage error or a bad input, 4 for a gate,
+ * 5 when stdout cannot be written. Messages go to stderr. */
+int diff_main(int argc, char **argv);
+
+/* Reads the run in path as a summary object: a new reference, checked by
+ * sum_json_check, or NULL with e set (MCT_E_IO unreadable, MCT_E_PROTO not
+ * mcalltree's output or malformed), the message naming file and line. */
+json_t *diff_read_run(const char *path, mct_err *e);
+
+/* diff_read_run over the n bytes at data, named name in messages. */
+json_t *diff_read_run_mem(const char *name, const char *data, size_t n, mct_err *e);
+
+#endif

@@ -1,0 +1,81 @@
+/* fuzz_summary.c — what `mcalltree diff` reads from files (untrusted): the
+ * bytes as a run (lines of call or summary objects, diff_read_run_mem) and
+ * as one JSON value checked as a summary and added as a call. Nothing may
+ * crash or leak, every refusal has a message, and what is accepted is a
+ * summary that passes its own check, also after a render and parse. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff.h"
+#include "summary.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void expect_message(const mct_err *e)
+{
+    if (e->code == MCT_OK || e->msg[0] == '\0' || strlen(e->msg) >= sizeof e->msg)
+        abort();
+}
+
+/* j is a summary that passes sum_json_check, also once rendered and parsed. */
+static void expect_summary(const json_t *j)
+{
+    mct_err e;
+    char *text;
+    json_t *back;
+
+    if (sum_json_check(j, &e) < 0)
+        abort();
+    text = json_dumps(j, JSON_COMPACT);
+    if (text == NULL)
+        abort();
+    back = json_loads(text, 0, NULL);
+    if (back == NULL || sum_json_check(back, &e) < 0 || !json_equal(j, back))
+        abort();
+    json_decref(back);
+    free(text);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    mct_err e;
+    json_t *j, *s_json;
+    sum *s;
+
+    mct_err_clear(&e);
+    j = diff_read_run_mem("fuzz", (const char *)data, size, &e);
+    if (j == NULL)
+        expect_message(&e);
+    else
+        expect_summary(j);
+    json_decref(j);
+
+    j = json_loadb((const char *)data, size, 0, NULL);
+    if (j == NULL)
+        return 0;
+    mct_err_clear(&e);
+    if (sum_json_check(j, &e) < 0)
+        expect_message(&e);
+    s = sum_new(2, &e);
+    if (s == NULL)
+        abort();
+    mct_err_clear(&e);
+    if (sum_add_call_json(s, j, &e) < 0) {
+        expect_message(&e);
+        if (sum_calls(s) != 0)
+            abort();
+    } else {
+        /* a call added twice: the summary holds both and passes its check */
+        if (sum_add_call_json(s, j, &e) < 0 || sum_calls(s) != 2)
+            abort();
+        s_json = sum_to_json(s, 1, &e);
+        if (s_json == NULL)
+            abort();
+        expect_summary(s_json);
+        json_decref(s_json);
+    }
+    sum_free(s);
+    json_decref(j);
+    return 0;
+}

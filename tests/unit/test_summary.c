@@ -1,0 +1,485 @@
+/* test_summary.c — protocol/summary: the histogram's quantiles against the
+ * exact quantiles of sorted samples, the summary tree's exact counts on
+ * hand-made calls, the methods array, slowest K, merge, the JSON round trip
+ * and the rejection of malformed summaries and calls, each with its message. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "summary.h"
+
+/* ---- histogram ---------------------------------------------------------- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rng(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* The nearest-rank q-quantile of the n sorted samples. */
+static uint64_t exact_quantile(const uint64_t *sorted, size_t n, double q)
+{
+    size_t rank;
+
+    if (q <= 0)
+        return sorted[0];
+    rank = (size_t)ceil(q * (double)n);
+    return sorted[(rank < 1 ? 1 : rank > n ? n : rank) - 1];
+}
+
+enum dist { UNIFORM, LOG_UNIFORM, CONSTANT, BIMODAL, BOUNDARIES, SMALL, HUGE, ONE };
+static const char *const dist_name[] = { "uniform", "log-uniform", "constant", "bimodal",
+                                         "boundaries", "small", "huge", "one sample" };
+
+static uint64_t sample(enum dist d, size_t i)
+{
+    switch (d) {
+    case UNIFORM: return rng() % ((uint64_t)1 << 40);
+    case LOG_UNIFORM: return (rng() >> 1) >> (rng() % 63);
+    case CONSTANT: return 1234567;
+    case BIMODAL: return i % 100 < 98 ? 1 : (uint64_t)1 << 44;
+    case BOUNDARIES: {
+        uint64_t p = (uint64_t)1 << (1 + i % 62);
+        return p - 1 + (i / 62) % 3;            /* 2^k - 1, 2^k, 2^k + 1 */
+    }
+    case SMALL: return rng() % 200;
+    case HUGE: return INT64_MAX - rng() % 1000000;
+    default: return 42;
+    }
+}
+
+/* Quantiles of every distribution against the sorted samples, directly and
+ * after a merge of two halves. */
+static void test_hist_quantiles(void)
+{
+    static const double qs[] = { 0, 0.001, 0.01, 0.25, 0.5, 0.9, 0.99, 0.999, 1 };
+    static const size_t sizes[] = { 1, 7, 1000, 100003 };
+
+    for (int d = UNIFORM; d <= ONE; d++) {
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            size_t n = d == ONE ? 1 : sizes[si];
+            uint64_t *v = malloc(n * sizeof *v);
+            struct sum_hist h, a, b;
+            mct_err e;
+
+            sum_hist_init(&h);
+            sum_hist_init(&a);
+            sum_hist_init(&b);
+            for (size_t i = 0; i < n; i++) {
+                v[i] = sample(d, i);
+                CHECK(sum_hist_record(&h, v[i], &e) == 0);
+                CHECK(sum_hist_record(i % 2 ? &a : &b, v[i], &e) == 0);
+            }
+            CHECK(sum_hist_merge(&a, &b, &e) == 0);
+            qsort(v, n, sizeof *v, cmp_u64);
+            CHECK_INT(h.count, n);
+            CHECK(h.min == v[0] && h.max == v[n - 1]);
+            for (size_t qi = 0; qi < sizeof qs / sizeof qs[0]; qi++) {
+                uint64_t want = exact_quantile(v, n, qs[qi]);
+                uint64_t got = sum_hist_quantile(&h, qs[qi]);
+                double err = fabs((double)got - (double)want);
+
+                if (err > (double)want * SUM_HIST_REL_ERR) {
+                    fprintf(stderr, "%s n=%zu q=%g: got %llu, want %llu\n", dist_name[d], n, qs[qi],
+                            (unsigned long long)got, (unsigned long long)want);
+                    check_failures++;
+                }
+                CHECK(sum_hist_quantile(&a, qs[qi]) == got);
+            }
+            sum_hist_reset(&h);
+            sum_hist_reset(&a);
+            sum_hist_reset(&b);
+            CHECK_INT(h.count, 0);
+            CHECK_INT(sum_hist_quantile(&h, 0.5), 0);
+            free(v);
+            if (d == ONE)
+                break;
+        }
+    }
+}
+
+/* ---- the summary tree ----------------------------------------------------- */
+
+/* A percentile within the histogram's stated error of want. */
+#define CHECK_NEAR(got, want) CHECK(fabs((double)(got) - (double)(want)) <= (double)(want) * SUM_HIST_REL_ERR)
+
+/* A call object whose root is the JSON text root. */
+static json_t *call_of(const char *root)
+{
+    char buf[4096];
+    json_error_t je;
+    json_t *j;
+
+    snprintf(buf, sizeof buf,
+             "{\"type\":\"call\",\"seq\":1,\"thread\":{\"id\":1,\"name\":\"main\"},"
+             "\"start_ns\":5,\"root\":%s}", root);
+    j = json_loads(buf, 0, &je);
+    if (j == NULL)
+        fprintf(stderr, "bad test JSON: %s: %s\n", je.text, buf);
+    return j;
+}
+
+/* A node's text: class C, method m, figures, children kids. */
+#define NODE(c, m, calls, total, self, mn, mx, throws, kids)                                  \
+    "{\"class\":\"" c "\",\"method\":\"" m "\",\"desc\":\"()V\",\"calls\":" #calls             \
+    ",\"total_ns\":" #total ",\"self_ns\":" #self ",\"min_ns\":" #mn ",\"max_ns\":" #mx        \
+    ",\"throws\":" #throws ",\"children\":[" kids "]}"
+
+static void add(sum *s, const char *root)
+{
+    json_t *c = call_of(root);
+    mct_err e;
+
+    CHECK(c != NULL);
+    if (sum_add_call_json(s, c, &e) < 0) {
+        fprintf(stderr, "sum_add_call_json: %s\n", e.msg);
+        check_failures++;
+    }
+    json_decref(c);
+}
+
+/* The child of node named m (first match), or NULL. */
+static const json_t *kid(const json_t *node, const char *m)
+{
+    const json_t *kids = json_object_get(node, "children");
+
+    for (size_t i = 0; i < json_array_size(kids); i++)
+        if (strcmp(json_string_value(json_object_get(json_array_get(kids, i), "method")), m) == 0)
+            return json_array_get(kids, i);
+    return NULL;
+}
+
+static long long geti(const json_t *o, const char *k)
+{
+    return json_integer_value(json_object_get(o, k));
+}
+
+/* Three entry calls of E: A 3x (B under it 2x), 5x, absent; B directly
+ * under E in the third; C throws in the second. */
+static void add_three(sum *s)
+{
+    add(s, NODE("t.E", "run", 1, 1000, 100, 1000, 1000, 0,
+                NODE("t.A", "a", 3, 600, 400, 100, 300, 0, NODE("t.B", "b", 2, 200, 200, 50, 150, 0, ""))
+                "," NODE("t.C", "c", 1, 300, 300, 300, 300, 0, "")));
+    add(s, NODE("t.E", "run", 1, 2000, 100, 2000, 2000, 0,
+                NODE("t.C", "c", 2, 900, 900, 400, 500, 1, "")
+                "," NODE("t.A", "a", 5, 1000, 1000, 100, 400, 0, "")));
+    add(s, NODE("t.E", "run", 1, 500, 100, 500, 500, 0, NODE("t.B", "b", 4, 400, 400, 100, 100, 0, "")));
+}
+
+static void test_counts(void)
+{
+    mct_err e;
+    sum *s = sum_new(2, &e);
+    json_t *j;
+    const json_t *root, *a, *b, *c, *methods;
+
+    add_three(s);
+    CHECK_INT(sum_calls(s), 3);
+    sum_add_not_traced(s, 2);
+    j = sum_to_json(s, 1, &e);
+    CHECK(j != NULL);
+    CHECK(sum_json_check(j, &e) == 0);
+    CHECK_INT(geti(j, "calls"), 3);
+    CHECK_INT(geti(j, "not_traced"), 2);
+    CHECK(json_is_true(json_object_get(j, "final")));
+    root = json_object_get(j, "root");
+    CHECK_INT(geti(root, "calls"), 3);
+    CHECK_INT(geti(root, "entries"), 3);
+    CHECK_INT(geti(root, "total_ns"), 3500);
+    CHECK_INT(geti(root, "min_ns"), 500);
+    CHECK_INT(geti(root, "max_ns"), 2000);
+    CHECK_INT(geti(root, "entry_max_ns"), 2000);
+    CHECK_NEAR(geti(root, "p50_ns"), 1000);
+    CHECK_INT(geti(root, "p99_ns"), 2000);
+    /* children in order of first appearance: A, C (first call), B (third) */
+    CHECK_INT(json_array_size(json_object_get(root, "children")), 3);
+    CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(root, "children"), 0), "method")), "a");
+    CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(root, "children"), 1), "method")), "c");
+    CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(root, "children"), 2), "method")), "b");
+    a = kid(root, "a");
+    CHECK_INT(geti(a, "calls"), 8);
+    CHECK_INT(geti(a, "entries"), 2);
+    CHECK_INT(geti(a, "calls_min"), 3);
+    CHECK_INT(geti(a, "calls_max"), 5);
+    CHECK_INT(geti(a, "min_ns"), 100);
+    CHECK_INT(geti(a, "max_ns"), 400);
+    CHECK_INT(geti(a, "self_ns"), 1400);
+    CHECK_NEAR(geti(a, "p50_ns"), 600);
+    CHECK_INT(geti(a, "entry_max_ns"), 1000);
+    CHECK_INT(geti(kid(a, "b"), "entries"), 1);
+    c = kid(root, "c");
+    CHECK_INT(geti(c, "throws"), 1);
+    CHECK_INT(geti(c, "calls_min"), 1);
+    CHECK_INT(geti(c, "calls_max"), 2);
+    b = kid(root, "b");
+    CHECK_INT(geti(b, "calls_min"), 4);
+    CHECK_INT(geti(b, "entries"), 1);
+    /* methods: t.B.b ran 2x in the first call (under A), 4x in the third */
+    methods = json_object_get(j, "methods");
+    CHECK_INT(json_array_size(methods), 4);
+    for (size_t i = 0; i < json_array_size(methods); i++) {
+        const json_t *m = json_array_get(methods, i);
+        const char *name = json_string_value(json_object_get(m, "method"));
+
+        if (strcmp(name, "b") == 0) {
+            CHECK_INT(geti(m, "calls"), 6);
+            CHECK_INT(geti(m, "calls_max"), 4);
+            CHECK_INT(geti(m, "entries"), 2);
+        } else if (strcmp(name, "a") == 0) {
+            CHECK_INT(geti(m, "calls_max"), 5);
+        }
+    }
+    /* slowest 2: the calls of 2000 and 1000 ns, slowest first */
+    CHECK_INT(json_array_size(json_object_get(j, "slowest")), 2);
+    CHECK_INT(geti(json_object_get(json_array_get(json_object_get(j, "slowest"), 0), "root"), "total_ns"), 2000);
+    CHECK_INT(geti(json_object_get(json_array_get(json_object_get(j, "slowest"), 1), "root"), "total_ns"), 1000);
+    json_decref(j);
+
+    /* reset keeps nothing */
+    sum_reset(s);
+    CHECK_INT(sum_calls(s), 0);
+    j = sum_to_json(s, 0, &e);
+    CHECK(json_is_null(json_object_get(j, "root")));
+    CHECK_INT(json_array_size(json_object_get(j, "methods")), 0);
+    CHECK_INT(json_array_size(json_object_get(j, "slowest")), 0);
+    CHECK_INT(geti(j, "not_traced"), 0);
+    CHECK(sum_json_check(j, &e) == 0);
+    json_decref(j);
+    sum_free(s);
+}
+
+/* A merge of two summaries is the summary of all their calls; truncated
+ * and warmup calls count; overloads of the entry method are more roots. */
+static void test_merge_and_roots(void)
+{
+    mct_err e;
+    sum *all = sum_new(3, &e), *x = sum_new(3, &e), *y = sum_new(3, &e);
+    json_t *ja, *jx;
+
+    add_three(all);
+    add_three(x);
+    add(all, "{\"class\":\"t.E\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":9,"
+             "\"self_ns\":9,\"min_ns\":9,\"max_ns\":9,\"throws\":0,\"truncated\":true,\"warmup\":true,"
+             "\"children\":[]}");
+    add(y, "{\"class\":\"t.E\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":9,"
+           "\"self_ns\":9,\"min_ns\":9,\"max_ns\":9,\"throws\":0,\"truncated\":true,\"warmup\":true,"
+           "\"children\":[]}");
+    add(all, "{\"class\":\"t.E\",\"method\":\"run\",\"desc\":\"(I)V\",\"calls\":1,\"total_ns\":7,"
+             "\"self_ns\":7,\"min_ns\":7,\"max_ns\":7,\"throws\":0,\"children\":[]}");
+    add(y, "{\"class\":\"t.E\",\"method\":\"run\",\"desc\":\"(I)V\",\"calls\":1,\"total_ns\":7,"
+           "\"self_ns\":7,\"min_ns\":7,\"max_ns\":7,\"throws\":0,\"children\":[]}");
+    CHECK(sum_merge(x, y, &e) == 0);
+    ja = sum_to_json(all, 1, &e);
+    jx = sum_to_json(x, 1, &e);
+    CHECK(ja != NULL && jx != NULL && json_equal(ja, jx));
+    CHECK_INT(geti(ja, "calls"), 5);
+    CHECK(json_is_true(json_object_get(json_object_get(ja, "root"), "truncated")));
+    CHECK_INT(geti(json_object_get(ja, "root"), "entries"), 4);
+    CHECK_INT(json_array_size(json_object_get(ja, "more_roots")), 1);
+    CHECK(sum_json_check(ja, &e) == 0);
+    json_decref(ja);
+    json_decref(jx);
+    sum_free(all);
+    sum_free(x);
+    sum_free(y);
+}
+
+/* A summary rendered, parsed back and checked is the same object. */
+static void test_round_trip(void)
+{
+    mct_err e;
+    sum *s = sum_new(1, &e);
+    json_t *j, *back;
+    char *text;
+
+    add_three(s);
+    j = sum_to_json(s, 0, &e);
+    text = json_dumps(j, JSON_COMPACT);
+    back = json_loads(text, 0, NULL);
+    CHECK(back != NULL && sum_json_check(back, &e) == 0 && json_equal(j, back));
+    free(text);
+    json_decref(back);
+    json_decref(j);
+    sum_free(s);
+}
+
+/* Slowest K keeps the K largest whole, slowest first. */
+static void test_slowest(void)
+{
+    static const int totals[] = { 50, 10, 90, 70, 20, 90, 30, 100, 60, 40 };
+    mct_err e;
+    sum *s = sum_new(3, &e);
+    json_t *j;
+    char root[512];
+
+    CHECK(sum_new(SUM_SLOWEST_MAX + 1, &e) == NULL && strstr(e.msg, "at most 1000") != NULL);
+    for (size_t i = 0; i < sizeof totals / sizeof totals[0]; i++) {
+        snprintf(root, sizeof root,
+                 "{\"class\":\"t.E\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":%d,"
+                 "\"self_ns\":%d,\"min_ns\":%d,\"max_ns\":%d,\"throws\":0,\"children\":[]}",
+                 totals[i], totals[i], totals[i], totals[i]);
+        add(s, root);
+    }
+    CHECK(sum_slowest_wants(s, 91) && !sum_slowest_wants(s, 90));
+    j = sum_to_json(s, 1, &e);
+    CHECK_INT(json_array_size(json_object_get(j, "slowest")), 3);
+    CHECK_INT(geti(json_object_get(json_array_get(json_object_get(j, "slowest"), 0), "root"), "total_ns"), 100);
+    CHECK_INT(geti(json_object_get(json_array_get(json_object_get(j, "slowest"), 1), "root"), "total_ns"), 90);
+    CHECK_INT(geti(json_object_get(json_array_get(json_object_get(j, "slowest"), 2), "root"), "total_ns"), 90);
+    json_decref(j);
+    sum_free(s);
+}
+
+/* The visitor refuses calls out of order and trees too deep. */
+static void test_visitor_errors(void)
+{
+    struct sum_fig f = { "t.E", "run", "()V", 1, 1, 1, 1, 1, 0, 0 };
+    mct_err e;
+    sum *s = sum_new(0, &e);
+
+    CHECK(sum_enter(s, &f, &e) < 0 && strstr(e.msg, "outside a call") != NULL);
+    CHECK(sum_begin(s, &e) == 0);
+    CHECK(sum_end(s, &e) < 0 && strstr(e.msg, "without a root") != NULL);
+    for (int i = 0; i < 64; i++)
+        CHECK(sum_enter(s, &f, &e) == 0);
+    CHECK(sum_enter(s, &f, &e) < 0 && strstr(e.msg, "deeper than 64") != NULL);
+    sum_free(s);
+}
+
+/* ---- rejection of malformed input ------------------------------------------ */
+
+#define GOOD_NODE "\"class\":\"t.E\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":2,\"total_ns\":10," \
+    "\"self_ns\":10,\"min_ns\":5,\"max_ns\":5,\"throws\":0,\"entries\":2,\"calls_min\":1,"          \
+    "\"calls_max\":1,\"p50_ns\":5,\"p90_ns\":5,\"p99_ns\":5,\"entry_max_ns\":5"
+#define SUMMARY_HEAD "{\"type\":\"summary\",\"final\":true,\"calls\":2,\"not_traced\":0,"
+#define GOOD_METHODS "\"methods\":[{\"class\":\"t.E\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":2,\"calls_max\":1,\"entries\":2}]"
+
+static const struct bad {
+    const char *json;
+    const char *msg;
+} bad_summaries[] = {
+    { "[]", "summary: not a JSON object" },
+    { "{\"type\":\"call\"}", "summary: type: not \"summary\"" },
+    { "{\"type\":\"summary\"}", "summary: final: missing (true or false)" },
+    { "{\"type\":\"summary\",\"final\":1}", "summary: final: not true or false" },
+    { "{\"type\":\"summary\",\"final\":true,\"calls\":-1}", "summary: calls: not an integer >= 0" },
+    { "{\"type\":\"summary\",\"final\":true,\"calls\":1.5}", "summary: calls: not an integer >= 0" },
+    { SUMMARY_HEAD "\"methods\":[],\"slowest\":[]}", "summary: root: missing" },
+    { SUMMARY_HEAD "\"root\":null,\"methods\":[],\"slowest\":[]}", "summary: root: null although calls is 2" },
+    { "{\"type\":\"summary\",\"final\":true,\"calls\":0,\"not_traced\":0,\"root\":{},\"methods\":[],\"slowest\":[]}",
+      "summary: root: not null although calls is 0" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":{}}," GOOD_METHODS ",\"slowest\":[]}",
+      "summary: root.children: not an array" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[{" GOOD_NODE ",\"children\":[3]}]}," GOOD_METHODS ",\"slowest\":[]}",
+      "summary: root.children[0].children[0]: not an object (a node)" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[{" GOOD_NODE ",\"calls\":\"2\",\"children\":[]}]}," GOOD_METHODS ",\"slowest\":[]}",
+      "summary: root.children[0].calls: not an integer >= 0" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"class\":\"\",\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
+      "summary: root.class: a string of 0 bytes, not 1 to 65535" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"entries\":3,\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
+      "summary: root.entries: 3, not between 1 and the summary's calls (2)" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"calls_min\":2,\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
+      "summary: root.calls_min: 2, more than calls_max (1)" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"p90_ns\":4,\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
+      "summary: root.p50_ns: p50_ns <= p90_ns <= p99_ns <= entry_max_ns does not hold" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"p99_ns\":null,\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
+      "summary: root.p99_ns: not an integer >= 0" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"truncated\":1,\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
+      "summary: root.truncated: not true or false" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[]},\"slowest\":[]}", "summary: methods: missing (an array)" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[]},\"methods\":[{\"class\":\"t.E\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":1,\"calls_max\":2,\"entries\":1}],\"slowest\":[]}",
+      "summary: methods[0].calls_max: 2, more than calls (1)" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[]}," GOOD_METHODS "}", "summary: slowest: missing (an array)" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[]}," GOOD_METHODS ",\"slowest\":[{\"type\":\"call\",\"seq\":1,\"thread\":{\"id\":1,\"name\":\"m\"},\"start_ns\":1}]}",
+      "summary: slowest[0].root: missing (a node)" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[]}," GOOD_METHODS ",\"slowest\":[{\"type\":\"call\",\"seq\":1,\"thread\":{\"id\":-1},\"start_ns\":1}]}",
+      "summary: slowest[0].thread.id: not an integer >= 0" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[]},\"more_roots\":{}," GOOD_METHODS ",\"slowest\":[]}",
+      "summary: more_roots: not an array of nodes after a root" },
+};
+
+static const struct bad bad_calls[] = {
+    { "{\"type\":\"summary\"}", "call: type: not \"call\"" },
+    { "{\"type\":\"call\",\"seq\":1,\"start_ns\":1}", "call: thread: missing (an object)" },
+    { "{\"type\":\"call\",\"seq\":1,\"thread\":{\"id\":1},\"start_ns\":1,\"root\":{\"class\":\"a\"}}",
+      "call: root.method: missing (a string)" },
+    { "{\"type\":\"call\",\"seq\":1,\"thread\":{\"id\":1,\"name\":7},\"start_ns\":1,\"root\":{}}",
+      "call: thread.name: not a string" },
+};
+
+static void test_rejections(void)
+{
+    for (size_t i = 0; i < sizeof bad_summaries / sizeof bad_summaries[0]; i++) {
+        json_t *j = json_loads(bad_summaries[i].json, 0, NULL);
+        mct_err e;
+
+        mct_err_clear(&e);
+        CHECK(j != NULL);
+        if (sum_json_check(j, &e) == 0 || strncmp(e.msg, bad_summaries[i].msg, strlen(bad_summaries[i].msg)) != 0) {
+            fprintf(stderr, "bad summary %zu: got \"%s\", want \"%s\"\n", i, e.msg, bad_summaries[i].msg);
+            check_failures++;
+        }
+        json_decref(j);
+    }
+    for (size_t i = 0; i < sizeof bad_calls / sizeof bad_calls[0]; i++) {
+        json_t *j = json_loads(bad_calls[i].json, 0, NULL);
+        mct_err e;
+        sum *s = sum_new(1, &e);
+
+        mct_err_clear(&e);
+        if (sum_add_call_json(s, j, &e) == 0 || strncmp(e.msg, bad_calls[i].msg, strlen(bad_calls[i].msg)) != 0) {
+            fprintf(stderr, "bad call %zu: got \"%s\", want \"%s\"\n", i, e.msg, bad_calls[i].msg);
+            check_failures++;
+        }
+        CHECK_INT(sum_calls(s), 0);
+        sum_free(s);
+        json_decref(j);
+    }
+    /* nodes deeper than 64 levels */
+    {
+        char buf[16384] = "";
+        size_t len = 0;
+        json_t *j;
+        mct_err e;
+
+        len += (size_t)snprintf(buf + len, sizeof buf - len,
+                                "{\"type\":\"call\",\"seq\":1,\"thread\":{\"id\":1},\"start_ns\":1,\"root\":");
+        for (int d = 0; d < 65; d++)
+            len += (size_t)snprintf(buf + len, sizeof buf - len,
+                                    "{\"class\":\"a\",\"method\":\"b\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":1,"
+                                    "\"self_ns\":1,\"min_ns\":1,\"max_ns\":1,\"throws\":0,\"children\":[");
+        for (int d = 0; d < 65; d++)
+            len += (size_t)snprintf(buf + len, sizeof buf - len, "]}");
+        snprintf(buf + len, sizeof buf - len, "}");
+        j = json_loads(buf, 0, NULL);
+        CHECK(j != NULL);
+        CHECK(sum_call_json_check(j, &e) < 0 && strstr(e.msg, "nested deeper than 64 levels") != NULL);
+        json_decref(j);
+    }
+}
+
+int main(void)
+{
+    test_hist_quantiles();
+    test_counts();
+    test_merge_and_roots();
+    test_round_trip();
+    test_slowest();
+    test_visitor_errors();
+    test_rejections();
+    return check_status();
+}
