@@ -51,16 +51,6 @@ static unsigned long name_hash(const char *s)
     return h;
 }
 
-/* "Lcom/x/Y;" -> "com/x/Y"; NULL for arrays and primitives. */
-static char *internal_name(const char *sig)
-{
-    size_t n = strlen(sig);
-
-    if (n < 3 || sig[0] != 'L' || sig[n - 1] != ';')
-        return NULL;
-    return strndup(sig + 1, n - 2);
-}
-
 static jobject platform_loader(JNIEnv *jni)
 {
     jclass cl = (*jni)->FindClass(jni, "java/lang/ClassLoader");
@@ -84,18 +74,16 @@ static int describe(hj *h, hier_class *c, jclass k, jobject platform)
 {
     jvmtiEnv *jvmti = h->jvmti;
     JNIEnv *jni = h->jni;
-    char *sig = NULL;
     jobject loader = NULL;
     jint mods = 0;
+    mct_err err;
 
-    if ((*jvmti)->GetClassSignature(jvmti, k, &sig, NULL) != JVMTI_ERROR_NONE)
-        return -1;
-    c->name = internal_name(sig);
-    (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+    /* Arrays and primitives have no name here: they are left out. */
+    c->name = vm_class_name(k, &err);
     if (c->name == NULL)
         return -1;
     /* Without its loader, a class would pass for a boot class. */
-    if ((*jvmti)->GetClassLoader(jvmti, k, &loader) != JVMTI_ERROR_NONE)
+    if (vm_class_loader(k, &loader, &err) < 0)
         return -1;
     if ((*jvmti)->GetClassModifiers(jvmti, k, &mods) == JVMTI_ERROR_NONE) {
         if (mods & CF_ACC_INTERFACE)
@@ -123,10 +111,9 @@ hj *hj_new(JNIEnv *jni, mct_err *err)
 {
     jvmtiEnv *jvmti = vm_jvmti();
     hj *h = calloc(1, sizeof *h);
-    jclass *loaded = NULL;
-    jint n = 0, i;
+    jclass *loaded;
+    size_t n = 0, i;
     jobject platform;
-    jvmtiError e;
 
     if (h == NULL) {
         mct_err_set(err, MCT_E_NOMEM, "out of memory reading the loaded classes");
@@ -134,16 +121,15 @@ hj *hj_new(JNIEnv *jni, mct_err *err)
     }
     h->jni = jni;
     h->jvmti = jvmti;
-    e = (*jvmti)->GetLoadedClasses(jvmti, &n, &loaded);
-    if (e != JVMTI_ERROR_NONE) {
+    loaded = vm_loaded_classes(&n, err);
+    if (loaded == NULL) {
         free(h);
-        mct_err_set(err, MCT_E_JVMTI, "GetLoadedClasses: %s", vm_jvmti_error_name(e));
         return NULL;
     }
     platform = platform_loader(jni);
-    h->classes = calloc((size_t)n + 1, sizeof *h->classes);
+    h->classes = calloc(n + 1, sizeof *h->classes);
     h->n_buckets = 1;
-    while (h->n_buckets < (size_t)n * 2)
+    while (h->n_buckets < n * 2)
         h->n_buckets *= 2;
     h->buckets = calloc(h->n_buckets, sizeof *h->buckets);
     h->tagged = 1;
@@ -162,14 +148,13 @@ hj *hj_new(JNIEnv *jni, mct_err *err)
             free(c->name);
             memset(c, 0, sizeof *c);
         }
-        (*jni)->DeleteLocalRef(jni, loaded[i]);
     }
-    (*jvmti)->Deallocate(jvmti, (unsigned char *)loaded);
+    vm_release_loaded(jni, loaded, n);
     if (platform != NULL)
         (*jni)->DeleteLocalRef(jni, platform);
     if (h->classes == NULL || h->buckets == NULL) {
         hj_free(h);
-        mct_err_set(err, MCT_E_NOMEM, "out of memory reading %d loaded classes", (int)n);
+        mct_err_set(err, MCT_E_NOMEM, "out of memory reading %zu loaded classes", n);
         return NULL;
     }
     return h;
@@ -230,8 +215,9 @@ hier_class *hj_copy(hier_class *c, hier_class *after)
 static hier_class *identify(hj *h, jclass k)
 {
     jlong tag = 0;
-    char *sig = NULL, *name;
+    char *name;
     hier_class *c, *found = NULL;
+    mct_err err;
 
     if (k == NULL)
         return NULL;
@@ -240,10 +226,7 @@ static hier_class *identify(hj *h, jclass k)
             return &h->classes[tag - 1];
         return NULL;
     }
-    if ((*h->jvmti)->GetClassSignature(h->jvmti, k, &sig, NULL) != JVMTI_ERROR_NONE)
-        return NULL;
-    name = internal_name(sig);
-    (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)sig);
+    name = vm_class_name(k, &err);
     if (name == NULL)
         return NULL;
     for (c = h->buckets[name_hash(name) & (h->n_buckets - 1)]; c != NULL && found == NULL; c = c->same_name)

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mutf8.h"
+
 #define BLOCK_BITS 12
 #define BLOCK_SIZE (1u << BLOCK_BITS)
 #define N_BLOCKS (MT_MAX_METHODS / BLOCK_SIZE)
@@ -17,19 +19,6 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 /* (class, name, descriptor) -> number + 1, open addressing; under lock. */
 static uint32_t *index_slots;
 static uint32_t index_cap;
-
-/* "com/shop/Cart" -> "com.shop.Cart" (a new string). */
-static char *dotted(const char *internal)
-{
-    char *s = strdup(internal);
-    char *p;
-
-    if (s != NULL)
-        for (p = s; *p; p++)
-            if (*p == '/')
-                *p = '.';
-    return s;
-}
 
 static uint32_t hash3(const char *a, const char *b, const char *c)
 {
@@ -100,7 +89,9 @@ int32_t mt_add(const char *cls, const char *name, const char *desc, uint32_t ses
     mt_method *b, *m;
     char *c, *n, *d;
 
-    c = dotted(cls);
+    c = strdup(cls);
+    if (c != NULL)
+        mutf8_binary_name(c, strlen(c));
     if (c == NULL)
         return mct_err_set(err, MCT_E_NOMEM, "out of memory numbering methods");
     pthread_mutex_lock(&lock);
