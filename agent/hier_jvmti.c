@@ -54,16 +54,6 @@ static hier_class *first_named(const hj *h, const char *name, kit_cursor *cur)
     return NULL;
 }
 
-/* "Lcom/x/Y;" -> "com/x/Y"; NULL for arrays and primitives. */
-static char *internal_name(const char *sig)
-{
-    size_t n = strlen(sig);
-
-    if (n < 3 || sig[0] != 'L' || sig[n - 1] != ';')
-        return NULL;
-    return strndup(sig + 1, n - 2);
-}
-
 static jobject platform_loader(JNIEnv *jni)
 {
     jclass cl = (*jni)->FindClass(jni, "java/lang/ClassLoader");
@@ -87,18 +77,16 @@ static int describe(hj *h, hier_class *c, jclass k, jobject platform)
 {
     jvmtiEnv *jvmti = h->jvmti;
     JNIEnv *jni = h->jni;
-    char *sig = NULL;
     jobject loader = NULL;
     jint mods = 0;
+    mct_err err;
 
-    if ((*jvmti)->GetClassSignature(jvmti, k, &sig, NULL) != JVMTI_ERROR_NONE)
-        return -1;
-    c->name = internal_name(sig);
-    (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+    /* Arrays and primitives have no name here: they are left out. */
+    c->name = vm_class_name(k, &err);
     if (c->name == NULL)
         return -1;
     /* Without its loader, a class would pass for a boot class. */
-    if ((*jvmti)->GetClassLoader(jvmti, k, &loader) != JVMTI_ERROR_NONE)
+    if (vm_class_loader(k, &loader, &err) < 0)
         return -1;
     if ((*jvmti)->GetClassModifiers(jvmti, k, &mods) == JVMTI_ERROR_NONE) {
         if (mods & CF_ACC_INTERFACE)
@@ -126,10 +114,9 @@ hj *hj_new(JNIEnv *jni, mct_err *err)
 {
     jvmtiEnv *jvmti = vm_jvmti();
     hj *h = calloc(1, sizeof *h);
-    jclass *loaded = NULL;
-    jint n = 0, i;
+    jclass *loaded;
+    size_t n = 0, i;
     jobject platform;
-    jvmtiError e;
     int reserved;
 
     if (h == NULL) {
@@ -138,15 +125,14 @@ hj *hj_new(JNIEnv *jni, mct_err *err)
     }
     h->jni = jni;
     h->jvmti = jvmti;
-    e = (*jvmti)->GetLoadedClasses(jvmti, &n, &loaded);
-    if (e != JVMTI_ERROR_NONE) {
+    loaded = vm_loaded_classes(&n, err);
+    if (loaded == NULL) {
         free(h);
-        mct_err_set(err, MCT_E_JVMTI, "GetLoadedClasses: %s", vm_jvmti_error_name(e));
         return NULL;
     }
     platform = platform_loader(jni);
-    h->classes = calloc((size_t)n + 1, sizeof *h->classes);
-    reserved = kit_table_reserve(&h->by_name, (size_t)n);
+    h->classes = calloc(n + 1, sizeof *h->classes);
+    reserved = kit_table_reserve(&h->by_name, n);
     h->tagged = 1;
     for (i = 0; i < n; i++) {
         hier_class *c = &h->classes[h->n];
@@ -165,14 +151,13 @@ hj *hj_new(JNIEnv *jni, mct_err *err)
             free(c->name);
             memset(c, 0, sizeof *c);
         }
-        (*jni)->DeleteLocalRef(jni, loaded[i]);
     }
-    (*jvmti)->Deallocate(jvmti, (unsigned char *)loaded);
+    vm_release_loaded(jni, loaded, n);
     if (platform != NULL)
         (*jni)->DeleteLocalRef(jni, platform);
     if (h->classes == NULL || reserved < 0) {
         hj_free(h);
-        mct_err_set(err, MCT_E_NOMEM, "out of memory reading %d loaded classes", (int)n);
+        mct_err_set(err, MCT_E_NOMEM, "out of memory reading %zu loaded classes", n);
         return NULL;
     }
     return h;
@@ -230,9 +215,10 @@ hier_class *hj_copy(hier_class *c, hier_class *after)
 static hier_class *identify(hj *h, jclass k)
 {
     jlong tag = 0;
-    char *sig = NULL, *name;
+    char *name;
     hier_class *c, *found = NULL;
     kit_cursor cur;
+    mct_err err;
 
     if (k == NULL)
         return NULL;
@@ -241,10 +227,7 @@ static hier_class *identify(hj *h, jclass k)
             return &h->classes[tag - 1];
         return NULL;
     }
-    if ((*h->jvmti)->GetClassSignature(h->jvmti, k, &sig, NULL) != JVMTI_ERROR_NONE)
-        return NULL;
-    name = internal_name(sig);
-    (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)sig);
+    name = vm_class_name(k, &err);
     if (name == NULL)
         return NULL;
     for (c = first_named(h, name, &cur); c != NULL && found == NULL; c = c->same_name)

@@ -652,10 +652,11 @@ size_t inst_unloaded(JNIEnv *jni)
 
 /* --- retransformation ------------------------------------------------------------------- */
 
-/* Marks the methods of the table class of k as refused by the JVM; the
- * class runs its original code. */
-static void refused(JNIEnv *jni, jclass k, jvmtiError e)
+/* Marks the methods of the table class of classes[i] (arg: classes) as
+ * refused by the JVM; the class runs its original code. */
+static void refused(void *arg, JNIEnv *jni, size_t i, const char *name, jvmtiError e)
 {
+    jclass k = ((jclass *)arg)[i];
     struct iclass *c;
     struct icopy *cp;
     char reason[160];
@@ -682,23 +683,9 @@ static void refused(JNIEnv *jni, jclass k, jvmtiError e)
 /* Retransforms n classes, one by one when the batch is refused. */
 static int retransform_batch(JNIEnv *jni, jclass *classes, size_t n, mct_err *err)
 {
-    jvmtiEnv *jvmti = vm_jvmti();
-    jvmtiError e;
-    size_t i;
+    static const struct vm_retransform_ops ops = {.refused = refused};
 
-    if (n == 0)
-        return 0;
-    e = (*jvmti)->RetransformClasses(jvmti, (jint)n, classes);
-    if (e == JVMTI_ERROR_NONE)
-        return 0;
-    if (e == JVMTI_ERROR_MUST_POSSESS_CAPABILITY || e == JVMTI_ERROR_WRONG_PHASE)
-        return mct_err_set(err, MCT_E_JVMTI, "RetransformClasses: %s", vm_jvmti_error_name(e));
-    for (i = 0; i < n; i++) {
-        e = (*jvmti)->RetransformClasses(jvmti, 1, &classes[i]);
-        if (e != JVMTI_ERROR_NONE)
-            refused(jni, classes[i], e);
-    }
-    return 0;
+    return vm_retransform(jni, classes, n, &ops, classes, err);
 }
 
 /* The copies whose bytes lacked frames get their class file read (Java
@@ -757,7 +744,7 @@ listed:
 int inst_retransform(JNIEnv *jni, jclass *classes, size_t n, mct_err *err)
 {
     jclass *again = NULL;
-    size_t n_again, i;
+    size_t n_again;
     int rc = retransform_batch(jni, classes, n, err);
 
     /* The JVM keeps no StackMapTable for the classes it does not verify
@@ -767,39 +754,41 @@ int inst_retransform(JNIEnv *jni, jclass *classes, size_t n, mct_err *err)
     n_again = rc == 0 ? read_images(jni, &again) : 0;
     if (n_again > 0)
         rc = retransform_batch(jni, again, n_again, err);
-    for (i = 0; i < n_again; i++)
-        (*jni)->DeleteLocalRef(jni, again[i]);
+    if (again != NULL)
+        vm_release_locals(jni, (jobject *)again, n_again);
     free(again);
     return rc;
 }
 
 /* The loaded classes of the table's copies that were rewritten at load
  * time, found by name and loader among the loaded classes. */
-static void find_load_time_classes(JNIEnv *jni, jvmtiEnv *jvmti, struct iclass *list)
+static void find_load_time_classes(JNIEnv *jni, struct iclass *list)
 {
-    jint n = 0, i;
-    jclass *loaded = NULL;
+    size_t n = 0, i;
+    jclass *loaded;
     struct iclass *c;
     struct icopy *cp;
     int missing = 0;
+    mct_err err;
 
     for (c = list; c != NULL && !missing; c = c->all)
         for (cp = c->copies; cp != NULL && !missing; cp = cp->next)
             missing = cp->rewritten && cp->cls == NULL && !dead(jni, cp);
-    if (!missing || (*jvmti)->GetLoadedClasses(jvmti, &n, &loaded) != JVMTI_ERROR_NONE)
+    if (!missing)
         return;
+    loaded = vm_loaded_classes(&n, &err);
+    if (loaded == NULL) {
+        vm_log("looking for classes rewritten as they loaded: %s", err.msg);
+        return;
+    }
     for (i = 0; i < n; i++) {
-        char *sig = NULL;
+        char *name = vm_class_name(loaded[i], &err);
         jobject loader = NULL;
 
         /* Without its loader a class could be taken for another. */
-        if ((*jvmti)->GetClassSignature(jvmti, loaded[i], &sig, NULL) == JVMTI_ERROR_NONE && sig[0] == 'L' &&
-            (*jvmti)->GetClassLoader(jvmti, loaded[i], &loader) == JVMTI_ERROR_NONE) {
-            size_t len = strlen(sig);
-
-            sig[len - 1] = '\0';
+        if (name != NULL && vm_class_loader(loaded[i], &loader, &err) == 0) {
             for (c = list; c != NULL; c = c->all) {
-                if (strcmp(c->name, sig + 1) != 0)
+                if (strcmp(c->name, name) != 0)
                     continue;
                 for (cp = c->copies; cp != NULL; cp = cp->next)
                     if (cp->rewritten && cp->cls == NULL && loader_of(jni, cp, loader))
@@ -808,11 +797,9 @@ static void find_load_time_classes(JNIEnv *jni, jvmtiEnv *jvmti, struct iclass *
             if (loader != NULL)
                 (*jni)->DeleteLocalRef(jni, loader);
         }
-        if (sig != NULL)
-            (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
-        (*jni)->DeleteLocalRef(jni, loaded[i]);
+        free(name);
     }
-    (*jvmti)->Deallocate(jvmti, (unsigned char *)loaded);
+    vm_release_loaded(jni, loaded, n);
 }
 
 static void free_class(JNIEnv *jni, struct iclass *c)
@@ -834,18 +821,39 @@ static void free_class(JNIEnv *jni, struct iclass *c)
     free(c);
 }
 
+/* What restore_found learns of the classes the JVM would not restore. */
+struct restore_failures {
+    size_t n;
+    char first[300];           /* the first one: its class and the JVMTI error */
+};
+
+static void restore_refused(void *arg, JNIEnv *jni, size_t i, const char *name, jvmtiError e)
+{
+    struct restore_failures *f = arg;
+
+    (void)jni;
+    (void)i;
+    vm_log("cannot restore class %s: %s; it keeps its instrumented code", name, vm_jvmti_error_name(e));
+    if (f->n++ == 0)
+        snprintf(f->first, sizeof f->first, "%s: %s", name, vm_jvmti_error_name(e));
+}
+
 /* Retransforms the copies of list that were rewritten and whose class is
- * known or found now, so that the JVM runs their original bytes. Returns 0,
- * or -1 with err set naming how many could not be restored. */
+ * known or found now, so that the JVM runs their original bytes; each
+ * class the JVM refuses is named on the JVM's stderr with its error.
+ * Returns 0, or -1 with err set naming how many could not be restored. */
 static int restore_found(JNIEnv *jni, struct iclass *list, mct_err *err)
 {
-    jvmtiEnv *jvmti = vm_jvmti();
+    static const struct vm_retransform_ops ops = {.refused = restore_refused};
+    struct restore_failures failed = {0};
+    mct_err why;
     struct iclass *c;
     struct icopy *cp;
     jclass *classes;
-    size_t n = 0, failed = 0, i;
+    size_t n = 0, i;
+    int rc;
 
-    find_load_time_classes(jni, jvmti, list);
+    find_load_time_classes(jni, list);
     for (c = list; c != NULL; c = c->all)
         for (cp = c->copies; cp != NULL; cp = cp->next)
             n += cp->rewritten && cp->cls != NULL;
@@ -861,15 +869,15 @@ static int restore_found(JNIEnv *jni, struct iclass *list, mct_err *err)
         for (cp = c->copies; cp != NULL; cp = cp->next)
             if (cp->rewritten && cp->cls != NULL && (classes[n] = (*jni)->NewGlobalRef(jni, cp->cls)) != NULL)
                 n++;
-    if (n > 0 && (*jvmti)->RetransformClasses(jvmti, (jint)n, classes) != JVMTI_ERROR_NONE) {
-        for (i = 0; i < n; i++)
-            failed += (*jvmti)->RetransformClasses(jvmti, 1, &classes[i]) != JVMTI_ERROR_NONE;
-    }
+    rc = vm_retransform(jni, classes, n, &ops, &failed, &why);
     for (i = 0; i < n; i++)
         (*jni)->DeleteGlobalRef(jni, classes[i]);
     free(classes);
-    if (failed > 0)
-        return mct_err_set(err, MCT_E_JVMTI, "%zu of %zu classes could not be restored", failed, n);
+    if (rc < 0)
+        return mct_err_set(err, MCT_E_JVMTI, "%zu classes could not be restored: %s", n, why.msg);
+    if (failed.n > 0)
+        return mct_err_set(err, MCT_E_JVMTI, "%zu of %zu classes could not be restored (%s%s)", failed.n, n,
+                           failed.first, failed.n > 1 ? ", and others named on the JVM's stderr" : "");
     return 0;
 }
 
@@ -975,25 +983,68 @@ size_t inst_restore_leftovers(JNIEnv *jni)
 
 /* --- capture -------------------------------------------------------------------------------- */
 
+/* What inst_capture asks of the hook around each RetransformClasses call. */
+struct capture {
+    jclass *classes;
+    char **names;
+    uint8_t **bytes;
+    size_t *lens;
+};
+
+/* Points the hook at classes[first..first+count), unless a class alone
+ * was captured already (by the batch). */
+static int capture_before(void *arg, size_t first, size_t count)
+{
+    struct capture *w = arg;
+
+    if (count == 1 && w->bytes[first] != NULL)
+        return 0;
+    pthread_mutex_lock(&lock);
+    cap.classes = &w->classes[first];
+    cap.names = &w->names[first];
+    cap.bytes = &w->bytes[first];
+    cap.lens = &w->lens[first];
+    cap.n = count;
+    pthread_mutex_unlock(&lock);
+    return 1;
+}
+
+static void capture_after(void *arg, size_t first, size_t count, jvmtiError e)
+{
+    pthread_mutex_lock(&lock);
+    cap.n = 0;
+    pthread_mutex_unlock(&lock);
+    /* A class the JVM will not hand over spoils the batch: go one by one. */
+    if (e != JVMTI_ERROR_NONE && count > 1)
+        vm_debug("capturing %zu classes: %s; one by one", count, vm_jvmti_error_name(e));
+    (void)arg;
+    (void)first;
+}
+
+static void capture_refused(void *arg, JNIEnv *jni, size_t i, const char *name, jvmtiError e)
+{
+    (void)arg;
+    (void)jni;
+    (void)i;
+    vm_debug("capturing %s: %s", name, vm_jvmti_error_name(e));
+}
+
 int inst_capture(JNIEnv *jni, jclass *classes, size_t n, uint8_t **bytes, size_t *lens, mct_err *err)
 {
-    jvmtiEnv *jvmti = vm_jvmti();
+    static const struct vm_retransform_ops ops = {
+        .before = capture_before, .after = capture_after, .refused = capture_refused};
+    struct capture w = {.classes = classes, .bytes = bytes, .lens = lens};
     char **names = calloc(n + 1, sizeof *names);
-    jvmtiError e = JVMTI_ERROR_NONE;
+    mct_err why;
     size_t i;
 
     if (names == NULL)
         return mct_err_set(err, MCT_E_NOMEM, "out of memory capturing %zu classes", n);
     for (i = 0; i < n; i++) {
-        char *sig = NULL;
-
         bytes[i] = NULL;
         lens[i] = 0;
-        if ((*jvmti)->GetClassSignature(jvmti, classes[i], &sig, NULL) == JVMTI_ERROR_NONE && sig[0] == 'L') {
-            names[i] = strndup(sig + 1, strlen(sig) - 2);
-        }
-        if (sig != NULL)
-            (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+        /* An array class has no class file: "" matches no name. */
+        names[i] = vm_class_name(classes[i], &why);
         if (names[i] == NULL && (names[i] = strdup("")) == NULL) {
             while (i > 0)
                 free(names[--i]);
@@ -1001,39 +1052,9 @@ int inst_capture(JNIEnv *jni, jclass *classes, size_t n, uint8_t **bytes, size_t
             return mct_err_set(err, MCT_E_NOMEM, "out of memory capturing %zu classes", n);
         }
     }
-    pthread_mutex_lock(&lock);
-    cap.classes = classes;
-    cap.names = names;
-    cap.bytes = bytes;
-    cap.lens = lens;
-    cap.n = n;
-    pthread_mutex_unlock(&lock);
-    if (n > 0)
-        e = (*jvmti)->RetransformClasses(jvmti, (jint)n, classes);
-    pthread_mutex_lock(&lock);
-    cap.n = 0;
-    pthread_mutex_unlock(&lock);
-    if (e != JVMTI_ERROR_NONE) {
-        /* A class the JVM will not hand over spoils the batch: go one by one. */
-        vm_debug("capturing %zu classes: %s; one by one", n, vm_jvmti_error_name(e));
-        for (i = 0; i < n; i++) {
-            if (bytes[i] != NULL)
-                continue;
-            pthread_mutex_lock(&lock);
-            cap.classes = &classes[i];
-            cap.names = &names[i];
-            cap.bytes = &bytes[i];
-            cap.lens = &lens[i];
-            cap.n = 1;
-            pthread_mutex_unlock(&lock);
-            e = (*jvmti)->RetransformClasses(jvmti, 1, &classes[i]);
-            pthread_mutex_lock(&lock);
-            cap.n = 0;
-            pthread_mutex_unlock(&lock);
-            if (e != JVMTI_ERROR_NONE)
-                vm_debug("capturing %s: %s", names[i], vm_jvmti_error_name(e));
-        }
-    }
+    w.names = names;
+    if (vm_retransform(jni, classes, n, &ops, &w, &why) < 0)
+        vm_debug("capturing %zu classes: %s", n, why.msg);
     for (i = 0; i < n; i++)
         free(names[i]);
     free(names);

@@ -187,7 +187,7 @@ static int count_step(pcre2_callout_block *block, void *arg)
 int match_class_budget(const match_re *re, const char *iname, uint64_t *budget)
 {
     char stack[MUTF8_ROOM(NAME_STACK)], *name = stack;
-    size_t len = strlen(iname), n, i;
+    size_t len = strlen(iname), n;
     pcre2_match_data *md;
     pcre2_match_context *mctx;
     struct work w = {.name_limit = MATCH_NAME_WORK, .budget = budget};
@@ -198,9 +198,7 @@ int match_class_budget(const match_re *re, const char *iname, uint64_t *budget)
     /* The binary name: slashes become dots (never part of a multi-byte
      * sequence), U+0000 stays a character, as in Java. */
     n = mutf8_to_utf8(iname, name, MUTF8_NUL_CHAR);
-    for (i = 0; i < n; i++)
-        if (name[i] == '/')
-            name[i] = '.';
+    mutf8_binary_name(name, n);
     md = pcre2_match_data_create(1, NULL);
     mctx = pcre2_match_context_copy(re->mctx);
     if (md == NULL || mctx == NULL || pcre2_set_callout(mctx, count_step, &w) != 0) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "kit.h"
+#include "mutf8.h"
 
 #define BLOCK_BITS 12
 #define BLOCK_SIZE (1u << BLOCK_BITS)
@@ -22,19 +23,6 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 /* (class, name, descriptor) -> number + 1; under lock. Only mt_add uses it:
  * the probes read the blocks above by number, without a lock. */
 static kit_table by_names;
-
-/* "com/shop/Cart" -> "com.shop.Cart" (a new string). */
-static char *dotted(const char *internal)
-{
-    char *s = strdup(internal);
-    char *p;
-
-    if (s != NULL)
-        for (p = s; *p; p++)
-            if (*p == '/')
-                *p = '.';
-    return s;
-}
 
 static uint64_t hash3(const char *cls, const char *name, const char *desc)
 {
@@ -69,7 +57,9 @@ int32_t mt_add(const char *cls, const char *name, const char *desc, uint32_t ses
     mt_method *b, *m;
     char *c, *n, *d;
 
-    c = dotted(cls);
+    c = strdup(cls);
+    if (c != NULL)
+        mutf8_binary_name(c, strlen(c));
     if (c == NULL)
         return mct_err_set(err, MCT_E_NOMEM, "out of memory numbering methods");
     pthread_mutex_lock(&lock);

@@ -2,6 +2,7 @@
 #include "mutf8.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,4 +170,20 @@ size_t mutf8_from_utf8(const char *str, char *out)
     }
     out[n] = '\0';
     return n;
+}
+
+char *mutf8_binary_name(char *name, size_t len)
+{
+    size_t i;
+
+    for (i = 0; i < len; i++)
+        if (name[i] == '/')
+            name[i] = '.';
+    return name;
+}
+
+const char *mutf8_binary_copy(const char *internal, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s", internal);
+    return mutf8_binary_name(buf, strlen(buf));
 }

@@ -54,4 +54,16 @@ json_t *mutf8_json(const char *s);
  * MUTF8_FROM_ROOM(strlen(s)) bytes; returns the length written. */
 size_t mutf8_from_utf8(const char *s, char *out);
 
+/* Class names: the internal form ("com/shop/Cart", JVMS 4.2.1) to the
+ * binary one ("com.shop.Cart"). A '/' is never part of a multi-byte
+ * sequence, so this holds for modified and standard UTF-8 alike. */
+
+/* Rewrites the len bytes of name in place (they may hold the byte 0 of
+ * MUTF8_NUL_CHAR); returns name. */
+char *mutf8_binary_name(char *name, size_t len);
+
+/* Copies internal into buf (of size bytes, cut to fit) as a binary name;
+ * returns buf. */
+const char *mutf8_binary_copy(const char *internal, char *buf, size_t size);
+
 #endif

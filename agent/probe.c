@@ -43,7 +43,7 @@ static jmethodID weak_ref_init;
  * instances are receivers, weakly (the agent's own side), each with the
  * WeakReference the probe class holds it by. Any thread adds (ClassPrepare). */
 static pthread_mutex_t receivers_lock = PTHREAD_MUTEX_INITIALIZER;
-static char *receiver_sig;
+static char *receiver_name;
 static jweak receiver_copy[PROBE_MAX_RECEIVERS];
 static jobject receiver_ref[PROBE_MAX_RECEIVERS];
 static size_t n_receivers;
@@ -629,41 +629,41 @@ static void drop_receiver(JNIEnv *jni, size_t i)
     receiver_ref[i] = receiver_ref[n_receivers];
 }
 
-int probe_receivers_begin(JNIEnv *jni, const char *sig)
+int probe_receivers_begin(JNIEnv *jni, const char *name)
 {
     int rc = 0;
 
     pthread_mutex_lock(&receivers_lock);
     while (n_receivers > 0)
         drop_receiver(jni, n_receivers - 1);
-    free(receiver_sig);
-    receiver_sig = NULL;
-    if (sig != NULL && (receiver_sig = strdup(sig)) == NULL)
+    free(receiver_name);
+    receiver_name = NULL;
+    if (name != NULL && (receiver_name = strdup(name)) == NULL)
         rc = -1;
     publish_receivers(jni);
     pthread_mutex_unlock(&receivers_lock);
     return rc;
 }
 
-/* Whether sig is the session's named class now. */
-static int is_named(const char *sig)
+/* Whether name is the session's named class now. */
+static int is_named(const char *name)
 {
     int yes;
 
     pthread_mutex_lock(&receivers_lock);
-    yes = receiver_sig != NULL && strcmp(receiver_sig, sig) == 0 && weak_ref_class != NULL;
+    yes = receiver_name != NULL && strcmp(receiver_name, name) == 0 && weak_ref_class != NULL;
     pthread_mutex_unlock(&receivers_lock);
     return yes;
 }
 
-int probe_receiver_add(JNIEnv *jni, jclass cls, const char *sig)
+int probe_receiver_add(JNIEnv *jni, jclass cls, const char *name)
 {
     jobject local, ref = NULL;
     jweak copy = NULL;
     size_t i, before;
     int rc = 1;
 
-    if (!is_named(sig))
+    if (!is_named(name))
         return 0;
     /* Made before taking the lock: the constructor is Java code, which
      * might load a class and come back here. */
@@ -682,7 +682,7 @@ int probe_receiver_add(JNIEnv *jni, jclass cls, const char *sig)
     }
     pthread_mutex_lock(&receivers_lock);
     before = n_receivers;
-    if (receiver_sig == NULL || strcmp(receiver_sig, sig) != 0)
+    if (receiver_name == NULL || strcmp(receiver_name, name) != 0)
         rc = 0; /* the session ended meanwhile */
     for (i = 0; i < n_receivers; i++) {
         if ((*jni)->IsSameObject(jni, receiver_copy[i], NULL))

@@ -16,15 +16,41 @@
  * method that throws keeps a JNI reference to the exception's class (the
  * worker frees both).
  *
- * Ring memory: rings grow while a session runs (a call overflowed, or calls
- * were dropped) within a budget for all of them, PROBE_RING_BUDGET; when the
- * session ends the worker shrinks every ring back to PROBE_RING_MIN
- * (probe_shrink). The ring changes hands without a lock: the thread says
- * when it is in a call (in_call), the worker when it swaps the ring
- * (shrinking); each sets its flag, then reads the other's (both sequentially
- * consistent), so at most one of them goes on: a call that starts while its
- * ring is being swapped is dropped (counted), a ring whose thread is in a
- * call is shrunk later. */
+ * The ring, its one statement of invariants (probe.c is the producer's
+ * side and the rings' memory, probe_ring.c the consumer's):
+ *   - Positions only grow (w, published, consumed; an event is at
+ *     pos & mask). The app thread alone writes w, the events and
+ *     `published`; the consumer alone writes `consumed`. Always
+ *     consumed <= published <= w.
+ *   - A call's events are written by its thread, then published with one
+ *     release store of `published` at the outermost exit (the first event
+ *     carrying the call's length, the last the session it started in). The
+ *     consumer reads events only in [consumed, published), after an acquire
+ *     load of `published`, and gives them back with a release store of
+ *     `consumed`; the thread reads `consumed` (acquire) before reusing them.
+ *   - PROBE_EXCEPTION and PROBE_THREAD events hold JNI global refs that the
+ *     producer takes; the consumer frees them exactly once, as the call
+ *     leaves the ring, whether it was built, filtered or discarded (its
+ *     callback only borrows them). A ring found inconsistent (a length that
+ *     does not fit) is skipped whole: its refs leak rather than freeing what
+ *     may not be one.
+ *   - One consumer at a time: a session holds the consumer (probe_ring.c's
+ *     lock) from before it instruments until the rings are shrunk after its
+ *     end; the listener's tick takes it only with a trylock.
+ *   - Ring memory: rings grow while a session runs (a call overflowed, or
+ *     calls were dropped) within PROBE_RING_BUDGET for all of them: the
+ *     consumer offers a bigger ring (next_ring, release) that the thread
+ *     takes at the start of a call once the old one is drained, giving the
+ *     old one back (old_ring, release) for the consumer to free. When the
+ *     session ends the consumer shrinks every ring back to PROBE_RING_MIN
+ *     (probe_shrink). The ring changes hands without a lock: the thread
+ *     says when it is in a call (in_call), the consumer when it swaps the
+ *     ring (shrinking); each sets its flag, then reads the other's (both
+ *     sequentially consistent), so at most one of them goes on: a call that
+ *     starts while its ring is being swapped is dropped (counted), a ring
+ *     whose thread is in a call is shrunk later.
+ *   - A thread that ended is marked dead by its TLS destructor; the
+ *     consumer frees its state once drained, and it is reused. */
 #ifndef MCT_PROBE_H
 #define MCT_PROBE_H
 
@@ -150,19 +176,19 @@ int probe_release_all(JNIEnv *jni);
  * (never a name: the entry method's loader may see none of them), weakly,
  * so that their loaders can still be unloaded, until probe_session_end.
  *
- * probe_receivers_begin names the class by its JVM signature
- * ("Lcom/shop/Cart;"; NULL: none), with no copy yet; call it before
+ * probe_receivers_begin names the class by its internal name
+ * ("com/shop/Cart"; NULL: none), with no copy yet; call it before
  * probe_session_begin. 0, or -1 when out of memory (no call then is a
  * receiver's). */
-int probe_receivers_begin(JNIEnv *jni, const char *sig);
+int probe_receivers_begin(JNIEnv *jni, const char *name);
 
-/* A class whose signature is sig, just prepared or already loaded: when it
+/* A class whose internal name is name, just prepared or already loaded: when it
  * is a copy of the session's named class, its instances are receivers from
  * now on (copies whose class was unloaded meanwhile are dropped). Any
  * thread. Returns 1 when added, 0 when it is not the named class or is
  * held already, -1 when PROBE_MAX_RECEIVERS copies are held already or out
  * of memory: calls on that copy are not traced (the caller says so). */
-int probe_receiver_add(JNIEnv *jni, jclass cls, const char *sig);
+int probe_receiver_add(JNIEnv *jni, jclass cls, const char *name);
 
 /* Copies of the named class held at once (each call of an inherited entry
  * method on another class looks at each of them). */
@@ -178,7 +204,7 @@ static inline const probe_ev *probe_event(const probe_thread *t, uint64_t pos)
     return &t->ring[pos & t->mask];
 }
 
-/* Worker housekeeping for one thread after consuming: frees a returned ring,
+/* Consumer housekeeping for one thread after consuming: frees a returned ring,
  * offers a bigger one when want_cap exceeds the current capacity (capped,
  * and only while all rings stay within PROBE_RING_BUDGET), and frees a dead
  * thread's resources once drained (then it may be reused). jni may be NULL
@@ -232,6 +258,52 @@ typedef struct probe_cost {
  * is not trusted. The caller is an agent thread that never traces. Returns
  * 0, or -1 (*out zeroed) when it cannot measure. */
 int probe_calibrate(JNIEnv *jni, probe_cost *out);
+
+/* --- the consumer's side (probe_ring.c) --- */
+
+/* A completed call, as the consumer hands it over. */
+typedef struct probe_call {
+    const probe_ev *ev;   /* its events in order, copied (valid during the
+                             callback); NULL when the call is discarded */
+    uint64_t len;         /* its event count (at least 2) */
+    uint32_t session;     /* the session it started in */
+    jobject thread;       /* the Thread that made it; NULL: unknown (borrowed) */
+    jclass exception;     /* the class of the exception that ended it, or NULL
+                             (borrowed) */
+} probe_call;
+
+/* Where probe_drain hands the calls. */
+typedef struct probe_sink {
+    /* Whether the calls are discarded now rather than handed over (the
+     * session ends); asked before each call. */
+    int (*discarding)(void *arg);
+    /* Each call, in the order their entry method returned (a discarded one
+     * with ev NULL). Its references are freed after it returns. */
+    void (*call)(void *arg, JNIEnv *jni, const probe_call *call);
+    void *arg;
+} probe_sink;
+
+/* Waits until no earlier session holds the rings, then holds them. */
+void probe_consumer_begin(void);
+
+/* With the rings held: takes every call completed when the pass begins,
+ * from every thread, to sink, and grows the rings that need it (not while
+ * discarding). Returns how many calls it took. */
+uint64_t probe_drain(JNIEnv *jni, const probe_sink *sink);
+
+/* The session ended (no new call starts) and its calls were taken: frees
+ * what calls left in the rings hold and shrinks every ring back, waiting a
+ * little for calls still running to return; lets the rings go. What is
+ * left is done by probe_tidy. */
+void probe_consumer_end(JNIEnv *jni);
+
+/* The listener's tick: finishes what probe_consumer_end left, unless a
+ * session holds the rings. */
+void probe_tidy(JNIEnv *jni);
+
+/* Calls of the entry method not traced since the JVM started: rings not
+ * drained in time, and virtual threads that found no free slot. */
+uint64_t probe_dropped(void);
 
 /* Calls of the entry method on virtual threads that were not traced
  * because every slot was taken. */

@@ -4,9 +4,11 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "mutf8.h"
 #include "options.h"
 #include "proto.h"
 
@@ -140,6 +142,18 @@ const char *vm_jvmti_error_name(jvmtiError err)
 
 /* ---- facts and threads -------------------------------------------------- */
 
+/* Gives back memory JVMTI allocated (NULL accepted). */
+static void deallocate(void *p)
+{
+    jvmtiError err;
+
+    if (p == NULL)
+        return;
+    err = (*vm.jvmti)->Deallocate(vm.jvmti, (unsigned char *)p);
+    if (err != JVMTI_ERROR_NONE)
+        vm_log("Deallocate: %s", vm_jvmti_error_name(err));
+}
+
 /* Copies system property key into buf (empty when the JVM has none). */
 static void read_property(const char *key, char *buf, size_t size)
 {
@@ -153,9 +167,7 @@ static void read_property(const char *key, char *buf, size_t size)
         return;
     }
     snprintf(buf, size, "%s", value);
-    err = (*vm.jvmti)->Deallocate(vm.jvmti, (unsigned char *)value);
-    if (err != JVMTI_ERROR_NONE)
-        vm_log("Deallocate: %s", vm_jvmti_error_name(err));
+    deallocate(value);
 }
 
 /* Copies System.getProperty(key) into buf (empty when unset or failing).
@@ -296,6 +308,176 @@ out:
         (*jni)->DeleteLocalRef(jni, jname);
     (*jni)->DeleteLocalRef(jni, cls);
     return rc;
+}
+
+/* ---- classes, threads and exceptions ------------------------------------- */
+
+char *vm_class_name(jclass k, mct_err *e)
+{
+    char *sig = NULL, *name = NULL;
+    jvmtiError err;
+    size_t n;
+
+    err = (*vm.jvmti)->GetClassSignature(vm.jvmti, k, &sig, NULL);
+    if (err != JVMTI_ERROR_NONE) {
+        mct_err_set(e, MCT_E_JVMTI, "GetClassSignature: %s", vm_jvmti_error_name(err));
+        return NULL;
+    }
+    n = strlen(sig);
+    /* "Lcom/shop/Cart;" -> "com/shop/Cart" */
+    if (n < 3 || sig[0] != 'L' || sig[n - 1] != ';')
+        mct_err_set(e, MCT_E_ARG, "%s is an array or primitive class", sig);
+    else if ((name = strndup(sig + 1, n - 2)) == NULL)
+        mct_err_set(e, MCT_E_NOMEM, "out of memory naming a class");
+    deallocate(sig);
+    return name;
+}
+
+int vm_class_loader(jclass k, jobject *loader, mct_err *e)
+{
+    jvmtiError err;
+
+    *loader = NULL;
+    err = (*vm.jvmti)->GetClassLoader(vm.jvmti, k, loader);
+    if (err != JVMTI_ERROR_NONE)
+        return mct_err_set(e, MCT_E_JVMTI, "GetClassLoader: %s", vm_jvmti_error_name(err));
+    return 0;
+}
+
+jclass *vm_loaded_classes(size_t *n, mct_err *e)
+{
+    jclass *classes = NULL;
+    jint count = 0;
+    jvmtiError err;
+
+    *n = 0;
+    err = (*vm.jvmti)->GetLoadedClasses(vm.jvmti, &count, &classes);
+    if (err != JVMTI_ERROR_NONE) {
+        mct_err_set(e, MCT_E_JVMTI, "GetLoadedClasses: %s", vm_jvmti_error_name(err));
+        return NULL;
+    }
+    *n = (size_t)count;
+    return classes;
+}
+
+void vm_release_locals(JNIEnv *jni, jobject *refs, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (refs[i] != NULL)
+            (*jni)->DeleteLocalRef(jni, refs[i]);
+}
+
+void vm_release_loaded(JNIEnv *jni, jclass *classes, size_t n)
+{
+    if (classes == NULL)
+        return;
+    vm_release_locals(jni, (jobject *)classes, n);
+    deallocate(classes);
+}
+
+int vm_retransform(JNIEnv *jni, jclass *classes, size_t n, const struct vm_retransform_ops *ops, void *arg,
+                   mct_err *e)
+{
+    jvmtiError err;
+    size_t i;
+
+    if (n == 0)
+        return 0;
+    if (ops->before != NULL && !ops->before(arg, 0, n))
+        return 0;
+    err = (*vm.jvmti)->RetransformClasses(vm.jvmti, (jint)n, classes);
+    if (ops->after != NULL)
+        ops->after(arg, 0, n, err);
+    if (err == JVMTI_ERROR_NONE)
+        return 0;
+    if (err == JVMTI_ERROR_MUST_POSSESS_CAPABILITY || err == JVMTI_ERROR_WRONG_PHASE)
+        return mct_err_set(e, MCT_E_JVMTI, "RetransformClasses: %s", vm_jvmti_error_name(err));
+    for (i = 0; i < n; i++) {
+        if (ops->before != NULL && !ops->before(arg, i, 1))
+            continue;
+        err = (*vm.jvmti)->RetransformClasses(vm.jvmti, 1, &classes[i]);
+        if (ops->after != NULL)
+            ops->after(arg, i, 1, err);
+        if (err != JVMTI_ERROR_NONE && ops->refused != NULL) {
+            mct_err ne;
+            char *name = vm_class_name(classes[i], &ne);
+
+            ops->refused(arg, jni, i, name != NULL ? name : "?", err);
+            free(name);
+        }
+    }
+    return 0;
+}
+
+void vm_exception_name(jclass k, char *buf, size_t size)
+{
+    mct_err e;
+    char *name = vm_class_name(k, &e);
+
+    snprintf(buf, size, "%s", name != NULL ? name : "?");
+    mutf8_binary_name(buf, strlen(buf));
+    free(name);
+}
+
+/* Thread.threadId() (final, JDK 19+), else getId() (may be overridden);
+ * NULL when neither is found. Looked up once: Thread is never unloaded. */
+static jmethodID thread_id_method(JNIEnv *jni)
+{
+    static _Atomic(jmethodID) id;
+    jmethodID m = __atomic_load_n(&id, __ATOMIC_ACQUIRE);
+    jclass tc;
+
+    if (m != NULL)
+        return m;
+    tc = (*jni)->FindClass(jni, "java/lang/Thread");
+    if (tc != NULL) {
+        m = (*jni)->GetMethodID(jni, tc, "threadId", "()J");
+        if (m == NULL) {
+            (*jni)->ExceptionClear(jni);
+            m = (*jni)->GetMethodID(jni, tc, "getId", "()J");
+        }
+        (*jni)->DeleteLocalRef(jni, tc);
+    }
+    (*jni)->ExceptionClear(jni);
+    if (m != NULL)
+        __atomic_store_n(&id, m, __ATOMIC_RELEASE);
+    return m;
+}
+
+void vm_thread_info(JNIEnv *jni, jobject thread, int64_t *id, char *name, size_t size)
+{
+    jvmtiThreadInfo info;
+    jmethodID get_id;
+
+    *id = -1;
+    snprintf(name, size, "?");
+    if (thread == NULL)
+        return;
+    memset(&info, 0, sizeof info);
+    if ((*vm.jvmti)->GetThreadInfo(vm.jvmti, thread, &info) == JVMTI_ERROR_NONE) {
+        if (info.name != NULL) {
+            char *u = mutf8_dup(info.name);
+
+            snprintf(name, size, "%s", u != NULL ? u : info.name);
+            free(u);
+            proto_utf8_sanitize(name); /* cut within a character */
+            deallocate(info.name);
+        }
+        if (info.thread_group != NULL)
+            (*jni)->DeleteLocalRef(jni, info.thread_group);
+        if (info.context_class_loader != NULL)
+            (*jni)->DeleteLocalRef(jni, info.context_class_loader);
+    }
+    get_id = thread_id_method(jni);
+    if (get_id != NULL) {
+        *id = (*jni)->CallLongMethod(jni, thread, get_id);
+        if ((*jni)->ExceptionCheck(jni)) {
+            (*jni)->ExceptionClear(jni);
+            *id = -1;
+        }
+    }
 }
 
 /* ---- setup -------------------------------------------------------------- */

@@ -1,12 +1,25 @@
 /* vm.h — the single owner of the agent's JVM state: the JavaVM, the JVMTI
  * environment with its capabilities and event callbacks, facts about the JVM,
- * agent threads, and the agent's messages on the JVM's stderr. Everything
- * else reaches the JVM through this module. */
+ * agent threads, the JVMTI services the rest of the agent shares (class
+ * names, the loaded classes, retransforming, thread and exception names),
+ * and the agent's messages on the JVM's stderr. Everything else reaches
+ * JVMTI through this module, with these exceptions, each for a reason:
+ *   - hier_jvmti.c is the JVMTI backend of the class hierarchy (hier.h): its
+ *     queries (loaders, modifiers, tags, interfaces, methods) are its job;
+ *     it takes class names and the loaded classes from here;
+ *   - instrument.c's ClassFileLoadHook uses the jvmtiEnv the JVM hands the
+ *     hook (Allocate for the new class bytes, GetNamedModule and
+ *     AddModuleReads for the rewritten class's module), as JVMTI asks;
+ *   - probe.c and probe_ring.c call JNI only, never JVMTI (the probe path
+ *     must not; the ring's consumer frees the references the probes took).
+ * JNI (local and global references, method calls) is used where needed. */
 #ifndef MCT_VM_H
 #define MCT_VM_H
 
 #include <jni.h>
 #include <jvmti.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "err.h"
 #include "options.h"
@@ -82,6 +95,63 @@ const char *vm_jvmti_error_name(jvmtiError err);
  * ..."); the JVM must be live. 0 or -1 with e set (MCT_E_JVMTI). */
 int vm_start_thread(JNIEnv *jni, const char *name, jvmtiStartFunction fn, void *arg,
                     mct_err *e);
+
+/* ---- classes, threads and exceptions (any thread of the JVM) ---- */
+
+/* The internal name of class k ("com/shop/Cart") as a malloc'd string
+ * (the JVMTI signature is deallocated); NULL with e set when JVMTI fails
+ * (MCT_E_JVMTI), k is an array or primitive class (MCT_E_ARG) or memory is
+ * short (MCT_E_NOMEM). */
+char *vm_class_name(jclass k, mct_err *e);
+
+/* The loader of class k into *loader (a local reference; NULL for the boot
+ * loader). 0, or -1 with e set (MCT_E_JVMTI). */
+int vm_class_loader(jclass k, jobject *loader, mct_err *e);
+
+/* The loaded classes, as local references in a JVMTI-allocated array that
+ * the caller gives back with vm_release_loaded; *n receives their count.
+ * NULL (*n = 0) with e set (MCT_E_JVMTI) on failure. */
+jclass *vm_loaded_classes(size_t *n, mct_err *e);
+
+/* Deletes the n local references of classes (from vm_loaded_classes) and
+ * deallocates the array. NULL is accepted. */
+void vm_release_loaded(JNIEnv *jni, jclass *classes, size_t n);
+
+/* Deletes the local references refs[0..n) (NULL entries skipped); the
+ * array stays the caller's. */
+void vm_release_locals(JNIEnv *jni, jobject *refs, size_t n);
+
+/* What vm_retransform tells its caller; every member may be NULL. */
+struct vm_retransform_ops {
+    /* Before each RetransformClasses call, on classes[first..first+count):
+     * the batch (first 0, count n), then, when the batch is refused, each
+     * class alone (count 1). Returns 0 to skip that call. */
+    int (*before)(void *arg, size_t first, size_t count);
+    /* After each such call, with its outcome. */
+    void (*after)(void *arg, size_t first, size_t count, jvmtiError e);
+    /* Class i, retransformed alone, was refused with e; name is its
+     * internal name ("?" when unknown), borrowed for the call. */
+    void (*refused)(void *arg, JNIEnv *jni, size_t i, const char *name, jvmtiError e);
+};
+
+/* Retransforms the n classes in one RetransformClasses call; when the JVM
+ * refuses the batch (one class spoils it), retransforms them one by one,
+ * telling ops->refused of each class refused. Returns 0 once done (refusals
+ * included), or -1 with e set (MCT_E_JVMTI) when the JVM cannot retransform
+ * at all (no capability, wrong phase): no class is tried alone then. */
+int vm_retransform(JNIEnv *jni, jclass *classes, size_t n, const struct vm_retransform_ops *ops, void *arg,
+                   mct_err *e);
+
+/* The binary name ("java.lang.IllegalStateException") of class k into buf
+ * (cut to size); "?" when JVMTI cannot say. The reference stays the
+ * caller's. */
+void vm_exception_name(jclass k, char *buf, size_t size);
+
+/* The id (Thread.threadId(), or getId() before JDK 19; -1 when unknown)
+ * and name (UTF-8, cut to size; "?" when unknown) of thread, a Thread
+ * reference (NULL: unknown). Any thread of the JVM; the reference stays
+ * the caller's. */
+void vm_thread_info(JNIEnv *jni, jobject thread, int64_t *id, char *name, size_t size);
 
 /* Writes "mcalltree agent: <message>" on the JVM's stderr, always: for
  * problems the JVM's owner must see. */

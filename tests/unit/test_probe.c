@@ -46,7 +46,7 @@ static char objects[4 + PROBE_MAX_RECEIVERS + 2];
  * class of another name. */
 #define fake_copy(i) ((jclass)&objects[4 + (i)])
 #define fake_other ((jclass)&objects[4 + PROBE_MAX_RECEIVERS + 1])
-#define NAMED "Lcom/shop/Cart;"
+#define NAMED "com/shop/Cart"
 static jclass unloaded; /* a class the fake JVM has unloaded */
 
 /* The WeakReference objects and arrays of them the agent makes (a pool:
@@ -658,7 +658,7 @@ static void test_receiver_copies(void)
     CHECK(receiver_value == NULL);
     CHECK_INT(probe_receiver_add(env, fake_class, NAMED), 1);
     CHECK_INT(probe_receiver_add(env, fake_class, NAMED), 0);
-    CHECK_INT(probe_receiver_add(env, fake_other, "Lcom/shop/Other;"), 0);
+    CHECK_INT(probe_receiver_add(env, fake_other, "com/shop/Other"), 0);
     CHECK_INT(probe_receiver_add(env, fake_copy(0), NAMED), 1);
     p_root_enter_on(env, fake_class, fake_copy(0), ROOT);
     p_root_exit_on(env, fake_class, ROOT);
