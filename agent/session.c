@@ -18,10 +18,10 @@
 #include "hier_jvmti.h"
 #include "instrument.h"
 #include "methods.h"
+#include "msg.h"
 #include "mutf8.h"
 #include "planner.h"
 #include "probe.h"
-#include "proto.h"
 #include "server.h"
 #include "tree.h"
 #include "vm.h"
@@ -175,24 +175,9 @@ static int send_msg(struct session *s, json_t *msg)
     return send_within(s, msg, 0);
 }
 
-static enum proto_code proto_code_of(int code)
-{
-    switch (code) {
-    case MCT_E_NO_CLASS: return PROTO_ERR_CLASS_NOT_LOADED;
-    case MCT_E_NO_METHOD: return PROTO_ERR_METHOD_NOT_FOUND;
-    case MCT_E_BAD_REGEX: return PROTO_ERR_BAD_REGEX;
-    case MCT_E_NOTHING: return PROTO_ERR_NOTHING_INSTRUMENTABLE;
-    case MCT_E_BUSY: return PROTO_ERR_BUSY;
-    case MCT_E_ARG: return PROTO_ERR_BAD_REQUEST;
-    case MCT_E_UNSUPPORTED: return PROTO_ERR_UNSUPPORTED;
-    case MCT_E_LIMIT: return PROTO_ERR_PLAN_LIMIT;
-    default: return PROTO_ERR_INTERNAL;
-    }
-}
-
 static void send_error(struct session *s, const mct_err *err)
 {
-    send_msg(s, proto_error_new(proto_code_of(err->code), "%s", err->msg));
+    send_msg(s, msg_error_write(&(struct msg_error){ .code = proto_code_of_err(err->code), .message = err->msg }));
 }
 
 /* --- the plan -------------------------------------------------------------------------- */
@@ -260,78 +245,83 @@ static void calibrate(struct session *s, JNIEnv *jni)
     s->cal = clock_calibration();
 }
 
-/* The figures of probe_calibrate in ns (PROTOCOL.md, `probe`). */
-static json_t *probe_json(const struct session *s)
+/* The figures of probe_calibrate in ns (PROTOCOL.md, `probe`); bursts 0
+ * when the session did not measure them. */
+static struct msg_probe probe_json(const struct session *s)
 {
     const probe_cost *p = &s->probe;
     double k = s->cal.ns_per_tick;
 
-    return json_pack("{s:f, s:f, s:f, s:f, s:b, s:i}", "ns", p->ticks * k, "measured_ns", p->measured * k,
-                     "median_ns", p->median * k, "floor_ns", p->floor * k, "trusted", p->trusted, "bursts",
-                     p->bursts);
+    return (struct msg_probe){ .ns = p->ticks * k, .measured_ns = p->measured * k, .median_ns = p->median * k,
+                               .floor_ns = p->floor * k, .trusted = p->trusted, .bursts = p->bursts };
 }
 
 /* What the regex decided (plan_regex) and whether only the calls on the
- * named class are traced, into the plan's summary. */
-static void regex_json(const struct session *s, json_t *summary)
+ * named class are traced, into the plan's summary (borrowing from the plan
+ * and the request). */
+static void regex_json(const struct session *s, struct msg_plan_summary *summary)
 {
     plan_regex_seen seen = plan_regex(s->plan);
-    char cls[1024];
 
-    json_object_set_new(summary, "callee_classes", json_integer((json_int_t)seen.callee_classes));
-    json_object_set_new(summary, "matched_classes", json_integer((json_int_t)seen.matched_classes));
-    if (seen.suggestion != NULL) {
-        json_object_set_new(summary, "suggestion", json_string(seen.suggestion));
-        json_object_set_new(summary, "suggestion_matches", json_integer((json_int_t)seen.suggestion_matches));
-    }
-    if (s->receiver)
-        json_object_set_new(summary, "receiver", json_string(dotted(s->cls, cls, sizeof cls)));
+    summary->callee_classes = (long long)seen.callee_classes;
+    summary->matched_classes = (long long)seen.matched_classes;
+    summary->suggestion = seen.suggestion;
+    summary->suggestion_matches = seen.suggestion != NULL ? (long long)seen.suggestion_matches : -1;
+    summary->receiver = s->receiver ? s->cls : NULL;
 }
 
 static json_t *plan_json(struct session *s)
 {
-    json_t *methods = json_array();
     struct tally t = tally(s);
+    struct msg_plan p = {
+        .summary = { .instrumented = (long long)t.instrumented, .pending = (long long)t.pending,
+                     .skipped = (long long)t.skipped, .failed = (long long)t.failed,
+                     .excluded = (long long)t.excluded, .planned = (long long)t.planned,
+                     .capped = plan_capped(s->plan), .plan_ms = s->plan_ms, .instrument_ms = s->instrument_ms,
+                     .loaded_classes = (long long)s->loaded_classes, .clock = clock_source(),
+                     .probe = probe_json(s) },
+    };
+    struct msg_plan_method *ms;
+    char **names;   /* the UTF-8 copies the methods borrow, four per method */
     char cls[1024];
-    json_t *msg;
-    size_t i;
+    json_t *msg = NULL;
+    size_t i, n = 0, count;
 
-    if (methods == NULL)
-        return NULL;
+    regex_json(s, &p.summary);
     pthread_mutex_lock(&s->mlock);
-    for (i = 0; i < s->n_methods; i++) {
+    count = s->n_methods;
+    ms = calloc(count + 1, sizeof *ms);
+    names = calloc(4 * count + 1, sizeof *names);
+    for (i = 0; ms != NULL && names != NULL && i < count; i++) {
         const struct smethod *m = s->methods[i];
         const char *st = status_name(m);
         const char *reason = m->pm->status == PLAN_EXCLUDED ? m->pm->reason
                              : (strcmp(st, "skipped") == 0 || strcmp(st, "failed") == 0) ? m->out.reason
                              : m->pm->reason;
-        /* Names from class files: modified UTF-8. */
-        json_t *o = json_pack("{s:o, s:o, s:o, s:i, s:s, s:b}", "class",
-                              mutf8_json(dotted(m->pm->class_name, cls, sizeof cls)), "method",
-                              mutf8_json(m->pm->name), "desc", mutf8_json(m->pm->desc), "level", m->pm->level,
-                              "status", st, "root", m->pm->root);
+        char **own = names + 4 * i;
 
-        if (o == NULL)
+        /* Names from class files: modified UTF-8; a reason may hold such
+         * names, and be cut mid-character. */
+        own[0] = mutf8_dup(dotted(m->pm->class_name, cls, sizeof cls));
+        own[1] = mutf8_dup(m->pm->name);
+        own[2] = mutf8_dup(m->pm->desc);
+        own[3] = reason != NULL && reason[0] != '\0' ? mutf8_dup(reason) : NULL;
+        if (own[0] == NULL || own[1] == NULL || own[2] == NULL)
             continue;
-        /* A reason may hold names from class files, and be cut mid-character. */
-        if (reason != NULL && reason[0] != '\0')
-            json_object_set_new(o, "reason", mutf8_json(reason));
-        if (m->id >= 0)
-            json_object_set_new(o, "id", json_integer(m->id));
-        json_array_append_new(methods, o);
+        ms[n++] = (struct msg_plan_method){ .cls = own[0], .method = own[1], .desc = own[2],
+                                            .level = m->pm->level, .status = st, .root = m->pm->root,
+                                            .id = m->id, .reason = own[3] };
     }
     pthread_mutex_unlock(&s->mlock);
-    msg = json_pack("{s:s, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:f, s:f, s:I, s:s}}", "type", "plan",
-                    "methods", methods, "summary", "instrumented", (json_int_t)t.instrumented, "pending",
-                    (json_int_t)t.pending, "skipped", (json_int_t)t.skipped, "failed", (json_int_t)t.failed,
-                    "excluded", (json_int_t)t.excluded, "planned", (json_int_t)t.planned,
-                    "capped", plan_capped(s->plan), "plan_ms",
-                    s->plan_ms, "instrument_ms", s->instrument_ms, "loaded_classes",
-                    (json_int_t)s->loaded_classes, "clock", clock_source());
-    if (msg != NULL && s->probe.bursts > 0)
-        json_object_set_new(json_object_get(msg, "summary"), "probe", probe_json(s));
-    if (msg != NULL)
-        regex_json(s, json_object_get(msg, "summary"));
+    if (ms != NULL && names != NULL) {
+        p.methods = ms;
+        p.n_methods = n;
+        msg = msg_plan_write(&p);
+    }
+    for (i = 0; names != NULL && i < 4 * count; i++)
+        free(names[i]);
+    free(names);
+    free(ms);
     return msg;
 }
 
@@ -966,24 +956,23 @@ static void read_client(struct session *s)
 {
     mct_err err;
     json_t *msg = proto_read(s->fd, PROTO_REQUEST, 1000, &err);
+    struct msg_stop stop;
 
     if (msg == NULL) {
         if (err.code == MCT_E_EOF || err.code == MCT_E_IO) {
             end_session(s, "client_gone");
         } else {
-            send_msg(s, proto_error_new(PROTO_ERR_PROTOCOL, "%s", err.msg));
+            send_msg(s, msg_error_new(PROTO_ERR_PROTOCOL, "%s", err.msg));
             end_session(s, "protocol_error");
         }
         return;
     }
-    if (strcmp(proto_type(msg), "stop") == 0) {
-        const char *why = json_string_value(json_object_get(msg, "reason"));
-
+    if (msg_stop_read(msg, &stop, &err) == 0) {
         end_session(s, "stop");
-        snprintf(s->end_detail, sizeof s->end_detail, "%s", why ? why : "");
+        snprintf(s->end_detail, sizeof s->end_detail, "%s", stop.reason);
     } else {
-        send_msg(s, proto_error_new(PROTO_ERR_BAD_REQUEST, "a session only accepts stop, not %s",
-                                    proto_type(msg)));
+        send_msg(s, msg_error_new(PROTO_ERR_BAD_REQUEST, "a session only accepts stop, not %s",
+                                  proto_type(msg)));
     }
     json_decref(msg);
 }
@@ -1158,22 +1147,17 @@ static uint64_t dropped_total(void)
 static void send_status(struct session *s, const char *note)
 {
     struct tally t = tally(s);
-    size_t late;
-    json_t *msg;
+    struct msg_status m = {
+        .calls = (long long)s->calls, .printed = (long long)s->printed, .filtered = (long long)s->filtered,
+        .dropped = (long long)(dropped_total() - s->dropped_base), .instrumented = (long long)t.instrumented,
+        .pending = (long long)t.pending, .instrumented_classes = (long long)inst_rewritten_classes(),
+        .unloaded_classes = (long long)s->unloaded, .note = note,
+    };
 
     pthread_mutex_lock(&s->mlock);
-    late = s->late;
+    m.late = (long long)s->late;
     pthread_mutex_unlock(&s->mlock);
-    msg = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "type", "status", "calls",
-                    (json_int_t)s->calls, "printed", (json_int_t)s->printed, "filtered", (json_int_t)s->filtered,
-                    "dropped", (json_int_t)(dropped_total() - s->dropped_base), "instrumented",
-                    (json_int_t)t.instrumented, "pending", (json_int_t)t.pending, "late", (json_int_t)late,
-                    "instrumented_classes", (json_int_t)inst_rewritten_classes(), "unloaded_classes",
-                    (json_int_t)s->unloaded);
-
-    if (msg != NULL && note != NULL)
-        json_object_set_new(msg, "note", json_string(note));
-    send_msg(s, msg);
+    send_msg(s, msg_status_write(&m));
 }
 
 /* Waits at most a millisecond for the client when the last drain found
@@ -1272,26 +1256,21 @@ static void reclaim_rings(JNIEnv *jni)
 
 /* --- the session thread ------------------------------------------------------------------ */
 
-static const char *req_str(const json_t *req, const char *key)
+/* The request r (read by msg_trace_read from s->req, whose strings it
+ * borrows for the session's life) into s. */
+static void read_request(struct session *s, const struct msg_trace *r)
 {
-    return json_string_value(json_object_get(req, key));
-}
-
-static void read_request(struct session *s)
-{
-    json_t *r = s->req;
-
-    s->cls = req_str(r, "class");
-    s->method = req_str(r, "method");
-    s->desc = req_str(r, "desc");
-    s->regex = req_str(r, "regex");
-    s->depth = (int)json_integer_value(json_object_get(r, "depth"));
-    s->include_jdk = json_is_true(json_object_get(r, "include_jdk"));
-    s->plan_only = json_is_true(json_object_get(r, "plan_only"));
-    s->verbose = json_is_true(json_object_get(r, "verbose"));
-    s->min_ns = (uint64_t)json_integer_value(json_object_get(r, "min_ns"));
-    s->count = (uint64_t)json_integer_value(json_object_get(r, "count"));
-    s->client_pid = json_integer_value(json_object_get(r, "client_pid"));
+    s->cls = r->cls;
+    s->method = r->method;
+    s->desc = r->desc;
+    s->regex = r->regex;
+    s->depth = r->depth;
+    s->include_jdk = r->include_jdk;
+    s->plan_only = r->plan_only;
+    s->verbose = r->verbose;
+    s->min_ns = (uint64_t)r->min_ns;
+    s->count = (uint64_t)r->count;
+    s->client_pid = r->client_pid;
 }
 
 /* Once per agent: the probe class, the hook, and the probes' cost. */
@@ -1315,7 +1294,7 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
 {
     mct_err err;
     int restored = 0;
-    json_t *end;
+    struct msg_end end;
     size_t i;
 
     __atomic_store_n(&s->closing, 1, __ATOMIC_RELEASE);
@@ -1336,20 +1315,22 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
     }
     if (s->end_reason != NULL && !s->death_told) {
         uint64_t busy = instrumented ? dropped_total() - s->dropped_base : 0;
+        /* The client's stop reason, maybe cut mid-character. */
+        char *detail = s->end_detail[0] != '\0' ? mutf8_dup(s->end_detail) : NULL;
 
-        end = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:i, s:I, s:I}", "type", "end", "reason",
-                        s->end_reason, "calls", (json_int_t)s->calls, "printed", (json_int_t)s->printed,
-                        "filtered", (json_int_t)s->filtered, "dropped", (json_int_t)(busy + s->discarded),
-                        "discarded", (json_int_t)s->discarded, "restored_classes", restored,
-                        "instrumented_classes", (json_int_t)inst_rewritten_classes(), "unloaded_classes",
-                        (json_int_t)s->unloaded);
-        if (end != NULL && s->end_detail[0] != '\0')
-            json_object_set_new(end, "detail", mutf8_json(s->end_detail)); /* may be cut mid-character */
-        if (end != NULL && s->probe.bursts > 0) {
-            json_object_set_new(end, "probe_ns", json_real(s->probe.ticks * s->cal.ns_per_tick));
-            json_object_set_new(end, "probe", probe_json(s));
-        }
-        send_within(s, end, END_SEND_MS);
+        msg_end_init(&end, s->end_reason);
+        end.calls = (long long)s->calls;
+        end.printed = (long long)s->printed;
+        end.filtered = (long long)s->filtered;
+        end.dropped = (long long)(busy + s->discarded);
+        end.discarded = (long long)s->discarded;
+        end.restored_classes = restored;
+        end.instrumented_classes = (long long)inst_rewritten_classes();
+        end.unloaded_classes = (long long)s->unloaded;
+        end.detail = detail;
+        end.probe = probe_json(s);
+        send_within(s, msg_end_write(&end), END_SEND_MS);
+        free(detail);
     }
     pthread_mutex_lock(&slock);
     current = NULL;
@@ -1467,12 +1448,18 @@ static int ending(const struct session *s)
 static enum server_verdict on_trace(int fd, json_t *req, const struct server_peer *peer, int last)
 {
     struct session *s;
+    struct msg_trace r;
     JNIEnv *jni;
     mct_err err;
 
     if (diag_active()) {
-        reply_and_close(fd, proto_error_new(PROTO_ERR_UNSUPPORTED, "this JVM runs the agent's diagnostic "
-                                                                   "rewrite-all mode, which cannot trace"));
+        reply_and_close(fd, msg_error_new(PROTO_ERR_UNSUPPORTED, "this JVM runs the agent's diagnostic "
+                                                                 "rewrite-all mode, which cannot trace"));
+        json_decref(req);
+        return SERVER_TAKEN;
+    }
+    if (msg_trace_read(req, &r, &err) < 0) {
+        reply_and_close(fd, msg_error_new(PROTO_ERR_PROTOCOL, "%s", err.msg));
         json_decref(req);
         return SERVER_TAKEN;
     }
@@ -1482,15 +1469,11 @@ static enum server_verdict on_trace(int fd, json_t *req, const struct server_pee
         return SERVER_LATER;
     }
     if (current != NULL) {
-        char cls[1024];
-
-        dotted(current->cls ? current->cls : "?", cls, sizeof cls);
-        reply_and_close(fd, proto_error_new(PROTO_ERR_BUSY,
-                                            "another mcalltree session is running in this JVM: %s.%s depth %d, "
-                                            "client pid %lld, %llu calls printed; wait for it to end or stop it",
-                                            cls, current->method ? current->method : "?", current->depth,
-                                            current->client_pid,
-                                            (unsigned long long)__atomic_load_n(&current->printed, __ATOMIC_RELAXED)));
+        reply_and_close(fd, msg_error_new(PROTO_ERR_BUSY,
+                                          "another mcalltree session is running in this JVM: %s.%s depth %d, "
+                                          "client pid %lld, %llu calls printed; wait for it to end or stop it",
+                                          current->cls, current->method, current->depth, current->client_pid,
+                                          (unsigned long long)__atomic_load_n(&current->printed, __ATOMIC_RELAXED)));
         pthread_mutex_unlock(&slock);
         json_decref(req);
         return SERVER_TAKEN;
@@ -1500,7 +1483,7 @@ static enum server_verdict on_trace(int fd, json_t *req, const struct server_pee
     if (s == NULL || jni == NULL) {
         pthread_mutex_unlock(&slock);
         free(s);
-        reply_and_close(fd, proto_error_new(PROTO_ERR_INTERNAL, "the agent cannot start a session"));
+        reply_and_close(fd, msg_error_new(PROTO_ERR_INTERNAL, "the agent cannot start a session"));
         json_decref(req);
         return SERVER_TAKEN;
     }
@@ -1509,7 +1492,7 @@ static enum server_verdict on_trace(int fd, json_t *req, const struct server_pee
     s->gen = next_gen++;
     pthread_mutex_init(&s->wlock, NULL);
     pthread_mutex_init(&s->mlock, NULL);
-    read_request(s);
+    read_request(s, &r);
     s->started_ns = wall_ns();
     current = s;
     pthread_mutex_unlock(&slock);
@@ -1517,7 +1500,7 @@ static enum server_verdict on_trace(int fd, json_t *req, const struct server_pee
         pthread_mutex_lock(&slock);
         current = NULL;
         pthread_mutex_unlock(&slock);
-        reply_and_close(fd, proto_error_new(PROTO_ERR_INTERNAL, "%s", err.msg));
+        reply_and_close(fd, msg_error_new(PROTO_ERR_INTERNAL, "%s", err.msg));
         pthread_mutex_destroy(&s->wlock);
         pthread_mutex_destroy(&s->mlock);
         json_decref(req);
@@ -1526,23 +1509,24 @@ static enum server_verdict on_trace(int fd, json_t *req, const struct server_pee
     return SERVER_TAKEN;
 }
 
-static json_t *on_info(long long *instrumented_classes)
+static json_t *on_info(struct msg_hello *h)
 {
-    json_t *info = NULL;
-    char cls[1024];
+    json_t *msg;
 
-    *instrumented_classes = (long long)inst_rewritten_classes();
+    h->instrumented_classes = (long long)inst_rewritten_classes();
     pthread_mutex_lock(&slock);
+    h->has_session = current != NULL;
     if (current != NULL)
-        info = json_pack("{s:s, s:s, s:i, s:s, s:I, s:I, s:I, s:I}", "class",
-                         dotted(current->cls ? current->cls : "?", cls, sizeof cls), "method",
-                         current->method ? current->method : "?", "depth", current->depth, "regex",
-                         current->regex ? current->regex : "", "client_pid", (json_int_t)current->client_pid,
-                         "started_ns", (json_int_t)current->started_ns, "calls",
-                         (json_int_t)__atomic_load_n(&current->calls, __ATOMIC_RELAXED), "printed",
-                         (json_int_t)__atomic_load_n(&current->printed, __ATOMIC_RELAXED));
+        h->session = (struct msg_session){
+            .cls = current->cls, .method = current->method, .depth = current->depth, .regex = current->regex,
+            .client_pid = current->client_pid, .started_ns = current->started_ns,
+            .calls = (long long)__atomic_load_n(&current->calls, __ATOMIC_RELAXED),
+            .printed = (long long)__atomic_load_n(&current->printed, __ATOMIC_RELAXED),
+        };
+    /* Under slock: the strings are the request's, which the session frees. */
+    msg = msg_hello_write(h);
     pthread_mutex_unlock(&slock);
-    return info;
+    return msg;
 }
 
 /* The listener's tick: restores the classes a session's end found still
@@ -1579,10 +1563,14 @@ void session_vm_death(void)
     pthread_mutex_lock(&slock);
     s = current;
     if (s != NULL && !s->death_told) {
-        json_t *end = json_pack("{s:s, s:s, s:I, s:I}", "type", "end", "reason", "jvm_exit", "calls",
-                                (json_int_t)__atomic_load_n(&s->calls, __ATOMIC_RELAXED), "printed",
-                                (json_int_t)__atomic_load_n(&s->printed, __ATOMIC_RELAXED));
+        struct msg_end m;
+        json_t *end;
         mct_err err;
+
+        msg_end_init(&m, "jvm_exit");
+        m.calls = (long long)__atomic_load_n(&s->calls, __ATOMIC_RELAXED);
+        m.printed = (long long)__atomic_load_n(&s->printed, __ATOMIC_RELAXED);
+        end = msg_end_write(&m);
 
         /* Written here, on the dying JVM's thread, without touching the
          * session's state (its own thread may be running). */

@@ -16,33 +16,59 @@
 
 /* ---- error codes -------------------------------------------------------- */
 
-static const char *const code_names[PROTO_ERR_COUNT] = {
-    [PROTO_ERR_BUSY] = "busy",
-    [PROTO_ERR_CLASS_NOT_LOADED] = "class_not_loaded",
-    [PROTO_ERR_METHOD_NOT_FOUND] = "method_not_found",
-    [PROTO_ERR_BAD_REGEX] = "bad_regex",
-    [PROTO_ERR_NOTHING_INSTRUMENTABLE] = "nothing_instrumentable",
-    [PROTO_ERR_BAD_REQUEST] = "bad_request",
-    [PROTO_ERR_PROTOCOL] = "protocol",
-    [PROTO_ERR_UNSUPPORTED] = "unsupported",
-    [PROTO_ERR_INTERNAL] = "internal",
-    [PROTO_ERR_DENIED] = "denied",
-    [PROTO_ERR_PLAN_LIMIT] = "plan_limit",
+/* Each code's name and what a client makes of it (its exit status). */
+static const struct {
+    const char *name;
+    int exit;
+} codes[PROTO_ERR_COUNT] = {
+    [PROTO_ERR_BUSY] = { "busy", 3 },
+    [PROTO_ERR_CLASS_NOT_LOADED] = { "class_not_loaded", 3 },
+    [PROTO_ERR_METHOD_NOT_FOUND] = { "method_not_found", 3 },
+    [PROTO_ERR_BAD_REGEX] = { "bad_regex", 3 },
+    [PROTO_ERR_NOTHING_INSTRUMENTABLE] = { "nothing_instrumentable", 3 },
+    [PROTO_ERR_BAD_REQUEST] = { "bad_request", 5 },
+    [PROTO_ERR_PROTOCOL] = { "protocol", 5 },
+    [PROTO_ERR_UNSUPPORTED] = { "unsupported", 3 },
+    [PROTO_ERR_INTERNAL] = { "internal", 5 },
+    [PROTO_ERR_DENIED] = { "denied", 2 },
+    [PROTO_ERR_PLAN_LIMIT] = { "plan_limit", 3 },
 };
 
 const char *proto_code_name(enum proto_code code)
 {
     if ((unsigned)code >= PROTO_ERR_COUNT)
         return "internal";
-    return code_names[code];
+    return codes[code].name;
 }
 
 int proto_code_from_name(const char *s)
 {
     for (int i = 0; i < PROTO_ERR_COUNT; i++)
-        if (strcmp(s, code_names[i]) == 0)
+        if (strcmp(s, codes[i].name) == 0)
             return i;
     return -1;
+}
+
+int proto_code_exit(enum proto_code code)
+{
+    if ((unsigned)code >= PROTO_ERR_COUNT)
+        return codes[PROTO_ERR_INTERNAL].exit;
+    return codes[code].exit;
+}
+
+enum proto_code proto_code_of_err(int mct_code)
+{
+    switch (mct_code) {
+    case MCT_E_NO_CLASS: return PROTO_ERR_CLASS_NOT_LOADED;
+    case MCT_E_NO_METHOD: return PROTO_ERR_METHOD_NOT_FOUND;
+    case MCT_E_BAD_REGEX: return PROTO_ERR_BAD_REGEX;
+    case MCT_E_NOTHING: return PROTO_ERR_NOTHING_INSTRUMENTABLE;
+    case MCT_E_BUSY: return PROTO_ERR_BUSY;
+    case MCT_E_ARG: return PROTO_ERR_BAD_REQUEST;
+    case MCT_E_UNSUPPORTED: return PROTO_ERR_UNSUPPORTED;
+    case MCT_E_LIMIT: return PROTO_ERR_PLAN_LIMIT;
+    default: return PROTO_ERR_INTERNAL;
+    }
 }
 
 /* ---- names and descriptors ---------------------------------------------- */
@@ -374,6 +400,7 @@ static const struct field end_fields[] = {
     OPT_INT("printed", 0, LLONG_MAX),
     OPT_INT("filtered", 0, LLONG_MAX),
     OPT_INT("dropped", 0, LLONG_MAX),
+    OPT_INT("discarded", 0, LLONG_MAX),
     OPT_INT("restored_classes", 0, LLONG_MAX),
     OPT_INT("instrumented_classes", 0, LLONG_MAX),
     OPT_INT("unloaded_classes", 0, LLONG_MAX),
@@ -382,7 +409,20 @@ static const struct field end_fields[] = {
     END
 };
 
-static const struct field no_fields[] = { END };
+/* Other keys may come, each an integer or a string. */
+static const struct field status_fields[] = {
+    OPT_INT("calls", 0, LLONG_MAX),
+    OPT_INT("printed", 0, LLONG_MAX),
+    OPT_INT("filtered", 0, LLONG_MAX),
+    OPT_INT("dropped", 0, LLONG_MAX),
+    OPT_INT("instrumented", 0, LLONG_MAX),
+    OPT_INT("pending", 0, LLONG_MAX),
+    OPT_INT("late", 0, LLONG_MAX),
+    OPT_INT("instrumented_classes", 0, LLONG_MAX),
+    OPT_INT("unloaded_classes", 0, LLONG_MAX),
+    { .name = "note", .kind = K_STR, .optional = 1, .min = 0, .max = STR_MAX },
+    END
+};
 
 struct msgdef {
     const char *type;
@@ -397,7 +437,7 @@ static const struct msgdef messages[] = {
     { "hello", PROTO_REPLY, { "hello", 0, 0, hello_reply_fields } },
     { "plan", PROTO_REPLY, { "plan", 0, 0, plan_fields } },
     { "call", PROTO_REPLY, { "call", 0, 0, call_fields } },
-    { "status", PROTO_REPLY, { "status", 0, 1, no_fields } },
+    { "status", PROTO_REPLY, { "status", 0, 1, status_fields } },
     { "error", PROTO_REPLY, { "error", 0, 0, error_fields } },
     { "end", PROTO_REPLY, { "end", 0, 0, end_fields } },
 };
@@ -922,7 +962,7 @@ json_t *proto_read_cancel(int fd, enum proto_dir dir, int timeout_ms, int (*stop
     return read_frame(fd, dir, timeout_ms, &c, e);
 }
 
-/* ---- builders ----------------------------------------------------------- */
+/* ---- strings ------------------------------------------------------------ */
 
 void proto_utf8_sanitize(char *s)
 {
@@ -940,19 +980,4 @@ void proto_utf8_sanitize(char *s)
         else
             i += len - 1;
     }
-}
-
-json_t *proto_error_new(enum proto_code code, const char *fmt, ...)
-{
-    char text[1024];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    proto_utf8_sanitize(text);
-    if (text[0] == '\0')
-        snprintf(text, sizeof text, "%s", proto_code_name(code));
-    return json_pack("{s:s, s:s, s:s}", "type", "error", "code", proto_code_name(code),
-                     "message", text);
 }
