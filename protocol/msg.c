@@ -214,15 +214,15 @@ json_t *msg_status_write(const struct msg_status *m)
 {
     struct out w = out_new("status");
 
-    put_int(&w, "calls", m->calls);
-    put_int(&w, "printed", m->printed);
-    put_int(&w, "filtered", m->filtered);
-    put_int(&w, "dropped", m->dropped);
-    put_int(&w, "instrumented", m->instrumented);
-    put_int(&w, "pending", m->pending);
-    put_int(&w, "late", m->late);
-    put_int(&w, "instrumented_classes", m->instrumented_classes);
-    put_int(&w, "unloaded_classes", m->unloaded_classes);
+    put_opt_int(&w, "calls", m->calls);
+    put_opt_int(&w, "printed", m->printed);
+    put_opt_int(&w, "filtered", m->filtered);
+    put_opt_int(&w, "dropped", m->dropped);
+    put_opt_int(&w, "instrumented", m->instrumented);
+    put_opt_int(&w, "pending", m->pending);
+    put_opt_int(&w, "late", m->late);
+    put_opt_int(&w, "instrumented_classes", m->instrumented_classes);
+    put_opt_int(&w, "unloaded_classes", m->unloaded_classes);
     put_opt_str(&w, "note", m->note);
     return done(&w);
 }

@@ -124,7 +124,7 @@ struct msg_plan {
     struct msg_plan_summary summary;
 };
 
-/* `status`: how a running session fares. */
+/* `status`: how a running session fares; a count is -1 when absent. */
 struct msg_status {
     long long calls, printed, filtered, dropped;
     long long instrumented, pending, late;
