@@ -109,9 +109,7 @@ static json_t *hello_new(const struct server_session_ops *ops)
         .protocol = PROTO_VERSION,
         .agent_version = PACKAGE_VERSION,
         .pid = getpid(),
-        .jvm_name = f->name,
-        .jvm_vendor = f->vendor,
-        .jvm_version = f->version,
+        .jvm = { .name = f->name, .vendor = f->vendor, .version = f->version },
         .loads = vm_loads(),
     };
 

@@ -245,8 +245,8 @@ static void calibrate(struct session *s, JNIEnv *jni)
     s->cal = clock_calibration();
 }
 
-/* The figures of probe_calibrate in ns (PROTOCOL.md, `probe`); bursts 0
- * when the session did not measure them. */
+/* The figures of probe_calibrate in ns (PROTOCOL.md, `probe`), once the
+ * session measured them (bursts > 0). */
 static struct msg_probe probe_json(const struct session *s)
 {
     const probe_cost *p = &s->probe;
@@ -279,7 +279,7 @@ static json_t *plan_json(struct session *s)
                      .excluded = (long long)t.excluded, .planned = (long long)t.planned,
                      .capped = plan_capped(s->plan), .plan_ms = s->plan_ms, .instrument_ms = s->instrument_ms,
                      .loaded_classes = (long long)s->loaded_classes, .clock = clock_source(),
-                     .probe = probe_json(s) },
+                     .has_probe = s->probe.bursts > 0, .probe = probe_json(s) },
     };
     struct msg_plan_method *ms;
     char **names;   /* the UTF-8 copies the methods borrow, four per method */
@@ -1328,7 +1328,11 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
         end.instrumented_classes = (long long)inst_rewritten_classes();
         end.unloaded_classes = (long long)s->unloaded;
         end.detail = detail;
-        end.probe = probe_json(s);
+        if (s->probe.bursts > 0) {
+            end.has_probe = 1;
+            end.probe = probe_json(s);
+            end.probe_ns = end.probe.ns;
+        }
         send_within(s, msg_end_write(&end), END_SEND_MS);
         free(detail);
     }

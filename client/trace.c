@@ -155,14 +155,16 @@ struct run {
 
 /* Says what the agent subtracts per probe call (from the plan's summary):
  * with -v the figure and its spread; always, when it could not be trusted. */
-static void print_probe(struct run *r, const struct msg_probe *p)
+static void print_probe(struct run *r, const struct msg_plan_summary *s)
 {
-    if (p->bursts == 0) {
+    const struct msg_probe *p = &s->probe;
+
+    if (!s->has_probe) {
         log_verbose("the cost of a probe call could not be measured: nothing is subtracted from the durations");
         return;
     }
     r->probe_ns = p->ns;
-    log_verbose("a probe call costs %.1f ns (the cheapest of %d bursts; median %.1f ns; recording alone "
+    log_verbose("a probe call costs %.1f ns (the cheapest of %lld bursts; median %.1f ns; recording alone "
                 "%.1f ns); %.1f ns is subtracted from a duration per probe call",
                 p->measured_ns, p->bursts, p->median_ns, p->floor_ns, r->probe_ns);
     if (!p->trusted) {
@@ -330,7 +332,7 @@ static int on_end(struct run *r, const json_t *msg)
                 "instrumented",
                 m.reason, nz(m.calls), m.calls == 1 ? "" : "s", nz(m.printed), nz(m.filtered),
                 nz(m.discarded), busy, nz(m.restored_classes), nz(m.instrumented_classes));
-    if (m.probe.bursts > 0)
+    if (m.has_probe)
         log_verbose("this session's probe call cost %.1f ns (median %.1f ns, %s), %.1f ns subtracted per call",
                     m.probe.measured_ns, m.probe.median_ns, m.probe.trusted ? "trusted" : "not trusted",
                     m.probe.ns);
@@ -633,7 +635,7 @@ static int session(struct run *r)
     }
     print_summary(c, &p.summary);
     warn_plan(c, &p);
-    print_probe(r, &p.summary.probe);
+    print_probe(r, &p.summary);
     if (c->verbose)
         print_plan(stderr, &p);
     msg_plan_clear(&p);

@@ -2,9 +2,9 @@
  * both programs: for each message the one function that writes it (struct
  * -> a new JSON object, ready for proto_write) and the one that reads it
  * (JSON -> struct, after checking it against its schema with proto_validate).
- * proto.h keeps the framing and the schemas; PROTOCOL.md describes the keys.
- * Adding a key to a message means: its struct and its two functions here,
- * its schema in proto.c, its producer, its consumer and PROTOCOL.md.
+ * Both walk the message's schema in proto.c, whose every key names the
+ * member of the struct it goes to: adding a key to a message means a member
+ * here, a line in its schema, its producer, its consumer and PROTOCOL.md.
  *
  * The `call` message is not here: the agent renders it from its tree
  * (agent/tree.c) and the client's formatters walk its JSON.
@@ -17,8 +17,9 @@
  *     long as the caller holds its reference to that message. Arrays a
  *     reader allocates (plan methods, hello's capabilities) are the struct's
  *     and go with msg_plan_clear / msg_hello_clear.
- * Optional integers are -1 when absent (every count of the protocol is
- * >= 0), optional strings NULL, an optional probe has bursts 0. */
+ * Integers are long long, booleans int, numbers double. An optional
+ * integer or number is -1 when absent (every one of the protocol is >= 0),
+ * an optional string NULL; an optional object has its has_ flag 0. */
 #ifndef MCT_MSG_H
 #define MCT_MSG_H
 
@@ -41,7 +42,7 @@ struct msg_trace {
     const char *cls;            /* binary class name with dots */
     const char *method;         /* JVM method name */
     const char *desc;           /* its descriptor, NULL for every overload */
-    int depth;                  /* 1..PROTO_MAX_DEPTH */
+    long long depth;            /* 1..PROTO_MAX_DEPTH */
     const char *regex;          /* callee classes, Java-style, whole names */
     int include_jdk;            /* booleans, 0 or 1 */
     int plan_only;
@@ -62,7 +63,7 @@ struct msg_stop {
 struct msg_session {
     const char *cls;            /* the entry class, with dots */
     const char *method;
-    int depth;
+    long long depth;
     const char *regex;
     long long client_pid;
     long long started_ns;       /* wall clock */
@@ -70,12 +71,19 @@ struct msg_session {
     long long printed;          /* sent so far */
 };
 
+/* The JVM, as hello describes it. */
+struct msg_jvm {
+    const char *name;           /* java.vm.name */
+    const char *vendor;         /* java.vm.vendor */
+    const char *version;        /* java.version */
+};
+
 /* `hello`, the agent's side. */
 struct msg_hello {
-    int protocol;               /* the protocol the agent speaks */
+    long long protocol;         /* the protocol the agent speaks */
     const char *agent_version;
     long long pid;              /* the JVM's pid in its own namespace */
-    const char *jvm_name, *jvm_vendor, *jvm_version;
+    struct msg_jvm jvm;
     int has_session;            /* 0: "session" is null */
     struct msg_session session;
     long long instrumented_classes;
@@ -89,13 +97,13 @@ struct msg_probe {
     double ns;                  /* subtracted per probe call */
     double measured_ns, median_ns, floor_ns;
     int trusted;
-    int bursts;                 /* >= 1; 0: no measurement (the key is absent) */
+    long long bursts;           /* >= 1 */
 };
 
 /* One method of the plan. */
 struct msg_plan_method {
     const char *cls, *method, *desc;
-    int level;                  /* 1 = the entry method */
+    long long level;            /* 1 = the entry method */
     const char *status;         /* "instrumented", "pending", ... */
     int root;                   /* an entry method */
     long long id;               /* the probes' number; -1: none */
@@ -109,7 +117,8 @@ struct msg_plan_summary {
     double plan_ms, instrument_ms;
     long long loaded_classes;
     const char *clock;          /* "tsc" or "monotonic" */
-    struct msg_probe probe;     /* bursts 0: not measured */
+    int has_probe;              /* 0: not measured */
+    struct msg_probe probe;
     long long callee_classes;   /* -1: absent */
     long long matched_classes;  /* -1: absent */
     const char *suggestion;     /* NULL: absent */
@@ -140,13 +149,15 @@ struct msg_end {
     long long calls, printed, filtered;
     long long dropped, discarded;
     long long restored_classes, instrumented_classes, unloaded_classes;
-    struct msg_probe probe;     /* bursts 0: absent; else also sent as probe_ns */
+    double probe_ns;            /* subtracted per probe call (probe.ns); -1: absent */
+    int has_probe;              /* 0: not measured */
+    struct msg_probe probe;
 };
 
 /* `error`: a refusal or failure. */
 struct msg_error {
     enum proto_code code;       /* a code this side does not know reads as internal */
-    const char *name;           /* the code as sent */
+    const char *name;           /* read: the code as sent; a writer writes code's */
     const char *message;        /* a sentence for the user */
 };
 

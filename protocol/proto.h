@@ -105,6 +105,15 @@ int proto_validate(const json_t *msg, enum proto_dir dir, mct_err *e);
 /* The "type" of a message that passed proto_validate (borrowed from msg). */
 const char *proto_type(const json_t *msg);
 
+/* For msg.c, which gives them their types (use msg.h): the struct at m as
+ * a new message of type and direction dir, in the order of its schema, or
+ * NULL (out of memory, a string not UTF-8); and msg, checked with
+ * proto_validate and of that type, into the struct at m of size bytes: 0,
+ * or -1 with e set. The struct's arrays are then the caller's to free. */
+json_t *proto_msg_write(const char *type, enum proto_dir dir, const void *m);
+int proto_msg_read(const json_t *msg, const char *type, enum proto_dir dir, void *m, size_t size,
+                   mct_err *e);
+
 /* Renders msg compactly and writes it as one frame to fd; 0 or -1 with e set.
  * Retries on EINTR and short writes; on sockets a closed peer is EPIPE, never
  * SIGPIPE. */

@@ -818,7 +818,8 @@ static void test_msg_details(void)
     CHECK_STR(end.reason, "jvm_exit");
     CHECK_INT(end.calls, 1);
     CHECK_INT(end.filtered, -1);
-    CHECK_INT(end.probe.bursts, 0);
+    CHECK_INT(end.has_probe, 0);
+    CHECK(end.probe_ns < 0);
     CHECK(end.detail == NULL);
     json_decref(m);
 
