@@ -17,8 +17,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "mtime.h"
-#include "proto.h"
 #include "vm.h"
 
 /* How long a connected peer has to send its request. */
@@ -93,7 +93,7 @@ static void reply_error(int fd, enum proto_code code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    msg = proto_error_new(code, "%s", text);
+    msg = msg_error_write(&(struct msg_error){ .code = code, .message = text });
     if (msg == NULL)
         return;
     if (proto_write(fd, msg, &e) < 0)
@@ -105,29 +105,18 @@ static void reply_error(int fd, enum proto_code code, const char *fmt, ...)
 static json_t *hello_new(const struct server_session_ops *ops)
 {
     const struct vm_facts *f = vm_facts();
-    json_t *session = NULL, *missing;
-    long long instrumented = 0;
-    const char *const *names;
-    size_t n;
+    struct msg_hello h = {
+        .protocol = PROTO_VERSION,
+        .agent_version = PACKAGE_VERSION,
+        .pid = getpid(),
+        .jvm = { .name = f->name, .vendor = f->vendor, .version = f->version },
+        .loads = vm_loads(),
+    };
 
-    missing = json_array();
-    if (missing == NULL)
-        return NULL;
-    names = vm_missing_capabilities(&n);
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(missing, json_string(names[i]));
+    h.missing = vm_missing_capabilities(&h.n_missing);
     if (ops != NULL && ops->session != NULL)
-        session = ops->session(&instrumented);
-    return json_pack("{s:s, s:i, s:s, s:I, s:{s:s, s:s, s:s}, s:o, s:I, s:i, s:o}",
-                     "type", "hello",
-                     "protocol", PROTO_VERSION,
-                     "agent_version", PACKAGE_VERSION,
-                     "pid", (json_int_t)getpid(),
-                     "jvm", "name", f->name, "vendor", f->vendor, "version", f->version,
-                     "session", session != NULL ? session : json_null(),
-                     "instrumented_classes", (json_int_t)instrumented,
-                     "loads", vm_loads(),
-                     "missing_capabilities", missing);
+        return ops->session(&h);
+    return msg_hello_write(&h);
 }
 
 static void reply_hello(int fd, const struct server_session_ops *ops)

@@ -22,6 +22,8 @@
 #include <jni.h>
 #include <sys/types.h>
 
+#include "msg.h"
+
 /* Who is on the other end of a connection (from SO_PEERCRED). */
 struct server_peer {
     pid_t pid;      /* in the JVM's pid namespace; 0 if outside it */
@@ -48,10 +50,12 @@ struct server_session_ops {
      * SERVER_TRACE_WAIT_MS (dropping the request if the peer hangs up),
      * then once more with last set. */
     enum server_verdict (*trace)(int fd, json_t *req, const struct server_peer *peer, int last);
-    /* The "session" object of hello (a new reference, or NULL for null) and
-     * the number of classes instrumented now, in *instrumented_classes. May
-     * run on the listener thread at any time once registered. */
-    json_t *(*session)(long long *instrumented_classes);
+    /* Completes hello with the running session (none: has_session 0) and
+     * the number of classes instrumented now, and writes it
+     * (msg_hello_write) while the session's strings it borrows are sure to
+     * live; a new reference, or NULL when out of memory. May run on the
+     * listener thread at any time once registered. */
+    json_t *(*session)(struct msg_hello *hello);
     /* Housekeeping, called on the listener thread about once a second. */
     void (*tick)(void);
 };

@@ -16,9 +16,9 @@
 #include "hier_jvmti.h"
 #include "instrument.h"
 #include "methods.h"
+#include "msg.h"
 #include "mutf8.h"
 #include "probe.h"
-#include "proto.h"
 #include "server.h"
 #include "splan.h"
 #include "tree.h"
@@ -121,24 +121,9 @@ static int send_msg(struct session *s, json_t *msg)
     return send_within(s, msg, 0);
 }
 
-static enum proto_code proto_code_of(int code)
-{
-    switch (code) {
-    case MCT_E_NO_CLASS: return PROTO_ERR_CLASS_NOT_LOADED;
-    case MCT_E_NO_METHOD: return PROTO_ERR_METHOD_NOT_FOUND;
-    case MCT_E_BAD_REGEX: return PROTO_ERR_BAD_REGEX;
-    case MCT_E_NOTHING: return PROTO_ERR_NOTHING_INSTRUMENTABLE;
-    case MCT_E_BUSY: return PROTO_ERR_BUSY;
-    case MCT_E_ARG: return PROTO_ERR_BAD_REQUEST;
-    case MCT_E_UNSUPPORTED: return PROTO_ERR_UNSUPPORTED;
-    case MCT_E_LIMIT: return PROTO_ERR_PLAN_LIMIT;
-    default: return PROTO_ERR_INTERNAL;
-    }
-}
-
 static void send_error(struct session *s, const mct_err *err)
 {
-    send_msg(s, proto_error_new(proto_code_of(err->code), "%s", err->msg));
+    send_msg(s, msg_error_write(&(struct msg_error){ .code = proto_code_of_err(err->code), .message = err->msg }));
 }
 
 /* Whether the peer of fd hung up (or shut its side down), without waiting. */
@@ -207,24 +192,23 @@ static void read_client(struct session *s)
 {
     mct_err err;
     json_t *msg = proto_read(s->fd, PROTO_REQUEST, 1000, &err);
+    struct msg_stop stop;
 
     if (msg == NULL) {
         if (err.code == MCT_E_EOF || err.code == MCT_E_IO) {
             end_session(s, "client_gone");
         } else {
-            send_msg(s, proto_error_new(PROTO_ERR_PROTOCOL, "%s", err.msg));
+            send_msg(s, msg_error_new(PROTO_ERR_PROTOCOL, "%s", err.msg));
             end_session(s, "protocol_error");
         }
         return;
     }
-    if (strcmp(proto_type(msg), "stop") == 0) {
-        const char *why = json_string_value(json_object_get(msg, "reason"));
-
+    if (msg_stop_read(msg, &stop, &err) == 0) {
         end_session(s, "stop");
-        snprintf(s->end_detail, sizeof s->end_detail, "%s", why ? why : "");
+        snprintf(s->end_detail, sizeof s->end_detail, "%s", stop.reason);
     } else {
-        send_msg(s, proto_error_new(PROTO_ERR_BAD_REQUEST, "a session only accepts stop, not %s",
-                                    proto_type(msg)));
+        send_msg(s, msg_error_new(PROTO_ERR_BAD_REQUEST, "a session only accepts stop, not %s",
+                                  proto_type(msg)));
     }
     json_decref(msg);
 }
@@ -281,19 +265,15 @@ static uint64_t drain(struct session *s, JNIEnv *jni)
 static void send_status(struct session *s, const char *note)
 {
     struct splan_tally t = splan_tally(&s->sp);
-    size_t late = splan_late(&s->sp);
-    json_t *msg;
+    struct msg_status m = {
+        .calls = (long long)s->calls, .printed = (long long)s->printed, .filtered = (long long)s->filtered,
+        .dropped = (long long)(probe_dropped() - s->dropped_base), .instrumented = (long long)t.instrumented,
+        .pending = (long long)t.pending, .late = (long long)splan_late(&s->sp),
+        .instrumented_classes = (long long)inst_rewritten_classes(), .unloaded_classes = (long long)s->unloaded,
+        .note = note,
+    };
 
-    msg = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "type", "status", "calls",
-                    (json_int_t)s->calls, "printed", (json_int_t)s->printed, "filtered", (json_int_t)s->filtered,
-                    "dropped", (json_int_t)(probe_dropped() - s->dropped_base), "instrumented",
-                    (json_int_t)t.instrumented, "pending", (json_int_t)t.pending, "late", (json_int_t)late,
-                    "instrumented_classes", (json_int_t)inst_rewritten_classes(), "unloaded_classes",
-                    (json_int_t)s->unloaded);
-
-    if (msg != NULL && note != NULL)
-        json_object_set_new(msg, "note", json_string(note));
-    send_msg(s, msg);
+    send_msg(s, msg_status_write(&m));
 }
 
 /* Waits at most a millisecond for the client when the last drain found
@@ -342,26 +322,21 @@ static void run_loop(struct session *s, JNIEnv *jni)
 
 /* --- the session thread ------------------------------------------------------------------ */
 
-static const char *req_str(const json_t *req, const char *key)
+/* The request r (read by msg_trace_read from s->req, whose strings it
+ * borrows for the session's life) into s. */
+static void read_request(struct session *s, const struct msg_trace *r)
 {
-    return json_string_value(json_object_get(req, key));
-}
-
-static void read_request(struct session *s)
-{
-    json_t *r = s->req;
-
-    s->cls = req_str(r, "class");
-    s->method = req_str(r, "method");
-    s->desc = req_str(r, "desc");
-    s->regex = req_str(r, "regex");
-    s->depth = (int)json_integer_value(json_object_get(r, "depth"));
-    s->include_jdk = json_is_true(json_object_get(r, "include_jdk"));
-    s->plan_only = json_is_true(json_object_get(r, "plan_only"));
-    s->verbose = json_is_true(json_object_get(r, "verbose"));
-    s->min_ns = (uint64_t)json_integer_value(json_object_get(r, "min_ns"));
-    s->count = (uint64_t)json_integer_value(json_object_get(r, "count"));
-    s->client_pid = json_integer_value(json_object_get(r, "client_pid"));
+    s->cls = r->cls;
+    s->method = r->method;
+    s->desc = r->desc;
+    s->regex = r->regex;
+    s->depth = r->depth;
+    s->include_jdk = r->include_jdk;
+    s->plan_only = r->plan_only;
+    s->verbose = r->verbose;
+    s->min_ns = (uint64_t)r->min_ns;
+    s->count = (uint64_t)r->count;
+    s->client_pid = r->client_pid;
 }
 
 /* Once per agent: the probe class, the hook, and the probes' cost. */
@@ -386,7 +361,7 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
 {
     mct_err err;
     int restored = 0;
-    json_t *end;
+    struct msg_end end;
 
     __atomic_store_n(&s->closing, 1, __ATOMIC_RELEASE);
     splan_unwatch_loads();
@@ -406,20 +381,26 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
     }
     if (s->end_reason != NULL && !s->death_told) {
         uint64_t busy = instrumented ? probe_dropped() - s->dropped_base : 0;
+        /* The client's stop reason, maybe cut mid-character. */
+        char *detail = s->end_detail[0] != '\0' ? mutf8_dup(s->end_detail) : NULL;
 
-        end = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:i, s:I, s:I}", "type", "end", "reason",
-                        s->end_reason, "calls", (json_int_t)s->calls, "printed", (json_int_t)s->printed,
-                        "filtered", (json_int_t)s->filtered, "dropped", (json_int_t)(busy + s->discarded),
-                        "discarded", (json_int_t)s->discarded, "restored_classes", restored,
-                        "instrumented_classes", (json_int_t)inst_rewritten_classes(), "unloaded_classes",
-                        (json_int_t)s->unloaded);
-        if (end != NULL && s->end_detail[0] != '\0')
-            json_object_set_new(end, "detail", mutf8_json(s->end_detail)); /* may be cut mid-character */
-        if (end != NULL && s->sp.probe.bursts > 0) {
-            json_object_set_new(end, "probe_ns", json_real(s->sp.probe.ticks * s->sp.cal.ns_per_tick));
-            json_object_set_new(end, "probe", splan_probe_json(&s->sp));
+        msg_end_init(&end, s->end_reason);
+        end.calls = (long long)s->calls;
+        end.printed = (long long)s->printed;
+        end.filtered = (long long)s->filtered;
+        end.dropped = (long long)(busy + s->discarded);
+        end.discarded = (long long)s->discarded;
+        end.restored_classes = restored;
+        end.instrumented_classes = (long long)inst_rewritten_classes();
+        end.unloaded_classes = (long long)s->unloaded;
+        end.detail = detail;
+        if (s->sp.probe.bursts > 0) {
+            end.has_probe = 1;
+            end.probe = splan_probe(&s->sp);
+            end.probe_ns = end.probe.ns;
         }
-        send_within(s, end, END_SEND_MS);
+        send_within(s, msg_end_write(&end), END_SEND_MS);
+        free(detail);
     }
     pthread_mutex_lock(&slock);
     current = NULL;
@@ -524,12 +505,18 @@ static int ending(const struct session *s)
 static enum server_verdict on_trace(int fd, json_t *req, const struct server_peer *peer, int last)
 {
     struct session *s;
+    struct msg_trace r;
     JNIEnv *jni;
     mct_err err;
 
     if (diag_active()) {
-        reply_and_close(fd, proto_error_new(PROTO_ERR_UNSUPPORTED, "this JVM runs the agent's diagnostic "
-                                                                   "rewrite-all mode, which cannot trace"));
+        reply_and_close(fd, msg_error_new(PROTO_ERR_UNSUPPORTED, "this JVM runs the agent's diagnostic "
+                                                                 "rewrite-all mode, which cannot trace"));
+        json_decref(req);
+        return SERVER_TAKEN;
+    }
+    if (msg_trace_read(req, &r, &err) < 0) {
+        reply_and_close(fd, msg_error_new(PROTO_ERR_PROTOCOL, "%s", err.msg));
         json_decref(req);
         return SERVER_TAKEN;
     }
@@ -539,15 +526,11 @@ static enum server_verdict on_trace(int fd, json_t *req, const struct server_pee
         return SERVER_LATER;
     }
     if (current != NULL) {
-        char cls[1024];
-
-        mutf8_binary_copy(current->cls ? current->cls : "?", cls, sizeof cls);
-        reply_and_close(fd, proto_error_new(PROTO_ERR_BUSY,
-                                            "another mcalltree session is running in this JVM: %s.%s depth %d, "
-                                            "client pid %lld, %llu calls printed; wait for it to end or stop it",
-                                            cls, current->method ? current->method : "?", current->depth,
-                                            current->client_pid,
-                                            (unsigned long long)__atomic_load_n(&current->printed, __ATOMIC_RELAXED)));
+        reply_and_close(fd, msg_error_new(PROTO_ERR_BUSY,
+                                          "another mcalltree session is running in this JVM: %s.%s depth %d, "
+                                          "client pid %lld, %llu calls printed; wait for it to end or stop it",
+                                          current->cls, current->method, current->depth, current->client_pid,
+                                          (unsigned long long)__atomic_load_n(&current->printed, __ATOMIC_RELAXED)));
         pthread_mutex_unlock(&slock);
         json_decref(req);
         return SERVER_TAKEN;
@@ -557,7 +540,7 @@ static enum server_verdict on_trace(int fd, json_t *req, const struct server_pee
     if (s == NULL || jni == NULL) {
         pthread_mutex_unlock(&slock);
         free(s);
-        reply_and_close(fd, proto_error_new(PROTO_ERR_INTERNAL, "the agent cannot start a session"));
+        reply_and_close(fd, msg_error_new(PROTO_ERR_INTERNAL, "the agent cannot start a session"));
         json_decref(req);
         return SERVER_TAKEN;
     }
@@ -565,7 +548,7 @@ static enum server_verdict on_trace(int fd, json_t *req, const struct server_pee
     s->req = req;
     s->gen = next_gen++;
     pthread_mutex_init(&s->wlock, NULL);
-    read_request(s);
+    read_request(s, &r);
     splan_init(&s->sp, s->gen, s->cls, s->method, s->desc, s->regex, s->depth, s->include_jdk);
     s->started_ns = wall_ns();
     current = s;
@@ -574,7 +557,7 @@ static enum server_verdict on_trace(int fd, json_t *req, const struct server_pee
         pthread_mutex_lock(&slock);
         current = NULL;
         pthread_mutex_unlock(&slock);
-        reply_and_close(fd, proto_error_new(PROTO_ERR_INTERNAL, "%s", err.msg));
+        reply_and_close(fd, msg_error_new(PROTO_ERR_INTERNAL, "%s", err.msg));
         pthread_mutex_destroy(&s->wlock);
         splan_free(&s->sp);
         json_decref(req);
@@ -583,23 +566,24 @@ static enum server_verdict on_trace(int fd, json_t *req, const struct server_pee
     return SERVER_TAKEN;
 }
 
-static json_t *on_info(long long *instrumented_classes)
+static json_t *on_info(struct msg_hello *h)
 {
-    json_t *info = NULL;
-    char cls[1024];
+    json_t *msg;
 
-    *instrumented_classes = (long long)inst_rewritten_classes();
+    h->instrumented_classes = (long long)inst_rewritten_classes();
     pthread_mutex_lock(&slock);
+    h->has_session = current != NULL;
     if (current != NULL)
-        info = json_pack("{s:s, s:s, s:i, s:s, s:I, s:I, s:I, s:I}", "class",
-                         mutf8_binary_copy(current->cls ? current->cls : "?", cls, sizeof cls), "method",
-                         current->method ? current->method : "?", "depth", current->depth, "regex",
-                         current->regex ? current->regex : "", "client_pid", (json_int_t)current->client_pid,
-                         "started_ns", (json_int_t)current->started_ns, "calls",
-                         (json_int_t)__atomic_load_n(&current->calls, __ATOMIC_RELAXED), "printed",
-                         (json_int_t)__atomic_load_n(&current->printed, __ATOMIC_RELAXED));
+        h->session = (struct msg_session){
+            .cls = current->cls, .method = current->method, .depth = current->depth, .regex = current->regex,
+            .client_pid = current->client_pid, .started_ns = current->started_ns,
+            .calls = (long long)__atomic_load_n(&current->calls, __ATOMIC_RELAXED),
+            .printed = (long long)__atomic_load_n(&current->printed, __ATOMIC_RELAXED),
+        };
+    /* Under slock: the strings are the request's, which the session frees. */
+    msg = msg_hello_write(h);
     pthread_mutex_unlock(&slock);
-    return info;
+    return msg;
 }
 
 /* The listener's tick: restores the classes a session's end found still
@@ -633,10 +617,14 @@ void session_vm_death(void)
     pthread_mutex_lock(&slock);
     s = current;
     if (s != NULL && !s->death_told) {
-        json_t *end = json_pack("{s:s, s:s, s:I, s:I}", "type", "end", "reason", "jvm_exit", "calls",
-                                (json_int_t)__atomic_load_n(&s->calls, __ATOMIC_RELAXED), "printed",
-                                (json_int_t)__atomic_load_n(&s->printed, __ATOMIC_RELAXED));
+        struct msg_end m;
+        json_t *end;
         mct_err err;
+
+        msg_end_init(&m, "jvm_exit");
+        m.calls = (long long)__atomic_load_n(&s->calls, __ATOMIC_RELAXED);
+        m.printed = (long long)__atomic_load_n(&s->printed, __ATOMIC_RELAXED);
+        end = msg_end_write(&m);
 
         /* Written here, on the dying JVM's thread, without touching the
          * session's state (its own thread may be running). */

@@ -88,77 +88,81 @@ void splan_calibrate(struct splan *s, JNIEnv *jni)
 }
 
 /* The figures of probe_calibrate in ns (PROTOCOL.md, `probe`). */
-json_t *splan_probe_json(const struct splan *s)
+struct msg_probe splan_probe(const struct splan *s)
 {
     const probe_cost *p = &s->probe;
     double k = s->cal.ns_per_tick;
 
-    return json_pack("{s:f, s:f, s:f, s:f, s:b, s:i}", "ns", p->ticks * k, "measured_ns", p->measured * k,
-                     "median_ns", p->median * k, "floor_ns", p->floor * k, "trusted", p->trusted, "bursts",
-                     p->bursts);
+    return (struct msg_probe){ .ns = p->ticks * k, .measured_ns = p->measured * k, .median_ns = p->median * k,
+                               .floor_ns = p->floor * k, .trusted = p->trusted, .bursts = p->bursts };
 }
 
 /* What the regex decided (plan_regex) and whether only the calls on the
- * named class are traced, into the plan's summary. */
-static void regex_json(const struct splan *s, json_t *summary)
+ * named class are traced, into the plan's summary (borrowing from the plan
+ * and the request). */
+static void regex_summary(const struct splan *s, struct msg_plan_summary *summary)
 {
     plan_regex_seen seen = plan_regex(s->plan);
-    char cls[1024];
 
-    json_object_set_new(summary, "callee_classes", json_integer((json_int_t)seen.callee_classes));
-    json_object_set_new(summary, "matched_classes", json_integer((json_int_t)seen.matched_classes));
-    if (seen.suggestion != NULL) {
-        json_object_set_new(summary, "suggestion", json_string(seen.suggestion));
-        json_object_set_new(summary, "suggestion_matches", json_integer((json_int_t)seen.suggestion_matches));
-    }
-    if (s->receiver)
-        json_object_set_new(summary, "receiver", json_string(mutf8_binary_copy(s->cls, cls, sizeof cls)));
+    summary->callee_classes = (long long)seen.callee_classes;
+    summary->matched_classes = (long long)seen.matched_classes;
+    summary->suggestion = seen.suggestion;
+    summary->suggestion_matches = seen.suggestion != NULL ? (long long)seen.suggestion_matches : -1;
+    summary->receiver = s->receiver ? s->cls : NULL;
 }
 
 json_t *splan_json(struct splan *s)
 {
-    json_t *methods = json_array();
     struct splan_tally t = splan_tally(s);
+    struct msg_plan p = {
+        .summary = { .instrumented = (long long)t.instrumented, .pending = (long long)t.pending,
+                     .skipped = (long long)t.skipped, .failed = (long long)t.failed,
+                     .excluded = (long long)t.excluded, .planned = (long long)t.planned,
+                     .capped = plan_capped(s->plan), .plan_ms = s->plan_ms, .instrument_ms = s->instrument_ms,
+                     .loaded_classes = (long long)s->loaded_classes, .clock = clock_source(),
+                     .has_probe = s->probe.bursts > 0, .probe = splan_probe(s) },
+    };
+    struct msg_plan_method *ms;
+    char **names;   /* the UTF-8 copies the methods borrow, four per method */
     char cls[1024];
-    json_t *msg;
-    size_t i;
+    json_t *msg = NULL;
+    size_t i, n = 0, count;
 
-    if (methods == NULL)
-        return NULL;
+    regex_summary(s, &p.summary);
     pthread_mutex_lock(&s->mlock);
-    for (i = 0; i < s->n_methods; i++) {
+    count = s->n_methods;
+    ms = calloc(count + 1, sizeof *ms);
+    names = calloc(4 * count + 1, sizeof *names);
+    for (i = 0; ms != NULL && names != NULL && i < count; i++) {
         const struct smethod *m = s->methods[i];
         const char *st = status_name(m);
         const char *reason = m->pm->status == PLAN_EXCLUDED ? m->pm->reason
                              : (strcmp(st, "skipped") == 0 || strcmp(st, "failed") == 0) ? m->out.reason
                              : m->pm->reason;
-        /* Names from class files: modified UTF-8. */
-        json_t *o = json_pack("{s:o, s:o, s:o, s:i, s:s, s:b}", "class",
-                              mutf8_json(mutf8_binary_copy(m->pm->class_name, cls, sizeof cls)), "method",
-                              mutf8_json(m->pm->name), "desc", mutf8_json(m->pm->desc), "level", m->pm->level,
-                              "status", st, "root", m->pm->root);
+        char **own = names + 4 * i;
 
-        if (o == NULL)
+        /* Names from class files: modified UTF-8; a reason may hold such
+         * names, and be cut mid-character. */
+        own[0] = mutf8_dup(mutf8_binary_copy(m->pm->class_name, cls, sizeof cls));
+        own[1] = mutf8_dup(m->pm->name);
+        own[2] = mutf8_dup(m->pm->desc);
+        own[3] = reason != NULL && reason[0] != '\0' ? mutf8_dup(reason) : NULL;
+        if (own[0] == NULL || own[1] == NULL || own[2] == NULL)
             continue;
-        /* A reason may hold names from class files, and be cut mid-character. */
-        if (reason != NULL && reason[0] != '\0')
-            json_object_set_new(o, "reason", mutf8_json(reason));
-        if (m->id >= 0)
-            json_object_set_new(o, "id", json_integer(m->id));
-        json_array_append_new(methods, o);
+        ms[n++] = (struct msg_plan_method){ .cls = own[0], .method = own[1], .desc = own[2],
+                                            .level = m->pm->level, .status = st, .root = m->pm->root,
+                                            .id = m->id, .reason = own[3] };
     }
     pthread_mutex_unlock(&s->mlock);
-    msg = json_pack("{s:s, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:f, s:f, s:I, s:s}}", "type", "plan",
-                    "methods", methods, "summary", "instrumented", (json_int_t)t.instrumented, "pending",
-                    (json_int_t)t.pending, "skipped", (json_int_t)t.skipped, "failed", (json_int_t)t.failed,
-                    "excluded", (json_int_t)t.excluded, "planned", (json_int_t)t.planned,
-                    "capped", plan_capped(s->plan), "plan_ms",
-                    s->plan_ms, "instrument_ms", s->instrument_ms, "loaded_classes",
-                    (json_int_t)s->loaded_classes, "clock", clock_source());
-    if (msg != NULL && s->probe.bursts > 0)
-        json_object_set_new(json_object_get(msg, "summary"), "probe", splan_probe_json(s));
-    if (msg != NULL)
-        regex_json(s, json_object_get(msg, "summary"));
+    if (ms != NULL && names != NULL) {
+        p.methods = ms;
+        p.n_methods = n;
+        msg = msg_plan_write(&p);
+    }
+    for (i = 0; names != NULL && i < 4 * count; i++)
+        free(names[i]);
+    free(names);
+    free(ms);
     return msg;
 }
 

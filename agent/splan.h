@@ -27,6 +27,7 @@
 #include "clock.h"
 #include "err.h"
 #include "hier_jvmti.h"
+#include "msg.h"
 #include "planner.h"
 #include "probe.h"
 
@@ -102,9 +103,10 @@ void splan_extend(struct splan *s, JNIEnv *jni, int first);
 struct splan_tally splan_tally(struct splan *s);
 size_t splan_late(struct splan *s);
 
-/* The `plan` message; the probes' figures in ns (PROTOCOL.md, `probe`).
- * New references, NULL when out of memory. */
+/* The `plan` message: a new reference, NULL when out of memory. */
 json_t *splan_json(struct splan *s);
-json_t *splan_probe_json(const struct splan *s);
+
+/* The probes' figures in ns (PROTOCOL.md, `probe`), once measured. */
+struct msg_probe splan_probe(const struct splan *s);
 
 #endif

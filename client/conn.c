@@ -14,7 +14,7 @@
 #include "exit.h"
 #include "intr.h"
 #include "log.h"
-#include "proto.h"
+#include "msg.h"
 #include "sock.h"
 
 int conn_open(const struct proc_target *t, int *absent, mct_err *e)
@@ -156,25 +156,20 @@ static int load_agent(const struct proc_target *t, const char *agent_opt, mct_er
 
 /* ---- hello -------------------------------------------------------------- */
 
-static json_t *hello_request_new(void)
-{
-    return json_pack("{s:s, s:i, s:s}", "type", "hello", "protocol", PROTO_VERSION, "client",
-                     PACKAGE_VERSION);
-}
-
 /* Asks the agent of t for hello. NULL with *absent = 1 when none listens,
  * else NULL with e and *exit_code set on failure. */
 static json_t *ask_hello(const struct proc_target *t, int *absent, int *exit_code, mct_err *e)
 {
     json_t *req, *reply;
-    const char *type;
-    int fd;
+    struct msg_error err;
+    struct msg_hello hello;
+    int fd, protocol;
 
     *exit_code = MCT_EXIT_ATTACH;
     fd = conn_open(t, absent, e);
     if (fd < 0)
         return NULL;
-    req = hello_request_new();
+    req = msg_hello_req_write(&(struct msg_hello_req){ .client = PACKAGE_VERSION });
     if (req == NULL) {
         close(fd);
         *exit_code = MCT_EXIT_INTERNAL;
@@ -200,22 +195,18 @@ static json_t *ask_hello(const struct proc_target *t, int *absent, int *exit_cod
         }
         return NULL;
     }
-    type = proto_type(reply);
-    if (strcmp(type, "error") == 0) {
-        const char *code = json_string_value(json_object_get(reply, "code"));
-
-        if (strcmp(code, "denied") != 0)
-            *exit_code = MCT_EXIT_INTERNAL;
-        mct_err_set(e, MCT_E_PROTO, "the agent in JVM %d answered: %s", (int)t->pid,
-                    json_string_value(json_object_get(reply, "message")));
+    if (strcmp(proto_type(reply), "error") == 0 && msg_error_read(reply, &err, e) == 0) {
+        *exit_code = proto_code_exit(err.code);
+        mct_err_set(e, MCT_E_PROTO, "the agent in JVM %d answered: %s", (int)t->pid, err.message);
         json_decref(reply);
         return NULL;
     }
-    if (strcmp(type, "hello") != 0 ||
-        json_integer_value(json_object_get(reply, "protocol")) != PROTO_VERSION) {
+    protocol = msg_hello_read(reply, &hello, e) == 0 ? hello.protocol : -1;
+    msg_hello_clear(&hello);
+    if (protocol != PROTO_VERSION) {
         mct_err_set(e, MCT_E_UNSUPPORTED, "the agent in JVM %d answered hello with a \"%s\" of "
                     "protocol %lld; it was loaded by another version of mcalltree (use that "
-                    "version, or restart the JVM)", (int)t->pid, type,
+                    "version, or restart the JVM)", (int)t->pid, proto_type(reply),
                     (long long)json_integer_value(json_object_get(reply, "protocol")));
         json_decref(reply);
         return NULL;
@@ -248,18 +239,19 @@ json_t *conn_ensure_agent(const struct proc_target *t, const char *agent_opt, in
 
 json_t *conn_trace_request_new(const struct cli *c)
 {
-    return json_pack("{s:s, s:i, s:s, s:s, s:o, s:i, s:s, s:b, s:b, s:I, s:I, s:b, s:I}",
-                     "type", "trace",
-                     "protocol", PROTO_VERSION,
-                     "class", c->class_name,
-                     "method", c->method,
-                     "desc", c->desc[0] != '\0' ? json_string(c->desc) : json_null(),
-                     "depth", c->depth,
-                     "regex", c->regex,
-                     "include_jdk", c->include_jdk,
-                     "plan_only", c->plan,
-                     "min_ns", (json_int_t)(c->min_ms * 1e6 + 0.5),
-                     "count", (json_int_t)c->count,
-                     "verbose", c->verbose,
-                     "client_pid", (json_int_t)getpid());
+    const struct msg_trace req = {
+        .cls = c->class_name,
+        .method = c->method,
+        .desc = c->desc[0] != '\0' ? c->desc : NULL,
+        .depth = c->depth,
+        .regex = c->regex,
+        .include_jdk = c->include_jdk,
+        .plan_only = c->plan,
+        .min_ns = (long long)(c->min_ms * 1e6 + 0.5),
+        .count = c->count,
+        .verbose = c->verbose,
+        .client_pid = getpid(),
+    };
+
+    return msg_trace_write(&req);
 }

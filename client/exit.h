@@ -11,4 +11,8 @@ enum mct_exit {
     MCT_EXIT_INTERNAL = 5   /* internal or protocol error */
 };
 
+/* protocol/'s proto_code_exit gives these numbers for the agent's errors. */
+_Static_assert(MCT_EXIT_ATTACH == 2 && MCT_EXIT_REFUSED == 3 && MCT_EXIT_INTERNAL == 5,
+               "the exit statuses of PROTOCOL.md's error table");
+
 #endif

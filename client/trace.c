@@ -13,53 +13,49 @@
 #include "intr.h"
 #include "log.h"
 #include "mtime.h"
+#include "msg.h"
 #include "output.h"
-#include "proto.h"
 
 static long long num(const json_t *o, const char *key)
 {
     return (long long)json_integer_value(json_object_get(o, key));
 }
 
-static const char *str(const json_t *o, const char *key)
+/* An optional count of a message read by msg.h (-1: absent) as a number. */
+static long long nz(long long n)
 {
-    const char *s = json_string_value(json_object_get(o, key));
-
-    return s != NULL ? s : "";
+    return n < 0 ? 0 : n;
 }
 
 /* --- the plan ----------------------------------------------------------------------------- */
 
 /* Writes the plan level by level: status, method, reason; what the agent
  * sends through fu_put_text, so that no name drives the terminal. */
-static void print_plan(FILE *f, const json_t *plan)
+static void print_plan(FILE *f, const struct msg_plan *plan)
 {
-    const json_t *methods = json_object_get(plan, "methods");
     long long level, max_level = 0;
     size_t i;
 
-    for (i = 0; i < json_array_size(methods); i++)
-        if (num(json_array_get(methods, i), "level") > max_level)
-            max_level = num(json_array_get(methods, i), "level");
+    for (i = 0; i < plan->n_methods; i++)
+        if (plan->methods[i].level > max_level)
+            max_level = plan->methods[i].level;
     for (level = 1; level <= max_level; level++) {
         fprintf(f, "level %lld%s\n", level, level == 1 ? " (entry)" : "");
-        for (i = 0; i < json_array_size(methods); i++) {
-            const json_t *m = json_array_get(methods, i);
-            const char *reason = str(m, "reason");
+        for (i = 0; i < plan->n_methods; i++) {
+            const struct msg_plan_method *m = &plan->methods[i];
+            const char *reason = m->reason != NULL ? m->reason : "";
 
-            const char *status = str(m, "status");
-
-            if (num(m, "level") != level)
+            if (m->level != level)
                 continue;
             fputs("  ", f);
-            fu_put_text(f, status);
-            for (size_t w = fu_width(status); w < 12; w++)
+            fu_put_text(f, m->status);
+            for (size_t w = fu_width(m->status); w < 12; w++)
                 fputc(' ', f);
             fputc(' ', f);
-            fu_put_text(f, str(m, "class"));
+            fu_put_text(f, m->cls);
             fputc('.', f);
-            fu_put_text(f, str(m, "method"));
-            fu_put_text(f, str(m, "desc"));
+            fu_put_text(f, m->method);
+            fu_put_text(f, m->desc);
             if (reason[0]) {
                 fputs("  -- ", f);
                 fu_put_text(f, reason);
@@ -70,26 +66,23 @@ static void print_plan(FILE *f, const json_t *plan)
 }
 
 /* One line on stderr: what is traced and what was left out. */
-static void print_summary(const struct cli *c, const json_t *plan)
+static void print_summary(const struct cli *c, const struct msg_plan_summary *s)
 {
-    const json_t *s = json_object_get(plan, "summary");
-    long long skipped = num(s, "skipped") + num(s, "failed");
+    long long skipped = s->skipped + s->failed;
 
     fprintf(stderr, "mcalltree: tracing %s.%s%s, %d level%s: %lld method%s instrumented", c->class_name,
-            c->method, c->desc, c->depth, c->depth == 1 ? "" : "s", num(s, "instrumented"),
-            num(s, "instrumented") == 1 ? "" : "s");
-    if (num(s, "pending") > 0)
-        fprintf(stderr, ", %lld when their class loads", num(s, "pending"));
+            c->method, c->desc, c->depth, c->depth == 1 ? "" : "s", s->instrumented,
+            s->instrumented == 1 ? "" : "s");
+    if (s->pending > 0)
+        fprintf(stderr, ", %lld when their class loads", s->pending);
     if (skipped > 0)
         fprintf(stderr, ", %lld could not be", skipped);
-    if (num(s, "excluded") > 0)
-        fprintf(stderr, ", %lld left out", num(s, "excluded"));
-    fprintf(stderr, " (%.0f ms); %s to stop\n", json_number_value(json_object_get(s, "plan_ms")) +
-                                                    json_number_value(json_object_get(s, "instrument_ms")),
+    if (s->excluded > 0)
+        fprintf(stderr, ", %lld left out", s->excluded);
+    fprintf(stderr, " (%.0f ms); %s to stop\n", s->plan_ms + s->instrument_ms,
             c->count > 0 ? "after the calls asked for, or Ctrl-C" : "Ctrl-C");
     log_verbose("planned in %.1f ms over %lld loaded classes, instrumented in %.1f ms; clock: %s",
-                json_number_value(json_object_get(s, "plan_ms")), num(s, "loaded_classes"),
-                json_number_value(json_object_get(s, "instrument_ms")), str(s, "clock"));
+                s->plan_ms, s->loaded_classes, s->instrument_ms, s->clock);
     if (skipped > 0)
         log_error("%lld method%s could not be instrumented; -v lists %s with the reason", skipped,
                   skipped == 1 ? "" : "s", skipped == 1 ? "it" : "them");
@@ -98,23 +91,20 @@ static void print_summary(const struct cli *c, const json_t *plan)
 /* On stderr, whatever the form (a trace, --plan, --plan -f json): a plan
  * that hit the agent's cap, and a regex that matched none of the classes
  * the entry method's calls reach (with the agent's suggestion). */
-static void warn_plan(const struct cli *c, const json_t *plan)
+static void warn_plan(const struct cli *c, const struct msg_plan *plan)
 {
-    const json_t *s = json_object_get(plan, "summary");
-    const char *suggestion = json_string_value(json_object_get(s, "suggestion"));
-    long long callees = num(s, "callee_classes");
+    const struct msg_plan_summary *s = &plan->summary;
+    long long callees = nz(s->callee_classes);
 
-    if (json_is_true(json_object_get(s, "capped")))
+    if (s->capped)
         log_error("the plan was capped at %zu methods, so methods of its deepest levels are missing; lower "
-                  "the depth or narrow the regex",
-                  json_array_size(json_object_get(plan, "methods")));
-    if (c->depth < 2 || callees == 0 || json_object_get(s, "matched_classes") == NULL ||
-        num(s, "matched_classes") > 0)
+                  "the depth or narrow the regex", plan->n_methods);
+    if (c->depth < 2 || callees == 0 || s->matched_classes != 0)
         return;
-    if (suggestion != NULL)
+    if (s->suggestion != NULL)
         log_error("the regex '%.300s' matched none of the %lld callee class%s, so nothing below the entry "
                   "method is traced; did you mean '%.300s' (it matches %lld of them)?",
-                  c->regex, callees, callees == 1 ? "" : "es", suggestion, num(s, "suggestion_matches"));
+                  c->regex, callees, callees == 1 ? "" : "es", s->suggestion, nz(s->suggestion_matches));
     else
         log_error("the regex '%.300s' matched none of the %lld callee class%s, so nothing below the entry "
                   "method is traced; it must match whole class names, as 'com\\.shop\\..*' matches "
@@ -124,19 +114,18 @@ static void warn_plan(const struct cli *c, const json_t *plan)
 
 /* The last line of the --plan text: the summary's counts, the time, what
  * the regex matched, and the cap. */
-static void print_plan_summary(FILE *f, const json_t *plan)
+static void print_plan_summary(FILE *f, const struct msg_plan *plan)
 {
-    const json_t *s = json_object_get(plan, "summary");
+    const struct msg_plan_summary *s = &plan->summary;
 
     fprintf(f, "summary: %lld to instrument, %lld when their class loads, %lld left out; planned in %.1f ms "
                "over %lld loaded classes",
-            num(s, "planned"), num(s, "pending"), num(s, "excluded"),
-            json_number_value(json_object_get(s, "plan_ms")), num(s, "loaded_classes"));
-    if (json_object_get(s, "callee_classes") != NULL)
-        fprintf(f, "; the regex matched %lld of %lld callee classes", num(s, "matched_classes"),
-                num(s, "callee_classes"));
-    if (json_is_true(json_object_get(s, "capped")))
-        fprintf(f, "; capped at %zu methods", json_array_size(json_object_get(plan, "methods")));
+            s->planned, s->pending, s->excluded, s->plan_ms, s->loaded_classes);
+    if (s->callee_classes >= 0)
+        fprintf(f, "; the regex matched %lld of %lld callee classes", nz(s->matched_classes),
+                s->callee_classes);
+    if (s->capped)
+        fprintf(f, "; capped at %zu methods", plan->n_methods);
     fputc('\n', f);
 }
 
@@ -166,23 +155,21 @@ struct run {
 
 /* Says what the agent subtracts per probe call (from the plan's summary):
  * with -v the figure and its spread; always, when it could not be trusted. */
-static void print_probe(struct run *r, const json_t *summary)
+static void print_probe(struct run *r, const struct msg_plan_summary *s)
 {
-    const json_t *p = json_object_get(summary, "probe");
+    const struct msg_probe *p = &s->probe;
 
-    if (p == NULL) {
+    if (!s->has_probe) {
         log_verbose("the cost of a probe call could not be measured: nothing is subtracted from the durations");
         return;
     }
-    r->probe_ns = json_number_value(json_object_get(p, "ns"));
+    r->probe_ns = p->ns;
     log_verbose("a probe call costs %.1f ns (the cheapest of %lld bursts; median %.1f ns; recording alone "
                 "%.1f ns); %.1f ns is subtracted from a duration per probe call",
-                json_number_value(json_object_get(p, "measured_ns")), num(p, "bursts"),
-                json_number_value(json_object_get(p, "median_ns")),
-                json_number_value(json_object_get(p, "floor_ns")), r->probe_ns);
-    if (!json_is_true(json_object_get(p, "trusted"))) {
-        double measured = json_number_value(json_object_get(p, "measured_ns"));
-        double floor_ns = json_number_value(json_object_get(p, "floor_ns"));
+                p->measured_ns, p->bursts, p->median_ns, p->floor_ns, r->probe_ns);
+    if (!p->trusted) {
+        double measured = p->measured_ns;
+        double floor_ns = p->floor_ns;
 
         log_error("the cost of a probe call could not be measured reliably: %.1f ns, %.0f times the %.1f ns of "
                   "recording an event (the JVM had not compiled the probes, or the machine is busy); %.1f ns is "
@@ -232,7 +219,7 @@ static void send_stop(struct run *r, const char *reason)
     r->stop_sent = 1;
     r->stop_at = mct_now_ms();
     log_verbose("stopping the session (%s); waiting for the agent to restore the classes", reason);
-    msg = json_pack("{s:s, s:s}", "type", "stop", "reason", reason);
+    msg = msg_stop_write(&(struct msg_stop){ .reason = reason });
     if (msg != NULL && proto_write(r->fd, msg, &e) < 0)
         log_verbose("could not send stop: %s", e.msg);
     json_decref(msg);
@@ -280,27 +267,31 @@ static void say_unloaded(struct run *r, long long n, int final)
     r->unloaded = n;
 }
 
-static void on_status(struct run *r, const json_t *m)
+static void on_status(struct run *r, const json_t *msg)
 {
-    const char *note = str(m, "note");
+    struct msg_status m;
+    mct_err e;
 
-    say_unloaded(r, num(m, "unloaded_classes"), 0);
-
+    if (msg_status_read(msg, &m, &e) < 0) {
+        log_verbose("ignoring a status: %s", e.msg);
+        return;
+    }
+    say_unloaded(r, nz(m.unloaded_classes), 0);
     log_verbose("%lld call%s completed, %lld printed, %lld under --min-ms, %lld not traced (busy), "
                 "%lld method%s instrumented (%lld as their class loaded), %lld waiting for their class%s%s",
-                num(m, "calls"), num(m, "calls") == 1 ? "" : "s", num(m, "printed"), num(m, "filtered"),
-                num(m, "dropped"), num(m, "instrumented"), num(m, "instrumented") == 1 ? "" : "s",
-                num(m, "late"), num(m, "pending"), note[0] ? "; " : "", note);
+                nz(m.calls), m.calls == 1 ? "" : "s", nz(m.printed), nz(m.filtered), nz(m.dropped),
+                nz(m.instrumented), m.instrumented == 1 ? "" : "s", nz(m.late), nz(m.pending),
+                m.note != NULL && m.note[0] ? "; " : "", m.note != NULL ? m.note : "");
 }
 
 /* At the end of a session that printed nothing: why, as far as the
  * agent's counts tell. */
-static void say_no_call(const struct run *r, const json_t *end)
+static void say_no_call(const struct run *r, const struct msg_end *end)
 {
     const struct cli *c = r->c;
-    long long calls = num(end, "calls"), filtered = num(end, "filtered");
+    long long calls = end->calls, filtered = end->filtered;
 
-    if (r->printed > 0 || json_object_get(end, "calls") == NULL)
+    if (r->printed > 0 || calls < 0)
         return;
     if (calls == 0) {
         log_error("no call of %s.%s%s completed during the session (%.1f s): it was not called, or its calls "
@@ -316,46 +307,46 @@ static void say_no_call(const struct run *r, const json_t *end)
 }
 
 /* The session's end as the agent reports it; returns the exit status. */
-static int on_end(struct run *r, const json_t *m)
+static int on_end(struct run *r, const json_t *msg)
 {
-    const char *reason = str(m, "reason");
-    /* Calls left at the end were asked away; calls refused meanwhile were not. */
-    long long busy = num(m, "dropped") - num(m, "discarded");
+    struct msg_end m;
+    long long busy;
+    mct_err e;
 
-    if (strcmp(reason, "jvm_exit") == 0) {
+    if (msg_end_read(msg, &m, &e) < 0) {
+        log_error("reading the agent's end: %s", e.msg);
+        return MCT_EXIT_INTERNAL;
+    }
+    /* Calls left at the end were asked away; calls refused meanwhile were not. */
+    busy = nz(m.dropped) - nz(m.discarded);
+    if (strcmp(m.reason, "jvm_exit") == 0) {
         log_error("the target JVM is exiting; %lld call%s printed", r->printed, r->printed == 1 ? "" : "s");
         return MCT_EXIT_INTERNAL;
     }
-    if (strcmp(reason, "protocol_error") == 0) {
+    if (strcmp(m.reason, "protocol_error") == 0) {
         log_error("the agent ended the session: it could not read this client's messages");
         r->rc = MCT_EXIT_INTERNAL;
     }
     log_verbose("session ended (%s): %lld call%s completed, %lld printed, %lld under --min-ms, "
                 "%lld left unsent at the end, %lld not traced; %lld classes restored, %lld still "
                 "instrumented",
-                reason, num(m, "calls"), num(m, "calls") == 1 ? "" : "s", num(m, "printed"),
-                num(m, "filtered"), num(m, "discarded"), busy,
-                num(m, "restored_classes"), num(m, "instrumented_classes"));
-    if (json_object_get(m, "probe") != NULL) {
-        const json_t *p = json_object_get(m, "probe");
-
+                m.reason, nz(m.calls), m.calls == 1 ? "" : "s", nz(m.printed), nz(m.filtered),
+                nz(m.discarded), busy, nz(m.restored_classes), nz(m.instrumented_classes));
+    if (m.has_probe)
         log_verbose("this session's probe call cost %.1f ns (median %.1f ns, %s), %.1f ns subtracted per call",
-                    json_number_value(json_object_get(p, "measured_ns")),
-                    json_number_value(json_object_get(p, "median_ns")),
-                    json_is_true(json_object_get(p, "trusted")) ? "trusted" : "not trusted",
-                    json_number_value(json_object_get(p, "ns")));
-    }
+                    m.probe.measured_ns, m.probe.median_ns, m.probe.trusted ? "trusted" : "not trusted",
+                    m.probe.ns);
     if (busy > 0)
         log_error("%lld call%s of the entry method %s not traced: the agent had not yet taken the "
                   "earlier ones (they completed faster than it builds trees, or this client read slowly)",
                   busy, busy == 1 ? "" : "s", busy == 1 ? "was" : "were");
-    if (num(m, "instrumented_classes") > 0)
-        log_error("the agent could not restore %lld classes", num(m, "instrumented_classes"));
-    say_unloaded(r, num(m, "unloaded_classes"), 1);
+    if (m.instrumented_classes > 0)
+        log_error("the agent could not restore %lld classes", m.instrumented_classes);
+    say_unloaded(r, nz(m.unloaded_classes), 1);
     if (r->rc != MCT_EXIT_OK)
         return r->rc;
     if (busy <= 0)
-        say_no_call(r, m);
+        say_no_call(r, &m);
     if (r->c->fail_over_ms >= 0 && r->printed == 0) {
         log_error("--fail-over-ms %g: no call to judge, none was printed (exit status 4)", r->c->fail_over_ms);
         return MCT_EXIT_FAILOVER;
@@ -434,25 +425,17 @@ static int read_failed(struct run *r, const mct_err *e)
     return MCT_EXIT_INTERNAL;
 }
 
-static int on_error(const json_t *m)
+static int on_error(const json_t *msg)
 {
-    const char *code = str(m, "code");
+    struct msg_error m;
+    mct_err e;
 
-    log_error("the agent reports %s: %s", code, str(m, "message"));
-    switch (proto_code_from_name(code)) {
-    case PROTO_ERR_BUSY:
-    case PROTO_ERR_CLASS_NOT_LOADED:
-    case PROTO_ERR_METHOD_NOT_FOUND:
-    case PROTO_ERR_BAD_REGEX:
-    case PROTO_ERR_NOTHING_INSTRUMENTABLE:
-    case PROTO_ERR_UNSUPPORTED:
-    case PROTO_ERR_PLAN_LIMIT:
-        return MCT_EXIT_REFUSED;
-    case PROTO_ERR_DENIED:
-        return MCT_EXIT_ATTACH;
-    default:
+    if (msg_error_read(msg, &m, &e) < 0) {
+        log_error("reading the agent's error: %s", e.msg);
         return MCT_EXIT_INTERNAL;
     }
+    log_error("the agent reports %s: %s", m.name, m.message);
+    return proto_code_exit(m.code);
 }
 
 /* How long poll may wait: until the next deadline, at most 200 ms. */
@@ -582,8 +565,9 @@ static json_t *await_plan(struct run *r, int *rc)
     }
 }
 
-/* --plan: the plan as text, or as JSON with -f json, on the output's file. */
-static int show_plan_only(struct run *r, json_t *plan)
+/* --plan: the plan as text, or as JSON with -f json (the agent's message as
+ * it came), on the output's file. */
+static int show_plan_only(struct run *r, const json_t *plan, const struct msg_plan *p)
 {
     const struct cli *c = r->c;
     FILE *f = r->out->f;
@@ -594,8 +578,8 @@ static int show_plan_only(struct run *r, json_t *plan)
     } else {
         fprintf(f, "plan for %s.%s%s, %d level%s, classes matching %s%s\n", c->class_name, c->method, c->desc,
                 c->depth, c->depth == 1 ? "" : "s", c->regex, c->include_jdk ? " (JDK included)" : "");
-        print_plan(f, plan);
-        print_plan_summary(f, plan);
+        print_plan(f, p);
+        print_plan_summary(f, p);
     }
     return MCT_EXIT_OK;
 }
@@ -605,6 +589,7 @@ static int session(struct run *r)
 {
     const struct cli *c = r->c;
     json_t *hello, *req, *plan;
+    struct msg_plan p;
     int absent, code;
     mct_err e;
 
@@ -634,18 +619,26 @@ static int session(struct run *r)
     if (plan == NULL)
         return code;
     r->started_at = mct_now_ms();
-    r->receiver = json_object_get(json_object_get(plan, "summary"), "receiver") != NULL;
+    if (msg_plan_read(plan, &p, &e) < 0) {
+        log_error("reading the agent's plan: %s", e.msg);
+        msg_plan_clear(&p);
+        json_decref(plan);
+        return MCT_EXIT_INTERNAL;
+    }
+    r->receiver = p.summary.receiver != NULL;
     if (c->plan) {
-        code = show_plan_only(r, plan);
-        warn_plan(c, plan);
+        code = show_plan_only(r, plan, &p);
+        warn_plan(c, &p);
+        msg_plan_clear(&p);
         json_decref(plan);
         return code;
     }
-    print_summary(c, plan);
-    warn_plan(c, plan);
-    print_probe(r, json_object_get(plan, "summary"));
+    print_summary(c, &p.summary);
+    warn_plan(c, &p);
+    print_probe(r, &p.summary);
     if (c->verbose)
-        print_plan(stderr, plan);
+        print_plan(stderr, &p);
+    msg_plan_clear(&p);
     json_decref(plan);
     if (c->timeout_s > 0)
         r->deadline = mct_now_ms() + c->timeout_s * 1e3;

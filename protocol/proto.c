@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,37 +13,64 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "mtime.h"
 
 /* ---- error codes -------------------------------------------------------- */
 
-static const char *const code_names[PROTO_ERR_COUNT] = {
-    [PROTO_ERR_BUSY] = "busy",
-    [PROTO_ERR_CLASS_NOT_LOADED] = "class_not_loaded",
-    [PROTO_ERR_METHOD_NOT_FOUND] = "method_not_found",
-    [PROTO_ERR_BAD_REGEX] = "bad_regex",
-    [PROTO_ERR_NOTHING_INSTRUMENTABLE] = "nothing_instrumentable",
-    [PROTO_ERR_BAD_REQUEST] = "bad_request",
-    [PROTO_ERR_PROTOCOL] = "protocol",
-    [PROTO_ERR_UNSUPPORTED] = "unsupported",
-    [PROTO_ERR_INTERNAL] = "internal",
-    [PROTO_ERR_DENIED] = "denied",
-    [PROTO_ERR_PLAN_LIMIT] = "plan_limit",
+/* Each code's name and what a client makes of it (its exit status). */
+static const struct {
+    const char *name;
+    int exit;
+} codes[PROTO_ERR_COUNT] = {
+    [PROTO_ERR_BUSY] = { "busy", 3 },
+    [PROTO_ERR_CLASS_NOT_LOADED] = { "class_not_loaded", 3 },
+    [PROTO_ERR_METHOD_NOT_FOUND] = { "method_not_found", 3 },
+    [PROTO_ERR_BAD_REGEX] = { "bad_regex", 3 },
+    [PROTO_ERR_NOTHING_INSTRUMENTABLE] = { "nothing_instrumentable", 3 },
+    [PROTO_ERR_BAD_REQUEST] = { "bad_request", 5 },
+    [PROTO_ERR_PROTOCOL] = { "protocol", 5 },
+    [PROTO_ERR_UNSUPPORTED] = { "unsupported", 3 },
+    [PROTO_ERR_INTERNAL] = { "internal", 5 },
+    [PROTO_ERR_DENIED] = { "denied", 2 },
+    [PROTO_ERR_PLAN_LIMIT] = { "plan_limit", 3 },
 };
 
 const char *proto_code_name(enum proto_code code)
 {
     if ((unsigned)code >= PROTO_ERR_COUNT)
         return "internal";
-    return code_names[code];
+    return codes[code].name;
 }
 
 int proto_code_from_name(const char *s)
 {
     for (int i = 0; i < PROTO_ERR_COUNT; i++)
-        if (strcmp(s, code_names[i]) == 0)
+        if (strcmp(s, codes[i].name) == 0)
             return i;
     return -1;
+}
+
+int proto_code_exit(enum proto_code code)
+{
+    if ((unsigned)code >= PROTO_ERR_COUNT)
+        return codes[PROTO_ERR_INTERNAL].exit;
+    return codes[code].exit;
+}
+
+enum proto_code proto_code_of_err(int mct_code)
+{
+    switch (mct_code) {
+    case MCT_E_NO_CLASS: return PROTO_ERR_CLASS_NOT_LOADED;
+    case MCT_E_NO_METHOD: return PROTO_ERR_METHOD_NOT_FOUND;
+    case MCT_E_BAD_REGEX: return PROTO_ERR_BAD_REGEX;
+    case MCT_E_NOTHING: return PROTO_ERR_NOTHING_INSTRUMENTABLE;
+    case MCT_E_BUSY: return PROTO_ERR_BUSY;
+    case MCT_E_ARG: return PROTO_ERR_BAD_REQUEST;
+    case MCT_E_UNSUPPORTED: return PROTO_ERR_UNSUPPORTED;
+    case MCT_E_LIMIT: return PROTO_ERR_PLAN_LIMIT;
+    default: return PROTO_ERR_INTERNAL;
+    }
 }
 
 /* ---- names and descriptors ---------------------------------------------- */
@@ -185,6 +213,13 @@ enum kind {
 
 struct schema;
 
+/* A key of a message, and where msg.h's struct of the message keeps it
+ * (slot): K_STR* a const char *, K_INT a long long, K_NUM a double, K_BOOL
+ * an int, K_OBJ* the struct of sub (with an int flag at has_at, when set,
+ * saying whether it is there), K_ARR a pointer to an array of structs of
+ * size bytes and K_STRS one to an array of const char *, with their count
+ * (a size_t) at count_at. A key without a slot is not read, and written
+ * only when it is a constant (an integer with min == max). */
 struct field {
     const char *name;
     enum kind kind;
@@ -193,6 +228,9 @@ struct field {
     const struct schema *sub;
     int (*syntax)(const char *s);   /* extra check of a string, or NULL */
     const char *syntax_what;        /* what syntax accepts, for messages */
+    int slot;                       /* 1: the struct has it at `at` */
+    size_t at, has_at, count_at, size;
+    int has;                        /* 1: has_at is set */
 };
 
 struct schema {
@@ -202,128 +240,152 @@ struct schema {
     const struct field *fields;     /* terminated by a NULL name */
 };
 
-#define STR(n, lo, hi) { .name = (n), .kind = K_STR, .min = (lo), .max = (hi) }
-#define INT(n, lo, hi) { .name = (n), .kind = K_INT, .min = (lo), .max = (hi) }
-#define BOOL(n) { .name = (n), .kind = K_BOOL }
-#define OPT_INT(n, lo, hi) { .name = (n), .kind = K_INT, .optional = 1, .min = (lo), .max = (hi) }
-#define OPT_NUM(n) { .name = (n), .kind = K_NUM, .optional = 1, .min = 0, .max = LLONG_MAX }
+/* The last argument, if any, places the key in its struct (AT). */
+#define STR(n, lo, hi, ...) { .name = (n), .kind = K_STR, .min = (lo), .max = (hi), __VA_ARGS__ }
+#define INT(n, lo, hi, ...) { .name = (n), .kind = K_INT, .min = (lo), .max = (hi), __VA_ARGS__ }
+#define BOOL(n, ...) { .name = (n), .kind = K_BOOL, __VA_ARGS__ }
+#define OPT_INT(n, lo, hi, ...) { .name = (n), .kind = K_INT, .optional = 1, .min = (lo), .max = (hi), __VA_ARGS__ }
+#define OPT_NUM(n, ...) { .name = (n), .kind = K_NUM, .optional = 1, .min = 0, .max = LLONG_MAX, __VA_ARGS__ }
+#define AT(type, member) .slot = 1, .at = offsetof(type, member)
+#define HAS(type, member) .has = 1, .has_at = offsetof(type, member)
+#define COUNT(type, member, item) .count_at = offsetof(type, member), .size = sizeof(item)
 #define END { .name = NULL }
 #define STR_MAX 65535   /* a class file's longest UTF-8 constant */
 #define NS_MAX LLONG_MAX
 
+#define M struct msg_hello_req
 static const struct field hello_req_fields[] = {
     INT("protocol", PROTO_VERSION, PROTO_VERSION),
-    STR("client", 1, 256),
+    STR("client", 1, 256, AT(M, client)),
     END
 };
+#undef M
 
+#define M struct msg_trace
 static const struct field trace_req_fields[] = {
     INT("protocol", PROTO_VERSION, PROTO_VERSION),
-    { .name = "class", .kind = K_STR, .min = 1, .max = 1024,
+    { .name = "class", .kind = K_STR, .min = 1, .max = 1024, AT(M, cls),
       .syntax = proto_class_name_valid, .syntax_what = "a binary class name with dots" },
-    { .name = "method", .kind = K_STR, .min = 1, .max = 1024,
+    { .name = "method", .kind = K_STR, .min = 1, .max = 1024, AT(M, method),
       .syntax = proto_method_name_valid, .syntax_what = "a JVM method name" },
-    { .name = "desc", .kind = K_STR_OR_NULL, .min = 3, .max = 1024,
+    { .name = "desc", .kind = K_STR_OR_NULL, .min = 3, .max = 1024, AT(M, desc),
       .syntax = proto_method_desc_valid, .syntax_what = "a JVM method descriptor" },
-    INT("depth", 1, PROTO_MAX_DEPTH),
-    STR("regex", 0, 4096),
-    BOOL("include_jdk"),
-    BOOL("plan_only"),
-    INT("min_ns", 0, NS_MAX),
-    INT("count", 0, LLONG_MAX),
-    BOOL("verbose"),
-    INT("client_pid", 1, INT_MAX),
+    INT("depth", 1, PROTO_MAX_DEPTH, AT(M, depth)),
+    STR("regex", 0, 4096, AT(M, regex)),
+    BOOL("include_jdk", AT(M, include_jdk)),
+    BOOL("plan_only", AT(M, plan_only)),
+    INT("min_ns", 0, NS_MAX, AT(M, min_ns)),
+    INT("count", 0, LLONG_MAX, AT(M, count)),
+    BOOL("verbose", AT(M, verbose)),
+    INT("client_pid", 1, INT_MAX, AT(M, client_pid)),
     END
 };
+#undef M
 
 static const struct field stop_req_fields[] = {
-    STR("reason", 1, 1024),
+    STR("reason", 1, 1024, AT(struct msg_stop, reason)),
     END
 };
 
+#define M struct msg_jvm
 static const struct field jvm_fields[] = {
-    STR("name", 0, 4096),
-    STR("vendor", 0, 4096),
-    STR("version", 0, 4096),
+    STR("name", 0, 4096, AT(M, name)),
+    STR("vendor", 0, 4096, AT(M, vendor)),
+    STR("version", 0, 4096, AT(M, version)),
     END
 };
+#undef M
 static const struct schema jvm_schema = { "jvm", 0, 0, jvm_fields };
 
+#define M struct msg_session
 static const struct field session_fields[] = {
-    STR("class", 1, STR_MAX),
-    STR("method", 1, STR_MAX),
-    INT("depth", 1, PROTO_MAX_DEPTH),
-    STR("regex", 0, 4096),
-    INT("client_pid", 1, INT_MAX),
-    INT("started_ns", 0, NS_MAX),
-    INT("calls", 0, LLONG_MAX),
-    INT("printed", 0, LLONG_MAX),
+    STR("class", 1, STR_MAX, AT(M, cls)),
+    STR("method", 1, STR_MAX, AT(M, method)),
+    INT("depth", 1, PROTO_MAX_DEPTH, AT(M, depth)),
+    STR("regex", 0, 4096, AT(M, regex)),
+    INT("client_pid", 1, INT_MAX, AT(M, client_pid)),
+    INT("started_ns", 0, NS_MAX, AT(M, started_ns)),
+    INT("calls", 0, LLONG_MAX, AT(M, calls)),
+    INT("printed", 0, LLONG_MAX, AT(M, printed)),
     END
 };
+#undef M
 static const struct schema session_schema = { "session", 0, 0, session_fields };
 
+#define M struct msg_hello
 static const struct field hello_reply_fields[] = {
-    INT("protocol", 1, INT_MAX),
-    STR("agent_version", 1, 256),
-    INT("pid", 1, INT_MAX),
-    { .name = "jvm", .kind = K_OBJ, .sub = &jvm_schema },
-    { .name = "session", .kind = K_OBJ_OR_NULL, .sub = &session_schema },
-    INT("instrumented_classes", 0, LLONG_MAX),
-    OPT_INT("loads", 0, LLONG_MAX),
-    { .name = "missing_capabilities", .kind = K_STRS, .optional = 1, .min = 1, .max = 256 },
+    INT("protocol", 1, INT_MAX, AT(M, protocol)),
+    STR("agent_version", 1, 256, AT(M, agent_version)),
+    INT("pid", 1, INT_MAX, AT(M, pid)),
+    { .name = "jvm", .kind = K_OBJ, .sub = &jvm_schema, AT(M, jvm) },
+    { .name = "session", .kind = K_OBJ_OR_NULL, .sub = &session_schema, AT(M, session),
+      HAS(M, has_session) },
+    INT("instrumented_classes", 0, LLONG_MAX, AT(M, instrumented_classes)),
+    OPT_INT("loads", 0, LLONG_MAX, AT(M, loads)),
+    { .name = "missing_capabilities", .kind = K_STRS, .optional = 1, .min = 1, .max = 256,
+      AT(M, missing), COUNT(M, n_missing, const char *) },
     END
 };
+#undef M
 
+#define M struct msg_plan_method
 static const struct field plan_method_fields[] = {
-    STR("class", 1, STR_MAX),
-    STR("method", 1, STR_MAX),
-    STR("desc", 1, STR_MAX),
-    INT("level", 1, PROTO_MAX_DEPTH),
-    STR("status", 1, 256),
-    { .name = "root", .kind = K_BOOL, .optional = 1 },
-    OPT_INT("id", 0, INT_MAX),
-    { .name = "reason", .kind = K_STR, .optional = 1, .min = 0, .max = STR_MAX },
+    STR("class", 1, STR_MAX, AT(M, cls)),
+    STR("method", 1, STR_MAX, AT(M, method)),
+    STR("desc", 1, STR_MAX, AT(M, desc)),
+    INT("level", 1, PROTO_MAX_DEPTH, AT(M, level)),
+    STR("status", 1, 256, AT(M, status)),
+    { .name = "root", .kind = K_BOOL, .optional = 1, AT(M, root) },
+    { .name = "reason", .kind = K_STR, .optional = 1, .min = 0, .max = STR_MAX, AT(M, reason) },
+    OPT_INT("id", 0, INT_MAX, AT(M, id)),
     END
 };
+#undef M
 static const struct schema plan_method_schema = { "plan method", 0, 0, plan_method_fields };
 
 /* The probes' cost (the agent's probe_calibrate, in ns). */
+#define M struct msg_probe
 static const struct field probe_fields[] = {
-    { .name = "ns", .kind = K_NUM, .min = 0, .max = LLONG_MAX },
-    { .name = "measured_ns", .kind = K_NUM, .min = 0, .max = LLONG_MAX },
-    { .name = "median_ns", .kind = K_NUM, .min = 0, .max = LLONG_MAX },
-    { .name = "floor_ns", .kind = K_NUM, .min = 0, .max = LLONG_MAX },
-    BOOL("trusted"),
-    INT("bursts", 1, INT_MAX),
+    { .name = "ns", .kind = K_NUM, .min = 0, .max = LLONG_MAX, AT(M, ns) },
+    { .name = "measured_ns", .kind = K_NUM, .min = 0, .max = LLONG_MAX, AT(M, measured_ns) },
+    { .name = "median_ns", .kind = K_NUM, .min = 0, .max = LLONG_MAX, AT(M, median_ns) },
+    { .name = "floor_ns", .kind = K_NUM, .min = 0, .max = LLONG_MAX, AT(M, floor_ns) },
+    BOOL("trusted", AT(M, trusted)),
+    INT("bursts", 1, INT_MAX, AT(M, bursts)),
     END
 };
+#undef M
 static const struct schema probe_schema = { "probe cost", 0, 0, probe_fields };
 
+#define M struct msg_plan_summary
 static const struct field plan_summary_fields[] = {
-    INT("instrumented", 0, LLONG_MAX),
-    INT("pending", 0, LLONG_MAX),
-    INT("skipped", 0, LLONG_MAX),
-    INT("failed", 0, LLONG_MAX),
-    INT("excluded", 0, LLONG_MAX),
-    INT("planned", 0, LLONG_MAX),
-    BOOL("capped"),
-    { .name = "plan_ms", .kind = K_NUM, .min = 0, .max = LLONG_MAX },
-    { .name = "instrument_ms", .kind = K_NUM, .min = 0, .max = LLONG_MAX },
-    INT("loaded_classes", 0, LLONG_MAX),
-    STR("clock", 1, 64),
-    { .name = "probe", .kind = K_OBJ, .optional = 1, .sub = &probe_schema },
-    OPT_INT("callee_classes", 0, LLONG_MAX),
-    OPT_INT("matched_classes", 0, LLONG_MAX),
-    { .name = "suggestion", .kind = K_STR, .optional = 1, .min = 1, .max = 8192 },
-    OPT_INT("suggestion_matches", 1, LLONG_MAX),
-    { .name = "receiver", .kind = K_STR, .optional = 1, .min = 1, .max = STR_MAX },
+    INT("instrumented", 0, LLONG_MAX, AT(M, instrumented)),
+    INT("pending", 0, LLONG_MAX, AT(M, pending)),
+    INT("skipped", 0, LLONG_MAX, AT(M, skipped)),
+    INT("failed", 0, LLONG_MAX, AT(M, failed)),
+    INT("excluded", 0, LLONG_MAX, AT(M, excluded)),
+    INT("planned", 0, LLONG_MAX, AT(M, planned)),
+    BOOL("capped", AT(M, capped)),
+    { .name = "plan_ms", .kind = K_NUM, .min = 0, .max = LLONG_MAX, AT(M, plan_ms) },
+    { .name = "instrument_ms", .kind = K_NUM, .min = 0, .max = LLONG_MAX, AT(M, instrument_ms) },
+    INT("loaded_classes", 0, LLONG_MAX, AT(M, loaded_classes)),
+    STR("clock", 1, 64, AT(M, clock)),
+    { .name = "probe", .kind = K_OBJ, .optional = 1, .sub = &probe_schema, AT(M, probe),
+      HAS(M, has_probe) },
+    OPT_INT("callee_classes", 0, LLONG_MAX, AT(M, callee_classes)),
+    OPT_INT("matched_classes", 0, LLONG_MAX, AT(M, matched_classes)),
+    { .name = "suggestion", .kind = K_STR, .optional = 1, .min = 1, .max = 8192, AT(M, suggestion) },
+    OPT_INT("suggestion_matches", 1, LLONG_MAX, AT(M, suggestion_matches)),
+    { .name = "receiver", .kind = K_STR, .optional = 1, .min = 1, .max = STR_MAX, AT(M, receiver) },
     END
 };
+#undef M
 static const struct schema plan_summary_schema = { "plan summary", 0, 0, plan_summary_fields };
 
 static const struct field plan_fields[] = {
-    { .name = "methods", .kind = K_ARR, .sub = &plan_method_schema },
-    { .name = "summary", .kind = K_OBJ, .sub = &plan_summary_schema },
+    { .name = "methods", .kind = K_ARR, .sub = &plan_method_schema, AT(struct msg_plan, methods),
+      COUNT(struct msg_plan, n_methods, struct msg_plan_method) },
+    { .name = "summary", .kind = K_OBJ, .sub = &plan_summary_schema, AT(struct msg_plan, summary) },
     END
 };
 
@@ -361,28 +423,46 @@ static const struct field call_fields[] = {
 };
 
 static const struct field error_fields[] = {
-    STR("code", 1, 64),
-    STR("message", 1, STR_MAX),
+    STR("code", 1, 64, AT(struct msg_error, name)),
+    STR("message", 1, STR_MAX, AT(struct msg_error, message)),
     END
 };
 
 /* All but reason are absent from the end a dying JVM sends. */
+#define M struct msg_end
 static const struct field end_fields[] = {
-    STR("reason", 1, 1024),
-    { .name = "detail", .kind = K_STR, .optional = 1, .min = 0, .max = 1024 },
-    OPT_INT("calls", 0, LLONG_MAX),
-    OPT_INT("printed", 0, LLONG_MAX),
-    OPT_INT("filtered", 0, LLONG_MAX),
-    OPT_INT("dropped", 0, LLONG_MAX),
-    OPT_INT("restored_classes", 0, LLONG_MAX),
-    OPT_INT("instrumented_classes", 0, LLONG_MAX),
-    OPT_INT("unloaded_classes", 0, LLONG_MAX),
-    OPT_NUM("probe_ns"),
-    { .name = "probe", .kind = K_OBJ, .optional = 1, .sub = &probe_schema },
+    STR("reason", 1, 1024, AT(M, reason)),
+    OPT_INT("calls", 0, LLONG_MAX, AT(M, calls)),
+    OPT_INT("printed", 0, LLONG_MAX, AT(M, printed)),
+    OPT_INT("filtered", 0, LLONG_MAX, AT(M, filtered)),
+    OPT_INT("dropped", 0, LLONG_MAX, AT(M, dropped)),
+    OPT_INT("discarded", 0, LLONG_MAX, AT(M, discarded)),
+    OPT_INT("restored_classes", 0, LLONG_MAX, AT(M, restored_classes)),
+    OPT_INT("instrumented_classes", 0, LLONG_MAX, AT(M, instrumented_classes)),
+    OPT_INT("unloaded_classes", 0, LLONG_MAX, AT(M, unloaded_classes)),
+    { .name = "detail", .kind = K_STR, .optional = 1, .min = 0, .max = 1024, AT(M, detail) },
+    OPT_NUM("probe_ns", AT(M, probe_ns)),
+    { .name = "probe", .kind = K_OBJ, .optional = 1, .sub = &probe_schema, AT(M, probe), HAS(M, has_probe) },
     END
 };
+#undef M
 
-static const struct field no_fields[] = { END };
+/* Other keys may come, each an integer or a string. */
+#define M struct msg_status
+static const struct field status_fields[] = {
+    OPT_INT("calls", 0, LLONG_MAX, AT(M, calls)),
+    OPT_INT("printed", 0, LLONG_MAX, AT(M, printed)),
+    OPT_INT("filtered", 0, LLONG_MAX, AT(M, filtered)),
+    OPT_INT("dropped", 0, LLONG_MAX, AT(M, dropped)),
+    OPT_INT("instrumented", 0, LLONG_MAX, AT(M, instrumented)),
+    OPT_INT("pending", 0, LLONG_MAX, AT(M, pending)),
+    OPT_INT("late", 0, LLONG_MAX, AT(M, late)),
+    OPT_INT("instrumented_classes", 0, LLONG_MAX, AT(M, instrumented_classes)),
+    OPT_INT("unloaded_classes", 0, LLONG_MAX, AT(M, unloaded_classes)),
+    { .name = "note", .kind = K_STR, .optional = 1, .min = 0, .max = STR_MAX, AT(M, note) },
+    END
+};
+#undef M
 
 struct msgdef {
     const char *type;
@@ -397,7 +477,7 @@ static const struct msgdef messages[] = {
     { "hello", PROTO_REPLY, { "hello", 0, 0, hello_reply_fields } },
     { "plan", PROTO_REPLY, { "plan", 0, 0, plan_fields } },
     { "call", PROTO_REPLY, { "call", 0, 0, call_fields } },
-    { "status", PROTO_REPLY, { "status", 0, 1, no_fields } },
+    { "status", PROTO_REPLY, { "status", 0, 1, status_fields } },
     { "error", PROTO_REPLY, { "error", 0, 0, error_fields } },
     { "end", PROTO_REPLY, { "end", 0, 0, end_fields } },
 };
@@ -627,6 +707,213 @@ int proto_validate(const json_t *msg, enum proto_dir dir, mct_err *e)
 const char *proto_type(const json_t *msg)
 {
     return json_string_value(json_object_get(msg, "type"));
+}
+
+/* ---- messages to and from their structs (msg.h) ------------------------ */
+
+/* A slot's value is copied in and out with memcpy: the struct's member has
+ * the type the field's kind says (struct field), which the bytes here do
+ * not. */
+static void slot_get(const void *base, size_t at, void *v, size_t n)
+{
+    memcpy(v, (const char *)base + at, n);
+}
+
+static void slot_put(void *base, size_t at, const void *v, size_t n)
+{
+    memcpy((char *)base + at, v, n);
+}
+
+static int write_fields(json_t *o, const struct schema *s, const void *base);
+
+/* The JSON value of field f of the struct at base; *skip when an optional
+ * key is absent. NULL on failure (out of memory, a string not UTF-8). */
+static json_t *write_field(const struct field *f, const void *base, int *skip)
+{
+    const char *str;
+    long long n;
+    double d;
+    int flag;
+    size_t count;
+
+    *skip = 0;
+    if (!f->slot) {
+        *skip = !(f->kind == K_INT && f->min == f->max);
+        return *skip ? NULL : json_integer((json_int_t)f->min);
+    }
+    switch (f->kind) {
+    case K_STR:
+    case K_STR_OR_NULL:
+        slot_get(base, f->at, &str, sizeof str);
+        if (str == NULL && f->kind == K_STR_OR_NULL)
+            return json_null();
+        *skip = str == NULL && f->optional;
+        return str != NULL ? json_string(str) : NULL;
+    case K_INT:
+        slot_get(base, f->at, &n, sizeof n);
+        *skip = n < 0 && f->optional;
+        return json_integer((json_int_t)n);
+    case K_NUM:
+        slot_get(base, f->at, &d, sizeof d);
+        *skip = d < 0 && f->optional;
+        return json_real(d);
+    case K_BOOL:
+        slot_get(base, f->at, &flag, sizeof flag);
+        return json_boolean(flag);
+    case K_OBJ:
+    case K_OBJ_OR_NULL: {
+        json_t *o;
+
+        flag = 1;
+        if (f->has)
+            slot_get(base, f->has_at, &flag, sizeof flag);
+        if (!flag && f->kind == K_OBJ_OR_NULL)
+            return json_null();
+        *skip = !flag;
+        if (!flag || (o = json_object()) == NULL)
+            return NULL;
+        if (write_fields(o, f->sub, (const char *)base + f->at) < 0) {
+            json_decref(o);
+            return NULL;
+        }
+        return o;
+    }
+    case K_ARR:
+    case K_STRS: {
+        const char *items;
+        json_t *a = json_array();
+
+        slot_get(base, f->at, &items, sizeof items);
+        slot_get(base, f->count_at, &count, sizeof count);
+        for (size_t i = 0; a != NULL && i < count; i++) {
+            json_t *v;
+
+            if (f->kind == K_STRS) {
+                slot_get(items, i * f->size, &str, sizeof str);
+                v = json_string(str);
+            } else if ((v = json_object()) != NULL &&
+                       write_fields(v, f->sub, items + i * f->size) < 0) {
+                json_decref(v);
+                v = NULL;
+            }
+            if (json_array_append_new(a, v) < 0) {
+                json_decref(a);
+                a = NULL;
+            }
+        }
+        return a;
+    }
+    }
+    return NULL;
+}
+
+/* Sets the keys of schema s from the struct at base into o, in the order
+ * of the schema; 0 or -1. */
+static int write_fields(json_t *o, const struct schema *s, const void *base)
+{
+    for (const struct field *f = s->fields; f->name != NULL; f++) {
+        int skip;
+        json_t *v = write_field(f, base, &skip);
+
+        if (skip) {
+            json_decref(v);
+            continue;
+        }
+        if (v == NULL || json_object_set_new(o, f->name, v) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+json_t *proto_msg_write(const char *type, enum proto_dir dir, const void *m)
+{
+    const struct msgdef *def = find_message(type, dir);
+    json_t *o = json_object();
+
+    if (def == NULL || o == NULL || json_object_set_new(o, "type", json_string(type)) < 0 ||
+        write_fields(o, &def->schema, m) < 0) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* Reads the keys of schema s from o, which passed check_object, into the
+ * struct at base; absent keys as msg.h says. 0, or -1 with e set when out
+ * of memory (arrays allocated so far stay in the struct). */
+static int read_fields(const json_t *o, const struct schema *s, void *base, mct_err *e)
+{
+    for (const struct field *f = s->fields; f->name != NULL; f++) {
+        const json_t *v = json_object_get(o, f->name);
+        const char *str;
+        long long n;
+        double d;
+        int flag;
+
+        if (!f->slot)
+            continue;
+        switch (f->kind) {
+        case K_STR:
+        case K_STR_OR_NULL:
+            str = json_string_value(v);
+            slot_put(base, f->at, &str, sizeof str);
+            break;
+        case K_INT:
+            n = v != NULL ? (long long)json_integer_value(v) : -1;
+            slot_put(base, f->at, &n, sizeof n);
+            break;
+        case K_NUM:
+            d = v != NULL ? json_number_value(v) : -1;
+            slot_put(base, f->at, &d, sizeof d);
+            break;
+        case K_BOOL:
+            flag = json_is_true(v);
+            slot_put(base, f->at, &flag, sizeof flag);
+            break;
+        case K_OBJ:
+        case K_OBJ_OR_NULL:
+            flag = json_is_object(v);
+            if (f->has)
+                slot_put(base, f->has_at, &flag, sizeof flag);
+            if (flag && read_fields(v, f->sub, (char *)base + f->at, e) < 0)
+                return -1;
+            break;
+        case K_ARR:
+        case K_STRS: {
+            size_t count = json_array_size(v);
+            char *items = count > 0 ? calloc(count, f->size) : NULL;
+
+            if (count > 0 && items == NULL)
+                return mct_err_set(e, MCT_E_NOMEM, "no memory for %zu items of \"%s\"", count, f->name);
+            slot_put(base, f->at, &items, sizeof items);
+            slot_put(base, f->count_at, &count, sizeof count);
+            for (size_t i = 0; i < count; i++) {
+                const json_t *item = json_array_get(v, i);
+
+                if (f->kind == K_STRS) {
+                    str = json_string_value(item);
+                    slot_put(items, i * f->size, &str, sizeof str);
+                } else if (read_fields(item, f->sub, items + i * f->size, e) < 0) {
+                    return -1;
+                }
+            }
+            break;
+        }
+        }
+    }
+    return 0;
+}
+
+int proto_msg_read(const json_t *msg, const char *type, enum proto_dir dir, void *m, size_t size,
+                   mct_err *e)
+{
+    memset(m, 0, size);
+    if (proto_validate(msg, dir, e) < 0)
+        return -1;
+    if (strcmp(proto_type(msg), type) != 0)
+        return mct_err_set(e, MCT_E_PROTO, "expected a \"%s\" %s, got a \"%.64s\"", type,
+                           dir == PROTO_REQUEST ? "request" : "reply", proto_type(msg));
+    return read_fields(msg, &find_message(type, dir)->schema, m, e);
 }
 
 /* ---- frames ------------------------------------------------------------- */
@@ -922,7 +1209,7 @@ json_t *proto_read_cancel(int fd, enum proto_dir dir, int timeout_ms, int (*stop
     return read_frame(fd, dir, timeout_ms, &c, e);
 }
 
-/* ---- builders ----------------------------------------------------------- */
+/* ---- strings ------------------------------------------------------------ */
 
 void proto_utf8_sanitize(char *s)
 {
@@ -940,19 +1227,4 @@ void proto_utf8_sanitize(char *s)
         else
             i += len - 1;
     }
-}
-
-json_t *proto_error_new(enum proto_code code, const char *fmt, ...)
-{
-    char text[1024];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    proto_utf8_sanitize(text);
-    if (text[0] == '\0')
-        snprintf(text, sizeof text, "%s", proto_code_name(code));
-    return json_pack("{s:s, s:s, s:s}", "type", "error", "code", proto_code_name(code),
-                     "message", text);
 }

@@ -71,6 +71,16 @@ const char *proto_code_name(enum proto_code code);
 /* The code named s, or -1 for a name this side does not know. */
 int proto_code_from_name(const char *s);
 
+/* The code of the `error` the agent sends for a failure of mct_err code
+ * mct_code (MCT_E_NO_CLASS -> class_not_loaded, ...; internal for codes that
+ * are not a refusal). */
+enum proto_code proto_code_of_err(int mct_code);
+
+/* The client's exit status for an `error` with code (PROTOCOL.md): 3 (the
+ * request was refused), 2 (denied), else 5. The numbers are SPEC §2's
+ * (client/exit.h). */
+int proto_code_exit(enum proto_code code);
+
 /* Writes the header of a frame whose payload has len bytes. */
 void proto_header_encode(unsigned char hdr[PROTO_HEADER_LEN], uint32_t len);
 
@@ -94,6 +104,15 @@ int proto_validate(const json_t *msg, enum proto_dir dir, mct_err *e);
 
 /* The "type" of a message that passed proto_validate (borrowed from msg). */
 const char *proto_type(const json_t *msg);
+
+/* For msg.c, which gives them their types (use msg.h): the struct at m as
+ * a new message of type and direction dir, in the order of its schema, or
+ * NULL (out of memory, a string not UTF-8); and msg, checked with
+ * proto_validate and of that type, into the struct at m of size bytes: 0,
+ * or -1 with e set. The struct's arrays are then the caller's to free. */
+json_t *proto_msg_write(const char *type, enum proto_dir dir, const void *m);
+int proto_msg_read(const json_t *msg, const char *type, enum proto_dir dir, void *m, size_t size,
+                   mct_err *e);
 
 /* Renders msg compactly and writes it as one frame to fd; 0 or -1 with e set.
  * Retries on EINTR and short writes; on sockets a closed peer is EPIPE, never
@@ -122,11 +141,6 @@ json_t *proto_read(int fd, enum proto_dir dir, int timeout_ms, mct_err *e);
  * of a frame is lost: the connection is of no more use after MCT_E_INTR. */
 json_t *proto_read_cancel(int fd, enum proto_dir dir, int timeout_ms, int (*stop)(void *arg),
                           void *arg, mct_err *e);
-
-/* A new `error` message with code and the formatted text, or NULL when out
- * of memory. Caller decrefs. */
-json_t *proto_error_new(enum proto_code code, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 
 /* 1 if s is a binary class name with dots (com.shop.Cart$Line), else 0. */
 int proto_class_name_valid(const char *s);

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "proto.h"
 
 /* A frame holding payload (n bytes) behind a valid header; caller frees. */
@@ -456,7 +457,7 @@ static void test_names(void)
 
 static void test_error_new(void)
 {
-    json_t *m = proto_error_new(PROTO_ERR_BAD_REGEX, "bad %s \xff here", "regex");
+    json_t *m = msg_error_new(PROTO_ERR_BAD_REGEX, "bad %s \xff here", "regex");
     mct_err e;
 
     CHECK(m != NULL);
@@ -600,6 +601,293 @@ static void test_read_cancel(void)
     close(sv[1]);
 }
 
+/* ---- typed messages (msg.h) ---------------------------------------------- */
+
+/* Each reads a message into its struct and writes the struct again: a new
+ * message, or NULL with e set when the read failed. */
+static json_t *rt_hello_req(const json_t *in, mct_err *e)
+{
+    struct msg_hello_req m;
+
+    return msg_hello_req_read(in, &m, e) < 0 ? NULL : msg_hello_req_write(&m);
+}
+
+static json_t *rt_trace(const json_t *in, mct_err *e)
+{
+    struct msg_trace m;
+
+    return msg_trace_read(in, &m, e) < 0 ? NULL : msg_trace_write(&m);
+}
+
+static json_t *rt_stop(const json_t *in, mct_err *e)
+{
+    struct msg_stop m;
+
+    return msg_stop_read(in, &m, e) < 0 ? NULL : msg_stop_write(&m);
+}
+
+static json_t *rt_hello(const json_t *in, mct_err *e)
+{
+    struct msg_hello m;
+    json_t *out = msg_hello_read(in, &m, e) < 0 ? NULL : msg_hello_write(&m);
+
+    msg_hello_clear(&m);
+    return out;
+}
+
+static json_t *rt_plan(const json_t *in, mct_err *e)
+{
+    struct msg_plan m;
+    json_t *out = msg_plan_read(in, &m, e) < 0 ? NULL : msg_plan_write(&m);
+
+    msg_plan_clear(&m);
+    return out;
+}
+
+static json_t *rt_status(const json_t *in, mct_err *e)
+{
+    struct msg_status m;
+
+    return msg_status_read(in, &m, e) < 0 ? NULL : msg_status_write(&m);
+}
+
+static json_t *rt_end(const json_t *in, mct_err *e)
+{
+    struct msg_end m;
+
+    return msg_end_read(in, &m, e) < 0 ? NULL : msg_end_write(&m);
+}
+
+static json_t *rt_error(const json_t *in, mct_err *e)
+{
+    struct msg_error m;
+
+    return msg_error_read(in, &m, e) < 0 ? NULL : msg_error_write(&m);
+}
+
+#define PROBE_OBJ "{\"ns\":20.5,\"measured_ns\":20.5,\"median_ns\":21.0,\"floor_ns\":11.5," \
+    "\"trusted\":true,\"bursts\":900}"
+#define HELLO_HEAD "{\"type\":\"hello\",\"protocol\":1,\"agent_version\":\"0.1.0\",\"pid\":7," \
+    "\"jvm\":{\"name\":\"VM\",\"vendor\":\"V\",\"version\":\"17\"},"
+#define PLAN_SUMMARY "\"summary\":{\"instrumented\":1,\"pending\":0,\"skipped\":0,\"failed\":0," \
+    "\"excluded\":1,\"planned\":0,\"capped\":false,\"plan_ms\":2.5,\"instrument_ms\":0.5," \
+    "\"loaded_classes\":500,\"clock\":\"tsc\""
+
+/* Messages as the agent and the client send them, keys in the order their
+ * writers put them: read and written again, each must come out the same,
+ * to the byte. */
+static const struct {
+    json_t *(*rt)(const json_t *in, mct_err *e);
+    const char *text;
+} round_trips[] = {
+    { rt_hello_req, "{\"type\":\"hello\",\"protocol\":1,\"client\":\"0.1.0\"}" },
+    { rt_trace, "{\"type\":\"trace\",\"protocol\":1,\"class\":\"com.shop.Cart\",\"method\":\"total\","
+                "\"desc\":null,\"depth\":3,\"regex\":\"com\\\\.shop\\\\..*\",\"include_jdk\":false,"
+                "\"plan_only\":false,\"min_ns\":0,\"count\":0,\"verbose\":false,\"client_pid\":42}" },
+    { rt_trace, "{\"type\":\"trace\",\"protocol\":1,\"class\":\"a.B$C\",\"method\":\"<init>\","
+                "\"desc\":\"(I[Ljava/lang/String;)V\",\"depth\":64,\"regex\":\"\",\"include_jdk\":true,"
+                "\"plan_only\":true,\"min_ns\":1500000,\"count\":9223372036854775807,\"verbose\":true,"
+                "\"client_pid\":2147483647}" },
+    { rt_stop, "{\"type\":\"stop\",\"reason\":\"signal\"}" },
+    { rt_hello, HELLO_HEAD "\"session\":null,\"instrumented_classes\":0,\"loads\":1,"
+                "\"missing_capabilities\":[]}" },
+    { rt_hello, HELLO_HEAD "\"session\":{\"class\":\"a.B\",\"method\":\"m\",\"depth\":2,\"regex\":\"a\\\\..*\","
+                "\"client_pid\":9,\"started_ns\":1700000000000000000,\"calls\":5,\"printed\":4},"
+                "\"instrumented_classes\":3,\"loads\":2,"
+                "\"missing_capabilities\":[\"can_generate_early_vmstart\",\"x\"]}" },
+    { rt_plan, "{\"type\":\"plan\",\"methods\":[],\"summary\":{\"instrumented\":0,\"pending\":0,"
+               "\"skipped\":0,\"failed\":0,\"excluded\":0,\"planned\":0,\"capped\":true,\"plan_ms\":0.0,"
+               "\"instrument_ms\":0.0,\"loaded_classes\":0,\"clock\":\"monotonic\"}}" },
+    { rt_plan, "{\"type\":\"plan\",\"methods\":[{\"class\":\"a.B\",\"method\":\"m\",\"desc\":\"()V\","
+               "\"level\":1,\"status\":\"instrumented\",\"root\":true,\"id\":0},{\"class\":\"a.\xc3\xa9\","
+               "\"method\":\"n\",\"desc\":\"(J)I\",\"level\":2,\"status\":\"excluded\",\"root\":false,"
+               "\"reason\":\"JDK class\"}]," PLAN_SUMMARY ",\"probe\":" PROBE_OBJ ",\"callee_classes\":6,"
+               "\"matched_classes\":0,\"suggestion\":\"a\\\\..*\",\"suggestion_matches\":2,"
+               "\"receiver\":\"a.C\"}}" },
+    { rt_status, "{\"type\":\"status\",\"calls\":3,\"printed\":2,\"filtered\":1,\"dropped\":0,"
+                 "\"instrumented\":8,\"pending\":1,\"late\":0,\"instrumented_classes\":4,"
+                 "\"unloaded_classes\":0,\"note\":\"no call of the entry method has completed yet\"}" },
+    { rt_status, "{\"type\":\"status\",\"calls\":0,\"printed\":0,\"filtered\":0,\"dropped\":0,"
+                 "\"instrumented\":0,\"pending\":0,\"late\":0,\"instrumented_classes\":0,"
+                 "\"unloaded_classes\":0}" },
+    /* The end of finish() and the end of session_vm_death(). */
+    { rt_end, "{\"type\":\"end\",\"reason\":\"stop\",\"calls\":3,\"printed\":3,\"filtered\":0,\"dropped\":2,"
+              "\"discarded\":1,\"restored_classes\":4,\"instrumented_classes\":0,\"unloaded_classes\":0,"
+              "\"detail\":\"signal\",\"probe_ns\":20.5,\"probe\":" PROBE_OBJ "}" },
+    { rt_end, "{\"type\":\"end\",\"reason\":\"jvm_exit\",\"calls\":7,\"printed\":6}" },
+    { rt_error, "{\"type\":\"error\",\"code\":\"plan_limit\",\"message\":\"planning took too long\"}" },
+};
+
+static void test_msg_round_trips(void)
+{
+    for (size_t i = 0; i < sizeof round_trips / sizeof round_trips[0]; i++) {
+        mct_err e;
+        json_t *in = proto_parse(round_trips[i].text, strlen(round_trips[i].text), PROTO_REQUEST, &e);
+        json_t *out;
+        char *text;
+
+        if (in == NULL)
+            in = proto_parse(round_trips[i].text, strlen(round_trips[i].text), PROTO_REPLY, &e);
+        if (in == NULL) {
+            fprintf(stderr, "%s:%d: round trip %zu: %s\n", __FILE__, __LINE__, i, e.msg);
+            check_failures++;
+            continue;
+        }
+        out = round_trips[i].rt(in, &e);
+        text = out != NULL ? json_dumps(out, JSON_COMPACT) : NULL;
+        if (text == NULL || strcmp(text, round_trips[i].text) != 0) {
+            fprintf(stderr, "%s:%d: round trip %zu:\n  sent %s\n  got  %s\n", __FILE__, __LINE__, i,
+                    round_trips[i].text, text != NULL ? text : e.msg);
+            check_failures++;
+        }
+        free(text);
+        json_decref(out);
+        json_decref(in);
+    }
+}
+
+/* Messages each reader must refuse, with a part of its message: another
+ * type, the other direction, or a message its schema rejects. */
+static const struct {
+    json_t *(*rt)(const json_t *in, mct_err *e);
+    const char *text;
+    const char *part;
+} bad_reads[] = {
+    { rt_hello_req, "{\"type\":\"stop\",\"reason\":\"x\"}", "expected a \"hello\" request, got a \"stop\"" },
+    { rt_hello_req, "{\"type\":\"hello\",\"protocol\":1}", "hello request: client: missing" },
+    { rt_trace, "{\"type\":\"stop\",\"reason\":\"x\"}", "expected a \"trace\" request, got a \"stop\"" },
+    { rt_trace, TRACE_OK ",\"x\":1}", "unknown key \"x\"" },
+    { rt_trace, "{\"type\":\"trace\",\"protocol\":1,\"class\":\"a.B\",\"method\":\"m\",\"desc\":null,"
+                "\"depth\":65,\"regex\":\"\",\"include_jdk\":false,\"plan_only\":false,\"min_ns\":0,"
+                "\"count\":0,\"verbose\":false,\"client_pid\":1}", "depth: 65 is outside 1..64" },
+    { rt_stop, "{\"type\":\"stop\",\"reason\":\"\"}", "reason: length 0" },
+    { rt_stop, "{\"type\":\"end\",\"reason\":\"count\"}", "unknown message type \"end\"" },
+    { rt_hello, "{\"type\":\"hello\",\"protocol\":1,\"client\":\"x\"}", "agent_version: missing" },
+    { rt_hello, HELLO_HEAD "\"session\":7,\"instrumented_classes\":0}", "session: must be an object" },
+    { rt_plan, "{\"type\":\"end\",\"reason\":\"count\"}", "expected a \"plan\" reply, got a \"end\"" },
+    { rt_plan, "{\"type\":\"plan\",\"methods\":[{\"class\":\"a.B\",\"method\":\"m\",\"desc\":\"()V\","
+               "\"level\":0,\"status\":\"x\"}]," PLAN_SUMMARY "}}", "methods[0].level: 0 is outside 1..64" },
+    { rt_status, "{\"type\":\"status\",\"calls\":-1}", "status: calls: -1 is outside" },
+    { rt_status, "{\"type\":\"status\",\"note\":7}", "note: must be a string" },
+    { rt_end, "{\"type\":\"end\",\"reason\":\"count\",\"discarded\":\"2\"}", "discarded: must be an integer" },
+    { rt_end, "{\"type\":\"end\"}", "end: reason: missing" },
+    { rt_error, "{\"type\":\"error\",\"code\":\"busy\"}", "error: message: missing" },
+    { rt_error, "{\"type\":\"status\"}", "expected a \"error\" reply, got a \"status\"" },
+    { rt_error, "[]", "must be a JSON object" },
+};
+
+static void test_msg_bad_reads(void)
+{
+    for (size_t i = 0; i < sizeof bad_reads / sizeof bad_reads[0]; i++) {
+        json_error_t jerr;
+        json_t *in = json_loads(bad_reads[i].text, 0, &jerr), *out;
+        mct_err e;
+
+        mct_err_clear(&e);
+        if (in == NULL) {
+            fprintf(stderr, "%s:%d: bad read %zu: %s\n", __FILE__, __LINE__, i, jerr.text);
+            check_failures++;
+            continue;
+        }
+        out = bad_reads[i].rt(in, &e);
+        if (out != NULL || e.code != MCT_E_PROTO || strstr(e.msg, bad_reads[i].part) == NULL) {
+            fprintf(stderr, "%s:%d: bad read %zu: read, or the message \"%s\" lacks \"%s\"\n",
+                    __FILE__, __LINE__, i, e.msg, bad_reads[i].part);
+            check_failures++;
+        }
+        json_decref(out);
+        json_decref(in);
+    }
+}
+
+/* What the readers make of absent keys and unknown codes, and the writers'
+ * refusals. */
+static void test_msg_details(void)
+{
+    struct msg_end end;
+    struct msg_error err;
+    struct msg_plan plan;
+    json_t *m;
+    mct_err e;
+
+    msg_end_init(&end, "jvm_exit");
+    end.calls = 1;
+    end.printed = 0;
+    m = msg_end_write(&end);
+    CHECK(m != NULL && msg_end_read(m, &end, &e) == 0);
+    CHECK_STR(end.reason, "jvm_exit");
+    CHECK_INT(end.calls, 1);
+    CHECK_INT(end.filtered, -1);
+    CHECK_INT(end.has_probe, 0);
+    CHECK(end.probe_ns < 0);
+    CHECK(end.detail == NULL);
+    json_decref(m);
+
+    m = json_pack("{s:s, s:s, s:s}", "type", "error", "code", "from_the_future", "message", "m");
+    CHECK_INT(msg_error_read(m, &err, &e), 0);
+    CHECK_INT(err.code, PROTO_ERR_INTERNAL);
+    CHECK_STR(err.name, "from_the_future");
+    json_decref(m);
+
+    /* An empty message is named by its code. */
+    m = msg_error_new(PROTO_ERR_BUSY, "%s", "");
+    CHECK(m != NULL && msg_error_read(m, &err, &e) == 0);
+    CHECK_STR(err.message, "busy");
+    json_decref(m);
+
+    /* Not UTF-8: the writer fails instead of sending a broken message. */
+    CHECK(msg_stop_write(&(struct msg_stop){ .reason = "a\xff" }) == NULL);
+
+    /* A plan's strings are borrowed from its message. */
+    m = msg_plan_write(&(struct msg_plan){
+        .methods = &(struct msg_plan_method){ .cls = "a.B", .method = "m", .desc = "()V", .level = 1,
+                                              .status = "planned", .id = -1 },
+        .n_methods = 1,
+        .summary = { .clock = "tsc", .callee_classes = -1, .matched_classes = -1,
+                     .suggestion_matches = -1 },
+    });
+    CHECK(m != NULL && msg_plan_read(m, &plan, &e) == 0);
+    CHECK_INT(plan.n_methods, 1);
+    if (plan.n_methods == 1) {
+        CHECK(plan.methods[0].cls == json_string_value(json_object_get(
+                                         json_array_get(json_object_get(m, "methods"), 0), "class")));
+        CHECK_INT(plan.methods[0].id, -1);
+        CHECK(plan.methods[0].reason == NULL);
+    }
+    CHECK_INT(plan.summary.callee_classes, -1);
+    CHECK(plan.summary.receiver == NULL);
+    msg_plan_clear(&plan);
+    json_decref(m);
+}
+
+/* The error codes: mct_err codes to error codes, error codes to exit
+ * statuses (PROTOCOL.md's table). */
+static void test_codes(void)
+{
+    CHECK_INT(proto_code_of_err(MCT_E_NO_CLASS), PROTO_ERR_CLASS_NOT_LOADED);
+    CHECK_INT(proto_code_of_err(MCT_E_NO_METHOD), PROTO_ERR_METHOD_NOT_FOUND);
+    CHECK_INT(proto_code_of_err(MCT_E_BAD_REGEX), PROTO_ERR_BAD_REGEX);
+    CHECK_INT(proto_code_of_err(MCT_E_NOTHING), PROTO_ERR_NOTHING_INSTRUMENTABLE);
+    CHECK_INT(proto_code_of_err(MCT_E_BUSY), PROTO_ERR_BUSY);
+    CHECK_INT(proto_code_of_err(MCT_E_ARG), PROTO_ERR_BAD_REQUEST);
+    CHECK_INT(proto_code_of_err(MCT_E_UNSUPPORTED), PROTO_ERR_UNSUPPORTED);
+    CHECK_INT(proto_code_of_err(MCT_E_LIMIT), PROTO_ERR_PLAN_LIMIT);
+    CHECK_INT(proto_code_of_err(MCT_E_JVMTI), PROTO_ERR_INTERNAL);
+    CHECK_INT(proto_code_of_err(MCT_E_NOMEM), PROTO_ERR_INTERNAL);
+    CHECK_INT(proto_code_exit(PROTO_ERR_BUSY), 3);
+    CHECK_INT(proto_code_exit(PROTO_ERR_CLASS_NOT_LOADED), 3);
+    CHECK_INT(proto_code_exit(PROTO_ERR_METHOD_NOT_FOUND), 3);
+    CHECK_INT(proto_code_exit(PROTO_ERR_BAD_REGEX), 3);
+    CHECK_INT(proto_code_exit(PROTO_ERR_NOTHING_INSTRUMENTABLE), 3);
+    CHECK_INT(proto_code_exit(PROTO_ERR_UNSUPPORTED), 3);
+    CHECK_INT(proto_code_exit(PROTO_ERR_PLAN_LIMIT), 3);
+    CHECK_INT(proto_code_exit(PROTO_ERR_DENIED), 2);
+    CHECK_INT(proto_code_exit(PROTO_ERR_BAD_REQUEST), 5);
+    CHECK_INT(proto_code_exit(PROTO_ERR_PROTOCOL), 5);
+    CHECK_INT(proto_code_exit(PROTO_ERR_INTERNAL), 5);
+    CHECK_INT(proto_code_exit(PROTO_ERR_COUNT), 5);
+}
+
 int main(void)
 {
     test_header();
@@ -611,5 +899,9 @@ int main(void)
     test_error_new();
     test_io();
     test_read_cancel();
+    test_msg_round_trips();
+    test_msg_bad_reads();
+    test_msg_details();
+    test_codes();
     return check_status();
 }
