@@ -9,12 +9,14 @@
  * Threads and locks: the session thread calls every function here; the
  * class file hook (instrument.c) calls the load callback splan_watch_loads
  * installs, under the hook's lock, on the thread that loads the class, and
- * the ClassPrepare callback runs on any thread. mlock guards the method
+ * the ClassPrepare callback runs on any thread (it only touches the
+ * probes' receivers, which lock themselves). mlock guards the method
  * lists, the seeds and early classes the hook queues, `ready` and `late`;
- * it is taken after the hook's lock (never the other way round) and never
- * held across a JVMTI call. The listener never looks here (session.c keeps
- * what it shows under its own lock, slock). An smethod's outcome is written
- * by the hook through inst_outcome (atomically) and read with acquire. */
+ * the hook takes it under its own lock, so nothing here takes the hook's
+ * lock (inst_add, inst_retransform) while holding mlock. The listener never
+ * looks here (session.c shows the request, under slock). An smethod's
+ * outcome is written by the hook through inst_outcome (atomically) and
+ * read with acquire. */
 #ifndef MCT_SPLAN_H
 #define MCT_SPLAN_H
 
