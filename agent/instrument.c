@@ -12,6 +12,7 @@
 #include "bytecode.h"
 #include "classfile.h"
 #include "clock.h"
+#include "kit.h"
 #include "methods.h"
 #include "probe.h"
 #include "rewrite.h"
@@ -48,12 +49,9 @@ struct iclass {
     struct icopy *copies;
     size_t n_copies;
     size_t prune_at;           /* copies of dead loaders are dropped past it */
-    struct iclass *next;       /* hash chain */
     struct iclass *all;        /* every class of the table (or leftover) */
     uint64_t left_ns;          /* a leftover since (clock_monotonic_ns) */
 };
-
-#define N_BUCKETS 1024
 
 /* Copies looked at for dead loaders once there are this many (then twice
  * as many as are left). */
@@ -62,7 +60,7 @@ struct iclass {
 /* Recursive: what the hook calls (AddModuleReads runs Java code) may load a
  * class, which enters the hook again on the same thread. */
 static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
-static struct iclass *buckets[N_BUCKETS];
+static kit_table by_name;            /* name -> struct iclass * */
 static struct iclass *all_classes;
 static atomic_size_t n_rewritten;
 static size_t n_unloaded;            /* rewritten copies found unloaded (under lock) */
@@ -100,15 +98,6 @@ static void *load_arg;
 static inst_match_cb diag_match;
 static void *diag_arg;
 static _Atomic uint64_t diag_classes, diag_methods, diag_skipped, diag_bad;
-
-static unsigned bucket(const char *name)
-{
-    unsigned h = 5381;
-
-    while (*name)
-        h = h * 33 + (unsigned char)*name++;
-    return h & (N_BUCKETS - 1);
-}
 
 /* Whether copy k is the one of loader (NULL: the boot loader). */
 static int loader_of(JNIEnv *jni, const struct icopy *k, jobject loader)
@@ -191,11 +180,12 @@ static struct icopy *copy_of(JNIEnv *jni, struct iclass *c, jclass redefined, jo
 /* The table entry for name, or NULL; the lock is held. */
 static struct iclass *find_class(const char *name)
 {
-    struct iclass *c;
+    kit_cursor cur;
+    uintptr_t v;
 
-    for (c = buckets[bucket(name)]; c != NULL; c = c->next)
-        if (strcmp(c->name, name) == 0)
-            return c;
+    for (v = kit_table_first(&by_name, kit_hash_str(name, 0), &cur); v != 0; v = kit_table_next(&by_name, &cur))
+        if (strcmp(((struct iclass *)v)->name, name) == 0)
+            return (struct iclass *)v;
     return NULL;
 }
 
@@ -207,13 +197,14 @@ int inst_add_locked(const char *cls, const char *name, const char *desc, int32_t
 
     if (c == NULL) {
         c = calloc(1, sizeof *c);
-        if (c == NULL || (c->name = strdup(cls)) == NULL) {
+        if (c == NULL || (c->name = strdup(cls)) == NULL ||
+            kit_table_add(&by_name, kit_hash_str(cls, 0), (uintptr_t)c) < 0) {
+            if (c != NULL)
+                free(c->name);
             free(c);
             return mct_err_set(err, MCT_E_NOMEM, "out of memory adding %s", cls);
         }
         c->prune_at = PRUNE_FIRST;
-        c->next = buckets[bucket(cls)];
-        buckets[bucket(cls)] = c;
         c->all = all_classes;
         all_classes = c;
     }
@@ -939,7 +930,7 @@ int inst_restore(JNIEnv *jni, mct_err *err)
     pthread_mutex_lock(&lock);
     list = all_classes;
     all_classes = NULL;
-    memset(buckets, 0, sizeof buckets);
+    kit_table_free(&by_name);
     n_unloaded = 0;
     pthread_mutex_unlock(&lock);
 

@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "classfile.h"
 #include "instrument.h"
+#include "kit.h"
 #include "methods.h"
 #include "mutf8.h"
 #include "vm.h"
@@ -245,43 +246,23 @@ int splan_make(struct splan *s, JNIEnv *jni, hj **hier, int (*gone)(void *), voi
 /* The classes to retransform, each once (a snapshot has one hier_class per
  * class, so pointers identify classes). */
 struct class_set {
-    hier_class **seen;         /* open addressing, a power of 2 */
-    size_t cap;
+    kit_table seen;            /* the hier_class pointers added */
     jclass *classes;           /* in the order added */
     size_t n, cap_classes;
 };
 
 static int set_add_one(struct class_set *cs, hier_class *c)
 {
-    size_t h;
+    uint64_t h = kit_hash_u64((uintptr_t)c);
+    kit_cursor cur;
+    uintptr_t v;
 
-    if ((cs->n + 1) * 2 > cs->cap) {
-        struct class_set bigger = {.cap = cs->cap ? cs->cap * 4 : 64};
-        size_t i;
-
-        bigger.seen = calloc(bigger.cap, sizeof *bigger.seen);
-        if (bigger.seen == NULL)
-            return -1;
-        for (i = 0; i < cs->cap; i++)
-            if (cs->seen[i] != NULL) {
-                h = ((uintptr_t)cs->seen[i] >> 4) & (bigger.cap - 1);
-                while (bigger.seen[h] != NULL)
-                    h = (h + 1) & (bigger.cap - 1);
-                bigger.seen[h] = cs->seen[i];
-            }
-        free(cs->seen);
-        cs->seen = bigger.seen;
-        cs->cap = bigger.cap;
-    }
-    h = ((uintptr_t)c >> 4) & (cs->cap - 1);
-    while (cs->seen[h] != NULL) {
-        if (cs->seen[h] == c)
+    for (v = kit_table_first(&cs->seen, h, &cur); v != 0; v = kit_table_next(&cs->seen, &cur))
+        if (v == (uintptr_t)c)
             return 0;
-        h = (h + 1) & (cs->cap - 1);
-    }
-    if (buf_grow(&cs->classes, &cs->cap_classes, cs->n, sizeof *cs->classes, 16) < 0)
+    if (buf_grow(&cs->classes, &cs->cap_classes, cs->n, sizeof *cs->classes, 16) < 0 ||
+        kit_table_add(&cs->seen, h, (uintptr_t)c) < 0)
         return -1;
-    cs->seen[h] = c;
     cs->classes[cs->n++] = hj_class(c);
     return 0;
 }
@@ -300,7 +281,7 @@ static int set_add(struct class_set *cs, hier_class *c)
 
 static void set_free(struct class_set *cs)
 {
-    free(cs->seen);
+    kit_table_free(&cs->seen);
     free(cs->classes);
 }
 
