@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -596,7 +597,10 @@ static int switch_event(jvmtiEvent ev, int on, const char *name, mct_err *e)
     return 0;
 }
 
-int vm_set_class_hook(jvmtiEventClassFileLoadHook hook, mct_err *e)
+/* Sets the callback at offset slot of the callbacks (cb: a function pointer
+ * of that slot's type, or NULL) and switches event ev (named name) on or off
+ * with it. */
+static int set_callback(size_t slot, void (*cb)(void), jvmtiEvent ev, const char *name, mct_err *e)
 {
     int rc;
 
@@ -605,25 +609,22 @@ int vm_set_class_hook(jvmtiEventClassFileLoadHook hook, mct_err *e)
         pthread_mutex_unlock(&vm.lock);
         return mct_err_set(e, MCT_E_JVMTI, "no JVMTI environment");
     }
-    vm.callbacks.ClassFileLoadHook = hook;
-    rc = switch_event(JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, hook != NULL, "ClassFileLoadHook", e);
+    memcpy((char *)&vm.callbacks + slot, &cb, sizeof cb);
+    rc = switch_event(ev, cb != NULL, name, e);
     pthread_mutex_unlock(&vm.lock);
     return rc;
 }
 
+int vm_set_class_hook(jvmtiEventClassFileLoadHook hook, mct_err *e)
+{
+    return set_callback(offsetof(jvmtiEventCallbacks, ClassFileLoadHook), (void (*)(void))hook,
+                        JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, "ClassFileLoadHook", e);
+}
+
 int vm_set_class_prepare(jvmtiEventClassPrepare cb, mct_err *e)
 {
-    int rc;
-
-    pthread_mutex_lock(&vm.lock);
-    if (vm.jvmti == NULL) {
-        pthread_mutex_unlock(&vm.lock);
-        return mct_err_set(e, MCT_E_JVMTI, "no JVMTI environment");
-    }
-    vm.callbacks.ClassPrepare = cb;
-    rc = switch_event(JVMTI_EVENT_CLASS_PREPARE, cb != NULL, "ClassPrepare", e);
-    pthread_mutex_unlock(&vm.lock);
-    return rc;
+    return set_callback(offsetof(jvmtiEventCallbacks, ClassPrepare), (void (*)(void))cb,
+                        JVMTI_EVENT_CLASS_PREPARE, "ClassPrepare", e);
 }
 
 /* Gets the JVMTI environment, its capabilities and callbacks; 0 or -1. */
