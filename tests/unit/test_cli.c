@@ -253,7 +253,7 @@ static void test_gates(void)
                 "3", "x");
     USAGE_ERROR("--budget a.B.m:p99=-1: the budget must be a number of milliseconds >= 0, got '-1'",
                 "--budget", "a.B.m:p99=-1", "1", "a.B", "m", "3", "x");
-    USAGE_ERROR("--budget: 'B.' is not CLASS.METHOD", "--budget", "B.:p99=1", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--budget: '' is not a method name", "--budget", "B.:p99=1", "1", "a.B", "m", "3", "x");
     USAGE_ERROR("--max-calls cannot be used with --min-ms", "--max-calls", "a.B.m=1", "--min-ms", "2", "1",
                 "a.B", "m", "3", "x");
     USAGE_ERROR("--budget cannot be used with --min-ms", "--min-ms", "2", "--budget", "a.B.m:max=1", "1",
