@@ -55,7 +55,8 @@ int gate_add_call(gate *g, json_t *call, mct_err *e);
  * err for each failure: 1 when a gate failed (exit status 4), 0 when all
  * hold, -1 with e set when the summary lacks what a gate needs (a
  * percentile it does not carry). A summary of no call fails: nothing to
- * judge. */
+ * judge. summary must have passed sum_json_check (nodes are walked
+ * recursively). */
 int gate_check(const gate *g, const json_t *summary, FILE *err, mct_err *e);
 
 /* Judges the calls added with gate_add_call, as gate_check does (the

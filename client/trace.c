@@ -245,7 +245,8 @@ static void on_call(struct run *r, json_t *call)
     }
     r->printed++;
     warn_short(r, call);
-    if (r->gate != NULL && gate_add_call(r->gate, call, &e) < 0) {
+    /* After an error the session is ending: said once. */
+    if (r->gate != NULL && r->rc == MCT_EXIT_OK && gate_add_call(r->gate, call, &e) < 0) {
         log_error("the gates cannot count call #%lld: %s", num(call, "seq"), e.msg);
         r->rc = MCT_EXIT_INTERNAL;
         send_stop(r, "gate error");
