@@ -22,7 +22,10 @@ enum {
     OPT_INFO,
     OPT_AGENT,
     OPT_HELP,
-    OPT_VERSION
+    OPT_VERSION,
+    OPT_MAX_CALLS,
+    OPT_PERCENTILE,
+    OPT_BUDGET
 };
 
 static const struct option long_options[] = {
@@ -40,6 +43,9 @@ static const struct option long_options[] = {
     { "agent", required_argument, NULL, OPT_AGENT },
     { "help", no_argument, NULL, OPT_HELP },
     { "version", no_argument, NULL, OPT_VERSION },
+    { "max-calls", required_argument, NULL, OPT_MAX_CALLS },
+    { "percentile", required_argument, NULL, OPT_PERCENTILE },
+    { "budget", required_argument, NULL, OPT_BUDGET },
     { NULL, 0, NULL, 0 }
 };
 
@@ -78,6 +84,17 @@ void cli_usage(FILE *f)
           "      --plan            print the methods that would be instrumented and exit\n"
           "      --fail-over-ms MS exit with status 4 if a printed call took longer,\n"
           "                        or if no call was printed\n"
+          "      --max-calls CLASS.METHOD=N\n"
+          "                        exit with status 4 if one entry call called the\n"
+          "                        method more than N times (repeatable; METHOD may\n"
+          "                        carry its descriptor: 'find(J)Lcom/x/Row;')\n"
+          "      --percentile P    with --fail-over-ms: judge the P-th percentile\n"
+          "                        (0 < P <= 100) of the calls' durations instead\n"
+          "                        of every single call\n"
+          "      --budget CLASS.METHOD:STAT=MS\n"
+          "                        exit with status 4 if the method's time within one\n"
+          "                        entry call, at STAT (p50, p90, p99 or max), is over\n"
+          "                        MS ms at any of its call paths (repeatable)\n"
           "  -v, --verbose         progress on stderr\n"
           "      --info PID        print the agent's hello (JVM, agent, session) as JSON\n"
           "      --agent PATH      the agent library to load (default: $MCALLTREE_AGENT,\n"
@@ -86,8 +103,8 @@ void cli_usage(FILE *f)
           "      --version         the version\n"
           "\n"
           "Exit status: 0 done, 1 usage error, 2 cannot attach or connect, 3 the JVM\n"
-          "refused the request, 4 --fail-over-ms exceeded or no call to judge, 5 internal\n"
-          "or protocol error.\n",
+          "refused the request, 4 a gate failed (--fail-over-ms, --max-calls, --budget)\n"
+          "or no call to judge, 5 internal or protocol error.\n",
           f);
 }
 
@@ -209,6 +226,107 @@ static int parse_format(const char *s, struct cli *c, mct_err *e)
     return mct_err_set(e, MCT_E_ARG, "unknown format '%.64s' (json, tree, chrome or folded)", s);
 }
 
+/* ---- gates ---------------------------------------------------------------- */
+
+/* Parses the method name of a gate, s[0..len): CLASS.METHOD or
+ * CLASS.METHOD(DESC)RET, into *n (pointing into s). opt names the option. */
+static int parse_gate_name(const char *s, size_t len, const char *opt, struct cli_method_name *n,
+                           mct_err *e)
+{
+    const char *paren = memchr(s, '(', len);
+    size_t head = paren != NULL ? (size_t)(paren - s) : len;
+    const char *dot = NULL;
+    char buf[2 * CLI_NAME_MAX + 2];
+
+    for (size_t i = 0; i < head; i++)
+        if (s[i] == '.')
+            dot = s + i;
+    if (len > sizeof buf - 1 || !proto_utf8_valid(s, len))
+        return mct_err_set(e, MCT_E_ARG, "%s: the method name is longer than %d bytes or not UTF-8", opt,
+                           2 * CLI_NAME_MAX);
+    if (dot == NULL || dot == s)
+        return mct_err_set(e, MCT_E_ARG, "%s: '%.*s' is not CLASS.METHOD (a binary class name with dots, a "
+                           "dot, a method name: com.shop.Repo.find)", opt, (int)len, s);
+    n->class_name = s;
+    n->class_len = (size_t)(dot - s);
+    n->method = dot + 1;
+    n->method_len = head - n->class_len - 1;
+    n->desc = paren;
+    n->desc_len = paren != NULL ? len - head : 0;
+    memcpy(buf, s, n->class_len);
+    buf[n->class_len] = '\0';
+    if (!proto_class_name_valid(buf))
+        return mct_err_set(e, MCT_E_ARG, "%s: '%s' is not a binary class name such as com.shop.Cart$Line", opt,
+                           buf);
+    memcpy(buf, n->method, n->method_len);
+    buf[n->method_len] = '\0';
+    if (!proto_method_name_valid(buf))
+        return mct_err_set(e, MCT_E_ARG, "%s: '%s' is not a method name", opt, buf);
+    if (paren != NULL) {
+        memcpy(buf, paren, n->desc_len);
+        buf[n->desc_len] = '\0';
+        if (!proto_method_desc_valid(buf))
+            return mct_err_set(e, MCT_E_ARG, "%s: '%s' is not a JVM method descriptor such as (J)V", opt, buf);
+    }
+    return 0;
+}
+
+/* --max-calls CLASS.METHOD=N */
+static int parse_max_calls(const char *arg, struct cli *c, mct_err *e)
+{
+    const char *eq = strrchr(arg, '=');
+    struct cli_max_calls *g = &c->max_calls[c->n_max_calls];
+
+    if (c->n_max_calls == CLI_GATES_MAX)
+        return mct_err_set(e, MCT_E_ARG, "--max-calls: at most %d of them", CLI_GATES_MAX);
+    if (eq == NULL)
+        return mct_err_set(e, MCT_E_ARG, "--max-calls takes CLASS.METHOD=N (com.shop.Repo.find=1), got '%.200s'",
+                           arg);
+    if (parse_gate_name(arg, (size_t)(eq - arg), "--max-calls", &g->name, e) < 0)
+        return -1;
+    if (parse_int(eq + 1, 0, LLONG_MAX, &g->n) < 0)
+        return mct_err_set(e, MCT_E_ARG, "--max-calls %.200s: N must be an integer >= 0 (calls in one entry "
+                           "call), got '%.64s'", arg, eq + 1);
+    g->arg = arg;
+    c->n_max_calls++;
+    return 0;
+}
+
+/* --budget CLASS.METHOD:STAT=MS */
+static int parse_budget(const char *arg, struct cli *c, mct_err *e)
+{
+    static const char *const stats[] = {
+        [CLI_STAT_P50] = "p50", [CLI_STAT_P90] = "p90", [CLI_STAT_P99] = "p99", [CLI_STAT_MAX] = "max"
+    };
+    const char *eq = strrchr(arg, '='), *colon = NULL;
+    struct cli_budget *b = &c->budgets[c->n_budgets];
+    size_t i;
+
+    if (c->n_budgets == CLI_GATES_MAX)
+        return mct_err_set(e, MCT_E_ARG, "--budget: at most %d of them", CLI_GATES_MAX);
+    for (const char *p = arg; eq != NULL && p < eq; p++)
+        if (*p == ':')
+            colon = p;
+    if (eq == NULL || colon == NULL)
+        return mct_err_set(e, MCT_E_ARG, "--budget takes CLASS.METHOD:STAT=MS (com.shop.Repo.find:p99=20), "
+                           "got '%.200s'", arg);
+    if (parse_gate_name(arg, (size_t)(colon - arg), "--budget", &b->name, e) < 0)
+        return -1;
+    for (i = 0; i < sizeof stats / sizeof stats[0]; i++)
+        if ((size_t)(eq - colon - 1) == strlen(stats[i]) && strncmp(colon + 1, stats[i], strlen(stats[i])) == 0)
+            break;
+    if (i == sizeof stats / sizeof stats[0])
+        return mct_err_set(e, MCT_E_ARG, "--budget %.200s: '%.*s' is not p50, p90, p99 or max", arg,
+                           (int)(eq - colon - 1 > 64 ? 64 : eq - colon - 1), colon + 1);
+    b->stat = (enum cli_stat)i;
+    if (parse_number(eq + 1, &b->ms) < 0)
+        return mct_err_set(e, MCT_E_ARG, "--budget %.200s: the budget must be a number of milliseconds >= 0, "
+                           "got '%.64s'", arg, eq + 1);
+    b->arg = arg;
+    c->n_budgets++;
+    return 0;
+}
+
 /* ---- the command line --------------------------------------------------- */
 
 /* The options that only make sense for a trace; they are errors with --info. */
@@ -221,12 +339,15 @@ enum {
     GIVEN_FORMAT = 1 << 5,
     GIVEN_OUTPUT = 1 << 6,
     GIVEN_INCLUDE_JDK = 1 << 7,
-    GIVEN_PLAN = 1 << 8
+    GIVEN_PLAN = 1 << 8,
+    GIVEN_MAX_CALLS = 1 << 9,
+    GIVEN_PERCENTILE = 1 << 10,
+    GIVEN_BUDGET = 1 << 11
 };
 
 static const char *const given_names[] = {
     "--count", "--timeout", "--min-ms", "--slow-ms", "--fail-over-ms", "--format",
-    "--output", "--include-jdk", "--plan"
+    "--output", "--include-jdk", "--plan", "--max-calls", "--percentile", "--budget"
 };
 
 /* The long name of the option whose getopt value is val, or NULL. */
@@ -332,6 +453,18 @@ static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given
     case OPT_VERSION:
         c->mode = CLI_VERSION;
         return 1;
+    case OPT_MAX_CALLS:
+        *given |= GIVEN_MAX_CALLS;
+        return parse_max_calls(arg, c, e);
+    case OPT_PERCENTILE:
+        *given |= GIVEN_PERCENTILE;
+        if (parse_number(arg, &c->percentile) < 0 || c->percentile <= 0 || c->percentile > 100)
+            return mct_err_set(e, MCT_E_ARG, "--percentile must be a number over 0 and at most 100, "
+                               "got '%.64s'", arg);
+        return 0;
+    case OPT_BUDGET:
+        *given |= GIVEN_BUDGET;
+        return parse_budget(arg, c, e);
     }
     return mct_err_set(e, MCT_E_ARG, "unhandled option %d", opt);
 }
@@ -387,6 +520,16 @@ int cli_parse(int argc, char **argv, struct cli *c, mct_err *e)
             return mct_err_set(e, MCT_E_ARG, "--info takes only a pid, not '%.64s'", argv[optind]);
         return 0;
     }
+    if ((given & GIVEN_PERCENTILE) && !(given & GIVEN_FAIL_OVER_MS))
+        return mct_err_set(e, MCT_E_ARG, "--percentile needs --fail-over-ms MS, the limit for that "
+                           "percentile of the calls' durations");
+    /* The agent sends only the calls over --min-ms: the gates would judge
+     * a biased sample of the calls. */
+    if ((given & (GIVEN_MAX_CALLS | GIVEN_PERCENTILE | GIVEN_BUDGET)) && c->min_ms > 0)
+        return mct_err_set(e, MCT_E_ARG, "%s cannot be used with --min-ms: it judges every call, and "
+                           "--min-ms leaves the short ones out",
+                           (given & GIVEN_MAX_CALLS) ? "--max-calls" :
+                           (given & GIVEN_PERCENTILE) ? "--percentile" : "--budget");
     if (optind == argc)
         return mct_err_set(e, MCT_E_ARG, "missing arguments: <pid> <class> <method> <depth> "
                            "<regex>");

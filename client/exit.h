@@ -7,7 +7,7 @@ enum mct_exit {
     MCT_EXIT_USAGE = 1,     /* the command line is wrong */
     MCT_EXIT_ATTACH = 2,    /* cannot attach to the JVM or connect to the agent */
     MCT_EXIT_REFUSED = 3,   /* the agent refused the request */
-    MCT_EXIT_FAILOVER = 4,  /* a printed call took longer than --fail-over-ms */
+    MCT_EXIT_FAILOVER = 4,  /* a gate failed (--fail-over-ms, --max-calls, ...) or had no call */
     MCT_EXIT_INTERNAL = 5   /* internal or protocol error */
 };
 

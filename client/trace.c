@@ -10,6 +10,7 @@
 #include "conn.h"
 #include "exit.h"
 #include "fmtutil.h"
+#include "gate.h"
 #include "intr.h"
 #include "log.h"
 #include "mtime.h"
@@ -148,6 +149,7 @@ struct run {
     double started_at;   /* when the plan came (ms) */
     int receiver;        /* only calls on the named class are traced (inherited entry) */
     long long unloaded;  /* instrumented classes said to be unloaded */
+    gate *gate;          /* --max-calls, --percentile, --budget; NULL: none */
 };
 
 /* Durations within this many probe costs of 0 are not trustworthy. */
@@ -225,7 +227,7 @@ static void send_stop(struct run *r, const char *reason)
     json_decref(msg);
 }
 
-static void on_call(struct run *r, const json_t *call)
+static void on_call(struct run *r, json_t *call)
 {
     const json_t *root = json_object_get(call, "root");
     mct_err e;
@@ -243,7 +245,15 @@ static void on_call(struct run *r, const json_t *call)
     }
     r->printed++;
     warn_short(r, call);
-    if (r->c->fail_over_ms >= 0 && (double)num(root, "total_ns") > r->c->fail_over_ms * 1e6) {
+    /* After an error the session is ending: said once. */
+    if (r->gate != NULL && r->rc == MCT_EXIT_OK && gate_add_call(r->gate, call, &e) < 0) {
+        log_error("the gates cannot count call #%lld: %s", num(call, "seq"), e.msg);
+        r->rc = MCT_EXIT_INTERNAL;
+        send_stop(r, "gate error");
+    }
+    /* With --percentile, --fail-over-ms judges the run, not each call. */
+    if (r->c->fail_over_ms >= 0 && r->c->percentile == 0 &&
+        (double)num(root, "total_ns") > r->c->fail_over_ms * 1e6) {
         /* The reason for exit status 4, said once. */
         if (!r->over)
             log_error("call #%lld took %.3f ms, over --fail-over-ms %g (exit status 4)", num(call, "seq"),
@@ -306,6 +316,20 @@ static void say_no_call(const struct run *r, const struct msg_end *end)
     }
 }
 
+/* The gates on the calls received (per-call mode): the exit status, with
+ * a plain --fail-over-ms's verdict. */
+static int judge_gates(struct run *r)
+{
+    mct_err e;
+    int rc = gate_finish(r->gate, stderr, &e);
+
+    if (rc < 0) {
+        log_error("judging the gates: %s", e.msg);
+        return MCT_EXIT_INTERNAL;
+    }
+    return rc > 0 || r->over ? MCT_EXIT_FAILOVER : MCT_EXIT_OK;
+}
+
 /* The session's end as the agent reports it; returns the exit status. */
 static int on_end(struct run *r, const json_t *msg)
 {
@@ -347,6 +371,8 @@ static int on_end(struct run *r, const json_t *msg)
         return r->rc;
     if (busy <= 0)
         say_no_call(r, &m);
+    if (r->gate != NULL)
+        return judge_gates(r);
     if (r->c->fail_over_ms >= 0 && r->printed == 0) {
         log_error("--fail-over-ms %g: no call to judge, none was printed (exit status 4)", r->c->fail_over_ms);
         return MCT_EXIT_FAILOVER;
@@ -626,6 +652,13 @@ static int session(struct run *r)
         return MCT_EXIT_INTERNAL;
     }
     r->receiver = p.summary.receiver != NULL;
+    if (r->gate != NULL && !c->plan && gate_plan_check(r->gate, &p, stderr, &e) < 0) {
+        /* The agent restores the classes when it sees this client gone. */
+        log_error("%s", e.msg);
+        msg_plan_clear(&p);
+        json_decref(plan);
+        return MCT_EXIT_USAGE;
+    }
     if (c->plan) {
         code = show_plan_only(r, plan, &p);
         warn_plan(c, &p);
@@ -658,7 +691,13 @@ int trace_run(const struct cli *c, const struct proc_target *t)
         log_error("%s", e.msg);
         return MCT_EXIT_USAGE;
     }
+    if (gate_wanted(c) && (r.gate = gate_new(c, &e)) == NULL) {
+        log_error("%s", e.msg);
+        out_close(r.out, &e);
+        return MCT_EXIT_INTERNAL;
+    }
     code = session(&r);
+    gate_free(r.gate);
     if (r.fd >= 0)
         close(r.fd);
     /* A reader that went away (| head) was already handled: a quiet stop. */

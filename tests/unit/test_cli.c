@@ -178,6 +178,108 @@ static void test_errors(void)
     USAGE_ERROR("--agent needs the path", "--agent=", "--info", "5");
 }
 
+/* --max-calls, --percentile, --budget: what they hold, and each usage error. */
+static void test_gates(void)
+{
+    struct cli c;
+    mct_err e;
+
+    CHECK_INT(parse(&c, &e, "1", "a.B", "m", "3", "x", (char *)NULL), 0);
+    CHECK_INT(c.n_max_calls, 0);
+    CHECK_INT(c.n_budgets, 0);
+    CHECK(c.percentile == 0);
+    CHECK_INT(parse(&c, &e, "--max-calls", "com.x.Repo.find=1", "--max-calls=a.B$C.<init>(IJ)V=0",
+                    "--percentile", "99.9", "--fail-over-ms", "20", "--budget", "com.x.Repo.find:p99=2.5",
+                    "--budget=a.B.m(Ljava/lang/String;)V:max=0", "1", "a.B", "m", "3", "x", (char *)NULL), 0);
+    CHECK_INT(c.n_max_calls, 2);
+    CHECK_STR(c.max_calls[0].arg, "com.x.Repo.find=1");
+    CHECK_INT(c.max_calls[0].name.class_len, 10);
+    CHECK(strncmp(c.max_calls[0].name.class_name, "com.x.Repo", 10) == 0);
+    CHECK_INT(c.max_calls[0].name.method_len, 4);
+    CHECK(strncmp(c.max_calls[0].name.method, "find", 4) == 0);
+    CHECK_INT(c.max_calls[0].name.desc_len, 0);
+    CHECK_INT(c.max_calls[0].n, 1);
+    CHECK_INT(c.max_calls[1].name.class_len, 5);
+    CHECK(strncmp(c.max_calls[1].name.method, "<init>", 6) == 0 && c.max_calls[1].name.method_len == 6);
+    CHECK(strncmp(c.max_calls[1].name.desc, "(IJ)V", 5) == 0 && c.max_calls[1].name.desc_len == 5);
+    CHECK_INT(c.max_calls[1].n, 0);
+    CHECK(c.percentile == 99.9);
+    CHECK(c.fail_over_ms == 20);
+    CHECK_INT(c.n_budgets, 2);
+    CHECK_INT(c.budgets[0].stat, CLI_STAT_P99);
+    CHECK(c.budgets[0].ms == 2.5);
+    CHECK_INT(c.budgets[0].name.method_len, 4);
+    CHECK_INT(c.budgets[1].stat, CLI_STAT_MAX);
+    CHECK(c.budgets[1].ms == 0);
+    CHECK_INT(c.budgets[1].name.desc_len, 21);
+    CHECK_INT(parse(&c, &e, "--percentile", "100", "--fail-over-ms", "1", "--budget", "a.B.m:p50=1",
+                    "--budget", "a.B.m:p90=1", "1", "a.B", "m", "3", "x", (char *)NULL), 0);
+    CHECK(c.percentile == 100);
+    CHECK_INT(c.budgets[0].stat, CLI_STAT_P50);
+    CHECK_INT(c.budgets[1].stat, CLI_STAT_P90);
+
+    USAGE_ERROR("--max-calls takes CLASS.METHOD=N (com.shop.Repo.find=1), got 'a.B.m'", "--max-calls",
+                "a.B.m", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--max-calls a.B.m=-1: N must be an integer >= 0 (calls in one entry call), got '-1'",
+                "--max-calls", "a.B.m=-1", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--max-calls a.B.m=: N must be an integer >= 0", "--max-calls", "a.B.m=", "1", "a.B", "m",
+                "3", "x");
+    USAGE_ERROR("--max-calls a.B.m=1.5: N must be an integer >= 0", "--max-calls", "a.B.m=1.5", "1", "a.B",
+                "m", "3", "x");
+    USAGE_ERROR("--max-calls: 'find' is not CLASS.METHOD", "--max-calls", "find=1", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--max-calls: '.find' is not CLASS.METHOD", "--max-calls", ".find=1", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--max-calls: 'a..B' is not a binary class name", "--max-calls", "a..B.m=1", "1", "a.B", "m",
+                "3", "x");
+    USAGE_ERROR("--max-calls: 'com/x/Repo' is not a binary class name", "--max-calls", "com/x/Repo.find=1",
+                "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--max-calls: '' is not a method name", "--max-calls", "a.B.=1", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--max-calls: '(I' is not a JVM method descriptor", "--max-calls", "a.B.m(I=1", "1", "a.B",
+                "m", "3", "x");
+    USAGE_ERROR("--percentile must be a number over 0 and at most 100, got '0'", "--percentile", "0",
+                "--fail-over-ms", "5", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--percentile must be a number over 0 and at most 100, got '101'", "--percentile", "101",
+                "--fail-over-ms", "5", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--percentile must be a number over 0 and at most 100, got '-5'", "--percentile=-5",
+                "--fail-over-ms", "5", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--percentile must be a number over 0 and at most 100, got 'p99'", "--percentile", "p99",
+                "--fail-over-ms", "5", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--percentile needs --fail-over-ms MS", "--percentile", "50", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--budget takes CLASS.METHOD:STAT=MS (com.shop.Repo.find:p99=20), got 'a.B.m=3'", "--budget",
+                "a.B.m=3", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--budget takes CLASS.METHOD:STAT=MS", "--budget", "a.B.m:p99", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--budget a.B.m:p95=3: 'p95' is not p50, p90, p99 or max", "--budget", "a.B.m:p95=3", "1",
+                "a.B", "m", "3", "x");
+    USAGE_ERROR("--budget a.B.m:=3: '' is not p50, p90, p99 or max", "--budget", "a.B.m:=3", "1", "a.B", "m",
+                "3", "x");
+    USAGE_ERROR("--budget a.B.m:p99=-1: the budget must be a number of milliseconds >= 0, got '-1'",
+                "--budget", "a.B.m:p99=-1", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--budget: '' is not a method name", "--budget", "B.:p99=1", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--max-calls cannot be used with --min-ms", "--max-calls", "a.B.m=1", "--min-ms", "2", "1",
+                "a.B", "m", "3", "x");
+    USAGE_ERROR("--budget cannot be used with --min-ms", "--min-ms", "2", "--budget", "a.B.m:max=1", "1",
+                "a.B", "m", "3", "x");
+    USAGE_ERROR("--max-calls cannot be used with --info", "--max-calls", "a.B.m=1", "--info", "5");
+    USAGE_ERROR("--percentile cannot be used with --info", "--info", "5", "--percentile", "50");
+    {
+        char *argv[2 * CLI_GATES_MAX + 10];
+        int argc = 0;
+
+        argv[argc++] = "mcalltree";
+        for (int i = 0; i <= CLI_GATES_MAX; i++) {
+            argv[argc++] = "--max-calls";
+            argv[argc++] = "a.B.m=1";
+        }
+        argv[argc++] = "1";
+        argv[argc++] = "a.B";
+        argv[argc++] = "m";
+        argv[argc++] = "3";
+        argv[argc++] = "x";
+        argv[argc] = NULL;
+        CHECK_INT(cli_parse(argc, argv, &c, &e), -1);
+        CHECK_STR(e.msg, "--max-calls: at most 64 of them");
+    }
+}
+
 static void test_usage_text(void)
 {
     char *buf = NULL;
@@ -189,6 +291,9 @@ static void test_usage_text(void)
     CHECK(strstr(buf, "Usage: mcalltree [OPTIONS] <pid> <class> <method> <depth> <regex>") != NULL);
     CHECK(strstr(buf, "--fail-over-ms") != NULL);
     CHECK(strstr(buf, "--info PID") != NULL);
+    CHECK(strstr(buf, "--max-calls CLASS.METHOD=N") != NULL);
+    CHECK(strstr(buf, "--percentile P") != NULL);
+    CHECK(strstr(buf, "--budget CLASS.METHOD:STAT=MS") != NULL);
     free(buf);
 }
 
@@ -197,6 +302,7 @@ int main(void)
     test_trace();
     test_modes();
     test_errors();
+    test_gates();
     test_usage_text();
     return check_status();
 }

@@ -1,0 +1,66 @@
+/* gate.h — the CI gates of issue 11 over the calls of a session: call
+ * counts per entry call (--max-calls), a percentile of the entry method's
+ * duration (--percentile with --fail-over-ms) and per-node time budgets at
+ * a percentile (--budget). They are judged on a summary object (as
+ * sum_to_json writes it and the agent sends it with --aggregate): in the
+ * per-call mode the client feeds every call it receives into the gate's own
+ * summary (gate_add_call) and judges it at the end (gate_finish); with an
+ * agent's summary, gate_check judges that. A failed gate is said on the
+ * given stream, one line each ("mcalltree: " first), naming the method or
+ * node, the figure measured and the limit.
+ *
+ * Ownership: a gate borrows the struct cli it was made from (its names
+ * point into argv) for its whole life; it owns its summary. */
+#ifndef MCT_GATE_H
+#define MCT_GATE_H
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "err.h"
+#include "msg.h"
+
+typedef struct gate gate;
+
+/* Whether c sets a gate judged on a summary (--max-calls, --percentile,
+ * --budget); the plain --fail-over-ms judges single calls, not these. */
+int gate_wanted(const struct cli *c);
+
+/* Whether an agent's summary object carries the percentile p of the entry
+ * method's duration (50, 90, 99 and 100, as p50_ns, p90_ns, p99_ns,
+ * entry_max_ns); other percentiles need the calls (the per-call mode). */
+int gate_percentile_in_summary(double p);
+
+/* A gate for c's gates, or NULL with e set (out of memory). Free with
+ * gate_free. */
+gate *gate_new(const struct cli *c, mct_err *e);
+
+/* Frees g; NULL is fine. */
+void gate_free(gate *g);
+
+/* Checks that every method a gate names is traced by the plan: 0, or -1
+ * with e set (MCT_E_ARG) naming the first that matches no method of the
+ * plan, or only methods it does not trace (left out by the regex, not
+ * rewritable). A plan that hit its cap may lack the method: then a warning
+ * on err, not an error. */
+int gate_plan_check(const gate *g, const struct msg_plan *plan, FILE *err, mct_err *e);
+
+/* Adds one received call (a `call` object) to the gate's summary; 0 or -1
+ * with e set (a malformed call, out of memory). call is not kept. */
+int gate_add_call(gate *g, json_t *call, mct_err *e);
+
+/* Judges summary (a summary object) against the gates, writing a line on
+ * err for each failure: 1 when a gate failed (exit status 4), 0 when all
+ * hold, -1 with e set when the summary lacks what a gate needs (a
+ * percentile it does not carry). A summary of no call fails: nothing to
+ * judge. summary must have passed sum_json_check (nodes are walked
+ * recursively). */
+int gate_check(const gate *g, const json_t *summary, FILE *err, mct_err *e);
+
+/* Judges the calls added with gate_add_call, as gate_check does (the
+ * percentile of --percentile from the calls' own durations, any P). */
+int gate_finish(const gate *g, FILE *err, mct_err *e);
+
+#endif
