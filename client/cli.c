@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "proto.h"
+#include "summary.h"
 
 /* The largest number of seconds or milliseconds an option accepts; keeps
  * every duration far inside int64 nanoseconds. */
@@ -22,7 +23,10 @@ enum {
     OPT_INFO,
     OPT_AGENT,
     OPT_HELP,
-    OPT_VERSION
+    OPT_VERSION,
+    OPT_AGGREGATE,
+    OPT_INTERVAL,
+    OPT_SLOWEST
 };
 
 static const struct option long_options[] = {
@@ -40,6 +44,9 @@ static const struct option long_options[] = {
     { "agent", required_argument, NULL, OPT_AGENT },
     { "help", no_argument, NULL, OPT_HELP },
     { "version", no_argument, NULL, OPT_VERSION },
+    { "aggregate", no_argument, NULL, OPT_AGGREGATE },
+    { "interval", required_argument, NULL, OPT_INTERVAL },
+    { "slowest", required_argument, NULL, OPT_SLOWEST },
     { NULL, 0, NULL, 0 }
 };
 
@@ -78,6 +85,12 @@ void cli_usage(FILE *f)
           "      --plan            print the methods that would be instrumented and exit\n"
           "      --fail-over-ms MS exit with status 4 if a printed call took longer,\n"
           "                        or if no call was printed\n"
+          "      --aggregate       one summary tree of all calls (counts per call,\n"
+          "                        p50/p90/p99) instead of a tree per call\n"
+          "      --interval SEC    with --aggregate: also a summary of the calls of\n"
+          "                        every SEC seconds\n"
+          "      --slowest K       with --aggregate: keep the K slowest calls whole\n"
+          "                        in each summary (0..1000)\n"
           "  -v, --verbose         progress on stderr\n"
           "      --info PID        print the agent's hello (JVM, agent, session) as JSON\n"
           "      --agent PATH      the agent library to load (default: $MCALLTREE_AGENT,\n"
@@ -221,12 +234,15 @@ enum {
     GIVEN_FORMAT = 1 << 5,
     GIVEN_OUTPUT = 1 << 6,
     GIVEN_INCLUDE_JDK = 1 << 7,
-    GIVEN_PLAN = 1 << 8
+    GIVEN_PLAN = 1 << 8,
+    GIVEN_AGGREGATE = 1 << 9,
+    GIVEN_INTERVAL = 1 << 10,
+    GIVEN_SLOWEST = 1 << 11
 };
 
 static const char *const given_names[] = {
     "--count", "--timeout", "--min-ms", "--slow-ms", "--fail-over-ms", "--format",
-    "--output", "--include-jdk", "--plan"
+    "--output", "--include-jdk", "--plan", "--aggregate", "--interval", "--slowest"
 };
 
 /* The long name of the option whose getopt value is val, or NULL. */
@@ -314,6 +330,23 @@ static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given
         *given |= GIVEN_PLAN;
         c->plan = 1;
         return 0;
+    case OPT_AGGREGATE:
+        *given |= GIVEN_AGGREGATE;
+        c->aggregate = 1;
+        return 0;
+    case OPT_INTERVAL:
+        *given |= GIVEN_INTERVAL;
+        if (parse_number(arg, &c->interval_s) < 0 || c->interval_s < 0.001)
+            return mct_err_set(e, MCT_E_ARG, "--interval must be a number of seconds of at least "
+                               "0.001, got '%.64s'", arg);
+        return 0;
+    case OPT_SLOWEST:
+        *given |= GIVEN_SLOWEST;
+        if (parse_int(arg, 0, SUM_SLOWEST_MAX, &n) < 0)
+            return mct_err_set(e, MCT_E_ARG, "--slowest must be an integer from 0 to %d, got '%.64s'",
+                               SUM_SLOWEST_MAX, arg);
+        c->slowest = (int)n;
+        return 0;
     case 'v':
         c->verbose = 1;
         return 0;
@@ -361,6 +394,29 @@ static int parse_positionals(int n, char **pos, struct cli *c, mct_err *e)
     return 0;
 }
 
+/* The options that go with --aggregate, or not. */
+static int check_aggregate(const struct cli *c, unsigned given, mct_err *e)
+{
+    if (!c->aggregate) {
+        if (given & GIVEN_INTERVAL)
+            return mct_err_set(e, MCT_E_ARG, "--interval needs --aggregate (it says how often a summary "
+                               "is written)");
+        if (given & GIVEN_SLOWEST)
+            return mct_err_set(e, MCT_E_ARG, "--slowest needs --aggregate (it keeps slow calls in the "
+                               "summaries)");
+        return 0;
+    }
+    if (c->format == CLI_FORMAT_CHROME)
+        return mct_err_set(e, MCT_E_ARG, "-f chrome cannot be used with --aggregate: the chrome format "
+                           "shows single calls, not summaries (use -f json, tree or folded)");
+    if (given & GIVEN_MIN_MS)
+        return mct_err_set(e, MCT_E_ARG, "--min-ms cannot be used with --aggregate: a summary covers "
+                           "every call (its p50/p90/p99 and --slowest show the slow ones)");
+    if (given & GIVEN_PLAN)
+        return mct_err_set(e, MCT_E_ARG, "--plan cannot be used with --aggregate: --plan traces nothing");
+    return 0;
+}
+
 int cli_parse(int argc, char **argv, struct cli *c, mct_err *e)
 {
     unsigned given = 0;
@@ -390,5 +446,7 @@ int cli_parse(int argc, char **argv, struct cli *c, mct_err *e)
     if (optind == argc)
         return mct_err_set(e, MCT_E_ARG, "missing arguments: <pid> <class> <method> <depth> "
                            "<regex>");
+    if (check_aggregate(c, given, e) < 0)
+        return -1;
     return parse_positionals(argc - optind, argv + optind, c, e);
 }

@@ -44,6 +44,9 @@ struct cli {
     int plan;
     int verbose;
     const char *agent;              /* --agent PATH, NULL for the default; borrowed */
+    int aggregate;                  /* --aggregate: summaries instead of calls */
+    double interval_s;              /* --interval: a summary every SEC; 0 = only the final one */
+    int slowest;                    /* --slowest K: calls kept whole per summary */
 };
 
 /* Parses argv into *c; -1 with e set (MCT_E_ARG, one line saying what is

@@ -148,6 +148,8 @@ struct run {
     double started_at;   /* when the plan came (ms) */
     int receiver;        /* only calls on the named class are traced (inherited entry) */
     long long unloaded;  /* instrumented classes said to be unloaded */
+    long long aggregated;/* --aggregate: entry calls in the final summary */
+    int final_seen;      /* --aggregate: the final summary came */
 };
 
 /* Durations within this many probe costs of 0 are not trustworthy. */
@@ -252,6 +254,28 @@ static void on_call(struct run *r, const json_t *call)
     }
 }
 
+/* A summary (--aggregate), checked by proto_read (sum_json_check): to the
+ * output as it comes. */
+static void on_summary(struct run *r, const json_t *summary)
+{
+    mct_err e;
+
+    if (json_is_true(json_object_get(summary, "final"))) {
+        r->final_seen = 1;
+        r->aggregated = num(summary, "calls");
+    }
+    if (r->output_broken)
+        return;
+    if (out_summary(r->out, summary, &e) < 0) {
+        if (errno != EPIPE)
+            log_error("%s", e.msg);
+        r->output_broken = 1;
+        if (errno != EPIPE)
+            r->rc = MCT_EXIT_INTERNAL;
+        send_stop(r, "output closed");
+    }
+}
+
 /* Instrumented classes were unloaded (n so far): said at once the first
  * time, then at the end if more were. */
 static void say_unloaded(struct run *r, long long n, int final)
@@ -291,7 +315,7 @@ static void say_no_call(const struct run *r, const struct msg_end *end)
     const struct cli *c = r->c;
     long long calls = end->calls, filtered = end->filtered;
 
-    if (r->printed > 0 || calls < 0)
+    if (r->printed > 0 || r->aggregated > 0 || calls < 0)
         return;
     if (calls == 0) {
         log_error("no call of %s.%s%s completed during the session (%.1f s): it was not called, or its calls "
@@ -343,6 +367,10 @@ static int on_end(struct run *r, const json_t *msg)
     if (m.instrumented_classes > 0)
         log_error("the agent could not restore %lld classes", m.instrumented_classes);
     say_unloaded(r, nz(m.unloaded_classes), 1);
+    if (r->c->aggregate && !r->final_seen && r->rc == MCT_EXIT_OK) {
+        log_error("the agent ended the session without its final summary");
+        r->rc = MCT_EXIT_INTERNAL;
+    }
     if (r->rc != MCT_EXIT_OK)
         return r->rc;
     if (busy <= 0)
@@ -487,6 +515,8 @@ static int stream(struct run *r)
         type = proto_type(m);
         if (strcmp(type, "call") == 0) {
             on_call(r, m);
+        } else if (strcmp(type, "summary") == 0) {
+            on_summary(r, m);
         } else if (strcmp(type, "status") == 0) {
             on_status(r, m);
         } else if (strcmp(type, "end") == 0) {
