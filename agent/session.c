@@ -193,8 +193,8 @@ static void aggregate_call(struct session *s, JNIEnv *jni, const probe_call *c, 
 
 /* aggregate: the interval's summary gets the calls not traced since the
  * last one, is sent (final: the run's, within total_ms when > 0), merged
- * into the run's and emptied. 0, or -1 when it could not be sent. */
-static int send_summary(struct session *s, int final, long long total_ms)
+ * into the run's and emptied. A failed write ends the session (send_within). */
+static void send_summary(struct session *s, int final, long long total_ms)
 {
     uint64_t dropped = probe_dropped() - s->dropped_base;
     json_t *msg;
@@ -205,7 +205,7 @@ static int send_summary(struct session *s, int final, long long total_ms)
     if (final) {
         if (sum_merge(s->total, s->agg, &err) < 0) {
             vm_log("the run's summary: %s", err.msg);
-            return -1;
+            return;
         }
         sum_reset(s->agg);
         msg = sum_to_json(s->total, 1, &err);
@@ -217,9 +217,23 @@ static int send_summary(struct session *s, int final, long long total_ms)
     }
     if (msg == NULL) {
         vm_log("rendering a summary: %s", err.msg);
-        return -1;
+        return;
     }
-    return send_within(s, msg, total_ms);
+    send_within(s, msg, total_ms);
+}
+
+/* The session's last messages: with aggregate (instrumented: it ran), the
+ * final summary, then end (stolen), the two within END_SEND_MS. */
+static void send_last(struct session *s, json_t *end, int instrumented)
+{
+    uint64_t t0 = now_ns();
+    long long left = END_SEND_MS;
+
+    if (s->aggregate && instrumented) {
+        send_summary(s, 1, END_SEND_MS);
+        left -= (long long)((now_ns() - t0) / 1000000u);
+    }
+    send_within(s, end, left > 0 ? left : 1);
 }
 
 /* One completed call: filter, build, render, send (or aggregate). */
@@ -490,17 +504,7 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
             end.probe = splan_probe(&s->sp);
             end.probe_ns = end.probe.ns;
         }
-        {
-            /* The final summary and the end share the end's budget. */
-            uint64_t t0 = now_ns();
-            long long left = END_SEND_MS;
-
-            if (s->aggregate && instrumented) {
-                send_summary(s, 1, END_SEND_MS);
-                left -= (long long)((now_ns() - t0) / 1000000u);
-            }
-            send_within(s, msg_end_write(&end), left > 0 ? left : 1);
-        }
+        send_last(s, msg_end_write(&end), instrumented);
         free(detail);
     }
     pthread_mutex_lock(&slock);
