@@ -173,12 +173,7 @@ static void test_errors(void)
     USAGE_ERROR("ambiguous", "--in", "1", "a.B", "m", "3", "x");
     USAGE_ERROR("--count cannot be used with --info", "--info", "5", "-n", "3");
     USAGE_ERROR("--plan cannot be used with --info", "--plan", "--info", "5");
-    /* --aggregate and the options that need it (issue 11). */
-    CHECK_INT(parse(&c, &e, "--aggregate", "--interval", "0.25", "--slowest", "1000", "-f", "folded",
-                    "1", "a.B", "m", "3", "x", (char *)NULL), 0);
-    CHECK(c.aggregate && c.interval_s == 0.25 && c.slowest == 1000);
-    CHECK_INT(parse(&c, &e, "1", "a.B", "m", "3", "x", (char *)NULL), 0);
-    CHECK(!c.aggregate && c.interval_s == 0 && c.slowest == 0);
+    /* The options that need --aggregate, or that it excludes (issue 11). */
     USAGE_ERROR("--interval needs --aggregate", "--interval", "1", "1", "a.B", "m", "3", "x");
     USAGE_ERROR("--slowest needs --aggregate", "--slowest", "1", "1", "a.B", "m", "3", "x");
     USAGE_ERROR("--slowest must be an integer from 0 to 1000, got '1001'", "--aggregate", "--slowest",
@@ -211,11 +206,25 @@ static void test_usage_text(void)
     free(buf);
 }
 
+/* --aggregate, --interval, --slowest (issue 11). */
+static void test_aggregate(void)
+{
+    struct cli c;
+    mct_err e;
+
+    CHECK_INT(parse(&c, &e, "--aggregate", "--interval", "0.25", "--slowest", "1000", "-f", "folded",
+                    "1", "a.B", "m", "3", "x", (char *)NULL), 0);
+    CHECK(c.aggregate && c.interval_s == 0.25 && c.slowest == 1000);
+    CHECK_INT(parse(&c, &e, "1", "a.B", "m", "3", "x", (char *)NULL), 0);
+    CHECK(!c.aggregate && c.interval_s == 0 && c.slowest == 0);
+}
+
 int main(void)
 {
     test_trace();
     test_modes();
     test_errors();
+    test_aggregate();
     test_usage_text();
     return check_status();
 }
