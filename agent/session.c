@@ -21,6 +21,7 @@
 #include "probe.h"
 #include "server.h"
 #include "splan.h"
+#include "summary.h"
 #include "tree.h"
 #include "vm.h"
 
@@ -34,6 +35,9 @@ struct session {
     const char *cls, *method, *desc, *regex;
     int depth, include_jdk, plan_only, verbose;
     uint64_t min_ns, count;
+    int aggregate;             /* summaries instead of calls (issue 11) */
+    uint64_t interval_ns;      /* a summary this often; 0: only the final one */
+    size_t slowest;            /* calls kept whole per summary */
     struct splan sp;           /* the plan and the classes that load later */
     /* the run */
     int64_t started_ns;
@@ -48,6 +52,10 @@ struct session {
     int broken;                /* a write failed: nothing more is written */
     uint64_t discarded;        /* calls of the session discarded at its end */
     uint64_t checked_ns;       /* when the client was last looked at */
+    /* aggregate: the interval's summary, the run's (the intervals sent so
+     * far merged), when the interval began, the drops already counted */
+    sum *agg, *total;
+    uint64_t interval_start_ns, dropped_summed;
     char end_detail[256];
     _Atomic int death_told;    /* the VMDeath thread told the client */
 };
@@ -144,7 +152,91 @@ static int client_gone(void *arg)
 
 /* --- trees ------------------------------------------------------------------------------ */
 
-/* One completed call: filter, build, render, send. */
+/* The `call` object of call c, whose tree is tr, numbered seq; NULL when
+ * out of memory. */
+static json_t *render_call(JNIEnv *jni, const probe_call *c, const tree *tr, uint64_t seq)
+{
+    char exname[512], tname[256];
+    int64_t tid;
+
+    if (c->exception != NULL)
+        vm_exception_name(c->exception, exname, sizeof exname);
+    vm_thread_info(jni, c->thread, &tid, tname, sizeof tname);
+    return tree_json(tr, seq, tid, tname, tree_exception(tr) ? exname : NULL);
+}
+
+/* aggregate: adds call c (tree tr) to the interval's summary; renders it
+ * only when it would be among the slowest kept (seq: its rank among the
+ * calls aggregated). */
+static void aggregate_call(struct session *s, JNIEnv *jni, const probe_call *c, const tree *tr)
+{
+    uint64_t total = tree_total_ns(tr);
+    mct_err err;
+
+    if (tree_visit(tr, s->agg, &err) < 0) {
+        /* Out of memory: the interval may hold part of the call. */
+        vm_log("summarising a call: %s; the calls of this interval are lost", err.msg);
+        sum_reset(s->agg);
+        return;
+    }
+    if (sum_slowest_wants(s->agg, total)) {
+        json_t *call = render_call(jni, c, tr, s->printed + 1);
+
+        if (call == NULL || sum_slowest_offer(s->agg, total, call, &err) < 0)
+            vm_log("keeping one of the slowest calls: out of memory");
+        json_decref(call);
+    }
+    __atomic_fetch_add(&s->printed, 1, __ATOMIC_RELAXED);
+    if (s->count > 0 && s->printed >= s->count)
+        end_session(s, "count");
+}
+
+/* aggregate: the interval's summary gets the calls not traced since the
+ * last one, is sent (final: the run's, within total_ms when > 0), merged
+ * into the run's and emptied. A failed write ends the session (send_within). */
+static void send_summary(struct session *s, int final, long long total_ms)
+{
+    uint64_t dropped = probe_dropped() - s->dropped_base;
+    json_t *msg;
+    mct_err err;
+
+    sum_add_not_traced(s->agg, dropped - s->dropped_summed);
+    s->dropped_summed = dropped;
+    if (final) {
+        if (sum_merge(s->total, s->agg, &err) < 0) {
+            vm_log("the run's summary: %s", err.msg);
+            return;
+        }
+        sum_reset(s->agg);
+        msg = sum_to_json(s->total, 1, &err);
+    } else {
+        msg = sum_to_json(s->agg, 0, &err);
+        if (sum_merge(s->total, s->agg, &err) < 0)
+            vm_log("the run's summary: %s", err.msg);
+        sum_reset(s->agg);
+    }
+    if (msg == NULL) {
+        vm_log("rendering a summary: %s", err.msg);
+        return;
+    }
+    send_within(s, msg, total_ms);
+}
+
+/* The session's last messages: with aggregate (instrumented: it ran), the
+ * final summary, then end (stolen), the two within END_SEND_MS. */
+static void send_last(struct session *s, json_t *end, int instrumented)
+{
+    uint64_t t0 = now_ns();
+    long long left = END_SEND_MS;
+
+    if (s->aggregate && instrumented) {
+        send_summary(s, 1, END_SEND_MS);
+        left -= (long long)((now_ns() - t0) / 1000000u);
+    }
+    send_within(s, end, left > 0 ? left : 1);
+}
+
+/* One completed call: filter, build, render, send (or aggregate). */
 static void handle_call(struct session *s, JNIEnv *jni, const probe_call *c)
 {
     const mt_method *root = mt_get(c->ev[0].id);
@@ -167,17 +259,13 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_call *c)
     tr = tree_build(c->ev, c->len, &o, &err);
     if (tr == NULL) {
         vm_log("dropping a traced call: %s", err.msg);
+    } else if (s->aggregate) {
+        aggregate_call(s, jni, c, tr);
     } else if (tree_total_ns(tr) < s->min_ns) {
         s->filtered++;
     } else {
-        char exname[512], tname[256];
-        int64_t tid;
-        json_t *msg;
+        json_t *msg = render_call(jni, c, tr, ++s->seq);
 
-        if (c->exception != NULL)
-            vm_exception_name(c->exception, exname, sizeof exname);
-        vm_thread_info(jni, c->thread, &tid, tname, sizeof tname);
-        msg = tree_json(tr, ++s->seq, tid, tname, tree_exception(tr) ? exname : NULL);
         if (msg != NULL && send_msg(s, msg) == 0) {
             __atomic_fetch_add(&s->printed, 1, __ATOMIC_RELAXED);
             if (s->count > 0 && s->printed >= s->count)
@@ -298,6 +386,10 @@ static void run_loop(struct session *s, JNIEnv *jni)
             break;
         taken = drain(s, jni);
         now = now_ns();
+        if (s->interval_ns > 0 && now - s->interval_start_ns >= s->interval_ns) {
+            s->interval_start_ns = now;
+            send_summary(s, 0, 0);
+        }
         if (now - s->last_extend_ns >= 50000000u) {
             s->last_extend_ns = now;
             splan_extend(&s->sp, jni, 0);
@@ -337,6 +429,19 @@ static void read_request(struct session *s, const struct msg_trace *r)
     s->min_ns = (uint64_t)r->min_ns;
     s->count = (uint64_t)r->count;
     s->client_pid = r->client_pid;
+    s->aggregate = r->aggregate;
+    s->interval_ns = r->interval_ms > 0 ? (uint64_t)r->interval_ms * 1000000u : 0;
+    s->slowest = r->slowest > 0 ? (size_t)r->slowest : 0;
+}
+
+/* What is wrong with a trace request that its schema cannot say, or NULL. */
+static const char *request_problem(const struct msg_trace *r)
+{
+    if (r->aggregate && r->min_ns > 0)
+        return "min_ns cannot be used with aggregate: a summary covers every call";
+    if (!r->aggregate && (r->interval_ms > 0 || r->slowest > 0))
+        return "interval_ms and slowest need aggregate";
+    return NULL;
 }
 
 /* Once per agent: the probe class, the hook, and the probes' cost. */
@@ -399,7 +504,7 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
             end.probe = splan_probe(&s->sp);
             end.probe_ns = end.probe.ns;
         }
-        send_within(s, msg_end_write(&end), END_SEND_MS);
+        send_last(s, msg_end_write(&end), instrumented);
         free(detail);
     }
     pthread_mutex_lock(&slock);
@@ -413,6 +518,8 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
         probe_consumer_end(jni);
     pthread_mutex_destroy(&s->wlock);
     splan_free(&s->sp);
+    sum_free(s->agg);
+    sum_free(s->total);
     json_decref(s->req);
     free(s);
 }
@@ -435,6 +542,13 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     if (!s->plan_only)
         splan_watch_loads(&s->sp);
     if (splan_make(&s->sp, jni, &hier, client_gone, s, &err) < 0) {
+        hj_free(hier);
+        send_error(s, &err);
+        finish(s, jni, 0);
+        return;
+    }
+    if (s->aggregate && ((s->agg = sum_new(s->slowest, &err)) == NULL ||
+                         (s->total = sum_new(s->slowest, &err)) == NULL)) {
         hj_free(hier);
         send_error(s, &err);
         finish(s, jni, 0);
@@ -472,6 +586,7 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         splan_ready(&s->sp);
         splan_extend(&s->sp, jni, 1);
         s->last_status_ns = s->last_extend_ns = s->last_unload_ns = now_ns();
+        s->interval_start_ns = s->last_status_ns;
         run_loop(s, jni);
     }
     finish(s, jni, instrumented);
@@ -517,6 +632,11 @@ static enum server_verdict on_trace(int fd, json_t *req, const struct server_pee
     }
     if (msg_trace_read(req, &r, &err) < 0) {
         reply_and_close(fd, msg_error_new(PROTO_ERR_PROTOCOL, "%s", err.msg));
+        json_decref(req);
+        return SERVER_TAKEN;
+    }
+    if (request_problem(&r) != NULL) {
+        reply_and_close(fd, msg_error_new(PROTO_ERR_BAD_REQUEST, "trace request: %s", request_problem(&r)));
         json_decref(req);
         return SERVER_TAKEN;
     }

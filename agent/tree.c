@@ -289,6 +289,61 @@ fail:
     return NULL;
 }
 
+/* sum_enter's name for s (modified UTF-8): s itself when it is plain
+ * UTF-8 already (the usual case, no allocation), else a copy in *owned. */
+static const char *visit_name(const char *s, char **owned)
+{
+    *owned = NULL;
+    if (mutf8_plain(s))
+        return s;
+    *owned = mutf8_dup(s);
+    return *owned;
+}
+
+/* Enters node i, its subtree, and leaves it. */
+static int visit_node(const tree *t, uint32_t i, sum *s, mct_err *err)
+{
+    const struct node *nd = &t->nodes[i];
+    const mt_method *m = mt_get(nd->id);
+    uint64_t total = ns(t, nd->total), child_total = 0;
+    char *oc, *om, *od;
+    struct sum_fig f;
+    uint32_t c;
+    int rc;
+
+    for (c = nd->first_child; c != 0; c = t->nodes[c].next_sibling)
+        child_total += ns(t, t->nodes[c].total);
+    f = (struct sum_fig){
+        .class_name = visit_name(m ? m->cls : "?", &oc),
+        .method = visit_name(m ? m->name : "?", &om),
+        .desc = visit_name(m ? m->desc : "?", &od),
+        .calls = nd->calls, .total_ns = total,
+        .self_ns = total > child_total ? total - child_total : 0,
+        .min_ns = ns(t, nd->min), .max_ns = ns(t, nd->max), .throws = nd->throws,
+        .truncated = nd->truncated,
+    };
+    if (f.class_name == NULL || f.method == NULL || f.desc == NULL)
+        rc = mct_err_set(err, MCT_E_NOMEM, "out of memory summarising a call");
+    else
+        rc = sum_enter(s, &f, err);
+    free(oc);
+    free(om);
+    free(od);
+    if (rc < 0)
+        return -1;
+    for (c = nd->first_child; c != 0; c = t->nodes[c].next_sibling)
+        if (visit_node(t, c, s, err) < 0)
+            return -1;
+    return sum_leave(s, err);
+}
+
+int tree_visit(const tree *t, sum *s, mct_err *err)
+{
+    if (sum_begin(s, err) < 0 || visit_node(t, 0, s, err) < 0)
+        return -1;
+    return sum_end(s, err);
+}
+
 json_t *tree_json(const tree *t, uint64_t seq, int64_t thread_id, const char *thread_name,
                   const char *exception)
 {

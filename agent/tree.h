@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "err.h"
 #include "probe.h"
+#include "summary.h"
 
 typedef struct tree tree;
 
@@ -39,6 +40,13 @@ uintptr_t tree_exception(const tree *t);
 
 /* Number of nodes (distinct call paths). */
 size_t tree_nodes(const tree *t);
+
+/* Feeds the tree to summary s through its visitor (sum_begin, then
+ * sum_enter/sum_leave for every node depth-first, children in order, then
+ * sum_end), with the figures tree_json would render (names as UTF-8). 0, or
+ * -1 with err set (out of memory, or s refused it): s may then hold part of
+ * the call (summary.h). */
+int tree_visit(const tree *t, sum *s, mct_err *err);
 
 /* Renders {"type":"call","seq":..,"thread":{"id":..,"name":..},"start_ns":..,
  * "root":{...}}; exception (the entry method's exception class, or NULL) goes

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "proto.h"
+#include "summary.h"
 
 /* The largest number of seconds or milliseconds an option accepts; keeps
  * every duration far inside int64 nanoseconds. */
@@ -25,7 +26,10 @@ enum {
     OPT_VERSION,
     OPT_MAX_CALLS,
     OPT_PERCENTILE,
-    OPT_BUDGET
+    OPT_BUDGET,
+    OPT_AGGREGATE,
+    OPT_INTERVAL,
+    OPT_SLOWEST
 };
 
 static const struct option long_options[] = {
@@ -46,6 +50,9 @@ static const struct option long_options[] = {
     { "max-calls", required_argument, NULL, OPT_MAX_CALLS },
     { "percentile", required_argument, NULL, OPT_PERCENTILE },
     { "budget", required_argument, NULL, OPT_BUDGET },
+    { "aggregate", no_argument, NULL, OPT_AGGREGATE },
+    { "interval", required_argument, NULL, OPT_INTERVAL },
+    { "slowest", required_argument, NULL, OPT_SLOWEST },
     { NULL, 0, NULL, 0 }
 };
 
@@ -95,6 +102,12 @@ void cli_usage(FILE *f)
           "                        exit with status 4 if the method's time within one\n"
           "                        entry call, at STAT (p50, p90, p99 or max), is over\n"
           "                        MS ms at any of its call paths (repeatable)\n"
+          "      --aggregate       one summary tree of all calls (counts per call,\n"
+          "                        p50/p90/p99) instead of a tree per call\n"
+          "      --interval SEC    with --aggregate: also a summary of the calls of\n"
+          "                        every SEC seconds\n"
+          "      --slowest K       with --aggregate: keep the K slowest calls whole\n"
+          "                        in each summary (0..1000)\n"
           "  -v, --verbose         progress on stderr\n"
           "      --info PID        print the agent's hello (JVM, agent, session) as JSON\n"
           "      --agent PATH      the agent library to load (default: $MCALLTREE_AGENT,\n"
@@ -342,12 +355,16 @@ enum {
     GIVEN_PLAN = 1 << 8,
     GIVEN_MAX_CALLS = 1 << 9,
     GIVEN_PERCENTILE = 1 << 10,
-    GIVEN_BUDGET = 1 << 11
+    GIVEN_BUDGET = 1 << 11,
+    GIVEN_AGGREGATE = 1 << 12,
+    GIVEN_INTERVAL = 1 << 13,
+    GIVEN_SLOWEST = 1 << 14
 };
 
 static const char *const given_names[] = {
     "--count", "--timeout", "--min-ms", "--slow-ms", "--fail-over-ms", "--format",
-    "--output", "--include-jdk", "--plan", "--max-calls", "--percentile", "--budget"
+    "--output", "--include-jdk", "--plan", "--max-calls", "--percentile", "--budget",
+    "--aggregate", "--interval", "--slowest"
 };
 
 /* The long name of the option whose getopt value is val, or NULL. */
@@ -435,6 +452,23 @@ static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given
         *given |= GIVEN_PLAN;
         c->plan = 1;
         return 0;
+    case OPT_AGGREGATE:
+        *given |= GIVEN_AGGREGATE;
+        c->aggregate = 1;
+        return 0;
+    case OPT_INTERVAL:
+        *given |= GIVEN_INTERVAL;
+        if (parse_number(arg, &c->interval_s) < 0 || c->interval_s < 0.001)
+            return mct_err_set(e, MCT_E_ARG, "--interval must be a number of seconds of at least "
+                               "0.001, got '%.64s'", arg);
+        return 0;
+    case OPT_SLOWEST:
+        *given |= GIVEN_SLOWEST;
+        if (parse_int(arg, 0, SUM_SLOWEST_MAX, &n) < 0)
+            return mct_err_set(e, MCT_E_ARG, "--slowest must be an integer from 0 to %d, got '%.64s'",
+                               SUM_SLOWEST_MAX, arg);
+        c->slowest = (int)n;
+        return 0;
     case 'v':
         c->verbose = 1;
         return 0;
@@ -494,6 +528,35 @@ static int parse_positionals(int n, char **pos, struct cli *c, mct_err *e)
     return 0;
 }
 
+/* The options that go with --aggregate, or not. */
+static int check_aggregate(const struct cli *c, unsigned given, mct_err *e)
+{
+    if (!c->aggregate) {
+        if (given & GIVEN_INTERVAL)
+            return mct_err_set(e, MCT_E_ARG, "--interval needs --aggregate (it says how often a summary "
+                               "is written)");
+        if (given & GIVEN_SLOWEST)
+            return mct_err_set(e, MCT_E_ARG, "--slowest needs --aggregate (it keeps slow calls in the "
+                               "summaries)");
+        return 0;
+    }
+    if (c->format == CLI_FORMAT_CHROME)
+        return mct_err_set(e, MCT_E_ARG, "-f chrome cannot be used with --aggregate: the chrome format "
+                           "shows single calls, not summaries (use -f json, tree or folded)");
+    if (given & GIVEN_MIN_MS)
+        return mct_err_set(e, MCT_E_ARG, "--min-ms cannot be used with --aggregate: a summary covers "
+                           "every call (its p50/p90/p99 and --slowest show the slow ones)");
+    if (given & GIVEN_PLAN)
+        return mct_err_set(e, MCT_E_ARG, "--plan cannot be used with --aggregate: --plan traces nothing");
+    /* The agent's summary carries these percentiles of a duration, no other. */
+    if (c->percentile != 0 && c->percentile != 50 && c->percentile != 90 && c->percentile != 99 &&
+        c->percentile != 100)
+        return mct_err_set(e, MCT_E_ARG, "--percentile %g cannot be used with --aggregate: a summary "
+                           "carries p50, p90, p99 and the maximum (use 50, 90, 99 or 100, or trace "
+                           "without --aggregate)", c->percentile);
+    return 0;
+}
+
 int cli_parse(int argc, char **argv, struct cli *c, mct_err *e)
 {
     unsigned given = 0;
@@ -533,5 +596,7 @@ int cli_parse(int argc, char **argv, struct cli *c, mct_err *e)
     if (optind == argc)
         return mct_err_set(e, MCT_E_ARG, "missing arguments: <pid> <class> <method> <depth> "
                            "<regex>");
+    if (check_aggregate(c, given, e) < 0)
+        return -1;
     return parse_positionals(argc - optind, argv + optind, c, e);
 }

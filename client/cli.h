@@ -77,6 +77,9 @@ struct cli {
     struct cli_budget budgets[CLI_GATES_MAX];
     size_t n_budgets;
     double percentile;              /* --percentile: 0 < P <= 100; 0 = unset */
+    int aggregate;                  /* --aggregate: summaries instead of calls */
+    double interval_s;              /* --interval: a summary every SEC; 0 = only the final one */
+    int slowest;                    /* --slowest K: calls kept whole per summary */
 };
 
 /* Parses argv into *c; -1 with e set (MCT_E_ARG, one line saying what is

@@ -251,6 +251,9 @@ json_t *conn_trace_request_new(const struct cli *c)
         .count = c->count,
         .verbose = c->verbose,
         .client_pid = getpid(),
+        .aggregate = c->aggregate,
+        .interval_ms = c->aggregate ? (long long)(c->interval_s * 1e3 + 0.5) : -1,
+        .slowest = c->aggregate ? c->slowest : -1,
     };
 
     return msg_trace_write(&req);

@@ -150,6 +150,9 @@ struct run {
     int receiver;        /* only calls on the named class are traced (inherited entry) */
     long long unloaded;  /* instrumented classes said to be unloaded */
     gate *gate;          /* --max-calls, --percentile, --budget; NULL: none */
+    long long aggregated;/* --aggregate: entry calls in the final summary */
+    int final_seen;      /* --aggregate: the final summary came */
+    int final_verdict;   /* --aggregate: gate_check on the final summary (1 failed) */
 };
 
 /* Durations within this many probe costs of 0 are not trustworthy. */
@@ -262,6 +265,50 @@ static void on_call(struct run *r, json_t *call)
     }
 }
 
+/* A plain --fail-over-ms with --aggregate: the longest entry call of the
+ * run (the final summary's entry_max_ns) judges it. */
+static void over_in_summary(struct run *r, const json_t *summary)
+{
+    const json_t *root = json_object_get(summary, "root");
+    double ms;
+
+    if (r->c->fail_over_ms < 0 || r->c->percentile != 0 || !json_is_object(root))
+        return;
+    ms = (double)num(root, "entry_max_ns") / 1e6;
+    if (ms > r->c->fail_over_ms) {
+        log_error("the slowest call took %.3f ms, over --fail-over-ms %g (exit status 4)", ms,
+                  r->c->fail_over_ms);
+        r->over = 1;
+    }
+}
+
+/* A summary (--aggregate), checked by proto_read (sum_json_check): to the
+ * output as it comes. */
+static void on_summary(struct run *r, const json_t *summary)
+{
+    mct_err e;
+
+    if (json_is_true(json_object_get(summary, "final"))) {
+        r->final_seen = 1;
+        r->aggregated = num(summary, "calls");
+        if (r->gate != NULL && (r->final_verdict = gate_check(r->gate, summary, stderr, &e)) < 0) {
+            log_error("judging the gates: %s", e.msg);
+            r->rc = MCT_EXIT_INTERNAL;
+        }
+        over_in_summary(r, summary);
+    }
+    if (r->output_broken)
+        return;
+    if (out_summary(r->out, summary, &e) < 0) {
+        if (errno != EPIPE)
+            log_error("%s", e.msg);
+        r->output_broken = 1;
+        if (errno != EPIPE)
+            r->rc = MCT_EXIT_INTERNAL;
+        send_stop(r, "output closed");
+    }
+}
+
 /* Instrumented classes were unloaded (n so far): said at once the first
  * time, then at the end if more were. */
 static void say_unloaded(struct run *r, long long n, int final)
@@ -301,7 +348,7 @@ static void say_no_call(const struct run *r, const struct msg_end *end)
     const struct cli *c = r->c;
     long long calls = end->calls, filtered = end->filtered;
 
-    if (r->printed > 0 || calls < 0)
+    if (r->printed > 0 || r->aggregated > 0 || calls < 0)
         return;
     if (calls == 0) {
         log_error("no call of %s.%s%s completed during the session (%.1f s): it was not called, or its calls "
@@ -316,12 +363,13 @@ static void say_no_call(const struct run *r, const struct msg_end *end)
     }
 }
 
-/* The gates on the calls received (per-call mode): the exit status, with
- * a plain --fail-over-ms's verdict. */
+/* The gates on the calls received (per-call mode) or on the agent's final
+ * summary (--aggregate): the exit status, with a plain --fail-over-ms's
+ * verdict. */
 static int judge_gates(struct run *r)
 {
     mct_err e;
-    int rc = gate_finish(r->gate, stderr, &e);
+    int rc = r->c->aggregate ? r->final_verdict : gate_finish(r->gate, stderr, &e);
 
     if (rc < 0) {
         log_error("judging the gates: %s", e.msg);
@@ -367,13 +415,17 @@ static int on_end(struct run *r, const json_t *msg)
     if (m.instrumented_classes > 0)
         log_error("the agent could not restore %lld classes", m.instrumented_classes);
     say_unloaded(r, nz(m.unloaded_classes), 1);
+    if (r->c->aggregate && !r->final_seen && r->rc == MCT_EXIT_OK) {
+        log_error("the agent ended the session without its final summary");
+        r->rc = MCT_EXIT_INTERNAL;
+    }
     if (r->rc != MCT_EXIT_OK)
         return r->rc;
     if (busy <= 0)
         say_no_call(r, &m);
     if (r->gate != NULL)
         return judge_gates(r);
-    if (r->c->fail_over_ms >= 0 && r->printed == 0) {
+    if (r->c->fail_over_ms >= 0 && r->printed == 0 && r->aggregated == 0) {
         log_error("--fail-over-ms %g: no call to judge, none was printed (exit status 4)", r->c->fail_over_ms);
         return MCT_EXIT_FAILOVER;
     }
@@ -513,6 +565,8 @@ static int stream(struct run *r)
         type = proto_type(m);
         if (strcmp(type, "call") == 0) {
             on_call(r, m);
+        } else if (strcmp(type, "summary") == 0) {
+            on_summary(r, m);
         } else if (strcmp(type, "status") == 0) {
             on_status(r, m);
         } else if (strcmp(type, "end") == 0) {

@@ -7,7 +7,9 @@
  * here, a line in its schema, its producer, its consumer and PROTOCOL.md.
  *
  * The `call` message is not here: the agent renders it from its tree
- * (agent/tree.c) and the client's formatters walk its JSON.
+ * (agent/tree.c) and the client's formatters walk its JSON. Nor is
+ * `summary`: the agent writes it with sum_to_json, and proto_validate checks
+ * it with sum_json_check (protocol/summary.h), the one checker of it.
  *
  * Ownership, for every struct below:
  *   - a writer copies what it needs: the struct and its strings stay the
@@ -50,6 +52,9 @@ struct msg_trace {
     long long min_ns;           /* only calls at least this long are sent */
     long long count;            /* end after this many calls; 0 = no limit */
     long long client_pid;       /* > 0 */
+    int aggregate;              /* summaries instead of calls; absent: 0 */
+    long long interval_ms;      /* a summary every so often; 0 or -1 (absent): only the final one */
+    long long slowest;          /* calls kept whole per summary, 0..SUM_SLOWEST_MAX; -1: absent */
 };
 
 /* `stop`: the client ends its session. */

@@ -15,6 +15,7 @@
 
 #include "msg.h"
 #include "mtime.h"
+#include "summary.h"
 
 /* ---- error codes -------------------------------------------------------- */
 
@@ -278,6 +279,9 @@ static const struct field trace_req_fields[] = {
     INT("count", 0, LLONG_MAX, AT(M, count)),
     BOOL("verbose", AT(M, verbose)),
     INT("client_pid", 1, INT_MAX, AT(M, client_pid)),
+    { .name = "aggregate", .kind = K_BOOL, .optional = 1, AT(M, aggregate) },
+    OPT_INT("interval_ms", 0, LLONG_MAX / 1000000, AT(M, interval_ms)),
+    OPT_INT("slowest", 0, SUM_SLOWEST_MAX, AT(M, slowest)),
     END
 };
 #undef M
@@ -464,22 +468,29 @@ static const struct field status_fields[] = {
 };
 #undef M
 
+/* The summary's keys are sum_json_check's (check below): no field here. */
+static const struct field summary_fields[] = {
+    END
+};
+
 struct msgdef {
     const char *type;
     enum proto_dir dir;
     struct schema schema;
+    int (*check)(const json_t *msg, mct_err *e); /* the whole check, instead of the schema's */
 };
 
 static const struct msgdef messages[] = {
-    { "hello", PROTO_REQUEST, { "hello request", 1, 0, hello_req_fields } },
-    { "trace", PROTO_REQUEST, { "trace request", 1, 0, trace_req_fields } },
-    { "stop", PROTO_REQUEST, { "stop request", 1, 0, stop_req_fields } },
-    { "hello", PROTO_REPLY, { "hello", 0, 0, hello_reply_fields } },
-    { "plan", PROTO_REPLY, { "plan", 0, 0, plan_fields } },
-    { "call", PROTO_REPLY, { "call", 0, 0, call_fields } },
-    { "status", PROTO_REPLY, { "status", 0, 1, status_fields } },
-    { "error", PROTO_REPLY, { "error", 0, 0, error_fields } },
-    { "end", PROTO_REPLY, { "end", 0, 0, end_fields } },
+    { "hello", PROTO_REQUEST, { "hello request", 1, 0, hello_req_fields }, NULL },
+    { "trace", PROTO_REQUEST, { "trace request", 1, 0, trace_req_fields }, NULL },
+    { "stop", PROTO_REQUEST, { "stop request", 1, 0, stop_req_fields }, NULL },
+    { "hello", PROTO_REPLY, { "hello", 0, 0, hello_reply_fields }, NULL },
+    { "plan", PROTO_REPLY, { "plan", 0, 0, plan_fields }, NULL },
+    { "call", PROTO_REPLY, { "call", 0, 0, call_fields }, NULL },
+    { "status", PROTO_REPLY, { "status", 0, 1, status_fields }, NULL },
+    { "error", PROTO_REPLY, { "error", 0, 0, error_fields }, NULL },
+    { "end", PROTO_REPLY, { "end", 0, 0, end_fields }, NULL },
+    { "summary", PROTO_REPLY, { "summary", 0, 0, summary_fields }, sum_json_check },
 };
 
 /* ---- validation --------------------------------------------------------- */
@@ -701,6 +712,8 @@ int proto_validate(const json_t *msg, enum proto_dir dir, mct_err *e)
     if (def == NULL)
         return mct_err_set(e, MCT_E_PROTO, "%s: unknown message type \"%.64s\"", side,
                            json_string_value(type));
+    if (def->check != NULL)
+        return def->check(msg, e);
     return check_object(msg, &def->schema, &p, 0, e);
 }
 

@@ -24,6 +24,11 @@
  *        ("<init>(I)V"); a component matching two children is an error
  *   mct-tree call FILE KEY[.KEY]
  *        one line per call: a field of the message (thread.name, seq)
+ *   field and call also read `summary` lines (--aggregate): one line per
+ *        summary, PATH starting at its root
+ *   mct-tree slowest FILE
+ *        the calls in the `slowest` of the last summary of FILE, one per
+ *        line (to read with field and check)
  *   mct-tree plan FILE
  *        the plan message in FILE (-f json --plan): one line per method,
  *        "LEVEL STATUS CLASS.METHOD DESC"
@@ -60,6 +65,7 @@ struct calls {
 };
 
 static int failures;
+static int summaries_ok;    /* load_calls also takes `summary` lines */
 
 static void failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -79,7 +85,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: mct-tree check [-t] [-D DEPTH] FILE | outline [-d] FILE | "
                     "sort | field FILE PATH KEY | call FILE KEY[.KEY] | plan FILE | chrome FILE | "
-                    "order FILE TOLERANCE_NS\n");
+                    "order FILE TOLERANCE_NS | slowest FILE\n");
     exit(2);
 }
 
@@ -113,7 +119,8 @@ static void load_calls(const char *path, struct calls *out)
             exit(2);
         }
         type = json_string_value(json_object_get(j, "type"));
-        if (type == NULL || strcmp(type, "call") != 0) {
+        if (type == NULL || (strcmp(type, "call") != 0 &&
+                             !(summaries_ok && strcmp(type, "summary") == 0))) {
             fprintf(stderr, "%s: %s:%zu: not a call message\n", prog, path, lineno);
             exit(2);
         }
@@ -643,6 +650,26 @@ static int cmd_chrome(const char *file)
     return failures ? 1 : 0;
 }
 
+static int cmd_slowest(const char *file)
+{
+    struct calls cs;
+    const json_t *slow, *c;
+    size_t i;
+
+    summaries_ok = 1;
+    load_calls(file, &cs);
+    if (cs.n == 0 || !json_is_array(slow = json_object_get(cs.v[cs.n - 1], "slowest"))) {
+        fprintf(stderr, "%s: %s: no summary with a slowest array at its end\n", prog, file);
+        exit(2);
+    }
+    json_array_foreach(slow, i, c) {
+        json_dumpf(c, stdout, JSON_COMPACT);
+        putchar('\n');
+    }
+    free_calls(&cs);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "sort") == 0)
@@ -653,10 +680,13 @@ int main(int argc, char **argv)
         return cmd_check(argc - 1, argv + 1);
     if (strcmp(argv[1], "outline") == 0)
         return cmd_outline(argc - 1, argv + 1);
+    summaries_ok = strcmp(argv[1], "field") == 0 || strcmp(argv[1], "call") == 0;
     if (strcmp(argv[1], "field") == 0 && argc == 5)
         return cmd_field(argv[2], argv[3], argv[4]);
     if (strcmp(argv[1], "call") == 0 && argc == 4)
         return cmd_call(argv[2], argv[3]);
+    if (strcmp(argv[1], "slowest") == 0 && argc == 3)
+        return cmd_slowest(argv[2]);
     if (strcmp(argv[1], "plan") == 0 && argc == 3)
         return cmd_plan(argv[2]);
     if (strcmp(argv[1], "chrome") == 0 && argc == 3)

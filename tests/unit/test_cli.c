@@ -173,6 +173,22 @@ static void test_errors(void)
     USAGE_ERROR("ambiguous", "--in", "1", "a.B", "m", "3", "x");
     USAGE_ERROR("--count cannot be used with --info", "--info", "5", "-n", "3");
     USAGE_ERROR("--plan cannot be used with --info", "--plan", "--info", "5");
+    /* The options that need --aggregate, or that it excludes (issue 11). */
+    USAGE_ERROR("--interval needs --aggregate", "--interval", "1", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--slowest needs --aggregate", "--slowest", "1", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--slowest must be an integer from 0 to 1000, got '1001'", "--aggregate", "--slowest",
+                "1001", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--interval must be a number of seconds of at least 0.001, got '0.0001'", "--aggregate",
+                "--interval", "0.0001", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("-f chrome cannot be used with --aggregate", "--aggregate", "-f", "chrome", "1", "a.B",
+                "m", "3", "x");
+    USAGE_ERROR("--min-ms cannot be used with --aggregate", "--aggregate", "--min-ms", "1", "1", "a.B",
+                "m", "3", "x");
+    USAGE_ERROR("--plan cannot be used with --aggregate", "--aggregate", "--plan", "1", "a.B", "m", "3",
+                "x");
+    USAGE_ERROR("--aggregate cannot be used with --info", "--aggregate", "--info", "5");
+    USAGE_ERROR("--percentile 95 cannot be used with --aggregate: a summary carries p50, p90, p99",
+                "--aggregate", "--percentile", "95", "--fail-over-ms", "5", "1", "a.B", "m", "3", "x");
     USAGE_ERROR("--info takes only a pid, not 'a.B'", "--info", "5", "a.B");
     USAGE_ERROR("pid must be a positive integer, got 'me'", "--info", "me");
     USAGE_ERROR("--agent needs the path", "--agent=", "--info", "5");
@@ -297,12 +313,26 @@ static void test_usage_text(void)
     free(buf);
 }
 
+/* --aggregate, --interval, --slowest (issue 11). */
+static void test_aggregate(void)
+{
+    struct cli c;
+    mct_err e;
+
+    CHECK_INT(parse(&c, &e, "--aggregate", "--interval", "0.25", "--slowest", "1000", "-f", "folded",
+                    "1", "a.B", "m", "3", "x", (char *)NULL), 0);
+    CHECK(c.aggregate && c.interval_s == 0.25 && c.slowest == 1000);
+    CHECK_INT(parse(&c, &e, "1", "a.B", "m", "3", "x", (char *)NULL), 0);
+    CHECK(!c.aggregate && c.interval_s == 0 && c.slowest == 0);
+}
+
 int main(void)
 {
     test_trace();
     test_modes();
     test_errors();
     test_gates();
+    test_aggregate();
     test_usage_text();
     return check_status();
 }

@@ -238,6 +238,16 @@ static void test_requests(void)
            "\"min_ns\":99999999999999999999,\"count\":0,\"verbose\":false,\"client_pid\":1}",
            PROTO_REQUEST, MCT_E_PROTO, "invalid JSON");
 
+    /* aggregate, interval_ms and slowest are optional (older clients). */
+    ACCEPT(TRACE_OK ",\"aggregate\":true,\"interval_ms\":0,\"slowest\":0}", PROTO_REQUEST);
+    ACCEPT(TRACE_OK ",\"aggregate\":true}", PROTO_REQUEST);
+    REJECT(TRACE_OK ",\"aggregate\":1}", PROTO_REQUEST, MCT_E_PROTO,
+           "aggregate: must be true or false, got an integer");
+    REJECT(TRACE_OK ",\"aggregate\":true,\"slowest\":1001}", PROTO_REQUEST, MCT_E_PROTO,
+           "slowest: 1001 is outside 0..1000");
+    REJECT(TRACE_OK ",\"aggregate\":true,\"interval_ms\":-1}", PROTO_REQUEST, MCT_E_PROTO,
+           "interval_ms: -1 is outside");
+
     ACCEPT("{\"type\":\"stop\",\"reason\":\"count\"}", PROTO_REQUEST);
     REJECT("{\"type\":\"stop\",\"reason\":\"\"}", PROTO_REQUEST, MCT_E_PROTO,
            "reason: length 0 is outside 1..1024");
@@ -304,6 +314,12 @@ static void test_replies(void)
 
     ACCEPT("{\"type\":\"error\",\"code\":\"busy\",\"message\":\"pid 3 traces a.B.m\"}",
            PROTO_REPLY);
+    /* A summary is checked whole by sum_json_check. */
+    ACCEPT("{\"type\":\"summary\",\"final\":true,\"calls\":0,\"not_traced\":0,\"root\":null,"
+           "\"methods\":[],\"slowest\":[]}", PROTO_REPLY);
+    REJECT("{\"type\":\"summary\",\"final\":1,\"calls\":0,\"not_traced\":0,\"root\":null,"
+           "\"methods\":[],\"slowest\":[]}", PROTO_REPLY, MCT_E_PROTO, "final");
+    REJECT("{\"type\":\"summary\"}", PROTO_REQUEST, MCT_E_PROTO, "unknown message type \"summary\"");
     REJECT("{\"type\":\"error\",\"code\":\"busy\"}", PROTO_REPLY, MCT_E_PROTO, "message: missing");
     ACCEPT("{\"type\":\"end\",\"reason\":\"count\",\"calls\":3}", PROTO_REPLY);
     ACCEPT("{\"type\":\"end\",\"reason\":\"stop\",\"detail\":\"signal\",\"calls\":3,\"printed\":3,"
@@ -683,11 +699,13 @@ static const struct {
     { rt_hello_req, "{\"type\":\"hello\",\"protocol\":1,\"client\":\"0.1.0\"}" },
     { rt_trace, "{\"type\":\"trace\",\"protocol\":1,\"class\":\"com.shop.Cart\",\"method\":\"total\","
                 "\"desc\":null,\"depth\":3,\"regex\":\"com\\\\.shop\\\\..*\",\"include_jdk\":false,"
-                "\"plan_only\":false,\"min_ns\":0,\"count\":0,\"verbose\":false,\"client_pid\":42}" },
+                "\"plan_only\":false,\"min_ns\":0,\"count\":0,\"verbose\":false,\"client_pid\":42,"
+                "\"aggregate\":false}" },
     { rt_trace, "{\"type\":\"trace\",\"protocol\":1,\"class\":\"a.B$C\",\"method\":\"<init>\","
                 "\"desc\":\"(I[Ljava/lang/String;)V\",\"depth\":64,\"regex\":\"\",\"include_jdk\":true,"
                 "\"plan_only\":true,\"min_ns\":1500000,\"count\":9223372036854775807,\"verbose\":true,"
-                "\"client_pid\":2147483647}" },
+                "\"client_pid\":2147483647,\"aggregate\":false}" },
+    { rt_trace, TRACE_OK ",\"aggregate\":true,\"interval_ms\":250,\"slowest\":1000}" },
     { rt_stop, "{\"type\":\"stop\",\"reason\":\"signal\"}" },
     { rt_hello, HELLO_HEAD "\"session\":null,\"instrumented_classes\":0,\"loads\":1,"
                 "\"missing_capabilities\":[]}" },

@@ -204,6 +204,8 @@ public final class Main {
             case "names":
                 Names.init();
                 return () -> sink += Names.run();
+            case "agg":
+                return () -> sink += Agg.run();
 
             default:
                 throw new IllegalArgumentException("unknown scenario " + scenario);
