@@ -10,6 +10,7 @@
 #   judged on a session that no count ended;
 # - --budget on tgt.Sleepy.nap at p50 and max: passes at 10000 ms, fails
 #   at 1 ms naming the node's path;
+# - the same gates with --aggregate, judged on the agent's final summary;
 # - a gate judged after Ctrl-C (SIGINT) ends the session;
 # - malformed gates each exit 1 with their message.
 # Every session leaves the JVM restored.
@@ -39,6 +40,13 @@ for jdk in $MCT_TEST_JDKS; do
     expect_grep '^mcalltree: --max-calls tgt\.Dif\.step\(I\)J=2: tgt\.Dif\.step\(I\)J was called 3 times' "$ERR" \
         "--max-calls with a descriptor"
     expect_no_grep 'extra' "$ERR" "extra(), never called, holds --max-calls 0"
+    # With --aggregate the agent's final summary is judged.
+    trace "$j-agg-pass" -n 20 -t 60 --aggregate --max-calls tgt.Dif.step=3 -o /dev/null "$PID" tgt.Dif run 2 "$RX"
+    expect_rc 0 "--aggregate --max-calls at the true count"
+    trace "$j-agg-fail" -n 20 -t 60 --aggregate --max-calls tgt.Dif.step=2 -o /dev/null "$PID" tgt.Dif run 2 "$RX"
+    expect_rc 4 "--aggregate --max-calls one under the true count"
+    expect_grep '^mcalltree: --max-calls tgt\.Dif\.step=2: tgt\.Dif\.step\(I\)J was called 3 times in one entry call, over the limit of 2 \(exit status 4\)$' \
+        "$ERR" "--aggregate --max-calls names the method, the count and the limit"
     trace "$j-max-typo" -n 20 -t 60 --max-calls tgt.Dif.stepp=3 -o /dev/null "$PID" tgt.Dif run 2 "$RX"
     expect_rc 1 "--max-calls naming no method of the plan"
     expect_grep '^mcalltree: --max-calls tgt\.Dif\.stepp=3: no method tgt\.Dif\.stepp among the [0-9]+ methods of the plan \(the depth and the regex decide which are traced; --plan lists them\)$' \
@@ -55,6 +63,12 @@ for jdk in $MCT_TEST_JDKS; do
     trace "$j-pct-pass" -t 3 --percentile 50 --fail-over-ms 10000 --budget 'tgt.Sleepy.nap:p50=10000' \
         --budget 'tgt.Sleepy.nap()V:max=10000' -o /dev/null "$PID" tgt.Sleepy run 2 "$RX"
     expect_rc 0 "--percentile 50 and --budget far above the nap"
+    trace "$j-agg-pct-fail" -t 3 --aggregate --percentile 50 --fail-over-ms 1 -o /dev/null "$PID" tgt.Sleepy run 2 "$RX"
+    expect_rc 4 "--aggregate --percentile 50 far below the nap"
+    trace "$j-agg-over" -t 3 --aggregate --fail-over-ms 1 -o /dev/null "$PID" tgt.Sleepy run 2 "$RX"
+    expect_rc 4 "--aggregate --fail-over-ms far below the nap"
+    expect_grep '^mcalltree: the slowest call took [0-9.]+ ms, over --fail-over-ms 1 \(exit status 4\)$' "$ERR" \
+        "--aggregate --fail-over-ms names the figure and the limit"
     trace "$j-pct-fail" -t 3 --percentile 50 --fail-over-ms 1 -o /dev/null "$PID" tgt.Sleepy run 2 "$RX"
     expect_rc 4 "--percentile 50 far below the nap"
     expect_grep '^mcalltree: --percentile 50: the 50-th percentile of the [0-9]+ calls of tgt\.Sleepy\.run is [0-9.]+ ms, over --fail-over-ms 1 \(exit status 4\)$' \
