@@ -158,6 +158,14 @@ static int parse_number(const char *s, double *out)
     return 0;
 }
 
+/* The value of option name, a number of milliseconds >= 0, into *out. */
+static int ms_option(const char *name, const char *arg, double *out, mct_err *e)
+{
+    if (parse_number(arg, out) < 0)
+        return mct_err_set(e, MCT_E_ARG, "%s must be a number of milliseconds >= 0, got '%.64s'", name, arg);
+    return 0;
+}
+
 static int parse_pid(const char *s, pid_t *pid, mct_err *e)
 {
     long long v;
@@ -419,22 +427,13 @@ static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given
         return 0;
     case OPT_MIN_MS:
         *given |= GIVEN_MIN_MS;
-        if (parse_number(arg, &c->min_ms) < 0)
-            return mct_err_set(e, MCT_E_ARG, "--min-ms must be a number of milliseconds >= 0, "
-                               "got '%.64s'", arg);
-        return 0;
+        return ms_option("--min-ms", arg, &c->min_ms, e);
     case OPT_SLOW_MS:
         *given |= GIVEN_SLOW_MS;
-        if (parse_number(arg, &c->slow_ms) < 0)
-            return mct_err_set(e, MCT_E_ARG, "--slow-ms must be a number of milliseconds >= 0, "
-                               "got '%.64s'", arg);
-        return 0;
+        return ms_option("--slow-ms", arg, &c->slow_ms, e);
     case OPT_FAIL_OVER_MS:
         *given |= GIVEN_FAIL_OVER_MS;
-        if (parse_number(arg, &c->fail_over_ms) < 0)
-            return mct_err_set(e, MCT_E_ARG, "--fail-over-ms must be a number of milliseconds "
-                               ">= 0, got '%.64s'", arg);
-        return 0;
+        return ms_option("--fail-over-ms", arg, &c->fail_over_ms, e);
     case 'f':
         *given |= GIVEN_FORMAT;
         return parse_format(arg, c, e);

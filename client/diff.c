@@ -128,34 +128,31 @@ out:
     return result;
 }
 
-json_t *diff_read_run(const char *path, mct_err *e)
+/* The run read from f (opened from name; NULL: errno says why, code is the
+ * error then), which it closes. */
+static json_t *read_opened(FILE *f, const char *name, int code, mct_err *e)
 {
-    FILE *f = fopen(path, "r");
     json_t *j;
 
     if (f == NULL) {
-        mct_err_set(e, MCT_E_IO, "cannot read %s: %s", path, strerror(errno));
-        return NULL;
-    }
-    j = read_stream(f, path, e);
-    fclose(f);
-    return j;
-}
-
-json_t *diff_read_run_mem(const char *name, const char *data, size_t n, mct_err *e)
-{
-    FILE *f;
-    json_t *j;
-
-    /* fmemopen refuses 0 bytes: a lone newline reads the same (no line) */
-    f = n > 0 ? fmemopen((void *)data, n, "r") : fmemopen((void *)"\n", 1, "r");
-    if (f == NULL) {
-        mct_err_set(e, MCT_E_NOMEM, "cannot read %s: %s", name, strerror(errno));
+        mct_err_set(e, code, "cannot read %s: %s", name, strerror(errno));
         return NULL;
     }
     j = read_stream(f, name, e);
     fclose(f);
     return j;
+}
+
+json_t *diff_read_run(const char *path, mct_err *e)
+{
+    return read_opened(fopen(path, "r"), path, MCT_E_IO, e);
+}
+
+json_t *diff_read_run_mem(const char *name, const char *data, size_t n, mct_err *e)
+{
+    /* fmemopen refuses 0 bytes: a lone newline reads the same (no line) */
+    return read_opened(n > 0 ? fmemopen((void *)data, n, "r") : fmemopen((void *)"\n", 1, "r"), name,
+                       MCT_E_NOMEM, e);
 }
 
 /* ---- comparing two runs ---------------------------------------------------------- */

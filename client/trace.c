@@ -230,6 +230,18 @@ static void send_stop(struct run *r, const char *reason)
     json_decref(msg);
 }
 
+/* The output could not be written (e, errno kept): a closed pipe ends the
+ * session quietly, anything else with an error. */
+static void output_failed(struct run *r, const mct_err *e)
+{
+    if (errno != EPIPE) {
+        log_error("%s", e->msg);
+        r->rc = MCT_EXIT_INTERNAL;
+    }
+    r->output_broken = 1;
+    send_stop(r, "output closed");
+}
+
 static void on_call(struct run *r, json_t *call)
 {
     const json_t *root = json_object_get(call, "root");
@@ -238,12 +250,7 @@ static void on_call(struct run *r, json_t *call)
     if (r->output_broken)
         return;
     if (out_call(r->out, call, &e) < 0) {
-        if (errno != EPIPE)
-            log_error("%s", e.msg);
-        r->output_broken = 1;
-        if (errno != EPIPE)
-            r->rc = MCT_EXIT_INTERNAL;
-        send_stop(r, "output closed");
+        output_failed(r, &e);
         return;
     }
     r->printed++;
@@ -297,16 +304,8 @@ static void on_summary(struct run *r, const json_t *summary)
         }
         over_in_summary(r, summary);
     }
-    if (r->output_broken)
-        return;
-    if (out_summary(r->out, summary, &e) < 0) {
-        if (errno != EPIPE)
-            log_error("%s", e.msg);
-        r->output_broken = 1;
-        if (errno != EPIPE)
-            r->rc = MCT_EXIT_INTERNAL;
-        send_stop(r, "output closed");
-    }
+    if (!r->output_broken && out_summary(r->out, summary, &e) < 0)
+        output_failed(r, &e);
 }
 
 /* Instrumented classes were unloaded (n so far): said at once the first

@@ -8,45 +8,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-json_t *msg_hello_req_write(const struct msg_hello_req *m)
-{
-    return proto_msg_write("hello", PROTO_REQUEST, m);
-}
+/* The writer and the reader of a message that the schema says all of:
+ * msg_NAME_write and msg_NAME_read of struct msg_NAME, type TYPE. */
+#define PLAIN_MESSAGE(name, type, dir)                                                     \
+    json_t *msg_##name##_write(const struct msg_##name *m)                                \
+    {                                                                                      \
+        return proto_msg_write(type, dir, m);                                              \
+    }                                                                                      \
+    int msg_##name##_read(const json_t *msg, struct msg_##name *m, mct_err *e)            \
+    {                                                                                      \
+        return proto_msg_read(msg, type, dir, m, sizeof *m, e);                            \
+    }
 
-int msg_hello_req_read(const json_t *msg, struct msg_hello_req *m, mct_err *e)
-{
-    return proto_msg_read(msg, "hello", PROTO_REQUEST, m, sizeof *m, e);
-}
-
-json_t *msg_trace_write(const struct msg_trace *m)
-{
-    return proto_msg_write("trace", PROTO_REQUEST, m);
-}
-
-int msg_trace_read(const json_t *msg, struct msg_trace *m, mct_err *e)
-{
-    return proto_msg_read(msg, "trace", PROTO_REQUEST, m, sizeof *m, e);
-}
-
-json_t *msg_stop_write(const struct msg_stop *m)
-{
-    return proto_msg_write("stop", PROTO_REQUEST, m);
-}
-
-int msg_stop_read(const json_t *msg, struct msg_stop *m, mct_err *e)
-{
-    return proto_msg_read(msg, "stop", PROTO_REQUEST, m, sizeof *m, e);
-}
-
-json_t *msg_hello_write(const struct msg_hello *m)
-{
-    return proto_msg_write("hello", PROTO_REPLY, m);
-}
-
-int msg_hello_read(const json_t *msg, struct msg_hello *m, mct_err *e)
-{
-    return proto_msg_read(msg, "hello", PROTO_REPLY, m, sizeof *m, e);
-}
+PLAIN_MESSAGE(hello_req, "hello", PROTO_REQUEST)
+PLAIN_MESSAGE(trace, "trace", PROTO_REQUEST)
+PLAIN_MESSAGE(stop, "stop", PROTO_REQUEST)
+PLAIN_MESSAGE(hello, "hello", PROTO_REPLY)
+PLAIN_MESSAGE(plan, "plan", PROTO_REPLY)
+PLAIN_MESSAGE(status, "status", PROTO_REPLY)
+PLAIN_MESSAGE(end, "end", PROTO_REPLY)
 
 void msg_hello_clear(struct msg_hello *m)
 {
@@ -54,30 +34,10 @@ void msg_hello_clear(struct msg_hello *m)
     memset(m, 0, sizeof *m);
 }
 
-json_t *msg_plan_write(const struct msg_plan *m)
-{
-    return proto_msg_write("plan", PROTO_REPLY, m);
-}
-
-int msg_plan_read(const json_t *msg, struct msg_plan *m, mct_err *e)
-{
-    return proto_msg_read(msg, "plan", PROTO_REPLY, m, sizeof *m, e);
-}
-
 void msg_plan_clear(struct msg_plan *m)
 {
     free((void *)m->methods);
     memset(m, 0, sizeof *m);
-}
-
-json_t *msg_status_write(const struct msg_status *m)
-{
-    return proto_msg_write("status", PROTO_REPLY, m);
-}
-
-int msg_status_read(const json_t *msg, struct msg_status *m, mct_err *e)
-{
-    return proto_msg_read(msg, "status", PROTO_REPLY, m, sizeof *m, e);
 }
 
 void msg_end_init(struct msg_end *m, const char *reason)
@@ -87,16 +47,6 @@ void msg_end_init(struct msg_end *m, const char *reason)
         .discarded = -1, .restored_classes = -1, .instrumented_classes = -1,
         .unloaded_classes = -1, .probe_ns = -1,
     };
-}
-
-json_t *msg_end_write(const struct msg_end *m)
-{
-    return proto_msg_write("end", PROTO_REPLY, m);
-}
-
-int msg_end_read(const json_t *msg, struct msg_end *m, mct_err *e)
-{
-    return proto_msg_read(msg, "end", PROTO_REPLY, m, sizeof *m, e);
 }
 
 json_t *msg_error_write(const struct msg_error *m)
