@@ -44,6 +44,7 @@ struct cli {
     int plan;
     int verbose;
     const char *agent;              /* --agent PATH, NULL for the default; borrowed */
+    int wait;                       /* --wait: an entry class not loaded yet is waited for */
 };
 
 /* Parses argv into *c; -1 with e set (MCT_E_ARG, one line saying what is
