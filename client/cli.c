@@ -29,7 +29,8 @@ enum {
     OPT_BUDGET,
     OPT_AGGREGATE,
     OPT_INTERVAL,
-    OPT_SLOWEST
+    OPT_SLOWEST,
+    OPT_WAIT
 };
 
 static const struct option long_options[] = {
@@ -53,6 +54,7 @@ static const struct option long_options[] = {
     { "aggregate", no_argument, NULL, OPT_AGGREGATE },
     { "interval", required_argument, NULL, OPT_INTERVAL },
     { "slowest", required_argument, NULL, OPT_SLOWEST },
+    { "wait", no_argument, NULL, OPT_WAIT },
     { NULL, 0, NULL, 0 }
 };
 
@@ -112,6 +114,7 @@ void cli_usage(FILE *f)
           "      --info PID        print the agent's hello (JVM, agent, session) as JSON\n"
           "      --agent PATH      the agent library to load (default: $MCALLTREE_AGENT,\n"
           "                        else the build tree's, else the installed one)\n"
+          "      --wait            when the class is not loaded yet, wait for it to load\n"
           "  -h, --help            this text\n"
           "      --version         the version\n"
           "\n"
@@ -366,13 +369,14 @@ enum {
     GIVEN_BUDGET = 1 << 11,
     GIVEN_AGGREGATE = 1 << 12,
     GIVEN_INTERVAL = 1 << 13,
-    GIVEN_SLOWEST = 1 << 14
+    GIVEN_SLOWEST = 1 << 14,
+    GIVEN_WAIT = 1 << 15
 };
 
 static const char *const given_names[] = {
     "--count", "--timeout", "--min-ms", "--slow-ms", "--fail-over-ms", "--format",
     "--output", "--include-jdk", "--plan", "--max-calls", "--percentile", "--budget",
-    "--aggregate", "--interval", "--slowest"
+    "--aggregate", "--interval", "--slowest", "--wait"
 };
 
 /* The long name of the option whose getopt value is val, or NULL. */
@@ -498,6 +502,10 @@ static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given
     case OPT_BUDGET:
         *given |= GIVEN_BUDGET;
         return parse_budget(arg, c, e);
+    case OPT_WAIT:
+        *given |= GIVEN_WAIT;
+        c->wait = 1;
+        return 0;
     }
     return mct_err_set(e, MCT_E_ARG, "unhandled option %d", opt);
 }
@@ -592,6 +600,8 @@ int cli_parse(int argc, char **argv, struct cli *c, mct_err *e)
                            "--min-ms leaves the short ones out",
                            (given & GIVEN_MAX_CALLS) ? "--max-calls" :
                            (given & GIVEN_PERCENTILE) ? "--percentile" : "--budget");
+    if (c->wait && c->plan)
+        return mct_err_set(e, MCT_E_ARG, "--wait cannot be used with --plan (a plan is of loaded classes)");
     if (optind == argc)
         return mct_err_set(e, MCT_E_ARG, "missing arguments: <pid> <class> <method> <depth> "
                            "<regex>");

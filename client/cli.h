@@ -80,6 +80,7 @@ struct cli {
     int aggregate;                  /* --aggregate: summaries instead of calls */
     double interval_s;              /* --interval: a summary every SEC; 0 = only the final one */
     int slowest;                    /* --slowest K: calls kept whole per summary */
+    int wait;                       /* --wait: an entry class not loaded yet is waited for */
 };
 
 /* Parses argv into *c; -1 with e set (MCT_E_ARG, one line saying what is

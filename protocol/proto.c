@@ -282,6 +282,7 @@ static const struct field trace_req_fields[] = {
     { .name = "aggregate", .kind = K_BOOL, .optional = 1, AT(M, aggregate) },
     OPT_INT("interval_ms", 0, LLONG_MAX / 1000000, AT(M, interval_ms)),
     OPT_INT("slowest", 0, SUM_SLOWEST_MAX, AT(M, slowest)),
+    { .name = "wait", .kind = K_BOOL, .optional = 1, AT(M, wait) },
     END
 };
 #undef M
