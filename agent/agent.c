@@ -8,6 +8,7 @@
 #include "proto.h"
 #include "server.h"
 #include "session.h"
+#include "startup.h"
 #include "vm.h"
 
 static int live(JNIEnv *jni)
@@ -20,12 +21,15 @@ static int live(JNIEnv *jni)
         return PROTO_RC_OPTIONS;
     }
     session_register();
+    if (vm_options()->trace.cls[0] != '\0')
+        startup_begin(&vm_options()->trace, vm_options()->verbose);
     return server_start(jni);
 }
 
 static void death(void)
 {
     diag_report();
+    startup_end();
     session_vm_death();
     server_stop();
 }

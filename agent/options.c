@@ -1,13 +1,19 @@
 /* options.c — see options.h. */
 #include "options.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "proto.h"
 
 enum opt_kind {
     OPT_FLAG,   /* NAME alone sets the int field to 1 */
-    OPT_STRING  /* NAME=VALUE copies VALUE into the char[size] field */
+    OPT_STRING, /* NAME=VALUE copies VALUE into the char[size] field */
+    OPT_PARSE   /* NAME=VALUE is handed to the row's parse function */
 };
 
 struct opt_def {
@@ -16,15 +22,113 @@ struct opt_def {
     size_t offset;      /* of the field in struct agent_opts */
     size_t size;        /* OPT_STRING: of the field */
     const char *values; /* OPT_STRING: the values allowed ("a|b"), NULL for any */
+    /* OPT_PARSE: v (decoded, NUL-terminated) into o; -1 with e set saying
+     * what the value should be (the caller names the option). */
+    int (*parse)(const char *v, struct agent_opts *o, mct_err *e);
+    int trace_item;     /* only with trace= */
 };
 
+#define FIELD(f) offsetof(struct agent_opts, f)
 #define STRING_FIELD(f) offsetof(struct agent_opts, f), sizeof(((struct agent_opts *)0)->f)
 
+/* The longest decoded value: the longest field. */
+#define VALUE_MAX 4096
+
+/* trace=CLASS.METHOD or CLASS.METHOD(DESC): the method is what follows
+ * the last '.' before the descriptor. */
+static int parse_trace(const char *v, struct agent_opts *o, mct_err *e)
+{
+    struct agent_trace_opts *t = &o->trace;
+    const char *paren = strchr(v, '(');
+    size_t head = paren != NULL ? (size_t)(paren - v) : strlen(v);
+    const char *dot = NULL;
+
+    for (const char *p = v; p < v + head; p++)
+        if (*p == '.')
+            dot = p;
+    if (dot == NULL || dot == v || (size_t)(dot - v) >= sizeof t->cls || (size_t)(v + head - dot - 1) >= sizeof t->method ||
+        (paren != NULL && strlen(paren) >= sizeof t->desc))
+        return mct_err_set(e, MCT_E_ARG, "give CLASS.METHOD or CLASS.METHOD(DESCRIPTOR), such as "
+                                         "com.shop.Cart.total, not '%.200s'", v);
+    memcpy(t->cls, v, (size_t)(dot - v));
+    t->cls[dot - v] = '\0';
+    memcpy(t->method, dot + 1, (size_t)(v + head - dot - 1));
+    t->method[v + head - dot - 1] = '\0';
+    strcpy(t->desc, paren != NULL ? paren : "");
+    if (!proto_utf8_valid(v, strlen(v)))
+        return mct_err_set(e, MCT_E_ARG, "the value is not UTF-8");
+    if (!proto_class_name_valid(t->cls))
+        return mct_err_set(e, MCT_E_ARG, "'%.200s' is not a binary class name such as com.shop.Cart$Line", t->cls);
+    if (!proto_method_name_valid(t->method))
+        return mct_err_set(e, MCT_E_ARG, "'%.200s' is not a method name", t->method);
+    if (t->desc[0] != '\0' && !proto_method_desc_valid(t->desc))
+        return mct_err_set(e, MCT_E_ARG, "'%.200s' is not a JVM method descriptor such as (I)J", t->desc);
+    return 0;
+}
+
+/* A decimal integer in [lo, hi], digits only; 0 or -1. */
+static int parse_int(const char *v, long long lo, long long hi, long long *out)
+{
+    char *end;
+    long long n;
+
+    if (*v < '0' || *v > '9')
+        return -1;
+    errno = 0;
+    n = strtoll(v, &end, 10);
+    if (errno != 0 || *end != '\0' || n < lo || n > hi)
+        return -1;
+    *out = n;
+    return 0;
+}
+
+static int parse_depth(const char *v, struct agent_opts *o, mct_err *e)
+{
+    long long n;
+
+    if (parse_int(v, 1, PROTO_MAX_DEPTH, &n) < 0)
+        return mct_err_set(e, MCT_E_ARG, "give an integer from 1 to %d, not '%.64s'", PROTO_MAX_DEPTH, v);
+    o->trace.depth = (int)n;
+    return 0;
+}
+
+static int parse_count(const char *v, struct agent_opts *o, mct_err *e)
+{
+    if (parse_int(v, 1, LLONG_MAX, &o->trace.count) < 0)
+        return mct_err_set(e, MCT_E_ARG, "give a positive integer, not '%.64s'", v);
+    return 0;
+}
+
+/* A number of milliseconds: digits with an optional fraction, at most a
+ * billion. */
+static int parse_min_ms(const char *v, struct agent_opts *o, mct_err *e)
+{
+    size_t digits = strspn(v, "0123456789"), frac = 0;
+    double ms;
+
+    if (v[digits] == '.')
+        frac = strspn(v + digits + 1, "0123456789");
+    if (digits + frac == 0 || v[digits + (v[digits] == '.' ? 1 + frac : 0)] != '\0' ||
+        (ms = strtod(v, NULL)) > 1e9)
+        return mct_err_set(e, MCT_E_ARG, "give a number of milliseconds such as 2.5, not '%.64s'", v);
+    o->trace.min_ns = (long long)(ms * 1e6 + 0.5);
+    return 0;
+}
+
 static const struct opt_def opt_table[] = {
-    { "verbose", OPT_FLAG, offsetof(struct agent_opts, verbose), 0, NULL },
-    { "rewrite-all", OPT_STRING, STRING_FIELD(rewrite_all), NULL },
-    { "clock", OPT_STRING, STRING_FIELD(clock), "auto|monotonic" },
+    { "verbose", OPT_FLAG, FIELD(verbose), 0, NULL, NULL, 0 },
+    { "rewrite-all", OPT_STRING, STRING_FIELD(rewrite_all), NULL, NULL, 0 },
+    { "clock", OPT_STRING, STRING_FIELD(clock), "auto|monotonic", NULL, 0 },
+    { "trace", OPT_PARSE, 0, 0, NULL, parse_trace, 0 },
+    { "depth", OPT_PARSE, 0, 0, NULL, parse_depth, 1 },
+    { "regex", OPT_STRING, STRING_FIELD(trace.regex), NULL, NULL, 1 },
+    { "out", OPT_STRING, STRING_FIELD(trace.out), NULL, NULL, 1 },
+    { "include-jdk", OPT_FLAG, FIELD(trace.include_jdk), 0, NULL, NULL, 1 },
+    { "min-ms", OPT_PARSE, 0, 0, NULL, parse_min_ms, 1 },
+    { "count", OPT_PARSE, 0, 0, NULL, parse_count, 1 },
 };
+
+#define OPT_COUNT (sizeof opt_table / sizeof opt_table[0])
 
 /* Whether the n bytes at v are one of the '|'-separated values. */
 static int allowed(const char *values, const char *v, size_t n)
@@ -42,8 +146,6 @@ static int allowed(const char *values, const char *v, size_t n)
     return 0;
 }
 
-#define OPT_COUNT (sizeof opt_table / sizeof opt_table[0])
-
 /* "a, b, c": the known option names, for error messages. */
 static void known_names(char *buf, size_t size)
 {
@@ -59,63 +161,145 @@ static void known_names(char *buf, size_t size)
     }
 }
 
-/* Applies one item of n bytes at item; -1 with e set if it is not valid. */
-static int apply_item(const char *item, size_t n, struct agent_opts *o, mct_err *e)
+static int hex(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Percent-decodes the n bytes at v into out (VALUE_MAX + 1 bytes); the
+ * decoded length, or -1 with e set (the option is named by the caller). */
+static long decode(const char *v, size_t n, char *out, mct_err *e)
+{
+    size_t i, len = 0;
+
+    for (i = 0; i < n; i++) {
+        char c = v[i];
+
+        if (c == '%') {
+            if (i + 2 >= n)
+                return mct_err_set(e, MCT_E_ARG, "'%%' must be followed by two hex digits (%%2C is a comma, "
+                                                 "%%25 a percent sign)");
+            if (hex(v[i + 1]) < 0 || hex(v[i + 2]) < 0)
+                return mct_err_set(e, MCT_E_ARG, "'%%%.2s' is not %%XX with two hex digits (%%2C is a comma, "
+                                                 "%%25 a percent sign)", v + i + 1);
+            c = (char)(hex(v[i + 1]) * 16 + hex(v[i + 2]));
+            if (c == '\0')
+                return mct_err_set(e, MCT_E_ARG, "%%00 (a NUL byte) cannot be in a value");
+            i += 2;
+        }
+        if (len == VALUE_MAX)
+            return mct_err_set(e, MCT_E_ARG, "the value is longer than %d bytes", VALUE_MAX);
+        out[len++] = c;
+    }
+    out[len] = '\0';
+    return (long)len;
+}
+
+/* Applies one item of n bytes at item; -1 with e set if it is not valid.
+ * *def receives its row. */
+static int apply_item(const char *item, size_t n, struct agent_opts *o, const struct opt_def **def, mct_err *e)
 {
     const char *eq = memchr(item, '=', n);
     size_t name_len = eq != NULL ? (size_t)(eq - item) : n;
-    char known[256];
+    char known[256], value[VALUE_MAX + 1];
+    long len;
 
     for (size_t i = 0; i < OPT_COUNT; i++) {
         const struct opt_def *d = &opt_table[i];
 
         if (strlen(d->name) != name_len || memcmp(d->name, item, name_len) != 0)
             continue;
-        switch (d->kind) {
-        case OPT_FLAG:
+        *def = d;
+        if (d->kind == OPT_FLAG) {
             if (eq != NULL)
-                return mct_err_set(e, MCT_E_ARG, "option '%.*s' takes no value", (int)name_len,
-                                   item);
+                return mct_err_set(e, MCT_E_ARG, "option '%.*s' takes no value", (int)name_len, item);
             *(int *)(void *)((char *)o + d->offset) = 1;
             return 0;
-        case OPT_STRING: {
-            size_t len = eq != NULL ? n - name_len - 1 : 0;
-
-            if (eq == NULL || len == 0)
-                return mct_err_set(e, MCT_E_ARG, "option '%.*s' needs a value (%.*s=VALUE)", (int)name_len,
-                                   item, (int)name_len, item);
-            if (len >= d->size)
-                return mct_err_set(e, MCT_E_ARG, "the value of option '%.*s' is longer than %zu bytes",
-                                   (int)name_len, item, d->size - 1);
-            if (d->values != NULL && !allowed(d->values, eq + 1, len))
-                return mct_err_set(e, MCT_E_ARG, "option '%.*s' takes one of %s, not '%.*s'", (int)name_len,
-                                   item, d->values, (int)len, eq + 1);
-            memcpy((char *)o + d->offset, eq + 1, len);
-            ((char *)o + d->offset)[len] = '\0';
+        }
+        if (eq == NULL || eq + 1 == item + n)
+            return mct_err_set(e, MCT_E_ARG, "option '%.*s' needs a value (%.*s=VALUE)", (int)name_len, item,
+                               (int)name_len, item);
+        len = decode(eq + 1, n - name_len - 1, value, e);
+        if (len < 0 || (d->kind == OPT_PARSE && d->parse(value, o, e) < 0)) {
+            mct_err_wrap(e, "option '%.*s'", (int)name_len, item);
+            return -1;
+        }
+        if (d->kind == OPT_PARSE)
             return 0;
-        }
-        }
+        if ((size_t)len >= d->size)
+            return mct_err_set(e, MCT_E_ARG, "the value of option '%.*s' is longer than %zu bytes",
+                               (int)name_len, item, d->size - 1);
+        if (d->values != NULL && !allowed(d->values, value, (size_t)len))
+            return mct_err_set(e, MCT_E_ARG, "option '%.*s' takes one of %s, not '%s'", (int)name_len,
+                               item, d->values, value);
+        memcpy((char *)o + d->offset, value, (size_t)len + 1);
+        return 0;
     }
     known_names(known, sizeof known);
     return mct_err_set(e, MCT_E_ARG, "unknown option '%.*s' (known: %s)", (int)name_len, item,
                        known);
 }
 
+/* The trace's items together: trace= needs out=, the others trace=; fills
+ * in the defaults. */
+static int check_trace(struct agent_opts *o, const char *trace_only, mct_err *e)
+{
+    struct agent_trace_opts *t = &o->trace;
+
+    if (t->cls[0] == '\0') {
+        if (trace_only != NULL)
+            return mct_err_set(e, MCT_E_ARG, "option '%s' needs trace=CLASS.METHOD", trace_only);
+        return 0;
+    }
+    if (t->out[0] == '\0')
+        return mct_err_set(e, MCT_E_ARG, "option 'trace' needs out=FILE, the file the trace is written to");
+    if (t->regex[0] != '\0' && !proto_utf8_valid(t->regex, strlen(t->regex)))
+        return mct_err_set(e, MCT_E_ARG, "option 'regex': the value is not UTF-8");
+    if (t->depth == 0)
+        t->depth = OPTS_TRACE_DEPTH;
+    if (t->regex[0] == '\0')
+        strcpy(t->regex, OPTS_TRACE_REGEX);
+    return 0;
+}
+
 int opts_parse(const char *s, struct agent_opts *o, mct_err *e)
 {
+    const char *trace_only = NULL;
+
     memset(o, 0, sizeof *o);
     if (s == NULL)
         return 0;
     while (*s != '\0') {
         size_t n = strcspn(s, ",");
+        const struct opt_def *d = NULL;
 
         if (n == 0)
             return mct_err_set(e, MCT_E_ARG, "empty item in the options string");
-        if (apply_item(s, n, o, e) < 0)
+        if (apply_item(s, n, o, &d, e) < 0)
             return -1;
+        if (d->trace_item && trace_only == NULL)
+            trace_only = d->name;
         s += n;
         if (*s == ',' && *++s == '\0')
             return mct_err_set(e, MCT_E_ARG, "empty item in the options string");
+    }
+    return check_trace(o, trace_only, e);
+}
+
+int opts_has_trace(const char *s)
+{
+    while (s != NULL && *s != '\0') {
+        if (strncmp(s, "trace=", 6) == 0)
+            return 1;
+        s = strchr(s, ',');
+        if (s != NULL)
+            s++;
     }
     return 0;
 }

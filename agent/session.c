@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,7 +33,7 @@ struct session {
     long long client_pid;
     /* the request */
     const char *cls, *method, *desc, *regex;
-    int depth, include_jdk, plan_only, verbose;
+    int depth, include_jdk, plan_only, verbose, wait;
     uint64_t min_ns, count;
     struct splan sp;           /* the plan and the classes that load later */
     /* the run */
@@ -337,6 +338,159 @@ static void read_request(struct session *s, const struct msg_trace *r)
     s->min_ns = (uint64_t)r->min_ns;
     s->count = (uint64_t)r->count;
     s->client_pid = r->client_pid;
+    s->wait = r->wait && !r->plan_only;
+}
+
+/* --- waiting for the entry class ----------------------------------------------------------
+ *
+ * A session that waits for its entry class watches ClassPrepare for it. The
+ * thread that prepares a copy of the class is held there (it cannot run the
+ * class's code before it is prepared) until the session has planned and
+ * instrumented it, at most ENTRY_HOLD_MS, so that its very first calls are
+ * traced. The session thread learns of the class through an eventfd. */
+
+/* How long a thread that prepares the entry class is held for the session. */
+#define ENTRY_HOLD_MS 10000
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    char *name;         /* the entry class's internal name; NULL: not waiting */
+    int efd;            /* written once a copy was prepared; -1 when none */
+    int held;           /* threads are held: the session has not released them */
+    int installed;      /* our ClassPrepare callback is the JVM's */
+} entry = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, -1, 0, 0 };
+
+static void JNICALL on_entry_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass k)
+{
+    mct_err err;
+    char *name = vm_class_name(k, &err);
+    struct timespec until;
+
+    (void)jvmti;
+    (void)jni;
+    (void)thread;
+    if (name == NULL)
+        return;
+    pthread_mutex_lock(&entry.lock);
+    if (entry.name != NULL && entry.held && strcmp(entry.name, name) == 0) {
+        uint64_t one = 1;
+
+        if (entry.efd >= 0 && write(entry.efd, &one, sizeof one) < 0)
+            vm_debug("telling the session that its entry class loaded: %s", strerror(errno));
+        clock_gettime(CLOCK_REALTIME, &until); /* the condition variable's clock */
+        until.tv_sec += ENTRY_HOLD_MS / 1000;
+        while (entry.held) {
+            if (pthread_cond_timedwait(&entry.cond, &entry.lock, &until) != 0) {
+                vm_log("the session planning %s took over %d s: its calls run untraced until it is done",
+                       mutf8_binary_name(name, strlen(name)), ENTRY_HOLD_MS / 1000);
+                break;
+            }
+        }
+    }
+    pthread_mutex_unlock(&entry.lock);
+    free(name);
+}
+
+/* Starts watching for the class cls (binary name with dots); 0, or -1 with
+ * err set. The next entry_release ends it. */
+static int entry_watch(const char *cls, mct_err *err)
+{
+    int efd, watching;
+    char *name;
+
+    /* Already watched since the session was asked for (session_start_local). */
+    pthread_mutex_lock(&entry.lock);
+    watching = entry.name != NULL;
+    pthread_mutex_unlock(&entry.lock);
+    if (watching)
+        return 0;
+    efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    name = strdup(cls);
+    if (efd < 0 || name == NULL) {
+        if (efd >= 0)
+            close(efd);
+        free(name);
+        return mct_err_set(err, MCT_E_IO, "cannot wait for class %s: %s", cls, strerror(errno));
+    }
+    for (char *p = name; *p != '\0'; p++)
+        if (*p == '.')
+            *p = '/';
+    pthread_mutex_lock(&entry.lock);
+    entry.name = name;
+    entry.efd = efd;
+    entry.held = 1;
+    pthread_mutex_unlock(&entry.lock);
+    if (vm_set_class_prepare(on_entry_prepare, err) < 0) {
+        pthread_mutex_lock(&entry.lock);
+        entry.name = NULL;
+        entry.efd = -1;
+        entry.held = 0;
+        pthread_mutex_unlock(&entry.lock);
+        close(efd);
+        free(name);
+        return -1;
+    }
+    entry.installed = 1;
+    return 0;
+}
+
+/* Lets the held threads go and stops waiting; unhook: also remove our
+ * ClassPrepare callback (else it is someone else's now, or gone). */
+static void entry_release(int unhook)
+{
+    mct_err err;
+    char *name;
+    int efd;
+
+    if (unhook && entry.installed && vm_set_class_prepare(NULL, &err) < 0)
+        vm_log("%s", err.msg);
+    entry.installed = 0;
+    pthread_mutex_lock(&entry.lock);
+    name = entry.name;
+    efd = entry.efd;
+    entry.name = NULL;
+    entry.efd = -1;
+    entry.held = 0;
+    pthread_cond_broadcast(&entry.cond);
+    pthread_mutex_unlock(&entry.lock);
+    if (efd >= 0)
+        close(efd);
+    free(name);
+}
+
+/* Waits until a copy of the entry class is prepared (0), or the session
+ * ends first: stop, the client gone, the JVM dying (-1). With verbose, says
+ * what it waits for, every few seconds. */
+static int entry_await(struct session *s)
+{
+    uint64_t told = 0;
+    char note[1200];
+
+    snprintf(note, sizeof note, "waiting for class %s to load", s->cls);
+    while (s->end_reason == NULL && !s->death_told) {
+        struct pollfd pfd[2] = {{.fd = s->fd, .events = POLLIN}, {.fd = entry.efd, .events = POLLIN}};
+        int r;
+
+        if (s->verbose && now_ns() - told >= 5000000000u) {
+            struct msg_status m = {.calls = -1, .printed = -1, .filtered = -1, .dropped = -1, .instrumented = -1,
+                                   .pending = -1, .late = -1, .instrumented_classes = -1,
+                                   .unloaded_classes = -1, .note = note};
+
+            told = now_ns();
+            send_msg(s, msg_status_write(&m));
+        }
+        r = poll(pfd, 2, 1000);
+        if (r < 0 && errno != EINTR) {
+            end_session(s, "internal_error");
+            break;
+        }
+        if (r > 0 && (pfd[1].revents & POLLIN))
+            return 0;
+        if (r > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
+            read_client(s);
+    }
+    return -1;
 }
 
 /* Once per agent: the probe class, the hook, and the probes' cost. */
@@ -363,7 +517,14 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
     int restored = 0;
     struct msg_end end;
 
+    /* Stopped as the JVM exits (a startup trace): the calls completed so
+     * far are the trace's last ones, not discarded. */
+    if (instrumented && s->end_reason != NULL && strcmp(s->end_detail, SESSION_STOP_JVM_EXIT) == 0) {
+        __atomic_store_n(&s->closing, 0, __ATOMIC_RELEASE);
+        drain(s, jni);
+    }
     __atomic_store_n(&s->closing, 1, __ATOMIC_RELEASE);
+    entry_release(1);
     splan_unwatch_loads();
     if (instrumented && vm_set_class_prepare(NULL, &err) < 0)
         vm_log("%s", err.msg);
@@ -417,6 +578,29 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
     free(s);
 }
 
+/* Plans (splan_make); when the entry class is not loaded, waits for it if
+ * the request says so (entry_watch is on), else says how to. 0, or -1 with
+ * err set (MCT_E_INTR when the session ended while waiting). */
+static int plan_entry(struct session *s, JNIEnv *jni, hj **hier, mct_err *err)
+{
+    if (splan_make(&s->sp, jni, hier, client_gone, s, err) == 0)
+        return 0;
+    if (err->code != MCT_E_NO_CLASS)
+        return -1;
+    if (!s->wait) {
+        size_t n = strlen(err->msg);
+
+        snprintf(err->msg + n, sizeof err->msg - n, "; or trace with --wait to wait for it to load");
+        return -1;
+    }
+    hj_free(*hier);
+    *hier = NULL;
+    vm_debug("session of client pid %lld: waiting for class %s to load", s->client_pid, s->cls);
+    if (entry_await(s) < 0)
+        return mct_err_set(err, MCT_E_INTR, "the session ended while waiting for class %s to load", s->cls);
+    return splan_make(&s->sp, jni, hier, client_gone, s, err);
+}
+
 static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
     struct session *s = arg;
@@ -434,9 +618,15 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
      * between the snapshot of the loaded classes and the instrumentation. */
     if (!s->plan_only)
         splan_watch_loads(&s->sp);
-    if (splan_make(&s->sp, jni, &hier, client_gone, s, &err) < 0) {
-        hj_free(hier);
+    if (s->wait && !s->plan_only && entry_watch(s->cls, &err) < 0) {
         send_error(s, &err);
+        finish(s, jni, 0);
+        return;
+    }
+    if (plan_entry(s, jni, &hier, &err) < 0) {
+        hj_free(hier);
+        if (err.code != MCT_E_INTR) /* else the client is gone, or was told */
+            send_error(s, &err);
         finish(s, jni, 0);
         return;
     }
@@ -458,6 +648,9 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         finish(s, jni, instrumented);
         return;
     }
+    /* The entry class is instrumented: its held threads may run it. An
+     * inherited entry method made ClassPrepare the receivers' already. */
+    entry_release(!s->sp.receiver);
     hj_free(hier);
     t = splan_tally(&s->sp);
     if (t.instrumented == 0 && t.pending == 0) {
@@ -610,9 +803,33 @@ void session_register(void)
     server_set_session_ops(&ops);
 }
 
+void session_start_local(int fd, json_t *req)
+{
+    static const struct server_peer self;
+    struct msg_trace r;
+    mct_err err;
+    int started;
+
+    if (msg_trace_read(req, &r, &err) == 0 && r.wait && !r.plan_only && entry_watch(r.cls, &err) < 0)
+        vm_log("%s", err.msg);
+    on_trace(fd, req, &self, 1);
+    pthread_mutex_lock(&slock);
+    started = current != NULL;
+    pthread_mutex_unlock(&slock);
+    /* No session (it could not start, or ended already): hold no thread. */
+    if (!started)
+        entry_release(1);
+}
+
 void session_vm_death(void)
 {
     struct session *s;
+
+    /* A thread held for the session must not hold up the JVM's exit. */
+    pthread_mutex_lock(&entry.lock);
+    entry.held = 0;
+    pthread_cond_broadcast(&entry.cond);
+    pthread_mutex_unlock(&entry.lock);
 
     pthread_mutex_lock(&slock);
     s = current;

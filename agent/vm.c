@@ -552,20 +552,23 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
         vm_log("not serving this JVM (code %d)", rc);
 }
 
-/* Runs hooks->death once; called with the lock held. */
+/* Runs hooks->death once. Outside the lock: the hook waits (bounded) for
+ * a session thread that sets event callbacks, which takes the lock. */
 static void die(void)
 {
-    if (vm.dead || vm.hooks == NULL)
-        return;
-    vm.dead = 1;
-    vm.hooks->death();
+    int first;
+
+    pthread_mutex_lock(&vm.lock);
+    first = !vm.dead && vm.hooks != NULL;
+    vm.dead |= first;
+    pthread_mutex_unlock(&vm.lock);
+    if (first)
+        vm.hooks->death();
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 {
-    pthread_mutex_lock(&vm.lock);
     die();
-    pthread_mutex_unlock(&vm.lock);
 }
 
 static int enable_event(jvmtiEvent ev, const char *name)
@@ -705,6 +708,11 @@ int vm_enter(JavaVM *jvm, const char *options, enum vm_entry how,
     int code = 0;
 
     if (opts_parse(options, &opts, &e) < 0) {
+        /* A JVM started with a trace must start, traced or not. */
+        if (how == VM_ONLOAD && opts_has_trace(options)) {
+            vm_log("%s; the JVM runs untraced", e.msg);
+            return 0;
+        }
         vm_log("%s; not loaded", e.msg);
         return PROTO_RC_OPTIONS;
     }
@@ -718,6 +726,15 @@ int vm_enter(JavaVM *jvm, const char *options, enum vm_entry how,
             return PROTO_RC_OPTIONS;
         }
         memcpy(vm.opts.rewrite_all, opts.rewrite_all, sizeof opts.rewrite_all);
+    }
+    if (opts.trace.cls[0] != '\0') {
+        if (how != VM_ONLOAD) {
+            pthread_mutex_unlock(&vm.lock);
+            vm_log("trace= is a startup option (-agentpath); attach with the mcalltree command instead; "
+                   "not loaded");
+            return PROTO_RC_OPTIONS;
+        }
+        vm.opts.trace = opts.trace;
     }
     if (opts.clock[0] != '\0')
         memcpy(vm.opts.clock, opts.clock, sizeof opts.clock);
@@ -741,7 +758,5 @@ int vm_enter(JavaVM *jvm, const char *options, enum vm_entry how,
 
 void vm_leave(void)
 {
-    pthread_mutex_lock(&vm.lock);
     die();
-    pthread_mutex_unlock(&vm.lock);
 }

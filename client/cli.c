@@ -22,7 +22,8 @@ enum {
     OPT_INFO,
     OPT_AGENT,
     OPT_HELP,
-    OPT_VERSION
+    OPT_VERSION,
+    OPT_WAIT
 };
 
 static const struct option long_options[] = {
@@ -40,6 +41,7 @@ static const struct option long_options[] = {
     { "agent", required_argument, NULL, OPT_AGENT },
     { "help", no_argument, NULL, OPT_HELP },
     { "version", no_argument, NULL, OPT_VERSION },
+    { "wait", no_argument, NULL, OPT_WAIT },
     { NULL, 0, NULL, 0 }
 };
 
@@ -86,6 +88,7 @@ void cli_usage(FILE *f)
           "      --info PID        print the agent's hello (JVM, agent, session) as JSON\n"
           "      --agent PATH      the agent library to load (default: $MCALLTREE_AGENT,\n"
           "                        else the build tree's, else the installed one)\n"
+          "      --wait            when the class is not loaded yet, wait for it to load\n"
           "  -h, --help            this text\n"
           "      --version         the version\n"
           "\n"
@@ -229,12 +232,13 @@ enum {
     GIVEN_FORMAT = 1 << 5,
     GIVEN_OUTPUT = 1 << 6,
     GIVEN_INCLUDE_JDK = 1 << 7,
-    GIVEN_PLAN = 1 << 8
+    GIVEN_PLAN = 1 << 8,
+    GIVEN_WAIT = 1 << 9
 };
 
 static const char *const given_names[] = {
     "--count", "--timeout", "--min-ms", "--slow-ms", "--fail-over-ms", "--format",
-    "--output", "--include-jdk", "--plan"
+    "--output", "--include-jdk", "--plan", "--wait"
 };
 
 /* The long name of the option whose getopt value is val, or NULL. */
@@ -340,6 +344,10 @@ static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given
     case OPT_VERSION:
         c->mode = CLI_VERSION;
         return 1;
+    case OPT_WAIT:
+        *given |= GIVEN_WAIT;
+        c->wait = 1;
+        return 0;
     }
     return mct_err_set(e, MCT_E_ARG, "unhandled option %d", opt);
 }
@@ -491,6 +499,8 @@ int cli_parse(int argc, char **argv, struct cli *c, mct_err *e)
             return mct_err_set(e, MCT_E_ARG, "--info takes only a pid, not '%.64s'", argv[optind]);
         return 0;
     }
+    if (c->wait && c->plan)
+        return mct_err_set(e, MCT_E_ARG, "--wait cannot be used with --plan (a plan is of loaded classes)");
     if (optind == argc)
         return mct_err_set(e, MCT_E_ARG, "missing arguments: <pid> <class> <method> <depth> "
                            "<regex>");

@@ -47,6 +47,7 @@ struct cli {
     const char *agent;              /* --agent PATH, NULL for the default; borrowed */
     char **command;                 /* CLI_WRAP: COMMAND and its arguments, NULL-terminated;
                                        borrowed from argv */
+    int wait;                       /* --wait: an entry class not loaded yet is waited for */
 };
 
 /* Parses argv into *c; -1 with e set (MCT_E_ARG, one line saying what is

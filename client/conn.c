@@ -251,6 +251,7 @@ json_t *conn_trace_request_new(const struct cli *c)
         .count = c->count,
         .verbose = c->verbose,
         .client_pid = getpid(),
+        .wait = c->wait,
     };
 
     return msg_trace_write(&req);

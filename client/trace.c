@@ -277,6 +277,10 @@ static void on_status(struct run *r, const json_t *msg)
         return;
     }
     say_unloaded(r, nz(m.unloaded_classes), 0);
+    if (m.calls < 0 && m.note != NULL) {
+        log_verbose("%s", m.note);
+        return;
+    }
     log_verbose("%lld call%s completed, %lld printed, %lld under --min-ms, %lld not traced (busy), "
                 "%lld method%s instrumented (%lld as their class loaded), %lld waiting for their class%s%s",
                 nz(m.calls), m.calls == 1 ? "" : "s", nz(m.printed), nz(m.filtered), nz(m.dropped),
@@ -526,11 +530,21 @@ static json_t *await_plan(struct run *r, int *rc)
 
     for (;;) {
         double left = deadline - mct_now_ms();
-        int n = intr_wait_readable(r->fd, left > 0 ? (int)left : 0, &e);
+        int n;
 
+        /* --wait: as long as the class takes to load, or until --timeout. */
+        if (r->c->wait)
+            left = r->deadline > 0 ? r->deadline - mct_now_ms() : -1;
+        n = intr_wait_readable(r->fd, left > 0 ? (int)left : left < 0 ? -1 : 0, &e);
         if (n < 0 && e.code == MCT_E_INTR) {
             mct_err_wrap(&e, "waiting for the agent's plan");
             *rc = interrupted(&e);
+            return NULL;
+        }
+        if (n == 0 && r->c->wait) {
+            log_error("%s did not load within --timeout %g s; nothing was traced", r->c->class_name,
+                      r->c->timeout_s);
+            *rc = MCT_EXIT_OK;
             return NULL;
         }
         if (n <= 0) {
@@ -615,6 +629,8 @@ static int session(struct run *r)
     json_decref(req);
     log_verbose("asked for a trace of %s.%s%s, %d level%s, classes matching %s", c->class_name, c->method,
                 c->desc, c->depth, c->depth == 1 ? "" : "s", c->regex);
+    if (c->wait && c->timeout_s > 0)
+        r->deadline = mct_now_ms() + c->timeout_s * 1e3;
     plan = await_plan(r, &code);
     if (plan == NULL)
         return code;
@@ -640,7 +656,7 @@ static int session(struct run *r)
         print_plan(stderr, &p);
     msg_plan_clear(&p);
     json_decref(plan);
-    if (c->timeout_s > 0)
+    if (c->timeout_s > 0 && !c->wait)
         r->deadline = mct_now_ms() + c->timeout_s * 1e3;
     return stream(r);
 }

@@ -50,6 +50,7 @@ struct msg_trace {
     long long min_ns;           /* only calls at least this long are sent */
     long long count;            /* end after this many calls; 0 = no limit */
     long long client_pid;       /* > 0 */
+    int wait;                   /* an entry class not loaded yet is waited for; absent: 0 */
 };
 
 /* `stop`: the client ends its session. */

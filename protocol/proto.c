@@ -278,6 +278,7 @@ static const struct field trace_req_fields[] = {
     INT("count", 0, LLONG_MAX, AT(M, count)),
     BOOL("verbose", AT(M, verbose)),
     INT("client_pid", 1, INT_MAX, AT(M, client_pid)),
+    { .name = "wait", .kind = K_BOOL, .optional = 1, AT(M, wait) },
     END
 };
 #undef M

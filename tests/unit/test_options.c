@@ -25,9 +25,9 @@ static void test_invalid(void)
 
     CHECK_INT(opts_parse("bogus", &o, &e), -1);
     CHECK_INT(e.code, MCT_E_ARG);
-    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose, rewrite-all, clock)");
+    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count)");
     CHECK_INT(opts_parse("verbose,x=1", &o, &e), -1);
-    CHECK_STR(e.msg, "unknown option 'x' (known: verbose, rewrite-all, clock)");
+    CHECK_STR(e.msg, "unknown option 'x' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count)");
     CHECK_INT(opts_parse("verbose=1", &o, &e), -1);
     CHECK_STR(e.msg, "option 'verbose' takes no value");
     CHECK_INT(opts_parse("verbose,", &o, &e), -1);
@@ -64,8 +64,65 @@ static void test_string(void)
     CHECK_INT(opts_parse("clock=monotonicx", &o, &e), -1);
 }
 
+static void test_trace(void)
+{
+    struct agent_opts o;
+    mct_err e;
+
+    CHECK_INT(opts_parse("trace=com.shop.Cart$Line.total,out=/tmp/{pid}.ndjson", &o, &e), 0);
+    CHECK_STR(o.trace.cls, "com.shop.Cart$Line");
+    CHECK_STR(o.trace.method, "total");
+    CHECK_STR(o.trace.desc, "");
+    CHECK_INT(o.trace.depth, OPTS_TRACE_DEPTH);
+    CHECK_STR(o.trace.regex, OPTS_TRACE_REGEX);
+    CHECK_STR(o.trace.out, "/tmp/{pid}.ndjson");
+    CHECK_INT(opts_parse("trace=a.B.get(IJ)V,depth=64,regex=a%5C.(B%7CC)%2C?,out=f%20g,include-jdk,"
+                         "min-ms=1.5,count=7,verbose", &o, &e), 0);
+    CHECK_STR(o.trace.cls, "a.B");
+    CHECK_STR(o.trace.method, "get");
+    CHECK_STR(o.trace.desc, "(IJ)V");
+    CHECK_INT(o.trace.depth, 64);
+    CHECK_STR(o.trace.regex, "a\\.(B|C),?");
+    CHECK_STR(o.trace.out, "f g");
+    CHECK_INT(o.trace.include_jdk, 1);
+    CHECK(o.trace.min_ns == 1500000);
+    CHECK(o.trace.count == 7);
+    CHECK_INT(o.verbose, 1);
+    CHECK_INT(opts_parse("trace=a.B.get(Ljava/lang/String%3B)V,out=x", &o, &e), 0);
+    CHECK_STR(o.trace.desc, "(Ljava/lang/String;)V");
+    CHECK_INT(opts_parse("rewrite-all=x%25y", &o, &e), 0);
+    CHECK_STR(o.rewrite_all, "x%y");
+
+    CHECK_INT(opts_parse("trace=a.B.run", &o, &e), -1);
+    CHECK_STR(e.msg, "option 'trace' needs out=FILE, the file the trace is written to");
+    CHECK_INT(opts_parse("out=x", &o, &e), -1);
+    CHECK_STR(e.msg, "option 'out' needs trace=CLASS.METHOD");
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,depth=0", &o, &e), -1);
+    CHECK_STR(e.msg, "option 'depth': give an integer from 1 to 64, not '0'");
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,depth=65", &o, &e), -1);
+    CHECK_INT(opts_parse("trace=run,out=x", &o, &e), -1);
+    CHECK(strstr(e.msg, "option 'trace': give CLASS.METHOD") == e.msg);
+    CHECK_INT(opts_parse("trace=a.B.run(I,out=x", &o, &e), -1);
+    CHECK(strstr(e.msg, "not a JVM method descriptor") != NULL);
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,regex=a%2", &o, &e), -1);
+    CHECK(strstr(e.msg, "option 'regex': '%' must be followed by two hex digits") == e.msg);
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,regex=a%zz", &o, &e), -1);
+    CHECK(strstr(e.msg, "'%zz' is not %XX") != NULL);
+    CHECK_INT(opts_parse("trace=a.B.run,out=x%00", &o, &e), -1);
+    CHECK(strstr(e.msg, "NUL") != NULL);
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,min-ms=-1", &o, &e), -1);
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,count=0", &o, &e), -1);
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,include-jdk=1", &o, &e), -1);
+
+    CHECK_INT(opts_has_trace("verbose,trace=x"), 1);
+    CHECK_INT(opts_has_trace("trace=x,bogus"), 1);
+    CHECK_INT(opts_has_trace("verbose,xtrace=x"), 0);
+    CHECK_INT(opts_has_trace(NULL), 0);
+}
+
 int main(void)
 {
+    test_trace();
     test_valid();
     test_invalid();
     test_string();

@@ -1,0 +1,243 @@
+/* startup.c — see startup.h. */
+#include "startup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "msg.h"
+#include "proto.h"
+#include "session.h"
+#include "vm.h"
+
+/* The file and what its writer thread has seen; lock guards every member
+ * once the writer runs. */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int started;        /* startup_begin ran */
+    int file;           /* the output file; -1 once closed */
+    int sock;           /* the writer's end of the session's connection */
+    int verbose;
+    int running;        /* the writer thread runs */
+    int plan_seen;      /* the entry class loaded and was planned */
+    int error_seen;     /* the session sent an error */
+    int write_failed;   /* said once on stderr */
+    char path[4200];
+} st = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, -1, -1, 0, 0, 0, 0, 0, "" };
+
+/* Writes msg as one line (lock held); a failure is said once, and the
+ * session goes on: the JVM must not notice. */
+static void write_line(const json_t *msg)
+{
+    char *text;
+    size_t len, done = 0;
+
+    if (st.file < 0)
+        return;
+    text = json_dumps(msg, JSON_COMPACT);
+    if (text == NULL)
+        return;
+    len = strlen(text);
+    text[len] = '\n';   /* the NUL is replaced: json_dumps's buffer holds len + 1 bytes */
+    while (done < len + 1) {
+        ssize_t n = write(st.file, text + done, len + 1 - done);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (!st.write_failed)
+                vm_log("writing the trace to %s: %s", st.path, n < 0 ? strerror(errno) : "nothing written");
+            st.write_failed = 1;
+            break;
+        }
+        done += (size_t)n;
+    }
+    free(text);
+}
+
+/* The last line: end (the session's, or made here with reason), with
+ * entry_loaded false when no plan came; closes the file (lock held). */
+static void write_end(json_t *end, const char *reason)
+{
+    json_t *own = end != NULL ? json_incref(end) : json_pack("{s:s, s:s}", "type", "end", "reason", reason);
+
+    if (own != NULL && !st.plan_seen)
+        json_object_set_new(own, "entry_loaded", json_false());
+    if (own != NULL)
+        write_line(own);
+    json_decref(own);
+    if (st.file >= 0)
+        close(st.file);
+    st.file = -1;
+}
+
+/* The end of a session startup_end stopped says jvm_exit, as a client's
+ * end at the JVM's exit does. */
+static void stop_to_exit(json_t *end)
+{
+    const char *detail = json_string_value(json_object_get(end, "detail"));
+
+    if (strcmp(json_string_value(json_object_get(end, "reason")), "stop") == 0 && detail != NULL &&
+        strcmp(detail, SESSION_STOP_JVM_EXIT) == 0) {
+        json_object_set_new(end, "reason", json_string("jvm_exit"));
+        json_object_del(end, "detail");
+    }
+}
+
+/* The writer: every reply of the session to a line, until its end. */
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        mct_err e;
+        json_t *m = proto_read(st.sock, PROTO_REPLY, -1, &e);
+        const char *type = m != NULL ? proto_type(m) : "";
+
+        pthread_mutex_lock(&st.lock);
+        if (m == NULL) {
+            if (e.code != MCT_E_EOF)
+                vm_log("reading the startup trace's session: %s", e.msg);
+            write_end(NULL, st.error_seen ? "error" : "agent_closed");
+        } else if (strcmp(type, "end") == 0) {
+            stop_to_exit(m);
+            write_end(m, NULL);
+        } else if (strcmp(type, "status") != 0 || st.verbose) {
+            st.plan_seen |= strcmp(type, "plan") == 0;
+            st.error_seen |= strcmp(type, "error") == 0;
+            write_line(m);
+        }
+        if (st.file < 0) {
+            st.running = 0;
+            pthread_cond_broadcast(&st.cond);
+            pthread_mutex_unlock(&st.lock);
+            json_decref(m);
+            break;
+        }
+        pthread_mutex_unlock(&st.lock);
+        json_decref(m);
+    }
+    close(st.sock);
+    return NULL;
+}
+
+/* out with every "{pid}" replaced by the JVM's pid, into st.path; -1 when
+ * it does not fit. */
+static int expand_path(const char *out)
+{
+    char pid[24];
+    size_t used = 0, n;
+
+    snprintf(pid, sizeof pid, "%d", (int)getpid());
+    while (*out != '\0') {
+        const char *part = strncmp(out, "{pid}", 5) == 0 ? pid : out;
+
+        n = part == pid ? strlen(pid) : 1;
+        if (used + n >= sizeof st.path)
+            return -1;
+        memcpy(st.path + used, part, n);
+        used += n;
+        out += part == pid ? 5 : 1;
+    }
+    st.path[used] = '\0';
+    return 0;
+}
+
+/* The start line. */
+static json_t *start_line(const struct agent_trace_opts *t)
+{
+    char entry[3200];
+
+    snprintf(entry, sizeof entry, "%s.%s%s", t->cls, t->method, t->desc);
+    return json_pack("{s:s, s:i, s:s, s:s, s:s}", "type", "start", "pid", (int)getpid(), "vm", vm_facts()->name,
+                     "version", vm_facts()->version, "entry", entry);
+}
+
+void startup_begin(const struct agent_trace_opts *t, int verbose)
+{
+    const struct msg_trace r = {
+        .cls = t->cls, .method = t->method, .desc = t->desc[0] != '\0' ? t->desc : NULL, .depth = t->depth,
+        .regex = t->regex, .include_jdk = t->include_jdk, .verbose = verbose, .min_ns = t->min_ns,
+        .count = t->count, .client_pid = getpid(), .wait = 1,
+    };
+    json_t *req, *start;
+    pthread_t tid;
+    int sv[2];
+
+    if (st.started)
+        return;
+    st.started = 1;
+    st.verbose = verbose;
+    if (expand_path(t->out) < 0) {
+        vm_log("out=%s is too long a file name; the JVM runs untraced", t->out);
+        return;
+    }
+    st.file = open(st.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_APPEND, 0600);
+    if (st.file < 0) {
+        vm_log("cannot create the trace file %s: %s%s; the JVM runs untraced", st.path, strerror(errno),
+               errno == EEXIST ? " (it is never overwritten: remove it, or put {pid} in out=)" : "");
+        return;
+    }
+    req = msg_trace_write(&r);
+    start = start_line(t);
+    if (req == NULL || start == NULL || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+        vm_log("cannot start the trace of %s.%s: %s; the JVM runs untraced", t->cls, t->method,
+               req == NULL || start == NULL ? "out of memory" : strerror(errno));
+        json_decref(req);
+        json_decref(start);
+        close(st.file);
+        st.file = -1;
+        return;
+    }
+    write_line(start);
+    json_decref(start);
+    st.sock = sv[0];
+    st.running = 1;
+    if (pthread_create(&tid, NULL, writer_main, NULL) != 0) {
+        vm_log("cannot start the trace's writer thread; the JVM runs untraced");
+        st.running = 0;
+        write_end(NULL, "internal_error");
+        close(sv[0]);
+        close(sv[1]);
+        json_decref(req);
+        return;
+    }
+    pthread_detach(tid);
+    session_start_local(sv[1], req);
+}
+
+void startup_end(void)
+{
+    struct timespec until;
+
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += STARTUP_END_MS / 1000;
+    until.tv_nsec += (STARTUP_END_MS % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&st.lock);
+    if (st.running) {
+        /* The session drains what completed, then ends (its end comes to
+         * the writer); a write failure leaves the wait to its bound. */
+        json_t *stop = msg_stop_write(&(struct msg_stop){.reason = SESSION_STOP_JVM_EXIT});
+        mct_err e;
+
+        if (stop == NULL || proto_write_within(st.sock, stop, STARTUP_END_MS, STARTUP_END_MS, &e) < 0)
+            vm_debug("stopping the startup trace: %s", stop == NULL ? "out of memory" : e.msg);
+        json_decref(stop);
+    }
+    while (st.running && pthread_cond_timedwait(&st.cond, &st.lock, &until) == 0)
+        ;
+    if (st.file >= 0)
+        write_end(NULL, "jvm_exit");
+    pthread_mutex_unlock(&st.lock);
+}

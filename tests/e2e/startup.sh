@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Tracing from the JVM's start (issue 12), on every test JDK:
+# -agentpath:libmcalltree.so=trace=...,out=DIR/{pid}.ndjson on tgt.Start,
+# which calls tgt.StartEntry.run five times as soon as it starts and exits:
+# the file holds the start line, the plan, the five calls (entry and callee:
+# the first calls too) and the end; a regex holding a comma written %2C;
+# count=; a JVM that never loads the entry class (end with entry_loaded
+# false); malformed options (an unknown name, depth=0, no out=, a bad
+# %-escape) and an existing out file: the JVM runs to completion, exit
+# status 0, with the reason on its stderr, and no file is written.
+. "$MCT_SRCDIR/tests/setup"
+. "$MCT_SRCDIR/tests/e2e/lib.sh"
+. "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
+
+# run_java JDK NAME OPTIONS ARGS...: java with the agent and OPTIONS, tgt.Start
+# ARGS, bounded to 60 s; stdout and stderr in $MCT_TMP/NAME.out/.err; sets RC.
+run_java() {
+    local jdk=$1 name=$2 opts=$3
+    shift 3
+    OUT=$MCT_TMP/$name.out
+    ERR=$MCT_TMP/$name.err
+    RC=0
+    timeout 60 "$jdk/bin/java" -Xshare:auto "-agentpath:$MCT_AGENT=$opts" -cp "$MCT_CLASSES" tgt.Start "$@" \
+        >"$OUT" 2>"$ERR" || RC=$?
+}
+
+# the_file DIR WHAT: the one file in DIR, in FILE.
+the_file() {
+    local n
+    n=$(find "$1" -type f | wc -l)
+    [ "$n" = 1 ] || fail "$2: $n files in $1, want 1"
+    FILE=$(find "$1" -type f)
+}
+
+# calls FILE: FILE's call lines, in FILE.calls.
+calls() {
+    grep '"type":"call"' "$1" >"$1.calls" || true
+}
+
+for jdk in $MCT_TEST_JDKS; do
+    j=$(jdk_major "$jdk")
+
+    note "JDK $j: five calls right at the start"
+    d=$MCT_TMP/$j-now
+    mkdir -p "$d"
+    run_java "$jdk" "$j-now" "trace=tgt.StartEntry.run,depth=2,regex=tgt%5C..*,out=$d/{pid}.ndjson" now 5
+    expect_rc 0 "the traced JVM"
+    the_file "$d" "out={pid}"
+    case $FILE in
+        "$d"/[0-9]*.ndjson) ;;
+        *) fail "{pid} was not replaced: $FILE" ;;
+    esac
+    head -n 1 "$FILE" | grep -q '^{"type":"start","pid":[0-9]*,.*"entry":"tgt.StartEntry.run"}$' ||
+        fail "the first line is not the start line: $(head -n 1 "$FILE")"
+    sed -n 2p "$FILE" | grep -q '^{"type":"plan",' || fail "the second line is not the plan"
+    tail -n 1 "$FILE" | grep -q '^{"type":"end","reason":"jvm_exit",.*"printed":5' ||
+        fail "the last line is not the end at the JVM's exit with 5 calls: $(tail -n 1 "$FILE")"
+    calls "$FILE"
+    check_calls "$FILE.calls" 5 "the calls at the start" -D 2
+    expect_outline "$FILE.calls" "the calls at the start" <<'OUTLINE'
+tgt.StartEntry.run calls=1 throws=0
+  tgt.StartEntry.twice calls=1 throws=0
+OUTLINE
+
+    note "JDK $j: a regex with a comma, written %2C; count= ends the trace, not the JVM"
+    f=$MCT_TMP/$j-comma.ndjson
+    LOG=$MCT_TMP/jvm-$j-comma.log
+    MCT_JVM_OPTS=("-agentpath:$MCT_AGENT=trace=tgt.StartEntry.run(I)J,depth=2,regex=tgt%5C.Start(Entry%7CX)%7B0%2C1%7D,count=2,out=$f")
+    start_target "$jdk" "$LOG" tgt.Start later 0
+    unset MCT_JVM_OPTS
+    wait_until 30 grep -q '"type":"end"' "$f" || fail "count=2: no end line within 30 s"
+    tail -n 1 "$f" | grep -q '^{"type":"end","reason":"count",' || fail "count=2: the last line is not the end"
+    alive "$TARGET_PID" || fail "count=2: the JVM did not keep running"
+    stop_target "$TARGET_PID"
+    grep -q 'mcalltree' "$LOG" && { cat "$LOG" >&2; fail "the %2C regex: a message on the JVM's stderr"; }
+    calls "$f"
+    check_calls "$f.calls" 2 "count=2" -D 2
+    expect_outline "$f.calls" "the %2C regex" <<'OUTLINE'
+tgt.StartEntry.run calls=1 throws=0
+  tgt.StartEntry.twice calls=1 throws=0
+OUTLINE
+
+    note "JDK $j: an entry class that never loads"
+    f=$MCT_TMP/$j-never.ndjson
+    run_java "$jdk" "$j-never" "trace=tgt.StartEntry.run,out=$f" never 200
+    expect_rc 0 "the JVM that never loads the class"
+    [ "$(wc -l <"$f")" = 2 ] || fail "never: $(wc -l <"$f") lines, want start and end"
+    tail -n 1 "$f" | grep -q '^{"type":"end","reason":"jvm_exit",.*"entry_loaded":false}$' ||
+        fail "never: the end line does not say entry_loaded false: $(tail -n 1 "$f")"
+
+    note "JDK $j: malformed options and an existing file leave the JVM untraced"
+    d=$MCT_TMP/$j-bad
+    mkdir -p "$d"
+    for bad in "unknown option 'bogus'|trace=tgt.StartEntry.run,bogus=1,out=$d/a" \
+               "option 'depth': give an integer from 1 to 64, not '0'|trace=tgt.StartEntry.run,depth=0,out=$d/b" \
+               "option 'trace' needs out=FILE|trace=tgt.StartEntry.run,depth=2" \
+               "option 'regex': '%zz' is not %XX|trace=tgt.StartEntry.run,regex=a%zz,out=$d/c"; do
+        msg=${bad%%|*}
+        run_java "$jdk" "$j-bad" "${bad#*|}" now 3
+        expect_rc 0 "malformed options (${bad#*|})"
+        grep -qF "mcalltree agent: $msg" "$ERR" || {
+            cat "$ERR" >&2
+            fail "malformed options (${bad#*|}): no message '$msg' on the JVM's stderr"
+        }
+        grep -q 'the JVM runs untraced' "$ERR" || fail "malformed options: the message does not say untraced"
+    done
+    [ -z "$(ls -A "$d")" ] || fail "malformed options: files were written: $(ls "$d")"
+    echo keep >"$d/exists"
+    run_java "$jdk" "$j-exists" "trace=tgt.StartEntry.run,out=$d/exists" now 3
+    expect_rc 0 "an existing out file"
+    expect_grep 'cannot create the trace file .*exists: File exists' "$ERR" "an existing out file"
+    [ "$(cat "$d/exists")" = keep ] || fail "an existing out file was changed"
+done
+trace_done
