@@ -187,7 +187,8 @@ struct jvm {
     int started;            /* the start line came */
     int ended;              /* the end line came */
     int broken;             /* the file is not read further (said why) */
-    long long written;      /* calls and summaries written */
+    long long calls;        /* calls written */
+    long long summaries;    /* summaries written */
 };
 
 struct wrap {
@@ -244,7 +245,7 @@ static void on_call(struct wrap *w, struct jvm *j, const json_t *call)
         w->output_broken = 1;
         return;
     }
-    j->written++;
+    j->calls++;
     w->written++;
 }
 
@@ -263,7 +264,7 @@ static void on_summary(struct wrap *w, struct jvm *j, const json_t *summary)
         w->output_broken = 1;
         return;
     }
-    j->written++;
+    j->summaries++;
     w->written++;
 }
 
@@ -302,6 +303,18 @@ static void on_error(struct wrap *w, struct jvm *j, const json_t *msg)
         w->trouble = proto_code_exit(m.code);
 }
 
+/* What was written of j's trace, for the messages: "N calls written". */
+static const char *written(const struct jvm *j)
+{
+    static char text[96];
+
+    if (j->summaries > 0)
+        snprintf(text, sizeof text, "%lld summar%s written", j->summaries, j->summaries == 1 ? "y" : "ies");
+    else
+        snprintf(text, sizeof text, "%lld call%s written", j->calls, j->calls == 1 ? "" : "s");
+    return text;
+}
+
 static void on_end(struct wrap *w, struct jvm *j, const json_t *msg)
 {
     const json_t *loaded = json_object_get(msg, "entry_loaded");
@@ -311,8 +324,7 @@ static void on_end(struct wrap *w, struct jvm *j, const json_t *msg)
         log_error("JVM pid %lld: %s never loaded, nothing traced", j->pid, w->c->class_name);
         return;
     }
-    log_error("JVM pid %lld: %lld %s written", j->pid, j->written,
-              w->c->count > 0 || j->written != 1 ? "objects" : "object");
+    log_error("JVM pid %lld: %s", j->pid, written(j));
 }
 
 /* Handles one checked line of j's file. */
@@ -493,11 +505,11 @@ static void judge_files(struct wrap *w)
             log_error("JVM pid %lld: its trace file is empty (the agent did not start the trace; "
                       "see the JVM's stderr)", j->pid);
         else if (kill((pid_t)j->pid, 0) == 0)
-            log_error("JVM pid %lld: still running after COMMAND exited (%lld objects written); its "
-                      "trace ends here", j->pid, j->written);
+            log_error("JVM pid %lld: still running after COMMAND exited (%s); its trace ends here",
+                      j->pid, written(j));
         else
             log_error("JVM pid %lld: its trace file ends without an \"end\" line (the JVM was "
-                      "killed?); %lld objects written", j->pid, j->written);
+                      "killed?); %s", j->pid, written(j));
     }
     if (w->n_jvms == 0)
         log_error("no JVM loaded the agent: COMMAND started no JVM, or its JVMs ignored "
