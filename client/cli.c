@@ -385,15 +385,30 @@ static int takes_next(const char *arg)
     return hit != NULL && hit->has_arg == required_argument;
 }
 
-/* The index of the "--" that starts the wrap form's COMMAND (the first one
- * that is not an option's value), or argc. */
-static int command_start(int argc, char **argv)
+/* The index of the "--" that starts the wrap form's COMMAND, or argc. The
+ * first "--" that is not an option's value starts it when arguments stand
+ * before it and the first is not a pid (a class name never is all digits);
+ * else it is getopt's end of the options (a regex starting with '-') in the
+ * attach form, unless the five arguments of the attach form stand before it
+ * and more after: then *pid_and_command is set. */
+static int command_start(int argc, char **argv, int *pid_and_command)
 {
+    int n = 0, pid_first = 0;
+
+    *pid_and_command = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0)
-            return i;
-        if (argv[i][0] == '-' && argv[i][1] != '\0' && takes_next(argv[i]))
-            i++;
+        if (strcmp(argv[i], "--") == 0) {
+            if (n > 0 && !pid_first)
+                return i;
+            *pid_and_command = n == 5 && i + 1 < argc;
+            return argc;
+        }
+        if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            if (takes_next(argv[i]))
+                i++;
+        } else if (n++ == 0) {
+            pid_first = strspn(argv[i], "0123456789") == strlen(argv[i]);
+        }
     }
     return argc;
 }
@@ -403,10 +418,6 @@ static int parse_wrap_positionals(int n, char **pos, struct cli *c, mct_err *e)
 {
     static const char *const names[] = { "<class>", "<method>", "<depth>", "<regex>" };
 
-    if (n == 5 && parse_int(pos[0], 1, INT_MAX, &(long long){ 0 }) == 0)
-        return mct_err_set(e, MCT_E_ARG, "a <pid> and a command (after --) exclude each other: "
-                           "the command's JVMs are traced, give <class> <method> <depth> <regex> "
-                           "-- COMMAND");
     if (n < 4) {
         char missing[64] = "";
 
@@ -471,9 +482,13 @@ static int parse_positionals(int n, char **pos, struct cli *c, mct_err *e)
 int cli_parse(int argc, char **argv, struct cli *c, mct_err *e)
 {
     unsigned given = 0;
-    int opt, rc, split = command_start(argc, argv);
+    int opt, rc, pid_and_command, split = command_start(argc, argv, &pid_and_command);
 
     memset(c, 0, sizeof *c);
+    if (pid_and_command)
+        return mct_err_set(e, MCT_E_ARG, "a <pid> and a command (after --) exclude each other: "
+                           "to trace the command's JVMs, give <class> <method> <depth> <regex> "
+                           "-- COMMAND");
     c->mode = CLI_TRACE;
     c->slow_ms = -1;
     c->fail_over_ms = -1;
