@@ -70,10 +70,14 @@ static const char *const format_names[] = {
 void cli_usage(FILE *f)
 {
     fputs("Usage: mcalltree [OPTIONS] <pid> <class> <method> <depth> <regex>\n"
+          "       mcalltree [OPTIONS] <class> <method> <depth> <regex> -- COMMAND [ARGS...]\n"
           "       mcalltree --info <pid>\n"
           "\n"
           "Prints a JSON call tree for every completed call of one Java method in a\n"
           "running JVM, following calls <depth> levels deep into classes matching <regex>.\n"
+          "With -- COMMAND, runs COMMAND with the agent loaded at the start of every JVM\n"
+          "it starts (through JAVA_TOOL_OPTIONS) and traces them from their first call;\n"
+          "each object written gets the JVM's \"pid\" (-f tree: a \"pid N\" line).\n"
           "\n"
           "  <pid>     the JVM's process id, as this shell sees it (containers work)\n"
           "  <class>   binary class name with dots: com.shop.Cart$Line\n"
@@ -120,7 +124,11 @@ void cli_usage(FILE *f)
           "\n"
           "Exit status: 0 done, 1 usage error, 2 cannot attach or connect, 3 the JVM\n"
           "refused the request, 4 a gate failed (--fail-over-ms, --max-calls, --budget)\n"
-          "or no call to judge, 5 internal or protocol error.\n",
+          "or no call to judge, 5 internal or protocol error.\n"
+          "With -- COMMAND: COMMAND's status (128+N when signal N killed it; 127 when it\n"
+          "is not found, 126 when it cannot be run); if that is 0: 4 when a gate failed,\n"
+          "5 when a JVM's trace could not be read or written; 1 or 2 when nothing ran\n"
+          "(usage error, no agent library).\n",
           f);
 }
 
@@ -510,6 +518,108 @@ static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given
     return mct_err_set(e, MCT_E_ARG, "unhandled option %d", opt);
 }
 
+/* Whether the option at arg (a word of argv starting with '-') takes its
+ * value from the next word, as getopt_long reads it: a short option
+ * needing a value at the end of its cluster, or a long option (a unique
+ * abbreviation too) needing one and written without '='. */
+static int takes_next(const char *arg)
+{
+    const struct option *hit = NULL;
+    size_t len;
+
+    if (arg[1] != '-') {
+        for (const char *p = arg + 1; *p != '\0'; p++) {
+            const char *o = *p != ':' ? strchr(short_options, *p) : NULL;
+
+            if (o != NULL && o[1] == ':')
+                return p[1] == '\0';
+        }
+        return 0;
+    }
+    if (strchr(arg, '=') != NULL)
+        return 0;
+    len = strlen(arg + 2);
+    for (const struct option *o = long_options; o->name != NULL; o++) {
+        if (strncmp(o->name, arg + 2, len) != 0)
+            continue;
+        if (strlen(o->name) == len)
+            return o->has_arg == required_argument;
+        if (hit != NULL)
+            return 0;       /* ambiguous: getopt_long reports it */
+        hit = o;
+    }
+    return hit != NULL && hit->has_arg == required_argument;
+}
+
+/* The index of the "--" that starts the wrap form's COMMAND, or argc. The
+ * first "--" that is not an option's value starts it when arguments stand
+ * before it and the first is not a pid (a class name never is all digits);
+ * else it is getopt's end of the options (a regex starting with '-') in the
+ * attach form, unless the five arguments of the attach form stand before it
+ * and more after: then *pid_and_command is set. */
+static int command_start(int argc, char **argv, int *pid_and_command)
+{
+    int n = 0, pid_first = 0;
+
+    *pid_and_command = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            if (n > 0 && !pid_first)
+                return i;
+            *pid_and_command = n == 5 && i + 1 < argc;
+            return argc;
+        }
+        if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            if (takes_next(argv[i]))
+                i++;
+        } else if (n++ == 0) {
+            pid_first = strspn(argv[i], "0123456789") == strlen(argv[i]);
+        }
+    }
+    return argc;
+}
+
+/* Checks the positional arguments of the wrap form: no pid. */
+static int parse_wrap_positionals(int n, char **pos, struct cli *c, mct_err *e)
+{
+    static const char *const names[] = { "<class>", "<method>", "<depth>", "<regex>" };
+
+    if (n < 4) {
+        char missing[64] = "";
+
+        for (int i = n; i < 4; i++) {
+            strcat(missing, " ");
+            strcat(missing, names[i]);
+        }
+        return mct_err_set(e, MCT_E_ARG, "missing argument%s before --:%s", 4 - n > 1 ? "s" : "",
+                           missing);
+    }
+    if (n > 4)
+        return mct_err_set(e, MCT_E_ARG, "too many arguments before --, starting at '%.64s' "
+                           "(quote the regex)", pos[4]);
+    if (parse_class(pos[0], c, e) < 0 || parse_method(pos[1], c, e) < 0 ||
+        parse_depth(pos[2], c, e) < 0 || parse_regex(pos[3], c, e) < 0)
+        return -1;
+    return 0;
+}
+
+/* The wrap form: what it refuses, then its positional arguments. */
+static int parse_wrap(int n, char **pos, unsigned given, struct cli *c, mct_err *e)
+{
+    if (c->command[0] == NULL || c->command[0][0] == '\0')
+        return mct_err_set(e, MCT_E_ARG, "missing COMMAND after --");
+    if (c->mode == CLI_INFO)
+        return mct_err_set(e, MCT_E_ARG, "--info cannot be used with a command (after --)");
+    if (given & GIVEN_TIMEOUT)
+        return mct_err_set(e, MCT_E_ARG, "--timeout cannot be used with a command (after --): "
+                           "the trace ends when COMMAND exits");
+    if (given & GIVEN_PLAN)
+        return mct_err_set(e, MCT_E_ARG, "--plan cannot be used with a command (after --): "
+                           "give it with the pid of a running JVM");
+    c->mode = CLI_WRAP;
+    return parse_wrap_positionals(n, pos, c, e);
+}
+
 /* Checks the positional arguments of a trace. */
 static int parse_positionals(int n, char **pos, struct cli *c, mct_err *e)
 {
@@ -567,14 +677,21 @@ static int check_aggregate(const struct cli *c, unsigned given, mct_err *e)
 int cli_parse(int argc, char **argv, struct cli *c, mct_err *e)
 {
     unsigned given = 0;
-    int opt, rc;
+    int opt, rc, pid_and_command, split = command_start(argc, argv, &pid_and_command);
 
     memset(c, 0, sizeof *c);
+    if (pid_and_command)
+        return mct_err_set(e, MCT_E_ARG, "a <pid> and a command (after --) exclude each other: "
+                           "to trace the command's JVMs, give <class> <method> <depth> <regex> "
+                           "-- COMMAND");
     c->mode = CLI_TRACE;
     c->slow_ms = -1;
     c->fail_over_ms = -1;
     optind = 0;     /* a full reset of getopt's state, for repeated calls */
     opterr = 0;
+    if (split < argc)
+        c->command = argv + split + 1;
+    argc = split;
     while ((opt = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
         if (opt == '?' || opt == ':')
             return option_error(opt, argv, e);
@@ -582,6 +699,8 @@ int cli_parse(int argc, char **argv, struct cli *c, mct_err *e)
         if (rc != 0)
             return rc < 0 ? -1 : 0;
     }
+    if (c->command != NULL)
+        return parse_wrap(argc - optind, argv + optind, given, c, e);
     if (c->mode == CLI_INFO) {
         for (size_t i = 0; i < sizeof given_names / sizeof given_names[0]; i++)
             if (given & (1u << i))

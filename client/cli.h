@@ -39,6 +39,7 @@ struct cli_budget {
 
 enum cli_mode {
     CLI_TRACE,      /* mcalltree [OPTIONS] <pid> <class> <method> <depth> <regex> */
+    CLI_WRAP,       /* mcalltree [OPTIONS] <class> <method> <depth> <regex> -- COMMAND [ARGS] */
     CLI_INFO,       /* mcalltree --info <pid> */
     CLI_HELP,       /* --help */
     CLI_VERSION     /* --version */
@@ -80,12 +81,16 @@ struct cli {
     int aggregate;                  /* --aggregate: summaries instead of calls */
     double interval_s;              /* --interval: a summary every SEC; 0 = only the final one */
     int slowest;                    /* --slowest K: calls kept whole per summary */
+    char **command;                 /* CLI_WRAP: COMMAND and its arguments, NULL-terminated;
+                                       borrowed from argv */
     int wait;                       /* --wait: an entry class not loaded yet is waited for */
 };
 
 /* Parses argv into *c; -1 with e set (MCT_E_ARG, one line saying what is
  * wrong) on a usage error. --help and --version win over everything after
- * them. Uses getopt_long, so it may permute argv. */
+ * them. The first "--" that is not an option's value starts the wrap form's
+ * COMMAND, which is not parsed. Uses getopt_long, so it may permute the
+ * arguments before that "--". */
 int cli_parse(int argc, char **argv, struct cli *c, mct_err *e);
 
 /* Prints the usage text to f. */

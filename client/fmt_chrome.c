@@ -7,8 +7,10 @@
  * a comma, so a file whose client was killed lacks only the `]`, which both
  * viewers supply themselves.
  *
- * All events belong to one process (pid 1, named "mcalltree"); tid is the
- * Java thread's id, named once by a thread_name metadata event. A call is a
+ * All events belong to one process (pid 1, named "mcalltree"), or with the
+ * wrap form to the JVM's pid (out_set_pid, named "JVM pid N" once); tid is
+ * the Java thread's id, named once per process by a thread_name metadata
+ * event. A call is a
  * tree of complete events ("ph":"X", ts and dur in microseconds), one per
  * node, the entry method starting at the call's start_ns.
  *
@@ -42,7 +44,7 @@ struct chrome {
     long long origin_ns;        /* wall ns that ts 0 stands for */
     int have_call;              /* origin_ns has seen the first call */
     unsigned long events;       /* events written */
-    json_t *threads;            /* object: thread ids (decimal) already named */
+    json_t *threads;            /* object: "pid:tid" of threads and "pid" of JVMs already named */
 };
 
 /* Writes one event, after a separator unless it is the first; takes ev. */
@@ -59,20 +61,37 @@ static int put_event(out *o, json_t *ev)
     return rc;
 }
 
+/* The events' process: the JVM's pid with the wrap form, else CHROME_PID. */
+static json_int_t chrome_pid(const out *o)
+{
+    return o->pid > 0 ? (json_int_t)o->pid : CHROME_PID;
+}
+
 /* Writes a metadata event naming the process or a thread. */
 static int put_meta(out *o, const char *what, long long tid, const char *name)
 {
-    return put_event(o, json_pack("{s:s, s:s, s:i, s:I, s:{s:s}}", "name", what, "ph", "M",
-                                  "pid", CHROME_PID, "tid", (json_int_t)tid, "args", "name", name));
+    return put_event(o, json_pack("{s:s, s:s, s:I, s:I, s:{s:s}}", "name", what, "ph", "M",
+                                  "pid", chrome_pid(o), "tid", (json_int_t)tid, "args", "name", name));
 }
 
-/* Names thread tid unless an earlier call did. */
+/* Names thread tid of the current process unless an earlier call did, and
+ * a JVM's process the first time it is seen. */
 static int name_thread(out *o, long long tid, const char *name)
 {
     struct chrome *c = o->state;
-    char key[32];
+    char key[64];
 
-    snprintf(key, sizeof key, "%lld", tid);
+    if (o->pid > 0) {
+        char jvm[48];
+
+        snprintf(key, sizeof key, "%lld", o->pid);
+        snprintf(jvm, sizeof jvm, "JVM pid %lld", o->pid);
+        if (json_object_get(c->threads, key) == NULL &&
+            (json_object_set_new(c->threads, key, json_true()) < 0 ||
+             put_meta(o, "process_name", 0, jvm) < 0))
+            return -1;
+    }
+    snprintf(key, sizeof key, "%lld:%lld", (long long)chrome_pid(o), tid);
     if (json_object_get(c->threads, key) != NULL)
         return 0;
     if (json_object_set_new(c->threads, key, json_true()) < 0)
@@ -113,9 +132,9 @@ static json_t *node_args(const json_t *node, long long seq)
 static int put_node_event(out *o, const json_t *node, int depth, const struct call_ctx *cc,
                           long long ts_ns, long long dur_ns)
 {
-    return put_event(o, json_pack("{s:s++, s:s, s:s, s:i, s:I, s:f, s:f, s:o}",
+    return put_event(o, json_pack("{s:s++, s:s, s:s, s:I, s:I, s:f, s:f, s:o}",
                                   "name", fu_str(node, "class"), ".", fu_str(node, "method"),
-                                  "cat", "mcalltree", "ph", "X", "pid", CHROME_PID,
+                                  "cat", "mcalltree", "ph", "X", "pid", chrome_pid(o),
                                   "tid", (json_int_t)cc->tid, "ts", (double)ts_ns / 1e3,
                                   "dur", (double)dur_ns / 1e3,
                                   "args", node_args(node, depth == 0 ? cc->seq : 0)));

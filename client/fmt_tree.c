@@ -35,7 +35,10 @@
  * entry call, self/call its average self time per entry call, calls/call
  * N× when each of them made exactly N calls, else the average and (min–max).
  * Tags and min/avg/max of single invocations follow as in a call's tree.
- * The slowest calls kept whole follow as call trees. */
+ * The slowest calls kept whole follow as call trees.
+ *
+ * The wrap form (several JVMs) puts a line "pid N" above the first tree of
+ * each JVM and above any tree whose JVM differs from the previous one. */
 #include "output.h"
 
 #include <time.h>
@@ -302,6 +305,16 @@ static void put_node(struct tree *t, const json_t *node, int depth)
     }
 }
 
+/* The wrap form: a "pid N" line before the first object of each JVM and
+ * whenever the JVM changes, after the blank line that separates objects. */
+static void put_pid(out *o)
+{
+    if (o->pid <= 0 || o->pid == o->pid_shown)
+        return;
+    fprintf(o->f, "pid %lld\n", o->pid);
+    o->pid_shown = o->pid;
+}
+
 static int tree_call(out *o, const json_t *call)
 {
     struct tree t = { .o = o, .slow_ns = o->slow_ms < 0 ? -1 : o->slow_ms * 1e6 };
@@ -309,8 +322,9 @@ static int tree_call(out *o, const json_t *call)
 
     t.root_total = fu_int(root, "total_ns");
     t.calls_w = calls_width(root);
-    if (o->calls > 0)
+    if (o->calls > 0 || o->summaries > 0)
         fputc('\n', o->f);
+    put_pid(o);
     put_title(&t, call);
     put_header(&t);
     put_node(&t, root, 0);
@@ -384,6 +398,7 @@ static int tree_summary(out *o, const json_t *summary)
 
     if (o->calls > 0 || o->summaries > 0)
         fputc('\n', f);
+    put_pid(o);
     sgr(&t, SGR_BOLD);
     fprintf(f, "summary%s", fu_flag(summary, "final") ? " (final)" : "");
     sgr_end(&t);

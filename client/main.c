@@ -16,6 +16,7 @@
 #include "proc.h"
 #include "proto.h"
 #include "trace.h"
+#include "wrap.h"
 
 /* Flushes stdout; the exit status for whether everything reached it. */
 static int finish_stdout(void)
@@ -103,6 +104,8 @@ int main(int argc, char **argv)
         return finish_stdout();
     }
     log_set_verbose(c.verbose);
+    if (c.mode == CLI_WRAP)
+        return wrap_run(&c);
     if (intr_catch(&e) < 0) {
         log_error("%s", e.msg);
         return MCT_EXIT_INTERNAL;

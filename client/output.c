@@ -68,6 +68,11 @@ int out_summary(out *o, const json_t *summary, mct_err *e)
     return 0;
 }
 
+void out_set_pid(out *o, long long pid)
+{
+    o->pid = pid;
+}
+
 int out_close(out *o, mct_err *e)
 {
     int rc = 0;

@@ -3,7 +3,13 @@
  * `call` message to out_call as it arrives; formats that need a document
  * around the calls (chrome) write its start in out_open and its end in
  * out_close. A summary of many calls (issue 11: {"type":"summary",...}) goes
- * to out_summary; the chrome format has no summary form. */
+ * to out_summary; the chrome format has no summary form.
+ *
+ * The wrap form (client/wrap.h) writes objects of several JVMs through one
+ * output, each after out_set_pid: json adds "pid" to each object, tree
+ * writes a "pid N" line when the JVM changes, chrome uses the pid as the
+ * events' process, folded leaves its lines untagged (a flame graph of the
+ * whole command sums equal stacks of all its JVMs). */
 #ifndef MCT_OUTPUT_H
 #define MCT_OUTPUT_H
 
@@ -30,6 +36,8 @@ struct out {
     double slow_ms;     /* --slow-ms, < 0 when not given */
     unsigned long calls;/* calls written so far */
     unsigned long summaries; /* summaries written so far */
+    long long pid;      /* the JVM of the next object (out_set_pid), 0: untagged */
+    long long pid_shown;/* tree: the pid of the last "pid N" line, 0: none */
     const struct out_format *fmt;
     void *state;        /* the format's own, freed by its end() */
 };
@@ -48,6 +56,9 @@ int out_call(out *o, const json_t *call, mct_err *e);
  * set: MCT_E_ARG when the format has no summary form (chrome), MCT_E_IO
  * when the output cannot be written. */
 int out_summary(out *o, const json_t *summary, mct_err *e);
+
+/* Tags the objects written from now on with the JVM's pid (> 0). */
+void out_set_pid(out *o, long long pid);
 
 /* Finishes the document, flushes and closes; 0 or -1 with e set. Frees o. */
 int out_close(out *o, mct_err *e);

@@ -183,6 +183,7 @@ public final class Bench {
         if (lib != null) {
             System.load(lib);
         }
+        Cold.load();
         for (int i = 0; i < threads; i++) {
             final int idx = i;
             Thread t = new Thread(() -> work(idx), "bench-" + i);

@@ -1,0 +1,783 @@
+/* wrap.c — see wrap.h. */
+#include "wrap.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agentlib.h"
+#include "exit.h"
+#include "log.h"
+#include "msg.h"
+#include "output.h"
+#include "wrapline.h"
+
+/* How often the files are looked at while COMMAND runs. */
+#define WRAP_POLL_MS 100
+
+/* The statuses of a shell for a command it cannot run. */
+#define WRAP_NOT_FOUND 127
+#define WRAP_NOT_RUN 126
+
+/* ---- the option string ---------------------------------------------------------------------- */
+
+/* A growing string; on failure the buffer is freed and s is NULL. */
+struct buf {
+    char *s;
+    size_t len, cap;
+};
+
+static void put_mem(struct buf *b, const char *p, size_t n)
+{
+    if (b->s == NULL && b->cap != 0)
+        return;     /* an earlier failure */
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap > 0 ? b->cap : 256;
+        char *s;
+
+        while (b->len + n + 1 > cap)
+            cap *= 2;
+        s = realloc(b->s, cap);
+        if (s == NULL) {
+            free(b->s);
+            b->s = NULL;
+            b->cap = 1;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, p, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static void put_str(struct buf *b, const char *s)
+{
+    put_mem(b, s, strlen(s));
+}
+
+static void put_fmt(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put_fmt(struct buf *b, const char *fmt, ...)
+{
+    char tmp[128];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    put_str(b, tmp);
+}
+
+/* Appends s percent-encoded (see wrap_agent_options). */
+static void put_encoded(struct buf *b, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
+        if (*p <= ' ' || *p >= 0x7f || strchr(",%=\"'\\", *p) != NULL)
+            put_fmt(b, "%%%02X", *p);
+        else
+            put_mem(b, (const char *)p, 1);
+    }
+}
+
+/* Appends ",name=value" with a number of milliseconds, without trailing
+ * zeros (the agent reads plain decimals, no exponent). */
+static void put_ms(struct buf *b, const char *name, double ms)
+{
+    char num[64];
+    char *end;
+
+    snprintf(num, sizeof num, "%.6f", ms);
+    end = num + strlen(num) - 1;
+    while (*end == '0')
+        *end-- = '\0';
+    if (*end == '.')
+        *end = '\0';
+    put_fmt(b, ",%s=%s", name, num);
+}
+
+char *wrap_agent_options(const struct cli *c, const char *dir, mct_err *e)
+{
+    struct buf b = { 0 };
+
+    put_str(&b, "trace=");
+    put_encoded(&b, c->class_name);
+    put_str(&b, ".");
+    put_encoded(&b, c->method);
+    put_encoded(&b, c->desc);
+    put_fmt(&b, ",depth=%d,regex=", c->depth);
+    put_encoded(&b, c->regex);
+    put_str(&b, ",out=");
+    put_encoded(&b, dir);
+    put_str(&b, "/{pid}.ndjson");
+    if (c->include_jdk)
+        put_str(&b, ",include-jdk");
+    if (c->min_ms > 0)
+        put_ms(&b, "min-ms", c->min_ms);
+    if (c->count > 0)
+        put_fmt(&b, ",count=%lld", c->count);
+    if (c->verbose)
+        put_str(&b, ",verbose");
+    /* The gates are judged here, over what the files hold (wrap_run), so
+     * none goes to the agent. */
+    if (b.s == NULL)
+        mct_err_set(e, MCT_E_NOMEM, "out of memory");
+    return b.s;
+}
+
+char *wrap_agentpath(const char *lib, const char *options, mct_err *e)
+{
+    struct buf b = { 0 };
+    const char *quote = "";
+
+    if (lib[0] != '/')
+        return mct_err_set(e, MCT_E_ARG, "the agent library path %.200s is not absolute", lib), NULL;
+    if (strchr(lib, '=') != NULL)
+        return mct_err_set(e, MCT_E_ARG, "the agent library path %.200s has a '=', where the JVM "
+                           "would cut it: move the library (--agent PATH)", lib), NULL;
+    if (strpbrk(lib, " \t\n\v\f\r") != NULL)
+        quote = strchr(lib, '"') == NULL ? "\"" : strchr(lib, '\'') == NULL ? "'" : NULL;
+    if (quote == NULL)
+        return mct_err_set(e, MCT_E_ARG, "the agent library path %.200s has whitespace and both "
+                           "kinds of quotes, which JAVA_TOOL_OPTIONS cannot carry: move the library "
+                           "(--agent PATH)", lib), NULL;
+    put_str(&b, quote);
+    put_str(&b, "-agentpath:");
+    put_str(&b, lib);
+    put_str(&b, "=");
+    put_str(&b, options);
+    put_str(&b, quote);
+    if (b.s == NULL)
+        mct_err_set(e, MCT_E_NOMEM, "out of memory");
+    return b.s;
+}
+
+char *wrap_tool_options(const char *old, const char *word, mct_err *e)
+{
+    struct buf b = { 0 };
+
+    if (old != NULL && old[0] != '\0') {
+        put_str(&b, old);
+        put_str(&b, " ");
+    }
+    put_str(&b, word);
+    if (b.s == NULL)
+        mct_err_set(e, MCT_E_NOMEM, "out of memory");
+    return b.s;
+}
+
+/* ---- the JVMs' files ------------------------------------------------------------------------ */
+
+/* One JVM, from its file <pid>.ndjson. */
+struct jvm {
+    long long pid;          /* from the file's name */
+    int fd;                 /* -1 once closed */
+    struct buf line;        /* bytes of a line not complete yet */
+    int started;            /* the start line came */
+    int ended;              /* the end line came */
+    int broken;             /* the file is not read further (said why) */
+    long long calls;        /* calls written */
+    long long summaries;    /* summaries written */
+};
+
+struct wrap {
+    const struct cli *c;
+    char dir[PATH_MAX];
+    int dirfd;
+    out *out;
+    struct jvm *jvms;
+    size_t n_jvms;
+    pid_t child;
+    int output_broken;      /* the reader of the output went away (EPIPE) */
+    int trouble;            /* a trace could not be read or written, or the agent
+                               refused it: the exit status that says so, 0: none */
+    int over;               /* --fail-over-ms: a call took longer */
+    long long written;      /* calls and summaries written, all JVMs */
+};
+
+/* Stops reading j's file; the reason was said. */
+static void drop(struct wrap *w, struct jvm *j)
+{
+    j->broken = 1;
+    if (w->trouble == 0)
+        w->trouble = MCT_EXIT_INTERNAL;
+    if (j->fd >= 0)
+        close(j->fd);
+    j->fd = -1;
+}
+
+static void on_call(struct wrap *w, struct jvm *j, const json_t *call)
+{
+    const json_t *root = json_object_get(call, "root");
+    long long total = json_integer_value(json_object_get(root, "total_ns"));
+    mct_err e;
+
+    /* The gates of client/gate.h (branch "gates") are not in this tree
+     * yet: once merged, each call goes to the JVM's gate here
+     * (gate_add_call) and gate_finish judges it at the JVM's end line
+     * (on_end), a summary with gate_check. Until then --fail-over-ms. */
+    if (w->c->fail_over_ms >= 0 && (double)total > w->c->fail_over_ms * 1e6) {
+        if (!w->over)
+            log_error("JVM pid %lld: call #%lld took %.3f ms, over --fail-over-ms %g (exit status 4)",
+                      j->pid, (long long)json_integer_value(json_object_get(call, "seq")),
+                      (double)total / 1e6, w->c->fail_over_ms);
+        w->over = 1;
+    }
+    if (w->output_broken)
+        return;
+    out_set_pid(w->out, j->pid);
+    if (out_call(w->out, call, &e) < 0) {
+        if (errno != EPIPE) {
+            log_error("%s", e.msg);
+            w->trouble = MCT_EXIT_INTERNAL;
+        }
+        w->output_broken = 1;
+        return;
+    }
+    j->calls++;
+    w->written++;
+}
+
+static void on_summary(struct wrap *w, struct jvm *j, const json_t *summary)
+{
+    mct_err e;
+
+    if (w->output_broken)
+        return;
+    out_set_pid(w->out, j->pid);
+    if (out_summary(w->out, summary, &e) < 0) {
+        if (e.code != MCT_E_IO || errno != EPIPE) {
+            log_error("%s", e.msg);
+            w->trouble = MCT_EXIT_INTERNAL;
+        }
+        w->output_broken = 1;
+        return;
+    }
+    j->summaries++;
+    w->written++;
+}
+
+static void on_plan(struct jvm *j, const json_t *msg)
+{
+    struct msg_plan p;
+    mct_err e;
+
+    if (msg_plan_read(msg, &p, &e) == 0)
+        log_verbose("JVM pid %lld: %lld method%s instrumented, %lld when their class loads, %lld "
+                    "left out", j->pid, p.summary.instrumented, p.summary.instrumented == 1 ? "" : "s",
+                    p.summary.pending, p.summary.excluded);
+    msg_plan_clear(&p);
+}
+
+static void on_status(struct jvm *j, const json_t *msg)
+{
+    struct msg_status m;
+    mct_err e;
+
+    if (msg_status_read(msg, &m, &e) == 0)
+        log_verbose("JVM pid %lld: %lld call%s completed, %lld written%s%s", j->pid,
+                    m.calls < 0 ? 0 : m.calls, m.calls == 1 ? "" : "s", m.printed < 0 ? 0 : m.printed,
+                    m.note != NULL ? "; " : "", m.note != NULL ? m.note : "");
+}
+
+static void on_error(struct wrap *w, struct jvm *j, const json_t *msg)
+{
+    struct msg_error m;
+    mct_err e;
+
+    if (msg_error_read(msg, &m, &e) < 0)
+        return;
+    log_error("JVM pid %lld: the agent reports %s: %s", j->pid, m.name, m.message);
+    if (w->trouble == 0)
+        w->trouble = proto_code_exit(m.code);
+}
+
+/* What was written of j's trace, for the messages: "N calls written". */
+static const char *written(const struct jvm *j)
+{
+    static char text[96];
+
+    if (j->summaries > 0)
+        snprintf(text, sizeof text, "%lld summar%s written", j->summaries, j->summaries == 1 ? "y" : "ies");
+    else
+        snprintf(text, sizeof text, "%lld call%s written", j->calls, j->calls == 1 ? "" : "s");
+    return text;
+}
+
+static void on_end(struct wrap *w, struct jvm *j, const json_t *msg)
+{
+    const json_t *loaded = json_object_get(msg, "entry_loaded");
+
+    j->ended = 1;
+    if (loaded != NULL && !json_is_true(loaded)) {
+        log_error("JVM pid %lld: %s never loaded, nothing traced", j->pid, w->c->class_name);
+        return;
+    }
+    log_error("JVM pid %lld: %s", j->pid, written(j));
+}
+
+/* Handles one checked line of j's file. */
+static void on_line(struct wrap *w, struct jvm *j, const json_t *o)
+{
+    const char *type = json_string_value(json_object_get(o, "type"));
+
+    if (!j->started && strcmp(type, "start") != 0) {
+        log_error("JVM pid %lld: its trace file does not begin with a \"start\" line; ignoring it",
+                  j->pid);
+        drop(w, j);
+        return;
+    }
+    if (strcmp(type, "start") == 0) {
+        if (j->started || json_integer_value(json_object_get(o, "pid")) != j->pid) {
+            log_error("JVM pid %lld: a second \"start\" line, or one of another pid, in its trace "
+                      "file; ignoring the rest", j->pid);
+            drop(w, j);
+            return;
+        }
+        j->started = 1;
+        log_error("JVM pid %lld (%s %s): tracing %s", j->pid,
+                  json_string_value(json_object_get(o, "vm")),
+                  json_string_value(json_object_get(o, "version")),
+                  json_string_value(json_object_get(o, "entry")));
+    } else if (j->ended) {
+        log_error("JVM pid %lld: a \"%s\" line after the end; ignoring the rest", j->pid, type);
+        drop(w, j);
+    } else if (strcmp(type, "call") == 0) {
+        on_call(w, j, o);
+    } else if (strcmp(type, "summary") == 0) {
+        on_summary(w, j, o);
+    } else if (strcmp(type, "plan") == 0) {
+        on_plan(j, o);
+    } else if (strcmp(type, "status") == 0) {
+        on_status(j, o);
+    } else if (strcmp(type, "error") == 0) {
+        on_error(w, j, o);
+    } else if (strcmp(type, "gate") == 0) {
+        log_verbose("JVM pid %lld: the agent's gates %s", j->pid,
+                    json_is_true(json_object_get(o, "passed")) ? "passed" : "failed");
+    } else if (strcmp(type, "end") == 0) {
+        on_end(w, j, o);
+    }
+}
+
+/* Handles the complete lines in j->line and keeps the rest. */
+static void take_lines(struct wrap *w, struct jvm *j)
+{
+    size_t start = 0;
+    char *nl;
+
+    while (!j->broken && (nl = memchr(j->line.s + start, '\n', j->line.len - start)) != NULL) {
+        size_t n = (size_t)(nl - (j->line.s + start));
+        json_t *o;
+        mct_err e;
+
+        o = wrapline_parse(j->line.s + start, n, &e);
+        start += n + 1;
+        if (o == NULL) {
+            log_error("JVM pid %lld: a bad line in its trace file (%s); ignoring the rest", j->pid, e.msg);
+            drop(w, j);
+            break;
+        }
+        on_line(w, j, o);
+        json_decref(o);
+    }
+    if (j->broken) {
+        j->line.len = 0;
+        return;
+    }
+    memmove(j->line.s, j->line.s + start, j->line.len - start);
+    j->line.len -= start;
+    if (j->line.len > WRAPLINE_MAX) {
+        log_error("JVM pid %lld: a line over %zu bytes in its trace file; ignoring the rest", j->pid,
+                  WRAPLINE_MAX);
+        drop(w, j);
+    }
+}
+
+/* Reads what j's file has gained. */
+static void read_jvm(struct wrap *w, struct jvm *j)
+{
+    char chunk[65536];
+
+    while (j->fd >= 0 && !j->broken) {
+        ssize_t n = read(j->fd, chunk, sizeof chunk);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            log_error("JVM pid %lld: cannot read its trace file: %s", j->pid, strerror(errno));
+            drop(w, j);
+            return;
+        }
+        if (n == 0)
+            return;
+        put_mem(&j->line, chunk, (size_t)n);
+        if (j->line.s == NULL) {
+            log_error("JVM pid %lld: out of memory reading its trace file", j->pid);
+            drop(w, j);
+            return;
+        }
+        take_lines(w, j);
+    }
+}
+
+/* The pid of a file named <pid>.ndjson, or 0. */
+static long long file_pid(const char *name)
+{
+    char *end;
+    long long pid;
+
+    if (name[0] < '1' || name[0] > '9')
+        return 0;
+    errno = 0;
+    pid = strtoll(name, &end, 10);
+    if (errno != 0 || pid > INT_MAX || strcmp(end, ".ndjson") != 0)
+        return 0;
+    return pid;
+}
+
+/* Opens the files that appeared since the last look. */
+static void find_files(struct wrap *w)
+{
+    int fd = openat(w->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    struct dirent *de;
+
+    if (d == NULL) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    while ((de = readdir(d)) != NULL) {
+        long long pid = file_pid(de->d_name);
+        struct jvm *more;
+        struct stat st;
+        size_t i;
+
+        if (pid == 0)
+            continue;
+        for (i = 0; i < w->n_jvms && w->jvms[i].pid != pid; i++)
+            ;
+        if (i < w->n_jvms)
+            continue;
+        more = realloc(w->jvms, (w->n_jvms + 1) * sizeof *more);
+        if (more == NULL)
+            break;
+        w->jvms = more;
+        w->jvms[w->n_jvms] = (struct jvm){ .pid = pid, .fd = -1 };
+        w->jvms[w->n_jvms].fd = openat(w->dirfd, de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (w->jvms[w->n_jvms].fd < 0 || fstat(w->jvms[w->n_jvms].fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+            log_error("JVM pid %lld: cannot read its trace file %s/%s", pid, w->dir, de->d_name);
+            drop(w, &w->jvms[w->n_jvms]);
+        }
+        w->n_jvms++;
+    }
+    closedir(d);
+}
+
+static void read_all(struct wrap *w)
+{
+    find_files(w);
+    for (size_t i = 0; i < w->n_jvms; i++)
+        read_jvm(w, &w->jvms[i]);
+}
+
+/* After COMMAND's exit: what each JVM's file lacks. */
+static void judge_files(struct wrap *w)
+{
+    for (size_t i = 0; i < w->n_jvms; i++) {
+        struct jvm *j = &w->jvms[i];
+
+        if (j->broken || j->ended)
+            continue;
+        if (!j->started && j->line.len == 0)
+            log_error("JVM pid %lld: its trace file is empty (the agent did not start the trace; "
+                      "see the JVM's stderr)", j->pid);
+        else if (kill((pid_t)j->pid, 0) == 0)
+            log_error("JVM pid %lld: still running after COMMAND exited (%s); its trace ends here",
+                      j->pid, written(j));
+        else
+            log_error("JVM pid %lld: its trace file ends without an \"end\" line (the JVM was "
+                      "killed?); %s", j->pid, written(j));
+    }
+    if (w->n_jvms == 0)
+        log_error("no JVM loaded the agent: COMMAND started no JVM, or its JVMs ignored "
+                  "JAVA_TOOL_OPTIONS (not HotSpot, or older than JDK 9)");
+}
+
+/* ---- COMMAND ---------------------------------------------------------------------------------- */
+
+/* SIGINT and SIGTERM that a process sent to mcalltree, to forward. */
+static volatile sig_atomic_t pending_int, pending_term;
+
+/* One from the terminal (the kernel sends it to the whole foreground
+ * process group, COMMAND included) is not forwarded: COMMAND has it. */
+static void on_signal(int sig, siginfo_t *si, void *ctx)
+{
+    (void)ctx;
+    if (si != NULL && si->si_code > 0)
+        return;
+    if (sig == SIGINT)
+        pending_int = 1;
+    else
+        pending_term = 1;
+}
+
+static int catch_signals(mct_err *e)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    if (sigaction(SIGINT, &sa, NULL) < 0 || sigaction(SIGTERM, &sa, NULL) < 0)
+        return mct_err_set(e, MCT_E_IO, "sigaction: %s", strerror(errno));
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_IGN;
+    if (sigaction(SIGPIPE, &sa, NULL) < 0)
+        return mct_err_set(e, MCT_E_IO, "sigaction: %s", strerror(errno));
+    return 0;
+}
+
+static void forward_signals(pid_t child)
+{
+    if (pending_int) {
+        pending_int = 0;
+        kill(child, SIGINT);
+    }
+    if (pending_term) {
+        pending_term = 0;
+        kill(child, SIGTERM);
+    }
+}
+
+/* Starts COMMAND (a PATH search) with the environment as it is; the pid,
+ * or -1 with *status set when it could not run (said on stderr). */
+static pid_t spawn(char **cmd, int *status)
+{
+    int pipefd[2], err = 0;
+    ssize_t n;
+    pid_t pid;
+
+    if (pipe2(pipefd, O_CLOEXEC) < 0) {
+        log_error("pipe: %s", strerror(errno));
+        *status = MCT_EXIT_INTERNAL;
+        return -1;
+    }
+    pid = fork();
+    if (pid < 0) {
+        log_error("cannot start %s: fork: %s", cmd[0], strerror(errno));
+        close(pipefd[0]);
+        close(pipefd[1]);
+        *status = MCT_EXIT_INTERNAL;
+        return -1;
+    }
+    if (pid == 0) {
+        /* COMMAND gets the dispositions a shell would give it. */
+        signal(SIGPIPE, SIG_DFL);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        execvp(cmd[0], cmd);
+        err = errno;
+        n = write(pipefd[1], &err, sizeof err);
+        (void)n;
+        _exit(WRAP_NOT_FOUND);
+    }
+    close(pipefd[1]);
+    do
+        n = read(pipefd[0], &err, sizeof err);
+    while (n < 0 && errno == EINTR);
+    close(pipefd[0]);
+    if (n != (ssize_t)sizeof err)
+        return pid;     /* the exec closed the pipe: COMMAND runs */
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    if (err == ENOENT) {
+        log_error("%s: command not found (exit status %d)", cmd[0], WRAP_NOT_FOUND);
+        *status = WRAP_NOT_FOUND;
+    } else {
+        log_error("cannot run %s: %s (exit status %d)", cmd[0], strerror(err), WRAP_NOT_RUN);
+        *status = WRAP_NOT_RUN;
+    }
+    return -1;
+}
+
+/* Waits for COMMAND, reading the files every WRAP_POLL_MS; its status as a
+ * shell gives it. */
+static int supervise(struct wrap *w)
+{
+    int status;
+
+    for (;;) {
+        struct timespec ts = { 0, WRAP_POLL_MS * 1000000L };
+        pid_t r;
+
+        forward_signals(w->child);
+        read_all(w);
+        r = waitpid(w->child, &status, WNOHANG);
+        if (r == w->child)
+            break;
+        if (r < 0 && errno != EINTR) {
+            log_error("waiting for COMMAND: %s", strerror(errno));
+            return MCT_EXIT_INTERNAL;
+        }
+        nanosleep(&ts, NULL);
+    }
+    read_all(w);
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return WEXITSTATUS(status);
+}
+
+/* ---- the run ------------------------------------------------------------------------------------ */
+
+/* Creates the private directory; 0 or -1 with e set. */
+static int make_dir(struct wrap *w, mct_err *e)
+{
+    const char *tmp = getenv("TMPDIR");
+
+    if (tmp == NULL || tmp[0] == '\0')
+        tmp = "/tmp";
+    if ((size_t)snprintf(w->dir, sizeof w->dir, "%s/mcalltree-wrap.XXXXXX", tmp) >= sizeof w->dir)
+        return mct_err_set(e, MCT_E_ARG, "TMPDIR is too long");
+    if (mkdtemp(w->dir) == NULL)
+        return mct_err_set(e, MCT_E_IO, "cannot create a directory in %s for the JVMs' traces: %s "
+                           "(set TMPDIR to a writable directory)", tmp, strerror(errno));
+    w->dirfd = open(w->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (w->dirfd < 0) {
+        int err = errno;
+
+        rmdir(w->dir);
+        return mct_err_set(e, MCT_E_IO, "cannot open %s: %s", w->dir, strerror(err));
+    }
+    return 0;
+}
+
+/* Removes the directory and what the JVMs left in it. */
+static void remove_dir(struct wrap *w)
+{
+    int fd = openat(w->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    struct dirent *de;
+
+    if (d != NULL) {
+        while ((de = readdir(d)) != NULL)
+            if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
+                unlinkat(w->dirfd, de->d_name, 0) < 0)
+                log_verbose("cannot remove %s/%s: %s", w->dir, de->d_name, strerror(errno));
+        closedir(d);
+    } else if (fd >= 0) {
+        close(fd);
+    }
+    close(w->dirfd);
+    if (rmdir(w->dir) < 0)
+        log_error("cannot remove %s: %s", w->dir, strerror(errno));
+}
+
+/* Sets JAVA_TOOL_OPTIONS for COMMAND; 0 or -1 with e set (MCT_E_ARG: the
+ * library cannot be named there). */
+static int set_tool_options(struct wrap *w, const char *lib, mct_err *e)
+{
+    char *opts, *word = NULL, *all = NULL;
+    int rc = -1;
+
+    opts = wrap_agent_options(w->c, w->dir, e);
+    if (opts != NULL)
+        word = wrap_agentpath(lib, opts, e);
+    if (word != NULL)
+        all = wrap_tool_options(getenv("JAVA_TOOL_OPTIONS"), word, e);
+    if (all != NULL) {
+        rc = setenv("JAVA_TOOL_OPTIONS", all, 1);
+        if (rc < 0)
+            mct_err_set(e, MCT_E_NOMEM, "setenv: %s", strerror(errno));
+        else
+            log_verbose("JAVA_TOOL_OPTIONS=%s", all);
+    }
+    free(all);
+    free(word);
+    free(opts);
+    return rc;
+}
+
+/* The exit status from COMMAND's and what the traces said (wrap.h). */
+static int verdict(struct wrap *w, int status)
+{
+    int gate_failed = w->over;
+
+    if (w->c->fail_over_ms >= 0 && w->written == 0) {
+        log_error("--fail-over-ms %g: no call to judge, none was written (exit status 4)",
+                  w->c->fail_over_ms);
+        gate_failed = 1;
+    }
+    if (status != 0) {
+        if (gate_failed)
+            log_error("COMMAND's exit status %d is mcalltree's, before the failed gate's 4", status);
+        return status;
+    }
+    if (gate_failed)
+        return MCT_EXIT_FAILOVER;
+    return w->trouble;
+}
+
+int wrap_run(const struct cli *c)
+{
+    struct wrap w = { .c = c, .dirfd = -1 };
+    char lib[PATH_MAX];
+    int status = MCT_EXIT_OK;
+    mct_err e;
+
+    if (catch_signals(&e) < 0) {
+        log_error("%s", e.msg);
+        return MCT_EXIT_INTERNAL;
+    }
+    if (agentlib_find(c->agent, lib, sizeof lib, &e) < 0) {
+        log_error("%s", e.msg);
+        return MCT_EXIT_ATTACH;
+    }
+    w.out = out_open(c->format, c->output, c->slow_ms, &e);
+    if (w.out == NULL) {
+        log_error("%s", e.msg);
+        return MCT_EXIT_USAGE;
+    }
+    if (make_dir(&w, &e) < 0) {
+        log_error("%s", e.msg);
+        out_close(w.out, &e);
+        return MCT_EXIT_INTERNAL;
+    }
+    if (set_tool_options(&w, lib, &e) < 0) {
+        log_error("%s", e.msg);
+        status = e.code == MCT_E_ARG ? MCT_EXIT_ATTACH : MCT_EXIT_INTERNAL;
+    } else {
+        w.child = spawn(c->command, &status);
+        if (w.child > 0) {
+            status = supervise(&w);
+            judge_files(&w);
+            status = verdict(&w, status);
+        }
+    }
+    for (size_t i = 0; i < w.n_jvms; i++) {
+        if (w.jvms[i].fd >= 0)
+            close(w.jvms[i].fd);
+        free(w.jvms[i].line.s);
+    }
+    free(w.jvms);
+    remove_dir(&w);
+    if (out_close(w.out, &e) < 0 && !w.output_broken) {
+        log_error("%s", e.msg);
+        if (status == MCT_EXIT_OK)
+            status = MCT_EXIT_INTERNAL;
+    }
+    return status;
+}
