@@ -367,7 +367,10 @@ static void on_plan(struct wrap *w, struct jvm *j, const json_t *msg)
     log_verbose("JVM pid %lld: %lld method%s instrumented, %lld when their class loads, %lld "
                 "left out", j->pid, p.summary.instrumented, p.summary.instrumented == 1 ? "" : "s",
                 p.summary.pending, p.summary.excluded);
-    if (j->gate != NULL && (f = open_memstream(&text, &size)) != NULL) {
+    if (j->gate != NULL && (f = open_memstream(&text, &size)) == NULL) {
+        log_error("JVM pid %lld: checking the gates' methods: %s", j->pid, strerror(errno));
+        w->trouble = MCT_EXIT_INTERNAL;
+    } else if (j->gate != NULL) {
         int rc = gate_plan_check(j->gate, &p, f, &e);
 
         fclose(f);
