@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "proto.h"
+#include "summary.h"
 
 enum opt_kind {
     OPT_FLAG,   /* NAME alone sets the int field to 1 */
@@ -99,19 +100,48 @@ static int parse_count(const char *v, struct agent_opts *o, mct_err *e)
     return 0;
 }
 
-/* A number of milliseconds: digits with an optional fraction, at most a
- * billion. */
-static int parse_min_ms(const char *v, struct agent_opts *o, mct_err *e)
+/* A plain decimal (digits with an optional fraction, no sign or exponent)
+ * of at most max into *out; 0 or -1. */
+static int parse_decimal(const char *v, double max, double *out)
 {
     size_t digits = strspn(v, "0123456789"), frac = 0;
-    double ms;
 
     if (v[digits] == '.')
         frac = strspn(v + digits + 1, "0123456789");
     if (digits + frac == 0 || v[digits + (v[digits] == '.' ? 1 + frac : 0)] != '\0' ||
-        (ms = strtod(v, NULL)) > 1e9)
+        (*out = strtod(v, NULL)) > max)
+        return -1;
+    return 0;
+}
+
+/* A number of milliseconds, at most a billion. */
+static int parse_min_ms(const char *v, struct agent_opts *o, mct_err *e)
+{
+    double ms;
+
+    if (parse_decimal(v, 1e9, &ms) < 0)
         return mct_err_set(e, MCT_E_ARG, "give a number of milliseconds such as 2.5, not '%.64s'", v);
     o->trace.min_ns = (long long)(ms * 1e6 + 0.5);
+    return 0;
+}
+
+/* A number of seconds from a millisecond (the protocol's unit) to a
+ * million. */
+static int parse_interval(const char *v, struct agent_opts *o, mct_err *e)
+{
+    double s;
+
+    if (parse_decimal(v, 1e6, &s) < 0 || s < 0.001)
+        return mct_err_set(e, MCT_E_ARG, "give a number of seconds from 0.001 to 1000000 such as 10 or "
+                                         "0.5, not '%.64s'", v);
+    o->trace.interval_ms = (long long)(s * 1e3 + 0.5);
+    return 0;
+}
+
+static int parse_slowest(const char *v, struct agent_opts *o, mct_err *e)
+{
+    if (parse_int(v, 0, SUM_SLOWEST_MAX, &o->trace.slowest) < 0)
+        return mct_err_set(e, MCT_E_ARG, "give an integer from 0 to %d, not '%.64s'", SUM_SLOWEST_MAX, v);
     return 0;
 }
 
@@ -126,6 +156,9 @@ static const struct opt_def opt_table[] = {
     { "include-jdk", OPT_FLAG, FIELD(trace.include_jdk), 0, NULL, NULL, 1 },
     { "min-ms", OPT_PARSE, 0, 0, NULL, parse_min_ms, 1 },
     { "count", OPT_PARSE, 0, 0, NULL, parse_count, 1 },
+    { "aggregate", OPT_FLAG, FIELD(trace.aggregate), 0, NULL, NULL, 1 },
+    { "interval", OPT_PARSE, 0, 0, NULL, parse_interval, 1 },
+    { "slowest", OPT_PARSE, 0, 0, NULL, parse_slowest, 1 },
 };
 
 #define OPT_COUNT (sizeof opt_table / sizeof opt_table[0])
@@ -246,9 +279,20 @@ static int apply_item(const char *item, size_t n, struct agent_opts *o, const st
                        known);
 }
 
-/* The trace's items together: trace= needs out=, the others trace=; fills
- * in the defaults. */
-static int check_trace(struct agent_opts *o, const char *trace_only, mct_err *e)
+/* Whether the item named name was in the string (seen: per row of
+ * opt_table). */
+static int was_seen(const unsigned char *seen, const char *name)
+{
+    for (size_t i = 0; i < OPT_COUNT; i++)
+        if (strcmp(opt_table[i].name, name) == 0)
+            return seen[i];
+    return 0;
+}
+
+/* The trace's items together: trace= needs out=, the others trace=,
+ * interval= and slowest= aggregate, which min-ms= cannot go with; fills in
+ * the defaults. */
+static int check_trace(struct agent_opts *o, const char *trace_only, const unsigned char *seen, mct_err *e)
 {
     struct agent_trace_opts *t = &o->trace;
 
@@ -259,6 +303,12 @@ static int check_trace(struct agent_opts *o, const char *trace_only, mct_err *e)
     }
     if (t->out[0] == '\0')
         return mct_err_set(e, MCT_E_ARG, "option 'trace' needs out=FILE, the file the trace is written to");
+    if (!t->aggregate && (was_seen(seen, "interval") || was_seen(seen, "slowest")))
+        return mct_err_set(e, MCT_E_ARG, "option '%s' needs aggregate (summaries instead of calls)",
+                           was_seen(seen, "interval") ? "interval" : "slowest");
+    if (t->aggregate && was_seen(seen, "min-ms"))
+        return mct_err_set(e, MCT_E_ARG, "option 'min-ms' cannot be used with aggregate: a summary covers "
+                                         "every call (its p50/p90/p99 and slowest= show the slow ones)");
     if (t->regex[0] != '\0' && !proto_utf8_valid(t->regex, strlen(t->regex)))
         return mct_err_set(e, MCT_E_ARG, "option 'regex': the value is not UTF-8");
     if (t->depth == 0)
@@ -271,8 +321,10 @@ static int check_trace(struct agent_opts *o, const char *trace_only, mct_err *e)
 int opts_parse(const char *s, struct agent_opts *o, mct_err *e)
 {
     const char *trace_only = NULL;
+    unsigned char seen[OPT_COUNT] = { 0 };
 
     memset(o, 0, sizeof *o);
+    o->trace.slowest = -1;
     if (s == NULL)
         return 0;
     while (*s != '\0') {
@@ -285,11 +337,12 @@ int opts_parse(const char *s, struct agent_opts *o, mct_err *e)
             return -1;
         if (d->trace_item && trace_only == NULL)
             trace_only = d->name;
+        seen[d - opt_table] = 1;
         s += n;
         if (*s == ',' && *++s == '\0')
             return mct_err_set(e, MCT_E_ARG, "empty item in the options string");
     }
-    return check_trace(o, trace_only, e);
+    return check_trace(o, trace_only, seen, e);
 }
 
 int opts_has_trace(const char *s)

@@ -27,6 +27,9 @@ struct agent_trace_opts {
     int include_jdk;
     long long min_ns;
     long long count;      /* 0: no limit */
+    int aggregate;        /* summaries instead of calls */
+    long long interval_ms;/* with aggregate: a summary this often; 0: only the final one */
+    long long slowest;    /* with aggregate: calls kept whole per summary; -1: not given */
 };
 
 struct agent_opts {
@@ -46,7 +49,7 @@ struct agent_opts {
 /* Parses s (NULL or "" gives the defaults) into *o; -1 with e set naming the
  * offending item (and the known options for an unknown one). A trace's
  * items are checked together: trace= needs out=, and the others need
- * trace=. */
+ * trace=; interval= and slowest= need aggregate, which excludes min-ms=. */
 int opts_parse(const char *s, struct agent_opts *o, mct_err *e);
 
 /* Whether s names a startup trace (an item trace=...), however malformed

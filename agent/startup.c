@@ -165,7 +165,8 @@ void startup_begin(const struct agent_trace_opts *t, int verbose)
     const struct msg_trace r = {
         .cls = t->cls, .method = t->method, .desc = t->desc[0] != '\0' ? t->desc : NULL, .depth = t->depth,
         .regex = t->regex, .include_jdk = t->include_jdk, .verbose = verbose, .min_ns = t->min_ns,
-        .count = t->count, .client_pid = getpid(), .wait = 1,
+        .count = t->count, .client_pid = getpid(), .wait = 1, .aggregate = t->aggregate,
+        .interval_ms = t->aggregate ? t->interval_ms : -1, .slowest = t->aggregate ? t->slowest : -1,
     };
     json_t *req, *start;
     pthread_t tid;

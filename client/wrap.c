@@ -17,6 +17,7 @@
 
 #include "agentlib.h"
 #include "exit.h"
+#include "gate.h"
 #include "log.h"
 #include "msg.h"
 #include "output.h"
@@ -91,14 +92,14 @@ static void put_encoded(struct buf *b, const char *s)
     }
 }
 
-/* Appends ",name=value" with a number of milliseconds, without trailing
- * zeros (the agent reads plain decimals, no exponent). */
-static void put_ms(struct buf *b, const char *name, double ms)
+/* Appends ",name=value" with a number (of milliseconds, of seconds),
+ * without trailing zeros (the agent reads plain decimals, no exponent). */
+static void put_decimal(struct buf *b, const char *name, double v)
 {
     char num[64];
     char *end;
 
-    snprintf(num, sizeof num, "%.6f", ms);
+    snprintf(num, sizeof num, "%.6f", v);
     end = num + strlen(num) - 1;
     while (*end == '0')
         *end-- = '\0';
@@ -124,9 +125,15 @@ char *wrap_agent_options(const struct cli *c, const char *dir, mct_err *e)
     if (c->include_jdk)
         put_str(&b, ",include-jdk");
     if (c->min_ms > 0)
-        put_ms(&b, "min-ms", c->min_ms);
+        put_decimal(&b, "min-ms", c->min_ms);
     if (c->count > 0)
         put_fmt(&b, ",count=%lld", c->count);
+    if (c->aggregate)
+        put_str(&b, ",aggregate");
+    if (c->aggregate && c->interval_s > 0)
+        put_decimal(&b, "interval", c->interval_s);
+    if (c->aggregate && c->slowest > 0)
+        put_fmt(&b, ",slowest=%d", c->slowest);
     if (c->verbose)
         put_str(&b, ",verbose");
     /* The gates are judged here, over what the files hold (wrap_run), so
@@ -189,6 +196,9 @@ struct jvm {
     int broken;             /* the file is not read further (said why) */
     long long calls;        /* calls written */
     long long summaries;    /* summaries written */
+    int planned;            /* the plan line came: the entry class loaded */
+    gate *gate;             /* --max-calls, --percentile, --budget; NULL: none */
+    int judged;             /* the gates were judged, or cannot be (a typo) */
 };
 
 struct wrap {
@@ -204,6 +214,10 @@ struct wrap {
                                refused it: the exit status that says so, 0: none */
     int over;               /* --fail-over-ms: a call took longer */
     long long written;      /* calls and summaries written, all JVMs */
+    long long seen;         /* entry calls, all JVMs: calls and final summaries' */
+    size_t n_judged;        /* JVMs whose gates were judged */
+    int gate_failed;        /* a JVM's gate failed */
+    int gate_typo;          /* a gate names a method a JVM's plan does not trace */
 };
 
 /* Stops reading j's file; the reason was said. */
@@ -217,22 +231,82 @@ static void drop(struct wrap *w, struct jvm *j)
     j->fd = -1;
 }
 
-static void on_call(struct wrap *w, struct jvm *j, const json_t *call)
+/* What a gate wrote on its stream (text, lines each led by "mcalltree: "),
+ * said again naming j's pid. */
+static void relay(const struct jvm *j, const char *text)
+{
+    static const char lead[] = "mcalltree: ";
+
+    while (text != NULL && *text != '\0') {
+        size_t n = strcspn(text, "\n");
+
+        if (strncmp(text, lead, sizeof lead - 1) == 0 && n >= sizeof lead - 1)
+            log_error("JVM pid %lld: %.*s", j->pid, (int)(n - (sizeof lead - 1)), text + sizeof lead - 1);
+        else
+            log_error("JVM pid %lld: %.*s", j->pid, (int)n, text);
+        text += n + (text[n] == '\n');
+    }
+}
+
+/* Judges j's gates once: on its final summary (--aggregate), else on the
+ * calls fed to it. */
+static void judge_gates(struct wrap *w, struct jvm *j, const json_t *summary)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f;
+    mct_err e;
+    int rc;
+
+    if (j->gate == NULL || j->judged)
+        return;
+    j->judged = 1;
+    f = open_memstream(&text, &size);
+    if (f == NULL) {
+        log_error("JVM pid %lld: judging the gates: %s", j->pid, strerror(errno));
+        w->trouble = MCT_EXIT_INTERNAL;
+        return;
+    }
+    rc = summary != NULL ? gate_check(j->gate, summary, f, &e) : gate_finish(j->gate, f, &e);
+    fclose(f);
+    relay(j, text);
+    free(text);
+    if (rc < 0) {
+        log_error("JVM pid %lld: judging the gates: %s", j->pid, e.msg);
+        w->trouble = MCT_EXIT_INTERNAL;
+        return;
+    }
+    w->n_judged++;
+    w->gate_failed |= rc > 0;
+}
+
+/* A call took longer than a plain --fail-over-ms (with --percentile it
+ * judges the run, in the gate): said once. */
+static void check_over(struct wrap *w, const struct jvm *j, const char *what, double ms)
+{
+    if (w->c->fail_over_ms < 0 || w->c->percentile != 0 || ms <= w->c->fail_over_ms)
+        return;
+    if (!w->over)
+        log_error("JVM pid %lld: %s took %.3f ms, over --fail-over-ms %g (exit status 4)", j->pid, what, ms,
+                  w->c->fail_over_ms);
+    w->over = 1;
+}
+
+static void on_call(struct wrap *w, struct jvm *j, json_t *call)
 {
     const json_t *root = json_object_get(call, "root");
     long long total = json_integer_value(json_object_get(root, "total_ns"));
+    char what[64];
     mct_err e;
 
-    /* The gates of client/gate.h (branch "gates") are not in this tree
-     * yet: once merged, each call goes to the JVM's gate here
-     * (gate_add_call) and gate_finish judges it at the JVM's end line
-     * (on_end), a summary with gate_check. Until then --fail-over-ms. */
-    if (w->c->fail_over_ms >= 0 && (double)total > w->c->fail_over_ms * 1e6) {
-        if (!w->over)
-            log_error("JVM pid %lld: call #%lld took %.3f ms, over --fail-over-ms %g (exit status 4)",
-                      j->pid, (long long)json_integer_value(json_object_get(call, "seq")),
-                      (double)total / 1e6, w->c->fail_over_ms);
-        w->over = 1;
+    w->seen++;
+    snprintf(what, sizeof what, "call #%lld", (long long)json_integer_value(json_object_get(call, "seq")));
+    check_over(w, j, what, (double)total / 1e6);
+    if (j->gate != NULL && !j->judged && gate_add_call(j->gate, call, &e) < 0) {
+        log_error("JVM pid %lld: the gates cannot count call #%lld: %s", j->pid,
+                  (long long)json_integer_value(json_object_get(call, "seq")), e.msg);
+        w->trouble = MCT_EXIT_INTERNAL;
+        j->judged = 1;
     }
     if (w->output_broken)
         return;
@@ -253,6 +327,12 @@ static void on_summary(struct wrap *w, struct jvm *j, const json_t *summary)
 {
     mct_err e;
 
+    if (json_is_true(json_object_get(summary, "final"))) {
+        w->seen += json_integer_value(json_object_get(summary, "calls"));
+        check_over(w, j, "its slowest call",
+             (double)json_integer_value(json_object_get(json_object_get(summary, "root"), "entry_max_ns")) / 1e6);
+        judge_gates(w, j, summary);
+    }
     if (w->output_broken)
         return;
     out_set_pid(w->out, j->pid);
@@ -268,15 +348,40 @@ static void on_summary(struct wrap *w, struct jvm *j, const json_t *summary)
     w->written++;
 }
 
-static void on_plan(struct jvm *j, const json_t *msg)
+/* The plan: every method a gate names must be traced (a typo in
+ * --max-calls must not pass as "no such call"); such a JVM's gates are not
+ * judged, and the run exits 1 (wrap.h). */
+static void on_plan(struct wrap *w, struct jvm *j, const json_t *msg)
 {
     struct msg_plan p;
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f;
     mct_err e;
 
-    if (msg_plan_read(msg, &p, &e) == 0)
-        log_verbose("JVM pid %lld: %lld method%s instrumented, %lld when their class loads, %lld "
-                    "left out", j->pid, p.summary.instrumented, p.summary.instrumented == 1 ? "" : "s",
-                    p.summary.pending, p.summary.excluded);
+    j->planned = 1;
+    if (msg_plan_read(msg, &p, &e) < 0) {
+        msg_plan_clear(&p);
+        return;
+    }
+    log_verbose("JVM pid %lld: %lld method%s instrumented, %lld when their class loads, %lld "
+                "left out", j->pid, p.summary.instrumented, p.summary.instrumented == 1 ? "" : "s",
+                p.summary.pending, p.summary.excluded);
+    if (j->gate != NULL && (f = open_memstream(&text, &size)) == NULL) {
+        log_error("JVM pid %lld: checking the gates' methods: %s", j->pid, strerror(errno));
+        w->trouble = MCT_EXIT_INTERNAL;
+    } else if (j->gate != NULL) {
+        int rc = gate_plan_check(j->gate, &p, f, &e);
+
+        fclose(f);
+        relay(j, text);
+        free(text);
+        if (rc < 0) {
+            log_error("JVM pid %lld: %s; its gates are not judged (exit status 1)", j->pid, e.msg);
+            j->judged = 1;
+            w->gate_typo = 1;
+        }
+    }
     msg_plan_clear(&p);
 }
 
@@ -315,6 +420,25 @@ static const char *written(const struct jvm *j)
     return text;
 }
 
+/* At the end of j's trace (its end line, or its file's end), when its
+ * entry class loaded: the gates on its calls, or, with --aggregate, a
+ * failure when no final summary came (a gate that cannot be judged fails,
+ * as one with no call does). */
+static void end_gates(struct wrap *w, struct jvm *j)
+{
+    if (j->gate == NULL || j->judged || !j->planned)
+        return;
+    if (!w->c->aggregate) {
+        judge_gates(w, j, NULL);
+        return;
+    }
+    log_error("JVM pid %lld: its trace has no final summary, its gates cannot be judged (exit status 4)",
+              j->pid);
+    j->judged = 1;
+    w->n_judged++;
+    w->gate_failed = 1;
+}
+
 static void on_end(struct wrap *w, struct jvm *j, const json_t *msg)
 {
     const json_t *loaded = json_object_get(msg, "entry_loaded");
@@ -325,10 +449,11 @@ static void on_end(struct wrap *w, struct jvm *j, const json_t *msg)
         return;
     }
     log_error("JVM pid %lld: %s", j->pid, written(j));
+    end_gates(w, j);
 }
 
 /* Handles one checked line of j's file. */
-static void on_line(struct wrap *w, struct jvm *j, const json_t *o)
+static void on_line(struct wrap *w, struct jvm *j, json_t *o)
 {
     const char *type = json_string_value(json_object_get(o, "type"));
 
@@ -358,7 +483,7 @@ static void on_line(struct wrap *w, struct jvm *j, const json_t *o)
     } else if (strcmp(type, "summary") == 0) {
         on_summary(w, j, o);
     } else if (strcmp(type, "plan") == 0) {
-        on_plan(j, o);
+        on_plan(w, j, o);
     } else if (strcmp(type, "status") == 0) {
         on_status(j, o);
     } else if (strcmp(type, "error") == 0) {
@@ -476,6 +601,15 @@ static void find_files(struct wrap *w)
             break;
         w->jvms = more;
         w->jvms[w->n_jvms] = (struct jvm){ .pid = pid, .fd = -1 };
+        if (gate_wanted(w->c)) {
+            mct_err e;
+
+            w->jvms[w->n_jvms].gate = gate_new(w->c, &e);
+            if (w->jvms[w->n_jvms].gate == NULL) {
+                log_error("JVM pid %lld: %s", pid, e.msg);
+                w->trouble = MCT_EXIT_INTERNAL;
+            }
+        }
         w->jvms[w->n_jvms].fd = openat(w->dirfd, de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
         if (w->jvms[w->n_jvms].fd < 0 || fstat(w->jvms[w->n_jvms].fd, &st) < 0 || !S_ISREG(st.st_mode)) {
             log_error("JVM pid %lld: cannot read its trace file %s/%s", pid, w->dir, de->d_name);
@@ -510,6 +644,7 @@ static void judge_files(struct wrap *w)
         else
             log_error("JVM pid %lld: its trace file ends without an \"end\" line (the JVM was "
                       "killed?); %s", j->pid, written(j));
+        end_gates(w, j);
     }
     if (w->n_jvms == 0)
         log_error("no JVM loaded the agent: COMMAND started no JVM, or its JVMs ignored "
@@ -714,18 +849,25 @@ static int set_tool_options(struct wrap *w, const char *lib, mct_err *e)
 /* The exit status from COMMAND's and what the traces said (wrap.h). */
 static int verdict(struct wrap *w, int status)
 {
-    int gate_failed = w->over;
+    int gate_failed = w->over || w->gate_failed;
 
-    if (w->c->fail_over_ms >= 0 && w->written == 0) {
+    if (gate_wanted(w->c) && w->n_judged == 0 && !w->gate_typo) {
+        log_error("the gates: no JVM traced a call of %s.%s%s, nothing to judge (exit status 4)",
+                  w->c->class_name, w->c->method, w->c->desc);
+        gate_failed = 1;
+    } else if (!gate_wanted(w->c) && w->c->fail_over_ms >= 0 && w->seen == 0) {
         log_error("--fail-over-ms %g: no call to judge, none was written (exit status 4)",
                   w->c->fail_over_ms);
         gate_failed = 1;
     }
     if (status != 0) {
-        if (gate_failed)
-            log_error("COMMAND's exit status %d is mcalltree's, before the failed gate's 4", status);
+        if (gate_failed || w->gate_typo)
+            log_error("COMMAND's exit status %d is mcalltree's, before the gates' %d", status,
+                      w->gate_typo ? MCT_EXIT_USAGE : MCT_EXIT_FAILOVER);
         return status;
     }
+    if (w->gate_typo)
+        return MCT_EXIT_USAGE;
     if (gate_failed)
         return MCT_EXIT_FAILOVER;
     return w->trouble;
@@ -771,6 +913,7 @@ int wrap_run(const struct cli *c)
         if (w.jvms[i].fd >= 0)
             close(w.jvms[i].fd);
         free(w.jvms[i].line.s);
+        gate_free(w.jvms[i].gate);
     }
     free(w.jvms);
     remove_dir(&w);

@@ -8,7 +8,8 @@
  * a private directory, one file per JVM (<pid>.ndjson). While COMMAND runs,
  * each file is read as it grows, every line checked (wrapline.h) and the
  * calls and summaries written through the output tagged with the JVM's pid
- * (output.h); stderr says which JVMs were traced and which were not.
+ * (output.h); each JVM's gates (gate.h) are judged on its calls or final
+ * summary; stderr says which JVMs were traced and which were not.
  * SIGINT and SIGTERM sent to mcalltree by a process are forwarded to
  * COMMAND (one from the terminal reaches COMMAND itself); mcalltree ends
  * when COMMAND exits, and removes the directory. */
@@ -20,8 +21,9 @@
 
 /* Runs the wrap form of command line c (mode CLI_WRAP); the exit status:
  * COMMAND's (128+N when signal N killed it, 127 when it is not found, 126
- * when it cannot be run); when that is 0, MCT_EXIT_FAILOVER when a gate
- * failed, else the status of the first trouble with a trace (5 when one
+ * when it cannot be run); when that is 0, MCT_EXIT_USAGE when a gate names
+ * a method a JVM's plan does not trace, else MCT_EXIT_FAILOVER when a gate
+ * (judged per JVM) failed, else the status of the first trouble with a trace (5 when one
  * could not be read or written, the agent's error's status when it refused
  * one: 3 for an entry method that does not exist); MCT_EXIT_USAGE / MCT_EXIT_ATTACH / MCT_EXIT_INTERNAL before
  * COMMAND ran (no output file, no agent library, no private directory). */

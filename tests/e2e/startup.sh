@@ -4,9 +4,11 @@
 # which calls tgt.StartEntry.run five times as soon as it starts and exits:
 # the file holds the start line, the plan, the five calls (entry and callee:
 # the first calls too) and the end; a regex holding a comma written %2C;
-# count=; a JVM that never loads the entry class (end with entry_loaded
-# false); malformed options (an unknown name, depth=0, no out=, a bad
-# %-escape) and an existing out file: the JVM runs to completion, exit
+# count=; aggregate: one final summary of exactly the calls made, right
+# before the end line at the JVM's exit; a JVM that never loads the entry
+# class (end with entry_loaded false); malformed options (an unknown name,
+# depth=0, no out=, a bad %-escape, interval= without aggregate) and an
+# existing out file: the JVM runs to completion, exit
 # status 0, with the reason on its stderr, and no file is written.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
@@ -80,6 +82,18 @@ tgt.StartEntry.run calls=1 throws=0
   tgt.StartEntry.twice calls=1 throws=0
 OUTLINE
 
+    note "JDK $j: aggregate: the final summary at the JVM's exit, before the end"
+    f=$MCT_TMP/$j-agg.ndjson
+    run_java "$jdk" "$j-agg" "trace=tgt.StartEntry.run,depth=2,aggregate,slowest=2,interval=60,out=$f" now 7
+    expect_rc 0 "the JVM with aggregate"
+    expect_no_grep 'mcalltree' "$ERR" "aggregate's options"
+    [ "$(grep -c '^{"type":"summary"' "$f")" = 1 ] || fail "aggregate: want one summary: $(cat "$f")"
+    [ "$(grep -c '^{"type":"call"' "$f")" = 0 ] || fail "aggregate: call lines in the file"
+    tail -n 2 "$f" | head -n 1 | grep -q '^{"type":"summary","final":true,"calls":7,' ||
+        fail "aggregate: the line before the end is not the final summary of 7 calls: $(tail -n 2 "$f" | head -n 1)"
+    tail -n 2 "$f" | head -n 1 | grep -q '"slowest":\[{' || fail "aggregate: slowest=2 kept no call"
+    tail -n 1 "$f" | grep -q '^{"type":"end","reason":"jvm_exit",' || fail "aggregate: the last line is not the end"
+
     note "JDK $j: an entry class that never loads"
     f=$MCT_TMP/$j-never.ndjson
     run_java "$jdk" "$j-never" "trace=tgt.StartEntry.run,out=$f" never 200
@@ -94,7 +108,9 @@ OUTLINE
     for bad in "unknown option 'bogus'|trace=tgt.StartEntry.run,bogus=1,out=$d/a" \
                "option 'depth': give an integer from 1 to 64, not '0'|trace=tgt.StartEntry.run,depth=0,out=$d/b" \
                "option 'trace' needs out=FILE|trace=tgt.StartEntry.run,depth=2" \
-               "option 'regex': '%zz' is not %XX|trace=tgt.StartEntry.run,regex=a%zz,out=$d/c"; do
+               "option 'regex': '%zz' is not %XX|trace=tgt.StartEntry.run,regex=a%zz,out=$d/c" \
+               "option 'interval' needs aggregate|trace=tgt.StartEntry.run,interval=1,out=$d/e" \
+               "option 'min-ms' cannot be used with aggregate|trace=tgt.StartEntry.run,aggregate,min-ms=1,out=$d/f"; do
         msg=${bad%%|*}
         run_java "$jdk" "$j-bad" "${bad#*|}" now 3
         expect_rc 0 "malformed options (${bad#*|})"

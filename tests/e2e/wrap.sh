@@ -8,7 +8,11 @@
 # traced and tagged with its own pid (json, and tree's "pid N" lines); exit
 # statuses: COMMAND's own, 127 for a COMMAND not found, 4 for --fail-over-ms
 # with no call to judge (and COMMAND's non-zero status before it), a JVM
-# that ignores JAVA_TOOL_OPTIONS reported, usage errors; the private
+# that ignores JAVA_TOOL_OPTIONS reported, usage errors; --aggregate: one
+# final summary per JVM of exactly its calls, tagged with its pid;
+# --max-calls per JVM at the true count passes (COMMAND's 0), one under it
+# exits 4 naming the method and the pid (also on the final summary of
+# --aggregate), a method the plan does not trace exits 1; the private
 # directory is removed.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
@@ -82,6 +86,39 @@ OUTLINE
     wrap "$j-two-tree" -f tree -o "$tree" tgt.StartEntry run 2 'tgt\..*' -- "$script" "${java[@]}"
     expect_rc 0 "two JVMs, -f tree"
     [ "$(grep -c '^pid [0-9]*$' "$tree")" = 2 ] || fail "-f tree: want a 'pid N' line per JVM"
+
+    note "JDK $j: --aggregate, two JVMs: one final summary each, of their own calls"
+    json=$MCT_TMP/$j-agg.json
+    wrap "$j-agg" --aggregate --slowest 1 -o "$json" tgt.StartEntry run 2 'tgt\..*' -- "$script" "${java[@]}"
+    expect_rc 0 "--aggregate, two JVMs"
+    [ "$(wc -l <"$json")" = 2 ] || fail "--aggregate: $(wc -l <"$json") lines, want a summary per JVM"
+    [ "$(grep -c '^{"type":"summary","final":true,' "$json")" = 2 ] || fail "--aggregate: not two final summaries"
+    [ "$(pids_in "$json" | wc -l)" = 2 ] || fail "--aggregate: the summaries are not tagged with two pids"
+    [ "$(sed -n 's/^{"type":"summary","final":true,"calls":\([0-9]*\),.*/\1/p' "$json" | sort | tr '\n' ' ')" = "2 3 " ] ||
+        fail "--aggregate: the summaries' calls are not 2 and 3: $(cut -c1-80 "$json")"
+    for pid in $(pids_in "$json"); do
+        expect_grep "^mcalltree: JVM pid $pid: 1 summary written" "$ERR" "--aggregate: JVM $pid's end"
+    done
+
+    note "JDK $j: --max-calls per JVM, on the calls and on the final summary"
+    wrap "$j-max1" --max-calls tgt.StartEntry.twice=1 -o "$MCT_TMP/max.json" tgt.StartEntry run 2 'tgt\..*' \
+        -- "${java[@]}" tgt.Wrapped 4 0
+    expect_rc 0 "--max-calls at the true count"
+    for agg in "" --aggregate; do
+        wrap "$j-max0$agg" $agg --max-calls tgt.StartEntry.twice=0 -o "$MCT_TMP/max.json" tgt.StartEntry run 2 \
+            'tgt\..*' -- "$script" "${java[@]}"
+        expect_rc 4 "--max-calls $agg one under the true count"
+        [ "$(grep -c '^mcalltree: JVM pid [0-9]*: --max-calls tgt.StartEntry.twice=0: tgt.StartEntry.twice(I)J was called 1 times in one entry call, over the limit of 0' "$ERR")" = 2 ] ||
+            fail "--max-calls $agg: not said for both JVMs with their pids"
+    done
+    wrap "$j-max7" --max-calls tgt.StartEntry.twice=0 -o "$MCT_TMP/max.json" tgt.StartEntry run 2 'tgt\..*' \
+        -- "${java[@]}" tgt.Wrapped 4 7
+    expect_rc 7 "COMMAND's status before a failed --max-calls"
+    wrap "$j-typo" --max-calls tgt.StartEntry.twic=1 -o "$MCT_TMP/max.json" tgt.StartEntry run 2 'tgt\..*' \
+        -- "${java[@]}" tgt.Wrapped 4 0
+    expect_rc 1 "--max-calls naming a method the plan lacks"
+    expect_grep '^mcalltree: JVM pid [0-9]+: --max-calls tgt.StartEntry.twic=1: no method tgt.StartEntry.twic ' "$ERR" \
+        "--max-calls naming a method the plan lacks"
 
     note "JDK $j: exit statuses and reports"
     wrap "$j-none" tgt.StartEntry run 2 'tgt\..*' -- "$MCT_TMP/no such command" x

@@ -25,9 +25,9 @@ static void test_invalid(void)
 
     CHECK_INT(opts_parse("bogus", &o, &e), -1);
     CHECK_INT(e.code, MCT_E_ARG);
-    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count)");
+    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest)");
     CHECK_INT(opts_parse("verbose,x=1", &o, &e), -1);
-    CHECK_STR(e.msg, "unknown option 'x' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count)");
+    CHECK_STR(e.msg, "unknown option 'x' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest)");
     CHECK_INT(opts_parse("verbose=1", &o, &e), -1);
     CHECK_STR(e.msg, "option 'verbose' takes no value");
     CHECK_INT(opts_parse("verbose,", &o, &e), -1);
@@ -62,6 +62,53 @@ static void test_string(void)
     CHECK_INT(opts_parse("clock=hpet", &o, &e), -1);
     CHECK_STR(e.msg, "option 'clock' takes one of auto|monotonic, not 'hpet'");
     CHECK_INT(opts_parse("clock=monotonicx", &o, &e), -1);
+}
+
+static void test_aggregate(void)
+{
+    struct agent_opts o;
+    mct_err e;
+
+    CHECK_INT(opts_parse("trace=a.B.run,out=x", &o, &e), 0);
+    CHECK_INT(o.trace.aggregate, 0);
+    CHECK(o.trace.interval_ms == 0);
+    CHECK(o.trace.slowest == -1);
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate", &o, &e), 0);
+    CHECK_INT(o.trace.aggregate, 1);
+    CHECK(o.trace.interval_ms == 0);
+    CHECK(o.trace.slowest == -1);
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,interval=2.5,slowest=7", &o, &e), 0);
+    CHECK(o.trace.interval_ms == 2500);
+    CHECK(o.trace.slowest == 7);
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,interval=0.001,slowest=0,aggregate", &o, &e), 0);
+    CHECK(o.trace.interval_ms == 1);
+    CHECK(o.trace.slowest == 0);
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,slowest=1000", &o, &e), 0);
+    CHECK(o.trace.slowest == 1000);
+
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,slowest=1001", &o, &e), -1);
+    CHECK_STR(e.msg, "option 'slowest': give an integer from 0 to 1000, not '1001'");
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,slowest=-1", &o, &e), -1);
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,interval=0", &o, &e), -1);
+    CHECK_STR(e.msg, "option 'interval': give a number of seconds from 0.001 to 1000000 such as 10 or 0.5, "
+                     "not '0'");
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,interval=0.0004", &o, &e), -1);
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,interval=1e3", &o, &e), -1);
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,interval=-1", &o, &e), -1);
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,interval=", &o, &e), -1);
+    CHECK(strstr(e.msg, "needs a value") != NULL);
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate=1", &o, &e), -1);
+    CHECK_STR(e.msg, "option 'aggregate' takes no value");
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,interval=5", &o, &e), -1);
+    CHECK_STR(e.msg, "option 'interval' needs aggregate (summaries instead of calls)");
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,slowest=5", &o, &e), -1);
+    CHECK_STR(e.msg, "option 'slowest' needs aggregate (summaries instead of calls)");
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,min-ms=1", &o, &e), -1);
+    CHECK_STR(e.msg, "option 'min-ms' cannot be used with aggregate: a summary covers every call (its "
+                     "p50/p90/p99 and slowest= show the slow ones)");
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,min-ms=0,aggregate", &o, &e), -1);
+    CHECK_INT(opts_parse("aggregate", &o, &e), -1);
+    CHECK_STR(e.msg, "option 'aggregate' needs trace=CLASS.METHOD");
 }
 
 static void test_trace(void)
@@ -123,6 +170,7 @@ static void test_trace(void)
 int main(void)
 {
     test_trace();
+    test_aggregate();
     test_valid();
     test_invalid();
     test_string();

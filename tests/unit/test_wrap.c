@@ -104,6 +104,21 @@ static void test_options(void)
     s = wrap_agent_options(&c, "/t", &e);
     CHECK_STR(s, "trace=a.B.run,depth=1,regex=.*,out=/t/{pid}.ndjson");
     free(s);
+    CHECK_INT(parse(&c, &e, argv, "--aggregate", "--interval", "2.5", "--slowest", "3", "a.B", "run", "1",
+                    ".*", "--", "sh", NULL), 0);
+    s = wrap_agent_options(&c, "/t", &e);
+    CHECK_STR(s, "trace=a.B.run,depth=1,regex=.*,out=/t/{pid}.ndjson,aggregate,interval=2.5,slowest=3");
+    free(s);
+    CHECK_INT(parse(&c, &e, argv, "--aggregate", "--interval", "0.001", "a.B", "run", "1", ".*", "--", "sh",
+                    NULL), 0);
+    s = wrap_agent_options(&c, "/t", &e);
+    CHECK_STR(s, "trace=a.B.run,depth=1,regex=.*,out=/t/{pid}.ndjson,aggregate,interval=0.001");
+    free(s);
+    /* The gates are judged by the client, not sent to the agent. */
+    CHECK_INT(parse(&c, &e, argv, "--max-calls", "a.B.run=1", "a.B", "run", "1", ".*", "--", "sh", NULL), 0);
+    s = wrap_agent_options(&c, "/t", &e);
+    CHECK_STR(s, "trace=a.B.run,depth=1,regex=.*,out=/t/{pid}.ndjson");
+    free(s);
 }
 
 static void test_agentpath(void)
