@@ -145,6 +145,57 @@ static int parse_slowest(const char *v, struct agent_opts *o, mct_err *e)
     return 0;
 }
 
+/* Keeps a gate item's text v, of kind 'm' or 'b', in t->gate_text. */
+static int keep_gate(struct agent_trace_opts *t, char kind, const char *v, mct_err *e)
+{
+    size_t n = strlen(v);
+
+    if (t->gate_used + n + 2 > sizeof t->gate_text)
+        return mct_err_set(e, MCT_E_ARG, "the max-calls and budget items are longer than %zu bytes together",
+                           sizeof t->gate_text - 1);
+    t->gate_text[t->gate_used] = kind;
+    memcpy(t->gate_text + t->gate_used + 1, v, n + 1);
+    t->gate_used += n + 2;
+    return 0;
+}
+
+/* max-calls=CLASS.METHOD[(DESC)RET]=N, as the client's --max-calls. */
+static int parse_max_calls(const char *v, struct agent_opts *o, mct_err *e)
+{
+    struct gates_max_calls spec;
+
+    if (o->trace.n_max_calls == GATES_MAX)
+        return mct_err_set(e, MCT_E_ARG, "at most %d of them", GATES_MAX);
+    if (gates_parse_max_calls("", v, &spec, e) < 0 || keep_gate(&o->trace, 'm', v, e) < 0)
+        return -1;
+    o->trace.n_max_calls++;
+    return 0;
+}
+
+/* budget=CLASS.METHOD[(DESC)RET]:STAT=MS, as the client's --budget. */
+static int parse_budget(const char *v, struct agent_opts *o, mct_err *e)
+{
+    struct gates_budget spec;
+
+    if (o->trace.n_budgets == GATES_MAX)
+        return mct_err_set(e, MCT_E_ARG, "at most %d of them", GATES_MAX);
+    if (gates_parse_budget("", v, &spec, e) < 0 || keep_gate(&o->trace, 'b', v, e) < 0)
+        return -1;
+    o->trace.n_budgets++;
+    return 0;
+}
+
+static int parse_percentile(const char *v, struct agent_opts *o, mct_err *e)
+{
+    return gates_parse_percentile("", v, &o->trace.percentile, e);
+}
+
+static int parse_fail_over_ms(const char *v, struct agent_opts *o, mct_err *e)
+{
+    o->trace.fail_over_set = 1;
+    return gates_parse_ms("", "fail-over-ms", v, &o->trace.fail_over_ms, e);
+}
+
 static const struct opt_def opt_table[] = {
     { "verbose", OPT_FLAG, FIELD(verbose), 0, NULL, NULL, 0 },
     { "rewrite-all", OPT_STRING, STRING_FIELD(rewrite_all), NULL, NULL, 0 },
@@ -159,6 +210,10 @@ static const struct opt_def opt_table[] = {
     { "aggregate", OPT_FLAG, FIELD(trace.aggregate), 0, NULL, NULL, 1 },
     { "interval", OPT_PARSE, 0, 0, NULL, parse_interval, 1 },
     { "slowest", OPT_PARSE, 0, 0, NULL, parse_slowest, 1 },
+    { "max-calls", OPT_PARSE, 0, 0, NULL, parse_max_calls, 1 },
+    { "percentile", OPT_PARSE, 0, 0, NULL, parse_percentile, 1 },
+    { "fail-over-ms", OPT_PARSE, 0, 0, NULL, parse_fail_over_ms, 1 },
+    { "budget", OPT_PARSE, 0, 0, NULL, parse_budget, 1 },
 };
 
 #define OPT_COUNT (sizeof opt_table / sizeof opt_table[0])
@@ -279,6 +334,27 @@ static int apply_item(const char *item, size_t n, struct agent_opts *o, const st
                        known);
 }
 
+/* The gates' items together, as the client checks its options. */
+static int check_gates(const struct agent_trace_opts *t, mct_err *e)
+{
+    if (t->percentile > 0 && !t->fail_over_set)
+        return mct_err_set(e, MCT_E_ARG, "option 'percentile' needs fail-over-ms=MS, the limit for that "
+                                         "percentile of the calls' durations");
+    /* A summary carries these percentiles of a duration, no other. */
+    if (t->aggregate && t->percentile > 0 && t->percentile != 50 && t->percentile != 90 && t->percentile != 99 &&
+        t->percentile != 100)
+        return mct_err_set(e, MCT_E_ARG, "option 'percentile' with aggregate must be 50, 90, 99 or 100 (what a "
+                                         "summary carries), not %g", t->percentile);
+    /* The session writes only the calls over min-ms: the gates would
+     * judge a biased sample of the calls. */
+    if ((t->n_max_calls > 0 || t->percentile > 0 || t->fail_over_set || t->n_budgets > 0) && t->min_ns > 0)
+        return mct_err_set(e, MCT_E_ARG, "option '%s' cannot be used with min-ms: it judges every call, and "
+                           "min-ms leaves the short ones out",
+                           t->n_max_calls > 0 ? "max-calls" : t->percentile > 0 ? "percentile" :
+                           t->fail_over_set ? "fail-over-ms" : "budget");
+    return 0;
+}
+
 /* Whether the item named name was in the string (seen: per row of
  * opt_table). */
 static int was_seen(const unsigned char *seen, const char *name)
@@ -311,6 +387,8 @@ static int check_trace(struct agent_opts *o, const char *trace_only, const unsig
                                          "every call (its p50/p90/p99 and slowest= show the slow ones)");
     if (t->regex[0] != '\0' && !proto_utf8_valid(t->regex, strlen(t->regex)))
         return mct_err_set(e, MCT_E_ARG, "option 'regex': the value is not UTF-8");
+    if (check_gates(t, e) < 0)
+        return -1;
     if (t->depth == 0)
         t->depth = OPTS_TRACE_DEPTH;
     if (t->regex[0] == '\0')
@@ -343,6 +421,26 @@ int opts_parse(const char *s, struct agent_opts *o, mct_err *e)
             return mct_err_set(e, MCT_E_ARG, "empty item in the options string");
     }
     return check_trace(o, trace_only, seen, e);
+}
+
+int opts_gates(const struct agent_trace_opts *t, struct opts_gates *g, mct_err *e)
+{
+    size_t nm = 0, nb = 0;
+
+    for (size_t at = 0; at < t->gate_used; at += strlen(t->gate_text + at + 1) + 2) {
+        const char *v = t->gate_text + at + 1;
+
+        if (t->gate_text[at] == 'm' ? nm == GATES_MAX || gates_parse_max_calls("", v, &g->max_calls[nm++], e) < 0
+                                    : nb == GATES_MAX || gates_parse_budget("", v, &g->budgets[nb++], e) < 0)
+            return mct_err_set(e, MCT_E_ARG, "the gate '%.200s' does not parse", v);
+    }
+    g->gates = (struct gates){
+        .prefix = "", .class_name = t->cls, .method = t->method, .desc = t->desc, .max_calls = g->max_calls,
+        .n_max_calls = nm, .budgets = g->budgets, .n_budgets = nb,
+        .percentile = t->percentile > 0 ? t->percentile : t->fail_over_set ? 100 : 0,
+        .fail_over_ms = t->fail_over_ms,
+    };
+    return gates_wanted(&g->gates);
 }
 
 int opts_has_trace(const char *s)

@@ -9,11 +9,15 @@
 #define MCT_OPTIONS_H
 
 #include "err.h"
+#include "gates.h"
 
 /* The default depth and regex of a startup trace (trace= without depth= or
  * regex=). */
 #define OPTS_TRACE_DEPTH 3
 #define OPTS_TRACE_REGEX ".*"
+
+/* Bytes for the texts of a trace's max-calls= and budget= items together. */
+#define OPTS_GATE_TEXT_MAX 8192
 
 /* A trace started with the JVM (trace=...): the request a client would
  * send, and the file the replies go to. cls[0] == '\0' when none. */
@@ -30,6 +34,25 @@ struct agent_trace_opts {
     int aggregate;        /* summaries instead of calls */
     long long interval_ms;/* with aggregate: a summary this often; 0: only the final one */
     long long slowest;    /* with aggregate: calls kept whole per summary; -1: not given */
+    /* The gates (protocol/gates.h), judged by the agent at the end. The
+     * max-calls= and budget= items are kept as text (decoded), each a kind
+     * byte ('m' or 'b'), the value and a NUL, one after the other in
+     * gate_text, so that this struct stays copyable; opts_gates parses
+     * them into specs. */
+    char gate_text[OPTS_GATE_TEXT_MAX];
+    size_t gate_used;
+    size_t n_max_calls, n_budgets;
+    double percentile;    /* 0: unset */
+    double fail_over_ms;
+    int fail_over_set;    /* fail-over-ms= was given */
+};
+
+/* The gates of a trace as protocol/gates.h judges them: the specs and the
+ * view over them. */
+struct opts_gates {
+    struct gates_max_calls max_calls[GATES_MAX];
+    struct gates_budget budgets[GATES_MAX];
+    struct gates gates;
 };
 
 struct agent_opts {
@@ -51,6 +74,12 @@ struct agent_opts {
  * items are checked together: trace= needs out=, and the others need
  * trace=; interval= and slowest= need aggregate, which excludes min-ms=. */
 int opts_parse(const char *s, struct agent_opts *o, mct_err *e);
+
+/* Fills *g with t's gates (fail-over-ms= alone is percentile 100: every
+ * call); g borrows t, which must outlive it. 1 when t sets a gate, 0 when
+ * none, -1 with e set when an item does not parse (never after
+ * opts_parse accepted it). */
+int opts_gates(const struct agent_trace_opts *t, struct opts_gates *g, mct_err *e);
 
 /* Whether s names a startup trace (an item trace=...), however malformed
  * the rest: such a JVM must start, traced or not. */

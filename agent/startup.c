@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "gates.h"
 #include "msg.h"
 #include "proto.h"
 #include "session.h"
@@ -63,6 +64,79 @@ static void write_line(const json_t *msg)
     free(text);
 }
 
+/* The gates (max-calls=, percentile=, fail-over-ms=, budget=), judged at
+ * the end over the calls written or the final summary; st.lock guards
+ * them once the writer runs. */
+static struct {
+    int on;
+    struct opts_gates specs;    /* borrow the trace's options (the agent's, for the JVM's life) */
+    gates_tally *tally;         /* every call written; NULL when out of memory */
+    json_t *final;              /* the final summary (aggregate), judged instead */
+    char error[MCT_ERR_MSG];    /* why the gates cannot be judged, "" when they can */
+} gt;
+
+/* Sets the gates of t up; a failure is the gate line's at the end. */
+static void gates_begin(const struct agent_trace_opts *t)
+{
+    mct_err e;
+    int rc = opts_gates(t, &gt.specs, &e);
+
+    if (rc == 0)
+        return;
+    gt.on = 1;
+    if (rc < 0 || (gt.tally = gates_tally_new(&e)) == NULL)
+        snprintf(gt.error, sizeof gt.error, "the gates cannot be judged: %.400s", e.msg);
+}
+
+/* A line written (lock held): a call into the tally, the final summary
+ * kept. */
+static void gates_see(const char *type, json_t *m)
+{
+    mct_err e;
+
+    if (!gt.on)
+        return;
+    if (strcmp(type, "call") == 0 && gt.tally != NULL && gt.error[0] == '\0' &&
+        gates_tally_add(gt.tally, m, &e) < 0)
+        snprintf(gt.error, sizeof gt.error, "the gates cannot count call #%lld: %.400s",
+                 (long long)json_integer_value(json_object_get(m, "seq")), e.msg);
+    if (strcmp(type, "summary") == 0 && json_is_true(json_object_get(m, "final"))) {
+        json_decref(gt.final);
+        gt.final = json_incref(m);
+    }
+}
+
+/* The gate line, right before the end (lock held): the verdict and one
+ * message per failure; the JVM's exit status is not touched. */
+static void gates_end(void)
+{
+    json_t *failures = json_array(), *line;
+    int rc = -1;
+    mct_err e;
+
+    if (!gt.on || failures == NULL) {
+        json_decref(failures);
+        return;
+    }
+    gt.on = 0;
+    if (gt.error[0] != '\0')
+        mct_err_set(&e, MCT_E_INTERNAL, "%s", gt.error);
+    else if (gt.final != NULL)
+        rc = gates_judge(&gt.specs.gates, gt.final, NULL, failures, &e);
+    else
+        rc = gates_tally_judge(gt.tally, &gt.specs.gates, failures, &e);
+    if (rc < 0)
+        json_array_append_new(failures, json_string(e.msg));
+    line = json_pack("{s:s, s:b, s:o}", "type", "gate", "passed", rc == 0, "failures", failures);
+    if (line != NULL)
+        write_line(line);
+    json_decref(line);
+    gates_tally_free(gt.tally);
+    gt.tally = NULL;
+    json_decref(gt.final);
+    gt.final = NULL;
+}
+
 /* The last line: end (the session's, or made here with reason), with
  * entry_loaded false when no plan came; closes the file (lock held). */
 static void write_end(json_t *end, const char *reason)
@@ -71,6 +145,7 @@ static void write_end(json_t *end, const char *reason)
 
     if (own != NULL && !st.plan_seen)
         json_object_set_new(own, "entry_loaded", json_false());
+    gates_end();
     if (own != NULL)
         write_line(own);
     json_decref(own);
@@ -113,6 +188,7 @@ static void *writer_main(void *arg)
             st.plan_seen |= strcmp(type, "plan") == 0;
             st.error_seen |= strcmp(type, "error") == 0;
             write_line(m);
+            gates_see(type, m);
         }
         if (st.file < 0) {
             st.running = 0;
@@ -199,6 +275,7 @@ void startup_begin(const struct agent_trace_opts *t, int verbose)
     }
     write_line(start);
     json_decref(start);
+    gates_begin(t);
     st.sock = sv[0];
     st.running = 1;
     if (pthread_create(&tid, NULL, writer_main, NULL) != 0) {

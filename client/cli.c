@@ -10,10 +10,6 @@
 #include "proto.h"
 #include "summary.h"
 
-/* The largest number of seconds or milliseconds an option accepts; keeps
- * every duration far inside int64 nanoseconds. */
-#define CLI_NUMBER_MAX 1e9
-
 enum {
     OPT_MIN_MS = 256,
     OPT_SLOW_MS,
@@ -150,33 +146,6 @@ static int parse_int(const char *s, long long lo, long long hi, long long *out)
     return 0;
 }
 
-/* Parses a non-negative decimal number ("12", "0.5", ".5") up to
- * CLI_NUMBER_MAX; 0 or -1. No signs, exponents, hex, inf or nan. */
-static int parse_number(const char *s, double *out)
-{
-    size_t digits = strspn(s, "0123456789"), frac = 0;
-    char *end;
-    double v;
-
-    if (s[digits] == '.')
-        frac = strspn(s + digits + 1, "0123456789");
-    if (digits + frac == 0 || s[digits + (s[digits] == '.' ? 1 + frac : 0)] != '\0')
-        return -1;
-    v = strtod(s, &end);
-    if (*end != '\0' || v > CLI_NUMBER_MAX)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-/* The value of option name, a number of milliseconds >= 0, into *out. */
-static int ms_option(const char *name, const char *arg, double *out, mct_err *e)
-{
-    if (parse_number(arg, out) < 0)
-        return mct_err_set(e, MCT_E_ARG, "%s must be a number of milliseconds >= 0, got '%.64s'", name, arg);
-    return 0;
-}
-
 static int parse_pid(const char *s, pid_t *pid, mct_err *e)
 {
     long long v;
@@ -260,66 +229,13 @@ static int parse_format(const char *s, struct cli *c, mct_err *e)
 
 /* ---- gates ---------------------------------------------------------------- */
 
-/* Parses the method name of a gate, s[0..len): CLASS.METHOD or
- * CLASS.METHOD(DESC)RET, into *n (pointing into s). opt names the option. */
-static int parse_gate_name(const char *s, size_t len, const char *opt, struct cli_method_name *n,
-                           mct_err *e)
-{
-    const char *paren = memchr(s, '(', len);
-    size_t head = paren != NULL ? (size_t)(paren - s) : len;
-    const char *dot = NULL;
-    char buf[2 * CLI_NAME_MAX + 2];
-
-    for (size_t i = 0; i < head; i++)
-        if (s[i] == '.')
-            dot = s + i;
-    if (len > sizeof buf - 1 || !proto_utf8_valid(s, len))
-        return mct_err_set(e, MCT_E_ARG, "%s: the method name is longer than %d bytes or not UTF-8", opt,
-                           2 * CLI_NAME_MAX);
-    if (dot == NULL || dot == s)
-        return mct_err_set(e, MCT_E_ARG, "%s: '%.*s' is not CLASS.METHOD (a binary class name with dots, a "
-                           "dot, a method name: com.shop.Repo.find)", opt, (int)len, s);
-    n->class_name = s;
-    n->class_len = (size_t)(dot - s);
-    n->method = dot + 1;
-    n->method_len = head - n->class_len - 1;
-    n->desc = paren;
-    n->desc_len = paren != NULL ? len - head : 0;
-    memcpy(buf, s, n->class_len);
-    buf[n->class_len] = '\0';
-    if (!proto_class_name_valid(buf))
-        return mct_err_set(e, MCT_E_ARG, "%s: '%s' is not a binary class name such as com.shop.Cart$Line", opt,
-                           buf);
-    memcpy(buf, n->method, n->method_len);
-    buf[n->method_len] = '\0';
-    if (!proto_method_name_valid(buf))
-        return mct_err_set(e, MCT_E_ARG, "%s: '%s' is not a method name", opt, buf);
-    if (paren != NULL) {
-        memcpy(buf, paren, n->desc_len);
-        buf[n->desc_len] = '\0';
-        if (!proto_method_desc_valid(buf))
-            return mct_err_set(e, MCT_E_ARG, "%s: '%s' is not a JVM method descriptor such as (J)V", opt, buf);
-    }
-    return 0;
-}
-
 /* --max-calls CLASS.METHOD=N */
 static int parse_max_calls(const char *arg, struct cli *c, mct_err *e)
 {
-    const char *eq = strrchr(arg, '=');
-    struct cli_max_calls *g = &c->max_calls[c->n_max_calls];
-
     if (c->n_max_calls == CLI_GATES_MAX)
         return mct_err_set(e, MCT_E_ARG, "--max-calls: at most %d of them", CLI_GATES_MAX);
-    if (eq == NULL)
-        return mct_err_set(e, MCT_E_ARG, "--max-calls takes CLASS.METHOD=N (com.shop.Repo.find=1), got '%.200s'",
-                           arg);
-    if (parse_gate_name(arg, (size_t)(eq - arg), "--max-calls", &g->name, e) < 0)
+    if (gates_parse_max_calls("--", arg, &c->max_calls[c->n_max_calls], e) < 0)
         return -1;
-    if (parse_int(eq + 1, 0, LLONG_MAX, &g->n) < 0)
-        return mct_err_set(e, MCT_E_ARG, "--max-calls %.200s: N must be an integer >= 0 (calls in one entry "
-                           "call), got '%.64s'", arg, eq + 1);
-    g->arg = arg;
     c->n_max_calls++;
     return 0;
 }
@@ -327,34 +243,10 @@ static int parse_max_calls(const char *arg, struct cli *c, mct_err *e)
 /* --budget CLASS.METHOD:STAT=MS */
 static int parse_budget(const char *arg, struct cli *c, mct_err *e)
 {
-    static const char *const stats[] = {
-        [CLI_STAT_P50] = "p50", [CLI_STAT_P90] = "p90", [CLI_STAT_P99] = "p99", [CLI_STAT_MAX] = "max"
-    };
-    const char *eq = strrchr(arg, '='), *colon = NULL;
-    struct cli_budget *b = &c->budgets[c->n_budgets];
-    size_t i;
-
     if (c->n_budgets == CLI_GATES_MAX)
         return mct_err_set(e, MCT_E_ARG, "--budget: at most %d of them", CLI_GATES_MAX);
-    for (const char *p = arg; eq != NULL && p < eq; p++)
-        if (*p == ':')
-            colon = p;
-    if (eq == NULL || colon == NULL)
-        return mct_err_set(e, MCT_E_ARG, "--budget takes CLASS.METHOD:STAT=MS (com.shop.Repo.find:p99=20), "
-                           "got '%.200s'", arg);
-    if (parse_gate_name(arg, (size_t)(colon - arg), "--budget", &b->name, e) < 0)
+    if (gates_parse_budget("--", arg, &c->budgets[c->n_budgets], e) < 0)
         return -1;
-    for (i = 0; i < sizeof stats / sizeof stats[0]; i++)
-        if ((size_t)(eq - colon - 1) == strlen(stats[i]) && strncmp(colon + 1, stats[i], strlen(stats[i])) == 0)
-            break;
-    if (i == sizeof stats / sizeof stats[0])
-        return mct_err_set(e, MCT_E_ARG, "--budget %.200s: '%.*s' is not p50, p90, p99 or max", arg,
-                           (int)(eq - colon - 1 > 64 ? 64 : eq - colon - 1), colon + 1);
-    b->stat = (enum cli_stat)i;
-    if (parse_number(eq + 1, &b->ms) < 0)
-        return mct_err_set(e, MCT_E_ARG, "--budget %.200s: the budget must be a number of milliseconds >= 0, "
-                           "got '%.64s'", arg, eq + 1);
-    b->arg = arg;
     c->n_budgets++;
     return 0;
 }
@@ -433,19 +325,19 @@ static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given
         return 0;
     case 't':
         *given |= GIVEN_TIMEOUT;
-        if (parse_number(arg, &c->timeout_s) < 0 || c->timeout_s <= 0)
+        if (gates_number(arg, &c->timeout_s) < 0 || c->timeout_s <= 0)
             return mct_err_set(e, MCT_E_ARG, "--timeout must be a positive number of seconds, "
                                "got '%.64s'", arg);
         return 0;
     case OPT_MIN_MS:
         *given |= GIVEN_MIN_MS;
-        return ms_option("--min-ms", arg, &c->min_ms, e);
+        return gates_parse_ms("--", "min-ms", arg, &c->min_ms, e);
     case OPT_SLOW_MS:
         *given |= GIVEN_SLOW_MS;
-        return ms_option("--slow-ms", arg, &c->slow_ms, e);
+        return gates_parse_ms("--", "slow-ms", arg, &c->slow_ms, e);
     case OPT_FAIL_OVER_MS:
         *given |= GIVEN_FAIL_OVER_MS;
-        return ms_option("--fail-over-ms", arg, &c->fail_over_ms, e);
+        return gates_parse_ms("--", "fail-over-ms", arg, &c->fail_over_ms, e);
     case 'f':
         *given |= GIVEN_FORMAT;
         return parse_format(arg, c, e);
@@ -469,7 +361,7 @@ static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given
         return 0;
     case OPT_INTERVAL:
         *given |= GIVEN_INTERVAL;
-        if (parse_number(arg, &c->interval_s) < 0 || c->interval_s < 0.001)
+        if (gates_number(arg, &c->interval_s) < 0 || c->interval_s < 0.001)
             return mct_err_set(e, MCT_E_ARG, "--interval must be a number of seconds of at least "
                                "0.001, got '%.64s'", arg);
         return 0;
@@ -503,10 +395,7 @@ static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given
         return parse_max_calls(arg, c, e);
     case OPT_PERCENTILE:
         *given |= GIVEN_PERCENTILE;
-        if (parse_number(arg, &c->percentile) < 0 || c->percentile <= 0 || c->percentile > 100)
-            return mct_err_set(e, MCT_E_ARG, "--percentile must be a number over 0 and at most 100, "
-                               "got '%.64s'", arg);
-        return 0;
+        return gates_parse_percentile("--", arg, &c->percentile, e);
     case OPT_BUDGET:
         *given |= GIVEN_BUDGET;
         return parse_budget(arg, c, e);
@@ -666,8 +555,7 @@ static int check_aggregate(const struct cli *c, unsigned given, mct_err *e)
     if (given & GIVEN_PLAN)
         return mct_err_set(e, MCT_E_ARG, "--plan cannot be used with --aggregate: --plan traces nothing");
     /* The agent's summary carries these percentiles of a duration, no other. */
-    if (c->percentile != 0 && c->percentile != 50 && c->percentile != 90 && c->percentile != 99 &&
-        c->percentile != 100)
+    if (c->percentile != 0 && !gates_percentile_in_summary(c->percentile))
         return mct_err_set(e, MCT_E_ARG, "--percentile %g cannot be used with --aggregate: a summary "
                            "carries p50, p90, p99 and the maximum (use 50, 90, 99 or 100, or trace "
                            "without --aggregate)", c->percentile);

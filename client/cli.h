@@ -7,35 +7,10 @@
 #include <sys/types.h>
 
 #include "err.h"
+#include "gates.h"
 
 #define CLI_NAME_MAX 1024   /* longest class, method name or descriptor */
-#define CLI_GATES_MAX 64    /* most --max-calls, and most --budget, options */
-
-/* A method named by a gate: CLASS.METHOD or CLASS.METHOD(DESC)RET, pointing
- * into the option's argument (borrowed from argv); desc_len 0 = every
- * overload. */
-struct cli_method_name {
-    const char *class_name, *method, *desc;
-    size_t class_len, method_len, desc_len;
-};
-
-/* --max-calls CLASS.METHOD=N: at most n calls of the method in one entry call. */
-struct cli_max_calls {
-    const char *arg;                /* the option's argument, for messages */
-    struct cli_method_name name;
-    long long n;
-};
-
-/* The statistic a --budget limits: a node's time within one entry call. */
-enum cli_stat { CLI_STAT_P50, CLI_STAT_P90, CLI_STAT_P99, CLI_STAT_MAX };
-
-/* --budget CLASS.METHOD:STAT=MS: the method's nodes keep STAT under ms. */
-struct cli_budget {
-    const char *arg;
-    struct cli_method_name name;
-    enum cli_stat stat;
-    double ms;
-};
+#define CLI_GATES_MAX GATES_MAX /* most --max-calls, and most --budget, options */
 
 enum cli_mode {
     CLI_TRACE,      /* mcalltree [OPTIONS] <pid> <class> <method> <depth> <regex> */
@@ -72,10 +47,11 @@ struct cli {
     int plan;
     int verbose;
     const char *agent;              /* --agent PATH, NULL for the default; borrowed */
-    /* The gates of issue 11 (client/gate.h evaluates them). */
-    struct cli_max_calls max_calls[CLI_GATES_MAX];
+    /* The gates of issue 11 (protocol/gates.h parses them, client/gate.h
+     * evaluates them); their texts are borrowed from argv. */
+    struct gates_max_calls max_calls[CLI_GATES_MAX];
     size_t n_max_calls;
-    struct cli_budget budgets[CLI_GATES_MAX];
+    struct gates_budget budgets[CLI_GATES_MAX];
     size_t n_budgets;
     double percentile;              /* --percentile: 0 < P <= 100; 0 = unset */
     int aggregate;                  /* --aggregate: summaries instead of calls */

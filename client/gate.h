@@ -5,9 +5,11 @@
  * sum_to_json writes it and the agent sends it with --aggregate): in the
  * per-call mode the client feeds every call it receives into the gate's own
  * summary (gate_add_call) and judges it at the end (gate_finish); with an
- * agent's summary, gate_check judges that. A failed gate is said on the
- * given stream, one line each ("mcalltree: " first), naming the method or
- * node, the figure measured and the limit.
+ * agent's summary, gate_check judges that. A thin layer over
+ * protocol/gates.h, which the agent's startup trace shares. A failed gate is
+ * said on the given stream, one line each ("mcalltree: " first, " (exit
+ * status 4)" last), naming the method or node, the figure measured and the
+ * limit.
  *
  * Ownership: a gate borrows the struct cli it was made from (its names
  * point into argv) for its whole life; it owns its summary. */

@@ -10,6 +10,11 @@
 # depth=0, no out=, a bad %-escape, interval= without aggregate) and an
 # existing out file: the JVM runs to completion, exit
 # status 0, with the reason on its stderr, and no file is written.
+# Gates judged by the agent: max-calls at the true count (run() calls
+# twice() once) with a percentile and a budget that hold: a gate line with
+# passed true right before the end; max-calls one under: passed false with
+# the message naming the method, the figure and the limit; a malformed
+# max-calls item: the message on stderr, the JVM untraced.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
@@ -126,5 +131,36 @@ OUTLINE
     expect_rc 0 "an existing out file"
     expect_grep 'cannot create the trace file .*exists: File exists' "$ERR" "an existing out file"
     [ "$(cat "$d/exists")" = keep ] || fail "an existing out file was changed"
+done
+for jdk in $MCT_TEST_JDKS; do
+    j=$(jdk_major "$jdk")
+
+    note "JDK $j: gates judged by the agent, the verdict right before the end"
+    d=$MCT_TMP/$j-gates
+    mkdir -p "$d"
+    run_java "$jdk" "$j-gate-pass" "trace=tgt.StartEntry.run,depth=2,regex=tgt%5C..*,out=$d/pass.ndjson,max-calls=tgt.StartEntry.twice=1,max-calls=tgt.StartEntry.twice(I)J=1,percentile=50,fail-over-ms=60000,budget=tgt.StartEntry.twice:max=60000" now 5
+    expect_rc 0 "the JVM whose gates hold"
+    f=$d/pass.ndjson
+    tail -n 2 "$f" | head -n 1 | grep -q '^{"type":"gate","passed":true,"failures":\[\]}$' ||
+        fail "gates at the true count: the line before the end is not a passed gate: $(tail -n 2 "$f")"
+    tail -n 1 "$f" | grep -q '^{"type":"end",' || fail "gates: the last line is not the end"
+    [ "$(grep -c '"type":"gate"' "$f")" = 1 ] || fail "gates: not exactly one gate line"
+    run_java "$jdk" "$j-gate-fail" "trace=tgt.StartEntry.run,depth=2,regex=tgt%5C..*,out=$d/fail.ndjson,max-calls=tgt.StartEntry.twice=0" now 5
+    expect_rc 0 "the JVM whose gate fails (its exit status is never changed)"
+    f=$d/fail.ndjson
+    tail -n 2 "$f" | head -n 1 | grep -qF '{"type":"gate","passed":false,"failures":["max-calls tgt.StartEntry.twice=0: tgt.StartEntry.twice(I)J was called 1 times in one entry call, over the limit of 0"]}' ||
+        fail "max-calls one under the true count: $(tail -n 2 "$f" | head -n 1)"
+    tail -n 1 "$f" | grep -q '^{"type":"end",' || fail "a failed gate: the last line is not the end"
+    calls "$f"
+    check_calls "$f.calls" 5 "a failed gate: the calls are still written" -D 2
+
+    note "JDK $j: a malformed max-calls item leaves the JVM untraced"
+    run_java "$jdk" "$j-gate-bad" "trace=tgt.StartEntry.run,max-calls=tgt.StartEntry.twice,out=$d/bad.ndjson" now 3
+    expect_rc 0 "a malformed max-calls item"
+    grep -qF "mcalltree agent: option 'max-calls': max-calls takes CLASS.METHOD=N (com.shop.Repo.find=1), got 'tgt.StartEntry.twice'; the JVM runs untraced" "$ERR" || {
+        cat "$ERR" >&2
+        fail "a malformed max-calls item: no message on the JVM's stderr"
+    }
+    [ ! -e "$d/bad.ndjson" ] || fail "a malformed max-calls item: the file was written"
 done
 trace_done

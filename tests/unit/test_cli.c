@@ -222,17 +222,17 @@ static void test_gates(void)
     CHECK(c.percentile == 99.9);
     CHECK(c.fail_over_ms == 20);
     CHECK_INT(c.n_budgets, 2);
-    CHECK_INT(c.budgets[0].stat, CLI_STAT_P99);
+    CHECK_INT(c.budgets[0].stat, GATES_STAT_P99);
     CHECK(c.budgets[0].ms == 2.5);
     CHECK_INT(c.budgets[0].name.method_len, 4);
-    CHECK_INT(c.budgets[1].stat, CLI_STAT_MAX);
+    CHECK_INT(c.budgets[1].stat, GATES_STAT_MAX);
     CHECK(c.budgets[1].ms == 0);
     CHECK_INT(c.budgets[1].name.desc_len, 21);
     CHECK_INT(parse(&c, &e, "--percentile", "100", "--fail-over-ms", "1", "--budget", "a.B.m:p50=1",
                     "--budget", "a.B.m:p90=1", "1", "a.B", "m", "3", "x", (char *)NULL), 0);
     CHECK(c.percentile == 100);
-    CHECK_INT(c.budgets[0].stat, CLI_STAT_P50);
-    CHECK_INT(c.budgets[1].stat, CLI_STAT_P90);
+    CHECK_INT(c.budgets[0].stat, GATES_STAT_P50);
+    CHECK_INT(c.budgets[1].stat, GATES_STAT_P90);
 
     USAGE_ERROR("--max-calls takes CLASS.METHOD=N (com.shop.Repo.find=1), got 'a.B.m'", "--max-calls",
                 "a.B.m", "1", "a.B", "m", "3", "x");

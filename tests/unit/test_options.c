@@ -25,9 +25,9 @@ static void test_invalid(void)
 
     CHECK_INT(opts_parse("bogus", &o, &e), -1);
     CHECK_INT(e.code, MCT_E_ARG);
-    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest)");
+    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, max-calls, percentile, fail-over-ms, budget)");
     CHECK_INT(opts_parse("verbose,x=1", &o, &e), -1);
-    CHECK_STR(e.msg, "unknown option 'x' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest)");
+    CHECK_STR(e.msg, "unknown option 'x' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, max-calls, percentile, fail-over-ms, budget)");
     CHECK_INT(opts_parse("verbose=1", &o, &e), -1);
     CHECK_STR(e.msg, "option 'verbose' takes no value");
     CHECK_INT(opts_parse("verbose,", &o, &e), -1);
@@ -167,8 +167,89 @@ static void test_trace(void)
     CHECK_INT(opts_has_trace(NULL), 0);
 }
 
+/* The gate items: percent-decoded, repeatable, kept copyable, checked
+ * together; opts_gates gives the specs protocol/gates.h judges. */
+static void test_gates(void)
+{
+    struct agent_opts o, copy;
+    struct opts_gates g;
+    mct_err e;
+
+    CHECK_INT(opts_parse("trace=a.B.run,out=x", &o, &e), 0);
+    CHECK_INT(opts_gates(&o.trace, &g, &e), 0);
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,max-calls=a.R.find=3,max-calls=a.R.get(Ljava/lang/String%3B)J=0,"
+                         "budget=a.R.find:p99=2.5,percentile=90,fail-over-ms=10", &o, &e), 0);
+    CHECK_INT((int)o.trace.n_max_calls, 2);
+    CHECK_INT((int)o.trace.n_budgets, 1);
+    copy = o;   /* the specs are made from a copy, as the agent keeps one */
+    memset(&o, 0, sizeof o);
+    CHECK_INT(opts_gates(&copy.trace, &g, &e), 1);
+    CHECK_INT((int)g.gates.n_max_calls, 2);
+    CHECK_STR(g.gates.max_calls[0].arg, "a.R.find=3");
+    CHECK(g.gates.max_calls[0].n == 3);
+    CHECK_STR(g.gates.max_calls[1].arg, "a.R.get(Ljava/lang/String;)J=0");
+    CHECK_INT((int)g.gates.max_calls[1].name.desc_len, 21);
+    CHECK_INT((int)g.gates.n_budgets, 1);
+    CHECK_INT(g.gates.budgets[0].stat, GATES_STAT_P99);
+    CHECK(g.gates.budgets[0].ms == 2.5);
+    CHECK(g.gates.percentile == 90 && g.gates.fail_over_ms == 10);
+    CHECK_STR(g.gates.prefix, "");
+    CHECK_STR(g.gates.class_name, "a.B");
+    CHECK_STR(g.gates.method, "run");
+    /* fail-over-ms alone judges every call: the 100th percentile. */
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,fail-over-ms=5", &o, &e), 0);
+    CHECK_INT(opts_gates(&o.trace, &g, &e), 1);
+    CHECK(g.gates.percentile == 100 && g.gates.fail_over_ms == 5);
+
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,max-calls=a.R.find", &o, &e), -1);
+    CHECK_STR(e.msg, "option 'max-calls': max-calls takes CLASS.METHOD=N (com.shop.Repo.find=1), got 'a.R.find'");
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,max-calls=find=1", &o, &e), -1);
+    CHECK(strstr(e.msg, "option 'max-calls': max-calls: 'find' is not CLASS.METHOD") == e.msg);
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,budget=a.R.find:p75=1", &o, &e), -1);
+    CHECK_STR(e.msg, "option 'budget': budget a.R.find:p75=1: 'p75' is not p50, p90, p99 or max");
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,percentile=0,fail-over-ms=1", &o, &e), -1);
+    CHECK_STR(e.msg, "option 'percentile': percentile must be a number over 0 and at most 100, got '0'");
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,fail-over-ms=-1", &o, &e), -1);
+    CHECK_STR(e.msg, "option 'fail-over-ms': fail-over-ms must be a number of milliseconds >= 0, got '-1'");
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,percentile=50", &o, &e), -1);
+    CHECK_STR(e.msg, "option 'percentile' needs fail-over-ms=MS, the limit for that percentile of the calls' "
+                     "durations");
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,max-calls=a.R.f=1,min-ms=1", &o, &e), -1);
+    CHECK_STR(e.msg, "option 'max-calls' cannot be used with min-ms: it judges every call, and min-ms leaves the "
+                     "short ones out");
+    CHECK_INT(opts_parse("max-calls=a.R.f=1", &o, &e), -1);
+    CHECK_STR(e.msg, "option 'max-calls' needs trace=CLASS.METHOD");
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,percentile=95,fail-over-ms=1", &o, &e), -1);
+    CHECK_STR(e.msg, "option 'percentile' with aggregate must be 50, 90, 99 or 100 (what a summary carries), "
+                     "not 95");
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,percentile=99,fail-over-ms=1", &o, &e), 0);
+    {
+        /* 65 of them, and texts over the pool. */
+        char s[8192] = "trace=a.B.run,out=x";
+
+        for (int i = 0; i < 65; i++)
+            strcat(s, ",max-calls=a.R.f=1");
+        CHECK_INT(opts_parse(s, &o, &e), -1);
+        CHECK_STR(e.msg, "option 'max-calls': at most 64 of them");
+    }
+    {
+        static char s[70000];
+        char item[1100];
+
+        strcpy(s, "trace=a.B.run,out=x");
+        memset(item, 'a', sizeof item);
+        memcpy(item, ",budget=a.", 10);
+        strcpy(item + 1000, ".f:max=1");
+        for (int i = 0; i < 10; i++)
+            strcat(s, item);
+        CHECK_INT(opts_parse(s, &o, &e), -1);
+        CHECK_STR(e.msg, "option 'budget': the max-calls and budget items are longer than 8191 bytes together");
+    }
+}
+
 int main(void)
 {
+    test_gates();
     test_trace();
     test_aggregate();
     test_valid();

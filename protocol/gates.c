@@ -1,0 +1,403 @@
+/* gates.c — see gates.h. */
+#include "gates.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto.h"
+
+/* The largest number an option accepts; keeps every duration far inside
+ * int64 nanoseconds. */
+#define NUMBER_MAX 1e9
+
+/* The summary's key, and the name, of each statistic a budget limits. */
+static const char *const stat_keys[] = {
+    [GATES_STAT_P50] = "p50_ns", [GATES_STAT_P90] = "p90_ns", [GATES_STAT_P99] = "p99_ns",
+    [GATES_STAT_MAX] = "entry_max_ns"
+};
+static const char *const stat_names[] = {
+    [GATES_STAT_P50] = "p50", [GATES_STAT_P90] = "p90", [GATES_STAT_P99] = "p99", [GATES_STAT_MAX] = "max"
+};
+
+/* ---- parsing ---------------------------------------------------------------- */
+
+int gates_number(const char *s, double *out)
+{
+    size_t digits = strspn(s, "0123456789"), frac = 0;
+    char *end;
+    double v;
+
+    if (s[digits] == '.')
+        frac = strspn(s + digits + 1, "0123456789");
+    if (digits + frac == 0 || s[digits + (s[digits] == '.' ? 1 + frac : 0)] != '\0')
+        return -1;
+    v = strtod(s, &end);
+    if (*end != '\0' || v > NUMBER_MAX)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* A decimal integer >= 0 made of digits only; 0 or -1. */
+static int count_value(const char *s, long long *out)
+{
+    char *end;
+    long long v;
+
+    if (*s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Parses the method name of a gate, s[0..len): CLASS.METHOD or
+ * CLASS.METHOD(DESC)RET, into *n (pointing into s). opt names the option. */
+static int parse_name(const char *s, size_t len, const char *prefix, const char *opt, struct gates_name *n,
+                      mct_err *e)
+{
+    const char *paren = memchr(s, '(', len);
+    size_t head = paren != NULL ? (size_t)(paren - s) : len;
+    const char *dot = NULL;
+    char buf[2 * GATES_NAME_MAX + 2];
+
+    for (size_t i = 0; i < head; i++)
+        if (s[i] == '.')
+            dot = s + i;
+    if (len > sizeof buf - 1 || !proto_utf8_valid(s, len))
+        return mct_err_set(e, MCT_E_ARG, "%s%s: the method name is longer than %d bytes or not UTF-8", prefix, opt,
+                           2 * GATES_NAME_MAX);
+    if (dot == NULL || dot == s)
+        return mct_err_set(e, MCT_E_ARG, "%s%s: '%.*s' is not CLASS.METHOD (a binary class name with dots, a "
+                           "dot, a method name: com.shop.Repo.find)", prefix, opt, (int)len, s);
+    n->class_name = s;
+    n->class_len = (size_t)(dot - s);
+    n->method = dot + 1;
+    n->method_len = head - n->class_len - 1;
+    n->desc = paren;
+    n->desc_len = paren != NULL ? len - head : 0;
+    memcpy(buf, s, n->class_len);
+    buf[n->class_len] = '\0';
+    if (!proto_class_name_valid(buf))
+        return mct_err_set(e, MCT_E_ARG, "%s%s: '%s' is not a binary class name such as com.shop.Cart$Line",
+                           prefix, opt, buf);
+    memcpy(buf, n->method, n->method_len);
+    buf[n->method_len] = '\0';
+    if (!proto_method_name_valid(buf))
+        return mct_err_set(e, MCT_E_ARG, "%s%s: '%s' is not a method name", prefix, opt, buf);
+    if (paren != NULL) {
+        memcpy(buf, paren, n->desc_len);
+        buf[n->desc_len] = '\0';
+        if (!proto_method_desc_valid(buf))
+            return mct_err_set(e, MCT_E_ARG, "%s%s: '%s' is not a JVM method descriptor such as (J)V", prefix,
+                               opt, buf);
+    }
+    return 0;
+}
+
+int gates_parse_max_calls(const char *prefix, const char *arg, struct gates_max_calls *out, mct_err *e)
+{
+    const char *eq = strrchr(arg, '=');
+
+    if (eq == NULL)
+        return mct_err_set(e, MCT_E_ARG, "%smax-calls takes CLASS.METHOD=N (com.shop.Repo.find=1), got '%.200s'",
+                           prefix, arg);
+    if (parse_name(arg, (size_t)(eq - arg), prefix, "max-calls", &out->name, e) < 0)
+        return -1;
+    if (count_value(eq + 1, &out->n) < 0)
+        return mct_err_set(e, MCT_E_ARG, "%smax-calls %.200s: N must be an integer >= 0 (calls in one entry "
+                           "call), got '%.64s'", prefix, arg, eq + 1);
+    out->arg = arg;
+    return 0;
+}
+
+int gates_parse_budget(const char *prefix, const char *arg, struct gates_budget *out, mct_err *e)
+{
+    const char *eq = strrchr(arg, '='), *colon = NULL;
+    size_t i, n = sizeof stat_names / sizeof stat_names[0];
+
+    for (const char *p = arg; eq != NULL && p < eq; p++)
+        if (*p == ':')
+            colon = p;
+    if (eq == NULL || colon == NULL)
+        return mct_err_set(e, MCT_E_ARG, "%sbudget takes CLASS.METHOD:STAT=MS (com.shop.Repo.find:p99=20), "
+                           "got '%.200s'", prefix, arg);
+    if (parse_name(arg, (size_t)(colon - arg), prefix, "budget", &out->name, e) < 0)
+        return -1;
+    for (i = 0; i < n; i++)
+        if ((size_t)(eq - colon - 1) == strlen(stat_names[i]) &&
+            strncmp(colon + 1, stat_names[i], strlen(stat_names[i])) == 0)
+            break;
+    if (i == n)
+        return mct_err_set(e, MCT_E_ARG, "%sbudget %.200s: '%.*s' is not p50, p90, p99 or max", prefix, arg,
+                           (int)(eq - colon - 1 > 64 ? 64 : eq - colon - 1), colon + 1);
+    out->stat = (enum gates_stat)i;
+    if (gates_number(eq + 1, &out->ms) < 0)
+        return mct_err_set(e, MCT_E_ARG, "%sbudget %.200s: the budget must be a number of milliseconds >= 0, "
+                           "got '%.64s'", prefix, arg, eq + 1);
+    out->arg = arg;
+    return 0;
+}
+
+int gates_parse_percentile(const char *prefix, const char *arg, double *out, mct_err *e)
+{
+    if (gates_number(arg, out) < 0 || *out <= 0 || *out > 100)
+        return mct_err_set(e, MCT_E_ARG, "%spercentile must be a number over 0 and at most 100, got '%.64s'",
+                           prefix, arg);
+    return 0;
+}
+
+int gates_parse_ms(const char *prefix, const char *name, const char *arg, double *out, mct_err *e)
+{
+    if (gates_number(arg, out) < 0)
+        return mct_err_set(e, MCT_E_ARG, "%s%s must be a number of milliseconds >= 0, got '%.64s'", prefix, name,
+                           arg);
+    return 0;
+}
+
+/* ---- judging ------------------------------------------------------------------ */
+
+int gates_wanted(const struct gates *g)
+{
+    return g->n_max_calls > 0 || g->n_budgets > 0 || g->percentile > 0;
+}
+
+int gates_name_matches(const struct gates_name *n, const char *cls, const char *method, const char *desc)
+{
+    if (cls == NULL || method == NULL)
+        return 0;
+    if (strlen(cls) != n->class_len || strncmp(cls, n->class_name, n->class_len) != 0 ||
+        strlen(method) != n->method_len || strncmp(method, n->method, n->method_len) != 0)
+        return 0;
+    return n->desc_len == 0 ||
+           (desc != NULL && strlen(desc) == n->desc_len && strncmp(desc, n->desc, n->desc_len) == 0);
+}
+
+int gates_percentile_in_summary(double p)
+{
+    return p == 50 || p == 90 || p == 99 || p == 100;
+}
+
+/* Appends one message to failures; -1 with e set when out of memory. */
+__attribute__((format(printf, 3, 4))) static int say(json_t *failures, mct_err *e, const char *fmt, ...)
+{
+    char line[2048];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    /* The names come from the JVM: keep the message valid UTF-8 for JSON. */
+    proto_utf8_sanitize(line);
+    if (json_array_append_new(failures, json_string(line)) < 0)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory for the gates' messages");
+    return 0;
+}
+
+/* A string of a checked summary, "?" when absent. */
+static const char *text(const json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+
+    return s != NULL ? s : "?";
+}
+
+/* An integer of a checked summary, 0 when absent. */
+static unsigned long long figure(const json_t *o, const char *key)
+{
+    json_int_t v = json_integer_value(json_object_get(o, key));
+
+    return v < 0 ? 0 : (unsigned long long)v;
+}
+
+/* Whether node's names are the ones n names. */
+static int node_matches(const struct gates_name *n, const json_t *node)
+{
+    return gates_name_matches(n, json_string_value(json_object_get(node, "class")),
+                              json_string_value(json_object_get(node, "method")),
+                              json_string_value(json_object_get(node, "desc")));
+}
+
+/* The max-calls gates over the summary's methods: 1 failed, 0, -1. */
+static int judge_max_calls(const struct gates *g, const json_t *summary, json_t *failures, mct_err *e)
+{
+    const json_t *methods = json_object_get(summary, "methods");
+    int failed = 0;
+
+    for (size_t i = 0; i < g->n_max_calls; i++) {
+        const struct gates_max_calls *m = &g->max_calls[i];
+
+        for (size_t j = 0; j < json_array_size(methods); j++) {
+            const json_t *o = json_array_get(methods, j);
+            unsigned long long most = figure(o, "calls_max");
+
+            if (!node_matches(&m->name, o) || most <= (unsigned long long)m->n)
+                continue;
+            if (say(failures, e, "%smax-calls %s: %s.%s%s was called %llu times in one entry call, over the "
+                    "limit of %lld", g->prefix, m->arg, text(o, "class"), text(o, "method"), text(o, "desc"),
+                    most, m->n) < 0)
+                return -1;
+            failed = 1;
+        }
+    }
+    return failed;
+}
+
+/* The P-th percentile of the entry calls' durations: from the calls'
+ * histogram when there is one, else the largest over the summary's roots;
+ * -1 with e set when the summary does not carry it. */
+static int entry_percentile(const struct gates *g, const json_t *summary, const struct sum_hist *h,
+                            unsigned long long *ns, mct_err *e)
+{
+    static const char *const keys[] = { "p50_ns", "p90_ns", "p99_ns", "entry_max_ns" };
+    static const double ps[] = { 50, 90, 99, 100 };
+    const json_t *more = json_object_get(summary, "more_roots");
+    const char *key = NULL;
+
+    if (h != NULL) {
+        *ns = sum_hist_quantile(h, g->percentile / 100);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
+        if (g->percentile == ps[i])
+            key = keys[i];
+    if (key == NULL)
+        return mct_err_set(e, MCT_E_ARG, "%spercentile %g: a summary carries the percentiles 50, 90, 99 and 100 "
+                           "of the entry method's duration, not %g", g->prefix, g->percentile, g->percentile);
+    *ns = figure(json_object_get(summary, "root"), key);
+    for (size_t i = 0; i < json_array_size(more); i++)
+        if (figure(json_array_get(more, i), key) > *ns)
+            *ns = figure(json_array_get(more, i), key);
+    return 0;
+}
+
+/* The path of names down to a node, "A.run(Z)J > B.step(I)J", in a buffer. */
+struct path {
+    char buf[4096];
+    size_t len;
+};
+
+/* The budgets over node and its subtree: -1 when out of memory, else 0
+ * with *failed set when one failed. */
+static int walk_budgets(const struct gates *g, const json_t *node, struct path *p, json_t *failures, int *failed,
+                        mct_err *e)
+{
+    const json_t *kids = json_object_get(node, "children");
+    size_t mark = p->len;
+    int w = snprintf(p->buf + p->len, sizeof p->buf - p->len, "%s%s.%s%s", mark > 0 ? " > " : "",
+                     text(node, "class"), text(node, "method"), text(node, "desc"));
+    int rc = 0;
+
+    p->len = w < 0 || (size_t)w >= sizeof p->buf - p->len ? sizeof p->buf - 1 : p->len + (size_t)w;
+    for (size_t i = 0; i < g->n_budgets && rc == 0; i++) {
+        const struct gates_budget *b = &g->budgets[i];
+        unsigned long long v = figure(node, stat_keys[b->stat]);
+
+        if (!node_matches(&b->name, node) || (double)v <= b->ms * 1e6)
+            continue;
+        rc = say(failures, e, "%sbudget %s: %s: %s %.3f ms within one entry call, over the budget of %g ms",
+                 g->prefix, b->arg, p->buf, stat_names[b->stat], (double)v / 1e6, b->ms);
+        *failed = 1;
+    }
+    for (size_t i = 0; i < json_array_size(kids) && rc == 0; i++)
+        rc = walk_budgets(g, json_array_get(kids, i), p, failures, failed, e);
+    p->len = mark;
+    p->buf[mark] = '\0';
+    return rc;
+}
+
+int gates_judge(const struct gates *g, const json_t *summary, const struct sum_hist *entry, json_t *failures,
+                mct_err *e)
+{
+    unsigned long long calls = figure(summary, "calls"), ns = 0;
+    const json_t *root = json_object_get(summary, "root");
+    int failed;
+
+    if (calls == 0 || root == NULL || json_is_null(root))
+        return say(failures, e, "the gates have no call of %s.%s%s to judge", g->class_name, g->method, g->desc) < 0
+                   ? -1 : 1;
+    if ((failed = judge_max_calls(g, summary, failures, e)) < 0)
+        return -1;
+    if (g->percentile > 0) {
+        if (entry_percentile(g, summary, entry, &ns, e) < 0)
+            return -1;
+        if ((double)ns > g->fail_over_ms * 1e6) {
+            if (say(failures, e, "%spercentile %g: the %g-th percentile of the %llu calls of %s.%s%s is %.3f ms, "
+                    "over %sfail-over-ms %g", g->prefix, g->percentile, g->percentile, calls, g->class_name,
+                    g->method, g->desc, (double)ns / 1e6, g->prefix, g->fail_over_ms) < 0)
+                return -1;
+            failed = 1;
+        }
+    }
+    if (g->n_budgets > 0) {
+        const json_t *more = json_object_get(summary, "more_roots");
+        struct path p = { .len = 0 };
+
+        if (walk_budgets(g, root, &p, failures, &failed, e) < 0)
+            return -1;
+        for (size_t i = 0; i < json_array_size(more); i++)
+            if (walk_budgets(g, json_array_get(more, i), &p, failures, &failed, e) < 0)
+                return -1;
+    }
+    return failed;
+}
+
+/* ---- a tally of calls --------------------------------------------------------------- */
+
+struct gates_tally {
+    sum *sum;               /* the calls */
+    struct sum_hist entry;  /* their durations (the root's total_ns), for any percentile */
+};
+
+gates_tally *gates_tally_new(mct_err *e)
+{
+    gates_tally *t = calloc(1, sizeof *t);
+
+    if (t == NULL) {
+        mct_err_set(e, MCT_E_NOMEM, "out of memory for the gates");
+        return NULL;
+    }
+    if ((t->sum = sum_new(0, e)) == NULL) {
+        free(t);
+        return NULL;
+    }
+    sum_hist_init(&t->entry);
+    return t;
+}
+
+void gates_tally_free(gates_tally *t)
+{
+    if (t == NULL)
+        return;
+    sum_free(t->sum);
+    sum_hist_reset(&t->entry);
+    free(t);
+}
+
+int gates_tally_add(gates_tally *t, json_t *call, mct_err *e)
+{
+    json_int_t ns;
+
+    if (sum_add_call_json(t->sum, call, e) < 0)
+        return -1;
+    /* Checked by sum_add_call_json: the root's total_ns is an integer >= 0. */
+    ns = json_integer_value(json_object_get(json_object_get(call, "root"), "total_ns"));
+    return sum_hist_record(&t->entry, (uint64_t)ns, e);
+}
+
+int gates_tally_judge(const gates_tally *t, const struct gates *g, json_t *failures, mct_err *e)
+{
+    json_t *s = sum_to_json(t->sum, 1, e);
+    int rc;
+
+    if (s == NULL)
+        return -1;
+    rc = gates_judge(g, s, t->entry.count > 0 ? &t->entry : NULL, failures, e);
+    json_decref(s);
+    return rc;
+}
