@@ -1,13 +1,13 @@
 /* options.c — see options.h. */
 #include "options.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "num.h"
 #include "proto.h"
 #include "summary.h"
 
@@ -67,27 +67,11 @@ static int parse_trace(const char *v, struct agent_opts *o, mct_err *e)
     return 0;
 }
 
-/* A decimal integer in [lo, hi], digits only; 0 or -1. */
-static int parse_int(const char *v, long long lo, long long hi, long long *out)
-{
-    char *end;
-    long long n;
-
-    if (*v < '0' || *v > '9')
-        return -1;
-    errno = 0;
-    n = strtoll(v, &end, 10);
-    if (errno != 0 || *end != '\0' || n < lo || n > hi)
-        return -1;
-    *out = n;
-    return 0;
-}
-
 static int parse_depth(const char *v, struct agent_opts *o, mct_err *e)
 {
     long long n;
 
-    if (parse_int(v, 1, PROTO_MAX_DEPTH, &n) < 0)
+    if (num_int(v, 1, PROTO_MAX_DEPTH, &n) < 0)
         return mct_err_set(e, MCT_E_ARG, "give an integer from 1 to %d, not '%.64s'", PROTO_MAX_DEPTH, v);
     o->trace.depth = (int)n;
     return 0;
@@ -95,22 +79,8 @@ static int parse_depth(const char *v, struct agent_opts *o, mct_err *e)
 
 static int parse_count(const char *v, struct agent_opts *o, mct_err *e)
 {
-    if (parse_int(v, 1, LLONG_MAX, &o->trace.count) < 0)
+    if (num_int(v, 1, LLONG_MAX, &o->trace.count) < 0)
         return mct_err_set(e, MCT_E_ARG, "give a positive integer, not '%.64s'", v);
-    return 0;
-}
-
-/* A plain decimal (digits with an optional fraction, no sign or exponent)
- * of at most max into *out; 0 or -1. */
-static int parse_decimal(const char *v, double max, double *out)
-{
-    size_t digits = strspn(v, "0123456789"), frac = 0;
-
-    if (v[digits] == '.')
-        frac = strspn(v + digits + 1, "0123456789");
-    if (digits + frac == 0 || v[digits + (v[digits] == '.' ? 1 + frac : 0)] != '\0' ||
-        (*out = strtod(v, NULL)) > max)
-        return -1;
     return 0;
 }
 
@@ -119,7 +89,7 @@ static int parse_min_ms(const char *v, struct agent_opts *o, mct_err *e)
 {
     double ms;
 
-    if (parse_decimal(v, 1e9, &ms) < 0)
+    if (num_decimal(v, 1e9, &ms) < 0)
         return mct_err_set(e, MCT_E_ARG, "give a number of milliseconds such as 2.5, not '%.64s'", v);
     o->trace.min_ns = (long long)(ms * 1e6 + 0.5);
     return 0;
@@ -131,7 +101,7 @@ static int parse_interval(const char *v, struct agent_opts *o, mct_err *e)
 {
     double s;
 
-    if (parse_decimal(v, 1e6, &s) < 0 || s < 0.001)
+    if (num_decimal(v, 1e6, &s) < 0 || s < 0.001)
         return mct_err_set(e, MCT_E_ARG, "give a number of seconds from 0.001 to 1000000 such as 10 or "
                                          "0.5, not '%.64s'", v);
     o->trace.interval_ms = (long long)(s * 1e3 + 0.5);
@@ -140,7 +110,7 @@ static int parse_interval(const char *v, struct agent_opts *o, mct_err *e)
 
 static int parse_slowest(const char *v, struct agent_opts *o, mct_err *e)
 {
-    if (parse_int(v, 0, SUM_SLOWEST_MAX, &o->trace.slowest) < 0)
+    if (num_int(v, 0, SUM_SLOWEST_MAX, &o->trace.slowest) < 0)
         return mct_err_set(e, MCT_E_ARG, "give an integer from 0 to %d, not '%.64s'", SUM_SLOWEST_MAX, v);
     return 0;
 }

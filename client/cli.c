@@ -1,12 +1,12 @@
 /* cli.c — see cli.h. */
 #include "cli.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "num.h"
 #include "proto.h"
 #include "summary.h"
 
@@ -130,27 +130,11 @@ void cli_usage(FILE *f)
 
 /* ---- values ------------------------------------------------------------- */
 
-/* Parses a decimal integer in [lo, hi] made of digits only; 0 or -1. */
-static int parse_int(const char *s, long long lo, long long hi, long long *out)
-{
-    char *end;
-    long long v;
-
-    if (*s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    v = strtoll(s, &end, 10);
-    if (errno != 0 || *end != '\0' || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 static int parse_pid(const char *s, pid_t *pid, mct_err *e)
 {
     long long v;
 
-    if (parse_int(s, 1, INT_MAX, &v) < 0)
+    if (num_int(s, 1, INT_MAX, &v) < 0)
         return mct_err_set(e, MCT_E_ARG, "pid must be a positive integer, got '%.64s'", s);
     *pid = (pid_t)v;
     return 0;
@@ -198,7 +182,7 @@ static int parse_depth(const char *s, struct cli *c, mct_err *e)
 {
     long long v;
 
-    if (parse_int(s, 1, PROTO_MAX_DEPTH, &v) < 0)
+    if (num_int(s, 1, PROTO_MAX_DEPTH, &v) < 0)
         return mct_err_set(e, MCT_E_ARG, "depth must be an integer from 1 to %d, got '%.64s'",
                            PROTO_MAX_DEPTH, s);
     c->depth = (int)v;
@@ -318,14 +302,14 @@ static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given
     switch (opt) {
     case 'n':
         *given |= GIVEN_COUNT;
-        if (parse_int(arg, 1, LLONG_MAX, &n) < 0)
+        if (num_int(arg, 1, LLONG_MAX, &n) < 0)
             return mct_err_set(e, MCT_E_ARG, "--count must be a positive integer, got '%.64s'",
                                arg);
         c->count = n;
         return 0;
     case 't':
         *given |= GIVEN_TIMEOUT;
-        if (gates_number(arg, &c->timeout_s) < 0 || c->timeout_s <= 0)
+        if (num_decimal(arg, NUM_DECIMAL_MAX, &c->timeout_s) < 0 || c->timeout_s <= 0)
             return mct_err_set(e, MCT_E_ARG, "--timeout must be a positive number of seconds, "
                                "got '%.64s'", arg);
         return 0;
@@ -361,13 +345,13 @@ static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given
         return 0;
     case OPT_INTERVAL:
         *given |= GIVEN_INTERVAL;
-        if (gates_number(arg, &c->interval_s) < 0 || c->interval_s < 0.001)
+        if (num_decimal(arg, NUM_DECIMAL_MAX, &c->interval_s) < 0 || c->interval_s < 0.001)
             return mct_err_set(e, MCT_E_ARG, "--interval must be a number of seconds of at least "
                                "0.001, got '%.64s'", arg);
         return 0;
     case OPT_SLOWEST:
         *given |= GIVEN_SLOWEST;
-        if (parse_int(arg, 0, SUM_SLOWEST_MAX, &n) < 0)
+        if (num_int(arg, 0, SUM_SLOWEST_MAX, &n) < 0)
             return mct_err_set(e, MCT_E_ARG, "--slowest must be an integer from 0 to %d, got '%.64s'",
                                SUM_SLOWEST_MAX, arg);
         c->slowest = (int)n;

@@ -1,16 +1,13 @@
 /* gates.c — see gates.h. */
 #include "gates.h"
 
-#include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "num.h"
 #include "proto.h"
-
-/* The largest number an option accepts; keeps every duration far inside
- * int64 nanoseconds. */
-#define NUMBER_MAX 1e9
 
 /* The summary's key, and the name, of each statistic a budget limits. */
 static const char *const stat_keys[] = {
@@ -20,41 +17,6 @@ static const char *const stat_keys[] = {
 static const char *const stat_names[] = {
     [GATES_STAT_P50] = "p50", [GATES_STAT_P90] = "p90", [GATES_STAT_P99] = "p99", [GATES_STAT_MAX] = "max"
 };
-
-/* ---- parsing ---------------------------------------------------------------- */
-
-int gates_number(const char *s, double *out)
-{
-    size_t digits = strspn(s, "0123456789"), frac = 0;
-    char *end;
-    double v;
-
-    if (s[digits] == '.')
-        frac = strspn(s + digits + 1, "0123456789");
-    if (digits + frac == 0 || s[digits + (s[digits] == '.' ? 1 + frac : 0)] != '\0')
-        return -1;
-    v = strtod(s, &end);
-    if (*end != '\0' || v > NUMBER_MAX)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-/* A decimal integer >= 0 made of digits only; 0 or -1. */
-static int count_value(const char *s, long long *out)
-{
-    char *end;
-    long long v;
-
-    if (*s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    v = strtoll(s, &end, 10);
-    if (errno != 0 || *end != '\0')
-        return -1;
-    *out = v;
-    return 0;
-}
 
 /* Parses the method name of a gate, s[0..len): CLASS.METHOD or
  * CLASS.METHOD(DESC)RET, into *n (pointing into s). opt names the option. */
@@ -109,7 +71,7 @@ int gates_parse_max_calls(const char *prefix, const char *arg, struct gates_max_
                            prefix, arg);
     if (parse_name(arg, (size_t)(eq - arg), prefix, "max-calls", &out->name, e) < 0)
         return -1;
-    if (count_value(eq + 1, &out->n) < 0)
+    if (num_int(eq + 1, 0, LLONG_MAX, &out->n) < 0)
         return mct_err_set(e, MCT_E_ARG, "%smax-calls %.200s: N must be an integer >= 0 (calls in one entry "
                            "call), got '%.64s'", prefix, arg, eq + 1);
     out->arg = arg;
@@ -137,7 +99,7 @@ int gates_parse_budget(const char *prefix, const char *arg, struct gates_budget 
         return mct_err_set(e, MCT_E_ARG, "%sbudget %.200s: '%.*s' is not p50, p90, p99 or max", prefix, arg,
                            (int)(eq - colon - 1 > 64 ? 64 : eq - colon - 1), colon + 1);
     out->stat = (enum gates_stat)i;
-    if (gates_number(eq + 1, &out->ms) < 0)
+    if (num_decimal(eq + 1, NUM_DECIMAL_MAX, &out->ms) < 0)
         return mct_err_set(e, MCT_E_ARG, "%sbudget %.200s: the budget must be a number of milliseconds >= 0, "
                            "got '%.64s'", prefix, arg, eq + 1);
     out->arg = arg;
@@ -146,7 +108,7 @@ int gates_parse_budget(const char *prefix, const char *arg, struct gates_budget 
 
 int gates_parse_percentile(const char *prefix, const char *arg, double *out, mct_err *e)
 {
-    if (gates_number(arg, out) < 0 || *out <= 0 || *out > 100)
+    if (num_decimal(arg, NUM_DECIMAL_MAX, out) < 0 || *out <= 0 || *out > 100)
         return mct_err_set(e, MCT_E_ARG, "%spercentile must be a number over 0 and at most 100, got '%.64s'",
                            prefix, arg);
     return 0;
@@ -154,7 +116,7 @@ int gates_parse_percentile(const char *prefix, const char *arg, double *out, mct
 
 int gates_parse_ms(const char *prefix, const char *name, const char *arg, double *out, mct_err *e)
 {
-    if (gates_number(arg, out) < 0)
+    if (num_decimal(arg, NUM_DECIMAL_MAX, out) < 0)
         return mct_err_set(e, MCT_E_ARG, "%s%s must be a number of milliseconds >= 0, got '%.64s'", prefix, name,
                            arg);
     return 0;

@@ -66,9 +66,6 @@ struct gates {
     double fail_over_ms;                    /* the limit of that percentile */
 };
 
-/* Parses a non-negative decimal number ("12", "0.5", ".5") of at most a
- * billion; 0 or -1. No signs, exponents, hex, inf or nan. */
-int gates_number(const char *s, double *out);
 
 /* The one parser of a gate's text (arg, borrowed by *out): max-calls
  * "CLASS.METHOD[(DESC)RET]=N", budget "CLASS.METHOD[(DESC)RET]:STAT=MS",
