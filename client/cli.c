@@ -546,6 +546,24 @@ static int check_aggregate(const struct cli *c, unsigned given, mct_err *e)
     return 0;
 }
 
+/* The options of a trace (attached or wrapped) that go together, or not. */
+static int check_together(const struct cli *c, unsigned given, mct_err *e)
+{
+    if ((given & GIVEN_PERCENTILE) && !(given & GIVEN_FAIL_OVER_MS))
+        return mct_err_set(e, MCT_E_ARG, "--percentile needs --fail-over-ms MS, the limit for that "
+                           "percentile of the calls' durations");
+    /* The agent sends only the calls over --min-ms: the gates would judge
+     * a biased sample of the calls. */
+    if ((given & (GIVEN_MAX_CALLS | GIVEN_PERCENTILE | GIVEN_BUDGET)) && c->min_ms > 0)
+        return mct_err_set(e, MCT_E_ARG, "%s cannot be used with --min-ms: it judges every call, and "
+                           "--min-ms leaves the short ones out",
+                           (given & GIVEN_MAX_CALLS) ? "--max-calls" :
+                           (given & GIVEN_PERCENTILE) ? "--percentile" : "--budget");
+    if (c->wait && c->plan)
+        return mct_err_set(e, MCT_E_ARG, "--wait cannot be used with --plan (a plan is of loaded classes)");
+    return check_aggregate(c, given, e);
+}
+
 int cli_parse(int argc, char **argv, struct cli *c, mct_err *e)
 {
     unsigned given = 0;
@@ -572,7 +590,7 @@ int cli_parse(int argc, char **argv, struct cli *c, mct_err *e)
             return rc < 0 ? -1 : 0;
     }
     if (c->command != NULL)
-        return parse_wrap(argc - optind, argv + optind, given, c, e);
+        return check_together(c, given, e) < 0 ? -1 : parse_wrap(argc - optind, argv + optind, given, c, e);
     if (c->mode == CLI_INFO) {
         for (size_t i = 0; i < sizeof given_names / sizeof given_names[0]; i++)
             if (given & (1u << i))
@@ -581,22 +599,10 @@ int cli_parse(int argc, char **argv, struct cli *c, mct_err *e)
             return mct_err_set(e, MCT_E_ARG, "--info takes only a pid, not '%.64s'", argv[optind]);
         return 0;
     }
-    if ((given & GIVEN_PERCENTILE) && !(given & GIVEN_FAIL_OVER_MS))
-        return mct_err_set(e, MCT_E_ARG, "--percentile needs --fail-over-ms MS, the limit for that "
-                           "percentile of the calls' durations");
-    /* The agent sends only the calls over --min-ms: the gates would judge
-     * a biased sample of the calls. */
-    if ((given & (GIVEN_MAX_CALLS | GIVEN_PERCENTILE | GIVEN_BUDGET)) && c->min_ms > 0)
-        return mct_err_set(e, MCT_E_ARG, "%s cannot be used with --min-ms: it judges every call, and "
-                           "--min-ms leaves the short ones out",
-                           (given & GIVEN_MAX_CALLS) ? "--max-calls" :
-                           (given & GIVEN_PERCENTILE) ? "--percentile" : "--budget");
-    if (c->wait && c->plan)
-        return mct_err_set(e, MCT_E_ARG, "--wait cannot be used with --plan (a plan is of loaded classes)");
+    if (check_together(c, given, e) < 0)
+        return -1;
     if (optind == argc)
         return mct_err_set(e, MCT_E_ARG, "missing arguments: <pid> <class> <method> <depth> "
                            "<regex>");
-    if (check_aggregate(c, given, e) < 0)
-        return -1;
     return parse_positionals(argc - optind, argv + optind, c, e);
 }

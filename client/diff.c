@@ -35,6 +35,38 @@
 
 /* ---- reading a run ------------------------------------------------------------ */
 
+/* Reads one line of f (its '\n' kept) into *line (capacity *cap), never
+ * holding more than DIFF_LINE_MAX + 2 bytes: a file without newlines must
+ * not take the memory. Its length; 0 at the end of the file (or an error:
+ * ferror); -1 for a line longer than DIFF_LINE_MAX; -2 out of memory. */
+static ssize_t read_line(FILE *f, char **line, size_t *cap)
+{
+    size_t n = 0;
+    int c;
+
+    while ((c = getc(f)) != EOF) {
+        if (n + 2 > *cap) {
+            size_t want = *cap != 0 ? *cap * 2 : 4096;
+            char *p;
+
+            if (n + 1 > DIFF_LINE_MAX)
+                return -1;
+            if (want > DIFF_LINE_MAX + 2)
+                want = DIFF_LINE_MAX + 2;
+            if ((p = realloc(*line, want)) == NULL)
+                return -2;
+            *line = p;
+            *cap = want;
+        }
+        (*line)[n++] = (char)c;
+        if (c == '\n')
+            break;
+    }
+    if (n > 0)
+        (*line)[n] = '\0';
+    return (ssize_t)n;
+}
+
 /* Reads the lines of f (named name) into a checked summary object. */
 static json_t *read_stream(FILE *f, const char *name, mct_err *e)
 {
@@ -47,22 +79,26 @@ static json_t *read_stream(FILE *f, const char *name, mct_err *e)
     if (s == NULL)
         return NULL;
     errno = 0;
-    while ((len = getline(&line, &cap, f)) >= 0) {
+    while ((len = read_line(f, &line, &cap)) != 0) {
         json_error_t je;
         json_t *j;
         const char *type;
         size_t i;
 
         lineno++;
-        for (i = 0; i < (size_t)len && strchr(" \t\r\n", line[i]) != NULL; i++)
-            ;
-        if (i == (size_t)len)
-            continue;
-        if ((size_t)len > DIFF_LINE_MAX) {
+        if (len == -1) {
             mct_err_set(e, MCT_E_TOOBIG, "%s:%zu: a line of more than %zu bytes: not mcalltree's output",
                         name, lineno, DIFF_LINE_MAX);
             goto out;
         }
+        if (len == -2) {
+            mct_err_set(e, MCT_E_NOMEM, "%s:%zu: out of memory reading a line", name, lineno);
+            goto out;
+        }
+        for (i = 0; i < (size_t)len && strchr(" \t\r\n", line[i]) != NULL; i++)
+            ;
+        if (i == (size_t)len)
+            continue;
         j = json_loadb(line, (size_t)len, JSON_REJECT_DUPLICATES, &je);
         if (j == NULL) {
             mct_err_set(e, MCT_E_PROTO, "%s:%zu: not JSON (%s): not mcalltree's output; give a "

@@ -30,7 +30,7 @@ out *out_open(enum cli_format format, const char *path, double slow_ms, mct_err 
     if (path == NULL) {
         o->f = stdout;
     } else {
-        o->f = fopen(path, "w");
+        o->f = fopen(path, "we");
         if (o->f == NULL) {
             mct_err_set(e, MCT_E_IO, "cannot write %s: %s", path, strerror(errno));
             free(o);

@@ -653,8 +653,12 @@ static void judge_files(struct wrap *w)
 
 /* ---- COMMAND ---------------------------------------------------------------------------------- */
 
-/* SIGINT and SIGTERM that a process sent to mcalltree, to forward. */
-static volatile sig_atomic_t pending_int, pending_term;
+/* The signals that end COMMAND's run, forwarded to it when a process (not
+ * the terminal) sent them to mcalltree: a hang-up too, so that a closed
+ * session neither orphans COMMAND nor leaves the private directory. */
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+#define N_FORWARDED (sizeof forwarded / sizeof forwarded[0])
+static volatile sig_atomic_t pending[N_FORWARDED];
 
 /* One from the terminal (the kernel sends it to the whole foreground
  * process group, COMMAND included) is not forwarded: COMMAND has it. */
@@ -663,10 +667,9 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
     (void)ctx;
     if (si != NULL && si->si_code > 0)
         return;
-    if (sig == SIGINT)
-        pending_int = 1;
-    else
-        pending_term = 1;
+    for (size_t i = 0; i < N_FORWARDED; i++)
+        if (forwarded[i] == sig)
+            pending[i] = 1;
 }
 
 static int catch_signals(mct_err *e)
@@ -677,8 +680,9 @@ static int catch_signals(mct_err *e)
     sigemptyset(&sa.sa_mask);
     sa.sa_sigaction = on_signal;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    if (sigaction(SIGINT, &sa, NULL) < 0 || sigaction(SIGTERM, &sa, NULL) < 0)
-        return mct_err_set(e, MCT_E_IO, "sigaction: %s", strerror(errno));
+    for (size_t i = 0; i < N_FORWARDED; i++)
+        if (sigaction(forwarded[i], &sa, NULL) < 0)
+            return mct_err_set(e, MCT_E_IO, "sigaction: %s", strerror(errno));
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = SIG_IGN;
     if (sigaction(SIGPIPE, &sa, NULL) < 0)
@@ -688,14 +692,11 @@ static int catch_signals(mct_err *e)
 
 static void forward_signals(pid_t child)
 {
-    if (pending_int) {
-        pending_int = 0;
-        kill(child, SIGINT);
-    }
-    if (pending_term) {
-        pending_term = 0;
-        kill(child, SIGTERM);
-    }
+    for (size_t i = 0; i < N_FORWARDED; i++)
+        if (pending[i]) {
+            pending[i] = 0;
+            kill(child, forwarded[i]);
+        }
 }
 
 /* Starts COMMAND (a PATH search) with the environment as it is; the pid,
@@ -722,8 +723,8 @@ static pid_t spawn(char **cmd, int *status)
     if (pid == 0) {
         /* COMMAND gets the dispositions a shell would give it. */
         signal(SIGPIPE, SIG_DFL);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
+        for (size_t i = 0; i < N_FORWARDED; i++)
+            signal(forwarded[i], SIG_DFL);
         execvp(cmd[0], cmd);
         err = errno;
         n = write(pipefd[1], &err, sizeof err);

@@ -90,6 +90,13 @@ printf '{"type":"summary","final":true,"calls":2,"not_traced":0,"root":null,"met
 diff_run badsum diff "$MCT_TMP/badsum.json" "$A1"
 expect_rc 1 "a malformed summary"
 expect_grep "^mcalltree diff: $MCT_TMP/badsum\.json:1: summary: root: null although calls is 2$" "$ERR" "a malformed summary"
+# A file with no newline: read up to the line cap (64 MiB), not to the end
+# of memory; the address-space limit makes a reader that keeps going fail.
+OUT=$MCT_TMP/zero.out ERR=$MCT_TMP/zero.err MCT_LAST_ERR=$MCT_TMP/zero.err RC=0
+(ulimit -v 1000000 && exec "$MCT" diff /dev/zero "$A1") >"$OUT" 2>"$ERR" || RC=$?
+expect_rc 1 "a file without newlines"
+expect_grep "^mcalltree diff: /dev/zero:1: a line of more than 67108864 bytes: not mcalltree's output$" "$ERR" \
+    "a file without newlines"
 diff_run onearg diff "$A1"
 expect_rc 1 "one file only"
 expect_grep "^mcalltree diff: give two files, BASE and NEW \(1 given\); try 'mcalltree diff -h'$" "$ERR" "one file only"

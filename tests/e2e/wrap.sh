@@ -151,5 +151,18 @@ expect_grep '--timeout cannot be used with a command' "$ERR" "--timeout with a c
 wrap usage4 tgt.StartEntry run 2 -- true
 expect_rc 1 "too few arguments"
 expect_grep 'missing argument before --: <regex>' "$ERR" "too few arguments"
+note "a hang-up sent to mcalltree reaches COMMAND, and the private directory goes"
+TMPDIR=$MCT_TMP/tmp "$MCT" tgt.StartEntry run 2 'tgt\..*' -- sleep 31.25 >"$MCT_TMP/hup.out" 2>"$MCT_TMP/hup.err" &
+hup=$!
+wait_until 20 pgrep -f '^sleep 31.25$' >/dev/null || fail "COMMAND did not start"
+kill -HUP "$hup"
+RC=0
+wait "$hup" || RC=$?
+MCT_LAST_ERR=$MCT_TMP/hup.err
+expect_rc 129 "COMMAND killed by the hang-up"
+if pgrep -f '^sleep 31.25$' >/dev/null; then
+    pkill -f '^sleep 31.25$'
+    fail "COMMAND outlived mcalltree's hang-up"
+fi
 [ -z "$(ls -A "$MCT_TMP/tmp")" ] || fail "the private directories were not removed: $(ls "$MCT_TMP/tmp")"
 trace_done

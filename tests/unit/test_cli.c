@@ -189,6 +189,15 @@ static void test_errors(void)
     USAGE_ERROR("--aggregate cannot be used with --info", "--aggregate", "--info", "5");
     USAGE_ERROR("--percentile 95 cannot be used with --aggregate: a summary carries p50, p90, p99",
                 "--aggregate", "--percentile", "95", "--fail-over-ms", "5", "1", "a.B", "m", "3", "x");
+    /* The wrap form checks the same combinations before COMMAND runs. */
+    USAGE_ERROR("--percentile needs --fail-over-ms", "--percentile", "95", "a.B", "m", "3", "x", "--", "java");
+    USAGE_ERROR("--percentile 95 cannot be used with --aggregate", "--aggregate", "--percentile", "95",
+                "--fail-over-ms", "5", "a.B", "m", "3", "x", "--", "java");
+    USAGE_ERROR("-f chrome cannot be used with --aggregate", "--aggregate", "-f", "chrome", "a.B", "m", "3", "x",
+                "--", "java");
+    USAGE_ERROR("--max-calls cannot be used with --min-ms", "--max-calls", "a.B.c=1", "--min-ms", "3", "a.B", "m",
+                "3", "x", "--", "java");
+    USAGE_ERROR("--interval needs --aggregate", "--interval", "1", "a.B", "m", "3", "x", "--", "java");
     USAGE_ERROR("--info takes only a pid, not 'a.B'", "--info", "5", "a.B");
     USAGE_ERROR("pid must be a positive integer, got 'me'", "--info", "me");
     USAGE_ERROR("--agent needs the path", "--agent=", "--info", "5");
