@@ -30,7 +30,8 @@ REASON='entry method, inherited from a superclass: traced only when the receiver
 # rounds N: makes the target run N rounds, and waits until it has.
 rounds() {
     rm -f "$DIR/done"
-    echo "$1" >"$DIR/go"
+    # Renamed into place: the target must never read a go file half written.
+    echo "$1" >"$DIR/go.tmp" && mv "$DIR/go.tmp" "$DIR/go"
     wait_until 30 test -e "$DIR/done" || fail "the target did not run $1 rounds within 30 s"
 }
 
