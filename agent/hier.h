@@ -17,7 +17,8 @@ enum hier_flag {
     HIER_INTERFACE = 1 << 0,    /* an interface */
     HIER_ABSTRACT = 1 << 1,     /* an abstract class */
     HIER_JDK = 1 << 2,          /* defined by the boot or platform loader */
-    HIER_UNMODIFIABLE = 1 << 3  /* cannot be retransformed (hidden, array, ...) */
+    HIER_UNMODIFIABLE = 1 << 3, /* cannot be retransformed (hidden, array, ...) */
+    HIER_UNLINKED = 1 << 4      /* loaded, not linked yet: its methods are not known */
 };
 
 typedef struct hier_method {

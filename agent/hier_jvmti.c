@@ -78,7 +78,7 @@ static int describe(hj *h, hier_class *c, jclass k, jobject platform)
     jvmtiEnv *jvmti = h->jvmti;
     JNIEnv *jni = h->jni;
     jobject loader = NULL;
-    jint mods = 0;
+    jint mods = 0, status = 0;
     mct_err err;
 
     /* Arrays and primitives have no name here: they are left out. */
@@ -96,6 +96,10 @@ static int describe(hj *h, hier_class *c, jclass k, jobject platform)
     }
     if (loader == NULL || (platform != NULL && (*jni)->IsSameObject(jni, loader, platform)))
         c->flags |= HIER_JDK;
+    /* Its methods come once it is prepared (GetClassMethods says
+     * CLASS_NOT_PREPARED before). */
+    if ((*jvmti)->GetClassStatus(jvmti, k, &status) == JVMTI_ERROR_NONE && !(status & JVMTI_CLASS_STATUS_PREPARED))
+        c->flags |= HIER_UNLINKED;
     c->cls = (*jni)->NewGlobalRef(jni, k);
     if (loader != NULL) {
         c->loader = c->cls != NULL ? (*jni)->NewGlobalRef(jni, loader) : NULL;

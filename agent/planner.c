@@ -821,7 +821,7 @@ overloads_done:
 }
 
 /* Fills err with MCT_E_NO_CLASS, suggesting Outer$Inner for Outer.Inner. */
-static void no_class(struct ctx *x, char *iname)
+static void no_class(struct ctx *x, char *iname, int unlinked)
 {
     struct msg m = {.n = 0};
     size_t i;
@@ -829,6 +829,12 @@ static void no_class(struct ctx *x, char *iname)
     m.s[0] = '\0';
     msg_add(&m, "class ");
     msg_class(&m, iname);
+    if (unlinked) {
+        msg_add(&m, " is loaded but not linked yet in the target JVM (classes link on first use): run code "
+                    "that uses it first");
+        mct_err_set(x->err, MCT_E_NO_CLASS, "%s", m.s);
+        return;
+    }
     msg_add(&m, " is not loaded in the target JVM: classes load on first use, so run code that uses "
                 "it first (or check the name: nested classes are written Outer$Inner)");
     for (i = strlen(iname); i-- > 0;) {
@@ -895,9 +901,11 @@ static int add_roots(struct ctx *x, const char *cname, const char *method, const
     }
     for (i = 0; i <= len; i++)
         iname[i] = cname[i] == '.' ? '/' : cname[i];
-    if ((c = pl_find_class(x, iname, NULL)) == NULL) {
+    /* An entry class not linked yet is waited for like one not loaded
+     * (--wait): its methods are not known before. */
+    if ((c = pl_find_class(x, iname, NULL)) == NULL || (c->flags & HIER_UNLINKED)) {
         if (!x->failed)
-            no_class(x, iname);
+            no_class(x, iname, c != NULL);
         x->failed = 1;
         return -1;
     }

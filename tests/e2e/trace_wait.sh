@@ -4,7 +4,9 @@
 # without --wait the trace is refused (exit 3) with a message that mentions
 # --wait; with --wait -v the client says what it waits for, and Ctrl-C then
 # ends it with status 0 leaving nothing instrumented; a --wait started
-# before the class loads traces its calls (entry and callee).
+# before the class loads traces its calls (entry and callee); an entry class
+# loaded but not linked yet (Class.forName without initializing) is refused
+# without --wait and waited for with it.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
@@ -54,6 +56,23 @@ tgt.StartEntry.run calls=1 throws=0
 OUTLINE
     grep -q '^FIRST' "$LOG" || fail "the target did not go on after its class loaded"
     expect_restored "$PID" "after --wait"
+    stop_target "$PID"
+
+    note "JDK $j: an entry class loaded but not linked yet is waited for too"
+    LOG=$MCT_TMP/jvm-$j-unlinked.log
+    start_target "$jdk" "$LOG" tgt.Start unlinked 6000
+    PID=$TARGET_PID
+    trace "$j-unlinked-nowait" "$PID" tgt.StartEntry run 2 "$RX"
+    expect_rc 3 "an unlinked class without --wait"
+    expect_grep 'tgt\.StartEntry is loaded but not linked yet.*--wait' "$ERR" "an unlinked class without --wait"
+    background "$j-unlinked" --wait -n 3 "$PID" tgt.StartEntry run 2 "$RX"
+    wait_exit "$BG_PID" 60 || fail "--wait -n 3 on an unlinked class did not end within 60 s"
+    [ "$WAIT_RC" = 0 ] || {
+        cat "$BG_ERR" >&2
+        fail "--wait on an unlinked class: exit status $WAIT_RC, want 0"
+    }
+    check_calls "$BG_OUT" 3 "--wait on an unlinked class" -D 2
+    expect_restored "$PID" "after --wait on an unlinked class"
     stop_target "$PID"
 done
 trace_done

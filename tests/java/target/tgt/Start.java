@@ -7,6 +7,8 @@ package tgt;
  *                             every 5 ms until killed, FIRST after the first)
  *        tgt.Start now N     (calls StartEntry.run N times at once, exits 0)
  *        tgt.Start never MS  (READY, exits 0 after MS ms, StartEntry unused)
+ *        tgt.Start unlinked MS (as later, but StartEntry is loaded, not
+ *                             linked, before READY)
  */
 public final class Start {
     private Start() {
@@ -22,6 +24,9 @@ public final class Start {
                 sink += StartEntry.run(i);
             }
             return;
+        }
+        if (mode.equals("unlinked")) {
+            Class.forName("tgt.StartEntry", false, Start.class.getClassLoader());
         }
         System.out.println("READY");
         Thread.sleep(n);
