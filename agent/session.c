@@ -58,7 +58,7 @@ struct session {
     sum *agg, *total;
     uint64_t interval_start_ns, dropped_summed;
     char end_detail[256];
-    _Atomic int death_told;    /* the VMDeath thread told the client */
+    _Atomic int death_told;    /* the end was claimed: by finish, or the VMDeath thread */
 };
 
 /* The `end` gets this long: the classes are restored already, and a client
@@ -645,7 +645,9 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
         restored = (int)before;
         drain(s, jni); /* frees the exception refs of calls that ended meanwhile */
     }
-    if (s->end_reason != NULL && !s->death_told) {
+    /* One end per session: this one, or the VMDeath thread's (whichever
+     * claims death_told first). */
+    if (s->end_reason != NULL && atomic_exchange(&s->death_told, 1) == 0) {
         uint64_t busy = instrumented ? probe_dropped() - s->dropped_base : 0;
         /* The client's stop reason, maybe cut mid-character. */
         char *detail = s->end_detail[0] != '\0' ? mutf8_dup(s->end_detail) : NULL;
@@ -953,7 +955,7 @@ void session_vm_death(void)
 
     pthread_mutex_lock(&slock);
     s = current;
-    if (s != NULL && !s->death_told) {
+    if (s != NULL && atomic_exchange(&s->death_told, 1) == 0) {
         struct msg_end m;
         json_t *end;
         mct_err err;
@@ -965,7 +967,6 @@ void session_vm_death(void)
 
         /* Written here, on the dying JVM's thread, without touching the
          * session's state (its own thread may be running). */
-        s->death_told = 1;
         pthread_mutex_lock(&s->wlock);
         if (end != NULL && s->fd >= 0 && !s->broken)
             proto_write_within(s->fd, end, END_SEND_MS, END_SEND_MS, &err);
