@@ -466,6 +466,10 @@ static struct {
     int installed;      /* our ClassPrepare callback is the JVM's */
 } entry = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, -1, 0, 0 };
 
+/* Set on the session thread: it runs Java of its own while it waits (the
+ * probes' calibration, reading class bytes), and must never hold itself. */
+static __thread int on_session_thread;
+
 static void JNICALL on_entry_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass k)
 {
     mct_err err;
@@ -483,10 +487,12 @@ static void JNICALL on_entry_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread threa
 
         if (entry.efd >= 0 && write(entry.efd, &one, sizeof one) < 0)
             vm_debug("telling the session that its entry class loaded: %s", strerror(errno));
-        clock_gettime(CLOCK_REALTIME, &until); /* the condition variable's clock */
+        /* The monotonic clock: a step of the wall clock must not stretch
+         * the hold. */
+        clock_gettime(CLOCK_MONOTONIC, &until);
         until.tv_sec += ENTRY_HOLD_MS / 1000;
-        while (entry.held) {
-            if (pthread_cond_timedwait(&entry.cond, &entry.lock, &until) != 0) {
+        while (entry.held && !on_session_thread) {
+            if (pthread_cond_clockwait(&entry.cond, &entry.lock, CLOCK_MONOTONIC, &until) != 0) {
                 vm_log("the session planning %s took over %d s: its calls run untraced until it is done",
                        mutf8_binary_name(name, strlen(name)), ENTRY_HOLD_MS / 1000);
                 break;
@@ -718,6 +724,7 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     mct_err err;
     int instrumented = 0;
 
+    on_session_thread = 1;
     if (prepare(jni, &err) < 0) {
         send_error(s, &err);
         finish(s, jni, 0);
