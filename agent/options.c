@@ -116,16 +116,19 @@ static int parse_slowest(const char *v, struct agent_opts *o, mct_err *e)
 }
 
 /* Keeps a gate item's text v, of kind 'm' or 'b', in t->gate_text. */
-static int keep_gate(struct agent_trace_opts *t, char kind, const char *v, mct_err *e)
+static int keep_gate(struct agent_trace_opts *t, char kind, const char *v, size_t *count, mct_err *e)
 {
     size_t n = strlen(v);
 
+    if (*count == GATES_MAX)
+        return mct_err_set(e, MCT_E_ARG, "at most %d of them", GATES_MAX);
     if (t->gate_used + n + 2 > sizeof t->gate_text)
         return mct_err_set(e, MCT_E_ARG, "the max-calls and budget items are longer than %zu bytes together",
                            sizeof t->gate_text - 1);
     t->gate_text[t->gate_used] = kind;
     memcpy(t->gate_text + t->gate_used + 1, v, n + 1);
     t->gate_used += n + 2;
+    (*count)++;
     return 0;
 }
 
@@ -134,12 +137,9 @@ static int parse_max_calls(const char *v, struct agent_opts *o, mct_err *e)
 {
     struct gates_max_calls spec;
 
-    if (o->trace.n_max_calls == GATES_MAX)
-        return mct_err_set(e, MCT_E_ARG, "at most %d of them", GATES_MAX);
-    if (gates_parse_max_calls("", v, &spec, e) < 0 || keep_gate(&o->trace, 'm', v, e) < 0)
+    if (gates_parse_max_calls("", v, &spec, e) < 0)
         return -1;
-    o->trace.n_max_calls++;
-    return 0;
+    return keep_gate(&o->trace, 'm', v, &o->trace.n_max_calls, e);
 }
 
 /* budget=CLASS.METHOD[(DESC)RET]:STAT=MS, as the client's --budget. */
@@ -147,12 +147,9 @@ static int parse_budget(const char *v, struct agent_opts *o, mct_err *e)
 {
     struct gates_budget spec;
 
-    if (o->trace.n_budgets == GATES_MAX)
-        return mct_err_set(e, MCT_E_ARG, "at most %d of them", GATES_MAX);
-    if (gates_parse_budget("", v, &spec, e) < 0 || keep_gate(&o->trace, 'b', v, e) < 0)
+    if (gates_parse_budget("", v, &spec, e) < 0)
         return -1;
-    o->trace.n_budgets++;
-    return 0;
+    return keep_gate(&o->trace, 'b', v, &o->trace.n_budgets, e);
 }
 
 static int parse_percentile(const char *v, struct agent_opts *o, mct_err *e)

@@ -452,26 +452,31 @@ static int command_start(int argc, char **argv, int *pid_and_command)
     return argc;
 }
 
-/* Checks the positional arguments of the wrap form: no pid. */
-static int parse_wrap_positionals(int n, char **pos, struct cli *c, mct_err *e)
+/* Checks the positional arguments of a trace: <pid> <class> <method>
+ * <depth> <regex>, or without the pid in the wrap form (before --). */
+static int parse_positionals(int n, char **pos, int wrapped, struct cli *c, mct_err *e)
 {
-    static const char *const names[] = { "<class>", "<method>", "<depth>", "<regex>" };
+    static const char *const names[] = { "<pid>", "<class>", "<method>", "<depth>", "<regex>" };
+    const int want = 5 - (wrapped != 0);
+    const char *where = wrapped ? " before --" : "";
 
-    if (n < 4) {
+    if (n < want) {
         char missing[64] = "";
 
-        for (int i = n; i < 4; i++) {
+        for (int i = n; i < want; i++) {
             strcat(missing, " ");
-            strcat(missing, names[i]);
+            strcat(missing, names[i + 5 - want]);
         }
-        return mct_err_set(e, MCT_E_ARG, "missing argument%s before --:%s", 4 - n > 1 ? "s" : "",
-                           missing);
+        return mct_err_set(e, MCT_E_ARG, "missing argument%s%s:%s", want - n > 1 ? "s" : "", where, missing);
     }
-    if (n > 4)
-        return mct_err_set(e, MCT_E_ARG, "too many arguments before --, starting at '%.64s' "
-                           "(quote the regex)", pos[4]);
-    if (parse_class(pos[0], c, e) < 0 || parse_method(pos[1], c, e) < 0 ||
-        parse_depth(pos[2], c, e) < 0 || parse_regex(pos[3], c, e) < 0)
+    if (n > want)
+        return mct_err_set(e, MCT_E_ARG, "too many arguments%s, starting at '%.64s' (quote the regex)", where,
+                           pos[want]);
+    if (!wrapped && parse_pid(pos[0], &c->pid, e) < 0)
+        return -1;
+    pos += !wrapped; /* past the pid */
+    if (parse_class(pos[0], c, e) < 0 || parse_method(pos[1], c, e) < 0 || parse_depth(pos[2], c, e) < 0 ||
+        parse_regex(pos[3], c, e) < 0)
         return -1;
     return 0;
 }
@@ -490,32 +495,7 @@ static int parse_wrap(int n, char **pos, unsigned given, struct cli *c, mct_err 
         return mct_err_set(e, MCT_E_ARG, "--plan cannot be used with a command (after --): "
                            "give it with the pid of a running JVM");
     c->mode = CLI_WRAP;
-    return parse_wrap_positionals(n, pos, c, e);
-}
-
-/* Checks the positional arguments of a trace. */
-static int parse_positionals(int n, char **pos, struct cli *c, mct_err *e)
-{
-    static const char *const names[] = { "<pid>", "<class>", "<method>", "<depth>", "<regex>" };
-
-    if (n < 5) {
-        char missing[64] = "";
-
-        for (int i = n; i < 5; i++) {
-            strcat(missing, " ");
-            strcat(missing, names[i]);
-        }
-        return mct_err_set(e, MCT_E_ARG, "missing argument%s:%s", 5 - n > 1 ? "s" : "",
-                           missing);
-    }
-    if (n > 5)
-        return mct_err_set(e, MCT_E_ARG, "too many arguments, starting at '%.64s' (quote the "
-                           "regex)", pos[5]);
-    if (parse_pid(pos[0], &c->pid, e) < 0 || parse_class(pos[1], c, e) < 0 ||
-        parse_method(pos[2], c, e) < 0 || parse_depth(pos[3], c, e) < 0 ||
-        parse_regex(pos[4], c, e) < 0)
-        return -1;
-    return 0;
+    return parse_positionals(n, pos, 1, c, e);
 }
 
 /* The options that go with --aggregate, or not. */
@@ -604,5 +584,5 @@ int cli_parse(int argc, char **argv, struct cli *c, mct_err *e)
     if (optind == argc)
         return mct_err_set(e, MCT_E_ARG, "missing arguments: <pid> <class> <method> <depth> "
                            "<regex>");
-    return parse_positionals(argc - optind, argv + optind, c, e);
+    return parse_positionals(argc - optind, argv + optind, 0, c, e);
 }

@@ -266,13 +266,13 @@ static void path_text(const struct ctx *c, int depth, char *buf, size_t size)
 static void fail(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void fail(struct ctx *c, const char *fmt, ...)
 {
-    char msg[2048];
     va_list ap;
+    json_t *msg;
 
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    msg = json_vsprintf(fmt, ap); /* the names in it come from checked JSON: UTF-8 */
     va_end(ap);
-    if (json_array_append_new(c->failures, json_string(msg)) < 0)
+    if (msg == NULL || json_array_append_new(c->failures, msg) < 0)
         c->oom = 1;
 }
 

@@ -292,6 +292,17 @@ static void check_over(struct wrap *w, const struct jvm *j, const char *what, do
     w->over = 1;
 }
 
+/* The output could not be written (e, errno kept): a reader gone away
+ * (EPIPE) ends the output quietly, anything else is trouble. */
+static void output_failed(struct wrap *w, const mct_err *e)
+{
+    if (e->code != MCT_E_IO || errno != EPIPE) {
+        log_error("%s", e->msg);
+        w->trouble = MCT_EXIT_INTERNAL;
+    }
+    w->output_broken = 1;
+}
+
 static void on_call(struct wrap *w, struct jvm *j, json_t *call)
 {
     const json_t *root = json_object_get(call, "root");
@@ -312,11 +323,7 @@ static void on_call(struct wrap *w, struct jvm *j, json_t *call)
         return;
     out_set_pid(w->out, j->pid);
     if (out_call(w->out, call, &e) < 0) {
-        if (errno != EPIPE) {
-            log_error("%s", e.msg);
-            w->trouble = MCT_EXIT_INTERNAL;
-        }
-        w->output_broken = 1;
+        output_failed(w, &e);
         return;
     }
     j->calls++;
@@ -337,11 +344,7 @@ static void on_summary(struct wrap *w, struct jvm *j, const json_t *summary)
         return;
     out_set_pid(w->out, j->pid);
     if (out_summary(w->out, summary, &e) < 0) {
-        if (e.code != MCT_E_IO || errno != EPIPE) {
-            log_error("%s", e.msg);
-            w->trouble = MCT_EXIT_INTERNAL;
-        }
-        w->output_broken = 1;
+        output_failed(w, &e);
         return;
     }
     j->summaries++;
