@@ -292,15 +292,29 @@ static void check_over(struct wrap *w, const struct jvm *j, const char *what, do
     w->over = 1;
 }
 
-/* The output could not be written (e, errno kept): a reader gone away
- * (EPIPE) ends the output quietly, anything else is trouble. */
-static void output_failed(struct wrap *w, const mct_err *e)
+/* Writes a call or a summary (summary != 0) of JVM j, tagged with its pid,
+ * and counts it. When the output cannot be written, a reader gone away
+ * (EPIPE) ends the output quietly; anything else is trouble. */
+static void emit(struct wrap *w, struct jvm *j, const json_t *obj, int summary)
 {
-    if (e->code != MCT_E_IO || errno != EPIPE) {
-        log_error("%s", e->msg);
-        w->trouble = MCT_EXIT_INTERNAL;
+    mct_err e;
+
+    if (w->output_broken)
+        return;
+    out_set_pid(w->out, j->pid);
+    if ((summary ? out_summary(w->out, obj, &e) : out_call(w->out, obj, &e)) < 0) {
+        if (e.code != MCT_E_IO || errno != EPIPE) {
+            log_error("%s", e.msg);
+            w->trouble = MCT_EXIT_INTERNAL;
+        }
+        w->output_broken = 1;
+        return;
     }
-    w->output_broken = 1;
+    if (summary)
+        j->summaries++;
+    else
+        j->calls++;
+    w->written++;
 }
 
 static void on_call(struct wrap *w, struct jvm *j, json_t *call)
@@ -319,36 +333,18 @@ static void on_call(struct wrap *w, struct jvm *j, json_t *call)
         w->trouble = MCT_EXIT_INTERNAL;
         j->judged = 1;
     }
-    if (w->output_broken)
-        return;
-    out_set_pid(w->out, j->pid);
-    if (out_call(w->out, call, &e) < 0) {
-        output_failed(w, &e);
-        return;
-    }
-    j->calls++;
-    w->written++;
+    emit(w, j, call, 0);
 }
 
 static void on_summary(struct wrap *w, struct jvm *j, const json_t *summary)
 {
-    mct_err e;
-
     if (json_is_true(json_object_get(summary, "final"))) {
         w->seen += json_integer_value(json_object_get(summary, "calls"));
         check_over(w, j, "its slowest call",
              (double)json_integer_value(json_object_get(json_object_get(summary, "root"), "entry_max_ns")) / 1e6);
         judge_gates(w, j, summary);
     }
-    if (w->output_broken)
-        return;
-    out_set_pid(w->out, j->pid);
-    if (out_summary(w->out, summary, &e) < 0) {
-        output_failed(w, &e);
-        return;
-    }
-    j->summaries++;
-    w->written++;
+    emit(w, j, summary, 1);
 }
 
 /* The plan: every method a gate names must be traced (a typo in
