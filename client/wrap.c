@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,27 +67,36 @@ static void put_str(struct buf *b, const char *s)
     put_mem(b, s, strlen(s));
 }
 
-static void put_fmt(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put_fmt(struct buf *b, const char *fmt, ...)
+/* Appends the item ",name=value". */
+static void put_item(struct buf *b, const char *name, const char *value)
 {
-    char tmp[128];
-    va_list ap;
+    put_str(b, ",");
+    put_str(b, name);
+    put_str(b, "=");
+    put_str(b, value);
+}
 
-    va_start(ap, fmt);
-    vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    put_str(b, tmp);
+/* Appends ",name=" and the integer v. */
+static void put_int(struct buf *b, const char *name, long long v)
+{
+    char num[24];
+
+    snprintf(num, sizeof num, "%lld", v);
+    put_item(b, name, num);
 }
 
 /* Appends s percent-encoded (see wrap_agent_options). */
 static void put_encoded(struct buf *b, const char *s)
 {
     for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
-        if (*p <= ' ' || *p >= 0x7f || strchr(",%=\"'\\", *p) != NULL)
-            put_fmt(b, "%%%02X", *p);
-        else
+        if (*p <= ' ' || *p >= 0x7f || strchr(",%=\"'\\", *p) != NULL) {
+            static const char hex[] = "0123456789ABCDEF";
+            const char esc[3] = { '%', hex[*p >> 4], hex[*p & 15] };
+
+            put_mem(b, esc, sizeof esc);
+        } else {
             put_mem(b, (const char *)p, 1);
+        }
     }
 }
 
@@ -105,7 +113,7 @@ static void put_decimal(struct buf *b, const char *name, double v)
         *end-- = '\0';
     if (*end == '.')
         *end = '\0';
-    put_fmt(b, ",%s=%s", name, num);
+    put_item(b, name, num);
 }
 
 char *wrap_agent_options(const struct cli *c, const char *dir, mct_err *e)
@@ -117,7 +125,8 @@ char *wrap_agent_options(const struct cli *c, const char *dir, mct_err *e)
     put_str(&b, ".");
     put_encoded(&b, c->method);
     put_encoded(&b, c->desc);
-    put_fmt(&b, ",depth=%d,regex=", c->depth);
+    put_int(&b, "depth", c->depth);
+    put_str(&b, ",regex=");
     put_encoded(&b, c->regex);
     put_str(&b, ",out=");
     put_encoded(&b, dir);
@@ -127,13 +136,13 @@ char *wrap_agent_options(const struct cli *c, const char *dir, mct_err *e)
     if (c->min_ms > 0)
         put_decimal(&b, "min-ms", c->min_ms);
     if (c->count > 0)
-        put_fmt(&b, ",count=%lld", c->count);
+        put_int(&b, "count", c->count);
     if (c->aggregate)
         put_str(&b, ",aggregate");
     if (c->aggregate && c->interval_s > 0)
         put_decimal(&b, "interval", c->interval_s);
     if (c->aggregate && c->slowest > 0)
-        put_fmt(&b, ",slowest=%d", c->slowest);
+        put_int(&b, "slowest", c->slowest);
     if (c->verbose)
         put_str(&b, ",verbose");
     /* The gates are judged here, over what the files hold (wrap_run), so
