@@ -41,6 +41,11 @@ wait_until 5 grep -qsx sleep "/proc/$sleeper/comm"
 expect_attach_error "sleep" "process $sleeper \(sleep\) is not a Java VM" --info "$sleeper"
 alive "$sleeper" || fail "the sleep process was harmed"
 
+# stalled_more LOG N: LOG holds more than N "stalled" lines.
+stalled_more() {
+    [ "$(grep -ac '^stalled' "$1" || true)" -gt "$2" ]
+}
+
 for jdk in $MCT_TEST_JDKS; do
     major=$(jdk_major "$jdk")
 
@@ -161,13 +166,19 @@ VERSIONS
     note "JDK $major: an agent that stalls within a frame after the stop"
     start_target "$jdk" "$MCT_TMP/stall-$major.log" mcttest.FakeAgent 1 1 stall </dev/null
     for signals in 1 2; do
-        : >"$MCT_TMP/stall-$major.log"
+        # The JVM's stdout is not opened to append: emptying the log under it
+        # would put NUL bytes before its next line. Count the lines instead.
+        stalls=$(grep -ac '^stalled' "$MCT_TMP/stall-$major.log" || true)
         "$MCT" "$TARGET_PID" mcttest.FakeAgent main 1 'mcttest\..*' >"$out" 2>"$err" &
         client=$!
         MCT_PIDS="$MCT_PIDS $client"
         wait_until 30 grep -q '^mcalltree: tracing' "$err" || fail "the fake session did not start"
         kill -INT "$client"
-        wait_until 30 grep -q '^stalled' "$MCT_TMP/stall-$major.log" || fail "the fake agent did not stall"
+        wait_until 30 stalled_more "$MCT_TMP/stall-$major.log" "$stalls" || {
+            cat "$err" >&2
+            cat -A "$MCT_TMP/stall-$major.log" >&2
+            fail "the fake agent did not stall ($signals SIGINT)"
+        }
         if [ "$signals" = 2 ]; then
             # the client is reading the frame by now
             sleep 1
