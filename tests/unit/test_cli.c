@@ -5,23 +5,20 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "cliargs.h"
 
 /* Parses the NULL-terminated arguments after "mcalltree"; the result of
  * cli_parse, with the message in e. */
 static int parse(struct cli *c, mct_err *e, ...)
 {
-    char *argv[32];
-    int argc = 0;
+    static char *argv[CLIARGS_MAX];
     va_list ap;
+    int rc;
 
-    argv[argc++] = "mcalltree";
     va_start(ap, e);
-    for (char *a; (a = va_arg(ap, char *)) != NULL && argc < 31;)
-        argv[argc++] = a;
+    rc = cliargs_parse(c, e, argv, ap);
     va_end(ap);
-    argv[argc] = NULL;
-    mct_err_clear(e);
-    return cli_parse(argc, argv, c, e);
+    return rc;
 }
 
 /* Expects a usage error whose message contains part. */

@@ -9,27 +9,24 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cliargs.h"
 #include "wrap.h"
 
 /* cli_parse over the NULL-terminated arguments after "mcalltree". */
 static int parse(struct cli *c, mct_err *e, char **argv, ...)
 {
-    int argc = 0;
     va_list ap;
+    int rc;
 
-    argv[argc++] = "mcalltree";
     va_start(ap, argv);
-    for (char *a; (a = va_arg(ap, char *)) != NULL && argc < 31;)
-        argv[argc++] = a;
+    rc = cliargs_parse(c, e, argv, ap);
     va_end(ap);
-    argv[argc] = NULL;
-    mct_err_clear(e);
-    return cli_parse(argc, argv, c, e);
+    return rc;
 }
 
 static void test_cli(void)
 {
-    char *argv[32];
+    char *argv[CLIARGS_MAX];
     struct cli c;
     mct_err e;
 
@@ -87,7 +84,7 @@ static void test_cli(void)
 
 static void test_options(void)
 {
-    char *argv[32];
+    char *argv[CLIARGS_MAX];
     struct cli c;
     mct_err e;
     char *s;
