@@ -13,6 +13,19 @@
 
 RX='tgt\..*'
 
+# wait_traced NAME WHAT: --wait -n 3 on $PID's tgt.StartEntry.run, which must
+# end with status 0 and three calls of depth 2; OUT is its output.
+wait_traced() {
+    background "$1" --wait -n 3 "$PID" tgt.StartEntry run 2 "$RX"
+    wait_exit "$BG_PID" 60 || fail "--wait -n 3 ($2) did not end within 60 s"
+    [ "$WAIT_RC" = 0 ] || {
+        cat "$BG_ERR" >&2
+        fail "--wait ($2): exit status $WAIT_RC, want 0"
+    }
+    check_calls "$BG_OUT" 3 "--wait ($2)" -D 2
+    OUT=$BG_OUT
+}
+
 for jdk in $MCT_TEST_JDKS; do
     j=$(jdk_major "$jdk")
     LOG=$MCT_TMP/jvm-$j-start.log
@@ -43,14 +56,8 @@ for jdk in $MCT_TEST_JDKS; do
     expect_restored "$PID" "after Ctrl-C while waiting"
 
     note "JDK $j: --wait, then the class loads"
-    background "$j-wait" --wait -n 3 "$PID" tgt.StartEntry run 2 "$RX"
-    wait_exit "$BG_PID" 60 || fail "--wait -n 3 did not end within 60 s"
-    [ "$WAIT_RC" = 0 ] || {
-        cat "$BG_ERR" >&2
-        fail "--wait: exit status $WAIT_RC, want 0"
-    }
-    check_calls "$BG_OUT" 3 "--wait" -D 2
-    expect_outline "$BG_OUT" "--wait" <<'OUTLINE'
+    wait_traced "$j-wait" "the class loads later"
+    expect_outline "$OUT" "--wait" <<'OUTLINE'
 tgt.StartEntry.run calls=1 throws=0
   tgt.StartEntry.twice calls=1 throws=0
 OUTLINE
@@ -65,13 +72,7 @@ OUTLINE
     trace "$j-unlinked-nowait" "$PID" tgt.StartEntry run 2 "$RX"
     expect_rc 3 "an unlinked class without --wait"
     expect_grep 'tgt\.StartEntry is loaded but not linked yet.*--wait' "$ERR" "an unlinked class without --wait"
-    background "$j-unlinked" --wait -n 3 "$PID" tgt.StartEntry run 2 "$RX"
-    wait_exit "$BG_PID" 60 || fail "--wait -n 3 on an unlinked class did not end within 60 s"
-    [ "$WAIT_RC" = 0 ] || {
-        cat "$BG_ERR" >&2
-        fail "--wait on an unlinked class: exit status $WAIT_RC, want 0"
-    }
-    check_calls "$BG_OUT" 3 "--wait on an unlinked class" -D 2
+    wait_traced "$j-unlinked" "an unlinked class"
     expect_restored "$PID" "after --wait on an unlinked class"
     stop_target "$PID"
 done
