@@ -18,7 +18,12 @@ import java.util.Arrays;
  * Timestamps are System.nanoTime, i.e. CLOCK_MONOTONIC on Linux. The script switches modes
  * on stdin; each command is acknowledged with a timestamp:
  *
- *   mode NAME   ->  K mode NAME T_NS       (switch all workers)
+ *   mode NAME   ->  K mode NAME T_NS       (switch the active workers)
+ *   lead NAME   ->  K lead NAME T_NS       (worker 0 runs NAME instead;
+ *                                           "lead -" follows mode again)
+ *   threads N   ->  K threads N T_NS       (workers 0..N-1 run, the others
+ *                                           idle; at most mctbench.threads)
+ *   rate R      ->  K rate R T_NS          (calls/s per worker in mode rate)
  *   mark TEXT   ->  K mark TEXT T_NS
  *   quit                                   (or end of input: exit)
  *
@@ -29,24 +34,34 @@ import java.util.Arrays;
  *             with mctbench.gap_us (3000) of untimed spinning between
  *             batches, so that a tracer's worker can take every call
  *   outside   one Tree.mid call, not under entry, timed in batches of 1000
+ *   rate      one Tree.entry call every 1/R s (rate R), in batches of 16:
+ *             a steady rate of entry calls, as a service sees them
  *   empty     one empty JNI static call (libmctbench.so)
  *   tsc       one JNI static call that reads the TSC
  *   mono      one JNI static call that reads CLOCK_MONOTONIC
  *   nanotime  one System.nanoTime() (an intrinsic, no JNI)
  *
  * Properties: mctbench.lib (path of libmctbench.so, needed by the JNI
- * modes), mctbench.threads (1), mctbench.interval_ms (100), mctbench.batch,
- * mctbench.gap_us. Prints "READY pid" when the workers run (in mode idle).
+ * modes), mctbench.threads (1: the workers started, all active at first),
+ * mctbench.interval_ms (100), mctbench.batch, mctbench.gap_us. Prints
+ * "READY pid" when the workers run (in mode idle).
  */
 public final class Bench {
-    static final String[] MODES = {"idle", "entry", "paced", "outside", "empty", "tsc", "mono", "nanotime"};
-    static final int IDLE = 0, ENTRY = 1, PACED = 2, OUTSIDE = 3, EMPTY = 4, TSC = 5, MONO = 6, NANOTIME = 7;
+    static final String[] MODES = {"idle", "entry", "paced", "outside", "empty", "tsc", "mono", "nanotime", "rate"};
+    static final int IDLE = 0, ENTRY = 1, PACED = 2, OUTSIDE = 3, EMPTY = 4, TSC = 5, MONO = 6, NANOTIME = 7,
+            RATE = 8;
 
     static final long INTERVAL_NS = Long.getLong("mctbench.interval_ms", 100) * 1_000_000L;
     static final int PACED_BATCH = Integer.getInteger("mctbench.batch", 16);
     static final long PACED_GAP_NS = Long.getLong("mctbench.gap_us", 3000) * 1_000L;
 
     static volatile int mode = IDLE;
+    /** Worker 0's own mode, or -1: the others'. */
+    static volatile int lead = -1;
+    /** Workers 0..active-1 run the mode. */
+    static volatile int active;
+    /** Gap between two entry calls in mode rate, in ns. */
+    static volatile long rateGapNs = 1_000_000;
     /** Where results go so that the JIT cannot drop the work. */
     static long sink;
 
@@ -95,6 +110,19 @@ public final class Bench {
         return x;
     }
 
+    /** n entry calls, one every gap ns from the time next; returns the
+     * time of the call after them. */
+    static long rateBatch(long next, long gap, int n) {
+        long x = next;
+        for (int i = 0; i < n; i++) {
+            spinUntil(next);
+            x += Tree.entry(x + i);
+            next += gap;
+        }
+        sink += x;
+        return next;
+    }
+
     /** Spins (untimed) until the time t. */
     static void spinUntil(long t) {
         while (System.nanoTime() < t) {
@@ -106,7 +134,7 @@ public final class Bench {
      * holds the batch times. */
     static void interval(int m, int idx, long[] batches) {
         long start = System.nanoTime(), end = start + INTERVAL_NS;
-        long ops = 0, ns = 0, x = start, t0, t1;
+        long ops = 0, ns = 0, x = start, t0, t1, gap = rateGapNs, next = start;
         int n, k = 0;
 
         do {
@@ -123,6 +151,10 @@ public final class Bench {
             case OUTSIDE:
                 n = 1000;
                 x = midBatch(x, n);
+                break;
+            case RATE:
+                n = PACED_BATCH;
+                next = rateBatch(next, gap, n);
                 break;
             case EMPTY:
                 n = 10000;
@@ -151,18 +183,27 @@ public final class Bench {
                 spinUntil(t1 + PACED_GAP_NS);
                 t1 = System.nanoTime();
             }
-        } while (t1 < end && mode == m);
+        } while (t1 < end && modeOf(idx) == m);
         sink += x;
         Arrays.sort(batches, 0, k);
         System.out.println("I " + MODES[m] + " " + t1 + " " + idx + " " + ops + " " + ns + " "
                 + batches[k / 2] + " " + n);
     }
 
+    /** The mode worker idx runs now. */
+    static int modeOf(int idx) {
+        if (idx >= active) {
+            return IDLE;
+        }
+        int l = lead;
+        return idx == 0 && l >= 0 ? l : mode;
+    }
+
     static void work(int idx) {
         long[] batches = new long[16384];
 
         for (;;) {
-            int m = mode;
+            int m = modeOf(idx);
 
             if (m == IDLE) {
                 try {
@@ -184,6 +225,7 @@ public final class Bench {
             System.load(lib);
         }
         Cold.load();
+        active = threads;
         for (int i = 0; i < threads; i++) {
             final int idx = i;
             Thread t = new Thread(() -> work(idx), "bench-" + i);
@@ -207,6 +249,32 @@ public final class Bench {
                 }
                 mode = m;
                 System.out.println("K mode " + w[1] + " " + System.nanoTime());
+            } else if (w[0].equals("lead") && w.length == 2) {
+                int m = w[1].equals("-") ? -1 : Arrays.asList(MODES).indexOf(w[1]);
+
+                if (m < 0 && !w[1].equals("-")) {
+                    System.out.println("E unknown mode " + w[1]);
+                    continue;
+                }
+                lead = m;
+                System.out.println("K lead " + w[1] + " " + System.nanoTime());
+            } else if ((w[0].equals("threads") || w[0].equals("rate")) && w.length == 2) {
+                long v;
+                try {
+                    v = Long.parseLong(w[1]);
+                } catch (NumberFormatException e) {
+                    v = 0;
+                }
+                if (v < 1 || (w[0].equals("threads") && v > threads) || v > 1_000_000_000L) {
+                    System.out.println("E " + w[0] + " out of range: " + w[1]);
+                    continue;
+                }
+                if (w[0].equals("threads")) {
+                    active = (int) v;
+                } else {
+                    rateGapNs = 1_000_000_000L / v;
+                }
+                System.out.println("K " + w[0] + " " + v + " " + System.nanoTime());
             } else if (w[0].equals("mark")) {
                 System.out.println("K mark " + (w.length == 2 ? w[1] : "") + " " + System.nanoTime());
             } else if (w[0].equals("quit")) {
