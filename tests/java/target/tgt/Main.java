@@ -14,7 +14,8 @@ import java.nio.file.StandardCopyOption;
  * (default 8 and 10); "inherit" and "subs" take a directory (they call only
  * when told, see inherit and subs), and so does "unload" (see Unload);
  * "reload DIR [T]" loads plug.Impl anew on T threads (default 2) back to
- * back (see reload).
+ * back (see reload); "overlap N" keeps N threads (and N virtual ones)
+ * inside the entry method at once (default 24).
  */
 public final class Main {
     private Main() {
@@ -33,6 +34,11 @@ public final class Main {
                 return;
             case "vthreads":
                 VThreads.start(12);
+                System.out.println("READY");
+                Thread.currentThread().join();
+                return;
+            case "overlap":
+                Overlap.start(arg == null ? 24 : Integer.parseInt(arg));
                 System.out.println("READY");
                 Thread.currentThread().join();
                 return;
