@@ -588,8 +588,8 @@ static int entry_await(struct session *s)
         int r;
 
         if (s->verbose && now_ns() - told >= 5000000000u) {
-            struct msg_status m = {.calls = -1, .printed = -1, .filtered = -1, .dropped = -1, .seen = -1, .instrumented = -1,
-                                   .pending = -1, .late = -1, .instrumented_classes = -1,
+            struct msg_status m = {.calls = -1, .printed = -1, .filtered = -1, .dropped = -1, .seen = -1,
+                                   .instrumented = -1, .pending = -1, .late = -1, .instrumented_classes = -1,
                                    .unloaded_classes = -1, .note = note};
 
             told = now_ns();

@@ -81,7 +81,8 @@ static jclass JNICALL f_define(JNIEnv *env, const char *name, jobject loader, co
                 natives = 0;
         }
         /* what the rewriter calls, and what the agent binds and times */
-        defined_ok = natives == 9 && cf_find_method(c, "counting0", "()Z") != NULL && cf_find_method(c, "spin", "(I)V") != NULL &&
+        defined_ok = natives == 9 && cf_find_method(c, "counting0", "()Z") != NULL &&
+                     cf_find_method(c, "spin", "(I)V") != NULL &&
                      cf_find_method(c, "enter0", "(II)V") != NULL &&
                      cf_find_method(c, "enter", "(I)V") != NULL && cf_find_method(c, "exit", "(I)V") != NULL &&
                      cf_find_method(c, "fail", "(Ljava/lang/Throwable;I)V") != NULL &&
