@@ -115,6 +115,14 @@ static int parse_slowest(const char *v, struct agent_opts *o, mct_err *e)
     return 0;
 }
 
+static int parse_sample(const char *v, struct agent_opts *o, mct_err *e)
+{
+    if (num_int(v, 1, PROTO_MAX_SAMPLE, &o->trace.sample) < 0)
+        return mct_err_set(e, MCT_E_ARG, "give an integer from 1 (every call) to %lld, not '%.64s'",
+                           PROTO_MAX_SAMPLE, v);
+    return 0;
+}
+
 /* Keeps a gate item's text v, of kind 'm' or 'b', in t->gate_text. */
 static int keep_gate(struct agent_trace_opts *t, char kind, const char *v, size_t *count, mct_err *e)
 {
@@ -177,6 +185,7 @@ static const struct opt_def opt_table[] = {
     { "aggregate", OPT_FLAG, FIELD(trace.aggregate), 0, NULL, NULL, 1 },
     { "interval", OPT_PARSE, 0, 0, NULL, parse_interval, 1 },
     { "slowest", OPT_PARSE, 0, 0, NULL, parse_slowest, 1 },
+    { "sample", OPT_PARSE, 0, 0, NULL, parse_sample, 1 },
     { "max-calls", OPT_PARSE, 0, 0, NULL, parse_max_calls, 1 },
     { "percentile", OPT_PARSE, 0, 0, NULL, parse_percentile, 1 },
     { "fail-over-ms", OPT_PARSE, 0, 0, NULL, parse_fail_over_ms, 1 },

@@ -34,6 +34,7 @@ struct agent_trace_opts {
     int aggregate;        /* summaries instead of calls */
     long long interval_ms;/* with aggregate: a summary this often; 0: only the final one */
     long long slowest;    /* with aggregate: calls kept whole per summary; -1: not given */
+    long long sample;     /* trace one entry call in this many; 0: not given (every one) */
     /* The gates (protocol/gates.h), judged by the agent at the end. The
      * max-calls= and budget= items are kept as text (decoded), each a kind
      * byte ('m' or 'b'), the value and a NUL, one after the other in

@@ -26,16 +26,22 @@ static const unsigned char probe_class_file[] = {
 #include "probe_class.inc"
 };
 
-#define N_SLOTS 8
+/* Probe.ENTRIES and Probe.STRIDE: the table's entries, and the elements
+ * from one to the next (an index the Java side passes is entry * STRIDE). */
+#define N_ENTRIES 1024
+#define ENTRY_BITS 10
+#define STRIDE 16
 #define CLAIMED ((probe_thread *)1)
 
 static _Atomic uint32_t cur_session;   /* 0: no session accepts new calls */
 static _Atomic int cur_depth;
+static _Atomic uint64_t cur_sample;    /* trace one entry call in this many */
 static _Atomic(probe_thread *) registry;
+static _Atomic(probe_thread *) vpool;  /* the virtual threads' states, push-only */
 static pthread_key_t exit_key;         /* its destructor marks a thread dead */
 static jclass probe_cls;
-static jfieldID slot_field[N_SLOTS];   /* Probe.t0 .. t7 */
-static jfieldID all_field;             /* Probe.all */
+static jobjectArray table;             /* Probe.TABLE (global ref) */
+static int counting_mode;              /* Probe.COUNTING, read once by its <clinit> */
 static jfieldID receivers_field;       /* Probe.receivers */
 static jclass weak_ref_class;          /* java.lang.ref.WeakReference */
 static jmethodID weak_ref_init;
@@ -47,16 +53,14 @@ static char *receiver_name;
 static jweak receiver_copy[PROBE_MAX_RECEIVERS];
 static jobject receiver_ref[PROBE_MAX_RECEIVERS];
 static size_t n_receivers;
-/* The state a slot's call writes to (NULL: free, CLAIMED: being set up).
- * Only the slot's owner reads it, through the index the Java side passes. */
-static _Atomic(probe_thread *) slot_state[N_SLOTS];
-/* A virtual thread's call writes to its slot's own state, made on first use:
- * it may move to another OS thread mid-call, the slot does not. */
-static probe_thread *virtual_state[N_SLOTS];
-static _Atomic uint64_t unslotted;     /* virtual threads' calls: no slot was free */
-/* Platform threads' traced calls without a slot now running: "all" is
- * cleared only while there is none (probe_session_end, probe_release_all). */
-static _Atomic int all_calls;
+/* The state the call of an entry's thread writes to (NULL: free,
+ * CLAIMED: being set up), each on a line of its own: only the entry's
+ * owner writes it (the claim aside) and reads it, through the index the
+ * Java side passes. */
+struct entry {
+    _Alignas(PROBE_LINE) _Atomic(probe_thread *) t;
+};
+static struct entry entries[N_ENTRIES];
 static jmethodID is_virtual;           /* Thread.isVirtual, NULL before JDK 21 */
 static _Atomic uint64_t count_enter, count_exit, count_fail;
 static _Atomic uint64_t ring_bytes;    /* held by all rings */
@@ -176,10 +180,15 @@ static probe_thread *claim_free(void)
 /* A new state with its ring, in the registry; NULL when out of memory. */
 static probe_thread *new_state(void)
 {
-    probe_thread *t = calloc(1, sizeof *t);
+    static _Atomic uint64_t made;
+    probe_thread *t = aligned_alloc(PROBE_LINE, sizeof *t);
 
     if (t == NULL)
         return NULL;
+    memset(t, 0, sizeof *t);
+    /* Spread over any sampling rate: the golden ratio's fraction times the
+     * states made so far. */
+    t->phase = (atomic_fetch_add_explicit(&made, 1, memory_order_relaxed) + 1) * 0x9E3779B97F4A7C15ull;
     t->ring = ring_alloc(PROBE_RING_MIN);
     if (t->ring == NULL) {
         free(t);
@@ -187,7 +196,7 @@ static probe_thread *new_state(void)
     }
     t->mask = PROBE_RING_MIN - 1;
     t->worker_cap = PROBE_RING_MIN;
-    t->slot = -1;
+    t->entry = -1;
     t->next = atomic_load_explicit(&registry, memory_order_relaxed);
     while (!atomic_compare_exchange_weak_explicit(&registry, &t->next, t, memory_order_release,
                                                   memory_order_relaxed))
@@ -202,17 +211,22 @@ static __attribute__((noinline, cold)) probe_thread *attach(void)
 
     if (t == NULL && (t = new_state()) == NULL)
         return NULL;
-    t->slot = -1;
+    t->entry = -1;
     pthread_setspecific(exit_key, t);
     self = t;
     return t;
 }
 
+/* Counts one on a counter of the calling thread's own (only it writes it). */
+static inline void bump(_Atomic uint64_t *n)
+{
+    atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + 1, memory_order_relaxed);
+}
+
 /* The call did not start: counted as dropped, the ring is free to swap. */
 static int no_call(probe_thread *t)
 {
-    atomic_store_explicit(&t->dropped, atomic_load_explicit(&t->dropped, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
+    bump(&t->dropped);
     atomic_store_explicit(&t->in_call, 0, memory_order_release);
     return 0;
 }
@@ -272,98 +286,136 @@ static int is_virtual_thread(JNIEnv *env, probe_thread *tls, jobject cur)
     return v != JNI_FALSE;
 }
 
-/* A free slot, marked CLAIMED; -1 when none is. */
-static int claim_slot(void)
+/* The entry of thread id tid the Java side looks at first or second
+ * (Probe.first, Probe.second), taken (marked CLAIMED); -1 when both are
+ * held. */
+static int claim_entry(jlong tid)
 {
-    int k;
+    int k[2];
+    int i;
 
-    for (k = 0; k < N_SLOTS; k++) {
+    k[0] = (int)((uint64_t)tid & (N_ENTRIES - 1));
+    k[1] = (int)(((uint64_t)tid * 0x9E3779B97F4A7C15ull) >> (64 - ENTRY_BITS));
+    for (i = 0; i < 2; i++) {
         probe_thread *none = NULL;
 
-        if (atomic_compare_exchange_strong_explicit(&slot_state[k], &none, CLAIMED, memory_order_acq_rel,
+        if (atomic_compare_exchange_strong_explicit(&entries[k[i]].t, &none, CLAIMED, memory_order_acq_rel,
                                                     memory_order_relaxed))
-            return k;
+            return k[i];
     }
     return -1;
 }
 
-/* Starts a traced call of session for cur: picks the state the call writes
- * to (the OS thread's for a platform thread, its slot's for a virtual one),
- * and lets the Java side see the thread trace (its slot; for a platform
- * thread without one, "all"). NULL when the call is not traced. */
-static __attribute__((noinline)) probe_thread *begin_call(JNIEnv *env, jobject cur, uint32_t session)
+/* A state of the virtual threads' pool no call holds, now held (a new one
+ * when all are); NULL when out of memory. */
+static probe_thread *claim_virtual(void)
 {
-    probe_thread *tls = self, *t;
-    int virt = is_virtual_thread(env, tls, cur);
+    probe_thread *t;
+
+    for (t = atomic_load_explicit(&vpool, memory_order_acquire); t != NULL; t = t->vnext) {
+        int idle_state = 0;
+
+        if (atomic_load_explicit(&t->vbusy, memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_strong_explicit(&t->vbusy, &idle_state, 1, memory_order_acquire,
+                                                    memory_order_relaxed))
+            return t;
+    }
+    if ((t = new_state()) == NULL)
+        return NULL;
+    atomic_store_explicit(&t->vbusy, 1, memory_order_relaxed);
+    t->vnext = atomic_load_explicit(&vpool, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&vpool, &t->vnext, t, memory_order_release,
+                                                  memory_order_relaxed))
+        ;
+    return t;
+}
+
+/* Frees entry k (its owner's call ended, or its owner is gone): the table
+ * element first, then the state, so that the next owner's write comes after. */
+static void release_entry(JNIEnv *env, int k)
+{
+    (*env)->SetObjectArrayElement(env, table, k * STRIDE, NULL);
+    atomic_store_explicit(&entries[k].t, NULL, memory_order_release);
+}
+
+/* Starts a traced call of session for cur (thread id tid; me: the OS
+ * thread's state): takes one of its table entries, picks the state the call
+ * writes to (the OS thread's for a platform thread, one of the pool's for a
+ * virtual one), and lets the Java side see the thread trace (the entry's
+ * element). NULL when the call is not traced. */
+static __attribute__((noinline)) probe_thread *begin_call(JNIEnv *env, probe_thread *me, jobject cur, jlong tid,
+                                                          uint32_t session)
+{
+    int virt = is_virtual_thread(env, me, cur);
+    probe_thread *t;
     int k;
 
     if (virt < 0)
         return NULL;
-    k = claim_slot();
-    if (virt) {
-        if (k < 0) {
-            atomic_fetch_add_explicit(&unslotted, 1, memory_order_relaxed);
-            return NULL;
-        }
-        if (virtual_state[k] == NULL)
-            virtual_state[k] = new_state();
-        t = virtual_state[k];
-    } else {
-        t = tls != &idle ? tls : attach();
-        if (t != NULL && t->thread == NULL)
-            t->thread = (*env)->NewGlobalRef(env, cur);
-    }
-    /* A call without a slot relies on "all": counted first, then the session
-     * looked at again (its end looks at the count after ending: one of the
-     * two sees the other), so that "all" is never cleared under it. */
-    if (t != NULL && k < 0) {
-        atomic_fetch_add_explicit(&all_calls, 1, memory_order_seq_cst);
-        if (atomic_load_explicit(&cur_session, memory_order_seq_cst) != session) {
-            atomic_fetch_sub_explicit(&all_calls, 1, memory_order_release);
-            return NULL;
-        }
-    }
-    if (t == NULL || !start_call(t, session, atomic_load_explicit(&cur_depth, memory_order_relaxed))) {
-        if (k >= 0)
-            atomic_store_explicit(&slot_state[k], NULL, memory_order_release);
-        else if (t != NULL)
-            atomic_fetch_sub_explicit(&all_calls, 1, memory_order_release);
+    if ((k = claim_entry(tid)) < 0) {
+        bump(&me->unslotted);
         return NULL;
     }
-    t->slot = k;
-    t->call_thread_ref = virt;
-    if (k >= 0) {
-        atomic_store_explicit(&slot_state[k], t, memory_order_release);
-        (*env)->SetStaticObjectField(env, probe_cls, slot_field[k], cur);
+    if (virt) {
+        t = claim_virtual();
     } else {
-        (*env)->SetStaticBooleanField(env, probe_cls, all_field, JNI_TRUE);
+        t = me;
+        if (t->thread == NULL)
+            t->thread = (*env)->NewGlobalRef(env, cur);
     }
+    if (t == NULL || !start_call(t, session, atomic_load_explicit(&cur_depth, memory_order_relaxed))) {
+        atomic_store_explicit(&entries[k].t, NULL, memory_order_release);
+        if (t != NULL && virt)
+            atomic_store_explicit(&t->vbusy, 0, memory_order_release);
+        return NULL;
+    }
+    t->entry = k;
+    t->call_thread_ref = virt;
+    atomic_store_explicit(&entries[k].t, t, memory_order_release);
+    (*env)->SetObjectArrayElement(env, table, k * STRIDE, cur);
     return t;
 }
 
-/* The call's slot goes back when the call ends (a call without one no
- * longer needs "all"). */
+/* The call's entry goes back when the call ends (and a virtual thread's
+ * state to the pool). */
 static void end_call(JNIEnv *env, probe_thread *t)
 {
-    if (t->slot < 0) {
-        atomic_fetch_sub_explicit(&all_calls, 1, memory_order_release);
-        return;
-    }
-    (*env)->SetStaticObjectField(env, probe_cls, slot_field[t->slot], NULL);
-    atomic_store_explicit(&slot_state[t->slot], NULL, memory_order_release);
-    t->slot = -1;
+    int k = t->entry;
+
+    t->entry = -1;
+    release_entry(env, k);
+    if (t->call_thread_ref)
+        atomic_store_explicit(&t->vbusy, 0, memory_order_release);
 }
 
-/* The state of the current call for the slot the Java side found (-1: the
- * OS thread's own, for a platform thread in "all" mode). */
+/* The state of the current call for the entry the Java side found (an index
+ * of Probe.TABLE, -1: none). */
 static inline probe_thread *state_of(jint k)
 {
     probe_thread *t;
 
-    if (k < 0 || k >= N_SLOTS)
-        return self;
-    t = atomic_load_explicit(&slot_state[k], memory_order_relaxed);
+    if ((uint32_t)k >= N_ENTRIES * STRIDE)
+        return &idle;
+    t = atomic_load_explicit(&entries[(uint32_t)k / STRIDE].t, memory_order_relaxed);
     return t != NULL && t != CLAIMED ? t : &idle;
+}
+
+/* Whether this entry call of session s is one the sampling traces: the OS
+ * thread's countdown ran out (me: its state). */
+static inline int sampled(probe_thread *me, uint32_t s)
+{
+    uint64_t n = atomic_load_explicit(&cur_sample, memory_order_relaxed);
+
+    if (n <= 1)
+        return 1;
+    if (me->sample_session != s) {
+        me->sample_session = s;
+        me->countdown = me->phase % n + 1;
+    }
+    if (--me->countdown > 0)
+        return 0;
+    me->countdown = n;
+    return 1;
 }
 
 /* --- the natives ---------------------------------------------------------------------- */
@@ -408,8 +460,10 @@ static void JNICALL n_fail(JNIEnv *env, jclass cls, jthrowable ex, jint k, jint 
  * class (inside a traced call an ordinary call, outside none). */
 enum { ENTER_ROOT, ENTER_RECEIVER, ENTER_OTHER };
 
-/* A traced call starts, or the entry method nests in the running one. */
-static void root_enter(JNIEnv *env, jobject cur, jint k, jint id, int how)
+/* A traced call starts (cur: the thread, tid: its id), or the entry
+ * method nests in the running one. Every entry call of the session is
+ * counted as seen on the OS thread's state; the sampling may leave it out. */
+static void root_enter(JNIEnv *env, jobject cur, jlong tid, jint k, jint id, int how)
 {
     probe_thread *t = state_of(k);
     uint32_t nest;
@@ -417,12 +471,16 @@ static void root_enter(JNIEnv *env, jobject cur, jint k, jint id, int how)
     if (t->depth == 0) {
         uint32_t s = atomic_load_explicit(&cur_session, memory_order_acquire);
         const mt_method *m;
+        probe_thread *me;
 
         if (how == ENTER_OTHER || s == 0 || (m = mt_get(id)) == NULL ||
             !atomic_load_explicit(&m->root, memory_order_relaxed) ||
             atomic_load_explicit(&m->session, memory_order_relaxed) != s)
             return;
-        if ((t = begin_call(env, cur, s)) == NULL)
+        if ((me = self) == &idle && (me = attach()) == NULL)
+            return;
+        bump(&me->seen);
+        if (!sampled(me, s) || (t = begin_call(env, me, cur, tid, s)) == NULL)
             return;
     }
     nest = t->root_nest;
@@ -444,7 +502,7 @@ static void root_enter(JNIEnv *env, jobject cur, jint k, jint id, int how)
     t->root_nest++;
     if (t->depth <= t->max_depth)
         rec(t, id, how == ENTER_OTHER ? PROBE_ENTER : PROBE_ROOT_ENTER);
-    /* A slot's state serves one virtual thread after another: the call
+    /* A pool state serves one virtual thread after another: the call
      * names its own (the worker frees the reference). */
     if (t->root_nest == 1 && t->call_thread_ref) {
         jobject g = (*env)->NewGlobalRef(env, cur);
@@ -454,19 +512,19 @@ static void root_enter(JNIEnv *env, jobject cur, jint k, jint id, int how)
     }
 }
 
-static void JNICALL n_root_enter(JNIEnv *env, jclass cls, jobject cur, jint k, jint id)
+static void JNICALL n_root_enter(JNIEnv *env, jclass cls, jobject cur, jlong tid, jint k, jint id)
 {
-    root_enter(env, cur, k, id, ENTER_ROOT);
+    root_enter(env, cur, tid, k, id, ENTER_ROOT);
 }
 
-static void JNICALL n_root_enter_on(JNIEnv *env, jclass cls, jobject cur, jint k, jint id)
+static void JNICALL n_root_enter_on(JNIEnv *env, jclass cls, jobject cur, jlong tid, jint k, jint id)
 {
-    root_enter(env, cur, k, id, ENTER_RECEIVER);
+    root_enter(env, cur, tid, k, id, ENTER_RECEIVER);
 }
 
 static void JNICALL n_root_other(JNIEnv *env, jclass cls, jint k, jint id)
 {
-    root_enter(env, NULL, k, id, ENTER_OTHER);
+    root_enter(env, NULL, 0, k, id, ENTER_OTHER);
 }
 
 /* The call is complete: its length goes into its first event, and the
@@ -541,7 +599,7 @@ static void JNICALL c_enter(JNIEnv *env, jclass cls, jint k, jint id)
     atomic_fetch_add_explicit(&count_enter, 1, memory_order_relaxed);
 }
 
-static void JNICALL c_root_enter(JNIEnv *env, jclass cls, jobject cur, jint k, jint id)
+static void JNICALL c_root_enter(JNIEnv *env, jclass cls, jobject cur, jlong tid, jint k, jint id)
 {
     atomic_fetch_add_explicit(&count_enter, 1, memory_order_relaxed);
 }
@@ -556,9 +614,41 @@ static void JNICALL c_fail(JNIEnv *env, jclass cls, jthrowable ex, jint k, jint 
     atomic_fetch_add_explicit(&count_fail, 1, memory_order_relaxed);
 }
 
+static jboolean JNICALL n_counting(JNIEnv *env, jclass cls)
+{
+    return counting_mode ? JNI_TRUE : JNI_FALSE;
+}
+
+/* The threads' counters are their own (probe.h): the worker sums them. */
+uint64_t probe_dropped(void)
+{
+    probe_thread *t;
+    uint64_t n = 0;
+
+    for (t = probe_threads(); t != NULL; t = t->next)
+        n += atomic_load_explicit(&t->dropped, memory_order_relaxed) +
+             atomic_load_explicit(&t->unslotted, memory_order_relaxed);
+    return n;
+}
+
 uint64_t probe_unslotted(void)
 {
-    return atomic_load_explicit(&unslotted, memory_order_relaxed);
+    probe_thread *t;
+    uint64_t n = 0;
+
+    for (t = probe_threads(); t != NULL; t = t->next)
+        n += atomic_load_explicit(&t->unslotted, memory_order_relaxed);
+    return n;
+}
+
+uint64_t probe_seen(void)
+{
+    probe_thread *t;
+    uint64_t n = 0;
+
+    for (t = probe_threads(); t != NULL; t = t->next)
+        n += atomic_load_explicit(&t->seen, memory_order_relaxed);
+    return n;
 }
 
 void probe_counts(uint64_t *enters, uint64_t *exits, uint64_t *fails)
@@ -570,6 +660,11 @@ void probe_counts(uint64_t *enters, uint64_t *exits, uint64_t *fails)
 
 /* --- sessions and the worker's side ------------------------------------------------- */
 
+void probe_set_sample(uint64_t sample)
+{
+    atomic_store_explicit(&cur_sample, sample, memory_order_relaxed);
+}
+
 void probe_session_begin(uint32_t session, int depth)
 {
     atomic_store_explicit(&cur_depth, depth, memory_order_relaxed);
@@ -579,19 +674,7 @@ void probe_session_begin(uint32_t session, int depth)
 void probe_session_end(JNIEnv *jni)
 {
     atomic_store_explicit(&cur_session, 0, memory_order_seq_cst);
-    probe_release_all(jni);
     probe_receivers_begin(jni, NULL);
-}
-
-int probe_release_all(JNIEnv *jni)
-{
-    if (atomic_load_explicit(&cur_session, memory_order_seq_cst) != 0)
-        return 1;
-    if (atomic_load_explicit(&all_calls, memory_order_seq_cst) != 0)
-        return 0;
-    if (probe_cls != NULL && all_field != NULL)
-        (*jni)->SetStaticBooleanField(jni, probe_cls, all_field, JNI_FALSE);
-    return 1;
 }
 
 /* Hands the probe class the copies held now, as a new array (its readers
@@ -756,9 +839,12 @@ void probe_maintain(probe_thread *t, JNIEnv *jni, uint64_t want_cap)
             (*jni)->DeleteGlobalRef(jni, t->thread);
             t->thread = NULL;
         }
-        /* Its thread is gone, even if it died inside a call. */
-        if (t->depth > 0 && t->slot < 0)
-            atomic_fetch_sub_explicit(&all_calls, 1, memory_order_release);
+        /* Its thread is gone, even if it died inside a call: its entry
+         * has no owner left. */
+        if (t->depth > 0 && t->entry >= 0 && jni != NULL) {
+            release_entry(jni, t->entry);
+            t->entry = -1;
+        }
         t->depth = 0;
         t->w = atomic_load_explicit(&t->published, memory_order_relaxed);
         atomic_store_explicit(&t->in_call, 0, memory_order_release);
@@ -998,6 +1084,26 @@ static int static_field(JNIEnv *jni, jclass cls, const char *name, const char *s
     return 0;
 }
 
+/* Probe.TABLE, held by a global ref. */
+static int find_table(JNIEnv *jni, jclass cls, mct_err *err)
+{
+    jfieldID f;
+    jobject local;
+
+    if (static_field(jni, cls, "TABLE", "[Ljava/lang/Thread;", &f, err) < 0)
+        return -1;
+    local = (*jni)->GetStaticObjectField(jni, cls, f);
+    if (local == NULL) {
+        (*jni)->ExceptionClear(jni);
+        return mct_err_set(err, MCT_E_JVMTI, "%s.TABLE is not set (its class did not initialize)", PROBE_CLASS);
+    }
+    table = (*jni)->NewGlobalRef(jni, local);
+    (*jni)->DeleteLocalRef(jni, local);
+    if (table == NULL)
+        return mct_err_set(err, MCT_E_NOMEM, "out of memory holding %s.TABLE", PROBE_CLASS);
+    return 0;
+}
+
 /* java.lang.ref.WeakReference and its constructor, for the receivers. */
 static int find_weak_ref(JNIEnv *jni, mct_err *err)
 {
@@ -1036,8 +1142,9 @@ int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err)
         const char *name, *sig;
         void *tracing, *counting;
     } natives[] = {
-        {"rootEnter0", "(Ljava/lang/Thread;II)V", n_root_enter, c_root_enter},
-        {"rootEnterOn0", "(Ljava/lang/Thread;II)V", n_root_enter_on, c_root_enter},
+        {"counting0", "()Z", n_counting, n_counting},
+        {"rootEnter0", "(Ljava/lang/Thread;JII)V", n_root_enter, c_root_enter},
+        {"rootEnterOn0", "(Ljava/lang/Thread;JII)V", n_root_enter_on, c_root_enter},
         {"rootOther0", "(II)V", n_root_other, c_enter},
         {"rootExit0", "(II)V", n_root_exit, c_exit},
         {"rootFail0", "(Ljava/lang/Throwable;II)V", n_root_fail, c_fail},
@@ -1045,7 +1152,6 @@ int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err)
         {"exit0", "(II)V", n_exit, c_exit},
         {"fail0", "(Ljava/lang/Throwable;II)V", n_fail, c_fail},
     };
-    static const char *const slots[N_SLOTS] = {"t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7"};
     static int key_made;
     static jclass defined;  /* global ref: a class cannot be undefined, so a retry reuses it */
     JNINativeMethod bind[sizeof natives / sizeof natives[0]];
@@ -1085,16 +1191,15 @@ int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err)
         (*jni)->ExceptionClear(jni);
         return mct_err_set(err, MCT_E_JVMTI, "cannot bind the natives of %s", PROBE_CLASS);
     }
-    for (i = 0; i < N_SLOTS; i++)
-        if (static_field(jni, defined, slots[i], "Ljava/lang/Thread;", &slot_field[i], err) < 0)
-            return -1;
-    if (static_field(jni, defined, "all", "Z", &all_field, err) < 0 ||
-        static_field(jni, defined, "receivers", "[Ljava/lang/ref/WeakReference;", &receivers_field, err) < 0 ||
+    /* Counting sees every probe, whatever the thread: the class reads the
+     * mode (counting0) as it initializes, which the first field lookup
+     * does. */
+    counting_mode = counting;
+    if (table == NULL && find_table(jni, defined, err) < 0)
+        return -1;
+    if (static_field(jni, defined, "receivers", "[Ljava/lang/ref/WeakReference;", &receivers_field, err) < 0 ||
         find_weak_ref(jni, err) < 0)
         return -1;
-    /* Counting sees every probe, whatever the thread. */
-    if (counting)
-        (*jni)->SetStaticBooleanField(jni, defined, all_field, JNI_TRUE);
     find_is_virtual(jni);
     probe_cls = defined;
     return 0;

@@ -4,17 +4,30 @@
  *
  * A traced call writes to an event ring (one producer: the call's thread;
  * one consumer: the worker): a platform thread's own ring, or for a virtual
- * thread the ring of the slot it holds during the call (it may move to
+ * thread the ring of a state it holds during the call (it may move to
  * another OS thread). A probe appends (number, kind, ticks); the outermost
  * exit of an entry method publishes the call's events and the worker builds
- * the tree from them. Outside a traced call a probe is a pure-Java check of
- * the thread against the slots, inlined by the JIT. The probes of the
- * methods a traced call runs never allocate, lock, log or call JVMTI. Its
- * two ends do more, once per traced call: the start claims a slot with JNI
- * (a thread's first one also sets up its state; a virtual thread's calls
- * Thread.isVirtual and keeps a JNI reference to the thread), and an entry
- * method that throws keeps a JNI reference to the exception's class (the
- * worker frees both).
+ * the tree from them. A thread in a traced call holds an entry of the probe
+ * class's table (one of two found from its thread id, each on a cache line
+ * of its own); outside a traced call a probe is a pure-Java check of the
+ * thread against its two entries, inlined by the JIT, whatever the number
+ * of threads tracing. A call whose two entries are both held by other
+ * threads is not traced (counted as unslotted). The probes of the methods
+ * a traced call runs never allocate, lock, log or call JVMTI. Its two ends
+ * do more, once per traced call: the start takes the entry and writes the
+ * thread there with JNI (a thread's first entry call also sets up its
+ * state; a virtual thread's calls Thread.isVirtual, takes a state from the
+ * virtual threads' pool and keeps a JNI reference to the thread), and an
+ * entry method that throws keeps a JNI reference to the exception's class
+ * (the worker frees both). Nothing the probes write is shared between
+ * threads: each thread's state is its own, its fields grouped on cache
+ * lines by writer (below), and its counters are summed by the worker.
+ *
+ * With sampling (probe_session_begin's sample > 1), an entry call is
+ * traced only when the calling OS thread's countdown runs out (started at
+ * a phase of its own, so that threads with few calls are not all traced
+ * on their first); a call not traced costs what an entry call outside a
+ * session costs, and its other probes stay in Java.
  *
  * The ring, its one statement of invariants (probe.c is the producer's
  * side and the rings' memory, probe_ring.c the consumer's):
@@ -91,11 +104,17 @@ typedef struct probe_ev {
     uint32_t kind;
 } probe_ev;
 
-/* Per-thread state. The first block is the app thread's, the second the
- * worker's; fields written by both sides are atomics. */
+/* The cache line size the per-thread state is laid out for (two 64-byte
+ * lines: the adjacent-line prefetcher moves them in pairs). */
+#define PROBE_LINE 128
+
+/* Per-thread state, grouped by who writes a field and how often, so that
+ * the worker's reads do not take lines the thread writes per event, and
+ * the thread's do not take the worker's. Fields written by both sides are
+ * atomics. Allocated PROBE_LINE-aligned (probe.c). */
 typedef struct probe_thread {
-    /* written by the app thread only */
-    int32_t depth;                /* instrumented frames open in the traced call; 0 = not tracing */
+    /* written by the app thread only, per event; the worker never reads them */
+    _Alignas(PROBE_LINE) int32_t depth; /* instrumented frames open in the traced call; 0 = not tracing */
     int32_t max_depth;            /* record frames up to this depth */
     uint64_t w;                   /* next write position (monotonic) */
     uint64_t limit;               /* fast-path bound on w for this call */
@@ -103,32 +122,43 @@ typedef struct probe_thread {
     uint32_t call_session;        /* the session the current call started in */
     int32_t full_depth;           /* after an overflow: exits at depth <= this are still recorded */
     uint32_t root_nest;           /* entry methods open (recursion nests) */
-    int32_t root_depth[64];       /* depth at which each open entry method was entered */
     int root_named;               /* the outermost one is an inherited entry method
                                      called on an instance of the named class */
     int root_ext;                 /* the second one raised max_depth by one (see root_enter) */
-    probe_ev *ring;
+    int entry;                    /* the Probe table entry held during a call, or -1 */
+    int call_thread_ref;          /* the current call records its thread (PROBE_THREAD) */
+    uint32_t sample_session;      /* the session countdown counts for */
+    uint64_t countdown;           /* entry calls until the next one sampled */
+    uint64_t phase;               /* this state's own start of the countdown */
+    int32_t root_depth[64];       /* depth at which each open entry method was entered */
+    /* the ring: written by the app thread when it takes a bigger one and by
+     * the worker when it shrinks it (never both: in_call / shrinking), read
+     * by both per event */
+    _Alignas(PROBE_LINE) probe_ev *ring;
     uint64_t mask;                /* ring capacity - 1 (a power of 2) */
-    /* shared */
+    jobject thread;               /* global ref to the platform Thread, NULL for a
+                                     virtual threads' state (each call names its thread);
+                                     set when it first traces, cleared by the worker */
+    struct probe_thread *next;    /* registry, push-only */
+    struct probe_thread *vnext;   /* the virtual threads' pool, push-only */
+    /* written by the app thread once or twice per call, read by the worker */
+    _Alignas(PROBE_LINE) _Atomic uint64_t published; /* events before this are complete calls */
+    _Atomic int in_call;          /* the app thread is in a traced call (ring, mask, w are its) */
+    _Atomic uint64_t seen;        /* entry calls seen in sessions (traced or not) */
     _Atomic uint64_t dropped;     /* calls not traced: the ring was full */
-    _Atomic uint64_t published;   /* events before this are complete calls */
-    _Atomic uint64_t consumed;    /* the worker is done with events before this */
-    _Atomic(probe_ev *) next_ring;/* a bigger ring offered by the worker */
+    _Atomic uint64_t unslotted;   /* calls not traced: both table entries were held */
+    /* written by the worker, read by the app thread at the start of a call */
+    _Alignas(PROBE_LINE) _Atomic uint64_t consumed; /* the worker is done with events before this */
+    _Atomic int shrinking;        /* the worker is swapping the ring (ring, mask are its) */
+    uint64_t worker_cap;          /* capacity of the newest ring it gave the thread */
+    uint64_t worker_dropped;      /* `dropped` when the worker last looked */
+    /* rarely written, by either side */
+    _Alignas(PROBE_LINE) _Atomic(probe_ev *) next_ring; /* a bigger ring offered by the worker */
     _Atomic uint64_t next_mask;
     _Atomic(probe_ev *) old_ring; /* a ring the app thread gave back */
     _Atomic uint64_t old_mask;
     _Atomic int state;            /* enum probe_thread_state */
-    _Atomic int in_call;          /* the app thread is in a traced call (ring, mask, w are its) */
-    _Atomic int shrinking;        /* the worker is swapping the ring (ring, mask are its) */
-    /* the worker's */
-    uint64_t worker_cap;          /* capacity of the newest ring it gave the thread */
-    uint64_t worker_dropped;      /* `dropped` when the worker last looked */
-    /* set by the app thread when it first traces (and by the worker when it frees) */
-    jobject thread;               /* global ref to the platform Thread, NULL for a
-                                     slot's state (each call names its thread) */
-    int slot;                     /* Probe.t<slot> holds the thread during a call, or -1 */
-    int call_thread_ref;          /* the current call records its thread (PROBE_THREAD) */
-    struct probe_thread *next;    /* registry, push-only */
+    _Atomic int vbusy;            /* a virtual thread's call holds this pool state */
 } probe_thread;
 
 enum probe_thread_state {
@@ -153,22 +183,19 @@ jclass probe_class(void);
  * probes stay in Java, as those of an ordinary method do). */
 const rw_probes *probe_methods(int root);
 
+/* The sessions that begin from now on trace one entry call in `sample`
+ * (1, or 0: every one; see the top). Called by the session before
+ * probe_session_begin. */
+void probe_set_sample(uint64_t sample);
+
 /* Starts accepting traced calls of session `session` (its entry methods are
  * those numbered with that session and root set), recording up to depth
  * levels. Called by the session before instrumenting. */
 void probe_session_begin(uint32_t session, int depth);
 
 /* Stops starting new traced calls; calls in flight still complete. Clears
- * the receivers, and "all" (every thread's probes go native: more
- * platform threads traced than there are slots) unless a call without a
- * slot still runs, which needs it: see probe_release_all. */
+ * the receivers. */
 void probe_session_end(JNIEnv *jni);
-
-/* The worker, while no session has begun since the last ended (`consumer`
- * held): clears "all" once no traced call without a slot runs. Returns 1
- * when "all" needs nothing more (cleared, or a session runs), 0 when such a
- * call still runs: try again later. */
-int probe_release_all(JNIEnv *jni);
 
 /* The receivers of the traced calls of PLAN_ROOT_RECEIVER entry methods:
  * instances of the session's named class, that is, of any loader's copy of
@@ -302,12 +329,17 @@ void probe_consumer_end(JNIEnv *jni);
 void probe_tidy(JNIEnv *jni);
 
 /* Calls of the entry method not traced since the JVM started: rings not
- * drained in time, and virtual threads that found no free slot. */
+ * drained in time, and threads whose two table entries were both held
+ * (summed over the threads' counters). */
 uint64_t probe_dropped(void);
 
-/* Calls of the entry method on virtual threads that were not traced
- * because every slot was taken. */
+/* Calls of the entry method not traced because both of their thread's
+ * table entries were held by other threads. */
 uint64_t probe_unslotted(void);
+
+/* Entry calls seen since the JVM started while a session of their entry
+ * method ran, traced or not (sampled out, dropped, unslotted). */
+uint64_t probe_seen(void);
 
 /* Counting mode: totals of enter, exit (returns) and fail (exceptional) probe
  * calls since probe_install. */

@@ -215,16 +215,6 @@ uint64_t probe_drain(JNIEnv *jni, const probe_sink *sink)
     return taken;
 }
 
-uint64_t probe_dropped(void)
-{
-    probe_thread *t;
-    uint64_t n = probe_unslotted();
-
-    for (t = probe_threads(); t != NULL; t = t->next)
-        n += atomic_load_explicit(&t->dropped, memory_order_relaxed);
-    return n;
-}
-
 void probe_consumer_begin(void)
 {
     pthread_mutex_lock(&consumer);
@@ -233,8 +223,8 @@ void probe_consumer_begin(void)
 /* With the rings held and no session tracing (every call in the rings is
  * an ended session's): frees what the calls left hold and shrinks every
  * ring back to its first size, so that a session leaves no memory behind.
- * Returns how many threads are still in a call: their rings (and "all",
- * while one runs without a slot) wait for a later tidy_rings. */
+ * Returns how many threads are still in a call: their rings wait for a
+ * later tidy_rings. */
 static size_t tidy_rings(JNIEnv *jni)
 {
     probe_thread *t;
@@ -259,8 +249,6 @@ static size_t tidy_rings(JNIEnv *jni)
         if (!probe_shrink(t))
             left++;
     }
-    if (!probe_release_all(jni) && left == 0)
-        left = 1;
     return left;
 }
 

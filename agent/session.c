@@ -46,6 +46,8 @@ struct session {
     /* calls and printed: the listener reads them (hello, busy), so they
      * are written atomically; only the session thread writes. */
     uint64_t calls, printed, filtered, dropped_base;
+    uint64_t sample;           /* trace one entry call in this many */
+    uint64_t seen_base;        /* probe_seen() when it began */
     uint64_t last_status_ns, last_extend_ns, last_unload_ns;
     size_t unloaded;           /* instrumented copies of classes found unloaded */
     const char *end_reason;    /* why it ends; set by the session thread only */
@@ -357,6 +359,7 @@ static void send_status(struct session *s, const char *note)
     struct msg_status m = {
         .calls = (long long)s->calls, .printed = (long long)s->printed, .filtered = (long long)s->filtered,
         .dropped = (long long)(probe_dropped() - s->dropped_base), .instrumented = (long long)t.instrumented,
+        .seen = (long long)(probe_seen() - s->seen_base),
         .pending = (long long)t.pending, .late = (long long)splan_late(&s->sp),
         .instrumented_classes = (long long)inst_rewritten_classes(), .unloaded_classes = (long long)s->unloaded,
         .note = note,
@@ -434,6 +437,7 @@ static void read_request(struct session *s, const struct msg_trace *r)
     s->interval_ns = r->interval_ms > 0 ? (uint64_t)r->interval_ms * 1000000u : 0;
     s->slowest = r->slowest > 0 ? (size_t)r->slowest : 0;
     s->wait = r->wait && !r->plan_only;
+    s->sample = r->sample > 1 ? (uint64_t)r->sample : 1;
 }
 
 /* What is wrong with a trace request that its schema cannot say, or NULL. */
@@ -584,8 +588,8 @@ static int entry_await(struct session *s)
         int r;
 
         if (s->verbose && now_ns() - told >= 5000000000u) {
-            struct msg_status m = {.calls = -1, .printed = -1, .filtered = -1, .dropped = -1, .instrumented = -1,
-                                   .pending = -1, .late = -1, .instrumented_classes = -1,
+            struct msg_status m = {.calls = -1, .printed = -1, .filtered = -1, .dropped = -1, .seen = -1,
+                                   .instrumented = -1, .pending = -1, .late = -1, .instrumented_classes = -1,
                                    .unloaded_classes = -1, .note = note};
 
             told = now_ns();
@@ -662,6 +666,8 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
         end.calls = (long long)s->calls;
         end.printed = (long long)s->printed;
         end.filtered = (long long)s->filtered;
+        if (instrumented)
+            end.seen = (long long)(probe_seen() - s->seen_base);
         end.dropped = (long long)(busy + s->discarded);
         end.discarded = (long long)s->discarded;
         end.restored_classes = restored;
@@ -764,6 +770,8 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     /* The rings are this session's once the last one has shrunk them. */
     probe_consumer_begin();
     s->dropped_base = probe_dropped();
+    s->seen_base = probe_seen();
+    probe_set_sample(s->sample);
     instrumented = 1;
     if (splan_instrument(&s->sp, jni, &err) < 0) {
         hj_free(hier);

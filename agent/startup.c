@@ -243,6 +243,7 @@ void startup_begin(const struct agent_trace_opts *t, int verbose)
         .regex = t->regex, .include_jdk = t->include_jdk, .verbose = verbose, .min_ns = t->min_ns,
         .count = t->count, .client_pid = getpid(), .wait = 1, .aggregate = t->aggregate,
         .interval_ms = t->aggregate ? t->interval_ms : -1, .slowest = t->aggregate ? t->slowest : -1,
+        .sample = t->sample > 0 ? t->sample : -1,
     };
     json_t *req, *start;
     pthread_t tid;

@@ -26,7 +26,8 @@ enum {
     OPT_AGGREGATE,
     OPT_INTERVAL,
     OPT_SLOWEST,
-    OPT_WAIT
+    OPT_WAIT,
+    OPT_SAMPLE
 };
 
 static const struct option long_options[] = {
@@ -51,6 +52,7 @@ static const struct option long_options[] = {
     { "interval", required_argument, NULL, OPT_INTERVAL },
     { "slowest", required_argument, NULL, OPT_SLOWEST },
     { "wait", no_argument, NULL, OPT_WAIT },
+    { "sample", required_argument, NULL, OPT_SAMPLE },
     { NULL, 0, NULL, 0 }
 };
 
@@ -110,6 +112,7 @@ void cli_usage(FILE *f)
           "                        every SEC seconds\n"
           "      --slowest K       with --aggregate: keep the K slowest calls whole\n"
           "                        in each summary (0..1000)\n"
+          "      --sample N        trace one entry call in N (each thread counts its own)\n"
           "  -v, --verbose         progress on stderr\n"
           "      --info PID        print the agent's hello (JVM, agent, session) as JSON\n"
           "      --agent PATH      the agent library to load (default: $MCALLTREE_AGENT,\n"
@@ -254,13 +257,14 @@ enum {
     GIVEN_AGGREGATE = 1 << 12,
     GIVEN_INTERVAL = 1 << 13,
     GIVEN_SLOWEST = 1 << 14,
-    GIVEN_WAIT = 1 << 15
+    GIVEN_WAIT = 1 << 15,
+    GIVEN_SAMPLE = 1 << 16
 };
 
 static const char *const given_names[] = {
     "--count", "--timeout", "--min-ms", "--slow-ms", "--fail-over-ms", "--format",
     "--output", "--include-jdk", "--plan", "--max-calls", "--percentile", "--budget",
-    "--aggregate", "--interval", "--slowest", "--wait"
+    "--aggregate", "--interval", "--slowest", "--wait", "--sample"
 };
 
 /* The long name of the option whose getopt value is val, or NULL. */
@@ -386,6 +390,12 @@ static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given
     case OPT_WAIT:
         *given |= GIVEN_WAIT;
         c->wait = 1;
+        return 0;
+    case OPT_SAMPLE:
+        *given |= GIVEN_SAMPLE;
+        if (num_int(arg, 1, PROTO_MAX_SAMPLE, &c->sample) < 0)
+            return mct_err_set(e, MCT_E_ARG, "--sample must be an integer from 1 (every call) to %lld, "
+                               "got '%.64s'", PROTO_MAX_SAMPLE, arg);
         return 0;
     }
     return mct_err_set(e, MCT_E_ARG, "unhandled option %d", opt);

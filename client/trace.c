@@ -404,9 +404,10 @@ static int on_end(struct run *r, const json_t *msg)
     }
     log_verbose("session ended (%s): %lld call%s completed, %lld printed, %lld under --min-ms, "
                 "%lld left unsent at the end, %lld not traced; %lld classes restored, %lld still "
-                "instrumented",
+                "instrumented; %lld entry call%s seen",
                 m.reason, nz(m.calls), m.calls == 1 ? "" : "s", nz(m.printed), nz(m.filtered),
-                nz(m.discarded), busy, nz(m.restored_classes), nz(m.instrumented_classes));
+                nz(m.discarded), busy, nz(m.restored_classes), nz(m.instrumented_classes), nz(m.seen),
+                m.seen == 1 ? "" : "s");
     if (m.has_probe)
         log_verbose("this session's probe call cost %.1f ns (median %.1f ns, %s), %.1f ns subtracted per call",
                     m.probe.measured_ns, m.probe.median_ns, m.probe.trusted ? "trusted" : "not trusted",

@@ -143,6 +143,8 @@ char *wrap_agent_options(const struct cli *c, const char *dir, mct_err *e)
         put_decimal(&b, "interval", c->interval_s);
     if (c->aggregate && c->slowest > 0)
         put_int(&b, "slowest", c->slowest);
+    if (c->sample > 1)
+        put_int(&b, "sample", c->sample);
     if (c->verbose)
         put_str(&b, ",verbose");
     /* The gates are judged here, over what the files hold (wrap_run), so

@@ -56,6 +56,8 @@ struct msg_trace {
     long long interval_ms;      /* a summary every so often; 0 or -1 (absent): only the final one */
     long long slowest;          /* calls kept whole per summary, 0..SUM_SLOWEST_MAX; -1: absent */
     int wait;                   /* an entry class not loaded yet is waited for; absent: 0 */
+    long long sample;           /* trace one entry call in this many, 1..PROTO_MAX_SAMPLE;
+                                   -1: absent (every one) */
 };
 
 /* `stop`: the client ends its session. */
@@ -142,6 +144,7 @@ struct msg_plan {
 /* `status`: how a running session fares; a count is -1 when absent. */
 struct msg_status {
     long long calls, printed, filtered, dropped;
+    long long seen;             /* entry calls seen, traced or not */
     long long instrumented, pending, late;
     long long instrumented_classes, unloaded_classes;
     const char *note;           /* NULL: none */
@@ -153,6 +156,7 @@ struct msg_end {
     const char *reason;         /* "count", "stop", "plan", "client_gone", ... */
     const char *detail;         /* NULL: none */
     long long calls, printed, filtered;
+    long long seen;             /* entry calls seen, traced or not (sampled out, dropped) */
     long long dropped, discarded;
     long long restored_classes, instrumented_classes, unloaded_classes;
     double probe_ns;            /* subtracted per probe call (probe.ns); -1: absent */

@@ -283,6 +283,7 @@ static const struct field trace_req_fields[] = {
     OPT_INT("interval_ms", 0, LLONG_MAX / 1000000, AT(M, interval_ms)),
     OPT_INT("slowest", 0, SUM_SLOWEST_MAX, AT(M, slowest)),
     { .name = "wait", .kind = K_BOOL, .optional = 1, AT(M, wait) },
+    OPT_INT("sample", 1, PROTO_MAX_SAMPLE, AT(M, sample)),
     END
 };
 #undef M
@@ -440,6 +441,7 @@ static const struct field end_fields[] = {
     OPT_INT("calls", 0, LLONG_MAX, AT(M, calls)),
     OPT_INT("printed", 0, LLONG_MAX, AT(M, printed)),
     OPT_INT("filtered", 0, LLONG_MAX, AT(M, filtered)),
+    OPT_INT("seen", 0, LLONG_MAX, AT(M, seen)),
     OPT_INT("dropped", 0, LLONG_MAX, AT(M, dropped)),
     OPT_INT("discarded", 0, LLONG_MAX, AT(M, discarded)),
     OPT_INT("restored_classes", 0, LLONG_MAX, AT(M, restored_classes)),
@@ -459,6 +461,7 @@ static const struct field status_fields[] = {
     OPT_INT("printed", 0, LLONG_MAX, AT(M, printed)),
     OPT_INT("filtered", 0, LLONG_MAX, AT(M, filtered)),
     OPT_INT("dropped", 0, LLONG_MAX, AT(M, dropped)),
+    OPT_INT("seen", 0, LLONG_MAX, AT(M, seen)),
     OPT_INT("instrumented", 0, LLONG_MAX, AT(M, instrumented)),
     OPT_INT("pending", 0, LLONG_MAX, AT(M, pending)),
     OPT_INT("late", 0, LLONG_MAX, AT(M, late)),

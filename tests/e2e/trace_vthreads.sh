@@ -3,9 +3,9 @@
 # virtual threads call tgt.VWork.job, which sleeps between its two steps, so
 # a call may continue on another carrier thread. Every call printed is whole
 # and right (job -> step x2, pause; pause lasts its millisecond), named after
-# its virtual thread. More threads than the agent's slots may be inside a
-# call at once: those calls are not traced, and the end of the session
-# reports how many, so no tree mixes two calls up.
+# its virtual thread. Any number of threads may be inside a call at once
+# (trace_overlap.sh); a call not traced is reported at the end of the
+# session, and no tree mixes two calls up.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"

@@ -332,6 +332,29 @@ static void test_aggregate(void)
     CHECK(!c.aggregate && c.interval_s == 0 && c.slowest == 0);
 }
 
+/* --sample N (issue 13): 1..1000000000, with or without --aggregate. */
+static void test_sample(void)
+{
+    struct cli c;
+    mct_err e;
+
+    CHECK_INT(parse(&c, &e, "--sample", "10", "1", "a.B", "m", "3", "x", (char *)NULL), 0);
+    CHECK(c.sample == 10);
+    CHECK_INT(parse(&c, &e, "--aggregate", "--sample=1000000000", "1", "a.B", "m", "3", "x", (char *)NULL), 0);
+    CHECK(c.sample == 1000000000 && c.aggregate);
+    CHECK_INT(parse(&c, &e, "1", "a.B", "m", "3", "x", (char *)NULL), 0);
+    CHECK(c.sample == 0);
+    USAGE_ERROR("--sample must be an integer from 1 (every call) to 1000000000, got '0'", "--sample", "0", "1",
+                "a.B", "m", "3", "x");
+    USAGE_ERROR("--sample must be an integer from 1 (every call) to 1000000000, got '-5'", "--sample", "-5", "1",
+                "a.B", "m", "3", "x");
+    USAGE_ERROR("--sample must be an integer from 1 (every call) to 1000000000, got 'ten'", "--sample", "ten",
+                "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--sample must be an integer from 1 (every call) to 1000000000, got '1000000001'", "--sample",
+                "1000000001", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("option --sample needs a value", "1", "a.B", "m", "3", "x", "--sample");
+}
+
 int main(void)
 {
     test_trace();
@@ -339,6 +362,7 @@ int main(void)
     test_errors();
     test_gates();
     test_aggregate();
+    test_sample();
     test_usage_text();
     return check_status();
 }

@@ -25,9 +25,9 @@ static void test_invalid(void)
 
     CHECK_INT(opts_parse("bogus", &o, &e), -1);
     CHECK_INT(e.code, MCT_E_ARG);
-    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, max-calls, percentile, fail-over-ms, budget)");
+    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget)");
     CHECK_INT(opts_parse("verbose,x=1", &o, &e), -1);
-    CHECK_STR(e.msg, "unknown option 'x' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, max-calls, percentile, fail-over-ms, budget)");
+    CHECK_STR(e.msg, "unknown option 'x' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget)");
     CHECK_INT(opts_parse("verbose=1", &o, &e), -1);
     CHECK_STR(e.msg, "option 'verbose' takes no value");
     CHECK_INT(opts_parse("verbose,", &o, &e), -1);
@@ -62,6 +62,23 @@ static void test_string(void)
     CHECK_INT(opts_parse("clock=hpet", &o, &e), -1);
     CHECK_STR(e.msg, "option 'clock' takes one of auto|monotonic, not 'hpet'");
     CHECK_INT(opts_parse("clock=monotonicx", &o, &e), -1);
+}
+
+/* sample= (issue 13): 1..1000000000. */
+static void test_sample(void)
+{
+    struct agent_opts o;
+    mct_err e;
+
+    CHECK_INT(opts_parse("trace=a.B.run,out=x", &o, &e), 0);
+    CHECK(o.trace.sample == 0);
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,sample=100", &o, &e), 0);
+    CHECK(o.trace.sample == 100);
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,sample=1", &o, &e), 0);
+    CHECK(o.trace.sample == 1);
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,sample=0", &o, &e), -1);
+    CHECK_STR(e.msg, "option 'sample': give an integer from 1 (every call) to 1000000000, not '0'");
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,sample=x", &o, &e), -1);
 }
 
 static void test_aggregate(void)
@@ -252,6 +269,7 @@ int main(void)
     test_gates();
     test_trace();
     test_aggregate();
+    test_sample();
     test_valid();
     test_invalid();
     test_string();

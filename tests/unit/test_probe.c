@@ -1,6 +1,6 @@
 /* test_probe.c — the probe runtime without a JVM: the natives are called
  * through fake JNI and JVMTI function tables, the way the probe class's Java
- * code calls them (its slot lookup is emulated here), and the events they
+ * code calls them (its table lookup is emulated here), and the events they
  * leave are checked. */
 #include <jni.h>
 #include <jvmti.h>
@@ -21,20 +21,25 @@
 
 typedef void(JNICALL *native_ki)(JNIEnv *, jclass, jint, jint);
 typedef void(JNICALL *native_tki)(JNIEnv *, jclass, jthrowable, jint, jint);
-typedef void(JNICALL *native_oki)(JNIEnv *, jclass, jobject, jint, jint);
+typedef void(JNICALL *native_olki)(JNIEnv *, jclass, jobject, jlong, jint, jint);
+typedef jboolean(JNICALL *native_z)(JNIEnv *, jclass);
 
-#define SLOTS 8
+/* Probe.ENTRIES, Probe.STRIDE */
+#define ENTRIES 1024
+#define STRIDE 16
 
 static native_ki n_enter0, n_exit0, n_root_exit0, n_root_other0;
 static native_tki n_fail0, n_root_fail0;
-static native_oki n_root_enter0, n_root_enter_on0;
+static native_olki n_root_enter0, n_root_enter_on0;
+static native_z n_counting0;
 static int defined_ok;
 static _Atomic int global_refs;
-static jobject slot_value[SLOTS];
-static jboolean all_value;
+static jobject table_value[ENTRIES * STRIDE]; /* Probe.TABLE */
+static char table_object;                     /* the array itself */
 static jobject receiver_value;   /* Probe.receivers: a struct fake_array */
 static int virtual_answer; /* what Thread.isVirtual answers */
 static __thread jobject current; /* Thread.currentThread() of a test thread */
+static __thread jlong current_id; /* its getId() */
 
 /* Distinct addresses standing for JVM objects (jobject is opaque). */
 static char objects[4 + PROBE_MAX_RECEIVERS + 2];
@@ -76,7 +81,8 @@ static jclass JNICALL f_define(JNIEnv *env, const char *name, jobject loader, co
                 natives = 0;
         }
         /* what the rewriter calls, and what the agent binds and times */
-        defined_ok = natives == 8 && cf_find_method(c, "spin", "(I)V") != NULL &&
+        defined_ok = natives == 9 && cf_find_method(c, "counting0", "()Z") != NULL &&
+                     cf_find_method(c, "spin", "(I)V") != NULL &&
                      cf_find_method(c, "enter0", "(II)V") != NULL &&
                      cf_find_method(c, "enter", "(I)V") != NULL && cf_find_method(c, "exit", "(I)V") != NULL &&
                      cf_find_method(c, "fail", "(Ljava/lang/Throwable;I)V") != NULL &&
@@ -103,9 +109,11 @@ static jint JNICALL f_register(JNIEnv *env, jclass cls, const JNINativeMethod *m
         else if (strcmp(m[i].name, "fail0") == 0)
             n_fail0 = (native_tki)m[i].fnPtr;
         else if (strcmp(m[i].name, "rootEnter0") == 0)
-            n_root_enter0 = (native_oki)m[i].fnPtr;
+            n_root_enter0 = (native_olki)m[i].fnPtr;
         else if (strcmp(m[i].name, "rootEnterOn0") == 0)
-            n_root_enter_on0 = (native_oki)m[i].fnPtr;
+            n_root_enter_on0 = (native_olki)m[i].fnPtr;
+        else if (strcmp(m[i].name, "counting0") == 0)
+            n_counting0 = (native_z)m[i].fnPtr;
         else if (strcmp(m[i].name, "rootOther0") == 0)
             n_root_other0 = (native_ki)m[i].fnPtr;
         else if (strcmp(m[i].name, "rootExit0") == 0)
@@ -136,30 +144,25 @@ static jclass JNICALL f_get_class(JNIEnv *env, jobject o)
     return fake_exc_class;
 }
 
-/* Static fields: t0..t7 are ids 1..8, all is id 9, receiver 10. */
+/* Static fields: TABLE is id 1, receivers 2. */
 static jfieldID JNICALL f_static_field(JNIEnv *env, jclass cls, const char *name, const char *sig)
 {
-    if (name[0] == 't' && name[1] >= '0' && name[1] <= '7' && name[2] == '\0' &&
-        strcmp(sig, "Ljava/lang/Thread;") == 0)
-        return (jfieldID)(uintptr_t)(name[1] - '0' + 1);
-    if (strcmp(name, "all") == 0 && strcmp(sig, "Z") == 0)
-        return (jfieldID)(uintptr_t)9;
+    if (strcmp(name, "TABLE") == 0 && strcmp(sig, "[Ljava/lang/Thread;") == 0)
+        return (jfieldID)(uintptr_t)1;
     if (strcmp(name, "receivers") == 0 && strcmp(sig, "[Ljava/lang/ref/WeakReference;") == 0)
-        return (jfieldID)(uintptr_t)10;
+        return (jfieldID)(uintptr_t)2;
     return NULL;
+}
+
+static jobject JNICALL f_get_static_object(JNIEnv *env, jclass cls, jfieldID f)
+{
+    return (uintptr_t)f == 1 ? (jobject)&table_object : NULL;
 }
 
 static void JNICALL f_set_static_object(JNIEnv *env, jclass cls, jfieldID f, jobject v)
 {
-    if ((uintptr_t)f == 10)
+    if ((uintptr_t)f == 2)
         receiver_value = v;
-    else
-        slot_value[(uintptr_t)f - 1] = v;
-}
-
-static void JNICALL f_set_static_boolean(JNIEnv *env, jclass cls, jfieldID f, jboolean v)
-{
-    all_value = v;
 }
 
 /* A weak reference is the object itself; it is cleared once unloaded. */
@@ -202,7 +205,10 @@ static jobjectArray JNICALL f_new_array(JNIEnv *env, jsize n, jclass cls, jobjec
 
 static void JNICALL f_set_element(JNIEnv *env, jobjectArray a, jsize i, jobject v)
 {
-    ((struct fake_array *)a)->e[i] = v;
+    if (a == (jobjectArray)&table_object)
+        table_value[i] = v;
+    else
+        ((struct fake_array *)a)->e[i] = v;
 }
 
 static jclass JNICALL f_find_class(JNIEnv *env, const char *name)
@@ -229,45 +235,70 @@ static void JNICALL f_exception_clear(JNIEnv *env)
 {
 }
 
-/* The probe class's Java code: the slot of the current thread, then the
+/* This test thread is now Java thread t, whose id is its address. */
+static void be(jobject t)
+{
+    current = t;
+    current_id = (jlong)(uintptr_t)t;
+}
+
+/* Probe.first and Probe.second: the two entries of thread id id, as
+ * indexes of Probe.TABLE. */
+static int first_entry(jlong id)
+{
+    return ((int)id & (ENTRIES - 1)) * STRIDE;
+}
+
+static int second_entry(jlong id)
+{
+    return (int)(((uint64_t)id * 0x9E3779B97F4A7C15ull) >> 54) * STRIDE;
+}
+
+/* The probe class's Java code: the entry of the current thread, then the
  * native with it (or not at all). */
 static int java_slot(void)
 {
-    int k;
+    int a = first_entry(current_id), b = second_entry(current_id);
 
-    for (k = 0; k < SLOTS; k++)
-        if (current != NULL && slot_value[k] == current)
-            return k;
-    return -1;
+    if (current != NULL && table_value[a] == current)
+        return a;
+    return current != NULL && table_value[b] == current ? b : -1;
 }
+
+/* How many natives the probes of an instrumented method called. */
+static int inner_natives;
 
 static void p_enter(JNIEnv *e, jclass cls, jint id)
 {
     int k = java_slot();
 
-    if (k >= 0 || all_value)
+    if (k >= 0) {
+        inner_natives++;
         n_enter0(e, cls, k, id);
+    }
 }
 
 static void p_exit(JNIEnv *e, jclass cls, jint id)
 {
     int k = java_slot();
 
-    if (k >= 0 || all_value)
+    if (k >= 0) {
+        inner_natives++;
         n_exit0(e, cls, k, id);
+    }
 }
 
 static void p_fail(JNIEnv *e, jclass cls, jthrowable ex, jint id)
 {
     int k = java_slot();
 
-    if (k >= 0 || all_value)
+    if (k >= 0)
         n_fail0(e, cls, ex, k, id);
 }
 
 static void p_root_enter(JNIEnv *e, jclass cls, jint id)
 {
-    n_root_enter0(e, cls, current, java_slot(), id);
+    n_root_enter0(e, cls, current, current_id, java_slot(), id);
 }
 
 /* How many natives rootEnterOn, rootExitOn and rootFailOn called. */
@@ -292,11 +323,11 @@ static void p_root_enter_on(JNIEnv *e, jclass cls, jclass of, jint id)
         named = ref_get(r->e[i]) != NULL && ref_get(r->e[i]) == of;
     if (named) {
         natives_called++;
-        n_root_enter_on0(e, cls, current, java_slot(), id);
+        n_root_enter_on0(e, cls, current, current_id, java_slot(), id);
         return;
     }
     k = java_slot();
-    if (k >= 0 || all_value) {
+    if (k >= 0) {
         natives_called++;
         n_root_other0(e, cls, k, id);
     }
@@ -304,7 +335,10 @@ static void p_root_enter_on(JNIEnv *e, jclass cls, jclass of, jint id)
 
 static void p_root_exit(JNIEnv *e, jclass cls, jint id)
 {
-    n_root_exit0(e, cls, java_slot(), id);
+    int k = java_slot();
+
+    if (k >= 0)
+        n_root_exit0(e, cls, k, id);
 }
 
 /* rootExitOn and rootFailOn, the exits of an inherited entry method: native
@@ -314,7 +348,7 @@ static void p_root_exit_on(JNIEnv *e, jclass cls, jint id)
 {
     int k = java_slot();
 
-    if (k >= 0 || all_value) {
+    if (k >= 0) {
         natives_called++;
         n_root_exit0(e, cls, k, id);
     }
@@ -324,7 +358,7 @@ static void p_root_fail_on(JNIEnv *e, jclass cls, jthrowable ex, jint id)
 {
     int k = java_slot();
 
-    if (k >= 0 || all_value) {
+    if (k >= 0) {
         natives_called++;
         n_root_fail0(e, cls, ex, k, id);
     }
@@ -332,7 +366,10 @@ static void p_root_fail_on(JNIEnv *e, jclass cls, jthrowable ex, jint id)
 
 static void p_root_fail(JNIEnv *e, jclass cls, jthrowable ex, jint id)
 {
-    n_root_fail0(e, cls, ex, java_slot(), id);
+    int k = java_slot();
+
+    if (k >= 0)
+        n_root_fail0(e, cls, ex, k, id);
 }
 
 static struct JNINativeInterface_ jni_fns;
@@ -378,7 +415,7 @@ static void test_install(void)
     jni_fns.GetObjectClass = f_get_class;
     jni_fns.GetStaticFieldID = f_static_field;
     jni_fns.SetStaticObjectField = f_set_static_object;
-    jni_fns.SetStaticBooleanField = f_set_static_boolean;
+    jni_fns.GetStaticObjectField = f_get_static_object;
     jni_fns.IsSameObject = f_same;
     jni_fns.FindClass = f_find_class;
     jni_fns.GetMethodID = f_method_id;
@@ -393,7 +430,8 @@ static void test_install(void)
     CHECK(probe_install(env, jvmti, 0, &err) == 0);
     CHECK(defined_ok);
     CHECK(n_enter0 && n_exit0 && n_fail0 && n_root_enter0 && n_root_exit0 && n_root_fail0 && n_root_enter_on0 &&
-          n_root_other0);
+          n_root_other0 && n_counting0);
+    CHECK(n_counting0 != NULL && n_counting0(env, fake_class) == JNI_FALSE);
     CHECK(probe_install(env, jvmti, 0, &err) == 0); /* idempotent */
     CHECK_STR(probe_methods(1)->enter, "rootEnter");
     CHECK_STR(probe_methods(0)->fail, "fail");
@@ -423,8 +461,8 @@ static void test_depth_limit(void)
     p_enter(env, fake_class, A); /* outside a traced call: nothing */
     p_root_enter(env, fake_class, ROOT);
     CHECK(me() != NULL);
-    CHECK_INT(global_refs, 3); /* the probe class, WeakReference and the Thread */
-    CHECK(slot_value[0] == fake_thread); /* the Java side now sees this thread trace */
+    CHECK_INT(global_refs, 4); /* the probe class, its TABLE, WeakReference and the Thread */
+    CHECK(table_value[first_entry(current_id)] == fake_thread); /* the Java side now sees this thread trace */
     p_enter(env, fake_class, A);
     p_enter(env, fake_class, B);
     p_enter(env, fake_class, C);
@@ -432,7 +470,7 @@ static void test_depth_limit(void)
     p_exit(env, fake_class, B);
     p_exit(env, fake_class, A);
     p_root_exit(env, fake_class, ROOT);
-    CHECK(slot_value[0] == NULL); /* and no longer once its call ended */
+    CHECK(table_value[first_entry(current_id)] == NULL); /* and no longer once its call ended */
     n = pending(me(), ev, 16);
     CHECK_INT(n, 6);
     CHECK_INT(PROBE_KIND(ev[0].kind), PROBE_ROOT_ENTER);
@@ -796,7 +834,7 @@ static void test_drop_and_grow(void)
 
 static void *traced_thread(void *arg)
 {
-    current = (jobject)arg;
+    be((jobject)arg);
     p_root_enter(env, fake_class, ROOT);
     p_root_exit(env, fake_class, ROOT);
     return probe_threads();
@@ -867,7 +905,7 @@ static pthread_barrier_t traced, may_exit;
 
 static void *traced_then_wait(void *arg)
 {
-    current = (jobject)arg;
+    be((jobject)arg);
     p_root_enter(env, fake_class, ROOT);
     p_root_exit(env, fake_class, ROOT);
     pthread_barrier_wait(&traced);
@@ -933,7 +971,7 @@ static char vthread;
 
 static void *carrier_two(void *arg)
 {
-    current = (jobject)&vthread;
+    be((jobject)&vthread);
     p_exit(env, fake_class, A);
     p_root_exit(env, fake_class, ROOT);
     return NULL;
@@ -951,7 +989,7 @@ static void test_virtual_thread(void)
     int k;
 
     virtual_answer = 1;
-    current = (jobject)&vthread;
+    be((jobject)&vthread);
     p_root_enter(env, fake_class, ROOT);
     k = java_slot();
     CHECK(k >= 0);
@@ -960,8 +998,8 @@ static void test_virtual_thread(void)
     CHECK(pthread_create(&th, NULL, carrier_two, NULL) == 0);
     pthread_join(th, NULL);
     virtual_answer = 0;
-    current = platform;
-    CHECK(slot_value[k] == NULL);
+    be(platform);
+    CHECK(table_value[k] == NULL);
     v = written_state();
     CHECK(v != NULL);
     if (v == NULL)
@@ -977,107 +1015,164 @@ static void test_virtual_thread(void)
     global_refs--; /* the worker frees the thread's reference */
 }
 
-/* Eight other threads hold the eight slots mid-call. */
+/* More threads than the 8 slots there once were hold entries mid-call. */
+enum { HOLDERS = 24 };
 static pthread_barrier_t in_call, may_leave;
-static char holder_objects[SLOTS];
+static char holder_objects[HOLDERS];
 
-static void *slot_holder(void *arg)
+static void *entry_holder(void *arg)
 {
-    current = (jobject)arg;
+    be((jobject)arg);
     p_root_enter(env, fake_class, ROOT);
+    p_enter(env, fake_class, A);
     pthread_barrier_wait(&in_call);
     pthread_barrier_wait(&may_leave);
+    p_exit(env, fake_class, A);
     p_root_exit(env, fake_class, ROOT);
     return NULL;
 }
 
-/* More threads in traced calls than slots: a platform thread's probes all
- * go native ("all", until the session ends), a virtual thread's call is
- * not traced (counted); slots come back when their calls end. */
-static void test_slots_full(void)
+/* Any number of threads trace at once, each in an entry of its own; an
+ * instrumented method called outside a traced call meanwhile stays in
+ * Java (no native), and a virtual thread's call is traced too. */
+static void test_many_threads(void)
 {
-    pthread_t th[SLOTS];
+    pthread_t th[HOLDERS];
     jobject platform = current;
-    probe_ev ev[4];
-    uint64_t unslotted = probe_unslotted();
-    int k;
+    probe_thread *t;
+    probe_ev ev[8];
+    int k, held = 0, calls = 0;
 
-    pthread_barrier_init(&in_call, NULL, SLOTS + 1);
-    pthread_barrier_init(&may_leave, NULL, SLOTS + 1);
-    for (k = 0; k < SLOTS; k++)
-        CHECK(pthread_create(&th[k], NULL, slot_holder, &holder_objects[k]) == 0);
+    pthread_barrier_init(&in_call, NULL, HOLDERS + 1);
+    pthread_barrier_init(&may_leave, NULL, HOLDERS + 1);
+    for (k = 0; k < HOLDERS; k++)
+        CHECK(pthread_create(&th[k], NULL, entry_holder, &holder_objects[k]) == 0);
     pthread_barrier_wait(&in_call);
-    for (k = 0; k < SLOTS; k++)
-        CHECK(slot_value[k] != NULL && slot_value[k] != fake_thread);
-    CHECK(!all_value);
-    virtual_answer = 1;
-    current = (jobject)&vthread;
-    p_root_enter(env, fake_class, ROOT);
-    p_root_exit(env, fake_class, ROOT);
-    virtual_answer = 0;
-    current = platform;
-    CHECK_INT(probe_unslotted(), unslotted + 1);
-    p_root_enter(env, fake_class, ROOT);
-    CHECK(all_value);
+    for (k = 0; k < ENTRIES * STRIDE; k++)
+        held += table_value[k] != NULL;
+    CHECK_INT(held, HOLDERS);
+    inner_natives = 0;
     p_enter(env, fake_class, A);
     p_exit(env, fake_class, A);
+    CHECK_INT(inner_natives, 0);
+    virtual_answer = 1;
+    be((jobject)&vthread);
+    p_root_enter(env, fake_class, ROOT);
+    CHECK(java_slot() >= 0);
     p_root_exit(env, fake_class, ROOT);
-    CHECK_INT(pending(me(), ev, 4), 4);
+    virtual_answer = 0;
+    be(platform);
     pthread_barrier_wait(&may_leave);
-    for (k = 0; k < SLOTS; k++)
+    for (k = 0; k < HOLDERS; k++)
         pthread_join(th[k], NULL);
-    for (k = 0; k < SLOTS; k++)
-        CHECK(slot_value[k] == NULL);
-    CHECK(all_value);
-    probe_session_end(env);
-    CHECK(!all_value);
-    probe_session_begin(1, 3);
+    for (k = 0; k < ENTRIES * STRIDE; k++)
+        CHECK(table_value[k] == NULL);
+    for (t = probe_threads(); t != NULL; t = t->next) {
+        size_t n = pending(t, ev, 8);
+
+        if (n == 0)
+            continue;
+        calls++;
+        CHECK(n == 4 || n == 3); /* a holder's, or the virtual thread's */
+        if (n == 3) {
+            CHECK_INT(PROBE_KIND(ev[1].kind), PROBE_THREAD);
+            global_refs--; /* the worker frees the thread's reference */
+        }
+    }
+    CHECK_INT(calls, HOLDERS + 1);
     pthread_barrier_destroy(&in_call);
     pthread_barrier_destroy(&may_leave);
 }
 
-/* A call of an inherited entry method without a slot ("all": the slots are
- * taken) outlives its session: "all" stays set until it ends, so that its
- * exit, which stays in Java for a thread outside a traced call, still goes
- * native and the call completes; the worker then clears it. */
-static void test_all_outlives_session(void)
-{
-    pthread_t th[SLOTS];
-    probe_thread *t;
-    probe_ev ev[4];
-    int k;
+static pthread_barrier_t holding, let_go;
 
-    CHECK(!all_value);
-    pthread_barrier_init(&in_call, NULL, SLOTS + 1);
-    pthread_barrier_init(&may_leave, NULL, SLOTS + 1);
-    for (k = 0; k < SLOTS; k++)
-        CHECK(pthread_create(&th[k], NULL, slot_holder, &holder_objects[k]) == 0);
-    pthread_barrier_wait(&in_call);
-    probe_receivers_begin(env, NAMED);
-    probe_receiver_add(env, fake_class, NAMED);
-    p_root_enter_on(env, fake_class, fake_class, ROOT);
-    CHECK(all_value);
+static void *hold_while(void *arg)
+{
+    be((jobject)arg);
+    p_root_enter(env, fake_class, ROOT);
+    pthread_barrier_wait(&holding);
+    pthread_barrier_wait(&let_go);
+    p_root_exit(env, fake_class, ROOT);
+    return NULL;
+}
+
+/* A thread whose two entries are both held by others is not traced
+ * (counted), and traced again once one is free. */
+static void test_unslotted(void)
+{
+    static char ids[3 * 4096];
+    char *a, *b, *c = NULL;
+    pthread_t th[2];
+    jobject platform = current;
+    uint64_t unslotted = probe_unslotted(), dropped = probe_dropped(), seen = probe_seen();
+    probe_ev ev[4];
+    int i;
+
+    /* c shares its first entry with a, its second with b's first. */
+    for (i = 2048; i < 3 * 4096 && c == NULL; i++) {
+        int two = second_entry((jlong)(uintptr_t)&ids[i]);
+
+        if (two != first_entry((jlong)(uintptr_t)&ids[i]))
+            c = &ids[i];
+    }
+    CHECK(c != NULL);
+    if (c == NULL)
+        return;
+    a = c - 2048;
+    b = ids;
+    while (first_entry((jlong)(uintptr_t)b) != second_entry((jlong)(uintptr_t)c))
+        b++;
+    pthread_barrier_init(&holding, NULL, 3);
+    pthread_barrier_init(&let_go, NULL, 3);
+    CHECK(pthread_create(&th[0], NULL, hold_while, a) == 0);
+    CHECK(pthread_create(&th[1], NULL, hold_while, b) == 0);
+    pthread_barrier_wait(&holding);
+    be((jobject)c);
+    p_root_enter(env, fake_class, ROOT);
     CHECK_INT(java_slot(), -1);
-    pthread_barrier_wait(&may_leave);
-    for (k = 0; k < SLOTS; k++)
-        pthread_join(th[k], NULL);
-    while ((t = written_state()) != NULL)
-        pending(t, ev, 4);
+    p_root_exit(env, fake_class, ROOT);
+    CHECK_INT(probe_unslotted(), unslotted + 1);
+    CHECK_INT(probe_dropped(), dropped + 1);
+    pthread_barrier_wait(&let_go);
+    pthread_join(th[0], NULL);
+    pthread_join(th[1], NULL);
+    p_root_enter(env, fake_class, ROOT);
+    CHECK(java_slot() >= 0);
+    p_root_exit(env, fake_class, ROOT);
+    CHECK_INT(probe_seen(), seen + 4);
+    be(platform);
+    CHECK_INT(pending(me(), ev, 4), 2); /* this OS thread's state: c's second call */
+    pthread_barrier_destroy(&holding);
+    pthread_barrier_destroy(&let_go);
+}
+
+/* --sample: one entry call in N is traced, counting down per OS thread
+ * from a phase of its own; the others run their probes in Java. */
+static void test_sample(void)
+{
+    enum { N = 10, CALLS = 200 };
+    probe_ev ev[4];
+    uint64_t seen = probe_seen();
+    int i, took = 0;
+    mct_err err;
+    int32_t SAMPLED = mt_add("com/shop/Cart", "sampled", "()V", 3, 1, &err);
+
+    probe_set_sample(N);
+    probe_session_begin(3, 3);
+    inner_natives = 0;
+    for (i = 0; i < CALLS; i++) {
+        p_root_enter(env, fake_class, SAMPLED);
+        p_enter(env, fake_class, A);
+        p_exit(env, fake_class, A);
+        p_root_exit(env, fake_class, SAMPLED);
+        took += pending(me(), ev, 4) == 4;
+    }
+    CHECK_INT(took, CALLS / N);
+    CHECK_INT(inner_natives, 2 * CALLS / N);
+    CHECK_INT(probe_seen(), seen + CALLS);
+    probe_set_sample(1);
     probe_session_end(env);
-    CHECK(all_value);                 /* the call still needs it */
-    CHECK_INT(probe_release_all(env), 0);
-    p_enter(env, fake_class, A);
-    p_exit(env, fake_class, A);
-    p_root_exit_on(env, fake_class, ROOT);
-    CHECK_INT(me()->depth, 0);        /* the exit went native */
-    CHECK_INT(atomic_load(&me()->in_call), 0);
-    CHECK_INT(pending(me(), ev, 4), 4);
-    CHECK_INT(PROBE_SESSION(ev[3].kind), 1);
-    CHECK_INT(probe_release_all(env), 1);
-    CHECK(!all_value);
     probe_session_begin(1, 3);
-    pthread_barrier_destroy(&in_call);
-    pthread_barrier_destroy(&may_leave);
 }
 
 int main(void)
@@ -1085,7 +1180,7 @@ int main(void)
     mct_err err;
 
     clock_init(0);
-    current = fake_thread;
+    be(fake_thread);
     ROOT = mt_add("com/shop/Cart", "total", "()J", 1, 1, &err);
     OTHER_ROOT = mt_add("com/shop/Other", "total", "()J", 2, 1, &err);
     OWN_ROOT = mt_add("com/shop/Cart", "total", "(I)J", 1, 1, &err);
@@ -1105,8 +1200,9 @@ int main(void)
     test_overflow();
     test_nested_pairs_overflow();
     test_virtual_thread();
-    test_slots_full();
-    test_all_outlives_session();
+    test_many_threads();
+    test_unslotted();
+    test_sample();
     test_drop_and_grow();
     test_thread_reuse();
     test_shrink();

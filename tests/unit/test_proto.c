@@ -247,6 +247,13 @@ static void test_requests(void)
            "slowest: 1001 is outside 0..1000");
     REJECT(TRACE_OK ",\"aggregate\":true,\"interval_ms\":-1}", PROTO_REQUEST, MCT_E_PROTO,
            "interval_ms: -1 is outside");
+    /* sample is optional (older clients): 1..PROTO_MAX_SAMPLE. */
+    ACCEPT(TRACE_OK ",\"sample\":10}", PROTO_REQUEST);
+    ACCEPT(TRACE_OK ",\"sample\":1000000000}", PROTO_REQUEST);
+    REJECT(TRACE_OK ",\"sample\":0}", PROTO_REQUEST, MCT_E_PROTO, "sample: 0 is outside 1..1000000000");
+    REJECT(TRACE_OK ",\"sample\":1000000001}", PROTO_REQUEST, MCT_E_PROTO,
+           "sample: 1000000001 is outside 1..1000000000");
+    REJECT(TRACE_OK ",\"sample\":\"10\"}", PROTO_REQUEST, MCT_E_PROTO, "sample");
 
     ACCEPT("{\"type\":\"stop\",\"reason\":\"count\"}", PROTO_REQUEST);
     REJECT("{\"type\":\"stop\",\"reason\":\"\"}", PROTO_REQUEST, MCT_E_PROTO,
@@ -705,7 +712,7 @@ static const struct {
                 "\"desc\":\"(I[Ljava/lang/String;)V\",\"depth\":64,\"regex\":\"\",\"include_jdk\":true,"
                 "\"plan_only\":true,\"min_ns\":1500000,\"count\":9223372036854775807,\"verbose\":true,"
                 "\"client_pid\":2147483647,\"aggregate\":false,\"wait\":true}" },
-    { rt_trace, TRACE_OK ",\"aggregate\":true,\"interval_ms\":250,\"slowest\":1000,\"wait\":false}" },
+    { rt_trace, TRACE_OK ",\"aggregate\":true,\"interval_ms\":250,\"slowest\":1000,\"wait\":false,\"sample\":7}" },
     { rt_stop, "{\"type\":\"stop\",\"reason\":\"signal\"}" },
     { rt_hello, HELLO_HEAD "\"session\":null,\"instrumented_classes\":0,\"loads\":1,"
                 "\"missing_capabilities\":[]}" },

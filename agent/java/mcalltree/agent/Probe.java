@@ -6,38 +6,45 @@ import java.lang.ref.WeakReference;
  * The probes that instrumented code calls. The agent defines this class in
  * the boot loader (from bytes compiled at build time) and binds its natives.
  *
- * A thread inside a traced call owns a slot: t0..t7 holds it there. Each
- * slot is written only by its owner (from the natives, when its call starts
- * and ends), so a thread always sees its own slot; other threads may see
- * stale values, never their own thread. The natives find the call's state
- * through the slot, so a virtual thread that moves to another carrier
- * thread mid-call keeps its state. When more platform threads trace than
- * there are slots, "all" sends their probes native, where the OS thread's
- * own state is used (slot -1).
+ * A thread inside a traced call holds an entry of TABLE: the element at
+ * its index (a multiple of STRIDE, so that each entry has a cache line of
+ * its own) is the thread. A thread's entry is one of two, both found from
+ * its id: the low bits of the id, or a multiplicative hash of it (ids are
+ * handed out in sequence, so live threads rarely share the first, and two
+ * threads that do rarely share the second too). Each entry is written only
+ * by its owner (from the natives, when its call starts and ends), so a
+ * thread always sees its own entry; other threads may see stale values,
+ * never their own thread. The natives find the call's state through the
+ * entry, so a virtual thread that moves to another carrier thread mid-call
+ * keeps its state. A thread whose two entries are both held by others when
+ * its call starts is not traced (counted).
  *
- * Entry methods call rootEnter/rootExit/rootFail, which always go native: a
- * traced call starts there. Every other instrumented method calls
- * enter/exit/fail, which go native only for a thread inside a traced call:
- * outside one, a probe costs Thread.currentThread() and a few compares,
- * which the JIT inlines into the caller.
+ * Entry methods call rootEnter, which always goes native: a traced call
+ * starts there. Every other probe goes native only for a thread inside a
+ * traced call: outside one, it costs Thread.currentThread(), its id and
+ * two loads and compares, which the JIT inlines into the caller (TABLE is
+ * final: its reference and length are constants).
  *
  * An entry method the named class inherits runs for other classes too: it
  * calls rootEnterOn with its receiver, and only a call on an instance of
  * the named class (any loader's copy of it: receivers, set by the agent
  * for the session, which adds the copies that load meanwhile) is an entry
  * call. A call on another class is what a call of an ordinary instrumented
- * method would be: nothing outside a traced call, a node inside one. Its
- * exit probes, rootExitOn and rootFailOn, go native only for a thread
- * inside a traced call, as exit and fail do: a thread in a traced call
- * always sees its slot, or "all", which the agent clears only while no
- * call without a slot runs.
+ * method would be: nothing outside a traced call, a node inside one.
+ *
+ * In the agent's counting mode (COUNTING, fixed when the class
+ * initializes) every probe goes native.
  */
 public final class Probe {
     private Probe() {
     }
 
-    static Thread t0, t1, t2, t3, t4, t5, t6, t7;
-    static boolean all;
+    /** Entries (a power of 2) and the elements between two of them. */
+    static final int ENTRIES = 1024;
+    static final int STRIDE = 16;
+    static final Thread[] TABLE = new Thread[ENTRIES * STRIDE];
+    static final boolean COUNTING = counting0();
+
     /**
      * The named class of the session: each loader's copy (its own Class
      * objects), held weakly so that a loader can still be unloaded; null:
@@ -45,56 +52,52 @@ public final class Probe {
      */
     static volatile WeakReference<?>[] receivers;
 
-    /** The slot of the current thread, or -1. */
+    /** The first entry of a thread whose id is id (its index in TABLE). */
+    private static int first(long id) {
+        return ((int) id & (ENTRIES - 1)) * STRIDE;
+    }
+
+    /** Its second entry. */
+    private static int second(long id) {
+        return (int) ((id * 0x9E3779B97F4A7C15L) >>> 54) * STRIDE;
+    }
+
+    /** The index of the current thread's entry, or -1 (not in a traced call). */
     private static int slot() {
         Thread c = Thread.currentThread();
-        if (c == t0) {
-            return 0;
+        long id = c.getId();
+        int a = first(id);
+        if (TABLE[a] == c) {
+            return a;
         }
-        if (c == t1) {
-            return 1;
-        }
-        if (c == t2) {
-            return 2;
-        }
-        if (c == t3) {
-            return 3;
-        }
-        if (c == t4) {
-            return 4;
-        }
-        if (c == t5) {
-            return 5;
-        }
-        if (c == t6) {
-            return 6;
-        }
-        return c == t7 ? 7 : -1;
+        int b = second(id);
+        return TABLE[b] == c ? b : -1;
     }
 
     public static void enter(int id) {
         int k = slot();
-        if (k >= 0 || all) {
+        if (k >= 0 || COUNTING) {
             enter0(k, id);
         }
     }
 
     public static void exit(int id) {
         int k = slot();
-        if (k >= 0 || all) {
+        if (k >= 0 || COUNTING) {
             exit0(k, id);
         }
     }
 
     public static void fail(Throwable t, int id) {
         int k = slot();
-        if (k >= 0 || all) {
+        if (k >= 0 || COUNTING) {
             fail0(t, k, id);
         }
     }
 
     public static void rootEnter(int id) {
-        rootEnter0(Thread.currentThread(), slot(), id);
+        Thread c = Thread.currentThread();
+        rootEnter0(c, c.getId(), slot(), id);
     }
 
     /** Whether self is an instance of a copy of the named class. */
@@ -113,40 +116,50 @@ public final class Probe {
 
     public static void rootEnterOn(Object self, int id) {
         if (named(self)) {
-            rootEnterOn0(Thread.currentThread(), slot(), id);
+            Thread c = Thread.currentThread();
+            rootEnterOn0(c, c.getId(), slot(), id);
             return;
         }
         int k = slot();
-        if (k >= 0 || all) {
+        if (k >= 0 || COUNTING) {
             rootOther0(k, id);
         }
     }
 
     public static void rootExit(int id) {
-        rootExit0(slot(), id);
+        int k = slot();
+        if (k >= 0 || COUNTING) {
+            rootExit0(k, id);
+        }
     }
 
     public static void rootFail(Throwable t, int id) {
-        rootFail0(t, slot(), id);
+        int k = slot();
+        if (k >= 0 || COUNTING) {
+            rootFail0(t, k, id);
+        }
     }
 
     public static void rootExitOn(int id) {
         int k = slot();
-        if (k >= 0 || all) {
+        if (k >= 0 || COUNTING) {
             rootExit0(k, id);
         }
     }
 
     public static void rootFailOn(Throwable t, int id) {
         int k = slot();
-        if (k >= 0 || all) {
+        if (k >= 0 || COUNTING) {
             rootFail0(t, k, id);
         }
     }
 
-    private static native void rootEnter0(Thread current, int slot, int id);
+    private static native boolean counting0();
 
-    private static native void rootEnterOn0(Thread current, int slot, int id);
+    /** tid: current.getId(), whose entries the native may take. */
+    private static native void rootEnter0(Thread current, long tid, int slot, int id);
+
+    private static native void rootEnterOn0(Thread current, long tid, int slot, int id);
 
     private static native void rootOther0(int slot, int id);
 
@@ -161,9 +174,9 @@ public final class Probe {
     private static native void fail0(Throwable t, int slot, int id);
 
     /**
-     * Calls the enter native n times, finding the slot first as a probe
-     * does: the agent times what a probe call costs (its thread has no slot
-     * and never traces, so the native returns at once).
+     * Calls the enter native n times, finding the entry first as a probe
+     * does: the agent times what a probe call costs (its thread holds no
+     * entry and never traces, so the native returns at once).
      */
     static void spin(int n) {
         for (int i = 0; i < n; i++) {

@@ -14,7 +14,9 @@ import java.nio.file.StandardCopyOption;
  * (default 8 and 10); "inherit" and "subs" take a directory (they call only
  * when told, see inherit and subs), and so does "unload" (see Unload);
  * "reload DIR [T]" loads plug.Impl anew on T threads (default 2) back to
- * back (see reload).
+ * back (see reload); "overlap N" keeps N threads (and N virtual ones)
+ * inside the entry method at once (default 24); "counted DIR" calls
+ * Counted.run as often as DIR/go says (see counted).
  */
 public final class Main {
     private Main() {
@@ -33,6 +35,14 @@ public final class Main {
                 return;
             case "vthreads":
                 VThreads.start(12);
+                System.out.println("READY");
+                Thread.currentThread().join();
+                return;
+            case "counted":
+                counted(Path.of(arg));
+                return;
+            case "overlap":
+                Overlap.start(arg == null ? 24 : Integer.parseInt(arg));
                 System.out.println("READY");
                 Thread.currentThread().join();
                 return;
@@ -92,6 +102,28 @@ public final class Main {
                 Files.delete(go);
                 for (int i = 0; i < n; i++) {
                     sink += Inherit.round();
+                }
+                Files.writeString(dir.resolve("done.tmp"), n + "\n");
+                Files.move(dir.resolve("done.tmp"), dir.resolve("done"), StandardCopyOption.ATOMIC_MOVE);
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    /**
+     * Counted.run() as often as asked, and nothing else, as inherit does
+     * (DIR/go, DIR/done).
+     */
+    private static void counted(Path dir) throws Exception {
+        Path go = dir.resolve("go");
+        sink += Counted.step();
+        System.out.println("READY");
+        for (;;) {
+            if (Files.exists(go)) {
+                int n = Integer.parseInt(Files.readString(go).trim());
+                Files.delete(go);
+                for (int i = 0; i < n; i++) {
+                    sink += Counted.run();
                 }
                 Files.writeString(dir.resolve("done.tmp"), n + "\n");
                 Files.move(dir.resolve("done.tmp"), dir.resolve("done"), StandardCopyOption.ATOMIC_MOVE);
