@@ -1,7 +1,7 @@
 /* hier_jvmti.h — the planner's hierarchy (hier.h) over JVMTI: a snapshot of
  * the loaded classes taken when planning starts. Supertypes, subtypes and
- * declared methods are read on first use; class bytes come from one capture
- * retransformation per batch (instrument.h). Classes are identified by JVMTI
+ * declared methods are read on first use; a class's bytes are the class
+ * file jclassfile.h builds (no class is retransformed). Classes are identified by JVMTI
  * tags while the snapshot lives; hj_free clears them. */
 #ifndef MCT_HIER_JVMTI_H
 #define MCT_HIER_JVMTI_H
