@@ -58,12 +58,13 @@ static int utf8_equal(const struct pool *p, uint32_t i, const char *s, size_t n)
 /* Makes room for slot i; 0 or -1. */
 static int slot(struct pool *p, uint32_t i)
 {
-    if (i < p->cap)
-        return 0;
     uint8_t *tag;
 
-    if (buf_grow(&p->off, &p->cap, i, sizeof *p->off, 256) < 0)
-        return -1;
+    if (i < p->cap)
+        return 0;
+    while (i >= p->cap)
+        if (buf_grow(&p->off, &p->cap, p->cap, sizeof *p->off, 256) < 0)
+            return -1;
     if ((tag = realloc(p->tag, p->cap)) == NULL)
         return -1;
     p->tag = tag;
