@@ -403,6 +403,22 @@ static int op_bytes(void *ctx, hier_class *c, const uint8_t **data, size_t *len,
     return 0;
 }
 
+int hj_declares(hier_class *c, const char *name, const char *desc)
+{
+    const hier_method *ms;
+    size_t n, i;
+
+    /* Not linked yet: its methods are not known, it may. */
+    if (c->flags & HIER_UNLINKED)
+        return 1;
+    n = op_methods(c->owner, c, &ms);
+
+    for (i = 0; i < n; i++)
+        if (strcmp(ms[i].name, name) == 0 && strcmp(ms[i].desc, desc) == 0)
+            return 1;
+    return 0;
+}
+
 const hier_ops hj_ops = {
     .find = op_find,
     .name = op_name,

@@ -31,6 +31,10 @@ jclass hj_class(hier_class *c);
  * them all. */
 hier_class *hj_copy(hier_class *c, hier_class *after);
 
+/* Whether class c of the snapshot declares the method name desc (1 when
+ * c is not linked yet: its methods are not known). */
+int hj_declares(hier_class *c, const char *name, const char *desc);
+
 /* How many classes the snapshot holds. */
 size_t hj_count(const hj *h);
 
