@@ -1,5 +1,5 @@
 /* hier.h — the loaded classes as the planner sees them: names, flags,
- * supertypes, subtypes, declared methods and class file bytes. The agent
+ * supertypes, subtypes, declared methods and class files. The agent
  * implements it over JVMTI; the unit tests over a directory of class files.
  * Everything returned is borrowed from the implementation and stays valid
  * until the implementation is freed (i.e. for the whole planning run). */
@@ -45,11 +45,11 @@ typedef struct hier_ops {
     size_t (*subtypes)(void *ctx, hier_class *c, hier_class *const **out);
     /* The methods the class declares. */
     size_t (*methods)(void *ctx, hier_class *c, const hier_method **out);
-    /* The current class file bytes of c; returns 0, or -1 with err set. */
+    /* A class file of c as it runs now: its methods with their code, and
+     * the constant pool entries that code names (the JVMTI implementation
+     * reconstitutes it, see jclassfile.h). Reading it must not change the
+     * class. Returns 0, or -1 with err set. */
     int (*bytes)(void *ctx, hier_class *c, const uint8_t **data, size_t *len, mct_err *err);
-    /* A hint: bytes() will be asked of these classes next, so an
-     * implementation may fetch them in one batch. May be NULL. */
-    void (*prefetch)(void *ctx, hier_class *const *cs, size_t n);
 } hier_ops;
 
 #endif

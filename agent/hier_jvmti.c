@@ -6,7 +6,7 @@
 
 #include "buf.h"
 #include "classfile.h"
-#include "instrument.h"
+#include "jclassfile.h"
 #include "kit.h"
 #include "vm.h"
 
@@ -26,8 +26,7 @@ struct hier_class {
     int have_methods;
     hier_method *methods;
     size_t n_methods;
-    int have_bytes;
-    uint8_t *bytes;
+    uint8_t *bytes;            /* the class file jcf_build made, once asked */
     size_t len;
     hier_class *same_name;     /* the next class of this name (another loader) */
 };
@@ -393,45 +392,30 @@ static size_t op_methods(void *ctx, hier_class *c, const hier_method **out)
     return c->n_methods;
 }
 
-static void op_prefetch(void *ctx, hier_class *const *cs, size_t n)
-{
-    hj *h = ctx;
-    jclass *classes = calloc(n + 1, sizeof *classes);
-    hier_class **who = calloc(n + 1, sizeof *who);
-    uint8_t **bytes = calloc(n + 1, sizeof *bytes);
-    size_t *lens = calloc(n + 1, sizeof *lens);
-    size_t i, k = 0;
-    mct_err err;
-
-    if (classes != NULL && who != NULL && bytes != NULL && lens != NULL) {
-        for (i = 0; i < n; i++) {
-            if (cs[i]->have_bytes)
-                continue;
-            cs[i]->have_bytes = 1;
-            who[k] = cs[i];
-            classes[k++] = cs[i]->cls;
-        }
-        if (k > 0 && inst_capture(h->jni, classes, k, bytes, lens, &err) == 0) {
-            for (i = 0; i < k; i++) {
-                who[i]->bytes = bytes[i];
-                who[i]->len = lens[i];
-            }
-        }
-    }
-    free(classes);
-    free(who);
-    free(bytes);
-    free(lens);
-}
-
 static int op_bytes(void *ctx, hier_class *c, const uint8_t **data, size_t *len, mct_err *err)
 {
-    if (!c->have_bytes)
-        op_prefetch(ctx, &c, 1);
-    if (c->bytes == NULL)
-        return mct_err_set(err, MCT_E_JVMTI, "the JVM did not hand over the bytes of %s", c->name);
+    hj *h = ctx;
+
+    if (c->bytes == NULL && jcf_build(h->jni, c->cls, c->name, &c->bytes, &c->len, err) < 0)
+        return -1;
     *data = c->bytes;
     *len = c->len;
+    return 0;
+}
+
+int hj_declares(hier_class *c, const char *name, const char *desc)
+{
+    const hier_method *ms;
+    size_t n, i;
+
+    /* Not linked yet: its methods are not known, it may. */
+    if (c->flags & HIER_UNLINKED)
+        return 1;
+    n = op_methods(c->owner, c, &ms);
+
+    for (i = 0; i < n; i++)
+        if (strcmp(ms[i].name, name) == 0 && strcmp(ms[i].desc, desc) == 0)
+            return 1;
     return 0;
 }
 
@@ -444,5 +428,4 @@ const hier_ops hj_ops = {
     .subtypes = op_subtypes,
     .methods = op_methods,
     .bytes = op_bytes,
-    .prefetch = op_prefetch,
 };

@@ -1,7 +1,7 @@
 /* hier_jvmti.h — the planner's hierarchy (hier.h) over JVMTI: a snapshot of
  * the loaded classes taken when planning starts. Supertypes, subtypes and
- * declared methods are read on first use; class bytes come from one capture
- * retransformation per batch (instrument.h). Classes are identified by JVMTI
+ * declared methods are read on first use; a class's bytes are the class
+ * file jclassfile.h builds (no class is retransformed). Classes are identified by JVMTI
  * tags while the snapshot lives; hj_free clears them. */
 #ifndef MCT_HIER_JVMTI_H
 #define MCT_HIER_JVMTI_H
@@ -30,6 +30,10 @@ jclass hj_class(hier_class *c);
  * after the last. for (k = hj_copy(c, NULL); k; k = hj_copy(c, k)) visits
  * them all. */
 hier_class *hj_copy(hier_class *c, hier_class *after);
+
+/* Whether class c of the snapshot declares the method name desc (1 when
+ * c is not linked yet: its methods are not known). */
+int hj_declares(hier_class *c, const char *name, const char *desc);
 
 /* How many classes the snapshot holds. */
 size_t hj_count(const hj *h);

@@ -84,15 +84,6 @@ static atomic_size_t n_leftovers;
 #define LEFTOVER_GIVE_UP_NS 60000000000ull
 static jobject probe_module;         /* global ref: the boot loader's unnamed module */
 
-/* The capture in progress (one at a time: the session thread's). */
-static struct {
-    jclass *classes;
-    char **names;
-    uint8_t **bytes;
-    size_t *lens;
-    size_t n;
-} cap;
-
 static inst_load_cb load_cb;
 static void *load_arg;
 static inst_match_cb diag_match;
@@ -234,62 +225,6 @@ int inst_add(const char *cls, const char *name, const char *desc, int32_t id, in
     rc = inst_add_locked(cls, name, desc, id, root, out, err);
     pthread_mutex_unlock(&lock);
     return rc;
-}
-
-/* The bytes of a class file resource of cls (name: internal), read with
- * Class.getResourceAsStream; malloc'd, NULL when there is none. */
-static uint8_t *read_resource(JNIEnv *jni, jclass cls, const char *name, size_t *len)
-{
-    char path[1024];
-    jclass k = (*jni)->GetObjectClass(jni, cls), is_class = NULL;
-    jmethodID get = NULL, read_all = NULL;
-    jstring res = NULL;
-    jobject in = NULL;
-    jbyteArray arr = NULL;
-    uint8_t *bytes = NULL;
-
-    snprintf(path, sizeof path, "/%s.class", name);
-    if (k != NULL)
-        get = (*jni)->GetMethodID(jni, k, "getResourceAsStream", "(Ljava/lang/String;)Ljava/io/InputStream;");
-    if (get != NULL && (res = (*jni)->NewStringUTF(jni, path)) != NULL)
-        in = (*jni)->CallObjectMethod(jni, cls, get, res);
-    if (in != NULL && (is_class = (*jni)->GetObjectClass(jni, in)) != NULL &&
-        (read_all = (*jni)->GetMethodID(jni, is_class, "readAllBytes", "()[B")) != NULL)
-        arr = (*jni)->CallObjectMethod(jni, in, read_all);
-    /* Any of the calls above may have thrown: clear it before more JNI. */
-    if ((*jni)->ExceptionCheck(jni)) {
-        (*jni)->ExceptionClear(jni);
-        if (arr != NULL)
-            (*jni)->DeleteLocalRef(jni, arr);
-        arr = NULL;
-    }
-    if (arr != NULL) {
-        jsize n = (*jni)->GetArrayLength(jni, arr);
-
-        bytes = n > 0 ? malloc((size_t)n) : NULL;
-        if (bytes != NULL) {
-            (*jni)->GetByteArrayRegion(jni, arr, 0, n, (jbyte *)bytes);
-            *len = (size_t)n;
-        }
-    }
-    if (in != NULL && is_class != NULL) {
-        jmethodID close = (*jni)->GetMethodID(jni, is_class, "close", "()V");
-
-        if (close != NULL)
-            (*jni)->CallVoidMethod(jni, in, close);
-    }
-    (*jni)->ExceptionClear(jni);
-    if (arr != NULL)
-        (*jni)->DeleteLocalRef(jni, arr);
-    if (in != NULL)
-        (*jni)->DeleteLocalRef(jni, in);
-    if (is_class != NULL)
-        (*jni)->DeleteLocalRef(jni, is_class);
-    if (res != NULL)
-        (*jni)->DeleteLocalRef(jni, res);
-    if (k != NULL)
-        (*jni)->DeleteLocalRef(jni, k);
-    return bytes;
 }
 
 /* --- the hook --------------------------------------------------------------------------- */
@@ -538,24 +473,6 @@ static void rewrite_all(jvmtiEnv *jvmti, JNIEnv *jni, jobject loader, const char
     cf_free(cf);
 }
 
-/* Copies the bytes of a class being captured, if it is one. */
-static void capture_one(JNIEnv *jni, jclass redefined, const char *name, const uint8_t *data, size_t len)
-{
-    size_t i;
-
-    for (i = 0; i < cap.n; i++) {
-        if (cap.bytes[i] != NULL || strcmp(cap.names[i], name) != 0 ||
-            !(*jni)->IsSameObject(jni, cap.classes[i], redefined))
-            continue;
-        cap.bytes[i] = malloc(len);
-        if (cap.bytes[i] != NULL) {
-            memcpy(cap.bytes[i], data, len);
-            cap.lens[i] = len;
-        }
-        return;
-    }
-}
-
 static void JNICALL hook(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined, jobject loader,
                          const char *name, jobject pd, jint len, const unsigned char *data,
                          jint *new_len, unsigned char **new_data)
@@ -565,8 +482,6 @@ static void JNICALL hook(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined, jobject
     if (name == NULL || len <= 0 || probe_class() == NULL)
         return;
     pthread_mutex_lock(&lock);
-    if (redefined != NULL && cap.n > 0)
-        capture_one(jni, redefined, name, data, (size_t)len);
     if (redefined == NULL && load_cb != NULL)
         load_cb(jni, name, loader, data, (size_t)len, load_arg);
     c = find_class(name);
@@ -714,7 +629,7 @@ listed:
     pthread_mutex_unlock(&lock);
     for (i = 0; i < n; i++) {
         size_t len = 0;
-        uint8_t *bytes = read_resource(jni, classes[i], names[i], &len);
+        uint8_t *bytes = vm_read_class_file(jni, classes[i], names[i], &len);
 
         if (bytes == NULL) {
             (*jni)->DeleteLocalRef(jni, classes[i]);
@@ -970,84 +885,4 @@ size_t inst_restore_leftovers(JNIEnv *jni)
     n = atomic_load(&n_leftovers);
     pthread_mutex_unlock(&leftover_lock);
     return n;
-}
-
-/* --- capture -------------------------------------------------------------------------------- */
-
-/* What inst_capture asks of the hook around each RetransformClasses call. */
-struct capture {
-    jclass *classes;
-    char **names;
-    uint8_t **bytes;
-    size_t *lens;
-};
-
-/* Points the hook at classes[first..first+count), unless a class alone
- * was captured already (by the batch). */
-static int capture_before(void *arg, size_t first, size_t count)
-{
-    struct capture *w = arg;
-
-    if (count == 1 && w->bytes[first] != NULL)
-        return 0;
-    pthread_mutex_lock(&lock);
-    cap.classes = &w->classes[first];
-    cap.names = &w->names[first];
-    cap.bytes = &w->bytes[first];
-    cap.lens = &w->lens[first];
-    cap.n = count;
-    pthread_mutex_unlock(&lock);
-    return 1;
-}
-
-static void capture_after(void *arg, size_t first, size_t count, jvmtiError e)
-{
-    pthread_mutex_lock(&lock);
-    cap.n = 0;
-    pthread_mutex_unlock(&lock);
-    /* A class the JVM will not hand over spoils the batch: go one by one. */
-    if (e != JVMTI_ERROR_NONE && count > 1)
-        vm_debug("capturing %zu classes: %s; one by one", count, vm_jvmti_error_name(e));
-    (void)arg;
-    (void)first;
-}
-
-static void capture_refused(void *arg, JNIEnv *jni, size_t i, const char *name, jvmtiError e)
-{
-    (void)arg;
-    (void)jni;
-    (void)i;
-    vm_debug("capturing %s: %s", name, vm_jvmti_error_name(e));
-}
-
-int inst_capture(JNIEnv *jni, jclass *classes, size_t n, uint8_t **bytes, size_t *lens, mct_err *err)
-{
-    static const struct vm_retransform_ops ops = {
-        .before = capture_before, .after = capture_after, .refused = capture_refused};
-    struct capture w = {.classes = classes, .bytes = bytes, .lens = lens};
-    char **names = calloc(n + 1, sizeof *names);
-    mct_err why;
-    size_t i;
-
-    if (names == NULL)
-        return mct_err_set(err, MCT_E_NOMEM, "out of memory capturing %zu classes", n);
-    for (i = 0; i < n; i++) {
-        bytes[i] = NULL;
-        lens[i] = 0;
-        /* An array class has no class file: "" matches no name. */
-        names[i] = vm_class_name(classes[i], &why);
-        if (names[i] == NULL && (names[i] = strdup("")) == NULL) {
-            while (i > 0)
-                free(names[--i]);
-            free(names);
-            return mct_err_set(err, MCT_E_NOMEM, "out of memory capturing %zu classes", n);
-        }
-    }
-    w.names = names;
-    if (vm_retransform(jni, classes, n, &ops, &w, &why) < 0)
-        vm_debug("capturing %zu classes: %s", n, why.msg);
-    for (i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-    return 0;
 }

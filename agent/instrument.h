@@ -7,8 +7,7 @@
  * session retransforms it, and when such a class loads later (a plugin's
  * new class loader, a redeployed web application). It remembers each such
  * copy (loader, class object; weakly, so that loaders can still be
- * unloaded) to restore it. It also captures the current bytes of classes
- * for the planner. Restoring is emptying the table and retransforming
+ * unloaded) to restore it. Restoring is emptying the table and retransforming
  * every copy again: retransformation starts from the class's original
  * bytes, so the JVM gets them back unchanged.
  *
@@ -87,13 +86,6 @@ size_t inst_rewritten_classes(void);
  * since the table was last emptied (inst_restore). A walk of the table
  * under its lock: cheap enough for a few times a second. */
 size_t inst_unloaded(JNIEnv *jni);
-
-/* Fetches the current class file bytes of n loaded classes with one
- * retransformation that changes nothing; bytes[i]/lens[i] are malloc'd copies
- * the caller frees (NULL when the JVM did not hand a class over). Returns 0,
- * or -1 with err set when out of memory. */
-int inst_capture(JNIEnv *jni, jclass *classes, size_t n, uint8_t **bytes, size_t *lens,
-                 mct_err *err);
 
 /* Every class that loads (not a retransformation) is offered to the
  * callback first, with the table locked: it may add methods of that class

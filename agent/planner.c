@@ -6,8 +6,7 @@
  *
  * The plan is built breadth first. The entry methods are level 1; the
  * methods of level k < depth that get instrumented are scanned, level by
- * level (their classes' bytes are prefetched in one batch per level), and
- * each call site adds its callees at level k + 1 unless they are in the plan
+ * level, and each call site adds its callees at level k + 1 unless they are in the plan
  * already (so a method's level is its smallest one). The plan's own array is
  * the queue: entries are appended in discovery order and levels never
  * decrease along it.
@@ -62,14 +61,10 @@ const char pl_OBJECT[] = "java/lang/Object";
 #define MSG_NEAR 4
 
 /* plan_build reads the clock every TICKS steps of its walk (and before
- * every match and batch of class files), and asks whether the requester is
+ * every match and class file read), and asks whether the requester is
  * gone at most every GONE_EVERY_NS. */
 #define TICKS 256
 #define GONE_EVERY_NS 20000000u
-
-/* Classes whose bytes are fetched in one batch (one retransformation),
- * between two looks at the bounds. */
-#define PREFETCH_CHUNK 512
 
 /* --- growable vectors ------------------------------------------------------------ */
 
@@ -559,8 +554,8 @@ void pl_scan(struct ctx *x, size_t i)
 }
 
 /* plan_extend holds the plan's lock except while the hierarchy reads class
- * bytes (which may run the ClassFileLoadHook, hence plan_new_class, on this
- * thread). */
+ * bytes (which may load classes, so run the ClassFileLoadHook, hence
+ * plan_new_class, on this thread). */
 static void unlock(struct ctx *x)
 {
     if (x->extend)
@@ -575,38 +570,11 @@ static void relock(struct ctx *x)
 
 void pl_load_classes(struct ctx *x, const struct vec *todo)
 {
-    struct vec batch = {0};
     size_t k;
 
-    for (k = 0; k < todo->n; k++) {
-        struct cls *c = x->nodes[pl_vec_index(todo, k)].c;
-
-        if (!c->queued && c->cf == NULL && !c->cf_failed) {
-            c->queued = 1;
-            if (pl_vec_push(&batch, c->h) < 0) {
-                pl_oom(x);
-                break;
-            }
-        }
-    }
-    if (batch.n != 0 && x->ops->prefetch != NULL && !x->failed) {
-        hier_class **hs = malloc(batch.n * sizeof *hs);
-
-        if (hs == NULL) {
-            pl_oom(x);
-        } else {
-            for (k = 0; k < batch.n; k++)
-                hs[k] = batch.v[k];
-            /* In chunks, so that the bounds are looked at in between. */
-            for (k = 0; k < batch.n && !pl_stop(x, 1); k += PREFETCH_CHUNK) {
-                unlock(x);
-                x->ops->prefetch(x->hc, hs + k, batch.n - k < PREFETCH_CHUNK ? batch.n - k : PREFETCH_CHUNK);
-                relock(x);
-            }
-            free(hs);
-        }
-    }
-    for (k = 0; k < todo->n && !pl_stop(x, 0); k++) {
+    /* A class file read may take a while (JVMTI, Java code): the bounds are
+     * looked at before each. */
+    for (k = 0; k < todo->n && !pl_stop(x, 1); k++) {
         size_t i = pl_vec_index(todo, k);
         struct cls *c = x->nodes[i].c;
         const uint8_t *data;
@@ -648,7 +616,6 @@ void pl_load_classes(struct ctx *x, const struct vec *todo)
             pm->reason = f == 2 ? R_NOBYTES : R_BADCLASS;
         }
     }
-    free(batch.v);
 }
 
 /* --- the entry methods -------------------------------------------------------------- */

@@ -189,9 +189,9 @@ hier_class *plan_receiver(const plan *p);
  * Threads: plan_new_class and plan_extend may run at the same time on
  * different threads; a lock in the plan serializes them (plan_extend calls
  * must not overlap one another: one thread extends). plan_extend does not
- * hold it while it calls the hierarchy's bytes() or prefetch() (which may
- * retransform classes, so that the ClassFileLoadHook runs on the same thread
- * and calls plan_new_class), but holds it during the hierarchy's other
+ * hold it while it calls the hierarchy's bytes() (which may load classes,
+ * so that the ClassFileLoadHook runs on the same thread and calls
+ * plan_new_class), but holds it during the hierarchy's other
  * calls: those must not load classes (hier_jvmti's do not). plan_count,
  * plan_at and plan_capped may be called from any thread at any time: an
  * entry is complete once counted, and its fields do not change afterwards,

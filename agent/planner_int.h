@@ -40,7 +40,7 @@ struct cls {
     signed char regex_ok;       /* -1 until asked; 2: gave up (plan_extend) */
     signed char keep;           /* -1 until decided */
     signed char above;          /* a kept class among its supertypes: -1 unknown, 2 computing */
-    signed char have_rel, queued;
+    signed char have_rel;
     struct cls **rel;           /* concrete subtypes with a kept class above them */
     size_t nrel;
     cf_class *cf;               /* parsed when one of its methods is scanned */

@@ -267,14 +267,16 @@ static int set_add_one(struct class_set *cs, hier_class *c)
     return 0;
 }
 
-/* Adds c and the copies of its class in other loaders: a class of the plan
- * is instrumented in every loader. */
-static int set_add(struct class_set *cs, hier_class *c)
+/* Adds c and the copies of its class in other loaders that declare the
+ * method name desc: a class of the plan is instrumented in every loader,
+ * and only a class the hook will rewrite is retransformed (a
+ * retransformation that changes nothing still discards compiled code). */
+static int set_add(struct class_set *cs, hier_class *c, const char *name, const char *desc)
 {
     hier_class *k;
 
     for (k = hj_copy(c, NULL); k != NULL; k = hj_copy(c, k))
-        if (set_add_one(cs, k) < 0)
+        if (hj_declares(k, name, desc) && set_add_one(cs, k) < 0)
             return -1;
     return 0;
 }
@@ -371,7 +373,7 @@ int splan_instrument(struct splan *s, JNIEnv *jni, mct_err *err)
         if (pm->status == PLAN_EXCLUDED)
             continue;
         rc = number(s, m, 0, err);
-        if (rc == 0 && pm->cls != NULL && set_add(&cs, pm->cls) < 0)
+        if (rc == 0 && pm->cls != NULL && set_add(&cs, pm->cls, pm->name, pm->desc) < 0)
             rc = mct_err_set(err, MCT_E_NOMEM, "out of memory instrumenting %zu methods", s->n_methods);
     }
     if (rc == 0)
@@ -474,10 +476,8 @@ static void new_loaded_class(struct splan *s, JNIEnv *jni, hj *h, const char *na
      * numbered. */
     pthread_mutex_lock(&s->mlock);
     for (i = 0; i < s->n_methods; i++)
-        if (s->methods[i]->id >= 0 && strcmp(s->methods[i]->pm->class_name, name) == 0) {
-            set_add(cs, c);
-            break;
-        }
+        if (s->methods[i]->id >= 0 && strcmp(s->methods[i]->pm->class_name, name) == 0)
+            set_add(cs, c, s->methods[i]->pm->name, s->methods[i]->pm->desc);
     pthread_mutex_unlock(&s->mlock);
     sup = hj_ops.super(h, c);
     n_ifc = hj_ops.interfaces(h, c, &ifc);
@@ -494,7 +494,7 @@ static void new_loaded_class(struct splan *s, JNIEnv *jni, hj *h, const char *na
         const plan_method *pm = plan_at(s->plan, found[i].index);
         struct smethod *m = new_method(s, pm);
 
-        if (m == NULL || number(s, m, 0, &err) < 0 || set_add(cs, c) < 0 ||
+        if (m == NULL || number(s, m, 0, &err) < 0 || set_add(cs, c, pm->name, pm->desc) < 0 ||
             buf_grow(seeds, cap_seeds, *n_seeds, sizeof **seeds, 16) < 0)
             continue;
         m->seeded = 1;
@@ -549,7 +549,7 @@ void splan_extend(struct splan *s, JNIEnv *jni, int first)
             if (m->seeded || (c = hj_ops.find(h, m->pm->class_name, NULL)) == NULL)
                 continue;
             m->seeded = 1;
-            set_add(&cs, c);
+            set_add(&cs, c, m->pm->name, m->pm->desc);
             if (buf_grow(&seeds, &cap_seeds, n_seeds, sizeof *seeds, 16) == 0)
                 seeds[n_seeds++] = (plan_seed){.class_name = m->pm->class_name, .name = m->pm->name,
                                                .desc = m->pm->desc, .level = m->pm->level};
@@ -566,7 +566,7 @@ void splan_extend(struct splan *s, JNIEnv *jni, int first)
             if (number(s, m, 0, &err) == 0) {
                 s->late++;
                 if (pm->cls != NULL)
-                    set_add(&cs, pm->cls);
+                    set_add(&cs, pm->cls, pm->name, pm->desc);
             }
         }
         if (inst_retransform(jni, cs.classes, cs.n, &err) < 0)

@@ -386,21 +386,13 @@ int vm_retransform(JNIEnv *jni, jclass *classes, size_t n, const struct vm_retra
 
     if (n == 0)
         return 0;
-    if (ops->before != NULL && !ops->before(arg, 0, n))
-        return 0;
     err = (*vm.jvmti)->RetransformClasses(vm.jvmti, (jint)n, classes);
-    if (ops->after != NULL)
-        ops->after(arg, 0, n, err);
     if (err == JVMTI_ERROR_NONE)
         return 0;
     if (err == JVMTI_ERROR_MUST_POSSESS_CAPABILITY || err == JVMTI_ERROR_WRONG_PHASE)
         return mct_err_set(e, MCT_E_JVMTI, "RetransformClasses: %s", vm_jvmti_error_name(err));
     for (i = 0; i < n; i++) {
-        if (ops->before != NULL && !ops->before(arg, i, 1))
-            continue;
         err = (*vm.jvmti)->RetransformClasses(vm.jvmti, 1, &classes[i]);
-        if (ops->after != NULL)
-            ops->after(arg, i, 1, err);
         if (err != JVMTI_ERROR_NONE && ops->refused != NULL) {
             mct_err ne;
             char *name = vm_class_name(classes[i], &ne);
@@ -410,6 +402,60 @@ int vm_retransform(JNIEnv *jni, jclass *classes, size_t n, const struct vm_retra
         }
     }
     return 0;
+}
+
+uint8_t *vm_read_class_file(JNIEnv *jni, jclass cls, const char *name, size_t *len)
+{
+    char path[1024];
+    jclass k = (*jni)->GetObjectClass(jni, cls), is_class = NULL;
+    jmethodID get = NULL, read_all = NULL;
+    jstring res = NULL;
+    jobject in = NULL;
+    jbyteArray arr = NULL;
+    uint8_t *bytes = NULL;
+
+    snprintf(path, sizeof path, "/%s.class", name);
+    if (k != NULL)
+        get = (*jni)->GetMethodID(jni, k, "getResourceAsStream", "(Ljava/lang/String;)Ljava/io/InputStream;");
+    if (get != NULL && (res = (*jni)->NewStringUTF(jni, path)) != NULL)
+        in = (*jni)->CallObjectMethod(jni, cls, get, res);
+    if (in != NULL && (is_class = (*jni)->GetObjectClass(jni, in)) != NULL &&
+        (read_all = (*jni)->GetMethodID(jni, is_class, "readAllBytes", "()[B")) != NULL)
+        arr = (*jni)->CallObjectMethod(jni, in, read_all);
+    /* Any of the calls above may have thrown: clear it before more JNI. */
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+        if (arr != NULL)
+            (*jni)->DeleteLocalRef(jni, arr);
+        arr = NULL;
+    }
+    if (arr != NULL) {
+        jsize n = (*jni)->GetArrayLength(jni, arr);
+
+        bytes = n > 0 ? malloc((size_t)n) : NULL;
+        if (bytes != NULL) {
+            (*jni)->GetByteArrayRegion(jni, arr, 0, n, (jbyte *)bytes);
+            *len = (size_t)n;
+        }
+    }
+    if (in != NULL && is_class != NULL) {
+        jmethodID close = (*jni)->GetMethodID(jni, is_class, "close", "()V");
+
+        if (close != NULL)
+            (*jni)->CallVoidMethod(jni, in, close);
+    }
+    (*jni)->ExceptionClear(jni);
+    if (arr != NULL)
+        (*jni)->DeleteLocalRef(jni, arr);
+    if (in != NULL)
+        (*jni)->DeleteLocalRef(jni, in);
+    if (is_class != NULL)
+        (*jni)->DeleteLocalRef(jni, is_class);
+    if (res != NULL)
+        (*jni)->DeleteLocalRef(jni, res);
+    if (k != NULL)
+        (*jni)->DeleteLocalRef(jni, k);
+    return bytes;
 }
 
 void vm_exception_name(jclass k, char *buf, size_t size)

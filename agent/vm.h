@@ -7,6 +7,9 @@
  *   - hier_jvmti.c is the JVMTI backend of the class hierarchy (hier.h): its
  *     queries (loaders, modifiers, tags, interfaces, methods) are its job;
  *     it takes class names and the loaded classes from here;
+ *   - jclassfile.c reads a class's pool, methods and code for the planner
+ *     (GetConstantPool, GetBytecodes ...): the class file it builds is the
+ *     sum of those queries;
  *   - instrument.c's ClassFileLoadHook uses the jvmtiEnv the JVM hands the
  *     hook (Allocate for the new class bytes, GetNamedModule and
  *     AddModuleReads for the rewritten class's module), as JVMTI asks;
@@ -123,12 +126,6 @@ void vm_release_locals(JNIEnv *jni, jobject *refs, size_t n);
 
 /* What vm_retransform tells its caller; every member may be NULL. */
 struct vm_retransform_ops {
-    /* Before each RetransformClasses call, on classes[first..first+count):
-     * the batch (first 0, count n), then, when the batch is refused, each
-     * class alone (count 1). Returns 0 to skip that call. */
-    int (*before)(void *arg, size_t first, size_t count);
-    /* After each such call, with its outcome. */
-    void (*after)(void *arg, size_t first, size_t count, jvmtiError e);
     /* Class i, retransformed alone, was refused with e; name is its
      * internal name ("?" when unknown), borrowed for the call. */
     void (*refused)(void *arg, JNIEnv *jni, size_t i, const char *name, jvmtiError e);
@@ -141,6 +138,12 @@ struct vm_retransform_ops {
  * at all (no capability, wrong phase): no class is tried alone then. */
 int vm_retransform(JNIEnv *jni, jclass *classes, size_t n, const struct vm_retransform_ops *ops, void *arg,
                    mct_err *e);
+
+/* The class file the class cls (internal name name) was loaded from, read
+ * with Class.getResourceAsStream (Java code runs on the caller's thread):
+ * malloc'd bytes the caller frees, *len their length; NULL when there is
+ * none. Any exception is cleared. */
+uint8_t *vm_read_class_file(JNIEnv *jni, jclass cls, const char *name, size_t *len);
 
 /* The binary name ("java.lang.IllegalStateException") of class k into buf
  * (cut to size); "?" when JVMTI cannot say. The reference stays the

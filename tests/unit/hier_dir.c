@@ -26,7 +26,7 @@ struct hier_class {
     size_t nifaces;
     hier_class **subs;
     size_t nsubs, capsubs;
-    int bytes_asked, prefetched, fail;
+    int bytes_asked, fail;
 };
 
 struct hier_dir {
@@ -516,13 +516,6 @@ int hier_dir_bytes_asked(const hier_dir *d, const char *name)
     return c ? c->bytes_asked : -1;
 }
 
-int hier_dir_prefetched(const hier_dir *d, const char *name)
-{
-    hier_class *c = lookup(d, name);
-
-    return c ? c->prefetched : -1;
-}
-
 int hier_dir_classes_read(const hier_dir *d)
 {
     size_t i;
@@ -588,14 +581,6 @@ static int op_bytes(void *ctx, hier_class *c, const uint8_t **data, size_t *len,
     return 0;
 }
 
-static void op_prefetch(void *ctx, hier_class *const *cs, size_t n)
-{
-    size_t i;
-
-    for (i = 0; i < n; i++)
-        cs[i]->prefetched = 1;
-}
-
 const hier_ops hier_dir_ops = {
     .find = op_find,
     .name = op_name,
@@ -605,5 +590,4 @@ const hier_ops hier_dir_ops = {
     .subtypes = op_subtypes,
     .methods = op_methods,
     .bytes = op_bytes,
-    .prefetch = op_prefetch,
 };

@@ -41,10 +41,8 @@ int hier_dir_fail_bytes(hier_dir *d, const char *name);
  * fn NULL: no more. */
 void hier_dir_on_bytes(hier_dir *d, void (*fn)(void *arg, const char *name), void *arg);
 
-/* How often bytes() was asked of a class (-1 if no such class), and
- * whether prefetch() announced it before that. */
+/* How often bytes() was asked of a class (-1 if no such class). */
 int hier_dir_bytes_asked(const hier_dir *d, const char *name);
-int hier_dir_prefetched(const hier_dir *d, const char *name);
 
 /* The number of classes bytes() was asked of. */
 int hier_dir_classes_read(const hier_dir *d);

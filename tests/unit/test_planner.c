@@ -213,7 +213,6 @@ static void test_depth_and_bytes(void)
                 "2 I planfx/shop/Pricing.fib(I)J\n");
     CHECK_INT(hier_dir_classes_read(h), 1);
     CHECK_INT(hier_dir_bytes_asked(h, "planfx/shop/Checkout"), 1);
-    CHECK_INT(hier_dir_prefetched(h, "planfx/shop/Checkout"), 1);
     hier_dir_free(h);
 
     /* Depth 3 scans Checkout, Cart, BaseService, Pricing: not the classes of
@@ -229,7 +228,6 @@ static void test_depth_and_bytes(void)
     }
     CHECK_INT(hier_dir_classes_read(h), 4);
     CHECK_INT(hier_dir_bytes_asked(h, "planfx/shop/Cart"), 1);
-    CHECK_INT(hier_dir_prefetched(h, "planfx/shop/Cart"), 1);
     CHECK_INT(hier_dir_bytes_asked(h, "planfx/shop/BaseService"), 1);
     CHECK_INT(hier_dir_bytes_asked(h, "planfx/shop/Pricing"), 1);
     CHECK_INT(hier_dir_bytes_asked(h, "planfx/shop/Item"), 0);
@@ -1099,7 +1097,6 @@ static void test_late_pending(void)
     CHECK_INT(hier_dir_bytes_asked(h1, "planfx/late/Tool"), 1);
     CHECK_INT(hier_dir_bytes_asked(h1, "planfx/late/Gear"), 0);
     CHECK_INT(hier_dir_bytes_asked(h1, "planfx/late/Util"), 0);
-    CHECK_INT(hier_dir_prefetched(h1, "planfx/late/Engine"), 1);
 
     /* The same seeds again: nothing is scanned or appended twice. */
     na = extend(__LINE__, p, h1, seeds, n, &added);
