@@ -56,6 +56,7 @@ struct msg_trace {
     long long interval_ms;      /* a summary every so often; 0 or -1 (absent): only the final one */
     long long slowest;          /* calls kept whole per summary, 0..SUM_SLOWEST_MAX; -1: absent */
     int wait;                   /* an entry class not loaded yet is waited for; absent: 0 */
+    int include_warmup;         /* warm-up calls go into summaries too; absent: 0 */
 };
 
 /* `stop`: the client ends its session. */
@@ -158,6 +159,7 @@ struct msg_end {
     double probe_ns;            /* subtracted per probe call (probe.ns); -1: absent */
     int has_probe;              /* 0: not measured */
     struct msg_probe probe;
+    long long warmup;           /* calls marked warm-up; -1: absent */
 };
 
 /* `error`: a refusal or failure. */

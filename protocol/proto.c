@@ -283,6 +283,7 @@ static const struct field trace_req_fields[] = {
     OPT_INT("interval_ms", 0, LLONG_MAX / 1000000, AT(M, interval_ms)),
     OPT_INT("slowest", 0, SUM_SLOWEST_MAX, AT(M, slowest)),
     { .name = "wait", .kind = K_BOOL, .optional = 1, AT(M, wait) },
+    { .name = "include_warmup", .kind = K_BOOL, .optional = 1, AT(M, include_warmup) },
     END
 };
 #undef M
@@ -448,6 +449,7 @@ static const struct field end_fields[] = {
     { .name = "detail", .kind = K_STR, .optional = 1, .min = 0, .max = 1024, AT(M, detail) },
     OPT_NUM("probe_ns", AT(M, probe_ns)),
     { .name = "probe", .kind = K_OBJ, .optional = 1, .sub = &probe_schema, AT(M, probe), HAS(M, has_probe) },
+    OPT_INT("warmup", 0, LLONG_MAX, AT(M, warmup)),
     END
 };
 #undef M
