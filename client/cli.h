@@ -60,6 +60,7 @@ struct cli {
     char **command;                 /* CLI_WRAP: COMMAND and its arguments, NULL-terminated;
                                        borrowed from argv */
     int wait;                       /* --wait: an entry class not loaded yet is waited for */
+    int include_warmup;             /* --include-warmup: summaries and gates count warm-up calls */
 };
 
 /* Parses argv into *c; -1 with e set (MCT_E_ARG, one line saying what is
