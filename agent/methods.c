@@ -113,6 +113,21 @@ nomem:
     return mct_err_set(err, MCT_E_NOMEM, "out of memory numbering methods");
 }
 
+int32_t mt_find(const char *cls, const char *name, const char *desc)
+{
+    char *dotted = strdup(cls);
+    uint32_t found;
+
+    if (dotted == NULL)
+        return -1;
+    mutf8_binary_name(dotted, strlen(dotted));
+    pthread_mutex_lock(&lock);
+    found = find(dotted, name, desc);
+    pthread_mutex_unlock(&lock);
+    free(dotted);
+    return (int32_t)found - 1;
+}
+
 const mt_method *mt_get(int32_t id)
 {
     mt_method *b;

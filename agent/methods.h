@@ -31,6 +31,10 @@ typedef struct mt_method {
 int32_t mt_add(const char *cls, const char *name, const char *desc, uint32_t session, int root,
                mct_err *err);
 
+/* The number of the method (cls as an internal name with slashes), or -1
+ * when it was never numbered (or memory is short). Takes the lock. */
+int32_t mt_find(const char *cls, const char *name, const char *desc);
+
 /* The method of number id, or NULL when id was never handed out. Safe from
  * any thread, without locks. */
 const mt_method *mt_get(int32_t id);

@@ -190,6 +190,7 @@ static const struct opt_def opt_table[] = {
     { "percentile", OPT_PARSE, 0, 0, NULL, parse_percentile, 1 },
     { "fail-over-ms", OPT_PARSE, 0, 0, NULL, parse_fail_over_ms, 1 },
     { "budget", OPT_PARSE, 0, 0, NULL, parse_budget, 1 },
+    { "include-warmup", OPT_FLAG, FIELD(trace.include_warmup), 0, NULL, NULL, 1 },
 };
 
 #define OPT_COUNT (sizeof opt_table / sizeof opt_table[0])
@@ -365,6 +366,9 @@ static int check_trace(struct agent_opts *o, const char *trace_only, const unsig
         return mct_err_set(e, MCT_E_ARG, "option 'regex': the value is not UTF-8");
     if (check_gates(t, e) < 0)
         return -1;
+    if (t->include_warmup && !t->aggregate && t->gate_used == 0 && t->percentile == 0 && !t->fail_over_set)
+        return mct_err_set(e, MCT_E_ARG, "option 'include-warmup' needs aggregate or a gate (fail-over-ms, "
+                                         "max-calls, budget): calls are written either way");
     if (t->depth == 0)
         t->depth = OPTS_TRACE_DEPTH;
     if (t->regex[0] == '\0')

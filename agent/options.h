@@ -35,6 +35,7 @@ struct agent_trace_opts {
     long long interval_ms;/* with aggregate: a summary this often; 0: only the final one */
     long long slowest;    /* with aggregate: calls kept whole per summary; -1: not given */
     long long sample;     /* trace one entry call in this many; 0: not given (every one) */
+    int include_warmup;   /* summaries and gates count warm-up calls (agent/warm.h) */
     /* The gates (protocol/gates.h), judged by the agent at the end. The
      * max-calls= and budget= items are kept as text (decoded), each a kind
      * byte ('m' or 'b'), the value and a NUL, one after the other in
@@ -73,7 +74,8 @@ struct agent_opts {
 /* Parses s (NULL or "" gives the defaults) into *o; -1 with e set naming the
  * offending item (and the known options for an unknown one). A trace's
  * items are checked together: trace= needs out=, and the others need
- * trace=; interval= and slowest= need aggregate, which excludes min-ms=. */
+ * trace=; interval= and slowest= need aggregate, which excludes min-ms=;
+ * include-warmup needs aggregate or a gate. */
 int opts_parse(const char *s, struct agent_opts *o, mct_err *e);
 
 /* Fills *g with t's gates (fail-over-ms= alone is percentile 100: every

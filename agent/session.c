@@ -25,6 +25,7 @@
 #include "summary.h"
 #include "tree.h"
 #include "vm.h"
+#include "warm.h"
 
 struct session {
     uint32_t gen;
@@ -39,6 +40,8 @@ struct session {
     int aggregate;             /* summaries instead of calls (issue 11) */
     uint64_t interval_ns;      /* a summary this often; 0: only the final one */
     size_t slowest;            /* calls kept whole per summary */
+    int include_warmup;        /* warm-up calls go into the summaries too */
+    uint64_t warmup;           /* warm-up calls sent, or aggregated or left out (warm.h) */
     struct splan sp;           /* the plan and the classes that load later */
     /* the run */
     int64_t started_ns;
@@ -263,13 +266,22 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_call *c)
     if (tr == NULL) {
         vm_log("dropping a traced call: %s", err.msg);
     } else if (s->aggregate) {
-        aggregate_call(s, jni, c, tr);
+        int warmup = tree_warmup(tr, warm_marks);
+
+        if (warmup) {
+            s->warmup++;
+            sum_add_warmup(s->agg, 1);
+        }
+        if (!warmup || s->include_warmup)
+            aggregate_call(s, jni, c, tr);
     } else if (tree_total_ns(tr) < s->min_ns) {
         s->filtered++;
     } else {
+        int warmup = tree_warmup(tr, warm_marks);
         json_t *msg = render_call(jni, c, tr, ++s->seq);
 
         if (msg != NULL && send_msg(s, msg) == 0) {
+            s->warmup += (uint64_t)warmup;
             __atomic_fetch_add(&s->printed, 1, __ATOMIC_RELAXED);
             if (s->count > 0 && s->printed >= s->count)
                 end_session(s, "count");
@@ -438,6 +450,7 @@ static void read_request(struct session *s, const struct msg_trace *r)
     s->slowest = r->slowest > 0 ? (size_t)r->slowest : 0;
     s->wait = r->wait && !r->plan_only;
     s->sample = r->sample > 1 ? (uint64_t)r->sample : 1;
+    s->include_warmup = r->include_warmup;
 }
 
 /* What is wrong with a trace request that its schema cannot say, or NULL. */
@@ -655,6 +668,7 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
         restored = (int)before;
         drain(s, jni); /* frees the exception refs of calls that ended meanwhile */
     }
+    warm_end();
     /* One end per session: this one, or the VMDeath thread's (whichever
      * claims death_told first). */
     if (s->end_reason != NULL && atomic_exchange(&s->death_told, 1) == 0) {
@@ -674,6 +688,7 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
         end.instrumented_classes = (long long)inst_rewritten_classes();
         end.unloaded_classes = (long long)s->unloaded;
         end.detail = detail;
+        end.warmup = instrumented ? (long long)s->warmup : -1;
         if (s->sp.probe.bursts > 0) {
             end.has_probe = 1;
             end.probe = splan_probe(&s->sp);

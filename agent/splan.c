@@ -12,6 +12,7 @@
 #include "methods.h"
 #include "mutf8.h"
 #include "vm.h"
+#include "warm.h"
 
 static uint64_t now_ns(void)
 {
@@ -363,6 +364,7 @@ int splan_instrument(struct splan *s, JNIEnv *jni, mct_err *err)
 {
     struct class_set cs = {0};
     uint64_t t0 = now_ns();
+    mct_err werr;
     size_t i;
     int rc = 0;
 
@@ -376,8 +378,13 @@ int splan_instrument(struct splan *s, JNIEnv *jni, mct_err *err)
         if (rc == 0 && pm->cls != NULL && set_add(&cs, pm->cls, pm->name, pm->desc) < 0)
             rc = mct_err_set(err, MCT_E_NOMEM, "out of memory instrumenting %zu methods", s->n_methods);
     }
+    /* Which of them run compiled now, before the retransform discards
+     * their code (warm.h); without it no call is marked warm-up. */
+    if (rc == 0 && warm_begin(s->gen, cs.classes, cs.n, &werr) < 0)
+        vm_debug("warm-up calls cannot be told: %s", werr.msg);
     if (rc == 0)
         rc = inst_retransform(jni, cs.classes, cs.n, err);
+    warm_retransformed();
     /* Only now: a class may be rewritten in two passes (see
      * inst_retransform), and a tree taken between them would miss it. */
     if (rc == 0)

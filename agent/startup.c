@@ -16,6 +16,7 @@
 #include "msg.h"
 #include "proto.h"
 #include "session.h"
+#include "summary.h"
 #include "vm.h"
 
 /* The file and what its writer thread has seen; lock guards every member
@@ -73,6 +74,7 @@ static struct {
     gates_tally *tally;         /* every call written; NULL when out of memory */
     json_t *final;              /* the final summary (aggregate), judged instead */
     char error[MCT_ERR_MSG];    /* why the gates cannot be judged, "" when they can */
+    int include_warmup;         /* warm-up calls are judged too */
 } gt;
 
 /* Sets the gates of t up; a failure is the gate line's at the end. */
@@ -84,6 +86,7 @@ static void gates_begin(const struct agent_trace_opts *t)
     if (rc == 0)
         return;
     gt.on = 1;
+    gt.include_warmup = t->include_warmup;
     if (rc < 0 || (gt.tally = gates_tally_new(&e)) == NULL)
         snprintf(gt.error, sizeof gt.error, "the gates cannot be judged: %.400s", e.msg);
 }
@@ -97,7 +100,7 @@ static void gates_see(const char *type, json_t *m)
     if (!gt.on)
         return;
     if (strcmp(type, "call") == 0 && gt.tally != NULL && gt.error[0] == '\0' &&
-        gates_tally_add(gt.tally, m, &e) < 0)
+        (gt.include_warmup || !sum_call_warmup(m)) && gates_tally_add(gt.tally, m, &e) < 0)
         snprintf(gt.error, sizeof gt.error, "the gates cannot count call #%lld: %.400s",
                  (long long)json_integer_value(json_object_get(m, "seq")), e.msg);
     if (strcmp(type, "summary") == 0 && json_is_true(json_object_get(m, "final"))) {
@@ -244,6 +247,7 @@ void startup_begin(const struct agent_trace_opts *t, int verbose)
         .count = t->count, .client_pid = getpid(), .wait = 1, .aggregate = t->aggregate,
         .interval_ms = t->aggregate ? t->interval_ms : -1, .slowest = t->aggregate ? t->slowest : -1,
         .sample = t->sample > 0 ? t->sample : -1,
+        .include_warmup = t->include_warmup,
     };
     json_t *req, *start;
     pthread_t tid;

@@ -46,6 +46,7 @@ struct tree {
     uintptr_t exception;
     tree_opts o;
     uint64_t mult;            /* ns = ticks * mult >> 32 */
+    int warmup;               /* tree_warmup marked it */
 };
 
 /* The children table's hash of the child of parent for method id. */
@@ -246,6 +247,13 @@ size_t tree_nodes(const tree *t)
     return t->n_nodes;
 }
 
+int tree_warmup(tree *t, int (*marks)(int32_t id, uint64_t start))
+{
+    for (uint32_t i = 0; i < t->n_nodes && !t->warmup; i++)
+        t->warmup = marks(t->nodes[i].id, t->start_tick) != 0;
+    return t->warmup;
+}
+
 /* Renders node i and its subtree; returns NULL when out of memory. */
 static json_t *node_json(const tree *t, uint32_t i)
 {
@@ -359,5 +367,9 @@ json_t *tree_json(const tree *t, uint64_t seq, int64_t thread_id, const char *th
     th = json_pack("{s:I, s:s}", "id", (json_int_t)thread_id, "name", thread_name ? thread_name : "");
     call = json_pack("{s:s, s:I, s:o, s:I, s:o}", "type", "call", "seq", (json_int_t)seq, "thread", th,
                      "start_ns", (json_int_t)tree_start_ns(t), "root", root);
+    if (call != NULL && t->warmup && json_object_set_new(call, "warmup", json_true()) < 0) {
+        json_decref(call);
+        return NULL;
+    }
     return call;
 }

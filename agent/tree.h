@@ -48,9 +48,15 @@ size_t tree_nodes(const tree *t);
  * the call (summary.h). */
 int tree_visit(const tree *t, sum *s, mct_err *err);
 
+/* Marks t as a warm-up call when marks(id, start) holds for the method
+ * number id of one of its nodes, start being the tick its root entered at
+ * (the rule is the caller's: warm_marks); returns the mark. */
+int tree_warmup(tree *t, int (*marks)(int32_t id, uint64_t start));
+
 /* Renders {"type":"call","seq":..,"thread":{"id":..,"name":..},"start_ns":..,
- * "root":{...}}; exception (the entry method's exception class, or NULL) goes
- * into root.exception. Names come from the method table; they and exception
+ * "root":{...}}, and "warmup":true last for a call tree_warmup marked;
+ * exception (the entry method's exception class, or NULL) goes into
+ * root.exception. Names come from the method table; they and exception
  * are modified UTF-8 (as the JVM gives them) and rendered as UTF-8
  * (mutf8.h); thread_name is UTF-8. Returns a new reference, or NULL when
  * out of memory. */

@@ -557,6 +557,8 @@ static int add_capabilities(void)
     WANT(can_generate_all_class_hook_events);
     WANT(can_get_bytecodes);
     WANT(can_get_constant_pool);
+    /* Warm-up calls (warm.h): which instrumented methods are compiled. */
+    WANT(can_generate_compiled_method_load_events);
 #undef WANT
     err = (*vm.jvmti)->AddCapabilities(vm.jvmti, &add);
     if (err != JVMTI_ERROR_NONE) {
@@ -674,6 +676,47 @@ int vm_set_class_prepare(jvmtiEventClassPrepare cb, mct_err *e)
 {
     return set_callback(offsetof(jvmtiEventCallbacks, ClassPrepare), (void (*)(void))cb,
                         JVMTI_EVENT_CLASS_PREPARE, "ClassPrepare", e);
+}
+
+int vm_set_compiled_load(jvmtiEventCompiledMethodLoad cb, mct_err *e)
+{
+    return set_callback(offsetof(jvmtiEventCallbacks, CompiledMethodLoad), (void (*)(void))cb,
+                        JVMTI_EVENT_COMPILED_METHOD_LOAD, "CompiledMethodLoad", e);
+}
+
+int vm_replay_compiled(mct_err *e)
+{
+    jvmtiError err = (*vm.jvmti)->GenerateEvents(vm.jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
+
+    if (err != JVMTI_ERROR_NONE)
+        return mct_err_set(e, MCT_E_JVMTI, "GenerateEvents(CompiledMethodLoad): %s", vm_jvmti_error_name(err));
+    return 0;
+}
+
+int vm_class_methods(jclass k, void (*fn)(void *arg, jmethodID m, const char *name, const char *sig),
+                     void *arg, mct_err *e)
+{
+    jmethodID *ms = NULL;
+    jint n = 0;
+    jvmtiError err;
+
+    err = (*vm.jvmti)->GetClassMethods(vm.jvmti, k, &n, &ms);
+    if (err != JVMTI_ERROR_NONE)
+        return mct_err_set(e, MCT_E_JVMTI, "GetClassMethods: %s", vm_jvmti_error_name(err));
+    for (jint i = 0; i < n; i++) {
+        char *name = NULL, *sig = NULL;
+
+        err = (*vm.jvmti)->GetMethodName(vm.jvmti, ms[i], &name, &sig, NULL);
+        if (err != JVMTI_ERROR_NONE) {
+            deallocate(ms);
+            return mct_err_set(e, MCT_E_JVMTI, "GetMethodName: %s", vm_jvmti_error_name(err));
+        }
+        fn(arg, ms[i], name, sig);
+        deallocate(name);
+        deallocate(sig);
+    }
+    deallocate(ms);
+    return 0;
 }
 
 /* Gets the JVMTI environment, its capabilities and callbacks; 0 or -1. */

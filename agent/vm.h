@@ -77,6 +77,23 @@ int vm_set_class_hook(jvmtiEventClassFileLoadHook hook, mct_err *e);
  * with e set (MCT_E_JVMTI). */
 int vm_set_class_prepare(jvmtiEventClassPrepare cb, mct_err *e);
 
+/* Makes cb the CompiledMethodLoad callback and enables the event, or
+ * disables it when cb is NULL (a callback already running may still
+ * finish: the caller waits for it). 0 or -1 with e set (MCT_E_JVMTI, also
+ * when the JVM lacks can_generate_compiled_method_load_events). */
+int vm_set_compiled_load(jvmtiEventCompiledMethodLoad cb, mct_err *e);
+
+/* Replays a CompiledMethodLoad event, on the calling thread, for every
+ * method compiled now (GenerateEvents); the event must be enabled. 0 or -1
+ * with e set (MCT_E_JVMTI). */
+int vm_replay_compiled(mct_err *e);
+
+/* Calls fn for each method of class k (its jmethodID, name and JVM
+ * signature, both modified UTF-8 and borrowed for the call). 0, or -1 with
+ * e set (MCT_E_JVMTI). */
+int vm_class_methods(jclass k, void (*fn)(void *arg, jmethodID m, const char *name, const char *sig),
+                     void *arg, mct_err *e);
+
 /* Facts for the agent's hello, read once when the JVM became live (borrowed,
  * valid for the life of the library). */
 struct vm_facts {

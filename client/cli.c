@@ -27,7 +27,8 @@ enum {
     OPT_INTERVAL,
     OPT_SLOWEST,
     OPT_WAIT,
-    OPT_SAMPLE
+    OPT_SAMPLE,
+    OPT_INCLUDE_WARMUP
 };
 
 static const struct option long_options[] = {
@@ -53,6 +54,7 @@ static const struct option long_options[] = {
     { "slowest", required_argument, NULL, OPT_SLOWEST },
     { "wait", no_argument, NULL, OPT_WAIT },
     { "sample", required_argument, NULL, OPT_SAMPLE },
+    { "include-warmup", no_argument, NULL, OPT_INCLUDE_WARMUP },
     { NULL, 0, NULL, 0 }
 };
 
@@ -113,6 +115,9 @@ void cli_usage(FILE *f)
           "      --slowest K       with --aggregate: keep the K slowest calls whole\n"
           "                        in each summary (0..1000)\n"
           "      --sample N        trace one entry call in N (each thread counts its own)\n"
+          "      --include-warmup  --aggregate and the gates also count warm-up calls\n"
+          "                        (\"warmup\":true: begun before the JIT compiled the\n"
+          "                        instrumented methods again), left out by default\n"
           "  -v, --verbose         progress on stderr\n"
           "      --info PID        print the agent's hello (JVM, agent, session) as JSON\n"
           "      --agent PATH      the agent library to load (default: $MCALLTREE_AGENT,\n"
@@ -258,13 +263,14 @@ enum {
     GIVEN_INTERVAL = 1 << 13,
     GIVEN_SLOWEST = 1 << 14,
     GIVEN_WAIT = 1 << 15,
-    GIVEN_SAMPLE = 1 << 16
+    GIVEN_SAMPLE = 1 << 16,
+    GIVEN_INCLUDE_WARMUP = 1 << 17
 };
 
 static const char *const given_names[] = {
     "--count", "--timeout", "--min-ms", "--slow-ms", "--fail-over-ms", "--format",
     "--output", "--include-jdk", "--plan", "--max-calls", "--percentile", "--budget",
-    "--aggregate", "--interval", "--slowest", "--wait", "--sample"
+    "--aggregate", "--interval", "--slowest", "--wait", "--sample", "--include-warmup"
 };
 
 /* The long name of the option whose getopt value is val, or NULL. */
@@ -396,6 +402,10 @@ static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given
         if (num_int(arg, 1, PROTO_MAX_SAMPLE, &c->sample) < 0)
             return mct_err_set(e, MCT_E_ARG, "--sample must be an integer from 1 (every call) to %lld, "
                                "got '%.64s'", PROTO_MAX_SAMPLE, arg);
+        return 0;
+    case OPT_INCLUDE_WARMUP:
+        *given |= GIVEN_INCLUDE_WARMUP;
+        c->include_warmup = 1;
         return 0;
     }
     return mct_err_set(e, MCT_E_ARG, "unhandled option %d", opt);
@@ -551,6 +561,13 @@ static int check_together(const struct cli *c, unsigned given, mct_err *e)
                            (given & GIVEN_PERCENTILE) ? "--percentile" : "--budget");
     if (c->wait && c->plan)
         return mct_err_set(e, MCT_E_ARG, "--wait cannot be used with --plan (a plan is of loaded classes)");
+    /* Printed calls are printed whatever they are; only what counts them
+     * can leave warm-up calls out. */
+    if (c->include_warmup && !c->aggregate &&
+        !(given & (GIVEN_MAX_CALLS | GIVEN_PERCENTILE | GIVEN_BUDGET | GIVEN_FAIL_OVER_MS)))
+        return mct_err_set(e, MCT_E_ARG, "--include-warmup needs --aggregate or a gate (--fail-over-ms, "
+                           "--max-calls, --budget): calls are printed either way, warm-up ones marked "
+                           "\"warmup\":true");
     return check_aggregate(c, given, e);
 }
 

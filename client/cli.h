@@ -61,6 +61,7 @@ struct cli {
                                        borrowed from argv */
     int wait;                       /* --wait: an entry class not loaded yet is waited for */
     long long sample;               /* --sample N: one entry call in N traced; 0: not given */
+    int include_warmup;             /* --include-warmup: summaries and gates count warm-up calls */
 };
 
 /* Parses argv into *c; -1 with e set (MCT_E_ARG, one line saying what is

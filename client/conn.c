@@ -256,6 +256,7 @@ json_t *conn_trace_request_new(const struct cli *c)
         .slowest = c->aggregate ? c->slowest : -1,
         .wait = c->wait,
         .sample = c->sample > 1 ? c->sample : -1,
+        .include_warmup = c->include_warmup,
     };
 
     return msg_trace_write(&req);

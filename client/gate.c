@@ -7,6 +7,7 @@
 
 #include "fmtutil.h"
 #include "gates.h"
+#include "summary.h"
 
 struct gate {
     struct gates gates;     /* a view over the cli's gates */
@@ -35,6 +36,11 @@ int gate_wanted(const struct cli *c)
 int gate_percentile_in_summary(double p)
 {
     return gates_percentile_in_summary(p);
+}
+
+int gate_judges(const struct cli *c, const json_t *call)
+{
+    return c->include_warmup || !sum_call_warmup(call);
 }
 
 gate *gate_new(const struct cli *c, mct_err *e)

@@ -35,6 +35,10 @@ int gate_wanted(const struct cli *c);
  * entry_max_ns); other percentiles need the calls (the per-call mode). */
 int gate_percentile_in_summary(double p);
 
+/* Whether the gates (and a plain --fail-over-ms) judge call, a `call`
+ * object: a warm-up call ("warmup":true) only with --include-warmup. */
+int gate_judges(const struct cli *c, const json_t *call);
+
 /* A gate for c's gates, or NULL with e set (out of memory). Free with
  * gate_free. */
 gate *gate_new(const struct cli *c, mct_err *e);

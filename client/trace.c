@@ -141,6 +141,7 @@ struct run {
     double stop_at;      /* when the stop was sent (ms) */
     double deadline;     /* --timeout, in mct_now_ms() time; 0 = none */
     long long printed;
+    long long judged;    /* printed calls the gates judge (not warm-up ones, unless asked) */
     int over;            /* a call took longer than --fail-over-ms */
     int output_broken;
     int rc;
@@ -255,6 +256,9 @@ static void on_call(struct run *r, json_t *call)
     }
     r->printed++;
     warn_short(r, call);
+    if (!gate_judges(r->c, call))
+        return;
+    r->judged++;
     /* After an error the session is ending: said once. */
     if (r->gate != NULL && r->rc == MCT_EXIT_OK && gate_add_call(r->gate, call, &e) < 0) {
         log_error("the gates cannot count call #%lld: %s", num(call, "seq"), e.msg);
@@ -344,6 +348,21 @@ static void on_status(struct run *r, const json_t *msg)
                 m.note != NULL && m.note[0] ? "; " : "", m.note != NULL ? m.note : "");
 }
 
+/* Warm-up calls (n), said once at the end: what they are, and whether
+ * the summary and the gates left them out. */
+static void say_warmup(const struct run *r, long long n)
+{
+    const char *left_out = "";
+
+    if (r->c->aggregate && !r->c->include_warmup)
+        left_out = "; left out of the summary and the gates (--include-warmup counts them)";
+    else if ((r->gate != NULL || r->c->fail_over_ms >= 0) && !r->c->include_warmup)
+        left_out = "; not judged by the gates (--include-warmup judges them)";
+    if (n > 0)
+        log_error("%lld warm-up call%s (begun before the JIT had compiled the instrumented methods again), "
+                  "marked \"warmup\":true%s", n, n == 1 ? "" : "s", left_out);
+}
+
 /* At the end of a session that printed nothing: why, as far as the
  * agent's counts tell. */
 static void say_no_call(const struct run *r, const struct msg_end *end)
@@ -404,10 +423,11 @@ static int on_end(struct run *r, const json_t *msg)
     }
     log_verbose("session ended (%s): %lld call%s completed, %lld printed, %lld under --min-ms, "
                 "%lld left unsent at the end, %lld not traced; %lld classes restored, %lld still "
-                "instrumented; %lld entry call%s seen",
+                "instrumented; %lld warm-up; %lld entry call%s seen",
                 m.reason, nz(m.calls), m.calls == 1 ? "" : "s", nz(m.printed), nz(m.filtered),
-                nz(m.discarded), busy, nz(m.restored_classes), nz(m.instrumented_classes), nz(m.seen),
-                m.seen == 1 ? "" : "s");
+                nz(m.discarded), busy, nz(m.restored_classes), nz(m.instrumented_classes), nz(m.warmup),
+                nz(m.seen), m.seen == 1 ? "" : "s");
+    say_warmup(r, nz(m.warmup));
     if (m.has_probe)
         log_verbose("this session's probe call cost %.1f ns (median %.1f ns, %s), %.1f ns subtracted per call",
                     m.probe.measured_ns, m.probe.median_ns, m.probe.trusted ? "trusted" : "not trusted",
@@ -429,8 +449,9 @@ static int on_end(struct run *r, const json_t *msg)
         say_no_call(r, &m);
     if (r->gate != NULL)
         return judge_gates(r);
-    if (r->c->fail_over_ms >= 0 && r->printed == 0 && r->aggregated == 0) {
-        log_error("--fail-over-ms %g: no call to judge, none was printed (exit status 4)", r->c->fail_over_ms);
+    if (r->c->fail_over_ms >= 0 && r->judged == 0 && r->aggregated == 0) {
+        log_error("--fail-over-ms %g: no call to judge, %s (exit status 4)", r->c->fail_over_ms,
+                  r->printed == 0 ? "none was printed" : "all were warm-up calls (--include-warmup judges them)");
         return MCT_EXIT_FAILOVER;
     }
     return r->over ? MCT_EXIT_FAILOVER : MCT_EXIT_OK;

@@ -145,6 +145,8 @@ char *wrap_agent_options(const struct cli *c, const char *dir, mct_err *e)
         put_int(&b, "slowest", c->slowest);
     if (c->sample > 1)
         put_int(&b, "sample", c->sample);
+    if (c->include_warmup)
+        put_str(&b, ",include-warmup");
     if (c->verbose)
         put_str(&b, ",verbose");
     /* The gates are judged here, over what the files hold (wrap_run), so
@@ -225,7 +227,8 @@ struct wrap {
                                refused it: the exit status that says so, 0: none */
     int over;               /* --fail-over-ms: a call took longer */
     long long written;      /* calls and summaries written, all JVMs */
-    long long seen;         /* entry calls, all JVMs: calls and final summaries' */
+    long long seen;         /* entry calls judged, all JVMs: calls (warm-up ones only with
+                               --include-warmup) and final summaries' */
     size_t n_judged;        /* JVMs whose gates were judged */
     int gate_failed;        /* a JVM's gate failed */
     int gate_typo;          /* a gate names a method a JVM's plan does not trace */
@@ -335,6 +338,10 @@ static void on_call(struct wrap *w, struct jvm *j, json_t *call)
     char what[64];
     mct_err e;
 
+    emit(w, j, call, 0);
+    /* A warm-up call is written, marked, but judged only when asked. */
+    if (!gate_judges(w->c, call))
+        return;
     w->seen++;
     snprintf(what, sizeof what, "call #%lld", (long long)json_integer_value(json_object_get(call, "seq")));
     check_over(w, j, what, (double)total / 1e6);
@@ -344,7 +351,6 @@ static void on_call(struct wrap *w, struct jvm *j, json_t *call)
         w->trouble = MCT_EXIT_INTERNAL;
         j->judged = 1;
     }
-    emit(w, j, call, 0);
 }
 
 static void on_summary(struct wrap *w, struct jvm *j, const json_t *summary)

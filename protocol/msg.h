@@ -58,6 +58,7 @@ struct msg_trace {
     int wait;                   /* an entry class not loaded yet is waited for; absent: 0 */
     long long sample;           /* trace one entry call in this many, 1..PROTO_MAX_SAMPLE;
                                    -1: absent (every one) */
+    int include_warmup;         /* warm-up calls go into summaries too; absent: 0 */
 };
 
 /* `stop`: the client ends its session. */
@@ -162,6 +163,7 @@ struct msg_end {
     double probe_ns;            /* subtracted per probe call (probe.ns); -1: absent */
     int has_probe;              /* 0: not measured */
     struct msg_probe probe;
+    long long warmup;           /* calls marked warm-up; -1: absent */
 };
 
 /* `error`: a refusal or failure. */

@@ -284,6 +284,7 @@ static const struct field trace_req_fields[] = {
     OPT_INT("slowest", 0, SUM_SLOWEST_MAX, AT(M, slowest)),
     { .name = "wait", .kind = K_BOOL, .optional = 1, AT(M, wait) },
     OPT_INT("sample", 1, PROTO_MAX_SAMPLE, AT(M, sample)),
+    { .name = "include_warmup", .kind = K_BOOL, .optional = 1, AT(M, include_warmup) },
     END
 };
 #undef M
@@ -450,6 +451,7 @@ static const struct field end_fields[] = {
     { .name = "detail", .kind = K_STR, .optional = 1, .min = 0, .max = 1024, AT(M, detail) },
     OPT_NUM("probe_ns", AT(M, probe_ns)),
     { .name = "probe", .kind = K_OBJ, .optional = 1, .sub = &probe_schema, AT(M, probe), HAS(M, has_probe) },
+    OPT_INT("warmup", 0, LLONG_MAX, AT(M, warmup)),
     END
 };
 #undef M

@@ -162,6 +162,7 @@ struct slow {
 struct sum {
     size_t k;
     uint64_t calls, not_traced;
+    uint64_t warmup;            /* warm-up calls of the interval (sum_add_warmup) */
     struct snode top;           /* unnamed; its children are the roots */
     struct smethod **methods;   /* in order of first appearance */
     size_t nmethods, capmethods;
@@ -348,7 +349,7 @@ void sum_reset(sum *s)
         json_decref(s->heap[i].call);
     s->nheap = 0;
     s->ntouched = s->nmtouched = 0;
-    s->calls = s->not_traced = 0;
+    s->calls = s->not_traced = s->warmup = 0;
     s->in_call = s->depth = s->roots_entered = 0;
 }
 
@@ -372,6 +373,16 @@ uint64_t sum_calls(const sum *s)
 void sum_add_not_traced(sum *s, uint64_t n)
 {
     s->not_traced = sat_add(s->not_traced, n);
+}
+
+void sum_add_warmup(sum *s, uint64_t n)
+{
+    s->warmup = sat_add(s->warmup, n);
+}
+
+int sum_call_warmup(const json_t *call)
+{
+    return json_is_true(json_object_get(call, "warmup"));
 }
 
 int sum_begin(sum *s, mct_err *e)
@@ -579,6 +590,7 @@ int sum_merge(sum *dst, const sum *src, mct_err *e)
             return -1;
     dst->calls = sat_add(dst->calls, src->calls);
     dst->not_traced = sat_add(dst->not_traced, src->not_traced);
+    dst->warmup = sat_add(dst->warmup, src->warmup);
     return 0;
 }
 
@@ -678,7 +690,7 @@ json_t *sum_to_json(const sum *s, int final, mct_err *e)
     }
     free(sorted);
     if (rc == 0) {
-        rc = put(o, "methods", methods) | put(o, "slowest", slowest);
+        rc = put(o, "methods", methods) | put(o, "slowest", slowest) | put_int(o, "warmup", s->warmup);
         methods = slowest = NULL;
     }
     json_decref(methods);
@@ -798,7 +810,7 @@ static int vnode(const json_t *n, int depth, long long summary_calls, struct vpa
         return vbad(e, p, NULL, "nested deeper than %d levels", PROTO_MAX_DEPTH);
     if (vstr(n, "class", 0, p, e) < 0 || vstr(n, "method", 0, p, e) < 0 ||
         vstr(n, "desc", 0, p, e) < 0 || vstr(n, "exception", 1, p, e) < 0 ||
-        vbool(n, "truncated", 1, p, e) < 0 || vbool(n, "warmup", 1, p, e) < 0)
+        vbool(n, "truncated", 1, p, e) < 0)
         return -1;
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
         if (vint(n, ints[i], 0, &v, p, e) < 0)
@@ -857,7 +869,7 @@ static int vcall(const json_t *c, struct vpath *p, mct_err *e)
     size_t mark;
 
     if (vtype(c, "call", p, e) < 0 || vint(c, "seq", 0, &v, p, e) < 0 ||
-        vint(c, "start_ns", 0, &v, p, e) < 0)
+        vint(c, "start_ns", 0, &v, p, e) < 0 || vbool(c, "warmup", 1, p, e) < 0)
         return -1;
     th = json_object_get(c, "thread");
     if (th == NULL)
@@ -893,7 +905,8 @@ int sum_json_check(const json_t *j, mct_err *e)
     uint64_t calls, v;
 
     if (vtype(j, "summary", &p, e) < 0 || vbool(j, "final", 0, &p, e) < 0 ||
-        vint(j, "calls", 0, &calls, &p, e) < 0 || vint(j, "not_traced", 0, &v, &p, e) < 0)
+        vint(j, "calls", 0, &calls, &p, e) < 0 || vint(j, "not_traced", 0, &v, &p, e) < 0 ||
+        vint(j, "warmup", 1, &v, &p, e) < 0)
         return -1;
     root = json_object_get(j, "root");
     if (root == NULL)

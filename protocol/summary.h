@@ -28,9 +28,11 @@
  * (class, method, desc, whatever the path) the summary keeps the most calls
  * in one entry call (`methods` in the JSON, for --max-calls).
  *
- * Entry calls whose root is `"truncated":true` or `"warmup":true` are
- * counted like any other: what they recorded is real, and leaving them out
- * would make counts per entry call depend on buffer sizes.
+ * Entry calls whose nodes are `"truncated":true` are counted like any
+ * other: what they recorded is real, and leaving them out would make counts
+ * per entry call depend on buffer sizes. Warm-up calls (`"warmup":true`,
+ * agent/warm.h) are left out by the callers unless asked for, and counted
+ * with sum_add_warmup.
  *
  * Memory: the nodes are bounded by the paths the plan allows (its methods
  * times the depth, as in one call's tree); each node has one histogram
@@ -113,6 +115,13 @@ uint64_t sum_calls(const sum *s);
  * `dropped`); reported as not_traced. */
 void sum_add_not_traced(sum *s, uint64_t n);
 
+/* Adds n to the warm-up calls (left out of the summary, or in it when the
+ * user asked for them); reported as warmup. */
+void sum_add_warmup(sum *s, uint64_t n);
+
+/* Whether call (a `call` object) is marked "warmup":true. */
+int sum_call_warmup(const json_t *call);
+
 /* Visitor, one per-call tree at a time: sum_begin, then for every node in
  * depth-first order sum_enter (its figures) ... sum_leave, then sum_end.
  * The first node entered is the call's root. 0, or -1 with e set: out of
@@ -146,7 +155,8 @@ int sum_add_call_json(sum *s, json_t *call, mct_err *e);
 int sum_merge(sum *dst, const sum *src, mct_err *e);
 
 /* The summary object {"type":"summary","final":BOOL,"calls":N,
- * "not_traced":N,"root":NODE|null,"methods":[...],"slowest":[...]}, "root"
+ * "not_traced":N,"root":NODE|null,"methods":[...],"slowest":[...],
+ * "warmup":N} ("warmup" optional on reading), "root"
  * null when no call was added; a new reference or NULL with e set. When the
  * entry method's calls had several roots (overloads), the first is "root"
  * and the others follow in "more_roots". */

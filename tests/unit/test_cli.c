@@ -173,6 +173,11 @@ static void test_errors(void)
     /* The options that need --aggregate, or that it excludes (issue 11). */
     USAGE_ERROR("--interval needs --aggregate", "--interval", "1", "1", "a.B", "m", "3", "x");
     USAGE_ERROR("--slowest needs --aggregate", "--slowest", "1", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--include-warmup needs --aggregate or a gate (--fail-over-ms, --max-calls, --budget): calls "
+                "are printed either way, warm-up ones marked \"warmup\":true", "--include-warmup", "1", "a.B", "m",
+                "3", "x");
+    USAGE_ERROR("--include-warmup needs --aggregate or a gate", "--include-warmup", "a.B", "m", "3", "x", "--",
+                "java");
     USAGE_ERROR("--slowest must be an integer from 0 to 1000, got '1001'", "--aggregate", "--slowest",
                 "1001", "1", "a.B", "m", "3", "x");
     USAGE_ERROR("--interval must be a number of seconds of at least 0.001, got '0.0001'", "--aggregate",

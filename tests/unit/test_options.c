@@ -25,9 +25,9 @@ static void test_invalid(void)
 
     CHECK_INT(opts_parse("bogus", &o, &e), -1);
     CHECK_INT(e.code, MCT_E_ARG);
-    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget)");
+    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget, include-warmup)");
     CHECK_INT(opts_parse("verbose,x=1", &o, &e), -1);
-    CHECK_STR(e.msg, "unknown option 'x' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget)");
+    CHECK_STR(e.msg, "unknown option 'x' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget, include-warmup)");
     CHECK_INT(opts_parse("verbose=1", &o, &e), -1);
     CHECK_STR(e.msg, "option 'verbose' takes no value");
     CHECK_INT(opts_parse("verbose,", &o, &e), -1);
@@ -120,6 +120,13 @@ static void test_aggregate(void)
     CHECK_STR(e.msg, "option 'interval' needs aggregate (summaries instead of calls)");
     CHECK_INT(opts_parse("trace=a.B.run,out=x,slowest=5", &o, &e), -1);
     CHECK_STR(e.msg, "option 'slowest' needs aggregate (summaries instead of calls)");
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,include-warmup", &o, &e), -1);
+    CHECK_STR(e.msg, "option 'include-warmup' needs aggregate or a gate (fail-over-ms, max-calls, budget): "
+                     "calls are written either way");
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,include-warmup", &o, &e), 0);
+    CHECK_INT(o.trace.include_warmup, 1);
+    CHECK_INT(opts_parse("trace=a.B.run,out=x,fail-over-ms=5,include-warmup", &o, &e), 0);
+    CHECK_INT(opts_parse("include-warmup", &o, &e), -1);
     CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,min-ms=1", &o, &e), -1);
     CHECK_STR(e.msg, "option 'min-ms' cannot be used with aggregate: a summary covers every call (its "
                      "p50/p90/p99 and slowest= show the slow ones)");

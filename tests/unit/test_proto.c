@@ -388,6 +388,7 @@ static void test_replies(void)
     ACCEPT("{\"type\":\"end\",\"reason\":\"stop\",\"calls\":0,\"unloaded_classes\":2}", PROTO_REPLY);
     REJECT("{\"type\":\"end\",\"reason\":\"stop\",\"unloaded_classes\":1.0}", PROTO_REPLY, MCT_E_PROTO,
            "unloaded_classes: must be an integer, got a real");
+    REJECT("{\"type\":\"end\",\"reason\":\"stop\",\"warmup\":-1}", PROTO_REPLY, MCT_E_PROTO, "warmup");
     REJECT("{\"type\":\"plan\",\"methods\":[]}", PROTO_REPLY, MCT_E_PROTO, "summary: missing");
     REJECT("{\"type\":\"plan\",\"methods\":[],\"summary\":{\"instrumented\":1}}", PROTO_REPLY,
            MCT_E_PROTO, "summary.pending: missing");
@@ -707,12 +708,13 @@ static const struct {
     { rt_trace, "{\"type\":\"trace\",\"protocol\":1,\"class\":\"com.shop.Cart\",\"method\":\"total\","
                 "\"desc\":null,\"depth\":3,\"regex\":\"com\\\\.shop\\\\..*\",\"include_jdk\":false,"
                 "\"plan_only\":false,\"min_ns\":0,\"count\":0,\"verbose\":false,\"client_pid\":42,"
-                "\"aggregate\":false,\"wait\":false}" },
+                "\"aggregate\":false,\"wait\":false,\"include_warmup\":false}" },
     { rt_trace, "{\"type\":\"trace\",\"protocol\":1,\"class\":\"a.B$C\",\"method\":\"<init>\","
                 "\"desc\":\"(I[Ljava/lang/String;)V\",\"depth\":64,\"regex\":\"\",\"include_jdk\":true,"
                 "\"plan_only\":true,\"min_ns\":1500000,\"count\":9223372036854775807,\"verbose\":true,"
-                "\"client_pid\":2147483647,\"aggregate\":false,\"wait\":true}" },
-    { rt_trace, TRACE_OK ",\"aggregate\":true,\"interval_ms\":250,\"slowest\":1000,\"wait\":false,\"sample\":7}" },
+                "\"client_pid\":2147483647,\"aggregate\":false,\"wait\":true,\"include_warmup\":false}" },
+    { rt_trace, TRACE_OK ",\"aggregate\":true,\"interval_ms\":250,\"slowest\":1000,\"wait\":false,\"sample\":7,"
+                "\"include_warmup\":true}" },
     { rt_stop, "{\"type\":\"stop\",\"reason\":\"signal\"}" },
     { rt_hello, HELLO_HEAD "\"session\":null,\"instrumented_classes\":0,\"loads\":1,"
                 "\"missing_capabilities\":[]}" },
@@ -738,7 +740,7 @@ static const struct {
     /* The end of finish() and the end of session_vm_death(). */
     { rt_end, "{\"type\":\"end\",\"reason\":\"stop\",\"calls\":3,\"printed\":3,\"filtered\":0,\"dropped\":2,"
               "\"discarded\":1,\"restored_classes\":4,\"instrumented_classes\":0,\"unloaded_classes\":0,"
-              "\"detail\":\"signal\",\"probe_ns\":20.5,\"probe\":" PROBE_OBJ "}" },
+              "\"detail\":\"signal\",\"probe_ns\":20.5,\"probe\":" PROBE_OBJ ",\"warmup\":2}" },
     { rt_end, "{\"type\":\"end\",\"reason\":\"jvm_exit\",\"calls\":7,\"printed\":6}" },
     { rt_error, "{\"type\":\"error\",\"code\":\"plan_limit\",\"message\":\"planning took too long\"}" },
 };

@@ -410,7 +410,42 @@ static const struct bad {
       "summary: slowest[0].thread.id: not an integer >= 0" },
     { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[]},\"more_roots\":{}," GOOD_METHODS ",\"slowest\":[]}",
       "summary: more_roots: not an array of nodes after a root" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[]}," GOOD_METHODS ",\"slowest\":[],\"warmup\":-1}",
+      "summary: warmup: not an integer >= 0" },
 };
+
+/* Warm-up calls: counted apart (sum_add_warmup), merged, written as
+ * "warmup"; a summary without the key (an older agent's) still reads. */
+static void test_warmup(void)
+{
+    json_t *call = json_loads("{\"type\":\"call\",\"seq\":1,\"thread\":{\"id\":1},\"start_ns\":1,"
+                              "\"warmup\":true,\"root\":{}}", 0, NULL);
+    sum *a, *b;
+    json_t *j;
+    mct_err e;
+
+    CHECK(call != NULL && sum_call_warmup(call));
+    json_object_del(call, "warmup");
+    CHECK(!sum_call_warmup(call));
+    json_decref(call);
+    a = sum_new(0, &e);
+    b = sum_new(0, &e);
+    CHECK(a != NULL && b != NULL);
+    sum_add_warmup(a, 2);
+    sum_add_warmup(b, 3);
+    CHECK(sum_merge(a, b, &e) == 0);
+    j = sum_to_json(a, 1, &e);
+    CHECK(j != NULL && json_integer_value(json_object_get(j, "warmup")) == 5 && sum_json_check(j, &e) == 0);
+    json_object_del(j, "warmup");
+    CHECK(sum_json_check(j, &e) == 0);
+    json_decref(j);
+    sum_reset(a);
+    j = sum_to_json(a, 0, &e);
+    CHECK(j != NULL && json_integer_value(json_object_get(j, "warmup")) == 0);
+    json_decref(j);
+    sum_free(a);
+    sum_free(b);
+}
 
 static const struct bad bad_calls[] = {
     { "{\"type\":\"summary\"}", "call: type: not \"call\"" },
@@ -419,6 +454,8 @@ static const struct bad bad_calls[] = {
       "call: root.method: missing (a string)" },
     { "{\"type\":\"call\",\"seq\":1,\"thread\":{\"id\":1,\"name\":7},\"start_ns\":1,\"root\":{}}",
       "call: thread.name: not a string" },
+    { "{\"type\":\"call\",\"seq\":1,\"thread\":{\"id\":1},\"start_ns\":1,\"warmup\":1,\"root\":{}}",
+      "call: warmup: not true or false" },
 };
 
 static void test_rejections(void)
@@ -481,5 +518,6 @@ int main(void)
     test_slowest();
     test_visitor_errors();
     test_rejections();
+    test_warmup();
     return check_status();
 }
