@@ -51,6 +51,7 @@ struct session {
     uint64_t calls, printed, filtered, dropped_base;
     uint64_t sample;           /* trace one entry call in this many */
     uint64_t seen_base;        /* probe_seen() when it began */
+    uint64_t seen_summed;      /* of those since, what the summaries counted */
     uint64_t last_status_ns, last_extend_ns, last_unload_ns;
     size_t unloaded;           /* instrumented copies of classes found unloaded */
     const char *end_reason;    /* why it ends; set by the session thread only */
@@ -206,8 +207,12 @@ static void send_summary(struct session *s, int final, long long total_ms)
     json_t *msg;
     mct_err err;
 
+    uint64_t seen = probe_seen() - s->seen_base;
+
     sum_add_not_traced(s->agg, dropped - s->dropped_summed);
     s->dropped_summed = dropped;
+    sum_add_seen(s->agg, seen - s->seen_summed);
+    s->seen_summed = seen;
     if (final) {
         if (sum_merge(s->total, s->agg, &err) < 0) {
             vm_log("the run's summary: %s", err.msg);

@@ -405,6 +405,10 @@ static int tree_summary(out *o, const json_t *summary)
     fprintf(f, ": %lld entry call%s", n, n == 1 ? "" : "s");
     if (fu_int(summary, "not_traced") > 0)
         fprintf(f, ", %lld not traced", fu_int(summary, "not_traced"));
+    if (fu_int(summary, "warmup") > 0)
+        fprintf(f, ", %lld warm-up", fu_int(summary, "warmup"));
+    if (fu_int(summary, "seen") > 0)
+        fprintf(f, ", %lld seen", fu_int(summary, "seen"));
     fputc('\n', f);
     if (!json_is_object(json_object_get(summary, "root")))
         return ferror(f) ? -1 : 0;

@@ -163,6 +163,7 @@ struct sum {
     size_t k;
     uint64_t calls, not_traced;
     uint64_t warmup;            /* warm-up calls of the interval (sum_add_warmup) */
+    uint64_t seen;              /* entry calls seen, traced or not (sum_add_seen) */
     struct snode top;           /* unnamed; its children are the roots */
     struct smethod **methods;   /* in order of first appearance */
     size_t nmethods, capmethods;
@@ -349,7 +350,7 @@ void sum_reset(sum *s)
         json_decref(s->heap[i].call);
     s->nheap = 0;
     s->ntouched = s->nmtouched = 0;
-    s->calls = s->not_traced = s->warmup = 0;
+    s->calls = s->not_traced = s->warmup = s->seen = 0;
     s->in_call = s->depth = s->roots_entered = 0;
 }
 
@@ -378,6 +379,11 @@ void sum_add_not_traced(sum *s, uint64_t n)
 void sum_add_warmup(sum *s, uint64_t n)
 {
     s->warmup = sat_add(s->warmup, n);
+}
+
+void sum_add_seen(sum *s, uint64_t n)
+{
+    s->seen = sat_add(s->seen, n);
 }
 
 int sum_call_warmup(const json_t *call)
@@ -591,6 +597,7 @@ int sum_merge(sum *dst, const sum *src, mct_err *e)
     dst->calls = sat_add(dst->calls, src->calls);
     dst->not_traced = sat_add(dst->not_traced, src->not_traced);
     dst->warmup = sat_add(dst->warmup, src->warmup);
+    dst->seen = sat_add(dst->seen, src->seen);
     return 0;
 }
 
@@ -690,7 +697,8 @@ json_t *sum_to_json(const sum *s, int final, mct_err *e)
     }
     free(sorted);
     if (rc == 0) {
-        rc = put(o, "methods", methods) | put(o, "slowest", slowest) | put_int(o, "warmup", s->warmup);
+        rc = put(o, "methods", methods) | put(o, "slowest", slowest) | put_int(o, "warmup", s->warmup) |
+             put_int(o, "seen", s->seen);
         methods = slowest = NULL;
     }
     json_decref(methods);
@@ -906,7 +914,7 @@ int sum_json_check(const json_t *j, mct_err *e)
 
     if (vtype(j, "summary", &p, e) < 0 || vbool(j, "final", 0, &p, e) < 0 ||
         vint(j, "calls", 0, &calls, &p, e) < 0 || vint(j, "not_traced", 0, &v, &p, e) < 0 ||
-        vint(j, "warmup", 1, &v, &p, e) < 0)
+        vint(j, "warmup", 1, &v, &p, e) < 0 || vint(j, "seen", 1, &v, &p, e) < 0)
         return -1;
     root = json_object_get(j, "root");
     if (root == NULL)

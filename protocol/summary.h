@@ -119,6 +119,10 @@ void sum_add_not_traced(sum *s, uint64_t n);
  * user asked for them); reported as warmup. */
 void sum_add_warmup(sum *s, uint64_t n);
 
+/* Adds n entry calls seen (traced or not: --sample, rings full) to the
+ * interval; reported as seen. */
+void sum_add_seen(sum *s, uint64_t n);
+
 /* Whether call (a `call` object) is marked "warmup":true. */
 int sum_call_warmup(const json_t *call);
 
@@ -156,7 +160,7 @@ int sum_merge(sum *dst, const sum *src, mct_err *e);
 
 /* The summary object {"type":"summary","final":BOOL,"calls":N,
  * "not_traced":N,"root":NODE|null,"methods":[...],"slowest":[...],
- * "warmup":N} ("warmup" optional on reading), "root"
+ * "warmup":N,"seen":N} ("warmup" and "seen" optional on reading), "root"
  * null when no call was added; a new reference or NULL with e set. When the
  * entry method's calls had several roots (overloads), the first is "root"
  * and the others follow in "more_roots". */

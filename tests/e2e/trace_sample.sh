@@ -4,8 +4,8 @@
 # entry calls give 20 trees (the thread's countdown starts at a phase of
 # its own, from 1 to 10: 200 calls trace 20 whatever it is), each whole
 # (run -> step x2), and the end line says 200 entry calls seen; with
-# --aggregate, the final summary holds 20 calls. Without --sample every
-# call is traced.
+# --aggregate, the final summary holds 20 calls and says 200 seen. Without
+# --sample every call is traced.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
@@ -61,6 +61,8 @@ OUTLINE
     sampled "$j-sample-agg" 1 --sample 10 --aggregate "$PID" tgt.Counted run 2 "$RX"
     expect_grep "\"type\":\"summary\",\"final\":true,.*\"calls\":$((M / 10))," "$OUT" \
         "--sample 10 --aggregate: the summary holds $((M / 10)) calls"
+    expect_grep "\"type\":\"summary\",\"final\":true,.*\"seen\":$M[,}]" "$OUT" \
+        "--sample 10 --aggregate: the summary says $M seen"
     expect_grep "; $M entry calls seen\$" "$ERR" "--sample 10 --aggregate: the end line says $M seen"
     expect_restored "$PID" "after --sample 10 --aggregate"
 

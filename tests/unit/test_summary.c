@@ -412,10 +412,13 @@ static const struct bad {
       "summary: more_roots: not an array of nodes after a root" },
     { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[]}," GOOD_METHODS ",\"slowest\":[],\"warmup\":-1}",
       "summary: warmup: not an integer >= 0" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[]}," GOOD_METHODS ",\"slowest\":[],\"seen\":\"x\"}",
+      "summary: seen: not an integer >= 0" },
 };
 
-/* Warm-up calls: counted apart (sum_add_warmup), merged, written as
- * "warmup"; a summary without the key (an older agent's) still reads. */
+/* Warm-up calls and calls seen: counted apart (sum_add_warmup,
+ * sum_add_seen), merged, written as "warmup" and "seen"; a summary without
+ * the keys (an older agent's) still reads. */
 static void test_warmup(void)
 {
     json_t *call = json_loads("{\"type\":\"call\",\"seq\":1,\"thread\":{\"id\":1},\"start_ns\":1,"
@@ -433,15 +436,20 @@ static void test_warmup(void)
     CHECK(a != NULL && b != NULL);
     sum_add_warmup(a, 2);
     sum_add_warmup(b, 3);
+    sum_add_seen(a, 10);
+    sum_add_seen(b, 30);
     CHECK(sum_merge(a, b, &e) == 0);
     j = sum_to_json(a, 1, &e);
     CHECK(j != NULL && json_integer_value(json_object_get(j, "warmup")) == 5 && sum_json_check(j, &e) == 0);
+    CHECK(json_integer_value(json_object_get(j, "seen")) == 40);
     json_object_del(j, "warmup");
+    json_object_del(j, "seen");
     CHECK(sum_json_check(j, &e) == 0);
     json_decref(j);
     sum_reset(a);
     j = sum_to_json(a, 0, &e);
     CHECK(j != NULL && json_integer_value(json_object_get(j, "warmup")) == 0);
+    CHECK(json_integer_value(json_object_get(j, "seen")) == 0);
     json_decref(j);
     sum_free(a);
     sum_free(b);
