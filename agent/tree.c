@@ -344,6 +344,98 @@ int tree_visit(const tree *t, sum *s, mct_err *err)
     return sum_end(s, err);
 }
 
+/* A modified UTF-8 string as a compact string (UTF-8). */
+static int put_name(crec_buf *b, const char *s)
+{
+    char *owned;
+    const char *u = visit_name(s, &owned);
+
+    if (u == NULL)
+        return -1;
+    crec_put_str(b, u, strlen(u));
+    free(owned);
+    return 0;
+}
+
+/* Defines the methods of node i and its subtree that defs lacks. */
+static int define(const tree *t, uint32_t i, crec_buf *b, crec_defs *defs)
+{
+    const struct node *nd = &t->nodes[i];
+    uint32_t c;
+
+    if (!crec_defs_has(defs, (uint32_t)nd->id)) {
+        const mt_method *m = mt_get(nd->id);
+        size_t start = crec_frame_begin(b, CREC_DEF);
+
+        crec_put_u32(b, (uint32_t)nd->id);
+        if (put_name(b, m ? m->cls : "?") < 0 || put_name(b, m ? m->name : "?") < 0 ||
+            put_name(b, m ? m->desc : "?") < 0 || crec_frame_end(b, start) < 0 ||
+            crec_defs_add(defs, (uint32_t)nd->id) < 0)
+            return -1;
+    }
+    for (c = nd->first_child; c != 0; c = t->nodes[c].next_sibling)
+        if (define(t, c, b, defs) < 0)
+            return -1;
+    return 0;
+}
+
+/* Node i and its subtree, in pre-order; how many nodes. */
+static uint32_t put_node(const tree *t, uint32_t i, crec_buf *b)
+{
+    const struct node *nd = &t->nodes[i];
+    uint64_t total = ns(t, nd->total), child_total = 0;
+    uint32_t c, kids = 0, n = 1;
+
+    for (c = nd->first_child; c != 0; c = t->nodes[c].next_sibling) {
+        child_total += ns(t, t->nodes[c].total);
+        kids++;
+    }
+    crec_put_u32(b, (uint32_t)nd->id);
+    crec_put_u8(b, nd->truncated ? CREC_N_TRUNCATED : 0);
+    crec_put_u32(b, kids);
+    crec_put_u64(b, nd->calls);
+    crec_put_u64(b, total);
+    crec_put_u64(b, total > child_total ? total - child_total : 0);
+    crec_put_u64(b, ns(t, nd->min));
+    crec_put_u64(b, ns(t, nd->max));
+    crec_put_u64(b, nd->throws);
+    for (c = nd->first_child; c != 0; c = t->nodes[c].next_sibling)
+        n += put_node(t, c, b);
+    return n;
+}
+
+int tree_crec(const tree *t, crec_buf *b, crec_defs *defs, uint64_t seq, int64_t thread_id,
+              const char *thread_name, const char *exception, unsigned flags)
+{
+    size_t start, count_at;
+    uint32_t n;
+
+    if (define(t, 0, b, defs) < 0)
+        return -1;
+    start = crec_frame_begin(b, CREC_CALL);
+    crec_put_u8(b, flags);
+    crec_put_u64(b, seq);
+    crec_put_u64(b, (uint64_t)thread_id);
+    crec_put_u64(b, (uint64_t)tree_start_ns(t));
+    crec_put_str(b, thread_name ? thread_name : "", thread_name ? strlen(thread_name) : 0);
+    if (exception != NULL) {
+        if (put_name(b, exception) < 0)
+            b->failed = 1;
+    } else {
+        crec_put_str(b, "", 0);
+    }
+    count_at = b->len;
+    crec_put_u32(b, 0);
+    n = put_node(t, 0, b);
+    if (!b->failed) {
+        b->p[count_at] = (unsigned char)(n >> 24);
+        b->p[count_at + 1] = (unsigned char)(n >> 16);
+        b->p[count_at + 2] = (unsigned char)(n >> 8);
+        b->p[count_at + 3] = (unsigned char)n;
+    }
+    return crec_frame_end(b, start);
+}
+
 json_t *tree_json(const tree *t, uint64_t seq, int64_t thread_id, const char *thread_name,
                   const char *exception)
 {

@@ -255,6 +255,7 @@ json_t *conn_trace_request_new(const struct cli *c)
         .interval_ms = c->aggregate ? (long long)(c->interval_s * 1e3 + 0.5) : -1,
         .slowest = c->aggregate ? c->slowest : -1,
         .wait = c->wait,
+        .compact = 1,
     };
 
     return msg_trace_write(&req);

@@ -37,6 +37,8 @@ out *out_open(enum cli_format format, const char *path, double slow_ms, mct_err 
             return NULL;
         }
         o->close_f = 1;
+        /* Calls are written many at a time (out_call_rec, out_flush). */
+        setvbuf(o->f, NULL, _IOFBF, (size_t)256 * 1024);
     }
     o->color = format == CLI_FORMAT_TREE && isatty(fileno(o->f)) && (no_color == NULL || no_color[0] == '\0');
     if (o->fmt->begin != NULL && o->fmt->begin(o) < 0) {
@@ -54,6 +56,37 @@ int out_call(out *o, const json_t *call, mct_err *e)
     if (o->fmt->call(o, call) < 0 || fflush(o->f) != 0)
         return mct_err_set(e, MCT_E_IO, "cannot write the output: %s", strerror(errno));
     o->calls++;
+    return 0;
+}
+
+int out_call_rec(out *o, const crec_tab *t, const crec_call *c, mct_err *e)
+{
+    int rc;
+
+    if (o->fmt->call_rec != NULL && o->pid == 0) {
+        rc = o->fmt->call_rec(o, t, c);
+    } else {
+        json_t *call = crec_call_json(t, c);
+
+        if (call == NULL)
+            return mct_err_set(e, MCT_E_NOMEM, "out of memory writing a call");
+        rc = o->fmt->call(o, call);
+        json_decref(call);
+    }
+    if (rc < 0)
+        return mct_err_set(e, MCT_E_IO, "cannot write the output: %s", strerror(errno));
+    o->dirty = 1;
+    o->calls++;
+    return 0;
+}
+
+int out_flush(out *o, mct_err *e)
+{
+    if (!o->dirty)
+        return 0;
+    o->dirty = 0;
+    if (fflush(o->f) != 0)
+        return mct_err_set(e, MCT_E_IO, "cannot write the output: %s", strerror(errno));
     return 0;
 }
 
@@ -83,6 +116,7 @@ int out_close(out *o, mct_err *e)
         rc = -1;
     if (o->close_f && fclose(o->f) != 0)
         rc = -1;
+    crec_text_free(&o->text);
     free(o);
     return rc < 0 ? mct_err_set(e, MCT_E_IO, "cannot write the output: %s", strerror(errno)) : 0;
 }

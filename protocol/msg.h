@@ -56,6 +56,7 @@ struct msg_trace {
     long long interval_ms;      /* a summary every so often; 0 or -1 (absent): only the final one */
     long long slowest;          /* calls kept whole per summary, 0..SUM_SLOWEST_MAX; -1: absent */
     int wait;                   /* an entry class not loaded yet is waited for; absent: 0 */
+    int compact;                /* calls as compact records (crec.h); absent: 0 */
 };
 
 /* `stop`: the client ends its session. */

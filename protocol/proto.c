@@ -283,6 +283,7 @@ static const struct field trace_req_fields[] = {
     OPT_INT("interval_ms", 0, LLONG_MAX / 1000000, AT(M, interval_ms)),
     OPT_INT("slowest", 0, SUM_SLOWEST_MAX, AT(M, slowest)),
     { .name = "wait", .kind = K_BOOL, .optional = 1, AT(M, wait) },
+    { .name = "compact", .kind = K_BOOL, .optional = 1, AT(M, compact) },
     END
 };
 #undef M
@@ -1110,6 +1111,93 @@ int proto_write_within(int fd, const json_t *msg, long long stall_ms, long long 
 int proto_write(int fd, const json_t *msg, mct_err *e)
 {
     return proto_write_within(fd, msg, -1, 0, e);
+}
+
+int proto_write_frames_within(int fd, const void *frames, size_t len, long long stall_ms, long long total_ms,
+                              mct_err *e)
+{
+    struct iovec iov = { .iov_base = (void *)frames, .iov_len = len };
+
+    return len == 0 ? 0 : write_iov(fd, &iov, 1, stall_ms, total_ms, e);
+}
+
+/* What proto_rbuf_fill reads at least at a time. */
+#define RBUF_CHUNK ((size_t)256 * 1024)
+
+int proto_rbuf_fill(proto_rbuf *b, int fd, enum proto_dir dir, mct_err *e)
+{
+    size_t want = RBUF_CHUNK;
+    ssize_t r;
+
+    if (b->start == b->end)
+        b->start = b->end = 0;
+    if (b->end - b->start >= PROTO_HEADER_LEN) {
+        uint32_t len;
+
+        /* A frame bigger than a chunk is read whole; its header was checked. */
+        if (proto_header_decode(b->p + b->start, dir, &len, e) == 0 && len + PROTO_HEADER_LEN > want)
+            want = len + PROTO_HEADER_LEN;
+    }
+    if (b->cap - b->end < want / 2 && b->start > 0) {
+        memmove(b->p, b->p + b->start, b->end - b->start);
+        b->end -= b->start;
+        b->start = 0;
+    }
+    if (b->cap - b->end < want / 2 || b->cap < want) {
+        size_t cap = b->end + want;
+        unsigned char *p = realloc(b->p, cap);
+
+        if (p == NULL)
+            return mct_err_set(e, MCT_E_NOMEM, "no memory for %zu bytes of messages", cap);
+        b->p = p;
+        b->cap = cap;
+    }
+    r = read(fd, b->p + b->end, b->cap - b->end);
+    if (r < 0) {
+        if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+            return 1;
+        return mct_err_set(e, MCT_E_IO, "read: %s", strerror(errno));
+    }
+    if (r > 0) {
+        b->end += (size_t)r;
+        return 1;
+    }
+    if (b->end == b->start) {
+        mct_err_set(e, MCT_E_EOF, "the peer closed the connection");
+    } else if (b->end - b->start < PROTO_HEADER_LEN) {
+        mct_err_set(e, MCT_E_CUT, "truncated header: %zu of %d bytes", b->end - b->start, PROTO_HEADER_LEN);
+    } else {
+        uint32_t len = (uint32_t)b->p[b->start + 4] << 24 | (uint32_t)b->p[b->start + 5] << 16 |
+                       (uint32_t)b->p[b->start + 6] << 8 | b->p[b->start + 7];
+
+        mct_err_set(e, MCT_E_CUT, "truncated payload: %zu of %u bytes", b->end - b->start - PROTO_HEADER_LEN, len);
+    }
+    return 0;
+}
+
+int proto_rbuf_next(proto_rbuf *b, enum proto_dir dir, const unsigned char **payload, uint32_t *len,
+                    mct_err *e)
+{
+    if (b->end - b->start < PROTO_HEADER_LEN)
+        return 0;
+    if (proto_header_decode(b->p + b->start, dir, len, e) < 0)
+        return -1;
+    if (b->end - b->start - PROTO_HEADER_LEN < *len)
+        return 0;
+    *payload = b->p + b->start + PROTO_HEADER_LEN;
+    b->start += PROTO_HEADER_LEN + (size_t)*len;
+    return 1;
+}
+
+size_t proto_rbuf_held(const proto_rbuf *b)
+{
+    return b->end - b->start;
+}
+
+void proto_rbuf_free(proto_rbuf *b)
+{
+    free(b->p);
+    *b = (proto_rbuf){0};
 }
 
 /* How long a cancellable read polls before it asks again. */
