@@ -379,36 +379,37 @@ static int define(const tree *t, uint32_t i, crec_buf *b, crec_defs *defs)
     return 0;
 }
 
-/* Node i and its subtree, in pre-order; how many nodes. */
-static uint32_t put_node(const tree *t, uint32_t i, crec_buf *b)
+/* Node i and its subtree, in pre-order, at w (room for all of them); the
+ * end of what was written. */
+static unsigned char *put_node(const tree *t, uint32_t i, unsigned char *w)
 {
     const struct node *nd = &t->nodes[i];
     uint64_t total = ns(t, nd->total), child_total = 0;
-    uint32_t c, kids = 0, n = 1;
+    uint32_t c, kids = 0;
 
     for (c = nd->first_child; c != 0; c = t->nodes[c].next_sibling) {
         child_total += ns(t, t->nodes[c].total);
         kids++;
     }
-    crec_put_u32(b, (uint32_t)nd->id);
-    crec_put_u8(b, nd->truncated ? CREC_N_TRUNCATED : 0);
-    crec_put_u32(b, kids);
-    crec_put_u64(b, nd->calls);
-    crec_put_u64(b, total);
-    crec_put_u64(b, total > child_total ? total - child_total : 0);
-    crec_put_u64(b, ns(t, nd->min));
-    crec_put_u64(b, ns(t, nd->max));
-    crec_put_u64(b, nd->throws);
+    w = crec_be32(w, (uint32_t)nd->id);
+    *w++ = nd->truncated ? CREC_N_TRUNCATED : 0;
+    w = crec_be32(w, kids);
+    w = crec_be64(w, nd->calls);
+    w = crec_be64(w, total);
+    w = crec_be64(w, total > child_total ? total - child_total : 0);
+    w = crec_be64(w, ns(t, nd->min));
+    w = crec_be64(w, ns(t, nd->max));
+    w = crec_be64(w, nd->throws);
     for (c = nd->first_child; c != 0; c = t->nodes[c].next_sibling)
-        n += put_node(t, c, b);
-    return n;
+        w = put_node(t, c, w);
+    return w;
 }
 
 int tree_crec(const tree *t, crec_buf *b, crec_defs *defs, uint64_t seq, int64_t thread_id,
               const char *thread_name, const char *exception, unsigned flags)
 {
-    size_t start, count_at;
-    uint32_t n;
+    unsigned char *w;
+    size_t start;
 
     if (define(t, 0, b, defs) < 0)
         return -1;
@@ -424,15 +425,10 @@ int tree_crec(const tree *t, crec_buf *b, crec_defs *defs, uint64_t seq, int64_t
     } else {
         crec_put_str(b, "", 0);
     }
-    count_at = b->len;
-    crec_put_u32(b, 0);
-    n = put_node(t, 0, b);
-    if (!b->failed) {
-        b->p[count_at] = (unsigned char)(n >> 24);
-        b->p[count_at + 1] = (unsigned char)(n >> 16);
-        b->p[count_at + 2] = (unsigned char)(n >> 8);
-        b->p[count_at + 3] = (unsigned char)n;
-    }
+    crec_put_u32(b, t->n_nodes);
+    w = crec_reserve(b, (size_t)t->n_nodes * CREC_NODE_BYTES);
+    if (w != NULL)
+        put_node(t, 0, w);
     return crec_frame_end(b, start);
 }
 

@@ -6,8 +6,6 @@
 
 #include "proto.h"
 
-/* A node on the wire: method, flags, children, six figures. */
-#define NODE_BYTES (4 + 1 + 4 + 6 * 8)
 /* A call's fixed part after its type byte: flags, seq, thread id, start. */
 #define CALL_FIXED (1 + 8 + 8 + 8)
 
@@ -33,6 +31,14 @@ static int room(crec_buf *b, size_t n)
         b->cap = cap;
     }
     return 0;
+}
+
+unsigned char *crec_reserve(crec_buf *b, size_t n)
+{
+    if (room(b, n) < 0)
+        return NULL;
+    b->len += n;
+    return b->p + b->len - n;
 }
 
 static void put_be(crec_buf *b, uint64_t v, int bytes)
@@ -241,10 +247,19 @@ struct rd {
 static uint64_t get_be(struct rd *r, int bytes)
 {
     uint64_t v = 0;
-    int i;
 
-    for (i = 0; i < bytes; i++)
-        v = v << 8 | *r->p++;
+    if (bytes == 8) {
+        memcpy(&v, r->p, 8);
+        v = __builtin_bswap64(v);
+    } else if (bytes == 4) {
+        uint32_t w;
+
+        memcpy(&w, r->p, 4);
+        v = __builtin_bswap32(w);
+    } else {
+        v = *r->p;
+    }
+    r->p += bytes;
     return v;
 }
 
@@ -430,7 +445,7 @@ static int decode_call(const crec_tab *t, crec_call *c, struct rd *r, mct_err *e
     if (need(r, 4, "node count", e) < 0)
         return -1;
     n = (uint32_t)get_be(r, 4);
-    if (n == 0 || (size_t)(r->end - r->p) / NODE_BYTES < n)
+    if (n == 0 || (size_t)(r->end - r->p) / CREC_NODE_BYTES < n)
         return mct_err_set(e, MCT_E_PROTO, "compact record: %u nodes do not fit the %zu bytes left", n,
                            (size_t)(r->end - r->p));
     if (n > c->cap_nodes) {
@@ -488,6 +503,26 @@ int crec_decode(crec_tab *t, crec_call *c, const unsigned char *p, size_t n, mct
 
 /* ---- rendering ------------------------------------------------------------------ */
 
+/* Writes the literal s at w; the end. */
+#define LIT(w, s) (memcpy((w), (s), sizeof(s) - 1), (w) + sizeof(s) - 1)
+
+/* Writes v in decimal at w; the end. */
+static char *dec(char *w, uint64_t v)
+{
+    char d[20];
+    int i = 20;
+
+    do {
+        d[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    memcpy(w, d + i, (size_t)(20 - i));
+    return w + 20 - i;
+}
+
+/* The most a node's text holds besides its names and children. */
+#define NODE_TEXT_MAX 256
+
 /* Node i and its subtree; the index after it, or 0 when out of memory. */
 static size_t node_line(crec_text *x, const crec_tab *t, const crec_call *c, size_t i)
 {
@@ -495,17 +530,24 @@ static size_t node_line(crec_text *x, const crec_tab *t, const crec_call *c, siz
     const struct crec_method *m = t->m[nd->method];
     size_t j = i + 1;
     uint32_t k;
+    char *w;
 
-    if (PUT_LIT(x, "{") < 0 || text_put(x, m->keys, m->keys_len) < 0 || PUT_LIT(x, ",\"calls\":") < 0 ||
-        text_u64(x, nd->calls) < 0 || PUT_LIT(x, ",\"total_ns\":") < 0 || text_u64(x, nd->total_ns) < 0 ||
-        PUT_LIT(x, ",\"self_ns\":") < 0 || text_u64(x, nd->self_ns) < 0 || PUT_LIT(x, ",\"min_ns\":") < 0 ||
-        text_u64(x, nd->min_ns) < 0 || PUT_LIT(x, ",\"max_ns\":") < 0 || text_u64(x, nd->max_ns) < 0 ||
-        PUT_LIT(x, ",\"throws\":") < 0 || text_u64(x, nd->throws) < 0)
+    if (text_room(x, m->keys_len + NODE_TEXT_MAX) < 0)
         return 0;
-    if ((nd->flags & CREC_N_TRUNCATED) && PUT_LIT(x, ",\"truncated\":true") < 0)
-        return 0;
-    if (PUT_LIT(x, ",\"children\":[") < 0)
-        return 0;
+    w = x->p + x->len;
+    *w++ = '{';
+    memcpy(w, m->keys, m->keys_len);
+    w += m->keys_len;
+    w = dec(LIT(w, ",\"calls\":"), nd->calls);
+    w = dec(LIT(w, ",\"total_ns\":"), nd->total_ns);
+    w = dec(LIT(w, ",\"self_ns\":"), nd->self_ns);
+    w = dec(LIT(w, ",\"min_ns\":"), nd->min_ns);
+    w = dec(LIT(w, ",\"max_ns\":"), nd->max_ns);
+    w = dec(LIT(w, ",\"throws\":"), nd->throws);
+    if (nd->flags & CREC_N_TRUNCATED)
+        w = LIT(w, ",\"truncated\":true");
+    w = LIT(w, ",\"children\":[");
+    x->len = (size_t)(w - x->p);
     for (k = 0; k < nd->n_children; k++) {
         if (k > 0 && PUT_LIT(x, ",") < 0)
             return 0;

@@ -28,6 +28,9 @@
 #define CREC_N_TRUNCATED 0x01u
 /* Method numbers are below this. */
 #define CREC_MAX_ID (1u << 24)
+/* A node on the wire: method (u32), flags (u8), children (u32), calls,
+ * total_ns, self_ns, min_ns, max_ns, throws (u64). */
+#define CREC_NODE_BYTES (4 + 1 + 4 + 6 * 8)
 
 /* ---- the agent's side: encoding ------------------------------------------ */
 
@@ -50,6 +53,24 @@ void crec_put_u32(crec_buf *b, uint32_t v);
 void crec_put_u64(crec_buf *b, uint64_t v);
 /* A string: its length (u32), then its n bytes (UTF-8, no NUL). */
 void crec_put_str(crec_buf *b, const char *s, size_t n);
+/* Room for n bytes at the end of b, which now counts them: where to write
+ * them (crec_be32, crec_be64), or NULL when out of memory (b->failed). */
+unsigned char *crec_reserve(crec_buf *b, size_t n);
+
+static inline unsigned char *crec_be32(unsigned char *p, uint32_t v)
+{
+    v = __builtin_bswap32(v);
+    __builtin_memcpy(p, &v, 4);
+    return p + 4;
+}
+
+static inline unsigned char *crec_be64(unsigned char *p, uint64_t v)
+{
+    v = __builtin_bswap64(v);
+    __builtin_memcpy(p, &v, 8);
+    return p + 8;
+}
+
 /* Empties b, keeping its memory. */
 void crec_buf_reset(crec_buf *b);
 void crec_buf_free(crec_buf *b);
