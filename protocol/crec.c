@@ -466,7 +466,7 @@ static int decode_call(const crec_tab *t, crec_call *c, struct rd *r, mct_err *e
         if (depth > 0)
             left[depth - 1]--;
         if (nd->n_children > 0) {
-            if (depth == PROTO_MAX_DEPTH)
+            if (depth + 1 >= PROTO_MAX_DEPTH)
                 return mct_err_set(e, MCT_E_PROTO, "compact record: the tree nests deeper than %d",
                                    PROTO_MAX_DEPTH);
             left[depth++] = nd->n_children;
