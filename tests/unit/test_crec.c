@@ -2,8 +2,8 @@
  * them decode to the call they hold; every malformed record is refused with
  * a message naming what is wrong; each output format writes a compact call
  * exactly as it writes the `call` object of the JSON protocol (the json
- * format through its one-pass renderer, names with every escape); and
- * compact calls stay buffered until out_flush. */
+ * format through its one-pass renderer, names with every escape), the
+ * warm-up flag included; and compact calls stay buffered until out_flush. */
 #include "check.h"
 
 #include <stdlib.h>
@@ -286,6 +286,11 @@ static void test_formats(void)
 
             CHECK(a != NULL && want != NULL && strlen(a) > 10);
             CHECK_STR(a, want);
+            /* The warm-up mark: a key in json, a tag on the tree's title. */
+            if (fmts[i] == CLI_FORMAT_JSON)
+                CHECK((strstr(a, "]},\"warmup\":true}\n") != NULL) == flags);
+            if (fmts[i] == CLI_FORMAT_TREE)
+                CHECK((strstr(a, "(id 23)  [warm-up]\n") != NULL) == flags);
             free(a);
             free(want);
         }
