@@ -6,6 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The stdio buffer of -o FILE. */
+#define OUT_BUF_BYTES ((size_t)256 * 1024)
+
 static const struct out_format *format_of(enum cli_format f)
 {
     switch (f) {
@@ -37,14 +40,18 @@ out *out_open(enum cli_format format, const char *path, double slow_ms, mct_err 
             return NULL;
         }
         o->close_f = 1;
-        /* Calls are written many at a time (out_call_rec, out_flush). */
-        setvbuf(o->f, NULL, _IOFBF, (size_t)256 * 1024);
+        /* Calls are written many at a time (out_call_rec, out_flush); glibc
+         * ignores the size unless given the buffer. */
+        o->buf = malloc(OUT_BUF_BYTES);
+        if (o->buf != NULL)
+            setvbuf(o->f, o->buf, _IOFBF, OUT_BUF_BYTES);
     }
     o->color = format == CLI_FORMAT_TREE && isatty(fileno(o->f)) && (no_color == NULL || no_color[0] == '\0');
     if (o->fmt->begin != NULL && o->fmt->begin(o) < 0) {
         mct_err_set(e, MCT_E_IO, "cannot write the output: %s", strerror(errno));
         if (o->close_f)
             fclose(o->f);
+        free(o->buf);
         free(o);
         return NULL;
     }
@@ -117,6 +124,7 @@ int out_close(out *o, mct_err *e)
     if (o->close_f && fclose(o->f) != 0)
         rc = -1;
     crec_text_free(&o->text);
+    free(o->buf);
     free(o);
     return rc < 0 ? mct_err_set(e, MCT_E_IO, "cannot write the output: %s", strerror(errno)) : 0;
 }

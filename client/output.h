@@ -46,6 +46,7 @@ struct out {
     void *state;        /* the format's own, freed by its end() */
     crec_text text;     /* call_rec's line */
     int dirty;          /* written since the last flush */
+    char *buf;          /* f's buffer when out_open opened f, or NULL */
 };
 
 extern const struct out_format fmt_json, fmt_tree, fmt_chrome, fmt_folded;
