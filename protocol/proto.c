@@ -1200,20 +1200,10 @@ void proto_rbuf_free(proto_rbuf *b)
     *b = (proto_rbuf){0};
 }
 
-/* How long a cancellable read polls before it asks again. */
-#define CANCEL_SLICE_MS 100
-
-/* What a read may be cancelled by (proto_read_cancel). */
-struct cancel {
-    int (*stop)(void *arg);     /* NULL: never */
-    void *arg;
-};
-
-/* Reads n bytes into buf before the deadline (< 0: none), giving up when
- * c->stop says so; *got says how many arrived. 0 when all arrived or the
- * peer closed (*got < n), else -1. */
+/* Reads n bytes into buf before the deadline (< 0: none); *got says how
+ * many arrived. 0 when all arrived or the peer closed (*got < n), else -1. */
 static int read_full(int fd, void *buf, size_t n, long long deadline, size_t *got,
-                     int timeout_ms, const struct cancel *c, mct_err *e)
+                     int timeout_ms, mct_err *e)
 {
     *got = 0;
     while (*got < n) {
@@ -1221,16 +1211,11 @@ static int read_full(int fd, void *buf, size_t n, long long deadline, size_t *go
         int wait_ms = -1, rc;
         ssize_t r;
 
-        if (c->stop != NULL && c->stop(c->arg))
-            return mct_err_set(e, MCT_E_INTR, "interrupted while reading a message");
         if (deadline >= 0) {
             long long left = deadline - mct_now_ms();
 
             wait_ms = left > 0 ? (int)(left < INT_MAX ? left : INT_MAX) : 0;
         }
-        /* In slices: a signal just before poll would not interrupt it. */
-        if (c->stop != NULL && (wait_ms < 0 || wait_ms > CANCEL_SLICE_MS))
-            wait_ms = CANCEL_SLICE_MS;
         rc = poll(&pfd, 1, wait_ms);
         if (rc < 0) {
             if (errno == EINTR)
@@ -1255,8 +1240,7 @@ static int read_full(int fd, void *buf, size_t n, long long deadline, size_t *go
     return 0;
 }
 
-static json_t *read_frame(int fd, enum proto_dir dir, int timeout_ms, const struct cancel *c,
-                          mct_err *e)
+json_t *proto_read(int fd, enum proto_dir dir, int timeout_ms, mct_err *e)
 {
     long long deadline = timeout_ms < 0 ? -1 : mct_now_ms() + timeout_ms;
     unsigned char hdr[PROTO_HEADER_LEN];
@@ -1265,7 +1249,7 @@ static json_t *read_frame(int fd, enum proto_dir dir, int timeout_ms, const stru
     char *payload;
     json_t *msg;
 
-    if (read_full(fd, hdr, sizeof hdr, deadline, &got, timeout_ms, c, e) < 0)
+    if (read_full(fd, hdr, sizeof hdr, deadline, &got, timeout_ms, e) < 0)
         return NULL;
     if (got == 0) {
         mct_err_set(e, MCT_E_EOF, "the peer closed the connection");
@@ -1282,7 +1266,7 @@ static json_t *read_frame(int fd, enum proto_dir dir, int timeout_ms, const stru
         mct_err_set(e, MCT_E_NOMEM, "no memory for a payload of %u bytes", len);
         return NULL;
     }
-    if (read_full(fd, payload, len, deadline, &got, timeout_ms, c, e) < 0) {
+    if (read_full(fd, payload, len, deadline, &got, timeout_ms, e) < 0) {
         free(payload);
         return NULL;
     }
@@ -1294,21 +1278,6 @@ static json_t *read_frame(int fd, enum proto_dir dir, int timeout_ms, const stru
     msg = proto_parse(payload, len, dir, e);
     free(payload);
     return msg;
-}
-
-json_t *proto_read(int fd, enum proto_dir dir, int timeout_ms, mct_err *e)
-{
-    const struct cancel never = { NULL, NULL };
-
-    return read_frame(fd, dir, timeout_ms, &never, e);
-}
-
-json_t *proto_read_cancel(int fd, enum proto_dir dir, int timeout_ms, int (*stop)(void *arg),
-                          void *arg, mct_err *e)
-{
-    const struct cancel c = { stop, arg };
-
-    return read_frame(fd, dir, timeout_ms, &c, e);
 }
 
 /* ---- strings ------------------------------------------------------------ */

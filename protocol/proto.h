@@ -135,12 +135,6 @@ int proto_write_payload(int fd, const char *json, size_t len, mct_err *e);
  * MCT_E_UNSUPPORTED for bad frames. Interrupted system calls are retried. */
 json_t *proto_read(int fd, enum proto_dir dir, int timeout_ms, mct_err *e);
 
-/* As proto_read, but gives up with MCT_E_INTR as soon as stop(arg) returns
- * non-zero: it is asked before every wait, and at least every 100 ms while
- * waiting (a signal that interrupts the wait asks it at once). What was read
- * of a frame is lost: the connection is of no more use after MCT_E_INTR. */
-json_t *proto_read_cancel(int fd, enum proto_dir dir, int timeout_ms, int (*stop)(void *arg),
-                          void *arg, mct_err *e);
 
 /* Writes len bytes of whole frames (already framed: crec.h) to fd, as
  * proto_write_within writes one; 0 or -1 with e set. */
