@@ -434,15 +434,24 @@ static void send_status(struct session *s, const char *note)
     send_msg(s, msg_status_write(&m));
 }
 
-/* Waits at most a millisecond for the client when the last drain found
- * nothing, so that busy threads' rings are taken again at once. */
+/* How long the worker waits for the client between passes that take no
+ * call: BUSY_WAIT_NS while calls came within BUSY_NS (a thread's first ring
+ * holds a few dozen calls: at tens of thousands of calls a second it must
+ * be taken every few hundred microseconds), else IDLE_WAIT_NS. */
+#define BUSY_NS 10000000u
+#define BUSY_WAIT_NS 100000
+#define IDLE_WAIT_NS 1000000
+
+/* Waits for the client when the last drain found nothing (briefly while
+ * calls come), so that busy threads' rings are taken again at once. */
 static void run_loop(struct session *s, JNIEnv *jni)
 {
-    uint64_t taken = 0;
+    uint64_t taken = 0, taken_ns = 0;
 
     while (s->end_reason == NULL) {
         struct pollfd pfd = {.fd = s->fd, .events = POLLIN};
-        int r = poll(&pfd, 1, taken > 0 ? 0 : 1);
+        struct timespec wait = {0, taken > 0 ? 0 : now_ns() - taken_ns < BUSY_NS ? BUSY_WAIT_NS : IDLE_WAIT_NS};
+        int r = ppoll(&pfd, 1, &wait, NULL);
         uint64_t now;
 
         if (r < 0 && errno != EINTR) {
@@ -457,6 +466,8 @@ static void run_loop(struct session *s, JNIEnv *jni)
         taken = drain(s, jni);
         flush_out(s);
         now = now_ns();
+        if (taken > 0)
+            taken_ns = now;
         if (s->interval_ns > 0 && now - s->interval_start_ns >= s->interval_ns) {
             s->interval_start_ns = now;
             send_summary(s, 0, 0);
