@@ -20,12 +20,17 @@
 
 #define MAX_STACK 256
 
+/* A node's children are found by a scan while they are this few (most
+ * nodes: cheaper than hashing), by the children table beyond. */
+#define SCAN_KIDS 8
+
 struct node {
     int32_t id;
     uint32_t parent;          /* node index (the root's is 0, itself) */
     uint32_t first_child;     /* node indexes; 0 = none (node 0 is the root) */
     uint32_t last_child;
     uint32_t next_sibling;
+    uint32_t kids;            /* children; beyond SCAN_KIDS they are in the table */
     uint64_t calls, throws;
     uint64_t total, min, max; /* corrected ticks */
     uint8_t truncated;
@@ -41,7 +46,8 @@ struct frame {
 struct tree {
     struct node *nodes;
     uint32_t n_nodes, cap_nodes;
-    kit_table children;       /* node index + 1 by key(parent, id) */
+    kit_table children;       /* node index + 1 by key(parent, id), for the
+                                 children of nodes with over SCAN_KIDS */
     uint64_t start_tick;
     uintptr_t exception;
     tree_opts o;
@@ -73,20 +79,34 @@ static uint32_t new_node(tree *t, int32_t id)
     return t->n_nodes++;
 }
 
+/* Puts child c of parent into the children table (room reserved). */
+static void index_child(tree *t, uint32_t parent, uint32_t c)
+{
+    kit_table_add(&t->children, key(parent, t->nodes[c].id), (uintptr_t)c + 1);
+}
+
 /* The child of parent for method id, created (last in order) if new. */
 static uint32_t child(tree *t, uint32_t parent, int32_t id)
 {
-    uint64_t h = key(parent, id);
-    kit_cursor cur;
-    uintptr_t v;
-    uint32_t c;
+    uint32_t kids = t->nodes[parent].kids, c;
 
-    for (v = kit_table_first(&t->children, h, &cur); v != 0; v = kit_table_next(&t->children, &cur)) {
-        c = (uint32_t)(v - 1);
-        if (t->nodes[c].id == id && t->nodes[c].parent == parent)
-            return c;
+    if (kids <= SCAN_KIDS) {
+        for (c = t->nodes[parent].first_child; c != 0; c = t->nodes[c].next_sibling)
+            if (t->nodes[c].id == id)
+                return c;
+    } else {
+        kit_cursor cur;
+        uintptr_t v;
+
+        for (v = kit_table_first(&t->children, key(parent, id), &cur); v != 0;
+             v = kit_table_next(&t->children, &cur)) {
+            c = (uint32_t)(v - 1);
+            if (t->nodes[c].id == id && t->nodes[c].parent == parent)
+                return c;
+        }
     }
-    if (kit_table_reserve(&t->children, t->children.n + 1) < 0)
+    /* The new child, and the ones before it when they outgrow the scan. */
+    if (kids >= SCAN_KIDS && kit_table_reserve(&t->children, t->children.n + (kids == SCAN_KIDS ? kids : 0) + 1) < 0)
         return UINT32_MAX;
     c = new_node(t, id);
     if (c == UINT32_MAX)
@@ -97,7 +117,15 @@ static uint32_t child(tree *t, uint32_t parent, int32_t id)
     else
         t->nodes[parent].first_child = c;
     t->nodes[parent].last_child = c;
-    kit_table_add(&t->children, h, (uintptr_t)c + 1); /* cannot fail: room reserved */
+    t->nodes[parent].kids++;
+    if (kids == SCAN_KIDS) {
+        uint32_t k;
+
+        for (k = t->nodes[parent].first_child; k != 0; k = t->nodes[k].next_sibling)
+            index_child(t, parent, k);
+    } else if (kids > SCAN_KIDS) {
+        index_child(t, parent, c);
+    }
     return c;
 }
 
@@ -385,15 +413,13 @@ static unsigned char *put_node(const tree *t, uint32_t i, unsigned char *w)
 {
     const struct node *nd = &t->nodes[i];
     uint64_t total = ns(t, nd->total), child_total = 0;
-    uint32_t c, kids = 0;
+    uint32_t c;
 
-    for (c = nd->first_child; c != 0; c = t->nodes[c].next_sibling) {
+    for (c = nd->first_child; c != 0; c = t->nodes[c].next_sibling)
         child_total += ns(t, t->nodes[c].total);
-        kids++;
-    }
     w = crec_be32(w, (uint32_t)nd->id);
     *w++ = nd->truncated ? CREC_N_TRUNCATED : 0;
-    w = crec_be32(w, kids);
+    w = crec_be32(w, nd->kids);
     w = crec_be64(w, nd->calls);
     w = crec_be64(w, total);
     w = crec_be64(w, total > child_total ? total - child_total : 0);
