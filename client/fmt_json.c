@@ -29,15 +29,15 @@ static int json_call(out *o, const json_t *call)
 }
 
 /* A compact call, rendered in one pass (crec_json_line writes what
- * fu_json_dump would). */
+ * fu_json_dump would) after the lines not written yet (output.c writes
+ * them). */
 static int json_call_rec(out *o, const crec_tab *t, const crec_call *c)
 {
-    o->text.len = 0;
     if (crec_json_line(&o->text, t, c) < 0) {
         errno = ENOMEM;
         return -1;
     }
-    return fwrite(o->text.p, 1, o->text.len, o->f) == o->text.len ? 0 : -1;
+    return 0;
 }
 
 const struct out_format fmt_json = {

@@ -26,8 +26,8 @@ typedef struct out out;
 struct out_format {
     int (*begin)(out *o);                   /* may be NULL */
     int (*call)(out *o, const json_t *call);
-    /* A compact call (crec.h) written without a `call` object; NULL: the
-     * object is built for call(). */
+    /* A compact call (crec.h) appended to o->text without a `call`
+     * object; NULL: the object is built for call(). */
     int (*call_rec)(out *o, const crec_tab *t, const crec_call *c);
     int (*summary)(out *o, const json_t *summary);  /* NULL: not offered */
     int (*end)(out *o);                     /* may be NULL */
@@ -44,7 +44,7 @@ struct out {
     long long pid_shown;/* tree: the pid of the last "pid N" line, 0: none */
     const struct out_format *fmt;
     void *state;        /* the format's own, freed by its end() */
-    crec_text text;     /* call_rec's line */
+    crec_text text;     /* call_rec's lines, not written to f yet */
     int dirty;          /* written since the last flush */
     char *buf;          /* f's buffer when out_open opened f, or NULL */
 };
