@@ -358,7 +358,7 @@ static int method_keys(struct crec_method *m)
 static int decode_def(crec_tab *t, struct rd *r, mct_err *e)
 {
     struct crec_method *m;
-    size_t cap = 0;
+    size_t cap_cls = 0, cap_name = 0, cap_desc = 0;
     uint32_t id;
 
     if (need(r, 4, "definition", e) < 0)
@@ -371,9 +371,9 @@ static int decode_def(crec_tab *t, struct rd *r, mct_err *e)
     m = calloc(1, sizeof *m);
     if (m == NULL)
         return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a compact record");
-    if (get_str(r, &m->cls, &cap, 1, "the method's class", e) < 0 ||
-        (cap = 0, get_str(r, &m->name, &cap, 1, "the method's name", e)) < 0 ||
-        (cap = 0, get_str(r, &m->desc, &cap, 1, "the method's descriptor", e)) < 0)
+    if (get_str(r, &m->cls, &cap_cls, 1, "the method's class", e) < 0 ||
+        get_str(r, &m->name, &cap_name, 1, "the method's name", e) < 0 ||
+        get_str(r, &m->desc, &cap_desc, 1, "the method's descriptor", e) < 0)
         goto fail;
     if (r->p != r->end) {
         mct_err_set(e, MCT_E_PROTO, "compact record: %zu bytes after a definition", (size_t)(r->end - r->p));

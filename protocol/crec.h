@@ -48,6 +48,7 @@ size_t crec_frame_begin(crec_buf *b, unsigned type);
  * when b failed (out of memory) or the frame is over the reply cap: the
  * frame is then removed and b->failed cleared. */
 int crec_frame_end(crec_buf *b, size_t start);
+/* Append v, big-endian (out of memory: b->failed, then nothing is added). */
 void crec_put_u8(crec_buf *b, unsigned v);
 void crec_put_u32(crec_buf *b, uint32_t v);
 void crec_put_u64(crec_buf *b, uint64_t v);
@@ -73,6 +74,7 @@ static inline unsigned char *crec_be64(unsigned char *p, uint64_t v)
 
 /* Empties b, keeping its memory. */
 void crec_buf_reset(crec_buf *b);
+/* Frees b's memory; b is empty again. */
 void crec_buf_free(crec_buf *b);
 
 /* The method numbers defined on a connection so far. */
@@ -85,6 +87,7 @@ typedef struct crec_defs {
 int crec_defs_has(const crec_defs *d, uint32_t id);
 /* Notes id as defined; 0, or -1 when out of memory or id >= CREC_MAX_ID. */
 int crec_defs_add(crec_defs *d, uint32_t id);
+/* Frees d's memory; nothing is defined then. */
 void crec_defs_free(crec_defs *d);
 
 /* ---- the client's side: decoding and rendering ----------------------------- */
@@ -103,6 +106,7 @@ typedef struct crec_tab {
     size_t n;
 } crec_tab;
 
+/* Frees the definitions (and the names in them); t is empty again. */
 void crec_tab_free(crec_tab *t);
 
 /* A node of a decoded call, in pre-order (a node, then its children's
@@ -126,6 +130,7 @@ typedef struct crec_call {
     size_t cap_name, cap_exc;  /* (the strings' buffers) */
 } crec_call;
 
+/* Frees what c holds; c is empty again. */
 void crec_call_free(crec_call *c);
 
 /* Decodes the compact payload p of n bytes: a definition goes into t, a
@@ -133,7 +138,8 @@ void crec_call_free(crec_call *c);
  * CREC_CALL, or -1 with e set (MCT_E_PROTO, MCT_E_NOMEM) naming what is
  * wrong: an unknown type, a length that does not fit, a method number
  * never defined or defined twice, a string not UTF-8, a number out of
- * range, a tree that does not close, bytes after the record. */
+ * range, a tree that does not close, bytes after the record. The names
+ * in t and c are theirs (freed by crec_tab_free, crec_call_free). */
 int crec_decode(crec_tab *t, crec_call *c, const unsigned char *p, size_t n, mct_err *e);
 
 /* A string builder for crec_json_line. */
@@ -142,6 +148,7 @@ typedef struct crec_text {
     size_t len, cap;
 } crec_text;
 
+/* Frees x's text; x is empty again. */
 void crec_text_free(crec_text *x);
 
 /* Appends call c (decoded with t) as SPEC §3's JSON object and a newline,

@@ -3,7 +3,8 @@
  * The format is documented in protocol/PROTOCOL.md; keep the two in step.
  *
  * A frame is an 8-byte header ('M','C','T', version, payload length as u32
- * big-endian) followed by one UTF-8 JSON object. Every decoded message is
+ * big-endian) followed by one UTF-8 JSON object, or, in a session that
+ * asked for them, a compact call record (crec.h). Every decoded message is
  * validated against the schema of its "type" before anyone looks at it. */
 #ifndef MCT_PROTO_H
 #define MCT_PROTO_H
