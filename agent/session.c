@@ -870,6 +870,10 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     }
     if (send_msg(s, splan_json(&s->sp)) == 0) {
         splan_ready(&s->sp);
+        /* The rings first: calls began as the classes were retransformed,
+         * and a thread's first ring holds a few dozen. */
+        drain(s, jni);
+        flush_out(s);
         splan_extend(&s->sp, jni, 1);
         s->last_status_ns = s->last_extend_ns = s->last_unload_ns = now_ns();
         s->interval_start_ns = s->last_status_ns;
