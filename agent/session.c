@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "crec.h"
 #include "diag.h"
 #include "hier_jvmti.h"
 #include "instrument.h"
@@ -64,6 +65,11 @@ struct session {
     sum *agg, *total;
     uint64_t interval_start_ns, dropped_summed;
     char end_detail[256];
+    /* compact (crec.h): the calls encoded and not written yet (the
+     * session thread's, written under wlock), the methods defined */
+    int compact;
+    crec_buf out;
+    crec_defs defs;
     _Atomic int death_told;    /* the end was claimed: by finish, or the VMDeath thread */
 };
 
@@ -77,6 +83,9 @@ struct session {
 
 /* While it drains, the worker looks for a stop or a hang-up this often. */
 #define CLIENT_CHECK_NS 2000000u
+
+/* Compact calls are written once a pass, or when this many bytes wait. */
+#define OUT_FLUSH_BYTES ((size_t)256 * 1024)
 
 static pthread_mutex_t slock = PTHREAD_MUTEX_INITIALIZER;
 static struct session *current;
@@ -106,9 +115,42 @@ static void end_session(struct session *s, const char *reason)
     __atomic_store_n(&s->closing, 1, __ATOMIC_RELEASE);
 }
 
-/* Sends msg (stolen), within total_ms when > 0; on failure the session
- * ends: the client is gone, or accepted no byte for PROTO_STALL_S. What
- * follows a failed write would not be a frame: nothing more is sent. */
+/* With wlock held: writes the compact calls waiting in s->out (they come
+ * before any later message); 0, or -1 with err set and s->broken. */
+static int write_out(struct session *s, long long total_ms, mct_err *err)
+{
+    int rc = 0;
+
+    if (s->out.len > 0 && s->fd >= 0 && !s->broken) {
+        rc = proto_write_frames_within(s->fd, s->out.p, s->out.len, PROTO_STALL_S * 1000LL, total_ms, err);
+        if (rc < 0) {
+            s->broken = 1;
+            vm_debug("session of client pid %lld: %s; the session ends", s->client_pid, err->msg);
+        }
+    }
+    crec_buf_reset(&s->out);
+    return rc;
+}
+
+/* Writes the compact calls encoded so far; a failed write ends the session. */
+static void flush_out(struct session *s)
+{
+    mct_err err;
+    int rc;
+
+    if (s->out.len == 0)
+        return;
+    pthread_mutex_lock(&s->wlock);
+    rc = write_out(s, 0, &err);
+    pthread_mutex_unlock(&s->wlock);
+    if (rc < 0)
+        end_session(s, "client_gone");
+}
+
+/* Sends msg (stolen), within total_ms when > 0, after the compact calls
+ * waiting; on failure the session ends: the client is gone, or accepted no
+ * byte for PROTO_STALL_S. What follows a failed write would not be a
+ * frame: nothing more is sent. */
 static int send_within(struct session *s, json_t *msg, long long total_ms)
 {
     mct_err err;
@@ -117,7 +159,7 @@ static int send_within(struct session *s, json_t *msg, long long total_ms)
     if (msg == NULL)
         return -1;
     pthread_mutex_lock(&s->wlock);
-    if (s->fd >= 0 && !s->broken) {
+    if (s->fd >= 0 && !s->broken && write_out(s, total_ms, &err) == 0) {
         rc = proto_write_within(s->fd, msg, PROTO_STALL_S * 1000LL, total_ms, &err);
         if (rc < 0) {
             s->broken = 1;
@@ -170,6 +212,22 @@ static json_t *render_call(JNIEnv *jni, const probe_call *c, const tree *tr, uin
         vm_exception_name(c->exception, exname, sizeof exname);
     vm_thread_info(jni, c->thread, &tid, tname, sizeof tname);
     return tree_json(tr, seq, tid, tname, tree_exception(tr) ? exname : NULL);
+}
+
+/* Call c, whose tree is tr, numbered seq, as compact frames into s->out;
+ * warmup: the call began before its methods were compiled again. 0, or -1
+ * when out of memory. */
+static int encode_call(struct session *s, JNIEnv *jni, const probe_call *c, const tree *tr, uint64_t seq,
+                       int warmup)
+{
+    char exname[512], tname[256];
+    int64_t tid;
+
+    if (c->exception != NULL)
+        vm_exception_name(c->exception, exname, sizeof exname);
+    vm_thread_info(jni, c->thread, &tid, tname, sizeof tname);
+    return tree_crec(tr, &s->out, &s->defs, seq, tid, tname, tree_exception(tr) ? exname : NULL,
+                     warmup ? CREC_F_WARMUP : 0);
 }
 
 /* aggregate: adds call c (tree tr) to the interval's summary; renders it
@@ -281,6 +339,20 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_call *c)
             aggregate_call(s, jni, c, tr);
     } else if (tree_total_ns(tr) < s->min_ns) {
         s->filtered++;
+    } else if (s->compact) {
+        int warmup = tree_warmup(tr, warm_marks);
+
+        if (encode_call(s, jni, c, tr, s->seq + 1, warmup) < 0) {
+            vm_log("dropping a traced call: out of memory encoding it");
+        } else {
+            s->seq++;
+            s->warmup += (uint64_t)warmup;
+            __atomic_fetch_add(&s->printed, 1, __ATOMIC_RELAXED);
+            if (s->count > 0 && s->printed >= s->count)
+                end_session(s, "count");
+            if (s->out.len >= OUT_FLUSH_BYTES)
+                flush_out(s);
+        }
     } else {
         int warmup = tree_warmup(tr, warm_marks);
         json_t *msg = render_call(jni, c, tr, ++s->seq);
@@ -385,15 +457,24 @@ static void send_status(struct session *s, const char *note)
     send_msg(s, msg_status_write(&m));
 }
 
-/* Waits at most a millisecond for the client when the last drain found
- * nothing, so that busy threads' rings are taken again at once. */
+/* How long the worker waits for the client between passes that take no
+ * call: BUSY_WAIT_NS while calls came within BUSY_NS (a thread's first ring
+ * holds a few dozen calls: at tens of thousands of calls a second it must
+ * be taken every few hundred microseconds), else IDLE_WAIT_NS. */
+#define BUSY_NS 10000000u
+#define BUSY_WAIT_NS 100000
+#define IDLE_WAIT_NS 1000000
+
+/* Waits for the client when the last drain found nothing (briefly while
+ * calls come), so that busy threads' rings are taken again at once. */
 static void run_loop(struct session *s, JNIEnv *jni)
 {
-    uint64_t taken = 0;
+    uint64_t taken = 0, taken_ns = 0;
 
     while (s->end_reason == NULL) {
         struct pollfd pfd = {.fd = s->fd, .events = POLLIN};
-        int r = poll(&pfd, 1, taken > 0 ? 0 : 1);
+        struct timespec wait = {0, taken > 0 ? 0 : now_ns() - taken_ns < BUSY_NS ? BUSY_WAIT_NS : IDLE_WAIT_NS};
+        int r = ppoll(&pfd, 1, &wait, NULL);
         uint64_t now;
 
         if (r < 0 && errno != EINTR) {
@@ -406,7 +487,10 @@ static void run_loop(struct session *s, JNIEnv *jni)
         if (s->end_reason != NULL)
             break;
         taken = drain(s, jni);
+        flush_out(s);
         now = now_ns();
+        if (taken > 0)
+            taken_ns = now;
         if (s->interval_ns > 0 && now - s->interval_start_ns >= s->interval_ns) {
             s->interval_start_ns = now;
             send_summary(s, 0, 0);
@@ -456,6 +540,7 @@ static void read_request(struct session *s, const struct msg_trace *r)
     s->wait = r->wait && !r->plan_only;
     s->sample = r->sample > 1 ? (uint64_t)r->sample : 1;
     s->include_warmup = r->include_warmup;
+    s->compact = r->compact;
 }
 
 /* What is wrong with a trace request that its schema cannot say, or NULL. */
@@ -715,6 +800,8 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
     splan_free(&s->sp);
     sum_free(s->agg);
     sum_free(s->total);
+    crec_buf_free(&s->out);
+    crec_defs_free(&s->defs);
     json_decref(s->req);
     free(s);
 }
@@ -814,6 +901,10 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     }
     if (send_msg(s, splan_json(&s->sp)) == 0) {
         splan_ready(&s->sp);
+        /* The rings first: calls began as the classes were retransformed,
+         * and a thread's first ring holds a few dozen. */
+        drain(s, jni);
+        flush_out(s);
         splan_extend(&s->sp, jni, 1);
         s->last_status_ns = s->last_extend_ns = s->last_unload_ns = now_ns();
         s->interval_start_ns = s->last_status_ns;

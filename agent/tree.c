@@ -20,12 +20,17 @@
 
 #define MAX_STACK 256
 
+/* A node's children are found by a scan while they are this few (most
+ * nodes: cheaper than hashing), by the children table beyond. */
+#define SCAN_KIDS 8
+
 struct node {
     int32_t id;
     uint32_t parent;          /* node index (the root's is 0, itself) */
     uint32_t first_child;     /* node indexes; 0 = none (node 0 is the root) */
     uint32_t last_child;
     uint32_t next_sibling;
+    uint32_t kids;            /* children; beyond SCAN_KIDS they are in the table */
     uint64_t calls, throws;
     uint64_t total, min, max; /* corrected ticks */
     uint8_t truncated;
@@ -41,7 +46,8 @@ struct frame {
 struct tree {
     struct node *nodes;
     uint32_t n_nodes, cap_nodes;
-    kit_table children;       /* node index + 1 by key(parent, id) */
+    kit_table children;       /* node index + 1 by key(parent, id), for the
+                                 children of nodes with over SCAN_KIDS */
     uint64_t start_tick;
     uintptr_t exception;
     tree_opts o;
@@ -74,20 +80,34 @@ static uint32_t new_node(tree *t, int32_t id)
     return t->n_nodes++;
 }
 
+/* Puts child c of parent into the children table (room reserved). */
+static void index_child(tree *t, uint32_t parent, uint32_t c)
+{
+    kit_table_add(&t->children, key(parent, t->nodes[c].id), (uintptr_t)c + 1);
+}
+
 /* The child of parent for method id, created (last in order) if new. */
 static uint32_t child(tree *t, uint32_t parent, int32_t id)
 {
-    uint64_t h = key(parent, id);
-    kit_cursor cur;
-    uintptr_t v;
-    uint32_t c;
+    uint32_t kids = t->nodes[parent].kids, c;
 
-    for (v = kit_table_first(&t->children, h, &cur); v != 0; v = kit_table_next(&t->children, &cur)) {
-        c = (uint32_t)(v - 1);
-        if (t->nodes[c].id == id && t->nodes[c].parent == parent)
-            return c;
+    if (kids <= SCAN_KIDS) {
+        for (c = t->nodes[parent].first_child; c != 0; c = t->nodes[c].next_sibling)
+            if (t->nodes[c].id == id)
+                return c;
+    } else {
+        kit_cursor cur;
+        uintptr_t v;
+
+        for (v = kit_table_first(&t->children, key(parent, id), &cur); v != 0;
+             v = kit_table_next(&t->children, &cur)) {
+            c = (uint32_t)(v - 1);
+            if (t->nodes[c].id == id && t->nodes[c].parent == parent)
+                return c;
+        }
     }
-    if (kit_table_reserve(&t->children, t->children.n + 1) < 0)
+    /* The new child, and the ones before it when they outgrow the scan. */
+    if (kids >= SCAN_KIDS && kit_table_reserve(&t->children, t->children.n + (kids == SCAN_KIDS ? kids : 0) + 1) < 0)
         return UINT32_MAX;
     c = new_node(t, id);
     if (c == UINT32_MAX)
@@ -98,7 +118,15 @@ static uint32_t child(tree *t, uint32_t parent, int32_t id)
     else
         t->nodes[parent].first_child = c;
     t->nodes[parent].last_child = c;
-    kit_table_add(&t->children, h, (uintptr_t)c + 1); /* cannot fail: room reserved */
+    t->nodes[parent].kids++;
+    if (kids == SCAN_KIDS) {
+        uint32_t k;
+
+        for (k = t->nodes[parent].first_child; k != 0; k = t->nodes[k].next_sibling)
+            index_child(t, parent, k);
+    } else if (kids > SCAN_KIDS) {
+        index_child(t, parent, c);
+    }
     return c;
 }
 
@@ -350,6 +378,92 @@ int tree_visit(const tree *t, sum *s, mct_err *err)
     if (sum_begin(s, err) < 0 || visit_node(t, 0, s, err) < 0)
         return -1;
     return sum_end(s, err);
+}
+
+/* A modified UTF-8 string as a compact string (UTF-8). */
+static int put_name(crec_buf *b, const char *s)
+{
+    char *owned;
+    const char *u = visit_name(s, &owned);
+
+    if (u == NULL)
+        return -1;
+    crec_put_str(b, u, strlen(u));
+    free(owned);
+    return 0;
+}
+
+/* Defines the methods of node i and its subtree that defs lacks. */
+static int define(const tree *t, uint32_t i, crec_buf *b, crec_defs *defs)
+{
+    const struct node *nd = &t->nodes[i];
+    uint32_t c;
+
+    if (!crec_defs_has(defs, (uint32_t)nd->id)) {
+        const mt_method *m = mt_get(nd->id);
+        size_t start = crec_frame_begin(b, CREC_DEF);
+
+        crec_put_u32(b, (uint32_t)nd->id);
+        if (put_name(b, m ? m->cls : "?") < 0 || put_name(b, m ? m->name : "?") < 0 ||
+            put_name(b, m ? m->desc : "?") < 0 || crec_frame_end(b, start) < 0 ||
+            crec_defs_add(defs, (uint32_t)nd->id) < 0)
+            return -1;
+    }
+    for (c = nd->first_child; c != 0; c = t->nodes[c].next_sibling)
+        if (define(t, c, b, defs) < 0)
+            return -1;
+    return 0;
+}
+
+/* Node i and its subtree, in pre-order, at w (room for all of them); the
+ * end of what was written. */
+static unsigned char *put_node(const tree *t, uint32_t i, unsigned char *w)
+{
+    const struct node *nd = &t->nodes[i];
+    uint64_t total = ns(t, nd->total), child_total = 0;
+    uint32_t c;
+
+    for (c = nd->first_child; c != 0; c = t->nodes[c].next_sibling)
+        child_total += ns(t, t->nodes[c].total);
+    w = crec_be32(w, (uint32_t)nd->id);
+    *w++ = nd->truncated ? CREC_N_TRUNCATED : 0;
+    w = crec_be32(w, nd->kids);
+    w = crec_be64(w, nd->calls);
+    w = crec_be64(w, total);
+    w = crec_be64(w, total > child_total ? total - child_total : 0);
+    w = crec_be64(w, ns(t, nd->min));
+    w = crec_be64(w, ns(t, nd->max));
+    w = crec_be64(w, nd->throws);
+    for (c = nd->first_child; c != 0; c = t->nodes[c].next_sibling)
+        w = put_node(t, c, w);
+    return w;
+}
+
+int tree_crec(const tree *t, crec_buf *b, crec_defs *defs, uint64_t seq, int64_t thread_id,
+              const char *thread_name, const char *exception, unsigned flags)
+{
+    unsigned char *w;
+    size_t start;
+
+    if (define(t, 0, b, defs) < 0)
+        return -1;
+    start = crec_frame_begin(b, CREC_CALL);
+    crec_put_u8(b, flags);
+    crec_put_u64(b, seq);
+    crec_put_u64(b, (uint64_t)thread_id);
+    crec_put_u64(b, (uint64_t)tree_start_ns(t));
+    crec_put_str(b, thread_name ? thread_name : "", thread_name ? strlen(thread_name) : 0);
+    if (exception != NULL) {
+        if (put_name(b, exception) < 0)
+            b->failed = 1;
+    } else {
+        crec_put_str(b, "", 0);
+    }
+    crec_put_u32(b, t->n_nodes);
+    w = crec_reserve(b, (size_t)t->n_nodes * CREC_NODE_BYTES);
+    if (w != NULL)
+        put_node(t, 0, w);
+    return crec_frame_end(b, start);
 }
 
 json_t *tree_json(const tree *t, uint64_t seq, int64_t thread_id, const char *thread_name,

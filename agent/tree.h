@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "clock.h"
+#include "crec.h"
 #include "err.h"
 #include "probe.h"
 #include "summary.h"
@@ -62,5 +63,12 @@ int tree_warmup(tree *t, int (*marks)(int32_t id, uint64_t start));
  * out of memory. */
 json_t *tree_json(const tree *t, uint64_t seq, int64_t thread_id, const char *thread_name,
                   const char *exception);
+
+/* Appends call t to b as compact frames (crec.h): a definition of each of
+ * its methods not in defs yet (then added to defs), then its record, with
+ * what tree_json renders (names as UTF-8) and flags (CREC_F_*). 0, or -1
+ * when out of memory: b then holds what was whole before. */
+int tree_crec(const tree *t, crec_buf *b, crec_defs *defs, uint64_t seq, int64_t thread_id,
+              const char *thread_name, const char *exception, unsigned flags);
 
 #endif

@@ -257,6 +257,7 @@ json_t *conn_trace_request_new(const struct cli *c)
         .wait = c->wait,
         .sample = c->sample > 1 ? c->sample : -1,
         .include_warmup = c->include_warmup,
+        .compact = 1,
     };
 
     return msg_trace_write(&req);

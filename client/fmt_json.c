@@ -5,6 +5,8 @@
  * "pid" key after its own. */
 #include "output.h"
 
+#include <errno.h>
+
 #include "fmtutil.h"
 
 static int json_call(out *o, const json_t *call)
@@ -26,7 +28,20 @@ static int json_call(out *o, const json_t *call)
     return rc;
 }
 
+/* A compact call, rendered in one pass (crec_json_line writes what
+ * fu_json_dump would) after the lines not written yet (output.c writes
+ * them). */
+static int json_call_rec(out *o, const crec_tab *t, const crec_call *c)
+{
+    if (crec_json_line(&o->text, t, c) < 0) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return 0;
+}
+
 const struct out_format fmt_json = {
     .call = json_call,
+    .call_rec = json_call_rec,
     .summary = json_call,
 };

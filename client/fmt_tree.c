@@ -130,7 +130,9 @@ static size_t calls_width(const json_t *root)
     return w > 5 ? w : 5;
 }
 
-/* Writes the call's first line: sequence number, local wall time, thread. */
+/* Writes the call's first line: sequence number, local wall time, thread,
+ * and `[warm-up]` for a call marked "warmup" (it began before its methods
+ * were compiled again). */
 static void put_title(const struct tree *t, const json_t *call)
 {
     const json_t *thread = json_object_get(call, "thread");
@@ -146,7 +148,7 @@ static void put_title(const struct tree *t, const json_t *call)
     sgr_end(t);
     fprintf(t->o->f, "  %s.%03lld  thread \"", when, start / 1000000 % 1000);
     put_styled(t, SGR_BOLD, fu_str(thread, "name"));
-    fprintf(t->o->f, "\" (id %lld)\n", fu_int(thread, "id"));
+    fprintf(t->o->f, "\" (id %lld)%s\n", fu_int(thread, "id"), fu_flag(call, "warmup") ? "  [warm-up]" : "");
 }
 
 /* Writes the column titles, aligned with put_numbers. */

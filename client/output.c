@@ -6,6 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The stdio buffer of -o FILE. */
+#define OUT_BUF_BYTES ((size_t)256 * 1024)
+
 static const struct out_format *format_of(enum cli_format f)
 {
     switch (f) {
@@ -37,23 +40,87 @@ out *out_open(enum cli_format format, const char *path, double slow_ms, mct_err 
             return NULL;
         }
         o->close_f = 1;
+        /* Calls are written many at a time (out_call_rec, out_flush); glibc
+         * ignores the size unless given the buffer. */
+        o->buf = malloc(OUT_BUF_BYTES);
+        if (o->buf != NULL)
+            setvbuf(o->f, o->buf, _IOFBF, OUT_BUF_BYTES);
     }
     o->color = format == CLI_FORMAT_TREE && isatty(fileno(o->f)) && (no_color == NULL || no_color[0] == '\0');
     if (o->fmt->begin != NULL && o->fmt->begin(o) < 0) {
         mct_err_set(e, MCT_E_IO, "cannot write the output: %s", strerror(errno));
         if (o->close_f)
             fclose(o->f);
+        free(o->buf);
         free(o);
         return NULL;
     }
     return o;
 }
 
+/* Writes the lines call_rec left in o->text, after what f holds, straight
+ * to the file (not copied into f's buffer); 0 or -1 (errno set). */
+static int put_text(out *o)
+{
+    const char *p = o->text.p;
+    size_t n = o->text.len;
+
+    if (n == 0)
+        return 0;
+    o->text.len = 0;
+    if (fflush(o->f) != 0)
+        return -1;
+    while (n > 0) {
+        ssize_t w = write(fileno(o->f), p, n);
+
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
 int out_call(out *o, const json_t *call, mct_err *e)
 {
-    if (o->fmt->call(o, call) < 0 || fflush(o->f) != 0)
+    if (put_text(o) < 0 || o->fmt->call(o, call) < 0 || fflush(o->f) != 0)
         return mct_err_set(e, MCT_E_IO, "cannot write the output: %s", strerror(errno));
     o->calls++;
+    return 0;
+}
+
+int out_call_rec(out *o, const crec_tab *t, const crec_call *c, mct_err *e)
+{
+    int rc;
+
+    if (o->fmt->call_rec != NULL && o->pid == 0) {
+        rc = o->fmt->call_rec(o, t, c);
+        if (rc == 0 && o->text.len >= OUT_BUF_BYTES)
+            rc = put_text(o);
+    } else {
+        json_t *call = crec_call_json(t, c);
+
+        if (call == NULL)
+            return mct_err_set(e, MCT_E_NOMEM, "out of memory writing a call");
+        rc = put_text(o) < 0 ? -1 : o->fmt->call(o, call);
+        json_decref(call);
+    }
+    if (rc < 0)
+        return mct_err_set(e, MCT_E_IO, "cannot write the output: %s", strerror(errno));
+    o->dirty = 1;
+    o->calls++;
+    return 0;
+}
+
+int out_flush(out *o, mct_err *e)
+{
+    if (!o->dirty)
+        return 0;
+    o->dirty = 0;
+    if (put_text(o) < 0 || fflush(o->f) != 0)
+        return mct_err_set(e, MCT_E_IO, "cannot write the output: %s", strerror(errno));
     return 0;
 }
 
@@ -62,7 +129,7 @@ int out_summary(out *o, const json_t *summary, mct_err *e)
     if (o->fmt->summary == NULL)
         return mct_err_set(e, MCT_E_ARG, "the chrome format shows single calls, not summaries: "
                            "use -f json, tree or folded");
-    if (o->fmt->summary(o, summary) < 0 || fflush(o->f) != 0)
+    if (put_text(o) < 0 || o->fmt->summary(o, summary) < 0 || fflush(o->f) != 0)
         return mct_err_set(e, MCT_E_IO, "cannot write the output: %s", strerror(errno));
     o->summaries++;
     return 0;
@@ -75,7 +142,7 @@ void out_set_pid(out *o, long long pid)
 
 int out_close(out *o, mct_err *e)
 {
-    int rc = 0;
+    int rc = put_text(o);
 
     if (o->fmt->end != NULL && o->fmt->end(o) < 0)
         rc = -1;
@@ -83,6 +150,8 @@ int out_close(out *o, mct_err *e)
         rc = -1;
     if (o->close_f && fclose(o->f) != 0)
         rc = -1;
+    crec_text_free(&o->text);
+    free(o->buf);
     free(o);
     return rc < 0 ? mct_err_set(e, MCT_E_IO, "cannot write the output: %s", strerror(errno)) : 0;
 }

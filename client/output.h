@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "crec.h"
 #include "err.h"
 
 typedef struct out out;
@@ -25,6 +26,9 @@ typedef struct out out;
 struct out_format {
     int (*begin)(out *o);                   /* may be NULL */
     int (*call)(out *o, const json_t *call);
+    /* A compact call (crec.h) appended to o->text without a `call`
+     * object; NULL: the object is built for call(). */
+    int (*call_rec)(out *o, const crec_tab *t, const crec_call *c);
     int (*summary)(out *o, const json_t *summary);  /* NULL: not offered */
     int (*end)(out *o);                     /* may be NULL */
 };
@@ -40,6 +44,9 @@ struct out {
     long long pid_shown;/* tree: the pid of the last "pid N" line, 0: none */
     const struct out_format *fmt;
     void *state;        /* the format's own, freed by its end() */
+    crec_text text;     /* call_rec's lines, not written to f yet */
+    int dirty;          /* written since the last flush */
+    char *buf;          /* f's buffer when out_open opened f, or NULL */
 };
 
 extern const struct out_format fmt_json, fmt_tree, fmt_chrome, fmt_folded;
@@ -51,6 +58,13 @@ out *out_open(enum cli_format format, const char *path, double slow_ms, mct_err 
 /* Writes one `call` message (already validated); 0, or -1 with e set when
  * the output cannot be written (EPIPE included: errno is kept). */
 int out_call(out *o, const json_t *call, mct_err *e);
+
+/* Writes one compact call (decoded with t) as out_call writes its object,
+ * but leaves it buffered until out_flush; 0, or -1 with e set (as out_call). */
+int out_call_rec(out *o, const crec_tab *t, const crec_call *c, mct_err *e);
+
+/* Flushes what out_call_rec left buffered; 0, or -1 with e set. */
+int out_flush(out *o, mct_err *e);
 
 /* Writes one summary object (checked by sum_json_check); 0, or -1 with e
  * set: MCT_E_ARG when the format has no summary form (chrome), MCT_E_IO

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "crec.h"
 #include "exit.h"
 #include "fmtutil.h"
 #include "gate.h"
@@ -154,6 +155,10 @@ struct run {
     long long aggregated;/* --aggregate: entry calls in the final summary */
     int final_seen;      /* --aggregate: the final summary came */
     int final_verdict;   /* --aggregate: gate_check on the final summary (1 failed) */
+    proto_rbuf rb;       /* the session's messages, read many at a time */
+    double bytes_at;     /* when bytes last came (ms) */
+    crec_tab tab;        /* compact calls: the methods defined */
+    crec_call rec;       /* the last compact call */
 };
 
 /* Durations within this many probe costs of 0 are not trustworthy. */
@@ -201,6 +206,15 @@ static int has_short(const json_t *node, double limit)
     return 0;
 }
 
+/* Says, once, that durations near the probe cost are not trustworthy. */
+static void say_short(struct run *r)
+{
+    r->probe_warned = 1;
+    log_error("durations under %.0f ns are not trustworthy: a probe call costs about %.1f ns, which is "
+              "subtracted from every duration, and some calls took less than %d times that",
+              PROBE_NEAR * r->probe_ns, r->probe_ns, PROBE_NEAR);
+}
+
 /* Once per session: a printed call has durations that are mostly probe
  * cost, which the subtraction cannot make exact. */
 static void warn_short(struct run *r, const json_t *call)
@@ -209,10 +223,20 @@ static void warn_short(struct run *r, const json_t *call)
 
     if (r->probe_warned || r->probe_ns <= 0 || !has_short(json_object_get(call, "root"), limit))
         return;
-    r->probe_warned = 1;
-    log_error("durations under %.0f ns are not trustworthy: a probe call costs about %.1f ns, which is "
-              "subtracted from every duration, and some calls took less than %d times that",
-              limit, r->probe_ns, PROBE_NEAR);
+    say_short(r);
+}
+
+/* --fail-over-ms on a call numbered seq of root duration total_ns. */
+static void check_over(struct run *r, long long seq, double total_ns)
+{
+    /* With --percentile, --fail-over-ms judges the run, not each call. */
+    if (r->c->fail_over_ms >= 0 && r->c->percentile == 0 && total_ns > r->c->fail_over_ms * 1e6) {
+        /* The reason for exit status 4, said once. */
+        if (!r->over)
+            log_error("call #%lld took %.3f ms, over --fail-over-ms %g (exit status 4)", seq, total_ns / 1e6,
+                      r->c->fail_over_ms);
+        r->over = 1;
+    }
 }
 
 static void send_stop(struct run *r, const char *reason)
@@ -265,15 +289,42 @@ static void on_call(struct run *r, json_t *call)
         r->rc = MCT_EXIT_INTERNAL;
         send_stop(r, "gate error");
     }
-    /* With --percentile, --fail-over-ms judges the run, not each call. */
-    if (r->c->fail_over_ms >= 0 && r->c->percentile == 0 &&
-        (double)num(root, "total_ns") > r->c->fail_over_ms * 1e6) {
-        /* The reason for exit status 4, said once. */
-        if (!r->over)
-            log_error("call #%lld took %.3f ms, over --fail-over-ms %g (exit status 4)", num(call, "seq"),
-                      (double)num(root, "total_ns") / 1e6, r->c->fail_over_ms);
-        r->over = 1;
+    check_over(r, num(call, "seq"), (double)num(root, "total_ns"));
+}
+
+/* on_call for a compact call (crec.h): the `call` object is only built
+ * for the gates. */
+static void on_rec(struct run *r, const crec_call *c)
+{
+    mct_err e;
+    size_t i;
+
+    if (r->output_broken)
+        return;
+    if (out_call_rec(r->out, &r->tab, c, &e) < 0) {
+        output_failed(r, &e);
+        return;
     }
+    r->printed++;
+    for (i = 0; !r->probe_warned && r->probe_ns > 0 && i < c->n_nodes; i++)
+        if (c->nodes[i].calls > 0 && (double)c->nodes[i].min_ns < PROBE_NEAR * r->probe_ns)
+            say_short(r);
+    /* as gate_judges: warm-up calls are printed, not judged, unless asked */
+    if ((c->flags & CREC_F_WARMUP) && !r->c->include_warmup)
+        return;
+    r->judged++;
+    if (r->gate != NULL && r->rc == MCT_EXIT_OK) {
+        json_t *call = crec_call_json(&r->tab, c);
+
+        if (call == NULL || gate_add_call(r->gate, call, &e) < 0) {
+            log_error("the gates cannot count call #%llu: %s", (unsigned long long)c->seq,
+                      call == NULL ? "out of memory" : e.msg);
+            r->rc = MCT_EXIT_INTERNAL;
+            send_stop(r, "gate error");
+        }
+        json_decref(call);
+    }
+    check_over(r, (long long)c->seq, (double)c->nodes[0].total_ns);
 }
 
 /* A plain --fail-over-ms with --aggregate: the longest entry call of the
@@ -486,31 +537,9 @@ static int end_timed_out(void)
     return MCT_EXIT_INTERNAL;
 }
 
-/* Whether a signal came since the count at arg (an int) was taken. */
-static int new_signal(void *arg)
-{
-    return intr_count() != *(const int *)arg;
-}
-
-/* Reads the next message, which has begun to arrive. Once the stop is sent,
- * within what is left of TRACE_END_TIMEOUT_MS, and not past a further
- * signal (handled: the count seen), which must end the wait at once. */
-static json_t *read_message(const struct run *r, const int *handled, mct_err *e)
-{
-    double left;
-
-    if (!r->stop_sent)
-        return proto_read(r->fd, PROTO_REPLY, 30000, e);
-    left = r->stop_at + TRACE_END_TIMEOUT_MS - mct_now_ms();
-    return proto_read_cancel(r->fd, PROTO_REPLY, left > 0 ? (int)left + 1 : 0, new_signal,
-                             (void *)handled, e);
-}
-
 /* Reading the next message failed with e; the exit status. */
 static int read_failed(struct run *r, const mct_err *e)
 {
-    if (e->code == MCT_E_INTR)
-        return interrupted_again();
     if (e->code == MCT_E_IO && r->stop_sent && mct_now_ms() >= r->stop_at + TRACE_END_TIMEOUT_MS) {
         log_verbose("reading from the agent: %s", e->msg);
         return end_timed_out();
@@ -553,13 +582,47 @@ static int wait_ms(const struct run *r)
     return w < 0 ? 0 : (int)w + 1;
 }
 
+/* A message began to arrive this long ago and is still not whole: the
+ * agent is not the one this client speaks to. */
+#define PARTIAL_TIMEOUT_MS 30000
+
+/* Waits for more of the agent's messages (at most until the next
+ * deadline) and reads what came; the output is flushed first, as nothing
+ * is left to write. 0, or -1 with e set: the stream ended (MCT_E_EOF,
+ * MCT_E_CUT) or failed. */
+static int read_more(struct run *r, mct_err *e)
+{
+    struct pollfd pfd = {.fd = r->fd, .events = POLLIN};
+    int n;
+
+    if (out_flush(r->out, e) < 0)
+        output_failed(r, e);
+    n = poll(&pfd, 1, wait_ms(r));
+    if (n < 0 && errno == EINTR)
+        return 0;
+    if (n < 0)
+        return mct_err_set(e, MCT_E_IO, "poll: %s", strerror(errno));
+    if (n == 0) {
+        if (proto_rbuf_held(&r->rb) > 0 && mct_now_ms() - r->bytes_at >= PARTIAL_TIMEOUT_MS)
+            return mct_err_set(e, MCT_E_IO, "timed out after %d ms waiting for a message", PARTIAL_TIMEOUT_MS);
+        return 0;
+    }
+    n = proto_rbuf_fill(&r->rb, r->fd, PROTO_REPLY, e);
+    if (n <= 0)
+        return -1;
+    r->bytes_at = mct_now_ms();
+    return 0;
+}
+
 /* Reads messages until the session ends; the exit status. */
 static int stream(struct run *r)
 {
     int handled_signals = 0;
 
+    r->bytes_at = mct_now_ms();
     for (;;) {
-        struct pollfd pfd = {.fd = r->fd, .events = POLLIN};
+        const unsigned char *payload;
+        uint32_t len;
         json_t *m;
         const char *type;
         mct_err e;
@@ -575,16 +638,20 @@ static int stream(struct run *r)
             send_stop(r, "timeout");
         if (r->stop_sent && mct_now_ms() >= r->stop_at + TRACE_END_TIMEOUT_MS)
             return end_timed_out();
-        n = poll(&pfd, 1, wait_ms(r));
-        if (n < 0 && errno == EINTR)
+        n = proto_rbuf_next(&r->rb, PROTO_REPLY, &payload, &len, &e);
+        if (n == 0) {
+            if (read_more(r, &e) < 0)
+                return read_failed(r, &e);
             continue;
-        if (n < 0) {
-            log_error("poll: %s", strerror(errno));
-            return MCT_EXIT_INTERNAL;
         }
-        if (n == 0)
-            continue;
-        m = read_message(r, &handled_signals, &e);
+        if (n > 0 && (payload[0] == CREC_DEF || payload[0] == CREC_CALL)) {
+            n = crec_decode(&r->tab, &r->rec, payload, len, &e);
+            if (n == CREC_CALL)
+                on_rec(r, &r->rec);
+            if (n >= 0)
+                continue;
+        }
+        m = n < 0 ? NULL : proto_parse((const char *)payload, len, PROTO_REPLY, &e);
         if (m == NULL)
             return read_failed(r, &e);
         type = proto_type(m);
@@ -788,6 +855,9 @@ int trace_run(const struct cli *c, const struct proc_target *t)
         return MCT_EXIT_INTERNAL;
     }
     code = session(&r);
+    proto_rbuf_free(&r.rb);
+    crec_tab_free(&r.tab);
+    crec_call_free(&r.rec);
     gate_free(r.gate);
     if (r.fd >= 0)
         close(r.fd);

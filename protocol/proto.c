@@ -285,6 +285,7 @@ static const struct field trace_req_fields[] = {
     { .name = "wait", .kind = K_BOOL, .optional = 1, AT(M, wait) },
     OPT_INT("sample", 1, PROTO_MAX_SAMPLE, AT(M, sample)),
     { .name = "include_warmup", .kind = K_BOOL, .optional = 1, AT(M, include_warmup) },
+    { .name = "compact", .kind = K_BOOL, .optional = 1, AT(M, compact) },
     END
 };
 #undef M
@@ -1117,20 +1118,97 @@ int proto_write(int fd, const json_t *msg, mct_err *e)
     return proto_write_within(fd, msg, -1, 0, e);
 }
 
-/* How long a cancellable read polls before it asks again. */
-#define CANCEL_SLICE_MS 100
+int proto_write_frames_within(int fd, const void *frames, size_t len, long long stall_ms, long long total_ms,
+                              mct_err *e)
+{
+    struct iovec iov = { .iov_base = (void *)frames, .iov_len = len };
 
-/* What a read may be cancelled by (proto_read_cancel). */
-struct cancel {
-    int (*stop)(void *arg);     /* NULL: never */
-    void *arg;
-};
+    return len == 0 ? 0 : write_iov(fd, &iov, 1, stall_ms, total_ms, e);
+}
 
-/* Reads n bytes into buf before the deadline (< 0: none), giving up when
- * c->stop says so; *got says how many arrived. 0 when all arrived or the
- * peer closed (*got < n), else -1. */
+/* What proto_rbuf_fill reads at least at a time. */
+#define RBUF_CHUNK ((size_t)256 * 1024)
+
+int proto_rbuf_fill(proto_rbuf *b, int fd, enum proto_dir dir, mct_err *e)
+{
+    size_t want = RBUF_CHUNK;
+    ssize_t r;
+
+    if (b->start == b->end)
+        b->start = b->end = 0;
+    if (b->end - b->start >= PROTO_HEADER_LEN) {
+        uint32_t len;
+
+        /* A frame bigger than a chunk is read whole; its header was checked. */
+        if (proto_header_decode(b->p + b->start, dir, &len, e) == 0 && len + PROTO_HEADER_LEN > want)
+            want = len + PROTO_HEADER_LEN;
+    }
+    if (b->cap - b->end < want / 2 && b->start > 0) {
+        memmove(b->p, b->p + b->start, b->end - b->start);
+        b->end -= b->start;
+        b->start = 0;
+    }
+    if (b->cap - b->end < want / 2 || b->cap < want) {
+        size_t cap = b->end + want;
+        unsigned char *p = realloc(b->p, cap);
+
+        if (p == NULL)
+            return mct_err_set(e, MCT_E_NOMEM, "no memory for %zu bytes of messages", cap);
+        b->p = p;
+        b->cap = cap;
+    }
+    r = read(fd, b->p + b->end, b->cap - b->end);
+    if (r < 0) {
+        if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+            return 1;
+        return mct_err_set(e, MCT_E_IO, "read: %s", strerror(errno));
+    }
+    if (r > 0) {
+        b->end += (size_t)r;
+        return 1;
+    }
+    if (b->end == b->start) {
+        mct_err_set(e, MCT_E_EOF, "the peer closed the connection");
+    } else if (b->end - b->start < PROTO_HEADER_LEN) {
+        mct_err_set(e, MCT_E_CUT, "truncated header: %zu of %d bytes", b->end - b->start, PROTO_HEADER_LEN);
+    } else {
+        uint32_t len = (uint32_t)b->p[b->start + 4] << 24 | (uint32_t)b->p[b->start + 5] << 16 |
+                       (uint32_t)b->p[b->start + 6] << 8 | b->p[b->start + 7];
+
+        mct_err_set(e, MCT_E_CUT, "truncated payload: %zu of %u bytes", b->end - b->start - PROTO_HEADER_LEN, len);
+    }
+    return 0;
+}
+
+int proto_rbuf_next(proto_rbuf *b, enum proto_dir dir, const unsigned char **payload, uint32_t *len,
+                    mct_err *e)
+{
+    if (b->end - b->start < PROTO_HEADER_LEN)
+        return 0;
+    if (proto_header_decode(b->p + b->start, dir, len, e) < 0)
+        return -1;
+    if (b->end - b->start - PROTO_HEADER_LEN < *len)
+        return 0;
+    *payload = b->p + b->start + PROTO_HEADER_LEN;
+    b->start += PROTO_HEADER_LEN + (size_t)*len;
+    return 1;
+}
+
+size_t proto_rbuf_held(const proto_rbuf *b)
+{
+    return b->end - b->start;
+}
+
+void proto_rbuf_free(proto_rbuf *b)
+{
+    free(b->p);
+    *b = (proto_rbuf){0};
+}
+
+/* Reads n bytes into buf before the deadline (< 0: none); *got says how
+ * many arrived. 0 when all arrived or the peer closed (*got < n), else -1. */
 static int read_full(int fd, void *buf, size_t n, long long deadline, size_t *got,
-                     int timeout_ms, const struct cancel *c, mct_err *e)
+                     int timeout_ms, mct_err *e)
 {
     *got = 0;
     while (*got < n) {
@@ -1138,16 +1216,11 @@ static int read_full(int fd, void *buf, size_t n, long long deadline, size_t *go
         int wait_ms = -1, rc;
         ssize_t r;
 
-        if (c->stop != NULL && c->stop(c->arg))
-            return mct_err_set(e, MCT_E_INTR, "interrupted while reading a message");
         if (deadline >= 0) {
             long long left = deadline - mct_now_ms();
 
             wait_ms = left > 0 ? (int)(left < INT_MAX ? left : INT_MAX) : 0;
         }
-        /* In slices: a signal just before poll would not interrupt it. */
-        if (c->stop != NULL && (wait_ms < 0 || wait_ms > CANCEL_SLICE_MS))
-            wait_ms = CANCEL_SLICE_MS;
         rc = poll(&pfd, 1, wait_ms);
         if (rc < 0) {
             if (errno == EINTR)
@@ -1172,8 +1245,7 @@ static int read_full(int fd, void *buf, size_t n, long long deadline, size_t *go
     return 0;
 }
 
-static json_t *read_frame(int fd, enum proto_dir dir, int timeout_ms, const struct cancel *c,
-                          mct_err *e)
+json_t *proto_read(int fd, enum proto_dir dir, int timeout_ms, mct_err *e)
 {
     long long deadline = timeout_ms < 0 ? -1 : mct_now_ms() + timeout_ms;
     unsigned char hdr[PROTO_HEADER_LEN];
@@ -1182,7 +1254,7 @@ static json_t *read_frame(int fd, enum proto_dir dir, int timeout_ms, const stru
     char *payload;
     json_t *msg;
 
-    if (read_full(fd, hdr, sizeof hdr, deadline, &got, timeout_ms, c, e) < 0)
+    if (read_full(fd, hdr, sizeof hdr, deadline, &got, timeout_ms, e) < 0)
         return NULL;
     if (got == 0) {
         mct_err_set(e, MCT_E_EOF, "the peer closed the connection");
@@ -1199,7 +1271,7 @@ static json_t *read_frame(int fd, enum proto_dir dir, int timeout_ms, const stru
         mct_err_set(e, MCT_E_NOMEM, "no memory for a payload of %u bytes", len);
         return NULL;
     }
-    if (read_full(fd, payload, len, deadline, &got, timeout_ms, c, e) < 0) {
+    if (read_full(fd, payload, len, deadline, &got, timeout_ms, e) < 0) {
         free(payload);
         return NULL;
     }
@@ -1211,21 +1283,6 @@ static json_t *read_frame(int fd, enum proto_dir dir, int timeout_ms, const stru
     msg = proto_parse(payload, len, dir, e);
     free(payload);
     return msg;
-}
-
-json_t *proto_read(int fd, enum proto_dir dir, int timeout_ms, mct_err *e)
-{
-    const struct cancel never = { NULL, NULL };
-
-    return read_frame(fd, dir, timeout_ms, &never, e);
-}
-
-json_t *proto_read_cancel(int fd, enum proto_dir dir, int timeout_ms, int (*stop)(void *arg),
-                          void *arg, mct_err *e)
-{
-    const struct cancel c = { stop, arg };
-
-    return read_frame(fd, dir, timeout_ms, &c, e);
 }
 
 /* ---- strings ------------------------------------------------------------ */

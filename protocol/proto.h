@@ -3,7 +3,8 @@
  * The format is documented in protocol/PROTOCOL.md; keep the two in step.
  *
  * A frame is an 8-byte header ('M','C','T', version, payload length as u32
- * big-endian) followed by one UTF-8 JSON object. Every decoded message is
+ * big-endian) followed by one UTF-8 JSON object, or, in a session that
+ * asked for them, a compact call record (crec.h). Every decoded message is
  * validated against the schema of its "type" before anyone looks at it. */
 #ifndef MCT_PROTO_H
 #define MCT_PROTO_H
@@ -137,12 +138,35 @@ int proto_write_payload(int fd, const char *json, size_t len, mct_err *e);
  * MCT_E_UNSUPPORTED for bad frames. Interrupted system calls are retried. */
 json_t *proto_read(int fd, enum proto_dir dir, int timeout_ms, mct_err *e);
 
-/* As proto_read, but gives up with MCT_E_INTR as soon as stop(arg) returns
- * non-zero: it is asked before every wait, and at least every 100 ms while
- * waiting (a signal that interrupts the wait asks it at once). What was read
- * of a frame is lost: the connection is of no more use after MCT_E_INTR. */
-json_t *proto_read_cancel(int fd, enum proto_dir dir, int timeout_ms, int (*stop)(void *arg),
-                          void *arg, mct_err *e);
+
+/* Writes len bytes of whole frames (already framed: crec.h) to fd, as
+ * proto_write_within writes one; 0 or -1 with e set. */
+int proto_write_frames_within(int fd, const void *frames, size_t len, long long stall_ms, long long total_ms,
+                              mct_err *e);
+
+/* A reader of many frames per read(2), for a stream of replies; the caller
+ * zero-initialises it and frees it with proto_rbuf_free. */
+typedef struct proto_rbuf {
+    unsigned char *p;
+    size_t start, end, cap;     /* the bytes not taken yet are p[start..end) */
+} proto_rbuf;
+
+/* Reads once what fd holds (it is readable): 1 when bytes came, 0 at the
+ * end of the stream (e set: MCT_E_EOF between frames, MCT_E_CUT within
+ * one, naming what is missing), -1 with e set (MCT_E_IO, MCT_E_NOMEM).
+ * EINTR and EAGAIN count as 1 with no byte. */
+int proto_rbuf_fill(proto_rbuf *b, int fd, enum proto_dir dir, mct_err *e);
+
+/* The next whole frame held: 1 with its payload at *payload (valid until
+ * the next fill) and *len bytes long; 0 when no whole frame is held yet;
+ * -1 with e set for a bad header (proto_header_decode). */
+int proto_rbuf_next(proto_rbuf *b, enum proto_dir dir, const unsigned char **payload, uint32_t *len,
+                    mct_err *e);
+
+/* Bytes held of a frame not whole yet. */
+size_t proto_rbuf_held(const proto_rbuf *b);
+
+void proto_rbuf_free(proto_rbuf *b);
 
 /* 1 if s is a binary class name with dots (com.shop.Cart$Line), else 0. */
 int proto_class_name_valid(const char *s);

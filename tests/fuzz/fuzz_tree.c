@@ -3,7 +3,9 @@
  * or leak, a refusal has a message, and a built tree keeps SPEC §3's
  * arithmetic (a node's children never add up to more than the node, self =
  * total minus children, min <= max), renders as JSON that parses again, with
- * names in valid UTF-8 whatever the method table holds.
+ * names in valid UTF-8 whatever the method table holds; its compact frames
+ * (tree_crec) decode (crec_decode) and render (crec_json_line) to exactly
+ * the text of its JSON.
  *
  * Input: byte 0 is the probe cost in ticks; then 3 bytes per event: its
  * kind (low 4 bits; 0x80 also sets a count or session above them), the
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crec.h"
 #include "methods.h"
 #include "proto.h"
 #include "tree.h"
@@ -83,6 +86,41 @@ static size_t check_node(const json_t *node, int depth)
     return n;
 }
 
+/* tr as compact frames, decoded, renders as text (a compact dump of its
+ * JSON; these names hold no DEL or C1 control, which only the output
+ * escapes) and a newline. */
+static void check_compact(const tree *tr, const char *exception, const char *text)
+{
+    crec_buf b = {0};
+    crec_defs defs = {0};
+    crec_tab tab = {0};
+    crec_call call = {0};
+    crec_text x = {0};
+    size_t pos = 0, n = strlen(text);
+    int last = -1;
+
+    if (tree_crec(tr, &b, &defs, 1, 2, "main", exception, 0) < 0)
+        abort();
+    while (pos < b.len) {
+        uint32_t len;
+        mct_err e;
+
+        if (proto_header_decode(b.p + pos, PROTO_REPLY, &len, &e) < 0 || b.len - pos - PROTO_HEADER_LEN < len)
+            abort();
+        last = crec_decode(&tab, &call, b.p + pos + PROTO_HEADER_LEN, len, &e);
+        if (last < 0)
+            abort();
+        pos += PROTO_HEADER_LEN + len;
+    }
+    if (last != CREC_CALL || crec_json_line(&x, &tab, &call) < 0 || x.len != n + 1 || memcmp(x.p, text, n) != 0)
+        abort();
+    crec_text_free(&x);
+    crec_call_free(&call);
+    crec_tab_free(&tab);
+    crec_defs_free(&defs);
+    crec_buf_free(&b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static probe_ev ev[MAX_EVENTS];
@@ -93,6 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tree *tr;
     json_t *j;
     char *text;
+    const char *exception;
 
     setup();
     if (size < 1)
@@ -113,7 +152,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         return 0;
     }
-    j = tree_json(tr, 1, 2, "main", tree_exception(tr) ? "java/lang/Illegal\xc0\x80State" : NULL);
+    exception = tree_exception(tr) ? "java/lang/Illegal\xc0\x80State" : NULL;
+    j = tree_json(tr, 1, 2, "main", exception);
     if (j == NULL)
         abort();
     if ((uint64_t)json_integer_value(json_object_get(json_object_get(j, "root"), "total_ns")) != tree_total_ns(tr) ||
@@ -127,6 +167,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (j == NULL)
         abort();
     json_decref(j);
+    check_compact(tr, exception, text);
     free(text);
     tree_free(tr);
     return 0;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "msg.h"
@@ -576,53 +577,92 @@ static void test_io(void)
     }
 }
 
-/* A stop function that says yes from its nth call on (arg: int[2], the
- * calls so far and n). */
-static int stop_at_call(void *arg)
+/* proto_rbuf: several frames from one read, a frame split across reads, a
+ * frame bigger than a read's chunk, then the end of the stream named (between
+ * frames, within a header, within a payload), and a bad header. */
+static void test_rbuf(void)
 {
-    int *c = arg;
-
-    return ++c[0] >= c[1];
-}
-
-/* proto_read_cancel: a whole frame as proto_read; given up (MCT_E_INTR),
- * not timed out, when stop says so, before the first byte or within a frame. */
-static void test_read_cancel(void)
-{
-    int sv[2], calls[2];
+    proto_rbuf b = {0};
+    const unsigned char *p;
     unsigned char hdr[PROTO_HEADER_LEN];
-    json_t *m, *got;
+    uint32_t len;
+    int sv[2], i;
+    json_t *m = json_pack("{s:s, s:s}", "type", "stop", "reason", "x");
+    char *big;
+    size_t big_len = 700 * 1024;
     mct_err e;
 
     CHECK_INT(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-    m = json_pack("{s:s, s:s}", "type", "stop", "reason", "x");
-    CHECK_INT(proto_write(sv[0], m, &e), 0);
-    calls[0] = 0;
-    calls[1] = 1000000;
-    got = proto_read_cancel(sv[1], PROTO_REQUEST, 1000, stop_at_call, calls, &e);
-    CHECK(got != NULL && json_equal(m, got));
-    json_decref(got);
-    json_decref(m);
+    for (i = 0; i < 3; i++)
+        CHECK_INT(proto_write(sv[0], m, &e), 0);
+    CHECK_INT(proto_rbuf_fill(&b, sv[1], PROTO_REQUEST, &e), 1);
+    for (i = 0; i < 3; i++) {
+        CHECK_INT(proto_rbuf_next(&b, PROTO_REQUEST, &p, &len, &e), 1);
+        CHECK(len == 28 && memcmp(p, "{\"type\":\"stop\",\"reason\":\"x\"}", 28) == 0);
+    }
+    CHECK_INT(proto_rbuf_next(&b, PROTO_REQUEST, &p, &len, &e), 0);
+    CHECK_INT(proto_rbuf_held(&b), 0);
 
-    /* Nothing arrives; stop says yes at once. */
-    calls[0] = 0;
-    calls[1] = 1;
-    CHECK(proto_read_cancel(sv[1], PROTO_REQUEST, 60000, stop_at_call, calls, &e) == NULL);
-    CHECK_INT(e.code, MCT_E_INTR);
+    /* Half a frame, then the rest. */
+    proto_header_encode(hdr, 4);
+    CHECK_INT(write(sv[0], hdr, 5), 5);
+    CHECK_INT(proto_rbuf_fill(&b, sv[1], PROTO_REQUEST, &e), 1);
+    CHECK_INT(proto_rbuf_next(&b, PROTO_REQUEST, &p, &len, &e), 0);
+    CHECK_INT(proto_rbuf_held(&b), 5);
+    CHECK_INT(write(sv[0], hdr + 5, 3), 3);
+    CHECK_INT(write(sv[0], "{}", 2), 2);
+    CHECK_INT(proto_rbuf_fill(&b, sv[1], PROTO_REQUEST, &e), 1);
+    CHECK_INT(proto_rbuf_next(&b, PROTO_REQUEST, &p, &len, &e), 0);
+    CHECK_INT(write(sv[0], "  ", 2), 2);
+    CHECK_INT(proto_rbuf_fill(&b, sv[1], PROTO_REQUEST, &e), 1);
+    CHECK_INT(proto_rbuf_next(&b, PROTO_REQUEST, &p, &len, &e), 1);
+    CHECK(len == 4 && memcmp(p, "{}  ", 4) == 0);
 
-    /* Half a frame, and stop says yes on its fifth question (the third
-     * and fourth come after waits for the rest): the 60 s wait is given up,
-     * being made in slices. */
-    proto_header_encode(hdr, 100);
-    CHECK_INT(write(sv[0], hdr, sizeof hdr), (long long)sizeof hdr);
-    CHECK_INT(write(sv[0], "{\"ty", 4), 4);
-    calls[0] = 0;
-    calls[1] = 5;
-    CHECK(proto_read_cancel(sv[1], PROTO_REQUEST, 60000, stop_at_call, calls, &e) == NULL);
-    CHECK_INT(e.code, MCT_E_INTR);
-    CHECK_INT(calls[0], 5);
+    /* A reply bigger than a chunk, written by another process. */
+    big = malloc(big_len);
+    CHECK(big != NULL);
+    if (big != NULL && fork() == 0) {
+        memset(big, 'a', big_len);
+        memcpy(big, "{\"a\":\"", 6);
+        memcpy(big + big_len - 2, "\"}", 2);
+        proto_header_encode(hdr, (uint32_t)big_len);
+        _exit(proto_write_frames_within(sv[0], hdr, sizeof hdr, -1, 0, &e) == 0 &&
+              proto_write_frames_within(sv[0], big, big_len, -1, 0, &e) == 0 ? 0 : 1);
+    }
+    i = 0;
+    while (proto_rbuf_next(&b, PROTO_REPLY, &p, &len, &e) == 0 && i++ < 10000)
+        CHECK_INT(proto_rbuf_fill(&b, sv[1], PROTO_REPLY, &e), 1);
+    CHECK(len == big_len && p[0] == '{' && p[len - 1] == '}');
+    wait(NULL);
+    free(big);
+
+    /* The end: between frames, within a header, within a payload. */
     close(sv[0]);
+    CHECK_INT(proto_rbuf_fill(&b, sv[1], PROTO_REQUEST, &e), 0);
+    CHECK_INT(e.code, MCT_E_EOF);
     close(sv[1]);
+    for (i = 0; i < 2; i++) {
+        CHECK_INT(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+        proto_header_encode(hdr, 100);
+        CHECK_INT(write(sv[0], hdr, i ? 8 : 3), i ? 8 : 3);
+        if (i)
+            CHECK_INT(write(sv[0], "{\"ty", 4), 4);
+        close(sv[0]);
+        CHECK_INT(proto_rbuf_fill(&b, sv[1], PROTO_REQUEST, &e), 1);
+        CHECK_INT(proto_rbuf_fill(&b, sv[1], PROTO_REQUEST, &e), 0);
+        CHECK_INT(e.code, MCT_E_CUT);
+        CHECK_STR(e.msg, i ? "truncated payload: 4 of 100 bytes" : "truncated header: 3 of 8 bytes");
+        close(sv[1]);
+        proto_rbuf_free(&b);
+    }
+
+    /* A bad header is refused before its payload. */
+    memcpy(b.p = malloc(8), "MCX\1\0\0\0\1", 8);
+    b.end = b.cap = 8;
+    CHECK_INT(proto_rbuf_next(&b, PROTO_REQUEST, &p, &len, &e), -1);
+    CHECK(strstr(e.msg, "bad magic") != NULL);
+    proto_rbuf_free(&b);
+    json_decref(m);
 }
 
 /* ---- typed messages (msg.h) ---------------------------------------------- */
@@ -708,13 +748,13 @@ static const struct {
     { rt_trace, "{\"type\":\"trace\",\"protocol\":1,\"class\":\"com.shop.Cart\",\"method\":\"total\","
                 "\"desc\":null,\"depth\":3,\"regex\":\"com\\\\.shop\\\\..*\",\"include_jdk\":false,"
                 "\"plan_only\":false,\"min_ns\":0,\"count\":0,\"verbose\":false,\"client_pid\":42,"
-                "\"aggregate\":false,\"wait\":false,\"include_warmup\":false}" },
+                "\"aggregate\":false,\"wait\":false,\"include_warmup\":false,\"compact\":false}" },
     { rt_trace, "{\"type\":\"trace\",\"protocol\":1,\"class\":\"a.B$C\",\"method\":\"<init>\","
                 "\"desc\":\"(I[Ljava/lang/String;)V\",\"depth\":64,\"regex\":\"\",\"include_jdk\":true,"
                 "\"plan_only\":true,\"min_ns\":1500000,\"count\":9223372036854775807,\"verbose\":true,"
-                "\"client_pid\":2147483647,\"aggregate\":false,\"wait\":true,\"include_warmup\":false}" },
+                "\"client_pid\":2147483647,\"aggregate\":false,\"wait\":true,\"include_warmup\":false,\"compact\":true}" },
     { rt_trace, TRACE_OK ",\"aggregate\":true,\"interval_ms\":250,\"slowest\":1000,\"wait\":false,\"sample\":7,"
-                "\"include_warmup\":true}" },
+                "\"include_warmup\":true,\"compact\":false}" },
     { rt_stop, "{\"type\":\"stop\",\"reason\":\"signal\"}" },
     { rt_hello, HELLO_HEAD "\"session\":null,\"instrumented_classes\":0,\"loads\":1,"
                 "\"missing_capabilities\":[]}" },
@@ -925,7 +965,7 @@ int main(void)
     test_names();
     test_error_new();
     test_io();
-    test_read_cancel();
+    test_rbuf();
     test_msg_round_trips();
     test_msg_bad_reads();
     test_msg_details();

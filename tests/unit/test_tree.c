@@ -252,7 +252,8 @@ static void test_bad_events(void)
     CHECK(strstr(err.msg, "follows the end") != NULL);
 }
 
-/* A wide tree: many distinct children under one parent stay merged. */
+/* A wide tree: many distinct children under one parent stay merged (past
+ * the few found by a scan, through the children table), in order. */
 static void test_wide(void)
 {
     static probe_ev big[2 + 2 * 3000];
@@ -278,7 +279,18 @@ static void test_wide(void)
     t = tree_build(big, n, &o, &err);
     CHECK(t != NULL);
     if (t != NULL) {
+        json_t *j = render(t, NULL), *root = json_object_get(j, "root");
+
         CHECK_INT(tree_nodes(t), 101);
+        CHECK_INT(json_array_size(json_object_get(root, "children")), 100);
+        for (i = 0; i < 100 && j != NULL; i++) {
+            char name[16];
+
+            snprintf(name, sizeof name, "m%d", i);
+            CHECK_STR(json_string_value(json_object_get(kid(root, (size_t)i), "method")), name);
+            CHECK_INT(num(kid(root, (size_t)i), "calls"), 30);
+        }
+        json_decref(j);
         tree_free(t);
     }
 }
