@@ -64,7 +64,12 @@ static void note(struct warm *w, jmethodID m)
     if (id < 0 || (uint32_t)id >= w->n_ids)
         return;
     if (!atomic_load_explicit(&w->after, memory_order_acquire)) {
-        atomic_store_explicit(&w->since[id], HOT, memory_order_relaxed);
+        uint64_t cold = 0;
+
+        /* From 0 only: a replayed event posted late, after the retransform,
+         * must not undo the tick a newer event stored. */
+        atomic_compare_exchange_strong_explicit(&w->since[id], &cold, HOT, memory_order_relaxed,
+                                                memory_order_relaxed);
         return;
     }
     t = clock_ticks();
