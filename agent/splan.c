@@ -576,6 +576,9 @@ void splan_extend(struct splan *s, JNIEnv *jni, int first)
                     set_add(&cs, pm->cls, pm->name, pm->desc);
             }
         }
+        /* Some of them may be instrumented already: retransformed again,
+         * their methods lose their new compiled code too. */
+        warm_rearm(cs.classes, cs.n);
         if (inst_retransform(jni, cs.classes, cs.n, &err) < 0)
             vm_log("instrumenting classes that loaded: %s", err.msg);
         hj_free(h);
