@@ -310,8 +310,8 @@ static int bootstraps(struct build *b, mct_err *err)
         return 0;
     {
         size_t len = 0;
-        uint8_t *file = vm_read_class_file(b->jni, b->k, p->cls, &len);
         mct_err why;
+        uint8_t *file = vm_read_class_file(b->jni, b->k, p->cls, &len, &why);
         cf_class *cf = file != NULL ? cf_parse(file, len, &why) : NULL;
         const cf_attr *a = cf != NULL ? cf_find_attr(cf->attrs, cf->n_attrs, "BootstrapMethods") : NULL;
 
@@ -327,7 +327,7 @@ static int bootstraps(struct build *b, mct_err *err)
             n_bsm = cf->n_bootstrap;
         } else {
             vm_debug("planning: the bootstrap methods of %s are not known (%s): its lambdas are not followed",
-                     p->cls, file == NULL ? "no class file" : "its class file is not the one loaded");
+                     p->cls, file == NULL || cf == NULL ? why.msg : "its class file is not the one loaded");
         }
         cf_free(cf);
         free(file);
