@@ -471,21 +471,27 @@ static void new_loaded_class(struct splan *s, JNIEnv *jni, hj *h, const char *na
     hier_class *c = hj_ops.find(h, name, NULL), *sup;
     hier_class *const *ifc;
     const hier_method *declared;
+    const plan_method **mine = NULL;
     const char **ifaces;
     plan_seed *found;
-    size_t n_ifc, n_decl, n_found = 0, i;
+    size_t n_ifc, n_decl, n_found = 0, n_mine = 0, cap_mine = 0, i;
     mct_err err;
 
     if (c == NULL)
         return;
     /* A class of the plan that another loader defined while the session
      * was set up: the hook may have seen it before its methods were
-     * numbered. */
+     * numbered. Listed under the lock, looked up in the JVM (hj_declares)
+     * without it: the hook waits on it. */
     pthread_mutex_lock(&s->mlock);
     for (i = 0; i < s->n_methods; i++)
-        if (s->methods[i]->id >= 0 && strcmp(s->methods[i]->pm->class_name, name) == 0)
-            set_add(cs, c, s->methods[i]->pm->name, s->methods[i]->pm->desc);
+        if (s->methods[i]->id >= 0 && strcmp(s->methods[i]->pm->class_name, name) == 0 &&
+            buf_grow(&mine, &cap_mine, n_mine, sizeof *mine, 16) == 0)
+            mine[n_mine++] = s->methods[i]->pm;
     pthread_mutex_unlock(&s->mlock);
+    for (i = 0; i < n_mine; i++)
+        set_add(cs, c, mine[i]->name, mine[i]->desc);
+    free(mine);
     sup = hj_ops.super(h, c);
     n_ifc = hj_ops.interfaces(h, c, &ifc);
     n_decl = hj_ops.methods(h, c, &declared);

@@ -581,6 +581,30 @@ void vm_thread_info(JNIEnv *jni, jobject thread, int64_t *id, char *name, size_t
 
 /* ---- setup -------------------------------------------------------------- */
 
+/* What tracing loses without capability cap (a name WANT lists). */
+static const char *missing_loses(const char *cap)
+{
+    static const struct {
+        const char *cap, *loses;
+    } what[] = {
+        { "can_retransform_classes", "no class loaded before the session can be instrumented" },
+        { "can_retransform_any_class", "some classes (of the JDK) cannot be instrumented" },
+        { "can_generate_all_class_hook_events", "the JVM may not hand over some classes' bytes "
+                                                "(from the CDS archive): those cannot be instrumented" },
+        { "can_get_bytecodes", "loaded classes cannot be read for planning: "
+                                "calls below the entry method are not followed" },
+        { "can_get_constant_pool", "loaded classes cannot be read for planning: "
+                                   "calls below the entry method are not followed" },
+        { "can_generate_compiled_method_load_events", "warm-up calls cannot be told: none is marked, and "
+                                                      "summaries and gates count them" },
+    };
+
+    for (size_t i = 0; i < sizeof what / sizeof *what; i++)
+        if (strcmp(cap, what[i].cap) == 0)
+            return what[i].loses;
+    return "tracing will be limited";
+}
+
 /* Adds every wanted capability the JVM can give, remembering the others. */
 static int add_capabilities(void)
 {
@@ -618,7 +642,7 @@ static int add_capabilities(void)
         return -1;
     }
     for (size_t i = 0; i < vm.nmissing; i++)
-        vm_log("this JVM cannot give capability %s; tracing will be limited", vm.missing[i]);
+        vm_log("this JVM cannot give capability %s: %s", vm.missing[i], missing_loses(vm.missing[i]));
     return 0;
 }
 
