@@ -238,6 +238,9 @@ public final class Main {
                 return () -> sink += Names.run();
             case "agg":
                 return () -> sink += Agg.run();
+            case "spied":
+                Spied.init();
+                return () -> sink += Spied.run();
 
             default:
                 throw new IllegalArgumentException("unknown scenario " + scenario);
