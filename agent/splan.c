@@ -526,7 +526,7 @@ void splan_extend(struct splan *s, JNIEnv *jni, int first)
 {
     struct class_set cs = {0};
     plan_seed *seeds;
-    size_t n_seeds, cap_seeds, n_early, n_added = 0, i;
+    size_t n_seeds, cap_seeds, n_early, n_added = 0, n_first, i;
     size_t *added = NULL;
     char **early;
     hj *h;
@@ -554,20 +554,22 @@ void splan_extend(struct splan *s, JNIEnv *jni, int first)
     } else {
         for (i = 0; i < n_early; i++)
             new_loaded_class(s, jni, h, early[i], &cs, &seeds, &n_seeds, &cap_seeds);
+        n_first = n_seeds;
         pthread_mutex_lock(&s->mlock);
         for (i = 0; first && i < s->n_pending; i++) {
             struct smethod *m = s->pending[i];
-            hier_class *c;
 
-            if (m->seeded || (c = hj_ops.find(h, m->pm->class_name, NULL)) == NULL)
+            if (m->seeded || hj_ops.find(h, m->pm->class_name, NULL) == NULL)
                 continue;
             m->seeded = 1;
-            set_add(&cs, c, m->pm->name, m->pm->desc);
             if (buf_grow(&seeds, &cap_seeds, n_seeds, sizeof *seeds, 16) == 0)
                 seeds[n_seeds++] = (plan_seed){.class_name = m->pm->class_name, .name = m->pm->name,
                                                .desc = m->pm->desc, .level = m->pm->level};
         }
         pthread_mutex_unlock(&s->mlock);
+        /* Looked up in the JVM (hj_declares) without the lock the hook waits on. */
+        for (i = n_first; i < n_seeds; i++)
+            set_add(&cs, hj_ops.find(h, seeds[i].class_name, NULL), seeds[i].name, seeds[i].desc);
         if (plan_extend(s->plan, seeds, n_seeds, &hj_ops, h, &added, &n_added, &err) < 0)
             vm_log("extending the plan: %s", err.msg);
         for (i = 0; i < n_added; i++) {
