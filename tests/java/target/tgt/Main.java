@@ -52,6 +52,11 @@ public final class Main {
                 System.out.println("READY");
                 Thread.currentThread().join();
                 return;
+            case "huge":
+                Huge.start();
+                System.out.println("READY");
+                Thread.currentThread().join();
+                return;
             case "inherit":
                 inherit(Path.of(arg));
                 return;
