@@ -24,6 +24,7 @@ struct hier_class {
     hier_class **subs;
     size_t n_subs, cap_subs;
     int have_methods;
+    int methods_incomplete;    /* JVMTI or memory failed listing them */
     hier_method *methods;
     size_t n_methods;
     uint8_t *bytes;            /* the class file jcf_build made, once asked */
@@ -387,6 +388,7 @@ static size_t op_methods(void *ctx, hier_class *c, const hier_method **out)
             }
             (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)ms);
         }
+        c->methods_incomplete = c->methods == NULL || c->n_methods < (size_t)n;
     }
     *out = c->methods;
     return c->n_methods;
@@ -412,7 +414,9 @@ int hj_declares(hier_class *c, const char *name, const char *desc)
     if (c->flags & HIER_UNLINKED)
         return 1;
     n = op_methods(c->owner, c, &ms);
-
+    /* Some of its methods could not be read: it may declare it. */
+    if (c->methods_incomplete)
+        return 1;
     for (i = 0; i < n; i++)
         if (strcmp(ms[i].name, name) == 0 && strcmp(ms[i].desc, desc) == 0)
             return 1;

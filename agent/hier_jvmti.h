@@ -32,7 +32,7 @@ jclass hj_class(hier_class *c);
 hier_class *hj_copy(hier_class *c, hier_class *after);
 
 /* Whether class c of the snapshot declares the method name desc (1 when
- * c is not linked yet: its methods are not known). */
+ * its methods are not known: c is not linked yet, or listing them failed). */
 int hj_declares(hier_class *c, const char *name, const char *desc);
 
 /* How many classes the snapshot holds. */

@@ -629,7 +629,8 @@ listed:
     pthread_mutex_unlock(&lock);
     for (i = 0; i < n; i++) {
         size_t len = 0;
-        uint8_t *bytes = vm_read_class_file(jni, classes[i], names[i], &len);
+        mct_err why;
+        uint8_t *bytes = vm_read_class_file(jni, classes[i], names[i], &len, &why);
 
         if (bytes == NULL) {
             (*jni)->DeleteLocalRef(jni, classes[i]);

@@ -58,16 +58,22 @@ static int utf8_equal(const struct pool *p, uint32_t i, const char *s, size_t n)
 /* Makes room for slot i; 0 or -1. */
 static int slot(struct pool *p, uint32_t i)
 {
+    size_t cap = p->cap != 0 ? p->cap : 256;
+    uint32_t *off;
     uint8_t *tag;
 
     if (i < p->cap)
         return 0;
-    while (i >= p->cap)
-        if (buf_grow(&p->off, &p->cap, p->cap, sizeof *p->off, 256) < 0)
-            return -1;
-    if ((tag = realloc(p->tag, p->cap)) == NULL)
+    while (i >= cap)
+        cap *= 2;
+    /* cap covers both arrays only once both have grown. */
+    if ((off = realloc(p->off, cap * sizeof *off)) == NULL)
+        return -1;
+    p->off = off;
+    if ((tag = realloc(p->tag, cap)) == NULL)
         return -1;
     p->tag = tag;
+    p->cap = cap;
     return 0;
 }
 
@@ -106,7 +112,9 @@ static int append(struct pool *p, uint8_t t, const void *b, size_t n, mct_err *e
     uint32_t i = p->count;
 
     if (i >= 0xffff)
-        return mct_err_set(err, MCT_E_TOOBIG, "the constant pool of %s has no room left", p->cls);
+        return mct_err_set(err, MCT_E_TOOBIG, "the constant pool of %s is full (65535 entries): the "
+                           "planner cannot follow its calls; leave it out of the regex, or trace from a method it "
+                           "calls", p->cls);
     if (slot(p, i) < 0)
         return mct_err_set(err, MCT_E_NOMEM, "out of memory reading the pool of %s", p->cls);
     p->off[i] = (uint32_t)p->added.len;
@@ -130,7 +138,8 @@ static int utf8_of(struct pool *p, const char *s, mct_err *err)
     int i;
 
     if (n > 0xffff)
-        return mct_err_set(err, MCT_E_TOOBIG, "a name of %s is too long for a class file", p->cls);
+        return mct_err_set(err, MCT_E_TOOBIG, "a name in %s is over 65535 bytes: the planner cannot "
+                           "follow its calls; leave it out of the regex, or trace from a method it calls", p->cls);
     for (v = kit_table_first(&p->utf8, h, &cur); v != 0; v = kit_table_next(&p->utf8, &cur))
         if (utf8_equal(p, (uint32_t)v, s, n))
             return (int)v;
@@ -281,7 +290,9 @@ static int methods(struct build *b, mct_err *err)
     if ((e = (*b->jvmti)->GetClassMethods(b->jvmti, b->k, &n, &ids)) != JVMTI_ERROR_NONE)
         return jvmti_failed(b, "GetClassMethods", e, err);
     if (n > 0xffff)
-        rc = mct_err_set(err, MCT_E_TOOBIG, "%s has %d methods", b->p.cls, (int)n);
+        rc = mct_err_set(err, MCT_E_TOOBIG, "%s has %d methods, over a class file's 65535: the "
+                           "planner cannot follow its calls; leave it out of the regex, or trace from a method it "
+                           "calls", b->p.cls, (int)n);
     else if ((b->methods = calloc((size_t)n + 1, sizeof *b->methods)) == NULL)
         rc = mct_err_set(err, MCT_E_NOMEM, "out of memory reading the methods of %s", b->p.cls);
     for (i = 0; i < n && rc == 0; i++, b->n_methods++)
@@ -310,8 +321,8 @@ static int bootstraps(struct build *b, mct_err *err)
         return 0;
     {
         size_t len = 0;
-        uint8_t *file = vm_read_class_file(b->jni, b->k, p->cls, &len);
         mct_err why;
+        uint8_t *file = vm_read_class_file(b->jni, b->k, p->cls, &len, &why);
         cf_class *cf = file != NULL ? cf_parse(file, len, &why) : NULL;
         const cf_attr *a = cf != NULL ? cf_find_attr(cf->attrs, cf->n_attrs, "BootstrapMethods") : NULL;
 
@@ -327,7 +338,7 @@ static int bootstraps(struct build *b, mct_err *err)
             n_bsm = cf->n_bootstrap;
         } else {
             vm_debug("planning: the bootstrap methods of %s are not known (%s): its lambdas are not followed",
-                     p->cls, file == NULL ? "no class file" : "its class file is not the one loaded");
+                     p->cls, file == NULL || cf == NULL ? why.msg : "its class file is not the one loaded");
         }
         cf_free(cf);
         free(file);
@@ -413,7 +424,9 @@ int jcf_build(JNIEnv *jni, jclass k, const char *name, uint8_t **data, size_t *l
     else if ((e = (*b.jvmti)->GetConstantPool(b.jvmti, k, &cp_count, &cp_len, &cp)) != JVMTI_ERROR_NONE)
         jvmti_failed(&b, "GetConstantPool", e, err);
     else if (cp_count < 1 || cp_count > 0xffff || cp_len < 0)
-        mct_err_set(err, MCT_E_JVMTI, "GetConstantPool of %s gave %d entries", name, (int)cp_count);
+        mct_err_set(err, MCT_E_JVMTI, "GetConstantPool of %s gave %d entries (a class file "
+                    "holds 1 to 65535): the JVM answered something this agent cannot read; leave the class out of "
+                    "the regex, and report it", name, (int)cp_count);
     else if ((b.p.bytes = malloc((size_t)cp_len + 1)) == NULL)
         mct_err_set(err, MCT_E_NOMEM, "out of memory reading the pool of %s", name);
     else {

@@ -10,19 +10,21 @@
  * missing), and every method of GetClassMethods with its modifiers and,
  * when it has code, a Code attribute: max_locals and the code of
  * GetBytecodes. The BootstrapMethods attribute, which JVMTI does not
- * expose, comes from the class file the class was loaded from
- * (vm_read_class_file) when its constant pool is the start of the JVM's;
- * when it is not (another agent transformed the class as it loaded, or
- * there is no such file), the pool's Dynamic and InvokeDynamic entries
- * become Fieldref and Methodref entries of the class itself: the planner
- * then follows no lambda of that class.
+ * expose, comes from the resource of the class's name that its loader
+ * finds now (vm_read_class_file; built-in loaders only) when that file's
+ * constant pool is the start of the JVM's; when it is not (another agent
+ * transformed the class as it loaded, or there is no such file), or the
+ * loader is another one (its Java code could block or do anything), the
+ * pool's Dynamic and InvokeDynamic entries become Fieldref and Methodref
+ * entries of the class itself: the planner then follows no lambda of that
+ * class.
  *
  * What it lacks: fields, max_stack (0), exception tables, StackMapTable
- * and every other attribute. That is all the planner reads (call sites and
- * the pool entries they name); the plan keeps names only, never offsets or
- * pool indices, so nothing of this file reaches the rewriter, which is
- * never given it: the rewriter works on what the ClassFileLoadHook hands
- * over. */
+ * and every other attribute. The planner reads none of them, only the call
+ * sites and the pool entries they name; the plan keeps names only, never
+ * offsets or pool indices, so nothing of this file reaches the rewriter,
+ * which is never given it: the rewriter works on what the ClassFileLoadHook
+ * hands over. */
 #ifndef MCT_JCLASSFILE_H
 #define MCT_JCLASSFILE_H
 
@@ -33,8 +35,8 @@
 #include "err.h"
 
 /* Builds the class file of the loaded, prepared class k, whose internal
- * name is name (jni is the caller's; Java code may run to read the file
- * the class was loaded from). *data receives malloc'd bytes the caller
+ * name is name (jni is the caller's; the JDK's Java code may run to read
+ * the class's resource, see vm_read_class_file). *data receives malloc'd bytes the caller
  * frees, *len their length. 0, or -1 with err set: MCT_E_JVMTI naming the
  * call and its error, MCT_E_TOOBIG, MCT_E_NOMEM. */
 int jcf_build(JNIEnv *jni, jclass k, const char *name, uint8_t **data, size_t *len, mct_err *err);

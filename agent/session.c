@@ -765,6 +765,7 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
         uint64_t busy = instrumented ? probe_dropped() - s->dropped_base : 0;
         /* The client's stop reason, maybe cut mid-character. */
         char *detail = s->end_detail[0] != '\0' ? mutf8_dup(s->end_detail) : NULL;
+        char *warm_why;
 
         msg_end_init(&end, s->end_reason);
         end.calls = (long long)s->calls;
@@ -778,7 +779,10 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
         end.instrumented_classes = (long long)inst_rewritten_classes();
         end.unloaded_classes = (long long)s->unloaded;
         end.detail = detail;
-        end.warmup = instrumented ? (long long)s->warmup : -1;
+        end.warmup = instrumented && warm_unknown() == NULL ? (long long)s->warmup : -1;
+        warm_why = instrumented && warm_unknown() != NULL ? mutf8_dup(warm_unknown()) : NULL;
+        end.warmup_unknown = warm_why;
+        end.not_recompiled = instrumented ? warm_stale() : -1;
         if (s->sp.probe.bursts > 0) {
             end.has_probe = 1;
             end.probe = splan_probe(&s->sp);
@@ -786,6 +790,7 @@ static void finish(struct session *s, JNIEnv *jni, int instrumented)
         }
         send_last(s, msg_end_write(&end), instrumented);
         free(detail);
+        free(warm_why);
     }
     pthread_mutex_lock(&slock);
     current = NULL;

@@ -471,21 +471,27 @@ static void new_loaded_class(struct splan *s, JNIEnv *jni, hj *h, const char *na
     hier_class *c = hj_ops.find(h, name, NULL), *sup;
     hier_class *const *ifc;
     const hier_method *declared;
+    const plan_method **mine = NULL;
     const char **ifaces;
     plan_seed *found;
-    size_t n_ifc, n_decl, n_found = 0, i;
+    size_t n_ifc, n_decl, n_found = 0, n_mine = 0, cap_mine = 0, i;
     mct_err err;
 
     if (c == NULL)
         return;
     /* A class of the plan that another loader defined while the session
      * was set up: the hook may have seen it before its methods were
-     * numbered. */
+     * numbered. Listed under the lock, looked up in the JVM (hj_declares)
+     * without it: the hook waits on it. */
     pthread_mutex_lock(&s->mlock);
     for (i = 0; i < s->n_methods; i++)
-        if (s->methods[i]->id >= 0 && strcmp(s->methods[i]->pm->class_name, name) == 0)
-            set_add(cs, c, s->methods[i]->pm->name, s->methods[i]->pm->desc);
+        if (s->methods[i]->id >= 0 && strcmp(s->methods[i]->pm->class_name, name) == 0 &&
+            buf_grow(&mine, &cap_mine, n_mine, sizeof *mine, 16) == 0)
+            mine[n_mine++] = s->methods[i]->pm;
     pthread_mutex_unlock(&s->mlock);
+    for (i = 0; i < n_mine; i++)
+        set_add(cs, c, mine[i]->name, mine[i]->desc);
+    free(mine);
     sup = hj_ops.super(h, c);
     n_ifc = hj_ops.interfaces(h, c, &ifc);
     n_decl = hj_ops.methods(h, c, &declared);
@@ -520,7 +526,7 @@ void splan_extend(struct splan *s, JNIEnv *jni, int first)
 {
     struct class_set cs = {0};
     plan_seed *seeds;
-    size_t n_seeds, cap_seeds, n_early, n_added = 0, i;
+    size_t n_seeds, cap_seeds, n_early, n_added = 0, n_first, i;
     size_t *added = NULL;
     char **early;
     hj *h;
@@ -548,20 +554,22 @@ void splan_extend(struct splan *s, JNIEnv *jni, int first)
     } else {
         for (i = 0; i < n_early; i++)
             new_loaded_class(s, jni, h, early[i], &cs, &seeds, &n_seeds, &cap_seeds);
+        n_first = n_seeds;
         pthread_mutex_lock(&s->mlock);
         for (i = 0; first && i < s->n_pending; i++) {
             struct smethod *m = s->pending[i];
-            hier_class *c;
 
-            if (m->seeded || (c = hj_ops.find(h, m->pm->class_name, NULL)) == NULL)
+            if (m->seeded || hj_ops.find(h, m->pm->class_name, NULL) == NULL)
                 continue;
             m->seeded = 1;
-            set_add(&cs, c, m->pm->name, m->pm->desc);
             if (buf_grow(&seeds, &cap_seeds, n_seeds, sizeof *seeds, 16) == 0)
                 seeds[n_seeds++] = (plan_seed){.class_name = m->pm->class_name, .name = m->pm->name,
                                                .desc = m->pm->desc, .level = m->pm->level};
         }
         pthread_mutex_unlock(&s->mlock);
+        /* Looked up in the JVM (hj_declares) without the lock the hook waits on. */
+        for (i = n_first; i < n_seeds; i++)
+            set_add(&cs, hj_ops.find(h, seeds[i].class_name, NULL), seeds[i].name, seeds[i].desc);
         if (plan_extend(s->plan, seeds, n_seeds, &hj_ops, h, &added, &n_added, &err) < 0)
             vm_log("extending the plan: %s", err.msg);
         for (i = 0; i < n_added; i++) {
@@ -576,6 +584,9 @@ void splan_extend(struct splan *s, JNIEnv *jni, int first)
                     set_add(&cs, pm->cls, pm->name, pm->desc);
             }
         }
+        /* Some of them may be instrumented already: retransformed again,
+         * their methods lose their new compiled code too. */
+        warm_rearm(cs.classes, cs.n);
         if (inst_retransform(jni, cs.classes, cs.n, &err) < 0)
             vm_log("instrumenting classes that loaded: %s", err.msg);
         hj_free(h);

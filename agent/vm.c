@@ -404,17 +404,67 @@ int vm_retransform(JNIEnv *jni, jclass *classes, size_t n, const struct vm_retra
     return 0;
 }
 
-uint8_t *vm_read_class_file(JNIEnv *jni, jclass cls, const char *name, size_t *len)
+/* The loaders whose resource lookup is the JDK's own code: the platform
+ * (extension) and application loaders of JDK 9+ and of JDK 8. */
+static const char *const builtin_loaders[] = {
+    "jdk/internal/loader/ClassLoaders$AppClassLoader", "jdk/internal/loader/ClassLoaders$PlatformClassLoader",
+    "sun/misc/Launcher$AppClassLoader", "sun/misc/Launcher$ExtClassLoader",
+};
+
+int vm_builtin_loader(JNIEnv *jni, jclass cls, mct_err *e)
+{
+    jobject loader = NULL, its_loader = NULL;
+    jclass lk = NULL;
+    char *name = NULL;
+    int rc = -1;
+
+    if (vm_class_loader(cls, &loader, e) < 0)
+        return -1;
+    if (loader == NULL)
+        return 1;
+    if ((lk = (*jni)->GetObjectClass(jni, loader)) == NULL)
+        mct_err_set(e, MCT_E_JVMTI, "GetObjectClass of a class loader failed");
+    else if ((name = vm_class_name(lk, e)) != NULL && vm_class_loader(lk, &its_loader, e) == 0) {
+        rc = 0;
+        /* A class of that name defined by another loader is not the JDK's. */
+        for (size_t i = 0; its_loader == NULL && i < sizeof builtin_loaders / sizeof *builtin_loaders; i++)
+            rc |= strcmp(name, builtin_loaders[i]) == 0;
+        if (rc == 0)
+            mct_err_set(e, MCT_E_UNSUPPORTED, "its class loader (%s) is not one of the JDK's built-in loaders, "
+                        "whose code alone mcalltree runs to read a class file", name);
+    }
+    free(name);
+    if (its_loader != NULL)
+        (*jni)->DeleteLocalRef(jni, its_loader);
+    if (lk != NULL)
+        (*jni)->DeleteLocalRef(jni, lk);
+    (*jni)->DeleteLocalRef(jni, loader);
+    return rc;
+}
+
+uint8_t *vm_read_class_file(JNIEnv *jni, jclass cls, const char *name, size_t *len, mct_err *e)
 {
     char path[1024];
-    jclass k = (*jni)->GetObjectClass(jni, cls), is_class = NULL;
+    jclass k = NULL, is_class = NULL;
     jmethodID get = NULL, read_all = NULL;
     jstring res = NULL;
     jobject in = NULL;
     jbyteArray arr = NULL;
     uint8_t *bytes = NULL;
+    int n_path;
 
-    snprintf(path, sizeof path, "/%s.class", name);
+    /* Another loader's Java code could block this thread without limit,
+     * or do anything else. */
+    if (vm_builtin_loader(jni, cls, e) != 1)
+        return NULL;
+    n_path = snprintf(path, sizeof path, "/%s.class", name);
+    if (n_path < 0 || (size_t)n_path >= sizeof path) {
+        mct_err_set(e, MCT_E_TOOBIG, "the resource name of %s is over %zu bytes", name, sizeof path - 1);
+        return NULL;
+    }
+    mct_err_set(e, MCT_E_NOTFOUND, "its class loader gave no resource /%s.class (none, or reading it failed)",
+                name);
+    k = (*jni)->GetObjectClass(jni, cls);
     if (k != NULL)
         get = (*jni)->GetMethodID(jni, k, "getResourceAsStream", "(Ljava/lang/String;)Ljava/io/InputStream;");
     if (get != NULL && (res = (*jni)->NewStringUTF(jni, path)) != NULL)
@@ -433,6 +483,8 @@ uint8_t *vm_read_class_file(JNIEnv *jni, jclass cls, const char *name, size_t *l
         jsize n = (*jni)->GetArrayLength(jni, arr);
 
         bytes = n > 0 ? malloc((size_t)n) : NULL;
+        if (n > 0 && bytes == NULL)
+            mct_err_set(e, MCT_E_NOMEM, "out of memory reading the %d bytes of /%s.class", (int)n, name);
         if (bytes != NULL) {
             (*jni)->GetByteArrayRegion(jni, arr, 0, n, (jbyte *)bytes);
             *len = (size_t)n;
@@ -529,6 +581,30 @@ void vm_thread_info(JNIEnv *jni, jobject thread, int64_t *id, char *name, size_t
 
 /* ---- setup -------------------------------------------------------------- */
 
+/* What tracing loses without capability cap (a name WANT lists). */
+static const char *missing_loses(const char *cap)
+{
+    static const struct {
+        const char *cap, *loses;
+    } what[] = {
+        { "can_retransform_classes", "no class loaded before the session can be instrumented" },
+        { "can_retransform_any_class", "some classes (of the JDK) cannot be instrumented" },
+        { "can_generate_all_class_hook_events", "the JVM may not hand over some classes' bytes "
+                                                "(from the CDS archive): those cannot be instrumented" },
+        { "can_get_bytecodes", "loaded classes cannot be read for planning: "
+                                "calls below the entry method are not followed" },
+        { "can_get_constant_pool", "loaded classes cannot be read for planning: "
+                                   "calls below the entry method are not followed" },
+        { "can_generate_compiled_method_load_events", "warm-up calls cannot be told: none is marked, and "
+                                                      "summaries and gates count them" },
+    };
+
+    for (size_t i = 0; i < sizeof what / sizeof *what; i++)
+        if (strcmp(cap, what[i].cap) == 0)
+            return what[i].loses;
+    return "tracing will be limited";
+}
+
 /* Adds every wanted capability the JVM can give, remembering the others. */
 static int add_capabilities(void)
 {
@@ -566,7 +642,7 @@ static int add_capabilities(void)
         return -1;
     }
     for (size_t i = 0; i < vm.nmissing; i++)
-        vm_log("this JVM cannot give capability %s; tracing will be limited", vm.missing[i]);
+        vm_log("this JVM cannot give capability %s: %s", vm.missing[i], missing_loses(vm.missing[i]));
     return 0;
 }
 

@@ -3,6 +3,7 @@
 
 #include <jvmticmlr.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,9 +14,11 @@
 #include "methods.h"
 #include "vm.h"
 
-/* since[id]: 0, not compiled before the session; HOT, compiled before and
- * not again yet; else the tick at which it was compiled again. */
+/* since[id]: 0, not compiled before the session (nor since); HOT, compiled
+ * before and not again yet; SEEN, not compiled before but compiled during
+ * the session; else the tick at which it was compiled again. */
 #define HOT UINT64_MAX
+#define SEEN (UINT64_MAX - 1)
 
 /* How long warm_end waits for callbacks still running before it leaves
  * the state allocated rather than free it under them. */
@@ -28,6 +31,10 @@ struct warm {
     uint32_t n_ids;             /* since[] covers numbers below this */
     _Atomic uint64_t *since;
     _Atomic int after;          /* retransformed: events say "compiled again" */
+    /* The session thread's alone: */
+    uint64_t *armed;            /* tick of the last retransform of method id */
+    uint8_t *stale;             /* id stopped marking: past the bound, not compiled again */
+    uint64_t bound;             /* WARM_BOUND_S in ticks */
 };
 
 /* What callbacks see: the session's state, or NULL. */
@@ -38,6 +45,10 @@ static _Atomic int busy;
 static struct warm *owned;
 /* Our callback is installed and the event enabled. */
 static int enabled;
+/* What the last session found: why warm-up calls cannot be told ("" when
+ * they can), and the methods that stopped marking (warm_stale). */
+static char unknown[512];
+static long long stale_count;
 
 static size_t slot_of(const struct warm *w, jmethodID m)
 {
@@ -64,14 +75,23 @@ static void note(struct warm *w, jmethodID m)
     if (id < 0 || (uint32_t)id >= w->n_ids)
         return;
     if (!atomic_load_explicit(&w->after, memory_order_acquire)) {
-        atomic_store_explicit(&w->since[id], HOT, memory_order_relaxed);
+        uint64_t cold = 0;
+
+        /* From 0 only: a replayed event posted late, after the retransform,
+         * must not undo the tick a newer event stored. */
+        atomic_compare_exchange_strong_explicit(&w->since[id], &cold, HOT, memory_order_relaxed,
+                                                memory_order_relaxed);
         return;
     }
     t = clock_ticks();
-    if (t == 0 || t == HOT)
+    if (t == 0 || t >= SEEN)
         t = 1;
-    /* Only the first compilation after the retransform counts. */
-    atomic_compare_exchange_strong_explicit(&w->since[id], &hot, t, memory_order_release, memory_order_relaxed);
+    /* Only the first compilation after the retransform counts; a method
+     * cold before is noted for warm_rearm. */
+    if (!atomic_compare_exchange_strong_explicit(&w->since[id], &hot, t, memory_order_release,
+                                                 memory_order_relaxed) && hot == 0)
+        atomic_compare_exchange_strong_explicit(&w->since[id], &hot, SEEN, memory_order_relaxed,
+                                                memory_order_relaxed);
 }
 
 static void JNICALL on_compiled(jvmtiEnv *jvmti, jmethodID method, jint code_size, const void *code_addr,
@@ -141,6 +161,8 @@ static void warm_free(struct warm *w)
     free(w->keys);
     free(w->ids);
     free((void *)w->since);
+    free(w->armed);
+    free(w->stale);
     free(w);
 }
 
@@ -159,7 +181,10 @@ static struct warm *warm_new(const struct binds *b)
     w->keys = calloc(slots, sizeof *w->keys);
     w->ids = calloc(slots, sizeof *w->ids);
     w->since = calloc(w->n_ids + 1u, sizeof *w->since);
-    if (w->keys == NULL || w->ids == NULL || w->since == NULL) {
+    w->armed = calloc(w->n_ids + 1u, sizeof *w->armed);
+    w->stale = calloc(w->n_ids + 1u, sizeof *w->stale);
+    w->bound = (uint64_t)(WARM_BOUND_S * 1e9 / clock_calibration().ns_per_tick);
+    if (w->keys == NULL || w->ids == NULL || w->since == NULL || w->armed == NULL || w->stale == NULL) {
         warm_free(w);
         return NULL;
     }
@@ -181,6 +206,8 @@ int warm_begin(uint32_t gen, jclass *classes, size_t n, mct_err *e)
     int rc = 0;
 
     warm_end();
+    unknown[0] = '\0';
+    stale_count = 0;
     for (size_t i = 0; i < n && rc == 0 && !b.failed; i++) {
         char *name = vm_class_name(classes[i], e);
 
@@ -192,26 +219,64 @@ int warm_begin(uint32_t gen, jclass *classes, size_t n, mct_err *e)
         rc = vm_class_methods(classes[i], bind, &b, e);
         free(name);
     }
-    if (rc == 0 && (b.failed || (w = warm_new(&b)) == NULL))
-        rc = mct_err_set(e, MCT_E_NOMEM, "out of memory following %zu methods' compilation", b.n);
+    if (rc == 0 && b.n > 0 && (b.failed || (w = warm_new(&b)) == NULL))
+        rc = mct_err_set(e, MCT_E_NOMEM, "out of memory binding %zu methods to follow their compilation; "
+                         "warm-up calls are not marked (give the JVM more native memory)", b.n);
     free(b.ms);
     free(b.ids);
-    if (rc < 0)
-        return -1;
-    owned = w;
-    atomic_store(&cur, w);
-    enabled = vm_set_compiled_load(on_compiled, e) == 0;
-    if (!enabled || vm_replay_compiled(e) < 0) {
-        warm_end();
-        return -1;
+    if (rc == 0 && w == NULL)
+        return 0; /* none of the session's methods is loaded: none to follow */
+    if (rc == 0) {
+        owned = w;
+        atomic_store(&cur, w);
+        enabled = vm_set_compiled_load(on_compiled, e) == 0;
+        if (!enabled || vm_replay_compiled(e) < 0) {
+            warm_end();
+            rc = -1;
+        }
     }
-    return 0;
+    if (rc < 0) {
+        snprintf(unknown, sizeof unknown, "%s", e->msg);
+        stale_count = -1;
+    }
+    return rc;
 }
 
 void warm_retransformed(void)
 {
-    if (owned != NULL)
-        atomic_store_explicit(&owned->after, 1, memory_order_release);
+    uint64_t now = clock_ticks();
+
+    if (owned == NULL)
+        return;
+    for (size_t i = 0; i <= owned->mask; i++)
+        if (owned->keys[i] != NULL)
+            owned->armed[owned->ids[i]] = now;
+    atomic_store_explicit(&owned->after, 1, memory_order_release);
+}
+
+/* vm_class_methods: method m of a class retransformed again. */
+static void rearm_one(void *arg, jmethodID m, const char *name, const char *sig)
+{
+    struct warm *w = arg;
+    int32_t id = lookup(w, m);
+
+    (void)name;
+    (void)sig;
+    if (id < 0 || (uint32_t)id >= w->n_ids ||
+        atomic_load_explicit(&w->since[id], memory_order_relaxed) == 0)
+        return;
+    atomic_store_explicit(&w->since[id], HOT, memory_order_relaxed);
+    w->armed[id] = clock_ticks();
+    w->stale[id] = 0;
+}
+
+void warm_rearm(jclass *classes, size_t n)
+{
+    mct_err e;
+
+    for (size_t i = 0; owned != NULL && i < n; i++)
+        if (vm_class_methods(classes[i], rearm_one, owned, &e) < 0)
+            vm_debug("warm-up marks after instrumenting again: %s", e.msg);
 }
 
 int warm_marks(int32_t id, uint64_t start)
@@ -221,7 +286,27 @@ int warm_marks(int32_t id, uint64_t start)
     if (owned == NULL || id < 0 || (uint32_t)id >= owned->n_ids)
         return 0;
     v = atomic_load_explicit(&owned->since[id], memory_order_acquire);
-    return v == HOT || v > start;
+    if (v == HOT) {
+        /* Not compiled again within the bound: it may never be (too big
+         * once instrumented, code cache full, not compilable); marking on
+         * would leave every call out of summaries and gates. */
+        if (start > owned->armed[id] && start - owned->armed[id] >= owned->bound) {
+            owned->stale[id] = 1;
+            return 0;
+        }
+        return 1;
+    }
+    return v != SEEN && v > start;
+}
+
+long long warm_stale(void)
+{
+    return stale_count;
+}
+
+const char *warm_unknown(void)
+{
+    return unknown[0] != '\0' ? unknown : NULL;
 }
 
 void warm_end(void)
@@ -232,6 +317,8 @@ void warm_end(void)
 
     if (owned == NULL)
         return;
+    for (uint32_t id = 0; id < owned->n_ids; id++)
+        stale_count += owned->stale[id];
     atomic_store(&cur, NULL);
     if (enabled && vm_set_compiled_load(NULL, &e) < 0)
         vm_log("%s", e.msg);
@@ -239,8 +326,8 @@ void warm_end(void)
     while (atomic_load(&busy) != 0) {
         if (clock_monotonic_ns() - t0 >= END_WAIT_NS) {
             /* A callback is stuck: its state stays allocated for it. */
-            vm_log("a CompiledMethodLoad callback ran for over %u ms; its memory is left allocated",
-                   END_WAIT_NS / 1000000u);
+            vm_log("a CompiledMethodLoad callback ran for over %u ms; its memory is left allocated (this "
+                   "repeats at the end of each session while it stays stuck)", END_WAIT_NS / 1000000u);
             owned = NULL;
             return;
         }

@@ -11,17 +11,44 @@
  *
  * The rule (warm_marks): a call is warm-up when a method of its tree that
  * was compiled before the session had not been compiled again when the call
- * began (its root's enter tick). A method that was not compiled before
+ * began (its root's enter tick), and the call began less than WARM_BOUND_S
+ * after the method was retransformed. A method that was not compiled before
  * never marks a call: it would have run interpreted anyway. So a session
- * started with the JVM (-agentpath) has no warm-up call, and nor has one on
- * a JVM that does not compile (-Xint). A method compiled again at any tier
- * (C1 included) counts as compiled again.
+ * started with the JVM (-agentpath) has practically no warm-up call (only
+ * JDK methods compiled during startup can mark one, with --include-jdk),
+ * and one on a JVM that does not compile (-Xint) none. A method compiled
+ * again at any tier (C1 included) counts as compiled again.
+ *
+ * The bound: a method that is never compiled again (instrumented past
+ * HugeMethodLimit, code cache full, made not compilable) would otherwise
+ * mark every call, leaving them all out of summaries and gates (and
+ * --aggregate -n N would never end). It is a time because the JIT's
+ * compile thresholds (a few hundred to some thousands of invocations or
+ * loop iterations) are reached within seconds by a method called often
+ * enough to matter, even on a loaded machine, while a count of marked calls
+ * would keep a rarely called entry marked for hours; the calls a rarely
+ * called method leaves unmarked after it are few. warm_stale counts the
+ * methods that reached it.
+ *
+ * A class retransformed again during the session (a later extension of
+ * the plan) discards its methods' new code too: warm_rearm, before that
+ * retransform, makes them "compiled before, not again" anew.
  *
  * Threads: one session at a time; its thread calls warm_begin,
- * warm_retransformed and warm_end, and its worker (the same thread)
- * warm_marks. The event callback runs on compiler and service threads: it
- * takes no lock, allocates nothing, and touches only what warm_end frees
- * once it has disabled the event and seen no callback running. */
+ * warm_retransformed, warm_rearm and warm_end, and its worker (the same
+ * thread) warm_marks. The event callback runs on the ServiceThread, which
+ * HotSpot has post compile events some time after the compiler thread
+ * queued them, and on the session thread (the replay): it takes no lock,
+ * allocates nothing, and touches only what warm_end frees once it has
+ * disabled the event and seen no callback running.
+ *
+ * An event queued before a retransform and posted after it: HotSpot gives
+ * an obsolete (rewritten) method a new idnum at the retransform, so a
+ * jmethodID made for its old code from then on is not one bound here and
+ * is ignored; a jmethodID the JVM cached for that code before the
+ * retransform is the bound one (it then names the new version), and such
+ * an event reads as "compiled again": the method stops marking early. We
+ * did not observe it; the window is the ServiceThread's queue delay. */
 #ifndef MCT_WARM_H
 #define MCT_WARM_H
 
@@ -31,20 +58,39 @@
 
 #include "err.h"
 
+/* Seconds after its retransform during which a method not compiled again
+ * marks the calls it is in (the bound above). */
+#define WARM_BOUND_S 30
+
 /* Before retransforming classes[0..n) for session gen (whose methods are
  * numbered already): binds the jmethodIDs of the session's methods in them,
  * enables CompiledMethodLoad and replays it, so that the methods compiled
  * now are known. 0, or -1 with e set (the JVM cannot say: no call is then
- * marked); nothing is left enabled on failure. */
+ * marked, and warm_unknown says why); nothing is left enabled on failure.
+ * Nothing is enabled when none of the classes has a method of the session. */
 int warm_begin(uint32_t gen, jclass *classes, size_t n, mct_err *e);
 
 /* The classes were retransformed: from now on a CompiledMethodLoad of a
  * method compiled before records that it was compiled again. */
 void warm_retransformed(void);
 
+/* Before classes[0..n), already instrumented, are retransformed again:
+ * their methods that were compiled (before the session, or during it) are
+ * "compiled before, not again" from now on, and their bound restarts. */
+void warm_rearm(jclass *classes, size_t n);
+
 /* Whether method id, in a call whose root entered at tick start, makes the
  * call warm-up (the rule above); 0 when warm_begin did not succeed. */
 int warm_marks(int32_t id, uint64_t start);
+
+/* Of the last session (after warm_end): the methods that stopped marking
+ * calls because they were not compiled again within WARM_BOUND_S; -1 when
+ * warm_begin failed. */
+long long warm_stale(void);
+
+/* Why warm-up calls cannot be told in the current or last session
+ * (warm_begin failed), or NULL; borrowed until the next warm_begin. */
+const char *warm_unknown(void);
 
 /* Disables the event, waits (bounded) for callbacks still running and
  * frees the session's state. Idempotent; a no-op without warm_begin. */

@@ -399,12 +399,23 @@ static void on_status(struct run *r, const json_t *msg)
                 m.note != NULL && m.note[0] ? "; " : "", m.note != NULL ? m.note : "");
 }
 
-/* Warm-up calls (n), said once at the end: what they are, and whether
- * the summary and the gates left them out. */
-static void say_warmup(const struct run *r, long long n)
+/* Warm-up calls (end's warmup), said once at the end: what they are, and
+ * whether the summary and the gates left them out; or why the agent could
+ * not tell them, and the methods it stopped waiting for. */
+static void say_warmup(const struct run *r, const struct msg_end *end)
 {
     const char *left_out = "";
+    long long n = nz(end->warmup);
 
+    if (end->warmup_unknown != NULL)
+        log_error("warm-up calls cannot be told: %s; no call is marked \"warmup\":true, and summaries and gates "
+                  "count the first calls, which may run interpreted", end->warmup_unknown);
+    if (end->not_recompiled > 0)
+        log_error("%lld instrumented method%s not compiled again by the JIT within 30 s of instrumenting (too "
+                  "big once instrumented, code cache full, or not compilable): the calls after that are not "
+                  "marked warm-up though %s may run interpreted",
+                  end->not_recompiled, end->not_recompiled == 1 ? " was" : "s were",
+                  end->not_recompiled == 1 ? "it" : "they");
     if (r->c->aggregate && !r->c->include_warmup)
         left_out = "; left out of the summary and the gates (--include-warmup counts them)";
     else if ((r->gate != NULL || r->c->fail_over_ms >= 0) && !r->c->include_warmup)
@@ -478,7 +489,7 @@ static int on_end(struct run *r, const json_t *msg)
                 m.reason, nz(m.calls), m.calls == 1 ? "" : "s", nz(m.printed), nz(m.filtered),
                 nz(m.discarded), busy, nz(m.restored_classes), nz(m.instrumented_classes), nz(m.warmup),
                 nz(m.seen), m.seen == 1 ? "" : "s");
-    say_warmup(r, nz(m.warmup));
+    say_warmup(r, &m);
     if (m.has_probe)
         log_verbose("this session's probe call cost %.1f ns (median %.1f ns, %s), %.1f ns subtracted per call",
                     m.probe.measured_ns, m.probe.median_ns, m.probe.trusted ? "trusted" : "not trusted",

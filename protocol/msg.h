@@ -165,6 +165,8 @@ struct msg_end {
     int has_probe;              /* 0: not measured */
     struct msg_probe probe;
     long long warmup;           /* calls marked warm-up; -1: absent */
+    const char *warmup_unknown; /* why warm-up calls cannot be told; NULL: absent */
+    long long not_recompiled;   /* methods not compiled again within the bound; -1: absent */
 };
 
 /* `error`: a refusal or failure. */

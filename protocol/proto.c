@@ -453,6 +453,8 @@ static const struct field end_fields[] = {
     OPT_NUM("probe_ns", AT(M, probe_ns)),
     { .name = "probe", .kind = K_OBJ, .optional = 1, .sub = &probe_schema, AT(M, probe), HAS(M, has_probe) },
     OPT_INT("warmup", 0, LLONG_MAX, AT(M, warmup)),
+    { .name = "warmup_unknown", .kind = K_STR, .optional = 1, .min = 1, .max = 1024, AT(M, warmup_unknown) },
+    OPT_INT("not_recompiled", 0, LLONG_MAX, AT(M, not_recompiled)),
     END
 };
 #undef M

@@ -5,7 +5,9 @@
 # is instrumented, those loaded before through the snapshot and the new
 # ones as they load, so each tree holds the three calls; the plan lists the
 # class once; every copy is restored. Before, only the copy of one loader
-# was traced.
+# was traced. And planning a class with a lambda in a loader of the
+# application's own never runs that loader's resource lookup (scenario
+# spied).
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
@@ -45,6 +47,22 @@ tgt.Loaders.run calls=1 throws=0
     plug.Impl.twice calls=3 throws=0
 OUTLINE
     expect_restored "$PID" "after the second session"
+    stop_jvm "$PID"
+
+    # A class with a lambda in a loader of the application's own (scenario
+    # spied, whose loader prints "spied NAME" when asked for a resource):
+    # planning it runs none of that loader's code, which could block the
+    # session or do anything else; the lambda is not followed then.
+    scenario "$jdk" spied
+    note "JDK $j: planning a class of the application's own loader runs none of its code"
+    before=$(grep -c '^spied ' "$LOG" || true)
+    trace "$j-spied" --plan "$PID" plug.Lam applyAsLong 3 'plug\..*'
+    expect_rc 0 "--plan plug.Lam.applyAsLong"
+    expect_grep 'plug\.Lam\.applyAsLong' "$OUT" "--plan: the entry method"
+    [ "$(grep -c '^spied ' "$LOG" || true)" = "$before" ] ||
+        fail "JDK $j: --plan ran the loader's resource lookup: $(grep '^spied ' "$LOG" | head -3)"
+    ! grep -q 'lambda\$applyAsLong' "$OUT" ||
+        fail "JDK $j: --plan followed the lambda of a class whose bootstrap methods it cannot read safely"
     stop_jvm "$PID"
 done
 trace_done

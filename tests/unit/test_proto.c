@@ -390,6 +390,10 @@ static void test_replies(void)
     REJECT("{\"type\":\"end\",\"reason\":\"stop\",\"unloaded_classes\":1.0}", PROTO_REPLY, MCT_E_PROTO,
            "unloaded_classes: must be an integer, got a real");
     REJECT("{\"type\":\"end\",\"reason\":\"stop\",\"warmup\":-1}", PROTO_REPLY, MCT_E_PROTO, "warmup");
+    REJECT("{\"type\":\"end\",\"reason\":\"stop\",\"not_recompiled\":-1}", PROTO_REPLY, MCT_E_PROTO,
+           "not_recompiled");
+    REJECT("{\"type\":\"end\",\"reason\":\"stop\",\"warmup_unknown\":\"\"}", PROTO_REPLY, MCT_E_PROTO,
+           "warmup_unknown");
     REJECT("{\"type\":\"plan\",\"methods\":[]}", PROTO_REPLY, MCT_E_PROTO, "summary: missing");
     REJECT("{\"type\":\"plan\",\"methods\":[],\"summary\":{\"instrumented\":1}}", PROTO_REPLY,
            MCT_E_PROTO, "summary.pending: missing");
@@ -782,6 +786,10 @@ static const struct {
               "\"discarded\":1,\"restored_classes\":4,\"instrumented_classes\":0,\"unloaded_classes\":0,"
               "\"detail\":\"signal\",\"probe_ns\":20.5,\"probe\":" PROBE_OBJ ",\"warmup\":2}" },
     { rt_end, "{\"type\":\"end\",\"reason\":\"jvm_exit\",\"calls\":7,\"printed\":6}" },
+    { rt_end, "{\"type\":\"end\",\"reason\":\"count\",\"calls\":7,\"printed\":7,\"warmup\":1,"
+              "\"not_recompiled\":2}" },
+    { rt_end, "{\"type\":\"end\",\"reason\":\"count\",\"calls\":7,\"printed\":7,"
+              "\"warmup_unknown\":\"SetEventNotificationMode: JVMTI_ERROR_MUST_POSSESS_CAPABILITY\"}" },
     { rt_error, "{\"type\":\"error\",\"code\":\"plan_limit\",\"message\":\"planning took too long\"}" },
 };
 

@@ -52,6 +52,11 @@ public final class Main {
                 System.out.println("READY");
                 Thread.currentThread().join();
                 return;
+            case "huge":
+                Huge.start();
+                System.out.println("READY");
+                Thread.currentThread().join();
+                return;
             case "inherit":
                 inherit(Path.of(arg));
                 return;
@@ -238,6 +243,9 @@ public final class Main {
                 return () -> sink += Names.run();
             case "agg":
                 return () -> sink += Agg.run();
+            case "spied":
+                Spied.init();
+                return () -> sink += Spied.run();
 
             default:
                 throw new IllegalArgumentException("unknown scenario " + scenario);
