@@ -13,7 +13,10 @@
 # - the same gates with --aggregate, judged on the agent's final summary;
 # - a gate judged after Ctrl-C (SIGINT) ends the session;
 # - malformed gates each exit 1 with their message.
-# Every session leaves the JVM restored.
+# Every session leaves the JVM restored. The per-call sessions judge
+# warm-up calls too (--include-warmup): right after an attach every call of
+# the hot target may be one, which trace_warmup.sh covers; here the gates'
+# arithmetic is what is tested.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
@@ -26,15 +29,15 @@ for jdk in $MCT_TEST_JDKS; do
     note "JDK $j: --max-calls on tgt.Dif (step 3 times per entry call)"
     start_target "$jdk" "$MCT_TMP/jvm-$j-dif.log" tgt.Dif a
     PID=$TARGET_PID LOG=$MCT_TMP/jvm-$j-dif.log
-    trace "$j-max-pass" -n 20 -t 60 --max-calls tgt.Dif.step=3 --max-calls 'tgt.Dif.run(Z)J=1' \
+    trace "$j-max-pass" --include-warmup -n 20 -t 60 --max-calls tgt.Dif.step=3 --max-calls 'tgt.Dif.run(Z)J=1' \
         -o "$MCT_TMP/$j-max-pass.json" "$PID" tgt.Dif run 2 "$RX"
     expect_rc 0 "--max-calls at the true count"
     check_calls "$MCT_TMP/$j-max-pass.json" 20 "--max-calls at the true count"
-    trace "$j-max-fail" -n 20 -t 60 --max-calls tgt.Dif.step=2 -o /dev/null "$PID" tgt.Dif run 2 "$RX"
+    trace "$j-max-fail" --include-warmup -n 20 -t 60 --max-calls tgt.Dif.step=2 -o /dev/null "$PID" tgt.Dif run 2 "$RX"
     expect_rc 4 "--max-calls one under the true count"
     expect_grep '^mcalltree: --max-calls tgt\.Dif\.step=2: tgt\.Dif\.step\(I\)J was called 3 times in one entry call, over the limit of 2 \(exit status 4\)$' \
         "$ERR" "--max-calls names the method, the count and the limit"
-    trace "$j-max-desc" -n 20 -t 60 --max-calls 'tgt.Dif.step(I)J=2' --max-calls tgt.Dif.extra=0 -o /dev/null \
+    trace "$j-max-desc" --include-warmup -n 20 -t 60 --max-calls 'tgt.Dif.step(I)J=2' --max-calls tgt.Dif.extra=0 -o /dev/null \
         "$PID" tgt.Dif run 2 "$RX"
     expect_rc 4 "--max-calls with a descriptor"
     expect_grep '^mcalltree: --max-calls tgt\.Dif\.step\(I\)J=2: tgt\.Dif\.step\(I\)J was called 3 times' "$ERR" \
@@ -47,11 +50,11 @@ for jdk in $MCT_TEST_JDKS; do
     expect_rc 4 "--aggregate --max-calls one under the true count"
     expect_grep '^mcalltree: --max-calls tgt\.Dif\.step=2: tgt\.Dif\.step\(I\)J was called 3 times in one entry call, over the limit of 2 \(exit status 4\)$' \
         "$ERR" "--aggregate --max-calls names the method, the count and the limit"
-    trace "$j-max-typo" -n 20 -t 60 --max-calls tgt.Dif.stepp=3 -o /dev/null "$PID" tgt.Dif run 2 "$RX"
+    trace "$j-max-typo" --include-warmup -n 20 -t 60 --max-calls tgt.Dif.stepp=3 -o /dev/null "$PID" tgt.Dif run 2 "$RX"
     expect_rc 1 "--max-calls naming no method of the plan"
     expect_grep '^mcalltree: --max-calls tgt\.Dif\.stepp=3: no method tgt\.Dif\.stepp among the [0-9]+ methods of the plan \(the depth and the regex decide which are traced; --plan lists them\)$' \
         "$ERR" "a name that matches no method is said"
-    trace "$j-max-excluded" -n 20 -t 60 --max-calls tgt.Dif.step=3 -o /dev/null "$PID" tgt.Dif run 2 'tgt\.Other'
+    trace "$j-max-excluded" --include-warmup -n 20 -t 60 --max-calls tgt.Dif.step=3 -o /dev/null "$PID" tgt.Dif run 2 'tgt\.Other'
     expect_rc 1 "--max-calls naming a method the regex leaves out"
     expect_grep '^mcalltree: --max-calls tgt\.Dif\.step=3: tgt\.Dif\.step\(I\)J is in the plan but not traced \(excluded' \
         "$ERR" "a method left out by the regex is said"
@@ -60,7 +63,7 @@ for jdk in $MCT_TEST_JDKS; do
 
     note "JDK $j: --percentile and --budget on tgt.Sleepy (a 50 ms nap per call)"
     scenario "$jdk" sleepy
-    trace "$j-pct-pass" -t 3 --percentile 50 --fail-over-ms 10000 --budget 'tgt.Sleepy.nap:p50=10000' \
+    trace "$j-pct-pass" --include-warmup -t 3 --percentile 50 --fail-over-ms 10000 --budget 'tgt.Sleepy.nap:p50=10000' \
         --budget 'tgt.Sleepy.nap()V:max=10000' -o /dev/null "$PID" tgt.Sleepy run 2 "$RX"
     expect_rc 0 "--percentile 50 and --budget far above the nap"
     trace "$j-agg-pct-fail" -t 3 --aggregate --percentile 50 --fail-over-ms 1 -o /dev/null "$PID" tgt.Sleepy run 2 "$RX"
@@ -69,11 +72,11 @@ for jdk in $MCT_TEST_JDKS; do
     expect_rc 4 "--aggregate --fail-over-ms far below the nap"
     expect_grep '^mcalltree: the slowest call took [0-9.]+ ms, over --fail-over-ms 1 \(exit status 4\)$' "$ERR" \
         "--aggregate --fail-over-ms names the figure and the limit"
-    trace "$j-pct-fail" -t 3 --percentile 50 --fail-over-ms 1 -o /dev/null "$PID" tgt.Sleepy run 2 "$RX"
+    trace "$j-pct-fail" --include-warmup -t 3 --percentile 50 --fail-over-ms 1 -o /dev/null "$PID" tgt.Sleepy run 2 "$RX"
     expect_rc 4 "--percentile 50 far below the nap"
     expect_grep '^mcalltree: --percentile 50: the 50-th percentile of the [0-9]+ calls of tgt\.Sleepy\.run is [0-9.]+ ms, over --fail-over-ms 1 \(exit status 4\)$' \
         "$ERR" "--percentile names the method, the figure and the limit"
-    trace "$j-budget-fail" -t 3 --budget 'tgt.Sleepy.nap:p99=1' --budget 'tgt.Sleepy.quick:max=10000' -o /dev/null \
+    trace "$j-budget-fail" --include-warmup -t 3 --budget 'tgt.Sleepy.nap:p99=1' --budget 'tgt.Sleepy.quick:max=10000' -o /dev/null \
         "$PID" tgt.Sleepy run 2 "$RX"
     expect_rc 4 "--budget far below the nap"
     expect_grep '^mcalltree: --budget tgt\.Sleepy\.nap:p99=1: tgt\.Sleepy\.run\(\)J > tgt\.Sleepy\.nap\(\)V: p99 [0-9.]+ ms within one entry call, over the budget of 1 ms \(exit status 4\)$' \
@@ -81,7 +84,7 @@ for jdk in $MCT_TEST_JDKS; do
     expect_no_grep 'quick' "$ERR" "quick() holds its budget"
 
     note "JDK $j: a gate judged after Ctrl-C"
-    background "$j-pct-int" --percentile 50 --fail-over-ms 1 -o "$MCT_TMP/$j-pct-int.json" "$PID" tgt.Sleepy run 2 "$RX"
+    background "$j-pct-int" --include-warmup --percentile 50 --fail-over-ms 1 -o "$MCT_TMP/$j-pct-int.json" "$PID" tgt.Sleepy run 2 "$RX"
     wait_lines "$MCT_TMP/$j-pct-int.json" 2 30 || fail "Ctrl-C: no call within 30 s"
     kill -INT "$BG_PID"
     wait_exit "$BG_PID" 30 || fail "Ctrl-C: the client did not exit within 30 s"

@@ -38,6 +38,9 @@ compiled_since() {
 # BEFORE compilations, i.e. runs compiled as the next session attaches.
 await_hot() {
     wait_until 60 compiled_since "$1" || fail "tgt.Hot.run was not compiled within 60 s"
+    # PrintCompilation prints as the compilation starts; the code is
+    # installed when it ends (a loaded JIT takes its time).
+    sleep 2
 }
 
 # end_count NAME: the figure before NAME in the -v end line of $ERR.
