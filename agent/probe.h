@@ -16,18 +16,25 @@
  * a traced call runs never allocate, lock, log or call JVMTI. Its two ends
  * do more, once per traced call: the start takes the entry and writes the
  * thread there with JNI (a thread's first entry call also sets up its
- * state; a virtual thread's calls Thread.isVirtual, takes a state from the
- * virtual threads' pool and keeps a JNI reference to the thread), and an
- * entry method that throws keeps a JNI reference to the exception's class
- * (the worker frees both). Nothing the probes write is shared between
+ * state, which allocates; a virtual thread's calls Thread.isVirtual, takes
+ * a state from the virtual threads' pool, which allocates one when all are
+ * held, and keeps a JNI reference to the thread), and an entry method that
+ * throws keeps a JNI reference to the exception's class (the worker frees
+ * both). Nothing the probes write is shared between
  * threads: each thread's state is its own, its fields grouped on cache
  * lines by writer (below), and its counters are summed by the worker.
  *
- * With sampling (probe_session_begin's sample > 1), an entry call is
- * traced only when the calling OS thread's countdown runs out (started at
- * a phase of its own, so that threads with few calls are not all traced
- * on their first); a call not traced costs what an entry call outside a
- * session costs, and its other probes stay in Java.
+ * With sampling (probe_set_sample's sample > 1), an entry call is traced
+ * only when the calling OS thread's countdown runs out (started at a phase
+ * of its own, so that threads with few calls are not all traced on their
+ * first). A call not traced is still one call: it holds its table entry,
+ * marked (the element after the thread's, which only the entry methods'
+ * probes look at), so that the entry calls nested in it (recursion, an
+ * inherited entry method calling the named class's own) nest in it rather
+ * than count and sample as calls of their own. Its other probes stay in
+ * Java; it costs what an entry call outside a session costs, plus taking
+ * and giving back the entry (two JNI array stores) and the native call of
+ * each of its entry methods' exits.
  *
  * The ring, its one statement of invariants (probe.c is the producer's
  * side and the rings' memory, probe_ring.c the consumer's):
@@ -63,7 +70,8 @@
  *     starts while its ring is being swapped is dropped (counted), a ring
  *     whose thread is in a call is shrunk later.
  *   - A thread that ended is marked dead by its TLS destructor; the
- *     consumer frees its state once drained, and it is reused. */
+ *     consumer frees its state once drained (letting go of the table entry
+ *     it held, if it died in a call), and it is reused. */
 #ifndef MCT_PROBE_H
 #define MCT_PROBE_H
 
@@ -113,7 +121,8 @@ typedef struct probe_ev {
  * the thread's do not take the worker's. Fields written by both sides are
  * atomics. Allocated PROBE_LINE-aligned (probe.c). */
 typedef struct probe_thread {
-    /* written by the app thread only, per event; the worker never reads them */
+    /* written by the app thread only, per event; the worker reads them only
+     * of a dead thread's state (probe_maintain) */
     _Alignas(PROBE_LINE) int32_t depth; /* instrumented frames open in the traced call; 0 = not tracing */
     int32_t max_depth;            /* record frames up to this depth */
     uint64_t w;                   /* next write position (monotonic) */
@@ -125,7 +134,8 @@ typedef struct probe_thread {
     int root_named;               /* the outermost one is an inherited entry method
                                      called on an instance of the named class */
     int root_ext;                 /* the second one raised max_depth by one (see root_enter) */
-    int entry;                    /* the Probe table entry held during a call, or -1 */
+    int entry;                    /* the Probe table entry held during a call (a
+                                     platform thread's call not sampled too), or -1 */
     int call_thread_ref;          /* the current call records its thread (PROBE_THREAD) */
     uint32_t sample_session;      /* the session countdown counts for */
     uint64_t countdown;           /* entry calls until the next one sampled */
@@ -144,8 +154,11 @@ typedef struct probe_thread {
     /* written by the app thread once or twice per call, read by the worker */
     _Alignas(PROBE_LINE) _Atomic uint64_t published; /* events before this are complete calls */
     _Atomic int in_call;          /* the app thread is in a traced call (ring, mask, w are its) */
-    _Atomic uint64_t seen;        /* entry calls seen in sessions (traced or not) */
-    _Atomic uint64_t dropped;     /* calls not traced: the ring was full */
+    /* written by the app thread per entry call, traced or not; read by the
+     * worker only when it counts, not per pass as `published` */
+    _Alignas(PROBE_LINE) _Atomic uint64_t seen; /* entry calls seen in sessions (traced or not) */
+    _Atomic uint64_t dropped;     /* calls not traced: the ring was full, the call could
+                                     not start (out of memory, the JVM threw) */
     _Atomic uint64_t unslotted;   /* calls not traced: both table entries were held */
     /* written by the worker, read by the app thread at the start of a call */
     _Alignas(PROBE_LINE) _Atomic uint64_t consumed; /* the worker is done with events before this */
@@ -234,8 +247,9 @@ static inline const probe_ev *probe_event(const probe_thread *t, uint64_t pos)
 /* Consumer housekeeping for one thread after consuming: frees a returned ring,
  * offers a bigger one when want_cap exceeds the current capacity (capped,
  * and only while all rings stay within PROBE_RING_BUDGET), and frees a dead
- * thread's resources once drained (then it may be reused). jni may be NULL
- * only if the thread holds no global ref. */
+ * thread's resources once drained, its global ref and table entry included
+ * (then it may be reused). With jni NULL, a dead thread that holds a global
+ * ref or an entry is left for a later call with jni. */
 void probe_maintain(probe_thread *t, JNIEnv *jni, uint64_t want_cap);
 
 /* Worker, once a session ended (no new call starts) and t is drained: gives
@@ -328,14 +342,11 @@ void probe_consumer_end(JNIEnv *jni);
  * session holds the rings. */
 void probe_tidy(JNIEnv *jni);
 
-/* Calls of the entry method not traced since the JVM started: rings not
- * drained in time, and threads whose two table entries were both held
- * (summed over the threads' counters). */
+/* Calls of the entry method not traced since the JVM started, other than
+ * those the sampling left out: rings not drained in time, calls that could
+ * not start, and threads whose two table entries were both held (summed
+ * over the threads' counters). */
 uint64_t probe_dropped(void);
-
-/* Calls of the entry method not traced because both of their thread's
- * table entries were held by other threads. */
-uint64_t probe_unslotted(void);
 
 /* Entry calls seen since the JVM started while a session of their entry
  * method ran, traced or not (sampled out, dropped, unslotted). */
