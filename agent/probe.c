@@ -185,7 +185,8 @@ static probe_thread *claim_free(void)
     return NULL;
 }
 
-/* A new state with its ring, in the registry; NULL when out of memory. */
+/* A new state, in the registry; NULL when out of memory. Its ring comes
+ * with its first traced call (start_call). */
 static probe_thread *new_state(void)
 {
     static _Atomic uint64_t made;
@@ -197,12 +198,6 @@ static probe_thread *new_state(void)
     /* Spread over any sampling rate: the golden ratio's fraction times the
      * states made so far. */
     t->phase = (atomic_fetch_add_explicit(&made, 1, memory_order_relaxed) + 1) * 0x9E3779B97F4A7C15ull;
-    t->ring = ring_alloc(PROBE_RING_MIN);
-    if (t->ring == NULL) {
-        free(t);
-        return NULL;
-    }
-    t->mask = PROBE_RING_MIN - 1;
     t->worker_cap = PROBE_RING_MIN;
     t->entry = -1;
     t->next = atomic_load_explicit(&registry, memory_order_relaxed);
@@ -212,7 +207,7 @@ static probe_thread *new_state(void)
     return t;
 }
 
-/* The slow path, once per OS thread: its state and ring. */
+/* The slow path, once per OS thread: its state. */
 static __attribute__((noinline, cold)) probe_thread *attach(void)
 {
     probe_thread *t = claim_free();
@@ -239,8 +234,9 @@ static int no_call(probe_thread *t)
     return 0;
 }
 
-/* Begins a traced call of session on t; returns 0 when it cannot (ring
- * full, or the worker is swapping it). Past the limit, the ring keeps room
+/* Begins a traced call of session on t, taking a ring when t has none (the
+ * worker gives rings back between sessions); returns 0 when it cannot (ring
+ * full, out of memory, or the worker is swapping it). Past the limit, the ring keeps room
  * for what is written after an overflow: its mark, the exits of the frames
  * recorded (at most depth + 1 open, see root_enter) and the exception. */
 static int start_call(probe_thread *t, uint32_t session, int depth)
@@ -262,6 +258,11 @@ static int start_call(probe_thread *t, uint32_t session, int depth)
         t->ring = bigger;
         t->mask = atomic_load_explicit(&t->next_mask, memory_order_relaxed);
         atomic_store_explicit(&t->next_ring, NULL, memory_order_release);
+    }
+    if (unlikely(t->ring == NULL)) {
+        if ((t->ring = ring_alloc(PROBE_RING_MIN)) == NULL)
+            return no_call(t);
+        t->mask = PROBE_RING_MIN - 1;
     }
     cap = t->mask + 1;
     if (cap - (t->w - consumed) < reserve + 16)
@@ -915,6 +916,10 @@ void probe_maintain(probe_thread *t, JNIEnv *jni, uint64_t want_cap)
         t->entry = -1;
         t->depth = 0;
         t->w = atomic_load_explicit(&t->published, memory_order_relaxed);
+        ring_free(t->ring, t->mask + 1);
+        t->ring = NULL;
+        t->mask = 0;
+        t->worker_cap = PROBE_RING_MIN;
         atomic_store_explicit(&t->in_call, 0, memory_order_release);
         atomic_store_explicit(&t->state, PROBE_THREAD_FREE, memory_order_release);
     }
@@ -922,14 +927,9 @@ void probe_maintain(probe_thread *t, JNIEnv *jni, uint64_t want_cap)
 
 int probe_shrink(probe_thread *t)
 {
-    probe_ev *small, *offered, *old;
+    probe_ev *offered, *old;
     int done = 0;
 
-    if (t->worker_cap <= PROBE_RING_MIN && atomic_load_explicit(&t->next_ring, memory_order_acquire) == NULL)
-        return 1;
-    small = ring_alloc(PROBE_RING_MIN);
-    if (small == NULL)
-        return 0;
     /* The handshake with start_call (probe.h): flag, then look. */
     atomic_store_explicit(&t->shrinking, 1, memory_order_seq_cst);
     if (atomic_load_explicit(&t->in_call, memory_order_seq_cst) == 0 &&
@@ -941,18 +941,15 @@ int probe_shrink(probe_thread *t)
         old = atomic_exchange_explicit(&t->old_ring, NULL, memory_order_acq_rel);
         if (old != NULL)
             ring_free(old, atomic_load_explicit(&t->old_mask, memory_order_relaxed) + 1);
-        /* Empty (consumed == published == w): positions carry over. */
-        if (t->mask + 1 > PROBE_RING_MIN) {
-            ring_free(t->ring, t->mask + 1);
-            t->ring = small;
-            t->mask = PROBE_RING_MIN - 1;
-            small = NULL;
-        }
+        /* Empty (consumed == published == w): positions carry over to the
+         * ring its next traced call takes. */
+        ring_free(t->ring, t->mask + 1);
+        t->ring = NULL;
+        t->mask = 0;
         t->worker_cap = PROBE_RING_MIN;
         done = 1;
     }
     atomic_store_explicit(&t->shrinking, 0, memory_order_release);
-    ring_free(small, PROBE_RING_MIN);
     return done;
 }
 

@@ -16,9 +16,10 @@
  * a traced call runs never allocate, lock, log or call JVMTI. Its two ends
  * do more, once per traced call: the start takes the entry and writes the
  * thread there with JNI (a thread's first entry call also sets up its
- * state, which allocates; a virtual thread's calls Thread.isVirtual, takes
- * a state from the virtual threads' pool, which allocates one when all are
- * held, and keeps a JNI reference to the thread), and an entry method that
+ * state, which allocates; a state's first traced call of a session maps
+ * its ring; a virtual thread's calls Thread.isVirtual, takes a state from
+ * the virtual threads' pool, which allocates one when all are held, and
+ * keeps a JNI reference to the thread), and an entry method that
  * throws keeps a JNI reference to the exception's class (the worker frees
  * both). Nothing the probes write is shared between
  * threads: each thread's state is its own, its fields grouped on cache
@@ -57,13 +58,19 @@
  *   - One consumer at a time: a session holds the consumer (probe_ring.c's
  *     lock) from before it instruments until the rings are shrunk after its
  *     end; the listener's tick takes it only with a trylock.
- *   - Ring memory: rings grow while a session runs (a call overflowed, or
- *     calls were dropped) within PROBE_RING_BUDGET for all of them: the
+ *   - Ring memory: a state has no ring until it traces a call (a thread
+ *     whose calls are all sampled out never has one); its first traced
+ *     call takes one of PROBE_RING_MIN events. Rings grow while a session
+ *     runs (a call overflowed, or calls were dropped) within
+ *     PROBE_RING_BUDGET for all of them: the
  *     consumer offers a bigger ring (next_ring, release) that the thread
  *     takes at the start of a call once the old one is drained, giving the
  *     old one back (old_ring, release) for the consumer to free. When the
- *     session ends the consumer shrinks every ring back to PROBE_RING_MIN
- *     (probe_shrink). The ring changes hands without a lock: the thread
+ *     session ends the consumer frees every ring (probe_shrink), and a dead
+ *     thread's state loses its ring as it becomes FREE: between sessions
+ *     only the states themselves are left (about 1 KiB each: one per OS
+ *     thread that made an entry call, and the virtual threads' pool, as
+ *     many as were in traced calls at once). The ring changes hands without a lock: the thread
  *     says when it is in a call (in_call), the consumer when it swaps the
  *     ring (shrinking); each sets its flag, then reads the other's (both
  *     sequentially consistent), so at most one of them goes on: a call that
@@ -141,9 +148,9 @@ typedef struct probe_thread {
     uint64_t countdown;           /* entry calls until the next one sampled */
     uint64_t phase;               /* this state's own start of the countdown */
     int32_t root_depth[64];       /* depth at which each open entry method was entered */
-    /* the ring: written by the app thread when it takes a bigger one and by
-     * the worker when it shrinks it (never both: in_call / shrinking), read
-     * by both per event */
+    /* the ring (NULL: none yet): written by the app thread when it takes
+     * one and by the worker when it frees it (never both: in_call /
+     * shrinking), read by both per event */
     _Alignas(PROBE_LINE) probe_ev *ring;
     uint64_t mask;                /* ring capacity - 1 (a power of 2) */
     jobject thread;               /* global ref to the platform Thread, NULL for a
@@ -252,10 +259,10 @@ static inline const probe_ev *probe_event(const probe_thread *t, uint64_t pos)
  * ref or an entry is left for a later call with jni. */
 void probe_maintain(probe_thread *t, JNIEnv *jni, uint64_t want_cap);
 
-/* Worker, once a session ended (no new call starts) and t is drained: gives
- * t's ring back down to PROBE_RING_MIN events, with any bigger ring offered
- * to it. Returns 1 when t holds no more than that, 0 when t is in a call
- * (or memory is short): try again later. */
+/* Worker, once a session ended (no new call starts) and t is drained: frees
+ * t's ring, with any bigger ring offered to it (its next traced call takes
+ * a new one). Returns 1 when t holds no ring, 0 when t is in a call: try
+ * again later. */
 int probe_shrink(probe_thread *t);
 
 /* Bytes held by all rings now. */
@@ -269,7 +276,7 @@ uint64_t probe_ring_bytes(void);
 #define PROBE_RING_MAX (1u << 22)
 /* What all rings may hold together, in bytes: a ring does not grow beyond
  * it (the calls that do not fit are then dropped or truncated, and counted
- * as such). A thread's first ring is always given. */
+ * as such). A state's first ring of a session is always given. */
 #define PROBE_RING_BUDGET ((uint64_t)256 << 20)
 
 /* What one probe call costs inside a traced call, in ticks: a probe called
@@ -333,7 +340,7 @@ void probe_consumer_begin(void);
 uint64_t probe_drain(JNIEnv *jni, const probe_sink *sink);
 
 /* The session ended (no new call starts) and its calls were taken: frees
- * what calls left in the rings hold and shrinks every ring back, waiting a
+ * what calls left in the rings hold and frees every ring, waiting a
  * little for calls still running to return; lets the rings go. What is
  * left is done by probe_tidy. */
 void probe_consumer_end(JNIEnv *jni);

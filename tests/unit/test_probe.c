@@ -900,9 +900,10 @@ static void test_thread_reuse(void)
     CHECK(second == first);
 }
 
-/* When a session ends, the worker shrinks a grown ring back to its first
- * size, but not while its thread is in a call or its calls are not drained;
- * a call that starts while the worker swaps the ring is dropped (counted). */
+/* When a session ends, the worker frees a thread's ring (the next traced
+ * call takes a new one), but not while its thread is in a call or its
+ * calls are not drained; a call that starts while the worker swaps the
+ * ring is dropped (counted). */
 static void test_shrink(void)
 {
     probe_thread *t = me();
@@ -918,10 +919,10 @@ static void test_shrink(void)
     CHECK_INT(probe_shrink(t), 0);
     CHECK_INT(pending(t, ev, 8), 2);
     CHECK_INT(probe_shrink(t), 1);
-    CHECK_INT(t->mask + 1, PROBE_RING_MIN);
-    CHECK_INT(probe_ring_bytes(), held - 3 * PROBE_RING_MIN * sizeof(probe_ev));
+    CHECK(t->ring == NULL);
+    CHECK_INT(probe_ring_bytes(), held - 4 * PROBE_RING_MIN * sizeof(probe_ev));
     CHECK_INT(probe_shrink(t), 1);
-    CHECK_INT(probe_ring_bytes(), held - 3 * PROBE_RING_MIN * sizeof(probe_ev));
+    CHECK_INT(probe_ring_bytes(), held - 4 * PROBE_RING_MIN * sizeof(probe_ev));
     dropped = atomic_load(&t->dropped);
     atomic_store(&t->shrinking, 1);
     p_root_enter(env, fake_class, ROOT);
@@ -933,6 +934,8 @@ static void test_shrink(void)
     p_root_enter(env, fake_class, ROOT);
     p_root_exit(env, fake_class, ROOT);
     CHECK_INT(pending(t, ev, 8), 2);
+    CHECK_INT(t->mask + 1, PROBE_RING_MIN);
+    CHECK_INT(probe_ring_bytes(), held - 3 * PROBE_RING_MIN * sizeof(probe_ev));
 }
 
 static pthread_barrier_t traced, may_exit;
@@ -984,7 +987,8 @@ static void test_budget(void)
         CHECK_INT(probe_shrink(t), 1);
         CHECK(atomic_load(&t->next_ring) == NULL);
     }
-    CHECK_INT(probe_ring_bytes(), (uint64_t)states * PROBE_RING_MIN * sizeof(probe_ev));
+    CHECK_INT(probe_ring_bytes(), 0);
+    CHECK(states > N);
     pthread_barrier_destroy(&traced);
     pthread_barrier_destroy(&may_exit);
 }
@@ -1274,6 +1278,52 @@ static void test_sample_nesting(void)
     probe_session_begin(1, 3);
 }
 
+static void *sampled_out(void *arg)
+{
+    int i;
+
+    be((jobject)arg);
+    for (i = 0; i < 3; i++) {
+        p_root_enter(env, fake_class, ROOT);
+        p_root_exit(env, fake_class, ROOT);
+    }
+    return NULL;
+}
+
+/* A thread whose entry calls are all sampled out has a state, but no ring:
+ * rings come with traced calls only. */
+static void test_no_ring_untraced(void)
+{
+    static char thread;
+    static uint64_t before[256];
+    uint64_t held = probe_ring_bytes(), seen = probe_seen();
+    probe_thread *head = probe_threads(), *t, *its = NULL;
+    pthread_t th;
+    int i = 0;
+
+    for (t = head; t != NULL && i < 256; t = t->next)
+        before[i++] = atomic_load(&t->seen);
+    probe_set_sample(1000000);
+    CHECK(pthread_create(&th, NULL, sampled_out, &thread) == 0);
+    pthread_join(th, NULL);
+    CHECK_INT(probe_seen(), seen + 3);
+    /* Its state: a new one (the registry's head), or a free one reused
+     * (whose seen grew). */
+    if (probe_threads() != head)
+        its = probe_threads();
+    for (t = head, i = 0; its == NULL && t != NULL && i < 256; t = t->next, i++)
+        if (atomic_load(&t->seen) != before[i])
+            its = t;
+    CHECK(its != NULL);
+    if (its == NULL)
+        return;
+    CHECK(its != me());
+    CHECK(its->ring == NULL);
+    CHECK_INT(probe_ring_bytes(), held);
+    CHECK(table_empty());
+    probe_set_sample(1);
+}
+
 /* An entry call that cannot start (Thread.isVirtual threw) is seen and
  * counted as dropped: seen = traced + sampled out + dropped. */
 static void test_virtual_throws(void)
@@ -1349,6 +1399,7 @@ int main(void)
     test_sample();
     test_sample_nesting();
     test_virtual_throws();
+    test_no_ring_untraced();
     test_id_changes();
     test_drop_and_grow();
     test_thread_reuse();

@@ -40,7 +40,9 @@ import java.lang.ref.WeakReference;
  * A thread's id must not change while it is in an entry call: the call
  * finds its entry again by the id (Thread.getId is not final before JDK
  * 19; a subclass that overrides it to answer differently loses its
- * entries, and the agent then refuses its calls as dropped).
+ * entry: the agent refuses, as dropped, an entry call of a platform
+ * thread it has traced before whose state is still in a call or holds an
+ * entry).
  *
  * In the agent's counting mode (COUNTING, fixed when the class
  * initializes) every probe goes native.
