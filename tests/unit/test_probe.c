@@ -993,7 +993,7 @@ static void test_budget(void)
     pthread_barrier_destroy(&may_exit);
 }
 
-/* The state written by a call of slot k's virtual thread: the one whose
+/* The state written by a call of entry k's virtual thread: the one whose
  * ring holds unread events, other than this thread's. */
 static probe_thread *written_state(void)
 {
@@ -1015,7 +1015,7 @@ static void *carrier_two(void *arg)
     return NULL;
 }
 
-/* A virtual thread's call writes to its slot's state, not to the OS
+/* A virtual thread's call writes to its entry's state, not to the OS
  * thread's: it continues on another OS thread (carrier) mid-call, and its
  * events stay in one ring, naming the thread. */
 static void test_virtual_thread(void)
