@@ -27,11 +27,16 @@ static const unsigned char probe_class_file[] = {
 };
 
 /* Probe.ENTRIES and Probe.STRIDE: the table's entries, and the elements
- * from one to the next (an index the Java side passes is entry * STRIDE). */
+ * from one to the next (an index the Java side passes is entry * STRIDE,
+ * or entry * STRIDE + SKIP_ELEMENT in an entry call not sampled). */
 #define N_ENTRIES 1024
 #define ENTRY_BITS 10
 #define STRIDE 16
+#define SKIP_ELEMENT 1
 #define CLAIMED ((probe_thread *)1)
+#define SKIPPED ((probe_thread *)2)
+_Static_assert(N_ENTRIES == 1 << ENTRY_BITS, "N_ENTRIES is 2 to the ENTRY_BITS");
+_Static_assert(SKIP_ELEMENT > 0 && SKIP_ELEMENT < STRIDE, "the mark lies within the entry's elements");
 
 static _Atomic uint32_t cur_session;   /* 0: no session accepts new calls */
 static _Atomic int cur_depth;
@@ -54,11 +59,14 @@ static jweak receiver_copy[PROBE_MAX_RECEIVERS];
 static jobject receiver_ref[PROBE_MAX_RECEIVERS];
 static size_t n_receivers;
 /* The state the call of an entry's thread writes to (NULL: free,
- * CLAIMED: being set up), each on a line of its own: only the entry's
- * owner writes it (the claim aside) and reads it, through the index the
- * Java side passes. */
+ * CLAIMED: being set up, SKIPPED: an entry call not sampled), each on a
+ * line of its own: only the entry's owner writes it (the claim aside) and
+ * reads it, through the index the Java side passes. */
 struct entry {
     _Alignas(PROBE_LINE) _Atomic(probe_thread *) t;
+    uint32_t skip_nest;        /* SKIPPED: entry methods open in the call */
+    probe_thread *skip_owner;  /* SKIPPED: the OS thread's state that holds it
+                                  (a platform thread's), or NULL */
 };
 static struct entry entries[N_ENTRIES];
 static jmethodID is_virtual;           /* Thread.isVirtual, NULL before JDK 21 */
@@ -177,7 +185,8 @@ static probe_thread *claim_free(void)
     return NULL;
 }
 
-/* A new state with its ring, in the registry; NULL when out of memory. */
+/* A new state, in the registry; NULL when out of memory. Its ring comes
+ * with its first traced call (start_call). */
 static probe_thread *new_state(void)
 {
     static _Atomic uint64_t made;
@@ -189,12 +198,6 @@ static probe_thread *new_state(void)
     /* Spread over any sampling rate: the golden ratio's fraction times the
      * states made so far. */
     t->phase = (atomic_fetch_add_explicit(&made, 1, memory_order_relaxed) + 1) * 0x9E3779B97F4A7C15ull;
-    t->ring = ring_alloc(PROBE_RING_MIN);
-    if (t->ring == NULL) {
-        free(t);
-        return NULL;
-    }
-    t->mask = PROBE_RING_MIN - 1;
     t->worker_cap = PROBE_RING_MIN;
     t->entry = -1;
     t->next = atomic_load_explicit(&registry, memory_order_relaxed);
@@ -204,7 +207,7 @@ static probe_thread *new_state(void)
     return t;
 }
 
-/* The slow path, once per OS thread: its state and ring. */
+/* The slow path, once per OS thread: its state. */
 static __attribute__((noinline, cold)) probe_thread *attach(void)
 {
     probe_thread *t = claim_free();
@@ -231,8 +234,9 @@ static int no_call(probe_thread *t)
     return 0;
 }
 
-/* Begins a traced call of session on t; returns 0 when it cannot (ring
- * full, or the worker is swapping it). Past the limit, the ring keeps room
+/* Begins a traced call of session on t, taking a ring when t has none (the
+ * worker gives rings back between sessions); returns 0 when it cannot (ring
+ * full, out of memory, or the worker is swapping it). Past the limit, the ring keeps room
  * for what is written after an overflow: its mark, the exits of the frames
  * recorded (at most depth + 1 open, see root_enter) and the exception. */
 static int start_call(probe_thread *t, uint32_t session, int depth)
@@ -254,6 +258,11 @@ static int start_call(probe_thread *t, uint32_t session, int depth)
         t->ring = bigger;
         t->mask = atomic_load_explicit(&t->next_mask, memory_order_relaxed);
         atomic_store_explicit(&t->next_ring, NULL, memory_order_release);
+    }
+    if (unlikely(t->ring == NULL)) {
+        if ((t->ring = ring_alloc(PROBE_RING_MIN)) == NULL)
+            return no_call(t);
+        t->mask = PROBE_RING_MIN - 1;
     }
     cap = t->mask + 1;
     if (cap - (t->w - consumed) < reserve + 16)
@@ -299,7 +308,9 @@ static int claim_entry(jlong tid)
     for (i = 0; i < 2; i++) {
         probe_thread *none = NULL;
 
-        if (atomic_compare_exchange_strong_explicit(&entries[k[i]].t, &none, CLAIMED, memory_order_acq_rel,
+        /* Look first: a held entry's line is not taken for a CAS. */
+        if (atomic_load_explicit(&entries[k[i]].t, memory_order_relaxed) == NULL &&
+            atomic_compare_exchange_strong_explicit(&entries[k[i]].t, &none, CLAIMED, memory_order_acq_rel,
                                                     memory_order_relaxed))
             return k[i];
     }
@@ -334,38 +345,91 @@ static probe_thread *claim_virtual(void)
  * element first, then the state, so that the next owner's write comes after. */
 static void release_entry(JNIEnv *env, int k)
 {
-    (*env)->SetObjectArrayElement(env, table, k * STRIDE, NULL);
+    int skipped = atomic_load_explicit(&entries[k].t, memory_order_relaxed) == SKIPPED;
+
+    (*env)->SetObjectArrayElement(env, table, k * STRIDE + (skipped ? SKIP_ELEMENT : 0), NULL);
+    if (skipped && entries[k].skip_owner != NULL)
+        entries[k].skip_owner->entry = -1;
     atomic_store_explicit(&entries[k].t, NULL, memory_order_release);
 }
 
-/* Starts a traced call of session for cur (thread id tid; me: the OS
- * thread's state): takes one of its table entries, picks the state the call
- * writes to (the OS thread's for a platform thread, one of the pool's for a
- * virtual one), and lets the Java side see the thread trace (the entry's
- * element). NULL when the call is not traced. */
+/* Whether this entry call of session s is one the sampling traces: the OS
+ * thread's countdown ran out (me: its state). */
+static inline int sampled(probe_thread *me, uint32_t s)
+{
+    uint64_t n = atomic_load_explicit(&cur_sample, memory_order_relaxed);
+
+    if (n <= 1)
+        return 1;
+    if (me->sample_session != s) {
+        me->sample_session = s;
+        me->countdown = me->phase % n + 1;
+    }
+    if (--me->countdown > 0)
+        return 0;
+    me->countdown = n;
+    return 1;
+}
+
+/* An entry call not sampled holds entry k too, marked, so that the entry
+ * calls nested in it nest (root_enter) rather than count as calls of their
+ * own; its other probes stay in Java (they look at the entry's first
+ * element only). A platform thread's state knows it holds the entry. */
+static void skip_call(JNIEnv *env, probe_thread *me, jobject cur, int k)
+{
+    struct entry *e = &entries[k];
+
+    e->skip_nest = 1;
+    e->skip_owner = me->thread != NULL && (*env)->IsSameObject(env, cur, me->thread) ? me : NULL;
+    if (e->skip_owner != NULL)
+        me->entry = k;
+    atomic_store_explicit(&e->t, SKIPPED, memory_order_release);
+    (*env)->SetObjectArrayElement(env, table, k * STRIDE + SKIP_ELEMENT, cur);
+}
+
+/* Starts an entry call of session for cur (thread id tid; me: the OS
+ * thread's state): takes one of its table entries; when the sampling
+ * traces it, picks the state the call writes to (the OS thread's for a
+ * platform thread, one of the pool's for a virtual one) and lets the Java
+ * side see the thread trace (the entry's element), else marks the entry
+ * (skip_call). NULL when the call is not traced (counted as dropped or
+ * unslotted when it was meant to be). */
 static __attribute__((noinline)) probe_thread *begin_call(JNIEnv *env, probe_thread *me, jobject cur, jlong tid,
                                                           uint32_t session)
 {
-    int virt = is_virtual_thread(env, me, cur);
     probe_thread *t;
-    int k;
+    int virt, k;
 
-    if (virt < 0)
+    /* A platform thread already in an entry call whose probes did not find
+     * its entry: its id changed (Probe.java). */
+    if (me->depth > 0 || me->entry >= 0) {
+        bump(&me->dropped);
         return NULL;
+    }
     if ((k = claim_entry(tid)) < 0) {
         bump(&me->unslotted);
         return NULL;
     }
-    if (virt) {
+    if (!sampled(me, session)) {
+        skip_call(env, me, cur, k);
+        return NULL;
+    }
+    virt = is_virtual_thread(env, me, cur);
+    if (virt > 0) {
         t = claim_virtual();
     } else {
         t = me;
-        if (t->thread == NULL)
+        if (virt == 0 && t->thread == NULL)
             t->thread = (*env)->NewGlobalRef(env, cur);
     }
-    if (t == NULL || !start_call(t, session, atomic_load_explicit(&cur_depth, memory_order_relaxed))) {
+    if (virt < 0 || t == NULL) {
+        bump(&me->dropped);
         atomic_store_explicit(&entries[k].t, NULL, memory_order_release);
-        if (t != NULL && virt)
+        return NULL;
+    }
+    if (!start_call(t, session, atomic_load_explicit(&cur_depth, memory_order_relaxed))) {
+        atomic_store_explicit(&entries[k].t, NULL, memory_order_release);
+        if (virt)
             atomic_store_explicit(&t->vbusy, 0, memory_order_release);
         return NULL;
     }
@@ -397,25 +461,27 @@ static inline probe_thread *state_of(jint k)
     if ((uint32_t)k >= N_ENTRIES * STRIDE)
         return &idle;
     t = atomic_load_explicit(&entries[(uint32_t)k / STRIDE].t, memory_order_relaxed);
-    return t != NULL && t != CLAIMED ? t : &idle;
+    return t != NULL && t != CLAIMED && t != SKIPPED ? t : &idle;
 }
 
-/* Whether this entry call of session s is one the sampling traces: the OS
- * thread's countdown ran out (me: its state). */
-static inline int sampled(probe_thread *me, uint32_t s)
+/* The entry of the current entry call not sampled, for the index the Java
+ * side found (Probe.held), or NULL. */
+static inline struct entry *skip_of(jint k)
 {
-    uint64_t n = atomic_load_explicit(&cur_sample, memory_order_relaxed);
+    struct entry *e;
 
-    if (n <= 1)
-        return 1;
-    if (me->sample_session != s) {
-        me->sample_session = s;
-        me->countdown = me->phase % n + 1;
-    }
-    if (--me->countdown > 0)
-        return 0;
-    me->countdown = n;
-    return 1;
+    if ((uint32_t)k >= N_ENTRIES * STRIDE || (uint32_t)k % STRIDE != SKIP_ELEMENT)
+        return NULL;
+    e = &entries[(uint32_t)k / STRIDE];
+    return atomic_load_explicit(&e->t, memory_order_relaxed) == SKIPPED ? e : NULL;
+}
+
+/* An entry method of an entry call not sampled returns: the outermost one
+ * lets the entry go. */
+static void skip_leave(JNIEnv *env, struct entry *e)
+{
+    if (--e->skip_nest == 0)
+        release_entry(env, (int)(e - entries));
 }
 
 /* --- the natives ---------------------------------------------------------------------- */
@@ -461,13 +527,19 @@ static void JNICALL n_fail(JNIEnv *env, jclass cls, jthrowable ex, jint k, jint 
 enum { ENTER_ROOT, ENTER_RECEIVER, ENTER_OTHER };
 
 /* A traced call starts (cur: the thread, tid: its id), or the entry
- * method nests in the running one. Every entry call of the session is
- * counted as seen on the OS thread's state; the sampling may leave it out. */
+ * method nests in the running one (traced or not). Every entry call of the
+ * session is counted as seen on the OS thread's state; the sampling may
+ * leave it out. */
 static void root_enter(JNIEnv *env, jobject cur, jlong tid, jint k, jint id, int how)
 {
     probe_thread *t = state_of(k);
+    struct entry *skip = skip_of(k);
     uint32_t nest;
 
+    if (skip != NULL) {
+        skip->skip_nest++;
+        return;
+    }
     if (t->depth == 0) {
         uint32_t s = atomic_load_explicit(&cur_session, memory_order_acquire);
         const mt_method *m;
@@ -480,7 +552,7 @@ static void root_enter(JNIEnv *env, jobject cur, jlong tid, jint k, jint id, int
         if ((me = self) == &idle && (me = attach()) == NULL)
             return;
         bump(&me->seen);
-        if (!sampled(me, s) || (t = begin_call(env, me, cur, tid, s)) == NULL)
+        if ((t = begin_call(env, me, cur, tid, s)) == NULL)
             return;
     }
     nest = t->root_nest;
@@ -578,19 +650,23 @@ static void root_leave(JNIEnv *env, probe_thread *t, jint id, uint32_t kind, jth
 static void JNICALL n_root_exit(JNIEnv *env, jclass cls, jint k, jint id)
 {
     probe_thread *t = state_of(k);
+    struct entry *skip = skip_of(k);
 
-    if (t->depth == 0)
-        return;
-    root_leave(env, t, id, PROBE_ROOT_EXIT, NULL);
+    if (skip != NULL)
+        skip_leave(env, skip);
+    else if (t->depth > 0)
+        root_leave(env, t, id, PROBE_ROOT_EXIT, NULL);
 }
 
 static void JNICALL n_root_fail(JNIEnv *env, jclass cls, jthrowable ex, jint k, jint id)
 {
     probe_thread *t = state_of(k);
+    struct entry *skip = skip_of(k);
 
-    if (t->depth == 0)
-        return;
-    root_leave(env, t, id, PROBE_ROOT_FAIL, ex);
+    if (skip != NULL)
+        skip_leave(env, skip);
+    else if (t->depth > 0)
+        root_leave(env, t, id, PROBE_ROOT_FAIL, ex);
 }
 
 /* Counting natives for the diagnostic mode. */
@@ -628,16 +704,6 @@ uint64_t probe_dropped(void)
     for (t = probe_threads(); t != NULL; t = t->next)
         n += atomic_load_explicit(&t->dropped, memory_order_relaxed) +
              atomic_load_explicit(&t->unslotted, memory_order_relaxed);
-    return n;
-}
-
-uint64_t probe_unslotted(void)
-{
-    probe_thread *t;
-    uint64_t n = 0;
-
-    for (t = probe_threads(); t != NULL; t = t->next)
-        n += atomic_load_explicit(&t->unslotted, memory_order_relaxed);
     return n;
 }
 
@@ -835,18 +901,25 @@ void probe_maintain(probe_thread *t, JNIEnv *jni, uint64_t want_cap)
             ring_free(offered, atomic_load_explicit(&t->next_mask, memory_order_relaxed) + 1);
             t->worker_cap = t->mask + 1;
         }
-        if (t->thread != NULL && jni != NULL) {
+        /* Without JNI, what needs it waits for a later pass: a state
+         * marked FREE while its entry is held would keep it forever. */
+        if (jni == NULL && (t->thread != NULL || t->entry >= 0))
+            return;
+        if (t->thread != NULL) {
             (*jni)->DeleteGlobalRef(jni, t->thread);
             t->thread = NULL;
         }
-        /* Its thread is gone, even if it died inside a call: its entry
-         * has no owner left. */
-        if (t->depth > 0 && t->entry >= 0 && jni != NULL) {
+        /* Its thread is gone, even if it died inside a call (traced or
+         * not sampled): its entry has no owner left. */
+        if (t->entry >= 0)
             release_entry(jni, t->entry);
-            t->entry = -1;
-        }
+        t->entry = -1;
         t->depth = 0;
         t->w = atomic_load_explicit(&t->published, memory_order_relaxed);
+        ring_free(t->ring, t->mask + 1);
+        t->ring = NULL;
+        t->mask = 0;
+        t->worker_cap = PROBE_RING_MIN;
         atomic_store_explicit(&t->in_call, 0, memory_order_release);
         atomic_store_explicit(&t->state, PROBE_THREAD_FREE, memory_order_release);
     }
@@ -854,14 +927,9 @@ void probe_maintain(probe_thread *t, JNIEnv *jni, uint64_t want_cap)
 
 int probe_shrink(probe_thread *t)
 {
-    probe_ev *small, *offered, *old;
+    probe_ev *offered, *old;
     int done = 0;
 
-    if (t->worker_cap <= PROBE_RING_MIN && atomic_load_explicit(&t->next_ring, memory_order_acquire) == NULL)
-        return 1;
-    small = ring_alloc(PROBE_RING_MIN);
-    if (small == NULL)
-        return 0;
     /* The handshake with start_call (probe.h): flag, then look. */
     atomic_store_explicit(&t->shrinking, 1, memory_order_seq_cst);
     if (atomic_load_explicit(&t->in_call, memory_order_seq_cst) == 0 &&
@@ -873,18 +941,15 @@ int probe_shrink(probe_thread *t)
         old = atomic_exchange_explicit(&t->old_ring, NULL, memory_order_acq_rel);
         if (old != NULL)
             ring_free(old, atomic_load_explicit(&t->old_mask, memory_order_relaxed) + 1);
-        /* Empty (consumed == published == w): positions carry over. */
-        if (t->mask + 1 > PROBE_RING_MIN) {
-            ring_free(t->ring, t->mask + 1);
-            t->ring = small;
-            t->mask = PROBE_RING_MIN - 1;
-            small = NULL;
-        }
+        /* Empty (consumed == published == w): positions carry over to the
+         * ring its next traced call takes. */
+        ring_free(t->ring, t->mask + 1);
+        t->ring = NULL;
+        t->mask = 0;
         t->worker_cap = PROBE_RING_MIN;
         done = 1;
     }
     atomic_store_explicit(&t->shrinking, 0, memory_order_release);
-    ring_free(small, PROBE_RING_MIN);
     return done;
 }
 
@@ -1084,11 +1149,13 @@ static int static_field(JNIEnv *jni, jclass cls, const char *name, const char *s
     return 0;
 }
 
-/* Probe.TABLE, held by a global ref. */
+/* Probe.TABLE, held by a global ref; its length must be what this side
+ * indexes (Probe.ENTRIES * Probe.STRIDE, N_ENTRIES * STRIDE here). */
 static int find_table(JNIEnv *jni, jclass cls, mct_err *err)
 {
     jfieldID f;
     jobject local;
+    jsize len;
 
     if (static_field(jni, cls, "TABLE", "[Ljava/lang/Thread;", &f, err) < 0)
         return -1;
@@ -1096,6 +1163,14 @@ static int find_table(JNIEnv *jni, jclass cls, mct_err *err)
     if (local == NULL) {
         (*jni)->ExceptionClear(jni);
         return mct_err_set(err, MCT_E_JVMTI, "%s.TABLE is not set (its class did not initialize)", PROBE_CLASS);
+    }
+    len = (*jni)->GetArrayLength(jni, local);
+    if (len != N_ENTRIES * STRIDE) {
+        (*jni)->DeleteLocalRef(jni, local);
+        return mct_err_set(err, MCT_E_INTERNAL,
+                           "%s.TABLE has %d elements, the agent's natives expect %d: Probe.java's ENTRIES and "
+                           "STRIDE differ from probe.c's (rebuild with them equal)",
+                           PROBE_CLASS, (int)len, N_ENTRIES * STRIDE);
     }
     table = (*jni)->NewGlobalRef(jni, local);
     (*jni)->DeleteLocalRef(jni, local);

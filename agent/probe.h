@@ -16,18 +16,26 @@
  * a traced call runs never allocate, lock, log or call JVMTI. Its two ends
  * do more, once per traced call: the start takes the entry and writes the
  * thread there with JNI (a thread's first entry call also sets up its
- * state; a virtual thread's calls Thread.isVirtual, takes a state from the
- * virtual threads' pool and keeps a JNI reference to the thread), and an
- * entry method that throws keeps a JNI reference to the exception's class
- * (the worker frees both). Nothing the probes write is shared between
+ * state, which allocates; a state's first traced call of a session maps
+ * its ring; a virtual thread's calls Thread.isVirtual, takes a state from
+ * the virtual threads' pool, which allocates one when all are held, and
+ * keeps a JNI reference to the thread), and an entry method that
+ * throws keeps a JNI reference to the exception's class (the worker frees
+ * both). Nothing the probes write is shared between
  * threads: each thread's state is its own, its fields grouped on cache
  * lines by writer (below), and its counters are summed by the worker.
  *
- * With sampling (probe_session_begin's sample > 1), an entry call is
- * traced only when the calling OS thread's countdown runs out (started at
- * a phase of its own, so that threads with few calls are not all traced
- * on their first); a call not traced costs what an entry call outside a
- * session costs, and its other probes stay in Java.
+ * With sampling (probe_set_sample's sample > 1), an entry call is traced
+ * only when the calling OS thread's countdown runs out (started at a phase
+ * of its own, so that threads with few calls are not all traced on their
+ * first). A call not traced is still one call: it holds its table entry,
+ * marked (the element after the thread's, which only the entry methods'
+ * probes look at), so that the entry calls nested in it (recursion, an
+ * inherited entry method calling the named class's own) nest in it rather
+ * than count and sample as calls of their own. Its other probes stay in
+ * Java; it costs what an entry call outside a session costs, plus taking
+ * and giving back the entry (two JNI array stores) and the native call of
+ * each of its entry methods' exits.
  *
  * The ring, its one statement of invariants (probe.c is the producer's
  * side and the rings' memory, probe_ring.c the consumer's):
@@ -50,20 +58,27 @@
  *   - One consumer at a time: a session holds the consumer (probe_ring.c's
  *     lock) from before it instruments until the rings are shrunk after its
  *     end; the listener's tick takes it only with a trylock.
- *   - Ring memory: rings grow while a session runs (a call overflowed, or
- *     calls were dropped) within PROBE_RING_BUDGET for all of them: the
+ *   - Ring memory: a state has no ring until it traces a call (a thread
+ *     whose calls are all sampled out never has one); its first traced
+ *     call takes one of PROBE_RING_MIN events. Rings grow while a session
+ *     runs (a call overflowed, or calls were dropped) within
+ *     PROBE_RING_BUDGET for all of them: the
  *     consumer offers a bigger ring (next_ring, release) that the thread
  *     takes at the start of a call once the old one is drained, giving the
  *     old one back (old_ring, release) for the consumer to free. When the
- *     session ends the consumer shrinks every ring back to PROBE_RING_MIN
- *     (probe_shrink). The ring changes hands without a lock: the thread
+ *     session ends the consumer frees every ring (probe_shrink), and a dead
+ *     thread's state loses its ring as it becomes FREE: between sessions
+ *     only the states themselves are left (about 1 KiB each: one per OS
+ *     thread that made an entry call, and the virtual threads' pool, as
+ *     many as were in traced calls at once). The ring changes hands without a lock: the thread
  *     says when it is in a call (in_call), the consumer when it swaps the
  *     ring (shrinking); each sets its flag, then reads the other's (both
  *     sequentially consistent), so at most one of them goes on: a call that
  *     starts while its ring is being swapped is dropped (counted), a ring
  *     whose thread is in a call is shrunk later.
  *   - A thread that ended is marked dead by its TLS destructor; the
- *     consumer frees its state once drained, and it is reused. */
+ *     consumer frees its state once drained (letting go of the table entry
+ *     it held, if it died in a call), and it is reused. */
 #ifndef MCT_PROBE_H
 #define MCT_PROBE_H
 
@@ -113,7 +128,8 @@ typedef struct probe_ev {
  * the thread's do not take the worker's. Fields written by both sides are
  * atomics. Allocated PROBE_LINE-aligned (probe.c). */
 typedef struct probe_thread {
-    /* written by the app thread only, per event; the worker never reads them */
+    /* written by the app thread only, per event; the worker reads them only
+     * of a dead thread's state (probe_maintain) */
     _Alignas(PROBE_LINE) int32_t depth; /* instrumented frames open in the traced call; 0 = not tracing */
     int32_t max_depth;            /* record frames up to this depth */
     uint64_t w;                   /* next write position (monotonic) */
@@ -125,15 +141,16 @@ typedef struct probe_thread {
     int root_named;               /* the outermost one is an inherited entry method
                                      called on an instance of the named class */
     int root_ext;                 /* the second one raised max_depth by one (see root_enter) */
-    int entry;                    /* the Probe table entry held during a call, or -1 */
+    int entry;                    /* the Probe table entry held during a call (a
+                                     platform thread's call not sampled too), or -1 */
     int call_thread_ref;          /* the current call records its thread (PROBE_THREAD) */
     uint32_t sample_session;      /* the session countdown counts for */
     uint64_t countdown;           /* entry calls until the next one sampled */
     uint64_t phase;               /* this state's own start of the countdown */
     int32_t root_depth[64];       /* depth at which each open entry method was entered */
-    /* the ring: written by the app thread when it takes a bigger one and by
-     * the worker when it shrinks it (never both: in_call / shrinking), read
-     * by both per event */
+    /* the ring (NULL: none yet): written by the app thread when it takes
+     * one and by the worker when it frees it (never both: in_call /
+     * shrinking), read by both per event */
     _Alignas(PROBE_LINE) probe_ev *ring;
     uint64_t mask;                /* ring capacity - 1 (a power of 2) */
     jobject thread;               /* global ref to the platform Thread, NULL for a
@@ -144,8 +161,11 @@ typedef struct probe_thread {
     /* written by the app thread once or twice per call, read by the worker */
     _Alignas(PROBE_LINE) _Atomic uint64_t published; /* events before this are complete calls */
     _Atomic int in_call;          /* the app thread is in a traced call (ring, mask, w are its) */
-    _Atomic uint64_t seen;        /* entry calls seen in sessions (traced or not) */
-    _Atomic uint64_t dropped;     /* calls not traced: the ring was full */
+    /* written by the app thread per entry call, traced or not; read by the
+     * worker only when it counts, not per pass as `published` */
+    _Alignas(PROBE_LINE) _Atomic uint64_t seen; /* entry calls seen in sessions (traced or not) */
+    _Atomic uint64_t dropped;     /* calls not traced: the ring was full, the call could
+                                     not start (out of memory, the JVM threw) */
     _Atomic uint64_t unslotted;   /* calls not traced: both table entries were held */
     /* written by the worker, read by the app thread at the start of a call */
     _Alignas(PROBE_LINE) _Atomic uint64_t consumed; /* the worker is done with events before this */
@@ -234,14 +254,15 @@ static inline const probe_ev *probe_event(const probe_thread *t, uint64_t pos)
 /* Consumer housekeeping for one thread after consuming: frees a returned ring,
  * offers a bigger one when want_cap exceeds the current capacity (capped,
  * and only while all rings stay within PROBE_RING_BUDGET), and frees a dead
- * thread's resources once drained (then it may be reused). jni may be NULL
- * only if the thread holds no global ref. */
+ * thread's resources once drained, its global ref and table entry included
+ * (then it may be reused). With jni NULL, a dead thread that holds a global
+ * ref or an entry is left for a later call with jni. */
 void probe_maintain(probe_thread *t, JNIEnv *jni, uint64_t want_cap);
 
-/* Worker, once a session ended (no new call starts) and t is drained: gives
- * t's ring back down to PROBE_RING_MIN events, with any bigger ring offered
- * to it. Returns 1 when t holds no more than that, 0 when t is in a call
- * (or memory is short): try again later. */
+/* Worker, once a session ended (no new call starts) and t is drained: frees
+ * t's ring, with any bigger ring offered to it (its next traced call takes
+ * a new one). Returns 1 when t holds no ring, 0 when t is in a call: try
+ * again later. */
 int probe_shrink(probe_thread *t);
 
 /* Bytes held by all rings now. */
@@ -255,7 +276,7 @@ uint64_t probe_ring_bytes(void);
 #define PROBE_RING_MAX (1u << 22)
 /* What all rings may hold together, in bytes: a ring does not grow beyond
  * it (the calls that do not fit are then dropped or truncated, and counted
- * as such). A thread's first ring is always given. */
+ * as such). A state's first ring of a session is always given. */
 #define PROBE_RING_BUDGET ((uint64_t)256 << 20)
 
 /* What one probe call costs inside a traced call, in ticks: a probe called
@@ -319,7 +340,7 @@ void probe_consumer_begin(void);
 uint64_t probe_drain(JNIEnv *jni, const probe_sink *sink);
 
 /* The session ended (no new call starts) and its calls were taken: frees
- * what calls left in the rings hold and shrinks every ring back, waiting a
+ * what calls left in the rings hold and frees every ring, waiting a
  * little for calls still running to return; lets the rings go. What is
  * left is done by probe_tidy. */
 void probe_consumer_end(JNIEnv *jni);
@@ -328,14 +349,11 @@ void probe_consumer_end(JNIEnv *jni);
  * session holds the rings. */
 void probe_tidy(JNIEnv *jni);
 
-/* Calls of the entry method not traced since the JVM started: rings not
- * drained in time, and threads whose two table entries were both held
- * (summed over the threads' counters). */
+/* Calls of the entry method not traced since the JVM started, other than
+ * those the sampling left out: rings not drained in time, calls that could
+ * not start, and threads whose two table entries were both held (summed
+ * over the threads' counters). */
 uint64_t probe_dropped(void);
-
-/* Calls of the entry method not traced because both of their thread's
- * table entries were held by other threads. */
-uint64_t probe_unslotted(void);
 
 /* Entry calls seen since the JVM started while a session of their entry
  * method ran, traced or not (sampled out, dropped, unslotted). */

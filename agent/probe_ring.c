@@ -1,7 +1,7 @@
 /* probe_ring.c — the rings' consumer (probe.h states the ring's
  * invariants): takes the completed calls from every thread's ring in the
  * order they ended, frees the references they hold, grows the rings that
- * need it and shrinks them all once a session ends. */
+ * need it and frees them all once a session ends. */
 #include "probe.h"
 
 #include <pthread.h>
@@ -221,8 +221,8 @@ void probe_consumer_begin(void)
 }
 
 /* With the rings held and no session tracing (every call in the rings is
- * an ended session's): frees what the calls left hold and shrinks every
- * ring back to its first size, so that a session leaves no memory behind.
+ * an ended session's): frees what the calls left hold and frees every
+ * ring, so that a session leaves no ring memory behind.
  * Returns how many threads are still in a call: their rings wait for a
  * later tidy_rings. */
 static size_t tidy_rings(JNIEnv *jni)

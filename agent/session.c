@@ -262,10 +262,9 @@ static void aggregate_call(struct session *s, JNIEnv *jni, const probe_call *c, 
 static void send_summary(struct session *s, int final, long long total_ms)
 {
     uint64_t dropped = probe_dropped() - s->dropped_base;
+    uint64_t seen = probe_seen() - s->seen_base;
     json_t *msg;
     mct_err err;
-
-    uint64_t seen = probe_seen() - s->seen_base;
 
     sum_add_not_traced(s->agg, dropped - s->dropped_summed);
     s->dropped_summed = dropped;

@@ -5,7 +5,10 @@
 # its own, from 1 to 10: 200 calls trace 20 whatever it is), each whole
 # (run -> step x2), and the end line says 200 entry calls seen; with
 # --aggregate, the final summary holds 20 calls and says 200 seen. Without
-# --sample every call is traced.
+# --sample every call is traced. tgt.Counted.nest(1) calls itself once:
+# a call not sampled is one call, its nested entry call part of it, so
+# --sample 10 gives 20 trees of the whole call (nest -> nest -> step) and
+# 200 seen, not 40 trees of the inner call alone and 400 seen.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
@@ -65,6 +68,18 @@ OUTLINE
         "--sample 10 --aggregate: the summary says $M seen"
     expect_grep "; $M entry calls seen\$" "$ERR" "--sample 10 --aggregate: the end line says $M seen"
     expect_restored "$PID" "after --sample 10 --aggregate"
+
+    note "JDK $j: --sample 10, $M calls of a nesting entry method"
+    sampled "$j-sample-nest" $((M / 10)) --sample 10 "$PID" tgt.Counted nest 3 "$RX"
+    check_calls "$OUT" $((M / 10)) "--sample 10, nest" -D 3
+    expect_outline "$OUT" "--sample 10, nest" <<'OUTLINE'
+tgt.Counted.nest calls=1 throws=0
+  tgt.Counted.nest calls=1 throws=0
+    tgt.Counted.step calls=1 throws=0
+OUTLINE
+    expect_grep "session ended \(stop\): $((M / 10)) calls completed, .*; $M entry calls seen\$" "$ERR" \
+        "--sample 10, nest: the end line says $M seen"
+    expect_restored "$PID" "after --sample 10, nest"
 
     note "JDK $j: no --sample, $M calls"
     sampled "$j-every" "$M" "$PID" tgt.Counted run 2 "$RX"

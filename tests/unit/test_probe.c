@@ -203,6 +203,13 @@ static jobjectArray JNICALL f_new_array(JNIEnv *env, jsize n, jclass cls, jobjec
     return (jobjectArray)&arrays[n_arrays++];
 }
 
+static jsize table_length = ENTRIES * STRIDE; /* what the fake Probe.TABLE's length says */
+
+static jsize JNICALL f_array_length(JNIEnv *env, jarray a)
+{
+    return a == (jarray)&table_object ? table_length : 0;
+}
+
 static void JNICALL f_set_element(JNIEnv *env, jobjectArray a, jsize i, jobject v)
 {
     if (a == (jobjectArray)&table_object)
@@ -226,9 +233,11 @@ static jboolean JNICALL f_call_boolean(JNIEnv *env, jobject o, jmethodID m, ...)
     return (jboolean)virtual_answer;
 }
 
+static int virtual_throws; /* Thread.isVirtual throws */
+
 static jboolean JNICALL f_exception_check(JNIEnv *env)
 {
-    return JNI_FALSE;
+    return virtual_throws ? JNI_TRUE : JNI_FALSE;
 }
 
 static void JNICALL f_exception_clear(JNIEnv *env)
@@ -255,8 +264,8 @@ static int second_entry(jlong id)
 }
 
 /* The probe class's Java code: the entry of the current thread, then the
- * native with it (or not at all). */
-static int java_slot(void)
+ * native with it (or not at all). Probe.entry: */
+static int java_entry(void)
 {
     int a = first_entry(current_id), b = second_entry(current_id);
 
@@ -265,12 +274,29 @@ static int java_slot(void)
     return current != NULL && table_value[b] == current ? b : -1;
 }
 
+/* Probe.held, for the entry methods' probes: also an entry call not
+ * sampled (the element after the entry's). */
+static int java_held(void)
+{
+    int a = first_entry(current_id), b = second_entry(current_id);
+
+    if (current == NULL)
+        return -1;
+    if (table_value[a] == current)
+        return a;
+    if (table_value[a + 1] == current)
+        return a + 1;
+    if (table_value[b] == current)
+        return b;
+    return table_value[b + 1] == current ? b + 1 : -1;
+}
+
 /* How many natives the probes of an instrumented method called. */
 static int inner_natives;
 
 static void p_enter(JNIEnv *e, jclass cls, jint id)
 {
-    int k = java_slot();
+    int k = java_entry();
 
     if (k >= 0) {
         inner_natives++;
@@ -280,7 +306,7 @@ static void p_enter(JNIEnv *e, jclass cls, jint id)
 
 static void p_exit(JNIEnv *e, jclass cls, jint id)
 {
-    int k = java_slot();
+    int k = java_entry();
 
     if (k >= 0) {
         inner_natives++;
@@ -290,7 +316,7 @@ static void p_exit(JNIEnv *e, jclass cls, jint id)
 
 static void p_fail(JNIEnv *e, jclass cls, jthrowable ex, jint id)
 {
-    int k = java_slot();
+    int k = java_entry();
 
     if (k >= 0)
         n_fail0(e, cls, ex, k, id);
@@ -298,7 +324,7 @@ static void p_fail(JNIEnv *e, jclass cls, jthrowable ex, jint id)
 
 static void p_root_enter(JNIEnv *e, jclass cls, jint id)
 {
-    n_root_enter0(e, cls, current, current_id, java_slot(), id);
+    n_root_enter0(e, cls, current, current_id, java_held(), id);
 }
 
 /* How many natives rootEnterOn, rootExitOn and rootFailOn called. */
@@ -323,10 +349,10 @@ static void p_root_enter_on(JNIEnv *e, jclass cls, jclass of, jint id)
         named = ref_get(r->e[i]) != NULL && ref_get(r->e[i]) == of;
     if (named) {
         natives_called++;
-        n_root_enter_on0(e, cls, current, current_id, java_slot(), id);
+        n_root_enter_on0(e, cls, current, current_id, java_held(), id);
         return;
     }
-    k = java_slot();
+    k = java_held();
     if (k >= 0) {
         natives_called++;
         n_root_other0(e, cls, k, id);
@@ -335,7 +361,7 @@ static void p_root_enter_on(JNIEnv *e, jclass cls, jclass of, jint id)
 
 static void p_root_exit(JNIEnv *e, jclass cls, jint id)
 {
-    int k = java_slot();
+    int k = java_held();
 
     if (k >= 0)
         n_root_exit0(e, cls, k, id);
@@ -346,7 +372,7 @@ static void p_root_exit(JNIEnv *e, jclass cls, jint id)
 
 static void p_root_exit_on(JNIEnv *e, jclass cls, jint id)
 {
-    int k = java_slot();
+    int k = java_held();
 
     if (k >= 0) {
         natives_called++;
@@ -356,7 +382,7 @@ static void p_root_exit_on(JNIEnv *e, jclass cls, jint id)
 
 static void p_root_fail_on(JNIEnv *e, jclass cls, jthrowable ex, jint id)
 {
-    int k = java_slot();
+    int k = java_held();
 
     if (k >= 0) {
         natives_called++;
@@ -366,7 +392,7 @@ static void p_root_fail_on(JNIEnv *e, jclass cls, jthrowable ex, jint id)
 
 static void p_root_fail(JNIEnv *e, jclass cls, jthrowable ex, jint id)
 {
-    int k = java_slot();
+    int k = java_held();
 
     if (k >= 0)
         n_root_fail0(e, cls, ex, k, id);
@@ -427,6 +453,14 @@ static void test_install(void)
     jni_fns.NewObject = f_new_object;
     jni_fns.NewObjectArray = f_new_array;
     jni_fns.SetObjectArrayElement = f_set_element;
+    jni_fns.GetArrayLength = f_array_length;
+    /* A probe class whose table is not what the natives index (its
+     * constants differ from probe.c's) is refused, clearly. */
+    table_length = 1024 * 8;
+    CHECK(probe_install(env, jvmti, 0, &err) == -1);
+    CHECK_STR(err.msg, "mcalltree/agent/Probe.TABLE has 8192 elements, the agent's natives expect 16384: "
+                       "Probe.java's ENTRIES and STRIDE differ from probe.c's (rebuild with them equal)");
+    table_length = ENTRIES * STRIDE;
     CHECK(probe_install(env, jvmti, 0, &err) == 0);
     CHECK(defined_ok);
     CHECK(n_enter0 && n_exit0 && n_fail0 && n_root_enter0 && n_root_exit0 && n_root_fail0 && n_root_enter_on0 &&
@@ -866,9 +900,10 @@ static void test_thread_reuse(void)
     CHECK(second == first);
 }
 
-/* When a session ends, the worker shrinks a grown ring back to its first
- * size, but not while its thread is in a call or its calls are not drained;
- * a call that starts while the worker swaps the ring is dropped (counted). */
+/* When a session ends, the worker frees a thread's ring (the next traced
+ * call takes a new one), but not while its thread is in a call or its
+ * calls are not drained; a call that starts while the worker swaps the
+ * ring is dropped (counted). */
 static void test_shrink(void)
 {
     probe_thread *t = me();
@@ -884,10 +919,10 @@ static void test_shrink(void)
     CHECK_INT(probe_shrink(t), 0);
     CHECK_INT(pending(t, ev, 8), 2);
     CHECK_INT(probe_shrink(t), 1);
-    CHECK_INT(t->mask + 1, PROBE_RING_MIN);
-    CHECK_INT(probe_ring_bytes(), held - 3 * PROBE_RING_MIN * sizeof(probe_ev));
+    CHECK(t->ring == NULL);
+    CHECK_INT(probe_ring_bytes(), held - 4 * PROBE_RING_MIN * sizeof(probe_ev));
     CHECK_INT(probe_shrink(t), 1);
-    CHECK_INT(probe_ring_bytes(), held - 3 * PROBE_RING_MIN * sizeof(probe_ev));
+    CHECK_INT(probe_ring_bytes(), held - 4 * PROBE_RING_MIN * sizeof(probe_ev));
     dropped = atomic_load(&t->dropped);
     atomic_store(&t->shrinking, 1);
     p_root_enter(env, fake_class, ROOT);
@@ -899,6 +934,8 @@ static void test_shrink(void)
     p_root_enter(env, fake_class, ROOT);
     p_root_exit(env, fake_class, ROOT);
     CHECK_INT(pending(t, ev, 8), 2);
+    CHECK_INT(t->mask + 1, PROBE_RING_MIN);
+    CHECK_INT(probe_ring_bytes(), held - 3 * PROBE_RING_MIN * sizeof(probe_ev));
 }
 
 static pthread_barrier_t traced, may_exit;
@@ -950,12 +987,13 @@ static void test_budget(void)
         CHECK_INT(probe_shrink(t), 1);
         CHECK(atomic_load(&t->next_ring) == NULL);
     }
-    CHECK_INT(probe_ring_bytes(), (uint64_t)states * PROBE_RING_MIN * sizeof(probe_ev));
+    CHECK_INT(probe_ring_bytes(), 0);
+    CHECK(states > N);
     pthread_barrier_destroy(&traced);
     pthread_barrier_destroy(&may_exit);
 }
 
-/* The state written by a call of slot k's virtual thread: the one whose
+/* The state written by a call of entry k's virtual thread: the one whose
  * ring holds unread events, other than this thread's. */
 static probe_thread *written_state(void)
 {
@@ -977,7 +1015,7 @@ static void *carrier_two(void *arg)
     return NULL;
 }
 
-/* A virtual thread's call writes to its slot's state, not to the OS
+/* A virtual thread's call writes to its entry's state, not to the OS
  * thread's: it continues on another OS thread (carrier) mid-call, and its
  * events stay in one ring, naming the thread. */
 static void test_virtual_thread(void)
@@ -991,7 +1029,7 @@ static void test_virtual_thread(void)
     virtual_answer = 1;
     be((jobject)&vthread);
     p_root_enter(env, fake_class, ROOT);
-    k = java_slot();
+    k = java_entry();
     CHECK(k >= 0);
     p_enter(env, fake_class, A);
     CHECK_INT(me()->depth, 0); /* the OS thread's own state is untouched */
@@ -1058,7 +1096,7 @@ static void test_many_threads(void)
     virtual_answer = 1;
     be((jobject)&vthread);
     p_root_enter(env, fake_class, ROOT);
-    CHECK(java_slot() >= 0);
+    CHECK(java_entry() >= 0);
     p_root_exit(env, fake_class, ROOT);
     virtual_answer = 0;
     be(platform);
@@ -1096,6 +1134,17 @@ static void *hold_while(void *arg)
     return NULL;
 }
 
+/* The threads' unslotted counters, summed. */
+static uint64_t unslotted_now(void)
+{
+    probe_thread *t;
+    uint64_t n = 0;
+
+    for (t = probe_threads(); t != NULL; t = t->next)
+        n += atomic_load(&t->unslotted);
+    return n;
+}
+
 /* A thread whose two entries are both held by others is not traced
  * (counted), and traced again once one is free. */
 static void test_unslotted(void)
@@ -1104,7 +1153,7 @@ static void test_unslotted(void)
     char *a, *b, *c = NULL;
     pthread_t th[2];
     jobject platform = current;
-    uint64_t unslotted = probe_unslotted(), dropped = probe_dropped(), seen = probe_seen();
+    uint64_t unslotted = unslotted_now(), dropped = probe_dropped(), seen = probe_seen();
     probe_ev ev[4];
     int i;
 
@@ -1129,15 +1178,15 @@ static void test_unslotted(void)
     pthread_barrier_wait(&holding);
     be((jobject)c);
     p_root_enter(env, fake_class, ROOT);
-    CHECK_INT(java_slot(), -1);
+    CHECK_INT(java_entry(), -1);
     p_root_exit(env, fake_class, ROOT);
-    CHECK_INT(probe_unslotted(), unslotted + 1);
+    CHECK_INT(unslotted_now(), unslotted + 1);
     CHECK_INT(probe_dropped(), dropped + 1);
     pthread_barrier_wait(&let_go);
     pthread_join(th[0], NULL);
     pthread_join(th[1], NULL);
     p_root_enter(env, fake_class, ROOT);
-    CHECK(java_slot() >= 0);
+    CHECK(java_entry() >= 0);
     p_root_exit(env, fake_class, ROOT);
     CHECK_INT(probe_seen(), seen + 4);
     be(platform);
@@ -1175,6 +1224,151 @@ static void test_sample(void)
     probe_session_begin(1, 3);
 }
 
+/* Whether no element of Probe.TABLE holds a thread. */
+static int table_empty(void)
+{
+    size_t i;
+
+    for (i = 0; i < ENTRIES * STRIDE; i++)
+        if (table_value[i] != NULL)
+            return 0;
+    return 1;
+}
+
+/* --sample with nested entry calls: a call not sampled is one call, its
+ * nested entry calls (recursion, an inherited entry method on the named
+ * class or another) part of it: seen once, not traced, their probes in
+ * Java but for the entry methods' own; a sampled one is traced whole. */
+static void test_sample_nesting(void)
+{
+    enum { N = 10, CALLS = 200 };
+    probe_ev ev[16];
+    uint64_t seen = probe_seen(), dropped = probe_dropped();
+    int i, took = 0;
+    mct_err err;
+    int32_t NESTED = mt_add("com/shop/Cart", "nested", "()V", 4, 1, &err);
+
+    probe_set_sample(N);
+    probe_session_begin(4, 5);
+    CHECK_INT(probe_receivers_begin(env, NAMED), 0);
+    CHECK_INT(probe_receiver_add(env, fake_class, NAMED), 1);
+    inner_natives = 0;
+    for (i = 0; i < CALLS; i++) {
+        p_root_enter(env, fake_class, NESTED);
+        p_root_enter(env, fake_class, NESTED);          /* recursion */
+        p_enter(env, fake_class, A);
+        p_exit(env, fake_class, A);
+        p_root_exit(env, fake_class, NESTED);
+        p_root_enter_on(env, fake_class, fake_class, NESTED); /* on the named class */
+        p_root_enter_on(env, fake_class, fake_other, NESTED); /* on another */
+        p_root_fail_on(env, fake_class, fake_exc, NESTED);
+        p_root_exit_on(env, fake_class, NESTED);
+        p_root_exit(env, fake_class, NESTED);
+        CHECK(java_held() == -1);
+        took += pending(me(), ev, 16) == 10;
+    }
+    CHECK_INT(took, CALLS / N);
+    CHECK_INT(inner_natives, 2 * CALLS / N);
+    CHECK_INT(probe_seen(), seen + CALLS);
+    CHECK_INT(probe_dropped(), dropped);
+    CHECK(table_empty());
+    probe_receivers_begin(env, NULL);
+    probe_set_sample(1);
+    probe_session_end(env);
+    probe_session_begin(1, 3);
+}
+
+static void *sampled_out(void *arg)
+{
+    int i;
+
+    be((jobject)arg);
+    for (i = 0; i < 3; i++) {
+        p_root_enter(env, fake_class, ROOT);
+        p_root_exit(env, fake_class, ROOT);
+    }
+    return NULL;
+}
+
+/* A thread whose entry calls are all sampled out has a state, but no ring:
+ * rings come with traced calls only. */
+static void test_no_ring_untraced(void)
+{
+    static char thread;
+    static uint64_t before[256];
+    uint64_t held = probe_ring_bytes(), seen = probe_seen();
+    probe_thread *head = probe_threads(), *t, *its = NULL;
+    pthread_t th;
+    int i = 0;
+
+    for (t = head; t != NULL && i < 256; t = t->next)
+        before[i++] = atomic_load(&t->seen);
+    probe_set_sample(1000000);
+    CHECK(pthread_create(&th, NULL, sampled_out, &thread) == 0);
+    pthread_join(th, NULL);
+    CHECK_INT(probe_seen(), seen + 3);
+    /* Its state: a new one (the registry's head), or a free one reused
+     * (whose seen grew). */
+    if (probe_threads() != head)
+        its = probe_threads();
+    for (t = head, i = 0; its == NULL && t != NULL && i < 256; t = t->next, i++)
+        if (atomic_load(&t->seen) != before[i])
+            its = t;
+    CHECK(its != NULL);
+    if (its == NULL)
+        return;
+    CHECK(its != me());
+    CHECK(its->ring == NULL);
+    CHECK_INT(probe_ring_bytes(), held);
+    CHECK(table_empty());
+    probe_set_sample(1);
+}
+
+/* An entry call that cannot start (Thread.isVirtual threw) is seen and
+ * counted as dropped: seen = traced + sampled out + dropped. */
+static void test_virtual_throws(void)
+{
+    probe_ev ev[4];
+    uint64_t seen = probe_seen(), dropped = probe_dropped();
+    jobject platform = current;
+    static char other;
+
+    be((jobject)&other); /* not this OS thread's known platform thread */
+    virtual_throws = 1;
+    p_root_enter(env, fake_class, ROOT);
+    virtual_throws = 0;
+    CHECK_INT(java_held(), -1);
+    p_root_exit(env, fake_class, ROOT);
+    be(platform);
+    CHECK_INT(probe_seen(), seen + 1);
+    CHECK_INT(probe_dropped(), dropped + 1);
+    CHECK_INT(pending(me(), ev, 4), 0);
+    CHECK(table_empty());
+}
+
+/* A thread whose id changes inside its entry call (an override of
+ * Thread.getId) does not start a second call on a state already in one:
+ * the nested call is refused, counted as dropped; the outer one completes. */
+static void test_id_changes(void)
+{
+    probe_ev ev[8];
+    uint64_t dropped = probe_dropped();
+    jlong id = current_id;
+
+    p_root_enter(env, fake_class, ROOT);
+    CHECK(java_entry() >= 0);
+    current_id = id + 1;
+    p_root_enter(env, fake_class, ROOT);
+    CHECK_INT(probe_dropped(), dropped + 1);
+    current_id = id;
+    p_enter(env, fake_class, A);
+    p_exit(env, fake_class, A);
+    p_root_exit(env, fake_class, ROOT);
+    CHECK_INT(me()->depth, 0);
+    CHECK_INT(pending(me(), ev, 8), 4);
+    CHECK(table_empty());
+}
+
 int main(void)
 {
     mct_err err;
@@ -1203,6 +1397,10 @@ int main(void)
     test_many_threads();
     test_unslotted();
     test_sample();
+    test_sample_nesting();
+    test_virtual_throws();
+    test_no_ring_untraced();
+    test_id_changes();
     test_drop_and_grow();
     test_thread_reuse();
     test_shrink();

@@ -8,7 +8,11 @@ import java.lang.ref.WeakReference;
  *
  * A thread inside a traced call holds an entry of TABLE: the element at
  * its index (a multiple of STRIDE, so that each entry has a cache line of
- * its own) is the thread. A thread's entry is one of two, both found from
+ * its own) is the thread. With sampling, a thread inside an entry call
+ * that is not traced holds one too, marked: the thread is the element
+ * after it, which only the entry methods' own probes look at (their
+ * nested calls are part of that call, not calls of their own); the other
+ * probes of such a call stay in Java. A thread's entry is one of two, both found from
  * its id: the low bits of the id, or a multiplicative hash of it (ids are
  * handed out in sequence, so live threads rarely share the first, and two
  * threads that do rarely share the second too). Each entry is written only
@@ -20,8 +24,9 @@ import java.lang.ref.WeakReference;
  * its call starts is not traced (counted).
  *
  * Entry methods call rootEnter, which always goes native: a traced call
- * starts there. Every other probe goes native only for a thread inside a
- * traced call: outside one, it costs Thread.currentThread(), its id and
+ * starts there; their exits go native inside an entry call, traced or
+ * not. Every other probe goes native only for a thread inside a traced
+ * call: outside one, it costs Thread.currentThread(), its id and
  * two loads and compares, which the JIT inlines into the caller (TABLE is
  * final: its reference and length are constants).
  *
@@ -31,6 +36,13 @@ import java.lang.ref.WeakReference;
  * for the session, which adds the copies that load meanwhile) is an entry
  * call. A call on another class is what a call of an ordinary instrumented
  * method would be: nothing outside a traced call, a node inside one.
+ *
+ * A thread's id must not change while it is in an entry call: the call
+ * finds its entry again by the id (Thread.getId is not final before JDK
+ * 19; a subclass that overrides it to answer differently loses its
+ * entry: the agent refuses, as dropped, an entry call of a platform
+ * thread it has traced before whose state is still in a call or holds an
+ * entry).
  *
  * In the agent's counting mode (COUNTING, fixed when the class
  * initializes) every probe goes native.
@@ -63,7 +75,7 @@ public final class Probe {
     }
 
     /** The index of the current thread's entry, or -1 (not in a traced call). */
-    private static int slot() {
+    private static int entry() {
         Thread c = Thread.currentThread();
         long id = c.getId();
         int a = first(id);
@@ -74,22 +86,44 @@ public final class Probe {
         return TABLE[b] == c ? b : -1;
     }
 
+    /**
+     * For the entry methods' probes: the index of the current thread's
+     * entry in a traced call, that index + 1 in an entry call not traced
+     * (sampled out), or -1 (in no entry call).
+     */
+    private static int held() {
+        Thread c = Thread.currentThread();
+        long id = c.getId();
+        int a = first(id);
+        if (TABLE[a] == c) {
+            return a;
+        }
+        if (TABLE[a + 1] == c) {
+            return a + 1;
+        }
+        int b = second(id);
+        if (TABLE[b] == c) {
+            return b;
+        }
+        return TABLE[b + 1] == c ? b + 1 : -1;
+    }
+
     public static void enter(int id) {
-        int k = slot();
+        int k = entry();
         if (k >= 0 || COUNTING) {
             enter0(k, id);
         }
     }
 
     public static void exit(int id) {
-        int k = slot();
+        int k = entry();
         if (k >= 0 || COUNTING) {
             exit0(k, id);
         }
     }
 
     public static void fail(Throwable t, int id) {
-        int k = slot();
+        int k = entry();
         if (k >= 0 || COUNTING) {
             fail0(t, k, id);
         }
@@ -97,7 +131,7 @@ public final class Probe {
 
     public static void rootEnter(int id) {
         Thread c = Thread.currentThread();
-        rootEnter0(c, c.getId(), slot(), id);
+        rootEnter0(c, c.getId(), held(), id);
     }
 
     /** Whether self is an instance of a copy of the named class. */
@@ -117,38 +151,38 @@ public final class Probe {
     public static void rootEnterOn(Object self, int id) {
         if (named(self)) {
             Thread c = Thread.currentThread();
-            rootEnterOn0(c, c.getId(), slot(), id);
+            rootEnterOn0(c, c.getId(), held(), id);
             return;
         }
-        int k = slot();
+        int k = held();
         if (k >= 0 || COUNTING) {
             rootOther0(k, id);
         }
     }
 
     public static void rootExit(int id) {
-        int k = slot();
+        int k = held();
         if (k >= 0 || COUNTING) {
             rootExit0(k, id);
         }
     }
 
     public static void rootFail(Throwable t, int id) {
-        int k = slot();
+        int k = held();
         if (k >= 0 || COUNTING) {
             rootFail0(t, k, id);
         }
     }
 
     public static void rootExitOn(int id) {
-        int k = slot();
+        int k = held();
         if (k >= 0 || COUNTING) {
             rootExit0(k, id);
         }
     }
 
     public static void rootFailOn(Throwable t, int id) {
-        int k = slot();
+        int k = held();
         if (k >= 0 || COUNTING) {
             rootFail0(t, k, id);
         }
@@ -156,22 +190,25 @@ public final class Probe {
 
     private static native boolean counting0();
 
-    /** tid: current.getId(), whose entries the native may take. */
-    private static native void rootEnter0(Thread current, long tid, int slot, int id);
+    /**
+     * tid: current.getId(), whose entries the native may take; entry: an
+     * index of TABLE (held(), entry()), or -1.
+     */
+    private static native void rootEnter0(Thread current, long tid, int entry, int id);
 
-    private static native void rootEnterOn0(Thread current, long tid, int slot, int id);
+    private static native void rootEnterOn0(Thread current, long tid, int entry, int id);
 
-    private static native void rootOther0(int slot, int id);
+    private static native void rootOther0(int entry, int id);
 
-    private static native void rootExit0(int slot, int id);
+    private static native void rootExit0(int entry, int id);
 
-    private static native void rootFail0(Throwable t, int slot, int id);
+    private static native void rootFail0(Throwable t, int entry, int id);
 
-    private static native void enter0(int slot, int id);
+    private static native void enter0(int entry, int id);
 
-    private static native void exit0(int slot, int id);
+    private static native void exit0(int entry, int id);
 
-    private static native void fail0(Throwable t, int slot, int id);
+    private static native void fail0(Throwable t, int entry, int id);
 
     /**
      * Calls the enter native n times, finding the entry first as a probe
@@ -180,7 +217,7 @@ public final class Probe {
      */
     static void spin(int n) {
         for (int i = 0; i < n; i++) {
-            enter0(slot(), -1);
+            enter0(entry(), -1);
         }
     }
 }

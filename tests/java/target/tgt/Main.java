@@ -16,7 +16,7 @@ import java.nio.file.StandardCopyOption;
  * "reload DIR [T]" loads plug.Impl anew on T threads (default 2) back to
  * back (see reload); "overlap N" keeps N threads (and N virtual ones)
  * inside the entry method at once (default 24); "counted DIR" calls
- * Counted.run as often as DIR/go says (see counted).
+ * Counted.run and Counted.nest as often as DIR/go says (see counted).
  */
 public final class Main {
     private Main() {
@@ -116,7 +116,8 @@ public final class Main {
     }
 
     /**
-     * Counted.run() as often as asked, and nothing else, as inherit does
+     * Counted.run() and Counted.nest(1) as often as asked each, and nothing
+     * else, as inherit does
      * (DIR/go, DIR/done).
      */
     private static void counted(Path dir) throws Exception {
@@ -129,6 +130,7 @@ public final class Main {
                 Files.delete(go);
                 for (int i = 0; i < n; i++) {
                     sink += Counted.run();
+                    sink += Counted.nest(1);
                 }
                 Files.writeString(dir.resolve("done.tmp"), n + "\n");
                 Files.move(dir.resolve("done.tmp"), dir.resolve("done"), StandardCopyOption.ATOMIC_MOVE);
