@@ -36,7 +36,10 @@ struct ready {
 
 /* The growth rule: the ring t asks for, four times its own, when a call
  * overflowed it (probe_maintain caps that at PROBE_RING_MAX) or, up to
- * PROBE_RING_DROP_MAX, when calls were dropped; else 0. */
+ * PROBE_RING_DROP_MAX, when calls were dropped or a pass found it more
+ * than half full (the next hiccup of the worker would drop calls: at tens
+ * of thousands of calls a second a thread's first ring holds a few ms);
+ * else 0. */
 static uint64_t wanted(const probe_thread *t, int overflowed)
 {
     if (overflowed || t->worker_cap < PROBE_RING_DROP_MAX)
@@ -186,6 +189,8 @@ uint64_t probe_drain(JNIEnv *jni, const probe_sink *sink)
         r.p = atomic_load_explicit(&t->published, memory_order_acquire);
         if (dropped != t->worker_dropped) {
             t->worker_dropped = dropped;
+            r.grow = wanted(t, 0);
+        } else if (r.p - r.c > t->worker_cap / 2) {
             r.grow = wanted(t, 0);
         }
         if (next_call(&r)) {
