@@ -173,7 +173,8 @@ static int text_put(crec_text *x, const char *s, size_t n)
 
 #define PUT_LIT(x, s) text_put((x), (s), sizeof(s) - 1)
 
-static int text_u64(crec_text *x, uint64_t v)
+/* Writes v in decimal at w; the end. */
+static char *dec(char *w, uint64_t v)
 {
     char d[20];
     int i = 20;
@@ -182,7 +183,15 @@ static int text_u64(crec_text *x, uint64_t v)
         d[--i] = (char)('0' + v % 10);
         v /= 10;
     } while (v != 0);
-    return text_put(x, d + i, (size_t)(20 - i));
+    memcpy(w, d + i, (size_t)(20 - i));
+    return w + 20 - i;
+}
+
+static int text_u64(crec_text *x, uint64_t v)
+{
+    char d[20];
+
+    return text_put(x, d, (size_t)(dec(d, v) - d));
 }
 
 void crec_text_free(crec_text *x)
@@ -505,20 +514,6 @@ int crec_decode(crec_tab *t, crec_call *c, const unsigned char *p, size_t n, mct
 
 /* Writes the literal s at w; the end. */
 #define LIT(w, s) (memcpy((w), (s), sizeof(s) - 1), (w) + sizeof(s) - 1)
-
-/* Writes v in decimal at w; the end. */
-static char *dec(char *w, uint64_t v)
-{
-    char d[20];
-    int i = 20;
-
-    do {
-        d[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    memcpy(w, d + i, (size_t)(20 - i));
-    return w + 20 - i;
-}
 
 /* The most a node's text holds besides its names and children. */
 #define NODE_TEXT_MAX 256
