@@ -5,6 +5,7 @@
  * format through its one-pass renderer, names with every escape), the
  * warm-up flag included; and compact calls stay buffered until out_flush. */
 #include "check.h"
+#include "slurp.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -15,23 +16,6 @@
 #include "proto.h"
 
 static char tmp_path[64];
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *s;
-    size_t len = 0;
-
-    if (f == NULL)
-        return NULL;
-    s = calloc(1, 1 << 20);
-    if (s != NULL)
-        len = fread(s, 1, (1 << 20) - 1, f);
-    fclose(f);
-    if (s != NULL)
-        s[len] = '\0';
-    return s;
-}
 
 /* Names with what JSON must escape: a quote, a backslash, control
  * characters, DEL, C1 controls, and characters beyond ASCII. */

@@ -2,6 +2,7 @@
  * messages, written through out_open/out_call/out_close to a file and read
  * back: exact text, colours, the chrome layout, and odd messages. */
 #include "check.h"
+#include "slurp.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -64,24 +65,6 @@ static const char TREE2[] =
     "  1.00 s   66.7%     0 ns         └─ tgt.Fail.deep()  threw  [truncated]\n";
 
 static char tmp_path[64];
-
-/* Reads the whole file at path; caller frees. */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *s = NULL;
-    size_t len = 0;
-
-    if (f == NULL)
-        return NULL;
-    s = calloc(1, 1 << 20);
-    if (s != NULL)
-        len = fread(s, 1, (1 << 20) - 1, f);
-    fclose(f);
-    if (s != NULL)
-        s[len] = '\0';
-    return s;
-}
 
 /* Opens the format on tmp_path with colour forced to color. */
 static out *open_fmt(enum cli_format fmt, double slow_ms, int color)
