@@ -230,6 +230,16 @@ static int encode_call(struct session *s, JNIEnv *jni, const probe_call *c, cons
                      warmup ? CREC_F_WARMUP : 0);
 }
 
+/* A call was sent (or aggregated): counted, warm-up (1) or not, and the
+ * session ends once `count` were. */
+static void call_done(struct session *s, int warmup)
+{
+    s->warmup += (uint64_t)warmup;
+    __atomic_fetch_add(&s->printed, 1, __ATOMIC_RELAXED);
+    if (s->count > 0 && s->printed >= s->count)
+        end_session(s, "count");
+}
+
 /* aggregate: adds call c (tree tr) to the interval's summary; renders it
  * only when it would be among the slowest kept (seq: its rank among the
  * calls aggregated). */
@@ -251,9 +261,7 @@ static void aggregate_call(struct session *s, JNIEnv *jni, const probe_call *c, 
             vm_log("keeping one of the slowest calls: out of memory");
         json_decref(call);
     }
-    __atomic_fetch_add(&s->printed, 1, __ATOMIC_RELAXED);
-    if (s->count > 0 && s->printed >= s->count)
-        end_session(s, "count");
+    call_done(s, 0);
 }
 
 /* aggregate: the interval's summary gets the calls not traced since the
@@ -345,10 +353,7 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_call *c)
             vm_log("dropping a traced call: out of memory encoding it");
         } else {
             s->seq++;
-            s->warmup += (uint64_t)warmup;
-            __atomic_fetch_add(&s->printed, 1, __ATOMIC_RELAXED);
-            if (s->count > 0 && s->printed >= s->count)
-                end_session(s, "count");
+            call_done(s, warmup);
             if (s->out.len >= OUT_FLUSH_BYTES)
                 flush_out(s);
         }
@@ -356,12 +361,8 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_call *c)
         int warmup = tree_warmup(tr, warm_marks);
         json_t *msg = render_call(jni, c, tr, ++s->seq);
 
-        if (msg != NULL && send_msg(s, msg) == 0) {
-            s->warmup += (uint64_t)warmup;
-            __atomic_fetch_add(&s->printed, 1, __ATOMIC_RELAXED);
-            if (s->count > 0 && s->printed >= s->count)
-                end_session(s, "count");
-        }
+        if (msg != NULL && send_msg(s, msg) == 0)
+            call_done(s, warmup);
     }
     tree_free(tr);
 }
