@@ -36,7 +36,7 @@
 #include <string.h>
 
 #include "bytecode.h"
-#include "clock.h"
+#include "mtime.h"
 #include "mutf8.h"
 
 const char pl_R_REGEX[] = "does not match the regex";
@@ -62,9 +62,9 @@ const char pl_OBJECT[] = "java/lang/Object";
 
 /* plan_build reads the clock every TICKS steps of its walk (and before
  * every match and class file read), and asks whether the requester is
- * gone at most every GONE_EVERY_NS. */
+ * gone at most every GONE_EVERY_MS. */
 #define TICKS 256
-#define GONE_EVERY_NS 20000000u
+#define GONE_EVERY_MS 20
 
 /* --- growable vectors ------------------------------------------------------------ */
 
@@ -87,11 +87,11 @@ void pl_oom(struct ctx *x)
 
 int pl_stop(struct ctx *x, int force)
 {
-    uint64_t now;
+    long long now;
 
     if (x->failed || x->extend || (!force && ++x->ticks % TICKS != 0))
         return x->failed;
-    now = clock_monotonic_ns();
+    now = mct_now_ms();
     if (now >= x->deadline) {
         mct_err_set(x->err, MCT_E_LIMIT,
                     "planning took more than %g s (limit: planning time), at level %d of %d with %zu "
@@ -100,7 +100,7 @@ int pl_stop(struct ctx *x, int force)
                     x->req->depth, x->p->n);
         x->failed = 1;
     } else if (x->req->gone != NULL && now >= x->next_gone) {
-        x->next_gone = now + GONE_EVERY_NS;
+        x->next_gone = now + GONE_EVERY_MS;
         if (x->req->gone(x->req->gone_arg)) {
             mct_err_set(x->err, MCT_E_INTR, "planning stopped at level %d of %d: the client went away",
                         x->level, x->req->depth);
@@ -1124,7 +1124,7 @@ plan *plan_build(const plan_request *req, const hier_ops *ops, void *hc, mct_err
     x.include_jdk = req->include_jdk;
     x.max = req->max_methods && req->max_methods < PLAN_MAX_METHODS ? req->max_methods : PLAN_MAX_METHODS;
     x.regex_left = req->regex_work ? req->regex_work : PLAN_REGEX_WORK;
-    x.deadline = clock_monotonic_ns() + (req->time_ms ? req->time_ms : PLAN_TIME_MS) * 1000000u;
+    x.deadline = mct_now_ms() + (long long)(req->time_ms ? req->time_ms : PLAN_TIME_MS);
     x.level = 1;
     buf_init(&x.key);
     if (req->regex != NULL && (x.re = match_compile(req->regex, err)) == NULL)

@@ -158,8 +158,8 @@ struct ctx {
     /* plan_build's bounds */
     uint64_t regex_left;        /* the regex's steps left over the plan */
     size_t regex_names;         /* names matched so far */
-    uint64_t deadline;          /* CLOCK_MONOTONIC ns */
-    uint64_t next_gone;         /* when to ask req->gone next */
+    long long deadline;         /* mct_now_ms */
+    long long next_gone;        /* when to ask req->gone next (mct_now_ms) */
     unsigned ticks;
     int level;                  /* being scanned */
     /* plan_build's regexes to suggest (see suggest) and how many callee
