@@ -1,7 +1,8 @@
-/* buf.h — a growable byte buffer for writers of big-endian binary formats
- * (class files). Appends never fail loudly: the first allocation failure
- * makes the buffer "failed" and every later append a no-op, so a writer
- * checks buf_failed() once at the end. */
+/* buf.h — the one growable buffer of agent and client: bytes for writers of
+ * big-endian binary formats (class files, frames, compact calls) and text
+ * for writers of lines (JSON, folded stacks). Appends never fail loudly: the
+ * first allocation failure makes the buffer "failed" and every later append
+ * a no-op, so a writer checks buf_failed() once at the end. */
 #ifndef MCT_BUF_H
 #define MCT_BUF_H
 
@@ -27,7 +28,20 @@ int buf_reserve(mct_buf *b, size_t n);
 void buf_u1(mct_buf *b, uint8_t v);
 void buf_u2(mct_buf *b, uint16_t v);
 void buf_u4(mct_buf *b, uint32_t v);
+void buf_u8(mct_buf *b, uint64_t v);
 void buf_bytes(mct_buf *b, const void *p, size_t n);
+/* Text: s's bytes (no NUL), one character. */
+void buf_str(mct_buf *b, const char *s);
+void buf_ch(mct_buf *b, char c);
+/* printf into b, no NUL kept; the buffer fails on a format error. */
+void buf_printf(mct_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Room for n bytes at the end of b, which now counts them: where to write
+ * them, or NULL when the buffer failed. */
+uint8_t *buf_take(mct_buf *b, size_t n);
+
+/* Empties b, keeping its memory; a failed buffer is usable again. */
+void buf_reset(mct_buf *b);
 
 /* Overwrites 4 bytes already written at off (off + 4 <= len). */
 void buf_put_u4(mct_buf *b, size_t off, uint32_t v);

@@ -1,6 +1,8 @@
 /* buf.c — see buf.h. */
 #include "buf.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,6 +88,12 @@ void buf_u4(mct_buf *b, uint32_t v)
     }
 }
 
+void buf_u8(mct_buf *b, uint64_t v)
+{
+    buf_u4(b, (uint32_t)(v >> 32));
+    buf_u4(b, (uint32_t)v);
+}
+
 void buf_bytes(mct_buf *b, const void *p, size_t n)
 {
     if (n > 0 && buf_reserve(b, n) == 0) {
@@ -116,4 +124,52 @@ uint8_t *buf_steal(mct_buf *b, size_t *len)
     *len = b->len;
     buf_init(b);
     return p;
+}
+
+void buf_str(mct_buf *b, const char *s)
+{
+    buf_bytes(b, s, strlen(s));
+}
+
+void buf_ch(mct_buf *b, char c)
+{
+    buf_u1(b, (uint8_t)c);
+}
+
+void buf_printf(mct_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (b->failed)
+        return;
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    /* one more for the NUL vsnprintf writes, which len does not count */
+    if (n < 0 || buf_reserve(b, (size_t)n + 1) != 0) {
+        b->failed = 1;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+uint8_t *buf_take(mct_buf *b, size_t n)
+{
+    uint8_t *p;
+
+    if (buf_reserve(b, n) != 0)
+        return NULL;
+    p = b->data + b->len;
+    b->len += n;
+    return p;
+}
+
+void buf_reset(mct_buf *b)
+{
+    b->len = 0;
+    b->failed = 0;
 }
