@@ -1,6 +1,8 @@
-/* log.h — the client's messages on stderr, each one line prefixed with
+/* log.h — the client's messages on stderr, each line prefixed with
  * "mcalltree: ", control characters replaced (fu_clean) since messages
- * quote text from the JVM; stdout carries only the requested output. */
+ * quote text from the JVM; a message is one line, or goes on over more
+ * where it says "\n  " (an indented continuation); stdout carries only the
+ * requested output. */
 #ifndef MCT_LOG_H
 #define MCT_LOG_H
 

@@ -35,6 +35,10 @@ for jdk in $MCT_TEST_JDKS; do
         "$PID" tgt.Late 'run(I)J' 2 'tgt\..*'
     refused "$j-badregex" 'regex' "an invalid regex" \
         "$PID" tgt.Late run 2 'tgt\.(.*'
+    # the pattern and its caret each on a line of their own, the caret
+    # under the end of the pattern (where PCRE2 misses the parenthesis)
+    expect_grep '^mcalltree:   tgt\\\.\(\.\*$' "$ERR" "an invalid regex: the pattern on its line"
+    expect_grep '^mcalltree:           \^$' "$ERR" "an invalid regex: the caret under its character"
     refused "$j-nothing" 'nothing to instrument.*java\.lang\.Object\.hashCode' "nothing instrumentable" \
         "$PID" java.lang.Object hashCode 2 '.*'
     expect_restored "$PID" "after the refusals"
