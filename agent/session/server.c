@@ -353,6 +353,30 @@ static long long conn_timers(long long now, long long next)
     return next;
 }
 
+/* With every entry taken and a peer waiting to be accepted: the entry of
+ * the connection that has sent the least of its request for the longest
+ * (accepted first), refused to make room, or -1 when every entry holds a
+ * request already read (a trace waiting for the session to end). A client's
+ * request comes whole right after its connect and is served in the pass
+ * that reads it, so only connections that send nothing or dribble are
+ * pushed out: a crowd of them cannot keep --info waiting for their 5 s. */
+static int make_room(void)
+{
+    mct_err e;
+    int i, oldest = -1;
+
+    for (i = 0; i < MAX_CONNS; i++)
+        if (conns[i].fd >= 0 && conns[i].req == NULL &&
+            (oldest < 0 || conns[i].deadline < conns[oldest].deadline))
+            oldest = i;
+    if (oldest < 0)
+        return -1;
+    mct_err_set(&e, MCT_E_IO, "closed unfinished after %d other connections: send the "
+                "request right after connecting", MAX_CONNS);
+    refuse(&conns[oldest], &e);
+    return oldest;
+}
+
 /* ---- the listener thread ------------------------------------------------ */
 
 static int restore_socket(void);
@@ -413,8 +437,9 @@ static void JNICALL listener(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
             n++;
         }
         pfd[0] = (struct pollfd){ .fd = wfd, .events = POLLIN };
-        /* With every entry taken, new peers wait in the backlog. */
-        pfd[1] = (struct pollfd){ .fd = free_at >= 0 ? lfd : -1, .events = POLLIN };
+        /* With every entry taken, a new peer replaces the oldest unfinished
+         * request (make_room). */
+        pfd[1] = (struct pollfd){ .fd = lfd, .events = POLLIN };
         rc = poll(pfd, (nfds_t)n, next > now ? (int)(next - now) : 0);
         if (rc < 0) {
             if (errno == EINTR)
@@ -437,7 +462,7 @@ static void JNICALL listener(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
             else
                 conn_read(c);
         }
-        if (free_at >= 0 && (pfd[1].revents & POLLIN))
+        if ((pfd[1].revents & POLLIN) && (free_at >= 0 || (free_at = make_room()) >= 0))
             conn_accept(lfd, &conns[free_at]);
         if (mct_now_ms() >= next_tick) {
             const struct server_session_ops *ops = session_ops();

@@ -4,6 +4,10 @@
 # - connections that send nothing, or half a header, do not delay anyone
 #   else: --info answers at once while they are open, and each of them gets
 #   its own "timed out" error after the agent's 5 s;
+# - a crowd of them (200, more than the agent serves at once) neither: each
+#   new peer pushes out the oldest unfinished request, which gets its
+#   "closed unfinished" error at once, so --info is answered in its turn
+#   (before, the crowd kept it waiting for rounds of 5 s);
 # - a /tmp cleaner removes /tmp/.mcalltree-<pid>/: the next --info and a
 #   trace work (the client loads the agent again, loads 2, unless the
 #   listener's tick put the socket back first, loads 1); removed again,
@@ -50,6 +54,25 @@ for jdk in $MCT_TEST_JDKS; do
     [ "$(grep -c '"code":"protocol".*timed out' "$held")" = "$HELD" ] || {
         cat "$held" >&2
         fail "want $HELD \"timed out\" errors"
+    }
+
+    note "JDK $j: 200 silent or slow connections, then --info"
+    crowd=$MCT_TMP/$j-crowd.out
+    "$PEER" hold "$(agent_sock "$PID")" 200 >"$crowd" 2>"$crowd.err" &
+    hold_pid=$!
+    MCT_PIDS="$MCT_PIDS $hold_pid"
+    wait_until 30 has_line "$crowd" HELD || fail "mct-peer hold did not get 200 connections in"
+    trace "$j-info-crowd" --info "$PID"
+    expect_rc 0 "--info after 200 silent connections"
+    expect_field "$OUT" session null
+    wait_exit "$hold_pid" 30 || fail "the crowd got no answer within 30 s"
+    # 64 are served at once: at least 200 - 64 were pushed out, the rest
+    # timed out (or were pushed out by --info)
+    pushed=$(grep -c '"code":"protocol".*closed unfinished' "$crowd")
+    timed=$(grep -c '"code":"protocol".*timed out' "$crowd")
+    [ "$pushed" -ge 136 ] && [ $((pushed + timed)) = 200 ] || {
+        cat "$crowd" "$crowd.err" >&2
+        fail "the crowd: $pushed pushed out, $timed timed out; want at least 136 pushed out, 200 answers"
     }
 
     note "JDK $j: a /tmp cleaner removes $dir, then an attach"

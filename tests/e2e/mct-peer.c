@@ -13,9 +13,10 @@
  *                                start a session, then send stop with REASON
  *                                on it; print what the agent sends until it
  *                                closes (the end, with REASON as its detail)
- *   mct-peer hold SOCKET N       open N connections that send nothing but
- *                                half a header, print HELD, then print the
- *                                reply each gets (the agent gives up on them)
+ *   mct-peer hold SOCKET N       open N (up to 512) connections that send
+ *                                nothing or half a header, print HELD, then
+ *                                print the reply each gets (the agent gives
+ *                                up on them)
  *   mct-peer stale-socket PATH   leave a socket file nobody listens on
  *   mct-peer fake-agent PATH V P serve one connection at PATH as an agent
  *                                whose frames carry version V and whose hello
@@ -198,9 +199,9 @@ static int session_then(const char *path, const char *cls, const char *method, c
 static int cmd_hold(const char *path, int n)
 {
     unsigned char hdr[PROTO_HEADER_LEN];
-    int fd[64], i, rc = 0;
+    int fd[512], i, rc = 0;
 
-    if (n < 1 || n > 64)
+    if (n < 1 || n > 512)
         return 2;
     proto_header_encode(hdr, 100);
     for (i = 0; i < n; i++) {
