@@ -28,6 +28,14 @@ int conn_open(const struct proc_target *t, int *absent, mct_err *e)
         return -1;
     snprintf(dir, sizeof dir, PROTO_SOCKET_DIR_FMT, t->tmp, (long)t->st.nspid);
     snprintf(path, sizeof path, "%s/%s", dir, PROTO_SOCKET_NAME);
+    switch (sock_clear_dead_dir(t, tmpfd, strrchr(dir, '/') + 1, dir, e)) {
+    case 1:
+        log_error("removed %s, left by a dead agent of another user (the JVM's pid was reused)",
+                  dir);
+        break;
+    case -1:
+        return -1;
+    }
     dirfd = sock_open_private_dir(t, tmpfd, strrchr(dir, '/') + 1, dir, "the agent", e);
     if (dirfd >= 0) {
         fd = sock_connect_at(t, dirfd, PROTO_SOCKET_NAME, path, "the agent", e);

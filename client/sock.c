@@ -1,6 +1,7 @@
 /* sock.c — see sock.h. */
 #include "sock.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,6 +10,8 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+#include "proto.h"
 
 /* Whether a file of uid may speak for JVM t: its user, or root. */
 static int trusted_uid(const struct proc_target *t, uid_t uid)
@@ -65,6 +68,87 @@ int sock_open_private_dir(const struct proc_target *t, int dirfd, const char *na
         return untrusted(t, &st, shown, S_IFDIR, what, e);
     }
     return fd;
+}
+
+/* Whether the socket name in directory dfd has no listener: a connect to
+ * it is refused. Only a connect, nothing sent: a listener, whoever it is,
+ * learns nothing but that someone looked. */
+static int nobody_listens(int dfd, const char *name)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    int fd, sfd, rc, err;
+
+    sfd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (sfd < 0)
+        return 0;
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        close(sfd);
+        return 0;
+    }
+    snprintf(sa.sun_path, sizeof sa.sun_path, "/proc/self/fd/%d", sfd);
+    rc = connect(fd, (struct sockaddr *)&sa, sizeof sa);
+    err = errno;
+    close(fd);
+    close(sfd);
+    return rc < 0 && err == ECONNREFUSED;
+}
+
+/* Whether directory dfd holds nothing but a socket `sock` owned by uid
+ * on which nothing listens, or nothing at all: *has_sock says which. */
+static int dead_content(int dfd, uid_t uid, const char *sock, int *has_sock)
+{
+    struct stat st;
+    struct dirent *d;
+    DIR *dir;
+    int fd, ok = 1;
+
+    *has_sock = 0;
+    if ((fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+        (dir = fdopendir(fd)) == NULL) {
+        if (fd >= 0)
+            close(fd);
+        return 0;
+    }
+    while (ok && (d = readdir(dir)) != NULL) {
+        if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
+            continue;
+        ok = strcmp(d->d_name, sock) == 0 && fstatat(dfd, sock, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+             S_ISSOCK(st.st_mode) && st.st_uid == uid && nobody_listens(dfd, sock);
+        *has_sock = 1;
+    }
+    closedir(dir);
+    return ok;
+}
+
+int sock_clear_dead_dir(const struct proc_target *t, int dirfd, const char *name,
+                        const char *shown, mct_err *e)
+{
+    struct stat st;
+    int dfd, has_sock;
+
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
+        trusted_uid(t, st.st_uid) || (st.st_mode & 07777) != 0700)
+        return 0;
+    dfd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0)
+        return 0;
+    if (!dead_content(dfd, st.st_uid, PROTO_SOCKET_NAME, &has_sock)) {
+        close(dfd);
+        return 0;
+    }
+    if ((has_sock && unlinkat(dfd, PROTO_SOCKET_NAME, 0) < 0) ||
+        unlinkat(dirfd, name, AT_REMOVEDIR) < 0) {
+        int err = errno;
+
+        close(dfd);
+        return mct_err_set(e, MCT_E_IO, "%s was left by an agent of uid %u that is gone (nothing "
+                           "listens on it), and this user cannot remove it (%s): remove it as root "
+                           "(rm -r %s) and try again", shown, (unsigned)st.st_uid, strerror(err),
+                           shown);
+    }
+    close(dfd);
+    return 1;
 }
 
 /* Checks that the process listening at the other end of fd is JVM t. */

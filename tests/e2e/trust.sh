@@ -175,6 +175,26 @@ for jdk in $MCT_TEST_JDKS; do
     expect_field "$out" pid "$pid"
     stop_jvm "$pid"
 
+    note "JDK $major: a dead agent of nobody's left its directory (the pid reused)"
+    start_target "$jdk" "$MCT_TMP/dead-$major.log" mcttest.Idle
+    pid=$TARGET_PID
+    dir=/tmp/.mcalltree-$pid
+    "${as_nobody[@]}" mkdir -m 700 "$dir"
+    "${as_nobody[@]}" touch "$dir/left"
+    "${as_nobody[@]}" "$KIT/mct-peer" stale-socket "$dir/agent.sock" || fail "no stale socket"
+    # more than a socket in it: not an agent's, left alone
+    expect_refused "--info, a directory of nobody's with a file" \
+        "remove $dir: it belongs to uid $nobody" --info "$pid"
+    [ -e "$dir/left" ] || fail "a directory holding a file was removed"
+    rm -f "$dir/left"
+    run_mct "$out" "$err" --info "$pid"
+    expect_rc 0 "--info over a dead agent's directory of nobody's"
+    expect_grep "removed $dir, left by a dead agent of another user" "$err" \
+        "the client says it removed the dead agent's directory"
+    expect_field "$out" pid "$pid"
+    [ "$(stat -c %u "$dir")" = 0 ] || fail "$dir is not the JVM's (root's) after the load"
+    stop_jvm "$pid"
+
     note "JDK $major: nobody forges the attach listener of a JVM of root"
     start_target "$jdk" "$MCT_TMP/root2-$major.log" mcttest.Idle
     pid=$TARGET_PID
