@@ -1,8 +1,12 @@
 package tgt;
 
+import java.io.IOException;
 import java.io.InputStream;
+import java.net.URISyntaxException;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.function.LongUnaryOperator;
 
 /**
@@ -10,7 +14,9 @@ import java.util.function.LongUnaryOperator;
  * the JDK's built-in loaders) whose resource lookups print "spied NAME" on
  * stdout: Java code of such a loader could block or do anything, so
  * mcalltree must never run it (URLClassLoader's own class loading does not
- * call these methods).
+ * call these methods). The loader reads plug.Lam from the test classes
+ * (no argument), from the directory or jar given, or ("memory") defines it
+ * from bytes it was handed, without a code source.
  */
 public final class Spied {
     private Spied() {
@@ -32,16 +38,27 @@ public final class Spied {
             System.out.println("spied " + name);
             return super.getResourceAsStream(name);
         }
+
+        Class<?> define(String name, byte[] b) {
+            return defineClass(name, b, 0, b.length);
+        }
     }
 
     private static LongUnaryOperator lam;
 
-    static void init() {
+    static void init(String where) {
         URL classes = Spied.class.getProtectionDomain().getCodeSource().getLocation();
         try {
-            ClassLoader l = new Spy(new URL[] {classes});
-            lam = (LongUnaryOperator) l.loadClass("plug.Lam").getDeclaredConstructor().newInstance();
-        } catch (ReflectiveOperationException e) {
+            Class<?> c;
+            if ("memory".equals(where)) {
+                byte[] b = Files.readAllBytes(Path.of(classes.toURI()).resolve("plug/Lam.class"));
+                c = new Spy(new URL[0]).define("plug.Lam", b);
+            } else {
+                URL url = where == null ? classes : Path.of(where).toUri().toURL();
+                c = new Spy(new URL[] {url}).loadClass("plug.Lam");
+            }
+            lam = (LongUnaryOperator) c.getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException | IOException | URISyntaxException e) {
             throw new IllegalStateException(e);
         }
     }
