@@ -412,6 +412,13 @@ static const char *op_unread(void *ctx, hier_class *c)
     return c->unread;
 }
 
+static hier_class *op_nth(void *ctx, size_t i)
+{
+    hj *h = ctx;
+
+    return i < h->n ? &h->classes[i] : NULL;
+}
+
 int hj_declares(hier_class *c, const char *name, const char *desc)
 {
     const hier_method *ms;
@@ -440,4 +447,5 @@ const hier_ops hj_ops = {
     .methods = op_methods,
     .bytes = op_bytes,
     .unread = op_unread,
+    .nth = op_nth,
 };

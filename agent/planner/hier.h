@@ -56,6 +56,9 @@ typedef struct hier_ops {
      * a jar inside a jar ..."). May be NULL itself: every class file is
      * whole. */
     const char *(*unread)(void *ctx, hier_class *c);
+    /* The loaded classes one by one, in no order: the i-th (from 0), NULL
+     * past the last (for the refusal's suggestions of a class not loaded). */
+    hier_class *(*nth)(void *ctx, size_t i);
 } hier_ops;
 
 #endif

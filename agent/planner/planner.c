@@ -819,10 +819,46 @@ overloads_done:
     mct_err_set(x->err, MCT_E_NO_METHOD, "%s", m.s);
 }
 
-/* Fills err with MCT_E_NO_CLASS, suggesting Outer$Inner for Outer.Inner. */
+/* Adds "; did you mean A, B or C?" naming up to MSG_NEAR loaded classes
+ * whose simple name (after the package) is simple. */
+static void suggest_same_simple(struct ctx *x, struct msg *m, const char *simple)
+{
+    const char *near[MSG_NEAR];
+    size_t n = 0, i, k, more = 0;
+    hier_class *h;
+
+    for (i = 0; (h = x->ops->nth(x->hc, i)) != NULL; i++) {
+        const char *name = x->ops->name(x->hc, h), *slash = strrchr(name, '/');
+        int seen = 0;
+
+        if (slash == NULL || strcmp(slash + 1, simple) != 0)
+            continue;
+        for (k = 0; k < n && !seen; k++)
+            seen = strcmp(near[k], name) == 0;
+        if (seen)
+            continue;
+        if (n == MSG_NEAR)
+            more++;
+        else
+            near[n++] = name;
+    }
+    for (k = 0; k < n; k++) {
+        msg_add(m, "%s", k == 0 ? "; did you mean " : k + 1 < n || more != 0 ? ", " : " or ");
+        msg_class(m, near[k]);
+    }
+    if (more != 0)
+        msg_add(m, " or one of %zu more", more);
+    if (n != 0)
+        msg_add(m, "?");
+}
+
+/* Fills err with MCT_E_NO_CLASS, suggesting Outer$Inner for Outer.Inner,
+ * else loaded classes of the same simple name in other packages. */
 static void no_class(struct ctx *x, char *iname, int unlinked)
 {
     struct msg m = {.n = 0};
+    const char *slash = strrchr(iname, '/');
+    const char *simple = slash != NULL ? slash + 1 : iname;
     size_t i;
 
     m.s[0] = '\0';
@@ -844,9 +880,12 @@ static void no_class(struct ctx *x, char *iname, int unlinked)
             msg_add(&m, "; did you mean ");
             msg_class(&m, iname);
             msg_add(&m, "?");
-            break;
+            mct_err_set(x->err, MCT_E_NO_CLASS, "%s", m.s);
+            return;
         }
     }
+    /* iname's slashes are dollars now; simple, after the last, is as it was. */
+    suggest_same_simple(x, &m, simple);
     mct_err_set(x->err, MCT_E_NO_CLASS, "%s", m.s);
 }
 
