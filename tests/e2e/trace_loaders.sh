@@ -7,7 +7,8 @@
 # class once; every copy is restored. Before, only the copy of one loader
 # was traced. And a class with a lambda in a loader of the application's
 # own (scenario spied) has its lambda planned and traced, read from its
-# code source, a directory or a jar, without ever running that loader's
+# code source, a directory, a jar or a directory in a jar (jar:file:...!/
+# DIR/, as Spring Boot 2 puts its classes), without ever running that loader's
 # resource lookup; defined from bytes in memory (no code source), the plan
 # says its lambdas are not followed, and why.
 . "$MCT_SRCDIR/tests/setup"
@@ -55,12 +56,21 @@ OUTLINE
     # spied, whose loader prints "spied NAME" when asked for a resource):
     # planning it runs none of that loader's code, which could block the
     # session or do anything else; the lambda's bootstrap method is read
-    # from the class's code source: the test classes' directory, or a jar.
+    # from the class's code source: the test classes' directory, a jar, or
+    # a directory in a jar (with a space in its path, which the URL encodes).
     jar=$MCT_TMP/plug-$j.jar
     "$jdk/bin/jar" cf "$jar" -C "$MCT_CLASSES" plug/Lam.class || fail "JDK $j: jar could not build $jar"
-    for where in dir "$jar"; do
+    mkdir -p "$MCT_TMP/in jar/BOOT-INF/classes/plug"
+    cp "$MCT_CLASSES/plug/Lam.class" "$MCT_TMP/in jar/BOOT-INF/classes/plug/"
+    boot="$MCT_TMP/in jar/boot-$j.jar"
+    "$jdk/bin/jar" cf "$boot" -C "$MCT_TMP/in jar" BOOT-INF || fail "JDK $j: jar could not build $boot"
+    for where in dir "$jar" "jar:file:${boot// /%20}!/BOOT-INF/classes/"; do
         if [ "$where" = dir ]; then scenario "$jdk" spied; else scenario "$jdk" spied "$where"; fi
-        what="JDK $j, plug.Lam from $(basename "$where")"
+        case $where in
+        dir) what="JDK $j, plug.Lam from a directory" ;;
+        jar:*) what="JDK $j, plug.Lam from a directory in a jar" ;;
+        *) what="JDK $j, plug.Lam from a jar" ;;
+        esac
         note "$what: its lambda is followed, and none of its loader's code runs"
         before=$(grep -c '^spied ' "$LOG" || true)
         trace "$j-spied-plan" --plan "$PID" plug.Lam applyAsLong 3 'plug\..*'

@@ -2,6 +2,7 @@ package tgt;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -15,8 +16,9 @@ import java.util.function.LongUnaryOperator;
  * stdout: Java code of such a loader could block or do anything, so
  * mcalltree must never run it (URLClassLoader's own class loading does not
  * call these methods). The loader reads plug.Lam from the test classes
- * (no argument), from the directory or jar given, or ("memory") defines it
- * from bytes it was handed, without a code source.
+ * (no argument), from the directory or jar given, from the URL given
+ * ("jar:file:...!/DIR/"), or ("memory") defines it from bytes it was
+ * handed, without a code source.
  */
 public final class Spied {
     private Spied() {
@@ -54,7 +56,8 @@ public final class Spied {
                 byte[] b = Files.readAllBytes(Path.of(classes.toURI()).resolve("plug/Lam.class"));
                 c = new Spy(new URL[0]).define("plug.Lam", b);
             } else {
-                URL url = where == null ? classes : Path.of(where).toUri().toURL();
+                URL url = where == null ? classes
+                          : where.startsWith("jar:") ? URI.create(where).toURL() : Path.of(where).toUri().toURL();
                 c = new Spy(new URL[] {url}).loadClass("plug.Lam");
             }
             lam = (LongUnaryOperator) c.getDeclaredConstructor().newInstance();
