@@ -90,9 +90,14 @@ static char *url_part(JNIEnv *jni, jobject url, const char *name)
     return r;
 }
 
+/* The value of the hexadecimal digit c, or -1. */
 static int hex(char c)
 {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
 /* A malloc'd copy of the n bytes of s with %XX decoded (as the JDK decodes
@@ -116,10 +121,32 @@ static char *decode(const char *s, size_t n)
     return out;
 }
 
+static int nested_jar(const struct where *w, mct_err *e)
+{
+    return mct_err_set(e, MCT_E_UNSUPPORTED, "its code source %s is a jar inside a jar (as Spring Boot nests "
+                       "them), which mcalltree does not read", w->url);
+}
+
+/* Spring Boot's location (3.2 on) of a directory in a jar,
+ * "nested:JAR/!DIR/!/", into *w; a jar in the jar ("nested:JAR/!LIB.jar!/")
+ * is refused. 0, or -1 with e set. */
+static int nested(const char *loc, struct where *w, mct_err *e)
+{
+    const char *sep = strstr(loc, "/!"), *end = sep != NULL ? strstr(sep + 2, "!/") : NULL;
+
+    if (end == NULL || end[2] != '\0' || end == sep + 2 || end[-1] != '/')
+        return nested_jar(w, e);
+    w->jar = 1;
+    if ((w->path = decode(loc, (size_t)(sep - loc))) == NULL ||
+        (w->prefix = decode(sep + 2, (size_t)(end - sep - 2))) == NULL)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory reading its code source %s", w->url);
+    return 0;
+}
+
 /* Reads the URL's protocol and path into *w; 0, or -1 with e set. */
 static int locate(const char *protocol, const char *host, const char *path, struct where *w, mct_err *e)
 {
-    const char *rest, *bang;
+    const char *rest, *bang = strstr(path, "!/");
 
     if (strcmp(protocol, "file") == 0) {
         if (host[0] != '\0' && strcmp(host, "localhost") != 0)
@@ -131,9 +158,10 @@ static int locate(const char *protocol, const char *host, const char *path, stru
     if (strcmp(protocol, "jar") != 0)
         return mct_err_set(e, MCT_E_UNSUPPORTED, "its code source %s is a %s: URL, which mcalltree does not read "
                            "(it reads file: and jar:file: ones)", w->url, protocol);
-    if (strncmp(path, "nested:", 7) == 0 || ((bang = strstr(path, "!/")) != NULL && strstr(bang + 2, "!/")))
-        return mct_err_set(e, MCT_E_UNSUPPORTED, "its code source %s is a jar inside a jar (as Spring Boot "
-                           "nests them), which mcalltree does not read", w->url);
+    if (strncmp(path, "nested:", 7) == 0)
+        return nested(path + 7, w, e);
+    if (bang != NULL && strstr(bang + 2, "!/") != NULL)
+        return nested_jar(w, e);
     if (strncmp(path, "file:", 5) != 0 || bang == NULL)
         return mct_err_set(e, MCT_E_UNSUPPORTED, "its code source %s is not a jar:file: URL of a local jar, "
                            "which mcalltree does not read", w->url);
@@ -170,8 +198,8 @@ static int code_source(JNIEnv *jni, jclass cls, struct where *w, mct_err *e)
     else if ((url = get(jni, cs, "getLocation", "()Ljava/net/URL;")) == NULL)
         mct_err_set(e, MCT_E_UNSUPPORTED, "its code source has no location (a class defined from bytes made "
                     "in memory has none)");
-    else if ((protocol = url_part(jni, url, "getProtocol")) == NULL || (host = url_part(jni, url, "getHost")) == NULL ||
-             (path = url_part(jni, url, "getPath")) == NULL)
+    else if ((protocol = url_part(jni, url, "getProtocol")) == NULL ||
+             (host = url_part(jni, url, "getHost")) == NULL || (path = url_part(jni, url, "getPath")) == NULL)
         mct_err_set(e, MCT_E_JVMTI, "the location of its code source could not be read");
     else if (asprintf(&w->url, "%s:%s%s%s", protocol, host[0] != '\0' ? "//" : "", host, path) < 0) {
         w->url = NULL;
@@ -215,8 +243,8 @@ static int open_file(const char *path, const char *what, struct stat *st, mct_er
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
     if (fd < 0)
-        return mct_err_set(e, errno == ENOENT || errno == ENOTDIR ? MCT_E_NOTFOUND : MCT_E_IO, "%s cannot be opened (%s)",
-                           what, strerror(errno));
+        return mct_err_set(e, errno == ENOENT || errno == ENOTDIR ? MCT_E_NOTFOUND : MCT_E_IO,
+                           "%s cannot be opened (%s)", what, strerror(errno));
     if (fstat(fd, st) < 0 || !(S_ISREG(st->st_mode) || S_ISDIR(st->st_mode))) {
         close(fd);
         return mct_err_set(e, MCT_E_IO, "%s is not a file or a directory", what);

@@ -7,11 +7,13 @@
  * read is what that location holds now, not necessarily the bytes the class
  * was defined from: the caller checks them against the class the JVM has.
  *
- * Read: file: URLs (a directory, or a jar or zip file) and jar:file: URLs
- * (the jar, or a directory inside it). Refused, with the reason: a class
- * with no protection domain, code source or location (one defined from
- * bytes made in memory), other protocols, and jars inside jars (Spring
- * Boot's nested jars). */
+ * Read: file: URLs (a directory, or a jar or zip file), jar:file: URLs
+ * (the jar, or a directory inside it, as Spring Boot 2 writes BOOT-INF/
+ * classes) and jar:nested: URLs of a directory inside a jar (Spring Boot
+ * 3.2 on). Refused, with the reason: a class with no protection domain,
+ * code source or location (one defined from bytes made in memory), other
+ * protocols, and jars inside jars (the libraries of Spring Boot's fat
+ * jars). */
 #ifndef MCT_CODESOURCE_H
 #define MCT_CODESOURCE_H
 

@@ -8,9 +8,10 @@
 # was traced. And a class with a lambda in a loader of the application's
 # own (scenario spied) has its lambda planned and traced, read from its
 # code source, a directory, a jar or a directory in a jar (jar:file:...!/
-# DIR/, as Spring Boot 2 puts its classes), without ever running that loader's
-# resource lookup; defined from bytes in memory (no code source), the plan
-# says its lambdas are not followed, and why.
+# DIR/ as Spring Boot 2 writes it, jar:nested:.../!DIR/!/ as 3.2 does),
+# without ever running that loader's resource lookup; defined from bytes
+# in memory (no code source) or from a jar inside a jar, the plan says its
+# lambdas are not followed, and why.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
@@ -64,11 +65,13 @@ OUTLINE
     cp "$MCT_CLASSES/plug/Lam.class" "$MCT_TMP/in jar/BOOT-INF/classes/plug/"
     boot="$MCT_TMP/in jar/boot-$j.jar"
     "$jdk/bin/jar" cf "$boot" -C "$MCT_TMP/in jar" BOOT-INF || fail "JDK $j: jar could not build $boot"
-    for where in dir "$jar" "jar:file:${boot// /%20}!/BOOT-INF/classes/"; do
+    nested="jar:nested:${boot// /%20}/!BOOT-INF"
+    for where in dir "$jar" "jar:file:${boot// /%20}!/BOOT-INF/classes/" "define:$nested/classes/!/"; do
         if [ "$where" = dir ]; then scenario "$jdk" spied; else scenario "$jdk" spied "$where"; fi
         case $where in
         dir) what="JDK $j, plug.Lam from a directory" ;;
         jar:*) what="JDK $j, plug.Lam from a directory in a jar" ;;
+        define:*) what="JDK $j, plug.Lam from a directory in a jar (Spring Boot's nested: URL)" ;;
         *) what="JDK $j, plug.Lam from a jar" ;;
         esac
         note "$what: its lambda is followed, and none of its loader's code runs"
@@ -92,19 +95,27 @@ OUTLINE
         stop_jvm "$PID"
     done
 
-    # Defined from bytes in memory, plug.Lam has no code source: its lambda
-    # is not followed, and the plan (and -v's on stderr) says so and why.
-    scenario "$jdk" spied memory
-    note "JDK $j: plug.Lam without a code source: the plan says its lambdas are not followed"
-    trace "$j-spied-mem" --plan "$PID" plug.Lam applyAsLong 3 'plug\..*'
-    expect_rc 0 "JDK $j: --plan plug.Lam.applyAsLong without a code source"
-    ! grep -q 'lambda\$applyAsLong' "$OUT" ||
-        fail "JDK $j: --plan followed a lambda whose bootstrap methods it cannot read"
-    expect_grep 'plug\.Lam\.applyAsLong\(J\)J  -- lambdas and method references of plug\.Lam not followed: .*no location' \
-        "$OUT" "JDK $j: --plan: why the lambda is not followed"
-    trace "$j-spied-mem-v" -v -n 1 "$PID" plug.Lam applyAsLong 3 'plug\..*'
-    expect_rc 0 "JDK $j: tracing plug.Lam.applyAsLong without a code source"
-    expect_grep 'lambdas and method references of plug\.Lam not followed' "$ERR" "JDK $j: -v: why on stderr"
-    stop_jvm "$PID"
+    # Defined from bytes in memory, plug.Lam has no code source; with a jar
+    # inside a jar as its code source, it cannot be read: its lambda is not
+    # followed, and the plan (and -v's on stderr) says so and why.
+    for where in memory "define:$nested/lib/plug.jar!/"; do
+        if [ "$where" = memory ]; then
+            what="JDK $j, plug.Lam without a code source" why='has no location'
+        else
+            what="JDK $j, plug.Lam from a jar inside a jar" why='is a jar inside a jar'
+        fi
+        scenario "$jdk" spied "$where"
+        note "$what: the plan says its lambdas are not followed"
+        trace "$j-spied-unread" --plan "$PID" plug.Lam applyAsLong 3 'plug\..*'
+        expect_rc 0 "$what: --plan plug.Lam.applyAsLong"
+        ! grep -q 'lambda\$applyAsLong' "$OUT" ||
+            fail "$what: --plan followed a lambda whose bootstrap methods it cannot read"
+        expect_grep "plug\\.Lam\\.applyAsLong\\(J\\)J  -- lambdas and method references of plug\\.Lam not followed: .*$why" \
+            "$OUT" "$what: --plan: why the lambda is not followed"
+        trace "$j-spied-unread-v" -v -n 1 "$PID" plug.Lam applyAsLong 3 'plug\..*'
+        expect_rc 0 "$what: tracing plug.Lam.applyAsLong"
+        expect_grep "lambdas and method references of plug\\.Lam not followed: .*$why" "$ERR" "$what: -v: why on stderr"
+        stop_jvm "$PID"
+    done
 done
 trace_done
