@@ -29,6 +29,7 @@ struct hier_class {
     size_t n_methods;
     uint8_t *bytes;            /* the class file jcf_build made, once asked */
     size_t len;
+    char *unread;              /* why its lambdas are not followed; NULL: they are */
     hier_class *same_name;     /* the next class of this name (another loader) */
 };
 
@@ -190,6 +191,7 @@ void hj_free(hj *h)
         free(c->ifaces);
         free(c->subs);
         free(c->bytes);
+        free(c->unread);
         free(c->name);
     }
     free(h->classes);
@@ -398,11 +400,23 @@ static int op_bytes(void *ctx, hier_class *c, const uint8_t **data, size_t *len,
 {
     hj *h = ctx;
 
-    if (c->bytes == NULL && jcf_build(h->jni, c->cls, c->name, &c->bytes, &c->len, err) < 0)
+    if (c->bytes == NULL && jcf_build(h->jni, c->cls, c->name, &c->bytes, &c->len, &c->unread, err) < 0)
         return -1;
     *data = c->bytes;
     *len = c->len;
     return 0;
+}
+
+static const char *op_unread(void *ctx, hier_class *c)
+{
+    return c->unread;
+}
+
+static hier_class *op_nth(void *ctx, size_t i)
+{
+    hj *h = ctx;
+
+    return i < h->n ? &h->classes[i] : NULL;
 }
 
 int hj_declares(hier_class *c, const char *name, const char *desc)
@@ -432,4 +446,6 @@ const hier_ops hj_ops = {
     .subtypes = op_subtypes,
     .methods = op_methods,
     .bytes = op_bytes,
+    .unread = op_unread,
+    .nth = op_nth,
 };

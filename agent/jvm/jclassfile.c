@@ -193,6 +193,7 @@ struct build {
     int code_name, bsm_name;
     uint8_t *bsm;              /* the BootstrapMethods' info, malloc'd */
     size_t bsm_len;
+    char *unread;              /* why they are not known, malloc'd; NULL: known */
 };
 
 static void deallocate(jvmtiEnv *jvmti, void *p)
@@ -305,9 +306,10 @@ static int methods(struct build *b, mct_err *err)
 
 /* The BootstrapMethods of the class file the class was loaded from, when
  * its pool is the start of the JVM's (a class redefined since has the
- * entries of its new versions appended); else none. The pool's Dynamic and
- * InvokeDynamic entries that no bootstrap method is known for are made
- * member references, which the planner follows no lambda through. */
+ * entries of its new versions appended); else none, and b->unread says
+ * why. The pool's Dynamic and InvokeDynamic entries that no bootstrap
+ * method is known for are made member references, which the planner
+ * follows no lambda through. */
 static int bootstraps(struct build *b, mct_err *err)
 {
     struct pool *p = &b->p;
@@ -337,8 +339,17 @@ static int bootstraps(struct build *b, mct_err *err)
             b->bsm_len = a->len;
             n_bsm = cf->n_bootstrap;
         } else {
+            const char *reason = file == NULL || cf == NULL ? why.msg
+                                 : "the class file found is not the one loaded (changed since, or "
+                                   "transformed as it loaded)";
+
             vm_debug("planning: the bootstrap methods of %s are not known (%s): its lambdas are not followed",
-                     p->cls, file == NULL || cf == NULL ? why.msg : "its class file is not the one loaded");
+                     p->cls, reason);
+            if ((b->unread = strdup(reason)) == NULL) {
+                cf_free(cf);
+                free(file);
+                return mct_err_set(err, MCT_E_NOMEM, "out of memory reading %s", p->cls);
+            }
         }
         cf_free(cf);
         free(file);
@@ -404,7 +415,7 @@ static void write_class(struct build *b, mct_buf *out)
     }
 }
 
-int jcf_build(JNIEnv *jni, jclass k, const char *name, uint8_t **data, size_t *len, mct_err *err)
+int jcf_build(JNIEnv *jni, jclass k, const char *name, uint8_t **data, size_t *len, char **unread, mct_err *err)
 {
     struct build b = {.jni = jni, .jvmti = vm_jvmti(), .k = k, .p = {.cls = name}, .super_class = -1};
     unsigned char *cp = NULL;
@@ -417,6 +428,7 @@ int jcf_build(JNIEnv *jni, jclass k, const char *name, uint8_t **data, size_t *l
     buf_init(&out);
     *data = NULL;
     *len = 0;
+    *unread = NULL;
     if ((e = (*b.jvmti)->GetClassVersionNumbers(b.jvmti, k, &b.minor, &b.major)) != JVMTI_ERROR_NONE)
         jvmti_failed(&b, "GetClassVersionNumbers", e, err);
     else if ((e = (*b.jvmti)->GetClassModifiers(b.jvmti, k, &b.mods)) != JVMTI_ERROR_NONE)
@@ -436,9 +448,11 @@ int jcf_build(JNIEnv *jni, jclass k, const char *name, uint8_t **data, size_t *l
         if (pool_index(&b.p, err) == 0 && supertypes(&b, err) == 0 && methods(&b, err) == 0 &&
             bootstraps(&b, err) == 0) {
             write_class(&b, &out);
-            if ((*data = buf_steal(&out, len)) != NULL)
+            if ((*data = buf_steal(&out, len)) != NULL) {
                 rc = 0;
-            else
+                *unread = b.unread;
+                b.unread = NULL;
+            } else
                 mct_err_set(err, MCT_E_NOMEM, "out of memory writing the class file of %s", name);
         }
     }
@@ -448,6 +462,7 @@ int jcf_build(JNIEnv *jni, jclass k, const char *name, uint8_t **data, size_t *l
     free(b.methods);
     free(b.ifaces);
     free(b.bsm);
+    free(b.unread);
     free(b.p.bytes);
     free(b.p.off);
     free(b.p.tag);

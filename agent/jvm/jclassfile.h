@@ -10,14 +10,15 @@
  * missing), and every method of GetClassMethods with its modifiers and,
  * when it has code, a Code attribute: max_locals and the code of
  * GetBytecodes. The BootstrapMethods attribute, which JVMTI does not
- * expose, comes from the resource of the class's name that its loader
- * finds now (vm_read_class_file; built-in loaders only) when that file's
- * constant pool is the start of the JVM's; when it is not (another agent
- * transformed the class as it loaded, or there is no such file), or the
- * loader is another one (its Java code could block or do anything), the
- * pool's Dynamic and InvokeDynamic entries become Fieldref and Methodref
- * entries of the class itself: the planner then follows no lambda of that
- * class.
+ * expose, comes from the class file read now (vm_read_class_file: the
+ * resource its loader finds for one of the JDK's loaders, the file at its
+ * code source for any other, whose Java code could block or do anything)
+ * when that file's constant pool is the start of the JVM's; when it is not
+ * (another agent transformed the class as it loaded, the file changed), or
+ * no file could be read (no code source, a jar inside a jar), the pool's
+ * Dynamic and InvokeDynamic entries become Fieldref and Methodref entries
+ * of the class itself: the planner then follows no lambda of that class,
+ * and jcf_build says why.
  *
  * What it lacks: fields, max_stack (0), exception tables, StackMapTable
  * and every other attribute. The planner reads none of them, only the call
@@ -36,9 +37,13 @@
 
 /* Builds the class file of the loaded, prepared class k, whose internal
  * name is name (jni is the caller's; the JDK's Java code may run to read
- * the class's resource, see vm_read_class_file). *data receives malloc'd bytes the caller
- * frees, *len their length. 0, or -1 with err set: MCT_E_JVMTI naming the
- * call and its error, MCT_E_TOOBIG, MCT_E_NOMEM. */
-int jcf_build(JNIEnv *jni, jclass k, const char *name, uint8_t **data, size_t *len, mct_err *err);
+ * the class's resource, see vm_read_class_file). *data receives malloc'd
+ * bytes the caller frees, *len their length, *unread NULL, or when the
+ * class has lambdas or method references whose bootstrap methods could not
+ * be read, why (a malloc'd sentence the caller frees). 0, or -1 with err
+ * set: MCT_E_JVMTI naming the call and its error, MCT_E_TOOBIG,
+ * MCT_E_NOMEM. */
+int jcf_build(JNIEnv *jni, jclass k, const char *name, uint8_t **data, size_t *len, char **unread,
+              mct_err *err);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "codesource.h"
 #include "mutf8.h"
 #include "options.h"
 #include "proto.h"
@@ -411,7 +412,10 @@ static const char *const builtin_loaders[] = {
     "sun/misc/Launcher$AppClassLoader", "sun/misc/Launcher$ExtClassLoader",
 };
 
-int vm_builtin_loader(JNIEnv *jni, jclass cls, mct_err *e)
+/* Whether cls was defined by a built-in loader (boot, platform or
+ * extension, application), whose resource lookup is the JDK's own code:
+ * 1, else 0; -1 with e set when JNI or JVMTI failed. */
+static int builtin_loader(JNIEnv *jni, jclass cls, mct_err *e)
 {
     jobject loader = NULL, its_loader = NULL;
     jclass lk = NULL;
@@ -429,9 +433,6 @@ int vm_builtin_loader(JNIEnv *jni, jclass cls, mct_err *e)
         /* A class of that name defined by another loader is not the JDK's. */
         for (size_t i = 0; its_loader == NULL && i < sizeof builtin_loaders / sizeof *builtin_loaders; i++)
             rc |= strcmp(name, builtin_loaders[i]) == 0;
-        if (rc == 0)
-            mct_err_set(e, MCT_E_UNSUPPORTED, "its class loader (%s) is not one of the JDK's built-in loaders, "
-                        "whose code alone mcalltree runs to read a class file", name);
     }
     free(name);
     if (its_loader != NULL)
@@ -445,6 +446,7 @@ int vm_builtin_loader(JNIEnv *jni, jclass cls, mct_err *e)
 uint8_t *vm_read_class_file(JNIEnv *jni, jclass cls, const char *name, size_t *len, mct_err *e)
 {
     char path[1024];
+    int builtin = builtin_loader(jni, cls, e);
     jclass k = NULL, is_class = NULL;
     jmethodID get = NULL, read_all = NULL;
     jstring res = NULL;
@@ -454,8 +456,10 @@ uint8_t *vm_read_class_file(JNIEnv *jni, jclass cls, const char *name, size_t *l
     int n_path;
 
     /* Another loader's Java code could block this thread without limit,
-     * or do anything else. */
-    if (vm_builtin_loader(jni, cls, e) != 1)
+     * or do anything else: its classes are read from their code source. */
+    if (builtin == 0)
+        return cs_read_class(jni, cls, name, len, e);
+    if (builtin < 0)
         return NULL;
     n_path = snprintf(path, sizeof path, "/%s.class", name);
     if (n_path < 0 || (size_t)n_path >= sizeof path) {

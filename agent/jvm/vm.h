@@ -156,19 +156,16 @@ struct vm_retransform_ops {
 int vm_retransform(JNIEnv *jni, jclass *classes, size_t n, const struct vm_retransform_ops *ops, void *arg,
                    mct_err *e);
 
-/* Whether cls was defined by a built-in loader (boot, platform or
- * extension, application), whose resource lookup is the JDK's own code:
- * 1; 0 with e saying which loader it is; -1 with e set when JNI or JVMTI
- * failed. The reference stays the caller's. */
-int vm_builtin_loader(JNIEnv *jni, jclass cls, mct_err *e);
-
-/* The resource /name.class that the loader of the class cls (internal
- * name name) finds now, read with Class.getResourceAsStream (the JDK's
- * Java code runs on the caller's thread; only for a built-in loader, see
- * vm_builtin_loader): malloc'd bytes the caller frees, *len their length;
- * NULL with e saying why (another loader, no such resource, a name too
- * long, out of memory). Not necessarily the bytes the class was defined
- * from. Any exception is cleared. */
+/* The class file of the class cls (internal name name), read without
+ * running any code of its loader: for the JDK's built-in loaders (boot,
+ * platform or extension, application), the resource /name.class that the
+ * loader finds now, read with Class.getResourceAsStream (the JDK's Java code
+ * runs on the caller's thread); for any other loader, the file at the
+ * class's code source (codesource.h, no Java code runs). Malloc'd bytes the
+ * caller frees, *len their length; NULL with e saying why (no such
+ * resource or file, a code source that cannot be read, a name too long, out
+ * of memory). Not necessarily the bytes the class was defined from. Any
+ * exception is cleared. */
 uint8_t *vm_read_class_file(JNIEnv *jni, jclass cls, const char *name, size_t *len, mct_err *e);
 
 /* The binary name ("java.lang.IllegalStateException") of class k into buf

@@ -50,6 +50,15 @@ typedef struct hier_ops {
      * reconstitutes it, see jclassfile.h). Reading it must not change the
      * class. Returns 0, or -1 with err set. */
     int (*bytes)(void *ctx, hier_class *c, const uint8_t **data, size_t *len, mct_err *err);
+    /* After bytes() gave c's class file: NULL when its lambdas and method
+     * references can be followed (or it has none), else why their bootstrap
+     * methods could not be read (a sentence such as "its code source ... is
+     * a jar inside a jar ..."). May be NULL itself: every class file is
+     * whole. */
+    const char *(*unread)(void *ctx, hier_class *c);
+    /* The loaded classes one by one, in no order: the i-th (from 0), NULL
+     * past the last (for the refusal's suggestions of a class not loaded). */
+    hier_class *(*nth)(void *ctx, size_t i);
 } hier_ops;
 
 #endif

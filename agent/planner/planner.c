@@ -484,20 +484,22 @@ static void callee(struct ctx *x, struct cls *from, int level, const char *owner
     }
 }
 
-/* The implementation method handle of a LambdaMetafactory call site. */
-static void lambda(struct ctx *x, struct cls *from, int level, uint16_t index)
+/* The implementation method handle of a LambdaMetafactory call site; 0, or
+ * -1 when the site's bootstrap method is not known (see hier_ops.unread). */
+static int lambda(struct ctx *x, struct cls *from, int level, uint16_t index)
 {
     const cf_bootstrap *bsm;
     const char *iname, *idesc;
     uint8_t kind;
     cf_ref bref, ref;
 
-    if (cf_invoke_dynamic(from->cf, index, &bsm, &iname, &idesc) < 0 ||
-        cf_method_handle(from->cf, bsm->method, &kind, &bref) < 0 || bref.tag == CF_FIELDREF ||
+    if (cf_invoke_dynamic(from->cf, index, &bsm, &iname, &idesc) < 0)
+        return -1;
+    if (cf_method_handle(from->cf, bsm->method, &kind, &bref) < 0 || bref.tag == CF_FIELDREF ||
         strcmp(bref.owner, LMF) != 0 ||
         (strcmp(bref.name, "metafactory") != 0 && strcmp(bref.name, "altMetafactory") != 0) ||
         bsm->n_args < 2 || cf_method_handle(from->cf, bsm->args[1], &kind, &ref) < 0)
-        return;
+        return 0;
     switch (kind) {
     case CF_REF_INVOKE_STATIC:
     case CF_REF_INVOKE_SPECIAL:
@@ -511,6 +513,32 @@ static void lambda(struct ctx *x, struct cls *from, int level, uint16_t index)
     default:
         break;
     }
+    return 0;
+}
+
+/* plan_build: notes on plan entry i, a method of class c with a call site
+ * whose bootstrap method is not known, that the lambdas and method
+ * references of c are not followed, and why (the hierarchy's words). A
+ * later plan_extend leaves its entries as they are: the plan was sent. */
+static void note_unread(struct ctx *x, size_t i, struct cls *c)
+{
+    plan_method *pm = pl_pm_at(x->p, i);
+    const char *why = x->ops->unread != NULL ? x->ops->unread(x->hc, c->h) : NULL;
+    char name[1024], text[2048], *note;
+    size_t n;
+
+    if (why == NULL || x->extend)
+        return;
+    mutf8_binary_copy(c->name, name, sizeof name);
+    snprintf(text, sizeof text, "%s%slambdas and method references of %s not followed: %s",
+             pm->reason != NULL ? pm->reason : "", pm->reason != NULL ? "; " : "", name, why);
+    n = strlen(text) + 1;
+    if ((note = kit_arena_alloc(&x->p->arena, n)) == NULL) {
+        pl_oom(x);
+        return;
+    }
+    memcpy(note, text, n);
+    pm->reason = note;
 }
 
 void pl_scan(struct ctx *x, size_t i)
@@ -521,6 +549,7 @@ void pl_scan(struct ctx *x, size_t i)
     const cf_member *m;
     const cf_code *code;
     uint32_t pc = 0;
+    int unread = 0;
 
     if (c->cf == NULL || (m = cf_find_method(c->cf, hm->name, hm->desc)) == NULL || m->code == NULL)
         return;
@@ -544,13 +573,16 @@ void pl_scan(struct ctx *x, size_t i)
                        in.op == BC_INVOKEVIRTUAL || in.op == BC_INVOKEINTERFACE);
             break;
         case BC_INVOKEDYNAMIC:
-            lambda(x, c, level, in.index);
+            if (lambda(x, c, level, in.index) < 0)
+                unread = 1;
             break;
         default:
             break;
         }
         pc += in.len;
     }
+    if (unread)
+        note_unread(x, i, c);
 }
 
 /* plan_extend holds the plan's lock except while the hierarchy reads class
@@ -787,10 +819,46 @@ overloads_done:
     mct_err_set(x->err, MCT_E_NO_METHOD, "%s", m.s);
 }
 
-/* Fills err with MCT_E_NO_CLASS, suggesting Outer$Inner for Outer.Inner. */
+/* Adds "; did you mean A, B or C?" naming up to MSG_NEAR loaded classes
+ * whose simple name (after the package) is simple. */
+static void suggest_same_simple(struct ctx *x, struct msg *m, const char *simple)
+{
+    const char *near[MSG_NEAR];
+    size_t n = 0, i, k, more = 0;
+    hier_class *h;
+
+    for (i = 0; (h = x->ops->nth(x->hc, i)) != NULL; i++) {
+        const char *name = x->ops->name(x->hc, h), *slash = strrchr(name, '/');
+        int seen = 0;
+
+        if (slash == NULL || strcmp(slash + 1, simple) != 0)
+            continue;
+        for (k = 0; k < n && !seen; k++)
+            seen = strcmp(near[k], name) == 0;
+        if (seen)
+            continue;
+        if (n == MSG_NEAR)
+            more++;
+        else
+            near[n++] = name;
+    }
+    for (k = 0; k < n; k++) {
+        msg_add(m, "%s", k == 0 ? "; did you mean " : k + 1 < n || more != 0 ? ", " : " or ");
+        msg_class(m, near[k]);
+    }
+    if (more != 0)
+        msg_add(m, " or one of %zu more", more);
+    if (n != 0)
+        msg_add(m, "?");
+}
+
+/* Fills err with MCT_E_NO_CLASS, suggesting Outer$Inner for Outer.Inner,
+ * else loaded classes of the same simple name in other packages. */
 static void no_class(struct ctx *x, char *iname, int unlinked)
 {
     struct msg m = {.n = 0};
+    const char *slash = strrchr(iname, '/');
+    const char *simple = slash != NULL ? slash + 1 : iname;
     size_t i;
 
     m.s[0] = '\0';
@@ -812,9 +880,12 @@ static void no_class(struct ctx *x, char *iname, int unlinked)
             msg_add(&m, "; did you mean ");
             msg_class(&m, iname);
             msg_add(&m, "?");
-            break;
+            mct_err_set(x->err, MCT_E_NO_CLASS, "%s", m.s);
+            return;
         }
     }
+    /* iname's slashes are dollars now; simple, after the last, is as it was. */
+    suggest_same_simple(x, &m, simple);
     mct_err_set(x->err, MCT_E_NO_CLASS, "%s", m.s);
 }
 

@@ -34,8 +34,10 @@
  * named", "entry method, a default method inherited from an interface:
  * traced only when ..." (the same), "entry method, a static method
  * inherited from a superclass: every call is traced, whatever class it is
- * called through", "entry method, an implementation of the one named"; and
- * "class file could not be read" and "the regex gave up on this name (too
+ * called through", "entry method, an implementation of the one named",
+ * "lambdas and method references of C not followed: WHY" (the hierarchy
+ * could not read C's bootstrap methods, hier_ops.unread; appended to
+ * another note); and "class file could not be read" and "the regex gave up on this name (too
  * much backtracking)" (plan_extend only, see below).
  *
  * Bounds (plan_build): the regex may take MATCH_NAME_WORK steps on one
@@ -115,7 +117,8 @@ typedef struct plan_method {
     int level;                /* 1 = entry method */
     int status;               /* enum plan_status */
     int root;                 /* 0, or an entry method: enum plan_root */
-    const char *reason;       /* PLAN_EXCLUDED (and notes): static text */
+    const char *reason;       /* PLAN_EXCLUDED (and notes): static text, or
+                                 owned by the plan */
 } plan_method;
 
 typedef struct plan plan;

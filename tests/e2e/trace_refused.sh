@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Requests the target refuses, on every test JDK: exit status 3, nothing on
 # stdout, a message naming what was wrong — a class not loaded yet
-# (tgt.LateHelper before the flag of scenario late) or that does not exist,
+# (tgt.LateHelper before the flag of scenario late) or that does not exist
+# (named without its package: the loaded classes of that simple name are
+# suggested),
 # a method not found (by name: its methods listed; by descriptor: the
 # descriptors of that name listed), an invalid regex, nothing instrumentable
 # (a JDK method without --include-jdk). After them the JVM is alive, has no
@@ -29,6 +31,8 @@ for jdk in $MCT_TEST_JDKS; do
         "$PID" tgt.LateHelper help 2 'tgt\..*'
     refused "$j-noclass" 'tgt\.Nope.*not loaded' "a class that does not exist" \
         "$PID" tgt.Nope run 2 'tgt\..*'
+    refused "$j-simplename" 'class Late is not loaded.*; did you mean tgt\.Late\?' \
+        "a class named without its package" "$PID" Late run 2 'tgt\..*'
     refused "$j-nomethod" 'tgt\.Late has no method nope.*run' "a method not found" \
         "$PID" tgt.Late nope 2 'tgt\..*'
     refused "$j-nodesc" 'run\(I\)J.*\(Z\)J' "a descriptor not found" \

@@ -581,6 +581,13 @@ static int op_bytes(void *ctx, hier_class *c, const uint8_t **data, size_t *len,
     return 0;
 }
 
+static hier_class *op_nth(void *ctx, size_t i)
+{
+    hier_dir *d = ctx;
+
+    return i < d->n ? d->cls[i] : NULL;
+}
+
 const hier_ops hier_dir_ops = {
     .find = op_find,
     .name = op_name,
@@ -590,4 +597,5 @@ const hier_ops hier_dir_ops = {
     .subtypes = op_subtypes,
     .methods = op_methods,
     .bytes = op_bytes,
+    .nth = op_nth,
 };

@@ -676,6 +676,11 @@ static void test_errors(void)
                  "classes load on first use", "did you mean planfx.shop.Cart$Line?", NULL);
     r.class_name = "planfx.shop.Nope";
     expect_error(__LINE__, h, &r, MCT_E_NO_CLASS, "planfx.shop.Nope is not loaded", NULL);
+    r.class_name = "Cart";
+    expect_error(__LINE__, h, &r, MCT_E_NO_CLASS, "class Cart is not loaded", "; did you mean planfx.shop.Cart?",
+                 NULL);
+    r.class_name = "planfx.util.Cart";
+    expect_error(__LINE__, h, &r, MCT_E_NO_CLASS, "; did you mean planfx.shop.Cart?", NULL);
     r.class_name = "planfx.shop.Cart";
     r.method = "totl";
     expect_error(__LINE__, h, &r, MCT_E_NO_METHOD, "planfx.shop.Cart has no method totl",

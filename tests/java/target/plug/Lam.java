@@ -5,7 +5,8 @@ import java.util.function.LongUnaryOperator;
 /**
  * A plugin with a lambda, defined by tgt.Spied's class loader: planning a
  * class with a lambda reads its class file's bootstrap methods, which
- * mcalltree does only through the JDK's built-in loaders.
+ * mcalltree reads from the class's code source for a loader other than the
+ * JDK's, without running that loader's code.
  */
 public final class Lam implements LongUnaryOperator {
     @Override

@@ -16,7 +16,8 @@ import java.nio.file.StandardCopyOption;
  * "reload DIR [T]" loads plug.Impl anew on T threads (default 2) back to
  * back (see reload); "overlap N" keeps N threads (and N virtual ones)
  * inside the entry method at once (default 24); "counted DIR" calls
- * Counted.run and Counted.nest as often as DIR/go says (see counted).
+ * Counted.run and Counted.nest as often as DIR/go says (see counted);
+ * "spied [WHERE]" reads plug.Lam from WHERE (see Spied).
  */
 public final class Main {
     private Main() {
@@ -246,7 +247,7 @@ public final class Main {
             case "agg":
                 return () -> sink += Agg.run();
             case "spied":
-                Spied.init();
+                Spied.init(arg);
                 return () -> sink += Spied.run();
 
             default:
