@@ -71,11 +71,11 @@ static void test_sample(void)
     mct_err e;
 
     CHECK_INT(opts_parse("trace=a.B.run,out=x", &o, &e), 0);
-    CHECK(o.trace.sample == 0);
+    CHECK(o.trace.req.sample == -1);
     CHECK_INT(opts_parse("trace=a.B.run,out=x,sample=100", &o, &e), 0);
-    CHECK(o.trace.sample == 100);
+    CHECK(o.trace.req.sample == 100);
     CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,sample=1", &o, &e), 0);
-    CHECK(o.trace.sample == 1);
+    CHECK(o.trace.req.sample == 1);
     CHECK_INT(opts_parse("trace=a.B.run,out=x,sample=0", &o, &e), -1);
     CHECK_STR(e.msg, "option 'sample': give an integer from 1 (every call) to 1000000000, not '0'");
     CHECK_INT(opts_parse("trace=a.B.run,out=x,sample=x", &o, &e), -1);
@@ -87,21 +87,21 @@ static void test_aggregate(void)
     mct_err e;
 
     CHECK_INT(opts_parse("trace=a.B.run,out=x", &o, &e), 0);
-    CHECK_INT(o.trace.aggregate, 0);
-    CHECK(o.trace.interval_ms == 0);
-    CHECK(o.trace.slowest == -1);
+    CHECK_INT(o.trace.req.aggregate, 0);
+    CHECK(o.trace.req.interval_ms == -1);
+    CHECK(o.trace.req.slowest == -1);
     CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate", &o, &e), 0);
-    CHECK_INT(o.trace.aggregate, 1);
-    CHECK(o.trace.interval_ms == 0);
-    CHECK(o.trace.slowest == -1);
+    CHECK_INT(o.trace.req.aggregate, 1);
+    CHECK(o.trace.req.interval_ms == -1);
+    CHECK(o.trace.req.slowest == -1);
     CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,interval=2.5,slowest=7", &o, &e), 0);
-    CHECK(o.trace.interval_ms == 2500);
-    CHECK(o.trace.slowest == 7);
+    CHECK(o.trace.req.interval_ms == 2500);
+    CHECK(o.trace.req.slowest == 7);
     CHECK_INT(opts_parse("trace=a.B.run,out=x,interval=0.001,slowest=0,aggregate", &o, &e), 0);
-    CHECK(o.trace.interval_ms == 1);
-    CHECK(o.trace.slowest == 0);
+    CHECK(o.trace.req.interval_ms == 1);
+    CHECK(o.trace.req.slowest == 0);
     CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,slowest=1000", &o, &e), 0);
-    CHECK(o.trace.slowest == 1000);
+    CHECK(o.trace.req.slowest == 1000);
 
     CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,slowest=1001", &o, &e), -1);
     CHECK_STR(e.msg, "option 'slowest': give an integer from 0 to 1000, not '1001'");
@@ -124,7 +124,7 @@ static void test_aggregate(void)
     CHECK_STR(e.msg, "option 'include-warmup' needs aggregate or a gate (fail-over-ms, max-calls, budget): "
                      "calls are written either way");
     CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,include-warmup", &o, &e), 0);
-    CHECK_INT(o.trace.include_warmup, 1);
+    CHECK_INT(o.trace.req.include_warmup, 1);
     CHECK_INT(opts_parse("trace=a.B.run,out=x,fail-over-ms=5,include-warmup", &o, &e), 0);
     CHECK_INT(opts_parse("include-warmup", &o, &e), -1);
     CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,min-ms=1", &o, &e), -1);
@@ -141,26 +141,26 @@ static void test_trace(void)
     mct_err e;
 
     CHECK_INT(opts_parse("trace=com.shop.Cart$Line.total,out=/tmp/{pid}.ndjson", &o, &e), 0);
-    CHECK_STR(o.trace.cls, "com.shop.Cart$Line");
-    CHECK_STR(o.trace.method, "total");
-    CHECK_STR(o.trace.desc, "");
-    CHECK_INT(o.trace.depth, OPTS_TRACE_DEPTH);
-    CHECK_STR(o.trace.regex, OPTS_TRACE_REGEX);
-    CHECK_STR(o.trace.out, "/tmp/{pid}.ndjson");
+    CHECK_STR(o.trace.req.cls, "com.shop.Cart$Line");
+    CHECK_STR(o.trace.req.method, "total");
+    CHECK_STR(req_desc(&o.trace.req), "");
+    CHECK_INT(o.trace.req.depth, req_fields[REQ_ROW_depth].def);
+    CHECK_STR(o.trace.req.regex, REQ_DEFAULT_REGEX);
+    CHECK_STR(o.trace.req.out, "/tmp/{pid}.ndjson");
     CHECK_INT(opts_parse("trace=a.B.get(IJ)V,depth=64,regex=a%5C.(B%7CC)%2C?,out=f%20g,include-jdk,"
                          "min-ms=1.5,count=7,verbose", &o, &e), 0);
-    CHECK_STR(o.trace.cls, "a.B");
-    CHECK_STR(o.trace.method, "get");
-    CHECK_STR(o.trace.desc, "(IJ)V");
-    CHECK_INT(o.trace.depth, 64);
-    CHECK_STR(o.trace.regex, "a\\.(B|C),?");
-    CHECK_STR(o.trace.out, "f g");
-    CHECK_INT(o.trace.include_jdk, 1);
-    CHECK(o.trace.min_ns == 1500000);
-    CHECK(o.trace.count == 7);
+    CHECK_STR(o.trace.req.cls, "a.B");
+    CHECK_STR(o.trace.req.method, "get");
+    CHECK_STR(req_desc(&o.trace.req), "(IJ)V");
+    CHECK_INT(o.trace.req.depth, 64);
+    CHECK_STR(o.trace.req.regex, "a\\.(B|C),?");
+    CHECK_STR(o.trace.req.out, "f g");
+    CHECK_INT(o.trace.req.include_jdk, 1);
+    CHECK(o.trace.req.min_ns == 1500000);
+    CHECK(o.trace.req.count == 7);
     CHECK_INT(o.verbose, 1);
     CHECK_INT(opts_parse("trace=a.B.get(Ljava/lang/String%3B)V,out=x", &o, &e), 0);
-    CHECK_STR(o.trace.desc, "(Ljava/lang/String;)V");
+    CHECK_STR(req_desc(&o.trace.req), "(Ljava/lang/String;)V");
     CHECK_INT(opts_parse("rewrite-all=x%25y", &o, &e), 0);
     CHECK_STR(o.rewrite_all, "x%y");
 
@@ -196,34 +196,34 @@ static void test_trace(void)
 static void test_gates(void)
 {
     struct agent_opts o, copy;
-    struct opts_gates g;
+    struct gates g;
     mct_err e;
 
     CHECK_INT(opts_parse("trace=a.B.run,out=x", &o, &e), 0);
-    CHECK_INT(opts_gates(&o.trace, &g, &e), 0);
+    CHECK_INT(opts_gates(&o.trace, &g), 0);
     CHECK_INT(opts_parse("trace=a.B.run,out=x,max-calls=a.R.find=3,max-calls=a.R.get(Ljava/lang/String%3B)J=0,"
                          "budget=a.R.find:p99=2.5,percentile=90,fail-over-ms=10", &o, &e), 0);
-    CHECK_INT((int)o.trace.n_max_calls, 2);
-    CHECK_INT((int)o.trace.n_budgets, 1);
-    copy = o;   /* the specs are made from a copy, as the agent keeps one */
+    CHECK_INT((int)o.trace.req.max_calls.n, 2);
+    CHECK_INT((int)o.trace.req.budgets.n, 1);
+    opts_trace_copy(&copy.trace, &o.trace); /* the specs are made from a copy, as the agent keeps one */
     memset(&o, 0, sizeof o);
-    CHECK_INT(opts_gates(&copy.trace, &g, &e), 1);
-    CHECK_INT((int)g.gates.n_max_calls, 2);
-    CHECK_STR(g.gates.max_calls[0].arg, "a.R.find=3");
-    CHECK(g.gates.max_calls[0].n == 3);
-    CHECK_STR(g.gates.max_calls[1].arg, "a.R.get(Ljava/lang/String;)J=0");
-    CHECK_INT((int)g.gates.max_calls[1].name.desc_len, 21);
-    CHECK_INT((int)g.gates.n_budgets, 1);
-    CHECK_INT(g.gates.budgets[0].stat, GATES_STAT_P99);
-    CHECK(g.gates.budgets[0].ms == 2.5);
-    CHECK(g.gates.percentile == 90 && g.gates.fail_over_ms == 10);
-    CHECK_STR(g.gates.prefix, "");
-    CHECK_STR(g.gates.class_name, "a.B");
-    CHECK_STR(g.gates.method, "run");
+    CHECK_INT(opts_gates(&copy.trace, &g), 1);
+    CHECK_INT((int)g.n_max_calls, 2);
+    CHECK_STR(g.max_calls[0].arg, "a.R.find=3");
+    CHECK(g.max_calls[0].n == 3);
+    CHECK_STR(g.max_calls[1].arg, "a.R.get(Ljava/lang/String;)J=0");
+    CHECK_INT((int)g.max_calls[1].name.desc_len, 21);
+    CHECK_INT((int)g.n_budgets, 1);
+    CHECK_INT(g.budgets[0].stat, GATES_STAT_P99);
+    CHECK(g.budgets[0].ms == 2.5);
+    CHECK(g.percentile == 90 && g.fail_over_ms == 10);
+    CHECK_STR(g.prefix, "");
+    CHECK_STR(g.class_name, "a.B");
+    CHECK_STR(g.method, "run");
     /* fail-over-ms alone judges every call: the 100th percentile. */
     CHECK_INT(opts_parse("trace=a.B.run,out=x,fail-over-ms=5", &o, &e), 0);
-    CHECK_INT(opts_gates(&o.trace, &g, &e), 1);
-    CHECK(g.gates.percentile == 100 && g.gates.fail_over_ms == 5);
+    CHECK_INT(opts_gates(&o.trace, &g), 1);
+    CHECK(g.percentile == 100 && g.fail_over_ms == 5);
 
     CHECK_INT(opts_parse("trace=a.B.run,out=x,max-calls=a.R.find", &o, &e), -1);
     CHECK_STR(e.msg, "option 'max-calls': max-calls takes CLASS.METHOD=N (com.shop.Repo.find=1), got 'a.R.find'");
