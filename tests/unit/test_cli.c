@@ -120,6 +120,11 @@ static void test_errors(void)
     USAGE_ERROR("missing arguments: <pid> <class>", "-v");
     USAGE_ERROR("missing arguments: <method> <depth> <regex>", "1", "a.B");
     USAGE_ERROR("missing argument: <regex>", "1", "a.B", "m", "3");
+    /* One argument short and the first not a number: the pid was forgotten. */
+    USAGE_ERROR("missing argument: <pid> ('a.B' is not a pid); usage: mcalltree [OPTIONS] <pid> <class> "
+                "<method> <depth> <regex>", "a.B", "m", "3", "x");
+    USAGE_ERROR("missing argument: <pid> ('com.shop.Cart' is not a pid)", "-n", "2", "com.shop.Cart", "total",
+                "2", ".*");
     USAGE_ERROR("too many arguments, starting at 'extra'", "1", "a.B", "m", "3", "x", "extra");
     USAGE_ERROR("pid must be a positive integer, got 'abc'", "abc", "a.B", "m", "3", "x");
     USAGE_ERROR("pid must be a positive integer, got '0'", "0", "a.B", "m", "3", "x");
