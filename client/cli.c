@@ -423,61 +423,24 @@ static int parse_wrap(int n, char **pos, unsigned given, struct cli *c, mct_err 
     return parse_positionals(n, pos, 1, c, e);
 }
 
-/* The options that go with --aggregate, or not. */
-static int check_aggregate(const struct cli *c, mct_err *e)
-{
-    const struct mct_request *r = &c->req;
-
-    if (!r->aggregate) {
-        if (req_given(r, REQ_ROW_interval_ms))
-            return mct_err_set(e, MCT_E_ARG, "--interval needs --aggregate (it says how often a summary "
-                               "is written)");
-        if (req_given(r, REQ_ROW_slowest))
-            return mct_err_set(e, MCT_E_ARG, "--slowest needs --aggregate (it keeps slow calls in the "
-                               "summaries)");
-        return 0;
-    }
-    if (c->format == CLI_FORMAT_CHROME)
-        return mct_err_set(e, MCT_E_ARG, "-f chrome cannot be used with --aggregate: the chrome format "
-                           "shows single calls, not summaries (use -f json, tree or folded)");
-    if (req_given(r, REQ_ROW_min_ns))
-        return mct_err_set(e, MCT_E_ARG, "--min-ms cannot be used with --aggregate: a summary covers "
-                           "every call (its p50/p90/p99 and --slowest show the slow ones)");
-    if (req_given(r, REQ_ROW_plan_only))
-        return mct_err_set(e, MCT_E_ARG, "--plan cannot be used with --aggregate: --plan traces nothing");
-    /* The agent's summary carries these percentiles of a duration, no other. */
-    if (r->percentile != 0 && !gates_percentile_in_summary(r->percentile))
-        return mct_err_set(e, MCT_E_ARG, "--percentile %g cannot be used with --aggregate: a summary "
-                           "carries p50, p90, p99 and the maximum (use 50, 90, 99 or 100, or trace "
-                           "without --aggregate)", r->percentile);
-    return 0;
-}
-
-/* The options of a trace (attached or wrapped) that go together, or not. */
+/* The options of a trace (attached or wrapped) that go together, or not:
+ * the request's (req_check), then the command line's own. */
 static int check_together(const struct cli *c, mct_err *e)
 {
     const struct mct_request *r = &c->req;
-    int max_calls = req_given(r, REQ_ROW_max_calls), percentile = req_given(r, REQ_ROW_percentile),
-        budget = req_given(r, REQ_ROW_budgets), fail_over = req_given(r, REQ_ROW_fail_over_ms);
 
-    if (percentile && !fail_over)
-        return mct_err_set(e, MCT_E_ARG, "--percentile needs --fail-over-ms MS, the limit for that "
-                           "percentile of the calls' durations");
-    /* The agent sends only the calls over --min-ms: the gates would judge
-     * a biased sample of the calls. */
-    if ((max_calls || percentile || budget) && r->min_ns > 0)
-        return mct_err_set(e, MCT_E_ARG, "%s cannot be used with --min-ms: it judges every call, and "
-                           "--min-ms leaves the short ones out",
-                           max_calls ? "--max-calls" : percentile ? "--percentile" : "--budget");
+    if (req_check(r, REQ_FORM_CLI, e) < 0)
+        return -1;
     if (r->wait && r->plan_only)
         return mct_err_set(e, MCT_E_ARG, "--wait cannot be used with --plan (a plan is of loaded classes)");
-    /* Printed calls are printed whatever they are; only what counts them
-     * can leave warm-up calls out. */
-    if (r->include_warmup && !r->aggregate && !(max_calls || percentile || budget || fail_over))
-        return mct_err_set(e, MCT_E_ARG, "--include-warmup needs --aggregate or a gate (--fail-over-ms, "
-                           "--max-calls, --budget): calls are printed either way, warm-up ones marked "
-                           "\"warmup\":true");
-    return check_aggregate(c, e);
+    if (!r->aggregate)
+        return 0;
+    if (c->format == CLI_FORMAT_CHROME)
+        return mct_err_set(e, MCT_E_ARG, "-f chrome cannot be used with --aggregate: the chrome format "
+                           "shows single calls, not summaries (use -f json, tree or folded)");
+    if (r->plan_only)
+        return mct_err_set(e, MCT_E_ARG, "--plan cannot be used with --aggregate: --plan traces nothing");
+    return 0;
 }
 
 /* --info with an option of a trace: the first one given, or 0. */

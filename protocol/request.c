@@ -236,6 +236,86 @@ const char *req_desc(const struct mct_request *r)
     return r->desc != NULL ? r->desc : "";
 }
 
+/* ---- the fields together ---------------------------------------------------------------- */
+
+/* How a message names row's option: --NAME, or option 'NAME'. */
+static const char *named(enum req_row row, enum req_form form, char *out, size_t size)
+{
+    snprintf(out, size, form == REQ_FORM_AGENT ? "option '%s'" : "--%s", req_fields[row].option);
+    return out;
+}
+
+/* How a message refers to row's option as given: --NAME or NAME when
+ * placeholder is NULL, else with the value's placeholder: --NAME PH or
+ * NAME=PH ("" gives --NAME or NAME=). */
+static const char *ref(enum req_row row, const char *placeholder, enum req_form form, char *out, size_t size)
+{
+    const char *name = req_fields[row].option;
+
+    if (placeholder == NULL)
+        snprintf(out, size, "%s%s", form == REQ_FORM_AGENT ? "" : "--", name);
+    else if (form == REQ_FORM_AGENT)
+        snprintf(out, size, "%s=%s", name, placeholder);
+    else
+        snprintf(out, size, "--%s%s%s", name, *placeholder != '\0' ? " " : "", placeholder);
+    return out;
+}
+
+int req_check(const struct mct_request *r, enum req_form form, mct_err *e)
+{
+    const int agent = form == REQ_FORM_AGENT;
+    /* The client judges --fail-over-ms over the calls it prints; the
+     * agent's fail-over-ms= is a gate over every call, as the others are. */
+    const int fail_over = req_given(r, REQ_ROW_fail_over_ms), max_calls = req_given(r, REQ_ROW_max_calls),
+              percentile = req_given(r, REQ_ROW_percentile), budget = req_given(r, REQ_ROW_budgets);
+    const int gate = max_calls || percentile || budget || (agent && fail_over);
+    char a[64], b[64], c[64], d[64], g[64];
+
+    if (percentile && !fail_over)
+        return mct_err_set(e, MCT_E_ARG, "%s needs %s, the limit for that percentile of the calls' durations",
+                           named(REQ_ROW_percentile, form, a, sizeof a), ref(REQ_ROW_fail_over_ms, "MS", form, b,
+                                                                             sizeof b));
+    /* Only the calls over min-ms are sent: the gates would judge a biased
+     * sample of the calls. */
+    if (gate && r->min_ns > 0)
+        return mct_err_set(e, MCT_E_ARG, "%s cannot be used with %s: it judges every call, and %s leaves the short "
+                           "ones out",
+                           named(max_calls ? REQ_ROW_max_calls : percentile ? REQ_ROW_percentile :
+                                 budget ? REQ_ROW_budgets : REQ_ROW_fail_over_ms, form, a, sizeof a),
+                           ref(REQ_ROW_min_ns, NULL, form, b, sizeof b), ref(REQ_ROW_min_ns, NULL, form, c, sizeof c));
+    /* Calls are sent whatever they are; only what counts them can leave
+     * warm-up calls out. */
+    if (r->include_warmup && !r->aggregate && !gate && !fail_over)
+        return mct_err_set(e, MCT_E_ARG, "%s needs %s or a gate (%s, %s, %s): calls are %s",
+                           named(REQ_ROW_include_warmup, form, a, sizeof a),
+                           ref(REQ_ROW_aggregate, NULL, form, b, sizeof b), ref(REQ_ROW_fail_over_ms, NULL, form, c, sizeof c),
+                           ref(REQ_ROW_max_calls, NULL, form, d, sizeof d), ref(REQ_ROW_budgets, NULL, form, g, sizeof g),
+                           agent ? "written either way" : "printed either way, warm-up ones marked \"warmup\":true");
+    if (!r->aggregate && (req_given(r, REQ_ROW_interval_ms) || req_given(r, REQ_ROW_slowest))) {
+        enum req_row row = req_given(r, REQ_ROW_interval_ms) ? REQ_ROW_interval_ms : REQ_ROW_slowest;
+
+        return mct_err_set(e, MCT_E_ARG, "%s needs %s (%s)", named(row, form, a, sizeof a),
+                           ref(REQ_ROW_aggregate, NULL, form, b, sizeof b),
+                           agent ? "summaries instead of calls" :
+                           row == REQ_ROW_interval_ms ? "it says how often a summary is written" :
+                           "it keeps slow calls in the summaries");
+    }
+    if (!r->aggregate)
+        return 0;
+    if (req_given(r, REQ_ROW_min_ns))
+        return mct_err_set(e, MCT_E_ARG, "%s cannot be used with %s: a summary covers every call (its p50/p90/p99 "
+                           "and %s show the slow ones)", named(REQ_ROW_min_ns, form, a, sizeof a),
+                           ref(REQ_ROW_aggregate, NULL, form, b, sizeof b), ref(REQ_ROW_slowest, "", form, c, sizeof c));
+    /* A summary carries these percentiles of a duration, no other. */
+    if (percentile && !gates_percentile_in_summary(r->percentile))
+        return agent ? mct_err_set(e, MCT_E_ARG, "option 'percentile' with aggregate must be 50, 90, 99 or 100 (what "
+                                   "a summary carries), not %g", r->percentile)
+                     : mct_err_set(e, MCT_E_ARG, "--percentile %g cannot be used with --aggregate: a summary carries "
+                                   "p50, p90, p99 and the maximum (use 50, 90, 99 or 100, or trace without "
+                                   "--aggregate)", r->percentile);
+    return 0;
+}
+
 /* ---- the option string ------------------------------------------------------------------- */
 
 static void encode(const char *s, mct_buf *b)

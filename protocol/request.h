@@ -187,6 +187,15 @@ const struct req_field *req_find(const char *name, size_t len, unsigned where);
 int req_set(const struct req_field *f, const char *value, enum req_form form, struct mct_request *r,
             mct_err *e);
 
+/* The fields given to r by a parser (the command line's, form
+ * REQ_FORM_CLI, or the option string's, REQ_FORM_AGENT) that do not go
+ * together: the gates' (percentile needs fail-over-ms; min-ms leaves out
+ * the calls they judge), include-warmup (needs aggregate or a gate),
+ * interval and slowest (need aggregate, which excludes min-ms and the
+ * percentiles a summary does not carry). 0, or -1 with e set (MCT_E_ARG,
+ * worded for form). */
+int req_check(const struct mct_request *r, enum req_form form, mct_err *e);
+
 /* Whether f was given to r by a parser. */
 int req_given(const struct mct_request *r, enum req_row row);
 

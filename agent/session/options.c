@@ -229,31 +229,8 @@ static int apply_item(const char *item, size_t n, struct agent_opts *o, const st
     return 0;
 }
 
-/* The gates' items together, as the client checks its options. */
-static int check_gates(const struct mct_request *r, mct_err *e)
-{
-    int fail_over = r->fail_over_ms >= 0;
-
-    if (r->percentile > 0 && !fail_over)
-        return mct_err_set(e, MCT_E_ARG, "option 'percentile' needs fail-over-ms=MS, the limit for that "
-                                         "percentile of the calls' durations");
-    /* A summary carries these percentiles of a duration, no other. */
-    if (r->aggregate && r->percentile > 0 && !gates_percentile_in_summary(r->percentile))
-        return mct_err_set(e, MCT_E_ARG, "option 'percentile' with aggregate must be 50, 90, 99 or 100 (what a "
-                                         "summary carries), not %g", r->percentile);
-    /* The session writes only the calls over min-ms: the gates would
-     * judge a biased sample of the calls. */
-    if ((r->max_calls.n > 0 || r->percentile > 0 || fail_over || r->budgets.n > 0) && r->min_ns > 0)
-        return mct_err_set(e, MCT_E_ARG, "option '%s' cannot be used with min-ms: it judges every call, and "
-                           "min-ms leaves the short ones out",
-                           r->max_calls.n > 0 ? "max-calls" : r->percentile > 0 ? "percentile" :
-                           fail_over ? "fail-over-ms" : "budget");
-    return 0;
-}
-
-/* The trace's items together: trace= needs out=, the others trace=,
- * interval= and slowest= aggregate, which min-ms= cannot go with; fills in
- * the defaults. */
+/* The trace's items together: trace= needs out=, the others trace=, and
+ * the request's rules (req_check); fills in the defaults. */
 static int check_trace(struct agent_opts *o, const char *trace_only, mct_err *e)
 {
     struct mct_request *r = &o->trace.req;
@@ -265,18 +242,8 @@ static int check_trace(struct agent_opts *o, const char *trace_only, mct_err *e)
     }
     if (r->out == NULL)
         return mct_err_set(e, MCT_E_ARG, "option 'trace' needs out=FILE, the file the trace is written to");
-    if (!r->aggregate && (req_given(r, REQ_ROW_interval_ms) || req_given(r, REQ_ROW_slowest)))
-        return mct_err_set(e, MCT_E_ARG, "option '%s' needs aggregate (summaries instead of calls)",
-                           req_given(r, REQ_ROW_interval_ms) ? "interval" : "slowest");
-    if (r->aggregate && req_given(r, REQ_ROW_min_ns))
-        return mct_err_set(e, MCT_E_ARG, "option 'min-ms' cannot be used with aggregate: a summary covers "
-                                         "every call (its p50/p90/p99 and slowest= show the slow ones)");
-    if (check_gates(r, e) < 0)
+    if (req_check(r, REQ_FORM_AGENT, e) < 0)
         return -1;
-    if (r->include_warmup && !r->aggregate && r->max_calls.n == 0 && r->budgets.n == 0 && r->percentile == 0 &&
-        r->fail_over_ms < 0)
-        return mct_err_set(e, MCT_E_ARG, "option 'include-warmup' needs aggregate or a gate (fail-over-ms, "
-                                         "max-calls, budget): calls are written either way");
     req_startup_defaults(r);
     return 0;
 }
