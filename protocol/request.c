@@ -13,6 +13,8 @@ const struct req_field req_fields[REQ_ROWS] = { REQ_FIELDS(REQ_ROW) };
 
 #undef REQ_ROW
 
+_Static_assert(REQ_ROWS <= sizeof(unsigned long) * CHAR_BIT, "struct mct_request's given has a bit per row");
+
 /* The member of f in r, by its type. */
 #define MEMBER(r, f, type) ((type *)(void *)((char *)(r) + (f)->at))
 #define CMEMBER(r, f, type) ((const type *)(const void *)((const char *)(r) + (f)->at))

@@ -102,9 +102,10 @@ enum {
 /* The rows, in the order of both encodings (the message's keys, the option
  * string's items):
  *   X(member, type, key, option, short, min, max, wire_lo, none, def, note, where)
- * key: the JSON key, NULL when not on the socket; option: NULL when a person
- * cannot give it by name (the entry method and the depth are positional on
- * the command line, trace=CLASS.METHOD in the option string); short: the
+ * key: the JSON key, NULL when not on the socket; option: the name a
+ * person gives it by, NULL for none (the entry method: positional on the
+ * command line, trace=CLASS.METHOD in the option string; the depth is
+ * positional on the command line too, hence not REQ_CLI); short: the
  * command line's one-letter form, or 0. min..max bound an integer in the
  * member's unit (ns for REQ_MS, ms for REQ_SEC) and a string's length;
  * wire_lo <= min is the least value on the wire (below min: none); none is
