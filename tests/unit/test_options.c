@@ -1,6 +1,8 @@
 /* test_options.c — the agent's options string. */
 #include "check.h"
 
+#include <string.h>
+
 #include "options.h"
 
 static void test_valid(void)
@@ -271,8 +273,74 @@ static void test_gates(void)
     }
 }
 
+/* The option string request.h writes from a request reads back, through
+ * opts_parse, as the same request: writer and reader are the same rows.
+ * Between them, the cases give every row of the option string. */
+static void test_round_trip(void)
+{
+    static const struct {
+        const char *option, *value;
+    } cases[][16] = {
+        { { "depth", "7" }, { "regex", "a\\.(b|c),%x y\"'=" }, { "out", "/t/a,b c/{pid}.ndjson" },
+          { "include-jdk", NULL }, { "count", "9" }, { "aggregate", NULL }, { "interval", "2.5" },
+          { "slowest", "0" }, { "sample", "3" }, { "max-calls", "a.B.c(I)J=2" }, { "max-calls", "a.B.d=0" },
+          { "percentile", "90" }, { "fail-over-ms", "1.25" }, { "budget", "a.B.c:p99=3" },
+          { "include-warmup", NULL } },
+        { { "out", "x" }, { "min-ms", "2.5" }, { "sample", "1000000000" } },
+    };
+    unsigned long rows = 0;
+
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct mct_request r;
+        struct agent_opts o;
+        const struct mct_request *q = &o.trace.req;
+        mct_buf b;
+        mct_err e;
+
+        req_init(&r);
+        r.cls = "a.B$C";
+        r.method = "run";
+        r.desc = k == 0 ? "(Ljava/lang/String;)V" : NULL;
+        for (size_t i = 0; i < 16 && cases[k][i].option != NULL; i++) {
+            const struct req_field *f = req_find(cases[k][i].option, strlen(cases[k][i].option), REQ_AGENT);
+
+            CHECK(f != NULL);
+            if (f != NULL)
+                CHECK_INT(req_set(f, cases[k][i].value, REQ_FORM_AGENT, &r, &e), 0);
+        }
+        buf_init(&b);
+        req_optstr_write(&r, 1, &b);
+        buf_ch(&b, '\0');
+        CHECK(!buf_failed(&b));
+        CHECK_INT(opts_parse((const char *)b.data, &o, &e), 0);
+        buf_free(&b);
+        rows |= q->given;
+        CHECK_STR(q->cls, r.cls);
+        CHECK_STR(q->method, r.method);
+        CHECK_STR(req_desc(q), req_desc(&r));
+        CHECK_STR(q->out, r.out);
+        CHECK_STR(q->regex, r.regex != NULL ? r.regex : REQ_DEFAULT_REGEX);
+        CHECK(q->depth == (r.depth != 0 ? r.depth : 3));
+        CHECK(q->include_jdk == r.include_jdk && q->aggregate == r.aggregate &&
+              q->include_warmup == r.include_warmup);
+        CHECK(q->min_ns == r.min_ns && q->count == r.count && q->interval_ms == r.interval_ms &&
+              q->slowest == r.slowest && q->sample == r.sample);
+        CHECK(q->percentile == r.percentile && q->fail_over_ms == r.fail_over_ms);
+        CHECK_INT((int)q->max_calls.n, (int)r.max_calls.n);
+        for (size_t i = 0; i < q->max_calls.n && i < r.max_calls.n; i++)
+            CHECK_STR(q->max_calls.item[i].arg, r.max_calls.item[i].arg);
+        CHECK_INT((int)q->budgets.n, (int)r.budgets.n);
+        for (size_t i = 0; i < q->budgets.n && i < r.budgets.n; i++)
+            CHECK_STR(q->budgets.item[i].arg, r.budgets.item[i].arg);
+    }
+    for (size_t i = 0; i < REQ_ROWS; i++)
+        if (req_fields[i].where & REQ_AGENT)
+            CHECK(((rows >> i) & 1) != 0);
+}
+
 int main(void)
 {
+    test_round_trip();
     test_gates();
     test_trace();
     test_aggregate();
