@@ -1,10 +1,8 @@
 /* options.c — see options.h. */
 #include "options.h"
 
-#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "proto.h"
