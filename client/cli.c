@@ -3,60 +3,38 @@
 
 #include <getopt.h>
 #include <limits.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "num.h"
 #include "proto.h"
-#include "summary.h"
 
+/* getopt values: the command line's own options past the short ones; a
+ * request row's option (one without a short form) is OPT_ROW + its row. */
 enum {
-    OPT_MIN_MS = 256,
-    OPT_SLOW_MS,
-    OPT_FAIL_OVER_MS,
-    OPT_INCLUDE_JDK,
-    OPT_PLAN,
+    OPT_SLOW_MS = 256,
     OPT_INFO,
     OPT_AGENT,
     OPT_HELP,
     OPT_VERSION,
-    OPT_MAX_CALLS,
-    OPT_PERCENTILE,
-    OPT_BUDGET,
-    OPT_AGGREGATE,
-    OPT_INTERVAL,
-    OPT_SLOWEST,
-    OPT_WAIT,
-    OPT_SAMPLE,
-    OPT_INCLUDE_WARMUP
+    OPT_ROW = 512
 };
 
-static const struct option long_options[] = {
-    { "count", required_argument, NULL, 'n' },
+/* The command line's own options; the request's (REQ_CLI rows) follow. */
+static const struct option own_options[] = {
     { "timeout", required_argument, NULL, 't' },
-    { "min-ms", required_argument, NULL, OPT_MIN_MS },
     { "slow-ms", required_argument, NULL, OPT_SLOW_MS },
-    { "fail-over-ms", required_argument, NULL, OPT_FAIL_OVER_MS },
     { "format", required_argument, NULL, 'f' },
     { "output", required_argument, NULL, 'o' },
-    { "include-jdk", no_argument, NULL, OPT_INCLUDE_JDK },
-    { "plan", no_argument, NULL, OPT_PLAN },
-    { "verbose", no_argument, NULL, 'v' },
     { "info", required_argument, NULL, OPT_INFO },
     { "agent", required_argument, NULL, OPT_AGENT },
     { "help", no_argument, NULL, OPT_HELP },
     { "version", no_argument, NULL, OPT_VERSION },
-    { "max-calls", required_argument, NULL, OPT_MAX_CALLS },
-    { "percentile", required_argument, NULL, OPT_PERCENTILE },
-    { "budget", required_argument, NULL, OPT_BUDGET },
-    { "aggregate", no_argument, NULL, OPT_AGGREGATE },
-    { "interval", required_argument, NULL, OPT_INTERVAL },
-    { "slowest", required_argument, NULL, OPT_SLOWEST },
-    { "wait", no_argument, NULL, OPT_WAIT },
-    { "sample", required_argument, NULL, OPT_SAMPLE },
-    { "include-warmup", no_argument, NULL, OPT_INCLUDE_WARMUP },
-    { NULL, 0, NULL, 0 }
 };
+
+#define OWN_COUNT (sizeof own_options / sizeof own_options[0])
+
+/* own_options, then the REQ_CLI rows; filled by fill_options. */
+static struct option long_options[OWN_COUNT + REQ_ROWS + 1];
 
 static const char short_options[] = ":n:t:f:o:vh";
 
@@ -66,6 +44,34 @@ static const char *const format_names[] = {
     [CLI_FORMAT_CHROME] = "chrome",
     [CLI_FORMAT_FOLDED] = "folded",
 };
+
+/* long_options from own_options and the request's rows. */
+static void fill_options(void)
+{
+    size_t n = OWN_COUNT;
+
+    memcpy(long_options, own_options, sizeof own_options);
+    for (size_t i = 0; i < REQ_ROWS; i++) {
+        const struct req_field *f = &req_fields[i];
+
+        if (!(f->where & REQ_CLI))
+            continue;
+        long_options[n++] = (struct option){ f->option, f->type == REQ_BOOL ? no_argument : required_argument, NULL,
+                                             f->short_name != 0 ? f->short_name : OPT_ROW + (int)i };
+    }
+    long_options[n] = (struct option){ NULL, 0, NULL, 0 };
+}
+
+/* The request row of getopt's value opt, or NULL. */
+static const struct req_field *row_of(int opt)
+{
+    if (opt >= OPT_ROW && opt < OPT_ROW + REQ_ROWS)
+        return &req_fields[opt - OPT_ROW];
+    for (size_t i = 0; i < REQ_ROWS; i++)
+        if (req_fields[i].short_name != 0 && req_fields[i].short_name == opt)
+            return &req_fields[i];
+    return NULL;
+}
 
 void cli_usage(FILE *f)
 {
@@ -150,20 +156,21 @@ static int parse_pid(const char *s, pid_t *pid, mct_err *e)
 
 static int parse_class(const char *s, struct cli *c, mct_err *e)
 {
-    if (strlen(s) > CLI_NAME_MAX || !proto_utf8_valid(s, strlen(s)))
+    if (strlen(s) > REQ_NAME_MAX || !proto_utf8_valid(s, strlen(s)))
         return mct_err_set(e, MCT_E_ARG, "class name is longer than %d bytes or not UTF-8",
-                           CLI_NAME_MAX);
+                           REQ_NAME_MAX);
     if (strchr(s, '/') != NULL && strchr(s, '.') == NULL)
         return mct_err_set(e, MCT_E_ARG, "class '%.200s' must be written with dots "
                            "(com.shop.Cart), not slashes", s);
     if (!proto_class_name_valid(s))
         return mct_err_set(e, MCT_E_ARG, "'%.200s' is not a binary class name such as "
                            "com.shop.Cart$Line", s);
-    c->class_name = s;
+    c->req.cls = s;
     return 0;
 }
 
-/* Splits "name" or "name(desc)ret" into c->method and c->desc. */
+/* Splits "name" or "name(desc)ret" into the request's method (kept in
+ * c->method_text) and desc (borrowed from s). */
 static int parse_method(const char *s, struct cli *c, mct_err *e)
 {
     const char *paren = strchr(s, '(');
@@ -171,39 +178,31 @@ static int parse_method(const char *s, struct cli *c, mct_err *e)
 
     if (!proto_utf8_valid(s, strlen(s)))
         return mct_err_set(e, MCT_E_ARG, "method is not valid UTF-8");
-    if (name_len > CLI_NAME_MAX || (paren != NULL && strlen(paren) > CLI_NAME_MAX))
+    if (name_len > REQ_NAME_MAX || (paren != NULL && strlen(paren) > REQ_NAME_MAX))
         return mct_err_set(e, MCT_E_ARG, "method name or descriptor is longer than %d bytes",
-                           CLI_NAME_MAX);
-    memcpy(c->method, s, name_len);
-    c->method[name_len] = '\0';
-    strcpy(c->desc, paren != NULL ? paren : "");
-    if (!proto_method_name_valid(c->method))
+                           REQ_NAME_MAX);
+    memcpy(c->method_text, s, name_len);
+    c->method_text[name_len] = '\0';
+    c->req.method = c->method_text;
+    c->req.desc = paren;
+    if (!proto_method_name_valid(c->method_text))
         return mct_err_set(e, MCT_E_ARG, "'%.200s' is not a method name (give a name such as "
-                           "total, <init>, or a name with a descriptor: get(I)J)", c->method);
-    if (paren != NULL && !proto_method_desc_valid(c->desc))
+                           "total, <init>, or a name with a descriptor: get(I)J)", c->method_text);
+    if (paren != NULL && !proto_method_desc_valid(paren))
         return mct_err_set(e, MCT_E_ARG, "'%.200s' is not a JVM method descriptor such as "
-                           "(ILjava/lang/String;)V", c->desc);
-    return 0;
-}
-
-static int parse_depth(const char *s, struct cli *c, mct_err *e)
-{
-    long long v;
-
-    if (num_int(s, 1, PROTO_MAX_DEPTH, &v) < 0)
-        return mct_err_set(e, MCT_E_ARG, "depth must be an integer from 1 to %d, got '%.64s'",
-                           PROTO_MAX_DEPTH, s);
-    c->depth = (int)v;
+                           "(ILjava/lang/String;)V", paren);
     return 0;
 }
 
 static int parse_regex(const char *s, struct cli *c, mct_err *e)
 {
+    const long long max = req_fields[REQ_ROW_regex].max;
+
     if (*s == '\0')
         return mct_err_set(e, MCT_E_ARG, "regex must not be empty (use '.*' for every class)");
-    if (strlen(s) > 4096 || !proto_utf8_valid(s, strlen(s)))
-        return mct_err_set(e, MCT_E_ARG, "regex is longer than 4096 bytes or not UTF-8");
-    c->regex = s;
+    if ((long long)strlen(s) > max || !proto_utf8_valid(s, strlen(s)))
+        return mct_err_set(e, MCT_E_ARG, "regex is longer than %lld bytes or not UTF-8", max);
+    c->req.regex = s;
     return 0;
 }
 
@@ -219,59 +218,18 @@ static int parse_format(const char *s, struct cli *c, mct_err *e)
     return mct_err_set(e, MCT_E_ARG, "unknown format '%.64s' (json, tree, chrome or folded)", s);
 }
 
-/* ---- gates ---------------------------------------------------------------- */
-
-/* --max-calls CLASS.METHOD=N */
-static int parse_max_calls(const char *arg, struct cli *c, mct_err *e)
-{
-    if (c->n_max_calls == CLI_GATES_MAX)
-        return mct_err_set(e, MCT_E_ARG, "--max-calls: at most %d of them", CLI_GATES_MAX);
-    if (gates_parse_max_calls("--", arg, &c->max_calls[c->n_max_calls], e) < 0)
-        return -1;
-    c->n_max_calls++;
-    return 0;
-}
-
-/* --budget CLASS.METHOD:STAT=MS */
-static int parse_budget(const char *arg, struct cli *c, mct_err *e)
-{
-    if (c->n_budgets == CLI_GATES_MAX)
-        return mct_err_set(e, MCT_E_ARG, "--budget: at most %d of them", CLI_GATES_MAX);
-    if (gates_parse_budget("--", arg, &c->budgets[c->n_budgets], e) < 0)
-        return -1;
-    c->n_budgets++;
-    return 0;
-}
-
 /* ---- the command line --------------------------------------------------- */
 
-/* The options that only make sense for a trace; they are errors with --info. */
+/* The command line's own options that only make sense for a trace; they
+ * are errors with --info, as the request's options are. */
 enum {
-    GIVEN_COUNT = 1 << 0,
-    GIVEN_TIMEOUT = 1 << 1,
-    GIVEN_MIN_MS = 1 << 2,
-    GIVEN_SLOW_MS = 1 << 3,
-    GIVEN_FAIL_OVER_MS = 1 << 4,
-    GIVEN_FORMAT = 1 << 5,
-    GIVEN_OUTPUT = 1 << 6,
-    GIVEN_INCLUDE_JDK = 1 << 7,
-    GIVEN_PLAN = 1 << 8,
-    GIVEN_MAX_CALLS = 1 << 9,
-    GIVEN_PERCENTILE = 1 << 10,
-    GIVEN_BUDGET = 1 << 11,
-    GIVEN_AGGREGATE = 1 << 12,
-    GIVEN_INTERVAL = 1 << 13,
-    GIVEN_SLOWEST = 1 << 14,
-    GIVEN_WAIT = 1 << 15,
-    GIVEN_SAMPLE = 1 << 16,
-    GIVEN_INCLUDE_WARMUP = 1 << 17
+    GIVEN_TIMEOUT = 1 << 0,
+    GIVEN_SLOW_MS = 1 << 1,
+    GIVEN_FORMAT = 1 << 2,
+    GIVEN_OUTPUT = 1 << 3
 };
 
-static const char *const given_names[] = {
-    "--count", "--timeout", "--min-ms", "--slow-ms", "--fail-over-ms", "--format",
-    "--output", "--include-jdk", "--plan", "--max-calls", "--percentile", "--budget",
-    "--aggregate", "--interval", "--slowest", "--wait", "--sample", "--include-warmup"
-};
+static const char *const given_names[] = { "--timeout", "--slow-ms", "--format", "--output" };
 
 /* The long name of the option whose getopt value is val, or NULL. */
 static const char *long_name(int val)
@@ -307,31 +265,20 @@ static int option_error(int opt, char **argv, mct_err *e)
  * on, -1 with e set. */
 static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given, mct_err *e)
 {
-    long long n;
+    const struct req_field *f = row_of(opt);
 
+    if (f != NULL)
+        return req_set(f, arg, REQ_FORM_CLI, &c->req, e);
     switch (opt) {
-    case 'n':
-        *given |= GIVEN_COUNT;
-        if (num_int(arg, 1, LLONG_MAX, &n) < 0)
-            return mct_err_set(e, MCT_E_ARG, "--count must be a positive integer, got '%.64s'",
-                               arg);
-        c->count = n;
-        return 0;
     case 't':
         *given |= GIVEN_TIMEOUT;
         if (num_decimal(arg, NUM_DECIMAL_MAX, &c->timeout_s) < 0 || c->timeout_s <= 0)
             return mct_err_set(e, MCT_E_ARG, "--timeout must be a positive number of seconds, "
                                "got '%.64s'", arg);
         return 0;
-    case OPT_MIN_MS:
-        *given |= GIVEN_MIN_MS;
-        return gates_parse_ms("--", "min-ms", arg, &c->min_ms, e);
     case OPT_SLOW_MS:
         *given |= GIVEN_SLOW_MS;
         return gates_parse_ms("--", "slow-ms", arg, &c->slow_ms, e);
-    case OPT_FAIL_OVER_MS:
-        *given |= GIVEN_FAIL_OVER_MS;
-        return gates_parse_ms("--", "fail-over-ms", arg, &c->fail_over_ms, e);
     case 'f':
         *given |= GIVEN_FORMAT;
         return parse_format(arg, c, e);
@@ -340,34 +287,6 @@ static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given
         if (*arg == '\0')
             return mct_err_set(e, MCT_E_ARG, "--output needs a file name");
         c->output = arg;
-        return 0;
-    case OPT_INCLUDE_JDK:
-        *given |= GIVEN_INCLUDE_JDK;
-        c->include_jdk = 1;
-        return 0;
-    case OPT_PLAN:
-        *given |= GIVEN_PLAN;
-        c->plan = 1;
-        return 0;
-    case OPT_AGGREGATE:
-        *given |= GIVEN_AGGREGATE;
-        c->aggregate = 1;
-        return 0;
-    case OPT_INTERVAL:
-        *given |= GIVEN_INTERVAL;
-        if (num_decimal(arg, NUM_DECIMAL_MAX, &c->interval_s) < 0 || c->interval_s < 0.001)
-            return mct_err_set(e, MCT_E_ARG, "--interval must be a number of seconds of at least "
-                               "0.001, got '%.64s'", arg);
-        return 0;
-    case OPT_SLOWEST:
-        *given |= GIVEN_SLOWEST;
-        if (num_int(arg, 0, SUM_SLOWEST_MAX, &n) < 0)
-            return mct_err_set(e, MCT_E_ARG, "--slowest must be an integer from 0 to %d, got '%.64s'",
-                               SUM_SLOWEST_MAX, arg);
-        c->slowest = (int)n;
-        return 0;
-    case 'v':
-        c->verbose = 1;
         return 0;
     case OPT_INFO:
         c->mode = CLI_INFO;
@@ -384,29 +303,6 @@ static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given
     case OPT_VERSION:
         c->mode = CLI_VERSION;
         return 1;
-    case OPT_MAX_CALLS:
-        *given |= GIVEN_MAX_CALLS;
-        return parse_max_calls(arg, c, e);
-    case OPT_PERCENTILE:
-        *given |= GIVEN_PERCENTILE;
-        return gates_parse_percentile("--", arg, &c->percentile, e);
-    case OPT_BUDGET:
-        *given |= GIVEN_BUDGET;
-        return parse_budget(arg, c, e);
-    case OPT_WAIT:
-        *given |= GIVEN_WAIT;
-        c->wait = 1;
-        return 0;
-    case OPT_SAMPLE:
-        *given |= GIVEN_SAMPLE;
-        if (num_int(arg, 1, PROTO_MAX_SAMPLE, &c->sample) < 0)
-            return mct_err_set(e, MCT_E_ARG, "--sample must be an integer from 1 (every call) to %lld, "
-                               "got '%.64s'", PROTO_MAX_SAMPLE, arg);
-        return 0;
-    case OPT_INCLUDE_WARMUP:
-        *given |= GIVEN_INCLUDE_WARMUP;
-        c->include_warmup = 1;
-        return 0;
     }
     return mct_err_set(e, MCT_E_ARG, "unhandled option %d", opt);
 }
@@ -472,6 +368,9 @@ static int command_start(int argc, char **argv, int *pid_and_command)
     return argc;
 }
 
+/* The attach form's usage line, for an argument that is missing. */
+#define ATTACH_USAGE "mcalltree [OPTIONS] <pid> <class> <method> <depth> <regex>"
+
 /* Checks the positional arguments of a trace: <pid> <class> <method>
  * <depth> <regex>, or without the pid in the wrap form (before --). */
 static int parse_positionals(int n, char **pos, int wrapped, struct cli *c, mct_err *e)
@@ -480,6 +379,10 @@ static int parse_positionals(int n, char **pos, int wrapped, struct cli *c, mct_
     const int want = 5 - (wrapped != 0);
     const char *where = wrapped ? " before --" : "";
 
+    /* One too few, the first not a number: the pid was forgotten, not the regex. */
+    if (!wrapped && n == want - 1 && strspn(pos[0], "0123456789") != strlen(pos[0]))
+        return mct_err_set(e, MCT_E_ARG, "missing argument: <pid> ('%.64s' is not a pid); usage: %s", pos[0],
+                           ATTACH_USAGE);
     if (n < want) {
         char missing[64] = "";
 
@@ -495,7 +398,8 @@ static int parse_positionals(int n, char **pos, int wrapped, struct cli *c, mct_
     if (!wrapped && parse_pid(pos[0], &c->pid, e) < 0)
         return -1;
     pos += !wrapped; /* past the pid */
-    if (parse_class(pos[0], c, e) < 0 || parse_method(pos[1], c, e) < 0 || parse_depth(pos[2], c, e) < 0 ||
+    if (parse_class(pos[0], c, e) < 0 || parse_method(pos[1], c, e) < 0 ||
+        req_set(&req_fields[REQ_ROW_depth], pos[2], REQ_FORM_POSITIONAL, &c->req, e) < 0 ||
         parse_regex(pos[3], c, e) < 0)
         return -1;
     return 0;
@@ -511,79 +415,61 @@ static int parse_wrap(int n, char **pos, unsigned given, struct cli *c, mct_err 
     if (given & GIVEN_TIMEOUT)
         return mct_err_set(e, MCT_E_ARG, "--timeout cannot be used with a command (after --): "
                            "the trace ends when COMMAND exits");
-    if (given & GIVEN_PLAN)
+    if (req_given(&c->req, REQ_ROW_plan_only))
         return mct_err_set(e, MCT_E_ARG, "--plan cannot be used with a command (after --): "
                            "give it with the pid of a running JVM");
     c->mode = CLI_WRAP;
     return parse_positionals(n, pos, 1, c, e);
 }
 
-/* The options that go with --aggregate, or not. */
-static int check_aggregate(const struct cli *c, unsigned given, mct_err *e)
+/* The options of a trace (attached or wrapped) that go together, or not:
+ * the request's (req_check), then the command line's own. */
+static int check_together(const struct cli *c, mct_err *e)
 {
-    if (!c->aggregate) {
-        if (given & GIVEN_INTERVAL)
-            return mct_err_set(e, MCT_E_ARG, "--interval needs --aggregate (it says how often a summary "
-                               "is written)");
-        if (given & GIVEN_SLOWEST)
-            return mct_err_set(e, MCT_E_ARG, "--slowest needs --aggregate (it keeps slow calls in the "
-                               "summaries)");
+    const struct mct_request *r = &c->req;
+
+    if (req_check(r, REQ_FORM_CLI, e) < 0)
+        return -1;
+    if (r->wait && r->plan_only)
+        return mct_err_set(e, MCT_E_ARG, "--wait cannot be used with --plan (a plan is of loaded classes)");
+    if (!r->aggregate)
         return 0;
-    }
     if (c->format == CLI_FORMAT_CHROME)
         return mct_err_set(e, MCT_E_ARG, "-f chrome cannot be used with --aggregate: the chrome format "
                            "shows single calls, not summaries (use -f json, tree or folded)");
-    if (given & GIVEN_MIN_MS)
-        return mct_err_set(e, MCT_E_ARG, "--min-ms cannot be used with --aggregate: a summary covers "
-                           "every call (its p50/p90/p99 and --slowest show the slow ones)");
-    if (given & GIVEN_PLAN)
+    if (r->plan_only)
         return mct_err_set(e, MCT_E_ARG, "--plan cannot be used with --aggregate: --plan traces nothing");
-    /* The agent's summary carries these percentiles of a duration, no other. */
-    if (c->percentile != 0 && !gates_percentile_in_summary(c->percentile))
-        return mct_err_set(e, MCT_E_ARG, "--percentile %g cannot be used with --aggregate: a summary "
-                           "carries p50, p90, p99 and the maximum (use 50, 90, 99 or 100, or trace "
-                           "without --aggregate)", c->percentile);
     return 0;
 }
 
-/* The options of a trace (attached or wrapped) that go together, or not. */
-static int check_together(const struct cli *c, unsigned given, mct_err *e)
+/* --info with an option of a trace: the first one given, or 0. */
+static int check_info(const struct cli *c, unsigned given, mct_err *e)
 {
-    if ((given & GIVEN_PERCENTILE) && !(given & GIVEN_FAIL_OVER_MS))
-        return mct_err_set(e, MCT_E_ARG, "--percentile needs --fail-over-ms MS, the limit for that "
-                           "percentile of the calls' durations");
-    /* The agent sends only the calls over --min-ms: the gates would judge
-     * a biased sample of the calls. */
-    if ((given & (GIVEN_MAX_CALLS | GIVEN_PERCENTILE | GIVEN_BUDGET)) && c->min_ms > 0)
-        return mct_err_set(e, MCT_E_ARG, "%s cannot be used with --min-ms: it judges every call, and "
-                           "--min-ms leaves the short ones out",
-                           (given & GIVEN_MAX_CALLS) ? "--max-calls" :
-                           (given & GIVEN_PERCENTILE) ? "--percentile" : "--budget");
-    if (c->wait && c->plan)
-        return mct_err_set(e, MCT_E_ARG, "--wait cannot be used with --plan (a plan is of loaded classes)");
-    /* Printed calls are printed whatever they are; only what counts them
-     * can leave warm-up calls out. */
-    if (c->include_warmup && !c->aggregate &&
-        !(given & (GIVEN_MAX_CALLS | GIVEN_PERCENTILE | GIVEN_BUDGET | GIVEN_FAIL_OVER_MS)))
-        return mct_err_set(e, MCT_E_ARG, "--include-warmup needs --aggregate or a gate (--fail-over-ms, "
-                           "--max-calls, --budget): calls are printed either way, warm-up ones marked "
-                           "\"warmup\":true");
-    return check_aggregate(c, given, e);
+    for (size_t i = 0; i < REQ_ROWS; i++)
+        /* -v makes --info verbose too. */
+        if (i != REQ_ROW_verbose && req_given(&c->req, (enum req_row)i))
+            return mct_err_set(e, MCT_E_ARG, "--%s cannot be used with --info", req_fields[i].option);
+    for (size_t i = 0; i < sizeof given_names / sizeof given_names[0]; i++)
+        if (given & (1u << i))
+            return mct_err_set(e, MCT_E_ARG, "%s cannot be used with --info", given_names[i]);
+    return 0;
 }
 
 int cli_parse(int argc, char **argv, struct cli *c, mct_err *e)
 {
     unsigned given = 0;
-    int opt, rc, pid_and_command, split = command_start(argc, argv, &pid_and_command);
+    int opt, rc, pid_and_command, split;
 
+    fill_options();
+    split = command_start(argc, argv, &pid_and_command);
     memset(c, 0, sizeof *c);
+    req_init(&c->req);
     if (pid_and_command)
         return mct_err_set(e, MCT_E_ARG, "a <pid> and a command (after --) exclude each other: "
                            "to trace the command's JVMs, give <class> <method> <depth> <regex> "
                            "-- COMMAND");
     c->mode = CLI_TRACE;
     c->slow_ms = -1;
-    c->fail_over_ms = -1;
     optind = 0;     /* a full reset of getopt's state, for repeated calls */
     opterr = 0;
     if (split < argc)
@@ -597,16 +483,15 @@ int cli_parse(int argc, char **argv, struct cli *c, mct_err *e)
             return rc < 0 ? -1 : 0;
     }
     if (c->command != NULL)
-        return check_together(c, given, e) < 0 ? -1 : parse_wrap(argc - optind, argv + optind, given, c, e);
+        return check_together(c, e) < 0 ? -1 : parse_wrap(argc - optind, argv + optind, given, c, e);
     if (c->mode == CLI_INFO) {
-        for (size_t i = 0; i < sizeof given_names / sizeof given_names[0]; i++)
-            if (given & (1u << i))
-                return mct_err_set(e, MCT_E_ARG, "%s cannot be used with --info", given_names[i]);
+        if (check_info(c, given, e) < 0)
+            return -1;
         if (optind < argc)
             return mct_err_set(e, MCT_E_ARG, "--info takes only a pid, not '%.64s'", argv[optind]);
         return 0;
     }
-    if (check_together(c, given, e) < 0)
+    if (check_together(c, e) < 0)
         return -1;
     if (optind == argc)
         return mct_err_set(e, MCT_E_ARG, "missing arguments: <pid> <class> <method> <depth> "

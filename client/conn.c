@@ -247,26 +247,9 @@ json_t *conn_ensure_agent(const struct proc_target *t, const char *agent_opt, in
 
 json_t *conn_trace_request_new(const struct cli *c)
 {
-    const struct msg_trace req = {
-        .cls = c->class_name,
-        .method = c->method,
-        .desc = c->desc[0] != '\0' ? c->desc : NULL,
-        .depth = c->depth,
-        .regex = c->regex,
-        .include_jdk = c->include_jdk,
-        .plan_only = c->plan,
-        .min_ns = (long long)(c->min_ms * 1e6 + 0.5),
-        .count = c->count,
-        .verbose = c->verbose,
-        .client_pid = getpid(),
-        .aggregate = c->aggregate,
-        .interval_ms = c->aggregate ? (long long)(c->interval_s * 1e3 + 0.5) : -1,
-        .slowest = c->aggregate ? c->slowest : -1,
-        .wait = c->wait,
-        .sample = c->sample > 1 ? c->sample : -1,
-        .include_warmup = c->include_warmup,
-        .compact = 1,
-    };
+    struct mct_request req = c->req;
 
+    req.client_pid = getpid();
+    req.compact = 1;
     return msg_trace_write(&req);
 }

@@ -30,7 +30,7 @@ __attribute__((format(printf, 2, 3))) static void say(FILE *err, const char *fmt
 
 int gate_wanted(const struct cli *c)
 {
-    return c->n_max_calls > 0 || c->n_budgets > 0 || c->percentile > 0;
+    return c->req.max_calls.n > 0 || c->req.budgets.n > 0 || c->req.percentile > 0;
 }
 
 int gate_percentile_in_summary(double p)
@@ -40,7 +40,7 @@ int gate_percentile_in_summary(double p)
 
 int gate_judges(const struct cli *c, const json_t *call)
 {
-    return c->include_warmup || !sum_call_warmup(call);
+    return c->req.include_warmup || !sum_call_warmup(call);
 }
 
 gate *gate_new(const struct cli *c, mct_err *e)
@@ -54,9 +54,9 @@ gate *gate_new(const struct cli *c, mct_err *e)
         return NULL;
     }
     g->gates = (struct gates){
-        .prefix = "--", .class_name = c->class_name, .method = c->method, .desc = c->desc,
-        .max_calls = c->max_calls, .n_max_calls = c->n_max_calls, .budgets = c->budgets,
-        .n_budgets = c->n_budgets, .percentile = c->percentile, .fail_over_ms = c->fail_over_ms,
+        .prefix = "--", .class_name = c->req.cls, .method = c->req.method, .desc = req_desc(&c->req),
+        .max_calls = c->req.max_calls.item, .n_max_calls = c->req.max_calls.n, .budgets = c->req.budgets.item,
+        .n_budgets = c->req.budgets.n, .percentile = c->req.percentile, .fail_over_ms = c->req.fail_over_ms,
     };
     return g;
 }

@@ -103,7 +103,7 @@ int main(int argc, char **argv)
         puts("mcalltree " PACKAGE_VERSION);
         return finish_stdout();
     }
-    log_set_verbose(c.verbose);
+    log_set_verbose(c.req.verbose);
     if (c.mode == CLI_WRAP)
         return wrap_run(&c);
     if (intr_catch(&e) < 0) {

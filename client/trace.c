@@ -72,8 +72,8 @@ static void print_summary(const struct cli *c, const struct msg_plan_summary *s)
 {
     long long skipped = s->skipped + s->failed;
 
-    fprintf(stderr, "mcalltree: tracing %s.%s%s, %d level%s: %lld method%s instrumented", c->class_name,
-            c->method, c->desc, c->depth, c->depth == 1 ? "" : "s", s->instrumented,
+    fprintf(stderr, "mcalltree: tracing %s.%s%s, %lld level%s: %lld method%s instrumented", c->req.cls,
+            c->req.method, req_desc(&c->req), c->req.depth, c->req.depth == 1 ? "" : "s", s->instrumented,
             s->instrumented == 1 ? "" : "s");
     if (s->pending > 0)
         fprintf(stderr, ", %lld when their class loads", s->pending);
@@ -82,7 +82,7 @@ static void print_summary(const struct cli *c, const struct msg_plan_summary *s)
     if (s->excluded > 0)
         fprintf(stderr, ", %lld left out", s->excluded);
     fprintf(stderr, " (%.0f ms); %s to stop\n", s->plan_ms + s->instrument_ms,
-            c->count > 0 ? "after the calls asked for, or Ctrl-C" : "Ctrl-C");
+            c->req.count > 0 ? "after the calls asked for, or Ctrl-C" : "Ctrl-C");
     log_verbose("planned in %.1f ms over %lld loaded classes, instrumented in %.1f ms; clock: %s",
                 s->plan_ms, s->loaded_classes, s->instrument_ms, s->clock);
     if (skipped > 0)
@@ -101,17 +101,17 @@ static void warn_plan(const struct cli *c, const struct msg_plan *plan)
     if (s->capped)
         log_error("the plan was capped at %zu methods, so methods of its deepest levels are missing; lower "
                   "the depth or narrow the regex", plan->n_methods);
-    if (c->depth < 2 || callees == 0 || s->matched_classes != 0)
+    if (c->req.depth < 2 || callees == 0 || s->matched_classes != 0)
         return;
     if (s->suggestion != NULL)
         log_error("the regex '%.300s' matched none of the %lld callee class%s, so nothing below the entry "
                   "method is traced; did you mean '%.300s' (it matches %lld of them)?",
-                  c->regex, callees, callees == 1 ? "" : "es", s->suggestion, nz(s->suggestion_matches));
+                  c->req.regex, callees, callees == 1 ? "" : "es", s->suggestion, nz(s->suggestion_matches));
     else
         log_error("the regex '%.300s' matched none of the %lld callee class%s, so nothing below the entry "
                   "method is traced; it must match whole class names, as 'com\\.shop\\..*' matches "
                   "the classes of package com.shop",
-                  c->regex, callees, callees == 1 ? "" : "es");
+                  c->req.regex, callees, callees == 1 ? "" : "es");
 }
 
 /* The last line of the --plan text: the summary's counts, the time, what
@@ -230,11 +230,11 @@ static void warn_short(struct run *r, const json_t *call)
 static void check_over(struct run *r, long long seq, double total_ns)
 {
     /* With --percentile, --fail-over-ms judges the run, not each call. */
-    if (r->c->fail_over_ms >= 0 && r->c->percentile == 0 && total_ns > r->c->fail_over_ms * 1e6) {
+    if (r->c->req.fail_over_ms >= 0 && r->c->req.percentile == 0 && total_ns > r->c->req.fail_over_ms * 1e6) {
         /* The reason for exit status 4, said once. */
         if (!r->over)
             log_error("call #%lld took %.3f ms, over --fail-over-ms %g (exit status 4)", seq, total_ns / 1e6,
-                      r->c->fail_over_ms);
+                      r->c->req.fail_over_ms);
         r->over = 1;
     }
 }
@@ -310,7 +310,7 @@ static void on_rec(struct run *r, const crec_call *c)
         if (c->nodes[i].calls > 0 && (double)c->nodes[i].min_ns < PROBE_NEAR * r->probe_ns)
             say_short(r);
     /* as gate_judges: warm-up calls are printed, not judged, unless asked */
-    if ((c->flags & CREC_F_WARMUP) && !r->c->include_warmup)
+    if ((c->flags & CREC_F_WARMUP) && !r->c->req.include_warmup)
         return;
     r->judged++;
     if (r->gate != NULL && r->rc == MCT_EXIT_OK) {
@@ -334,12 +334,12 @@ static void over_in_summary(struct run *r, const json_t *summary)
     const json_t *root = json_object_get(summary, "root");
     double ms;
 
-    if (r->c->fail_over_ms < 0 || r->c->percentile != 0 || !json_is_object(root))
+    if (r->c->req.fail_over_ms < 0 || r->c->req.percentile != 0 || !json_is_object(root))
         return;
     ms = (double)num(root, "entry_max_ns") / 1e6;
-    if (ms > r->c->fail_over_ms) {
+    if (ms > r->c->req.fail_over_ms) {
         log_error("the slowest call took %.3f ms, over --fail-over-ms %g (exit status 4)", ms,
-                  r->c->fail_over_ms);
+                  r->c->req.fail_over_ms);
         r->over = 1;
     }
 }
@@ -416,9 +416,9 @@ static void say_warmup(const struct run *r, const struct msg_end *end)
                   "marked warm-up though %s may run interpreted",
                   end->not_recompiled, end->not_recompiled == 1 ? " was" : "s were",
                   end->not_recompiled == 1 ? "it" : "they");
-    if (r->c->aggregate && !r->c->include_warmup)
+    if (r->c->req.aggregate && !r->c->req.include_warmup)
         left_out = "; left out of the summary and the gates (--include-warmup counts them)";
-    else if ((r->gate != NULL || r->c->fail_over_ms >= 0) && !r->c->include_warmup)
+    else if ((r->gate != NULL || r->c->req.fail_over_ms >= 0) && !r->c->req.include_warmup)
         left_out = "; not judged by the gates (--include-warmup judges them)";
     if (n > 0)
         log_error("%lld warm-up call%s (begun before the JIT had compiled the instrumented methods again), "
@@ -437,13 +437,13 @@ static void say_no_call(const struct run *r, const struct msg_end *end)
     if (calls == 0) {
         log_error("no call of %s.%s%s completed during the session (%.1f s): it was not called, or its calls "
                   "had not returned (a call already running when tracing began is not traced)%s%s%s",
-                  c->class_name, c->method, c->desc, (mct_now_ms() - r->started_at) / 1e3,
+                  c->req.cls, c->req.method, req_desc(&c->req), (mct_now_ms() - r->started_at) / 1e3,
                   r->receiver ? ", or it ran on instances of other classes (it is inherited: only its calls "
                                 "on an instance of " : "",
-                  r->receiver ? c->class_name : "", r->receiver ? " are traced)" : "");
+                  r->receiver ? c->req.cls : "", r->receiver ? " are traced)" : "");
     } else if (filtered == calls) {
         log_error("%lld call%s of %s.%s%s completed, all under --min-ms %g", calls, calls == 1 ? "" : "s",
-                  c->class_name, c->method, c->desc, c->min_ms);
+                  c->req.cls, c->req.method, req_desc(&c->req), c->req.min_ns / 1e6);
     }
 }
 
@@ -453,7 +453,7 @@ static void say_no_call(const struct run *r, const struct msg_end *end)
 static int judge_gates(struct run *r)
 {
     mct_err e;
-    int rc = r->c->aggregate ? r->final_verdict : gate_finish(r->gate, stderr, &e);
+    int rc = r->c->req.aggregate ? r->final_verdict : gate_finish(r->gate, stderr, &e);
 
     if (rc < 0) {
         log_error("judging the gates: %s", e.msg);
@@ -501,7 +501,7 @@ static int on_end(struct run *r, const json_t *msg)
     if (m.instrumented_classes > 0)
         log_error("the agent could not restore %lld classes", m.instrumented_classes);
     say_unloaded(r, nz(m.unloaded_classes), 1);
-    if (r->c->aggregate && !r->final_seen && r->rc == MCT_EXIT_OK) {
+    if (r->c->req.aggregate && !r->final_seen && r->rc == MCT_EXIT_OK) {
         log_error("the agent ended the session without its final summary");
         r->rc = MCT_EXIT_INTERNAL;
     }
@@ -511,8 +511,8 @@ static int on_end(struct run *r, const json_t *msg)
         say_no_call(r, &m);
     if (r->gate != NULL)
         return judge_gates(r);
-    if (r->c->fail_over_ms >= 0 && r->judged == 0 && r->aggregated == 0) {
-        log_error("--fail-over-ms %g: no call to judge, %s (exit status 4)", r->c->fail_over_ms,
+    if (r->c->req.fail_over_ms >= 0 && r->judged == 0 && r->aggregated == 0) {
+        log_error("--fail-over-ms %g: no call to judge, %s (exit status 4)", r->c->req.fail_over_ms,
                   r->printed == 0 ? "none was printed" : "all were warm-up calls (--include-warmup judges them)");
         return MCT_EXIT_FAILOVER;
     }
@@ -712,7 +712,7 @@ static json_t *await_plan(struct run *r, int *rc)
         int n;
 
         /* --wait: as long as the class takes to load, or until --timeout. */
-        if (r->c->wait)
+        if (r->c->req.wait)
             left = r->deadline > 0 ? r->deadline - mct_now_ms() : -1;
         n = intr_wait_readable(r->fd, left > 0 ? (int)left : left < 0 ? -1 : 0, &e);
         if (n < 0 && e.code == MCT_E_INTR) {
@@ -720,8 +720,8 @@ static json_t *await_plan(struct run *r, int *rc)
             *rc = interrupted(&e);
             return NULL;
         }
-        if (n == 0 && r->c->wait) {
-            log_error("%s did not load within --timeout %g s; nothing was traced", r->c->class_name,
+        if (n == 0 && r->c->req.wait) {
+            log_error("%s did not load within --timeout %g s; nothing was traced", r->c->req.cls,
                       r->c->timeout_s);
             *rc = MCT_EXIT_OK;
             return NULL;
@@ -769,8 +769,8 @@ static int show_plan_only(struct run *r, const json_t *plan, const struct msg_pl
         if (fu_json_dump(f, plan, JSON_COMPACT) < 0 || fputc('\n', f) == EOF)
             return MCT_EXIT_INTERNAL;
     } else {
-        fprintf(f, "plan for %s.%s%s, %d level%s, classes matching %s%s\n", c->class_name, c->method, c->desc,
-                c->depth, c->depth == 1 ? "" : "s", c->regex, c->include_jdk ? " (JDK included)" : "");
+        fprintf(f, "plan for %s.%s%s, %lld level%s, classes matching %s%s\n", c->req.cls, c->req.method, req_desc(&c->req),
+                c->req.depth, c->req.depth == 1 ? "" : "s", c->req.regex, c->req.include_jdk ? " (JDK included)" : "");
         print_plan(f, p);
         print_plan_summary(f, p);
     }
@@ -806,9 +806,9 @@ static int session(struct run *r)
         return MCT_EXIT_INTERNAL;
     }
     json_decref(req);
-    log_verbose("asked for a trace of %s.%s%s, %d level%s, classes matching %s", c->class_name, c->method,
-                c->desc, c->depth, c->depth == 1 ? "" : "s", c->regex);
-    if (c->wait && c->timeout_s > 0)
+    log_verbose("asked for a trace of %s.%s%s, %lld level%s, classes matching %s", c->req.cls, c->req.method,
+                req_desc(&c->req), c->req.depth, c->req.depth == 1 ? "" : "s", c->req.regex);
+    if (c->req.wait && c->timeout_s > 0)
         r->deadline = mct_now_ms() + c->timeout_s * 1e3;
     plan = await_plan(r, &code);
     if (plan == NULL)
@@ -821,14 +821,14 @@ static int session(struct run *r)
         return MCT_EXIT_INTERNAL;
     }
     r->receiver = p.summary.receiver != NULL;
-    if (r->gate != NULL && !c->plan && gate_plan_check(r->gate, &p, stderr, &e) < 0) {
+    if (r->gate != NULL && !c->req.plan_only && gate_plan_check(r->gate, &p, stderr, &e) < 0) {
         /* The agent restores the classes when it sees this client gone. */
         log_error("%s", e.msg);
         msg_plan_clear(&p);
         json_decref(plan);
         return MCT_EXIT_USAGE;
     }
-    if (c->plan) {
+    if (c->req.plan_only) {
         code = show_plan_only(r, plan, &p);
         warn_plan(c, &p);
         msg_plan_clear(&p);
@@ -838,11 +838,11 @@ static int session(struct run *r)
     print_summary(c, &p.summary);
     warn_plan(c, &p);
     print_probe(r, &p.summary);
-    if (c->verbose)
+    if (c->req.verbose)
         print_plan(stderr, &p);
     msg_plan_clear(&p);
     json_decref(plan);
-    if (c->timeout_s > 0 && !c->wait)
+    if (c->timeout_s > 0 && !c->req.wait)
         r->deadline = mct_now_ms() + c->timeout_s * 1e3;
     return stream(r);
 }
@@ -855,7 +855,7 @@ int trace_run(const struct cli *c, const struct proc_target *t)
 
     /* Before anything touches the JVM: a bad -o is a usage error. The plan
      * is text or JSON written by this file, hence no format's framing. */
-    r.out = out_open(c->plan ? CLI_FORMAT_JSON : c->format, c->output, c->slow_ms, &e);
+    r.out = out_open(c->req.plan_only ? CLI_FORMAT_JSON : c->format, c->output, c->slow_ms, &e);
     if (r.out == NULL) {
         log_error("%s", e.msg);
         return MCT_EXIT_USAGE;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "agentlib.h"
+#include "buf.h"
 #include "exit.h"
 #include "gate.h"
 #include "log.h"
@@ -28,8 +29,6 @@
 /* The statuses of a shell for a command it cannot run. */
 #define WRAP_NOT_FOUND 127
 #define WRAP_NOT_RUN 126
-
-/* ---- the option string ---------------------------------------------------------------------- */
 
 /* A growing string; on failure the buffer is freed and s is NULL. */
 struct buf {
@@ -62,103 +61,53 @@ static void put_mem(struct buf *b, const char *p, size_t n)
     b->s[b->len] = '\0';
 }
 
-static void put_str(struct buf *b, const char *s)
-{
-    put_mem(b, s, strlen(s));
-}
-
-/* Appends the item ",name=value". */
-static void put_item(struct buf *b, const char *name, const char *value)
-{
-    put_str(b, ",");
-    put_str(b, name);
-    put_str(b, "=");
-    put_str(b, value);
-}
-
-/* Appends ",name=" and the integer v. */
-static void put_int(struct buf *b, const char *name, long long v)
-{
-    char num[24];
-
-    snprintf(num, sizeof num, "%lld", v);
-    put_item(b, name, num);
-}
-
-/* Appends s percent-encoded (see wrap_agent_options). */
-static void put_encoded(struct buf *b, const char *s)
-{
-    for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
-        if (*p <= ' ' || *p >= 0x7f || strchr(",%=\"'\\", *p) != NULL) {
-            static const char hex[] = "0123456789ABCDEF";
-            const char esc[3] = { '%', hex[*p >> 4], hex[*p & 15] };
-
-            put_mem(b, esc, sizeof esc);
-        } else {
-            put_mem(b, (const char *)p, 1);
-        }
-    }
-}
-
-/* Appends ",name=value" with a number (of milliseconds, of seconds),
- * without trailing zeros (the agent reads plain decimals, no exponent). */
-static void put_decimal(struct buf *b, const char *name, double v)
-{
-    char num[64];
-    char *end;
-
-    snprintf(num, sizeof num, "%.6f", v);
-    end = num + strlen(num) - 1;
-    while (*end == '0')
-        *end-- = '\0';
-    if (*end == '.')
-        *end = '\0';
-    put_item(b, name, num);
-}
+/* ---- the option string ---------------------------------------------------------------------- */
 
 char *wrap_agent_options(const struct cli *c, const char *dir, mct_err *e)
 {
-    struct buf b = { 0 };
+    struct mct_request r = c->req;
+    mct_buf b, file;
+    uint8_t *s = NULL;
+    size_t len;
 
-    put_str(&b, "trace=");
-    put_encoded(&b, c->class_name);
-    put_str(&b, ".");
-    put_encoded(&b, c->method);
-    put_encoded(&b, c->desc);
-    put_int(&b, "depth", c->depth);
-    put_str(&b, ",regex=");
-    put_encoded(&b, c->regex);
-    put_str(&b, ",out=");
-    put_encoded(&b, dir);
-    put_str(&b, "/{pid}.ndjson");
-    if (c->include_jdk)
-        put_str(&b, ",include-jdk");
-    if (c->min_ms > 0)
-        put_decimal(&b, "min-ms", c->min_ms);
-    if (c->count > 0)
-        put_int(&b, "count", c->count);
-    if (c->aggregate)
-        put_str(&b, ",aggregate");
-    if (c->aggregate && c->interval_s > 0)
-        put_decimal(&b, "interval", c->interval_s);
-    if (c->aggregate && c->slowest > 0)
-        put_int(&b, "slowest", c->slowest);
-    if (c->sample > 1)
-        put_int(&b, "sample", c->sample);
-    if (c->include_warmup)
-        put_str(&b, ",include-warmup");
-    if (c->verbose)
-        put_str(&b, ",verbose");
-    /* The gates are judged here, over what the files hold (wrap_run), so
-     * none goes to the agent. */
-    if (b.s == NULL)
+    buf_init(&b);
+    buf_init(&file);
+    buf_printf(&file, "%s/{pid}.ndjson", dir);
+    buf_ch(&file, '\0');
+    if (!buf_failed(&file)) {
+        r.out = (const char *)file.data;
+        /* The gates are judged here, over what the files hold (wrap_run),
+         * so none goes to the agent. */
+        req_optstr_write(&r, 0, &b);
+        buf_ch(&b, '\0');
+        s = buf_steal(&b, &len);
+    }
+    buf_free(&b);
+    buf_free(&file);
+    if (s == NULL)
         mct_err_set(e, MCT_E_NOMEM, "out of memory");
-    return b.s;
+    return (char *)s;
+}
+
+/* A new string of the texts in parts, NULL-terminated; NULL with e set. */
+static char *join(mct_err *e, const char *const *parts)
+{
+    mct_buf b;
+    uint8_t *s;
+    size_t len;
+
+    buf_init(&b);
+    for (; *parts != NULL; parts++)
+        buf_str(&b, *parts);
+    buf_ch(&b, '\0');
+    s = buf_steal(&b, &len);
+    if (s == NULL)
+        mct_err_set(e, MCT_E_NOMEM, "out of memory");
+    return (char *)s;
 }
 
 char *wrap_agentpath(const char *lib, const char *options, mct_err *e)
 {
-    struct buf b = { 0 };
     const char *quote = "";
 
     if (lib[0] != '/')
@@ -172,29 +121,14 @@ char *wrap_agentpath(const char *lib, const char *options, mct_err *e)
         return mct_err_set(e, MCT_E_ARG, "the agent library path %.200s has whitespace and both "
                            "kinds of quotes, which JAVA_TOOL_OPTIONS cannot carry: move the library "
                            "(--agent PATH)", lib), NULL;
-    put_str(&b, quote);
-    put_str(&b, "-agentpath:");
-    put_str(&b, lib);
-    put_str(&b, "=");
-    put_str(&b, options);
-    put_str(&b, quote);
-    if (b.s == NULL)
-        mct_err_set(e, MCT_E_NOMEM, "out of memory");
-    return b.s;
+    return join(e, (const char *const[]){ quote, "-agentpath:", lib, "=", options, quote, NULL });
 }
 
 char *wrap_tool_options(const char *old, const char *word, mct_err *e)
 {
-    struct buf b = { 0 };
-
-    if (old != NULL && old[0] != '\0') {
-        put_str(&b, old);
-        put_str(&b, " ");
-    }
-    put_str(&b, word);
-    if (b.s == NULL)
-        mct_err_set(e, MCT_E_NOMEM, "out of memory");
-    return b.s;
+    if (old != NULL && old[0] != '\0')
+        return join(e, (const char *const[]){ old, " ", word, NULL });
+    return join(e, (const char *const[]){ word, NULL });
 }
 
 /* ---- the JVMs' files ------------------------------------------------------------------------ */
@@ -298,11 +232,11 @@ static void judge_gates(struct wrap *w, struct jvm *j, const json_t *summary)
  * judges the run, in the gate): said once. */
 static void check_over(struct wrap *w, const struct jvm *j, const char *what, double ms)
 {
-    if (w->c->fail_over_ms < 0 || w->c->percentile != 0 || ms <= w->c->fail_over_ms)
+    if (w->c->req.fail_over_ms < 0 || w->c->req.percentile != 0 || ms <= w->c->req.fail_over_ms)
         return;
     if (!w->over)
         log_error("JVM pid %lld: %s took %.3f ms, over --fail-over-ms %g (exit status 4)", j->pid, what, ms,
-                  w->c->fail_over_ms);
+                  w->c->req.fail_over_ms);
     w->over = 1;
 }
 
@@ -444,7 +378,7 @@ static void end_gates(struct wrap *w, struct jvm *j)
 {
     if (j->gate == NULL || j->judged || !j->planned)
         return;
-    if (!w->c->aggregate) {
+    if (!w->c->req.aggregate) {
         judge_gates(w, j, NULL);
         return;
     }
@@ -461,7 +395,7 @@ static void on_end(struct wrap *w, struct jvm *j, const json_t *msg)
 
     j->ended = 1;
     if (loaded != NULL && !json_is_true(loaded)) {
-        log_error("JVM pid %lld: %s never loaded, nothing traced", j->pid, w->c->class_name);
+        log_error("JVM pid %lld: %s never loaded, nothing traced", j->pid, w->c->req.cls);
         return;
     }
     log_error("JVM pid %lld: %s", j->pid, written(j));
@@ -870,11 +804,11 @@ static int verdict(struct wrap *w, int status)
 
     if (gate_wanted(w->c) && w->n_judged == 0 && !w->gate_typo) {
         log_error("the gates: no JVM traced a call of %s.%s%s, nothing to judge (exit status 4)",
-                  w->c->class_name, w->c->method, w->c->desc);
+                  w->c->req.cls, w->c->req.method, req_desc(&w->c->req));
         gate_failed = 1;
-    } else if (!gate_wanted(w->c) && w->c->fail_over_ms >= 0 && w->seen == 0) {
+    } else if (!gate_wanted(w->c) && w->c->req.fail_over_ms >= 0 && w->seen == 0) {
         log_error("--fail-over-ms %g: no call to judge, none was written (exit status 4)",
-                  w->c->fail_over_ms);
+                  w->c->req.fail_over_ms);
         gate_failed = 1;
     }
     if (status != 0) {

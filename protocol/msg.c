@@ -21,12 +21,24 @@
     }
 
 PLAIN_MESSAGE(hello_req, "hello", PROTO_REQUEST)
-PLAIN_MESSAGE(trace, "trace", PROTO_REQUEST)
 PLAIN_MESSAGE(stop, "stop", PROTO_REQUEST)
 PLAIN_MESSAGE(hello, "hello", PROTO_REPLY)
 PLAIN_MESSAGE(plan, "plan", PROTO_REPLY)
 PLAIN_MESSAGE(status, "status", PROTO_REPLY)
 PLAIN_MESSAGE(end, "end", PROTO_REPLY)
+
+json_t *msg_trace_write(const struct mct_request *m)
+{
+    return proto_msg_write("trace", PROTO_REQUEST, m);
+}
+
+int msg_trace_read(const json_t *msg, struct mct_request *m, mct_err *e)
+{
+    if (proto_msg_read(msg, "trace", PROTO_REQUEST, m, sizeof *m, e) < 0)
+        return -1;
+    req_init_off_wire(m);
+    return 0;
+}
 
 void msg_hello_clear(struct msg_hello *m)
 {

@@ -31,6 +31,7 @@
 
 #include "err.h"
 #include "proto.h"
+#include "request.h"
 
 /* ---- requests (client to agent) ----------------------------------------- */
 
@@ -39,28 +40,8 @@ struct msg_hello_req {
     const char *client;         /* the client's version */
 };
 
-/* `trace`: what to trace and how. */
-struct msg_trace {
-    const char *cls;            /* binary class name with dots */
-    const char *method;         /* JVM method name */
-    const char *desc;           /* its descriptor, NULL for every overload */
-    long long depth;            /* 1..PROTO_MAX_DEPTH */
-    const char *regex;          /* callee classes, Java-style, whole names */
-    int include_jdk;            /* booleans, 0 or 1 */
-    int plan_only;
-    int verbose;
-    long long min_ns;           /* only calls at least this long are sent */
-    long long count;            /* end after this many calls; 0 = no limit */
-    long long client_pid;       /* > 0 */
-    int aggregate;              /* summaries instead of calls; absent: 0 */
-    long long interval_ms;      /* a summary every so often; 0 or -1 (absent): only the final one */
-    long long slowest;          /* calls kept whole per summary, 0..SUM_SLOWEST_MAX; -1: absent */
-    int wait;                   /* an entry class not loaded yet is waited for; absent: 0 */
-    long long sample;           /* trace one entry call in this many, 1..PROTO_MAX_SAMPLE;
-                                   -1: absent (every one) */
-    int include_warmup;         /* warm-up calls go into summaries too; absent: 0 */
-    int compact;                /* calls as compact records (crec.h); absent: 0 */
-};
+/* `trace`: what to trace and how, a struct mct_request (request.h), whose
+ * rows are the message's keys. */
 
 /* `stop`: the client ends its session. */
 struct msg_stop {
@@ -179,7 +160,7 @@ struct msg_error {
 /* ---- writers: a new message (caller decrefs), or NULL ------------------- */
 
 json_t *msg_hello_req_write(const struct msg_hello_req *m);
-json_t *msg_trace_write(const struct msg_trace *m);
+json_t *msg_trace_write(const struct mct_request *m);
 json_t *msg_stop_write(const struct msg_stop *m);
 json_t *msg_hello_write(const struct msg_hello *m);
 json_t *msg_plan_write(const struct msg_plan *m);
@@ -201,7 +182,9 @@ void msg_end_init(struct msg_end *m, const char *reason);
  * caller's, and so do the strings read from it (see above). ---------------- */
 
 int msg_hello_req_read(const json_t *msg, struct msg_hello_req *m, mct_err *e);
-int msg_trace_read(const json_t *msg, struct msg_trace *m, mct_err *e);
+/* The members the message does not carry (out, the gates) are at their
+ * none. */
+int msg_trace_read(const json_t *msg, struct mct_request *m, mct_err *e);
 int msg_stop_read(const json_t *msg, struct msg_stop *m, mct_err *e);
 /* Also MCT_E_NOMEM. Free with msg_hello_clear, also after a failure. */
 int msg_hello_read(const json_t *msg, struct msg_hello *m, mct_err *e);

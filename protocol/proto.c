@@ -15,6 +15,7 @@
 
 #include "msg.h"
 #include "mtime.h"
+#include "request.h"
 #include "summary.h"
 
 /* ---- error codes -------------------------------------------------------- */
@@ -209,7 +210,8 @@ enum kind {
     K_OBJ,          /* object checked against sub (any object if sub is NULL) */
     K_OBJ_OR_NULL,  /* as K_OBJ, or null */
     K_ARR,          /* array of objects, each checked against sub */
-    K_STRS          /* array of strings, each of a length in [min, max] bytes */
+    K_STRS,         /* array of strings, each of a length in [min, max] bytes */
+    K_NONE          /* no key: a place in a table whose row the message does not carry */
 };
 
 struct schema;
@@ -262,33 +264,26 @@ static const struct field hello_req_fields[] = {
 };
 #undef M
 
-#define M struct msg_trace
+/* The trace request's keys are request.h's rows: a row without a key
+ * gives a K_NONE field, which is neither read, written nor accepted. */
+#define REQ_KIND(t) ((t) == REQ_BOOL ? K_BOOL : (t) == REQ_DESC ? K_STR_OR_NULL :                     \
+                     (t) == REQ_CLASS || (t) == REQ_METHOD || (t) == REQ_STR ? K_STR : K_INT)
+#define REQ_SYNTAX(t) ((t) == REQ_CLASS ? proto_class_name_valid : (t) == REQ_METHOD ? proto_method_name_valid : \
+                       (t) == REQ_DESC ? proto_method_desc_valid : NULL)
+#define REQ_SYNTAX_WHAT(t) ((t) == REQ_CLASS ? "a binary class name with dots" :                          \
+                            (t) == REQ_METHOD ? "a JVM method name" :                                      \
+                            (t) == REQ_DESC ? "a JVM method descriptor" : NULL)
+#define REQ_KEY(m, type, key, option, sh, lo, hi, wire_lo, none, def, note, where)                       \
+    { .name = (key) != NULL ? (const char *)(key) : "",                                                  \
+      .kind = (key) != NULL ? REQ_KIND(type) : K_NONE, .optional = ((where) & REQ_SOCKET_OPT) != 0,     \
+      .min = (wire_lo), .max = (hi), .syntax = REQ_SYNTAX(type), .syntax_what = REQ_SYNTAX_WHAT(type),   \
+      .slot = (key) != NULL, .at = offsetof(struct mct_request, m) },
 static const struct field trace_req_fields[] = {
     INT("protocol", PROTO_VERSION, PROTO_VERSION),
-    { .name = "class", .kind = K_STR, .min = 1, .max = 1024, AT(M, cls),
-      .syntax = proto_class_name_valid, .syntax_what = "a binary class name with dots" },
-    { .name = "method", .kind = K_STR, .min = 1, .max = 1024, AT(M, method),
-      .syntax = proto_method_name_valid, .syntax_what = "a JVM method name" },
-    { .name = "desc", .kind = K_STR_OR_NULL, .min = 3, .max = 1024, AT(M, desc),
-      .syntax = proto_method_desc_valid, .syntax_what = "a JVM method descriptor" },
-    INT("depth", 1, PROTO_MAX_DEPTH, AT(M, depth)),
-    STR("regex", 0, 4096, AT(M, regex)),
-    BOOL("include_jdk", AT(M, include_jdk)),
-    BOOL("plan_only", AT(M, plan_only)),
-    INT("min_ns", 0, NS_MAX, AT(M, min_ns)),
-    INT("count", 0, LLONG_MAX, AT(M, count)),
-    BOOL("verbose", AT(M, verbose)),
-    INT("client_pid", 1, INT_MAX, AT(M, client_pid)),
-    { .name = "aggregate", .kind = K_BOOL, .optional = 1, AT(M, aggregate) },
-    OPT_INT("interval_ms", 0, LLONG_MAX / 1000000, AT(M, interval_ms)),
-    OPT_INT("slowest", 0, SUM_SLOWEST_MAX, AT(M, slowest)),
-    { .name = "wait", .kind = K_BOOL, .optional = 1, AT(M, wait) },
-    OPT_INT("sample", 1, PROTO_MAX_SAMPLE, AT(M, sample)),
-    { .name = "include_warmup", .kind = K_BOOL, .optional = 1, AT(M, include_warmup) },
-    { .name = "compact", .kind = K_BOOL, .optional = 1, AT(M, compact) },
+    REQ_FIELDS(REQ_KEY)
     END
 };
-#undef M
+#undef REQ_KEY
 
 static const struct field stop_req_fields[] = {
     STR("reason", 1, 1024, AT(struct msg_stop, reason)),
@@ -645,6 +640,8 @@ static int check_field(const json_t *v, const struct field *f, const char *what,
         }
         return 0;
     }
+    case K_NONE:
+        return 0;
     }
     return bad(e, what, p, "unknown field kind");
 }
@@ -652,7 +649,7 @@ static int check_field(const json_t *v, const struct field *f, const char *what,
 static const struct field *find_field(const struct schema *s, const char *key)
 {
     for (const struct field *f = s->fields; f->name != NULL; f++)
-        if (strcmp(f->name, key) == 0)
+        if (f->kind != K_NONE && strcmp(f->name, key) == 0)
             return f;
     return NULL;
 }
@@ -667,8 +664,11 @@ static int check_object(const json_t *obj, const struct schema *s, struct path *
     if (depth > PROTO_MAX_DEPTH)
         return bad(e, s->what, p, "nested deeper than %d levels", PROTO_MAX_DEPTH);
     for (const struct field *f = s->fields; f->name != NULL; f++) {
-        size_t old = path_push(p, "%s%s", p->len ? "." : "", f->name);
+        size_t old;
 
+        if (f->kind == K_NONE)
+            continue;
+        old = path_push(p, "%s%s", p->len ? "." : "", f->name);
         v = json_object_get(obj, f->name);
         if (v == NULL) {
             if (!f->optional)
@@ -825,6 +825,9 @@ static json_t *write_field(const struct field *f, const void *base, int *skip)
         }
         return a;
     }
+    case K_NONE:
+        *skip = 1;
+        return NULL;
     }
     return NULL;
 }
@@ -921,6 +924,8 @@ static int read_fields(const json_t *o, const struct schema *s, void *base, mct_
             }
             break;
         }
+        case K_NONE:
+            break;
         }
     }
     return 0;

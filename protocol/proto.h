@@ -26,8 +26,6 @@
 #define PROTO_STALL_S 3
 /* Deepest trace a request may ask for; also bounds the nesting of call trees. */
 #define PROTO_MAX_DEPTH 64
-/* The largest --sample (one entry call traced in this many). */
-#define PROTO_MAX_SAMPLE 1000000000LL
 
 /* The agent's socket: PROTO_SOCKET_DIR_FMT formatted with the JVM's /tmp and
  * its pid in its own namespace, then "/" PROTO_SOCKET_NAME. The directory has

@@ -21,7 +21,7 @@ static int live(JNIEnv *jni)
         return PROTO_RC_OPTIONS;
     }
     session_register();
-    if (vm_options()->trace.cls[0] != '\0')
+    if (vm_options()->trace.req.cls != NULL)
         startup_begin(&vm_options()->trace, vm_options()->verbose);
     return server_start(jni);
 }

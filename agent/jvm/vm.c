@@ -897,14 +897,14 @@ int vm_enter(JavaVM *jvm, const char *options, enum vm_entry how,
         }
         memcpy(vm.opts.rewrite_all, opts.rewrite_all, sizeof opts.rewrite_all);
     }
-    if (opts.trace.cls[0] != '\0') {
+    if (opts.trace.req.cls != NULL) {
         if (how != VM_ONLOAD) {
             pthread_mutex_unlock(&vm.lock);
             vm_log("trace= is a startup option (-agentpath); attach with the mcalltree command instead; "
                    "not loaded");
             return PROTO_RC_OPTIONS;
         }
-        vm.opts.trace = opts.trace;
+        opts_trace_copy(&vm.opts.trace, &opts.trace);
     }
     if (opts.clock[0] != '\0')
         memcpy(vm.opts.clock, opts.clock, sizeof opts.clock);

@@ -1,8 +1,9 @@
 /* options.h — the agent's options: the string after '=' in
  * -agentpath:libmcalltree.so=OPTIONS, or the third argument of the attach
  * `load` command. Comma-separated NAME or NAME=VALUE items (split at the
- * first '='), parsed by one table in options.c; adding an option is one
- * table row and one field. Values are percent-decoded: %XX (two hex digits)
+ * first '='): the agent's own (verbose, rewrite-all, clock: a table in
+ * options.c) and a startup trace's, which are request.h's rows (REQ_AGENT):
+ * a new trace option is one row there. Values are percent-decoded: %XX (two hex digits)
  * is that byte, so a value holding ',' is written %2C, a space %20, a '%'
  * %25. */
 #ifndef MCT_OPTIONS_H
@@ -10,51 +11,24 @@
 
 #include "err.h"
 #include "gates.h"
-
-/* The default depth and regex of a startup trace (trace= without depth= or
- * regex=). */
-#define OPTS_TRACE_DEPTH 3
-#define OPTS_TRACE_REGEX ".*"
+#include "request.h"
 
 /* Bytes for the texts of a trace's max-calls= and budget= items together. */
 #define OPTS_GATE_TEXT_MAX 8192
 
-/* A trace started with the JVM (trace=...): the request a client would
- * send, and the file the replies go to. cls[0] == '\0' when none. */
-struct agent_trace_opts {
-    char cls[1025];       /* binary class name with dots */
-    char method[1025];
-    char desc[1025];      /* "" for every overload */
-    int depth;            /* 1..64 */
-    char regex[4097];
-    char out[4097];       /* the NDJSON file; "{pid}" stands for the JVM's pid */
-    int include_jdk;
-    long long min_ns;
-    long long count;      /* 0: no limit */
-    int aggregate;        /* summaries instead of calls */
-    long long interval_ms;/* with aggregate: a summary this often; 0: only the final one */
-    long long slowest;    /* with aggregate: calls kept whole per summary; -1: not given */
-    long long sample;     /* trace one entry call in this many; 0: not given (every one) */
-    int include_warmup;   /* summaries and gates count warm-up calls (agent/warm.h) */
-    /* The gates (protocol/gates.h), judged by the agent at the end. The
-     * max-calls= and budget= items are kept as text (decoded), each a kind
-     * byte ('m' or 'b'), the value and a NUL, one after the other in
-     * gate_text, so that this struct stays copyable; opts_gates parses
-     * them into specs. */
-    char gate_text[OPTS_GATE_TEXT_MAX];
-    size_t gate_used;
-    size_t n_max_calls, n_budgets;
-    double percentile;    /* 0: unset */
-    double fail_over_ms;
-    int fail_over_set;    /* fail-over-ms= was given */
-};
+/* Bytes for the texts of a trace's values together (decoded): the entry
+ * method, regex=, out= and the gates. */
+#define OPTS_TEXT_MAX (3 * (REQ_NAME_MAX + 1) + 2 * (REQ_TEXT_MAX + 1) + OPTS_GATE_TEXT_MAX)
 
-/* The gates of a trace as protocol/gates.h judges them: the specs and the
- * view over them. */
-struct opts_gates {
-    struct gates_max_calls max_calls[GATES_MAX];
-    struct gates_budget budgets[GATES_MAX];
-    struct gates gates;
+/* A trace started with the JVM (trace=...): the request a client would
+ * send (request.h), its strings and gate texts in text; req.cls is NULL
+ * when none. The request points into its own text: copy it with
+ * opts_trace_copy, never by assignment. */
+struct agent_trace_opts {
+    struct mct_request req;
+    char text[OPTS_TEXT_MAX];
+    size_t text_used;
+    size_t gate_used;     /* of text, by the gates' items (OPTS_GATE_TEXT_MAX) */
 };
 
 struct agent_opts {
@@ -80,9 +54,11 @@ int opts_parse(const char *s, struct agent_opts *o, mct_err *e);
 
 /* Fills *g with t's gates (fail-over-ms= alone is percentile 100: every
  * call); g borrows t, which must outlive it. 1 when t sets a gate, 0 when
- * none, -1 with e set when an item does not parse (never after
- * opts_parse accepted it). */
-int opts_gates(const struct agent_trace_opts *t, struct opts_gates *g, mct_err *e);
+ * none. */
+int opts_gates(const struct agent_trace_opts *t, struct gates *g);
+
+/* *dst = *src, its request pointing into dst's text. */
+void opts_trace_copy(struct agent_trace_opts *dst, const struct agent_trace_opts *src);
 
 /* Whether s names a startup trace (an item trace=...), however malformed
  * the rest: such a JVM must start, traced or not. */

@@ -521,7 +521,7 @@ static void run_loop(struct session *s, JNIEnv *jni)
 
 /* The request r (read by msg_trace_read from s->req, whose strings it
  * borrows for the session's life) into s. */
-static void read_request(struct session *s, const struct msg_trace *r)
+static void read_request(struct session *s, const struct mct_request *r)
 {
     s->cls = r->cls;
     s->method = r->method;
@@ -544,7 +544,7 @@ static void read_request(struct session *s, const struct msg_trace *r)
 }
 
 /* What is wrong with a trace request that its schema cannot say, or NULL. */
-static const char *request_problem(const struct msg_trace *r)
+static const char *request_problem(const struct mct_request *r)
 {
     if (r->aggregate && r->min_ns > 0)
         return "min_ns cannot be used with aggregate: a summary covers every call";
@@ -946,7 +946,7 @@ static int ending(const struct session *s)
 static enum server_verdict on_trace(int fd, json_t *req, const struct server_peer *peer, int last)
 {
     struct session *s;
-    struct msg_trace r;
+    struct mct_request r;
     JNIEnv *jni;
     mct_err err;
 
@@ -1059,7 +1059,7 @@ void session_register(void)
 void session_start_local(int fd, json_t *req)
 {
     static const struct server_peer self;
-    struct msg_trace r;
+    struct mct_request r;
     mct_err err;
     int started;
 

@@ -70,7 +70,7 @@ static void write_line(const json_t *msg)
  * them once the writer runs. */
 static struct {
     int on;
-    struct opts_gates specs;    /* borrow the trace's options (the agent's, for the JVM's life) */
+    struct gates specs;         /* borrow the trace's options (the agent's, for the JVM's life) */
     gates_tally *tally;         /* every call written; NULL when out of memory */
     json_t *final;              /* the final summary (aggregate), judged instead */
     char error[MCT_ERR_MSG];    /* why the gates cannot be judged, "" when they can */
@@ -81,13 +81,12 @@ static struct {
 static void gates_begin(const struct agent_trace_opts *t)
 {
     mct_err e;
-    int rc = opts_gates(t, &gt.specs, &e);
 
-    if (rc == 0)
+    if (!opts_gates(t, &gt.specs))
         return;
     gt.on = 1;
-    gt.include_warmup = t->include_warmup;
-    if (rc < 0 || (gt.tally = gates_tally_new(&e)) == NULL)
+    gt.include_warmup = t->req.include_warmup;
+    if ((gt.tally = gates_tally_new(&e)) == NULL)
         snprintf(gt.error, sizeof gt.error, "the gates cannot be judged: %.400s", e.msg);
 }
 
@@ -125,9 +124,9 @@ static void gates_end(void)
     if (gt.error[0] != '\0')
         mct_err_set(&e, MCT_E_INTERNAL, "%s", gt.error);
     else if (gt.final != NULL)
-        rc = gates_judge(&gt.specs.gates, gt.final, NULL, failures, &e);
+        rc = gates_judge(&gt.specs, gt.final, NULL, failures, &e);
     else
-        rc = gates_tally_judge(gt.tally, &gt.specs.gates, failures, &e);
+        rc = gates_tally_judge(gt.tally, &gt.specs, failures, &e);
     if (rc < 0)
         json_array_append_new(failures, json_string(e.msg));
     line = json_pack("{s:s, s:b, s:o}", "type", "gate", "passed", rc == 0, "failures", failures);
@@ -234,21 +233,14 @@ static json_t *start_line(const struct agent_trace_opts *t)
 {
     char entry[3200];
 
-    snprintf(entry, sizeof entry, "%s.%s%s", t->cls, t->method, t->desc);
+    snprintf(entry, sizeof entry, "%s.%s%s", t->req.cls, t->req.method, req_desc(&t->req));
     return json_pack("{s:s, s:i, s:s, s:s, s:s}", "type", "start", "pid", (int)getpid(), "vm", vm_facts()->name,
                      "version", vm_facts()->version, "entry", entry);
 }
 
 void startup_begin(const struct agent_trace_opts *t, int verbose)
 {
-    const struct msg_trace r = {
-        .cls = t->cls, .method = t->method, .desc = t->desc[0] != '\0' ? t->desc : NULL, .depth = t->depth,
-        .regex = t->regex, .include_jdk = t->include_jdk, .verbose = verbose, .min_ns = t->min_ns,
-        .count = t->count, .client_pid = getpid(), .wait = 1, .aggregate = t->aggregate,
-        .interval_ms = t->aggregate ? t->interval_ms : -1, .slowest = t->aggregate ? t->slowest : -1,
-        .sample = t->sample > 0 ? t->sample : -1,
-        .include_warmup = t->include_warmup,
-    };
+    struct mct_request r = t->req;  /* borrows t, which lives as long as the JVM */
     json_t *req, *start;
     pthread_t tid;
     int sv[2];
@@ -256,9 +248,11 @@ void startup_begin(const struct agent_trace_opts *t, int verbose)
     if (st.started)
         return;
     st.started = 1;
+    r.verbose = verbose;
+    r.client_pid = getpid();
     st.verbose = verbose;
-    if (expand_path(t->out) < 0) {
-        vm_log("out=%s is too long a file name; the JVM runs untraced", t->out);
+    if (expand_path(t->req.out) < 0) {
+        vm_log("out=%s is too long a file name; the JVM runs untraced", t->req.out);
         return;
     }
     st.file = open(st.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_APPEND, 0600);
@@ -270,7 +264,7 @@ void startup_begin(const struct agent_trace_opts *t, int verbose)
     req = msg_trace_write(&r);
     start = start_line(t);
     if (req == NULL || start == NULL || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
-        vm_log("cannot start the trace of %s.%s: %s; the JVM runs untraced", t->cls, t->method,
+        vm_log("cannot start the trace of %s.%s: %s; the JVM runs untraced", t->req.cls, t->req.method,
                req == NULL || start == NULL ? "out of memory" : strerror(errno));
         json_decref(req);
         json_decref(start);

@@ -28,7 +28,7 @@ static json_t *typed(const json_t *msg, enum proto_dir dir)
         if ((rc = msg_hello_req_read(msg, &m, &e)) == 0)
             out = msg_hello_req_write(&m);
     } else if (dir == PROTO_REQUEST && strcmp(type, "trace") == 0) {
-        struct msg_trace m;
+        struct mct_request m;
 
         if ((rc = msg_trace_read(msg, &m, &e)) == 0)
             out = msg_trace_write(&m);

@@ -44,51 +44,51 @@ static void test_trace(void)
                     (char *)NULL), 0);
     CHECK_INT(c.mode, CLI_TRACE);
     CHECK_INT(c.pid, 123);
-    CHECK_STR(c.class_name, "com.shop.Cart");
-    CHECK_STR(c.method, "total");
-    CHECK_STR(c.desc, "");
-    CHECK_INT(c.depth, 3);
-    CHECK_STR(c.regex, "com\\.shop\\..*");
-    CHECK_INT(c.count, 0);
+    CHECK_STR(c.req.cls, "com.shop.Cart");
+    CHECK_STR(c.req.method, "total");
+    CHECK_STR(req_desc(&c.req), "");
+    CHECK_INT(c.req.depth, 3);
+    CHECK_STR(c.req.regex, "com\\.shop\\..*");
+    CHECK_INT(c.req.count, 0);
     CHECK(c.timeout_s == 0);
-    CHECK(c.min_ms == 0);
+    CHECK(c.req.min_ns == 0);
     CHECK(c.slow_ms < 0);
-    CHECK(c.fail_over_ms < 0);
+    CHECK(c.req.fail_over_ms < 0);
     CHECK_INT(c.format, CLI_FORMAT_JSON);
     CHECK(c.output == NULL);
-    CHECK(!c.include_jdk && !c.plan && !c.verbose);
+    CHECK(!c.req.include_jdk && !c.req.plan_only && !c.req.verbose);
     CHECK(c.agent == NULL);
 
     CHECK_INT(parse(&c, &e, "-n", "5", "-t", "2.5", "--min-ms", "0.5", "--slow-ms", "10",
                     "--fail-over-ms", "250", "-f", "tree", "-o", "out.txt", "--include-jdk",
                     "--plan", "-v", "--agent", "/x/libmcalltree.so", "7", "a.B$C",
                     "get(I)Ljava/lang/Object;", "64", ".*", (char *)NULL), 0);
-    CHECK_INT(c.count, 5);
+    CHECK_INT(c.req.count, 5);
     CHECK(c.timeout_s == 2.5);
-    CHECK(c.min_ms == 0.5);
+    CHECK(c.req.min_ns == 500000);
     CHECK(c.slow_ms == 10);
-    CHECK(c.fail_over_ms == 250);
+    CHECK(c.req.fail_over_ms == 250);
     CHECK_INT(c.format, CLI_FORMAT_TREE);
     CHECK_STR(c.output, "out.txt");
-    CHECK(c.include_jdk && c.plan && c.verbose);
+    CHECK(c.req.include_jdk && c.req.plan_only && c.req.verbose);
     CHECK_STR(c.agent, "/x/libmcalltree.so");
-    CHECK_STR(c.class_name, "a.B$C");
-    CHECK_STR(c.method, "get");
-    CHECK_STR(c.desc, "(I)Ljava/lang/Object;");
-    CHECK_INT(c.depth, 64);
+    CHECK_STR(c.req.cls, "a.B$C");
+    CHECK_STR(c.req.method, "get");
+    CHECK_STR(req_desc(&c.req), "(I)Ljava/lang/Object;");
+    CHECK_INT(c.req.depth, 64);
 
     /* Options after the arguments, long forms with '=', "--" before a regex. */
     CHECK_INT(parse(&c, &e, "7", "a.B", "<init>", "1", "--count=3", "--format=chrome",
                     "--timeout=.5", "--", "-odd", (char *)NULL), 0);
     CHECK_INT(c.format, CLI_FORMAT_CHROME);
-    CHECK_STR(c.regex, "-odd");
+    CHECK_STR(c.req.regex, "-odd");
     CHECK_INT(parse(&c, &e, "--count=3", "--format=folded", "--timeout=.5", "--", "7", "a.B",
                     "<init>", "1", "-odd.*", (char *)NULL), 0);
-    CHECK_INT(c.count, 3);
+    CHECK_INT(c.req.count, 3);
     CHECK_INT(c.format, CLI_FORMAT_FOLDED);
     CHECK(c.timeout_s == 0.5);
-    CHECK_STR(c.method, "<init>");
-    CHECK_STR(c.regex, "-odd.*");
+    CHECK_STR(c.req.method, "<init>");
+    CHECK_STR(c.req.regex, "-odd.*");
     CHECK_INT(parse(&c, &e, "7", "a.B", "m", "1", "x", "--output", "-", "--min-ms", "0",
                     (char *)NULL), 0);
     CHECK_STR(c.output, "-");
@@ -104,7 +104,7 @@ static void test_modes(void)
     CHECK_INT(c.pid, 99);
     CHECK_INT(parse(&c, &e, "-v", "--info=99", "--agent", "/a.so", (char *)NULL), 0);
     CHECK_INT(c.mode, CLI_INFO);
-    CHECK(c.verbose);
+    CHECK(c.req.verbose);
     CHECK_INT(parse(&c, &e, "--help", (char *)NULL), 0);
     CHECK_INT(c.mode, CLI_HELP);
     CHECK_INT(parse(&c, &e, "-h", "--bogus", (char *)NULL), 0);
@@ -120,6 +120,11 @@ static void test_errors(void)
     USAGE_ERROR("missing arguments: <pid> <class>", "-v");
     USAGE_ERROR("missing arguments: <method> <depth> <regex>", "1", "a.B");
     USAGE_ERROR("missing argument: <regex>", "1", "a.B", "m", "3");
+    /* One argument short and the first not a number: the pid was forgotten. */
+    USAGE_ERROR("missing argument: <pid> ('a.B' is not a pid); usage: mcalltree [OPTIONS] <pid> <class> "
+                "<method> <depth> <regex>", "a.B", "m", "3", "x");
+    USAGE_ERROR("missing argument: <pid> ('com.shop.Cart' is not a pid)", "-n", "2", "com.shop.Cart", "total",
+                "2", ".*");
     USAGE_ERROR("too many arguments, starting at 'extra'", "1", "a.B", "m", "3", "x", "extra");
     USAGE_ERROR("pid must be a positive integer, got 'abc'", "abc", "a.B", "m", "3", "x");
     USAGE_ERROR("pid must be a positive integer, got '0'", "0", "a.B", "m", "3", "x");
@@ -212,38 +217,38 @@ static void test_gates(void)
     mct_err e;
 
     CHECK_INT(parse(&c, &e, "1", "a.B", "m", "3", "x", (char *)NULL), 0);
-    CHECK_INT(c.n_max_calls, 0);
-    CHECK_INT(c.n_budgets, 0);
-    CHECK(c.percentile == 0);
+    CHECK_INT(c.req.max_calls.n, 0);
+    CHECK_INT(c.req.budgets.n, 0);
+    CHECK(c.req.percentile == 0);
     CHECK_INT(parse(&c, &e, "--max-calls", "com.x.Repo.find=1", "--max-calls=a.B$C.<init>(IJ)V=0",
                     "--percentile", "99.9", "--fail-over-ms", "20", "--budget", "com.x.Repo.find:p99=2.5",
                     "--budget=a.B.m(Ljava/lang/String;)V:max=0", "1", "a.B", "m", "3", "x", (char *)NULL), 0);
-    CHECK_INT(c.n_max_calls, 2);
-    CHECK_STR(c.max_calls[0].arg, "com.x.Repo.find=1");
-    CHECK_INT(c.max_calls[0].name.class_len, 10);
-    CHECK(strncmp(c.max_calls[0].name.class_name, "com.x.Repo", 10) == 0);
-    CHECK_INT(c.max_calls[0].name.method_len, 4);
-    CHECK(strncmp(c.max_calls[0].name.method, "find", 4) == 0);
-    CHECK_INT(c.max_calls[0].name.desc_len, 0);
-    CHECK_INT(c.max_calls[0].n, 1);
-    CHECK_INT(c.max_calls[1].name.class_len, 5);
-    CHECK(strncmp(c.max_calls[1].name.method, "<init>", 6) == 0 && c.max_calls[1].name.method_len == 6);
-    CHECK(strncmp(c.max_calls[1].name.desc, "(IJ)V", 5) == 0 && c.max_calls[1].name.desc_len == 5);
-    CHECK_INT(c.max_calls[1].n, 0);
-    CHECK(c.percentile == 99.9);
-    CHECK(c.fail_over_ms == 20);
-    CHECK_INT(c.n_budgets, 2);
-    CHECK_INT(c.budgets[0].stat, GATES_STAT_P99);
-    CHECK(c.budgets[0].ms == 2.5);
-    CHECK_INT(c.budgets[0].name.method_len, 4);
-    CHECK_INT(c.budgets[1].stat, GATES_STAT_MAX);
-    CHECK(c.budgets[1].ms == 0);
-    CHECK_INT(c.budgets[1].name.desc_len, 21);
+    CHECK_INT(c.req.max_calls.n, 2);
+    CHECK_STR(c.req.max_calls.item[0].arg, "com.x.Repo.find=1");
+    CHECK_INT(c.req.max_calls.item[0].name.class_len, 10);
+    CHECK(strncmp(c.req.max_calls.item[0].name.class_name, "com.x.Repo", 10) == 0);
+    CHECK_INT(c.req.max_calls.item[0].name.method_len, 4);
+    CHECK(strncmp(c.req.max_calls.item[0].name.method, "find", 4) == 0);
+    CHECK_INT(c.req.max_calls.item[0].name.desc_len, 0);
+    CHECK_INT(c.req.max_calls.item[0].n, 1);
+    CHECK_INT(c.req.max_calls.item[1].name.class_len, 5);
+    CHECK(strncmp(c.req.max_calls.item[1].name.method, "<init>", 6) == 0 && c.req.max_calls.item[1].name.method_len == 6);
+    CHECK(strncmp(c.req.max_calls.item[1].name.desc, "(IJ)V", 5) == 0 && c.req.max_calls.item[1].name.desc_len == 5);
+    CHECK_INT(c.req.max_calls.item[1].n, 0);
+    CHECK(c.req.percentile == 99.9);
+    CHECK(c.req.fail_over_ms == 20);
+    CHECK_INT(c.req.budgets.n, 2);
+    CHECK_INT(c.req.budgets.item[0].stat, GATES_STAT_P99);
+    CHECK(c.req.budgets.item[0].ms == 2.5);
+    CHECK_INT(c.req.budgets.item[0].name.method_len, 4);
+    CHECK_INT(c.req.budgets.item[1].stat, GATES_STAT_MAX);
+    CHECK(c.req.budgets.item[1].ms == 0);
+    CHECK_INT(c.req.budgets.item[1].name.desc_len, 21);
     CHECK_INT(parse(&c, &e, "--percentile", "100", "--fail-over-ms", "1", "--budget", "a.B.m:p50=1",
                     "--budget", "a.B.m:p90=1", "1", "a.B", "m", "3", "x", (char *)NULL), 0);
-    CHECK(c.percentile == 100);
-    CHECK_INT(c.budgets[0].stat, GATES_STAT_P50);
-    CHECK_INT(c.budgets[1].stat, GATES_STAT_P90);
+    CHECK(c.req.percentile == 100);
+    CHECK_INT(c.req.budgets.item[0].stat, GATES_STAT_P50);
+    CHECK_INT(c.req.budgets.item[1].stat, GATES_STAT_P90);
 
     USAGE_ERROR("--max-calls takes CLASS.METHOD=N (com.shop.Repo.find=1), got 'a.B.m'", "--max-calls",
                 "a.B.m", "1", "a.B", "m", "3", "x");
@@ -332,9 +337,9 @@ static void test_aggregate(void)
 
     CHECK_INT(parse(&c, &e, "--aggregate", "--interval", "0.25", "--slowest", "1000", "-f", "folded",
                     "1", "a.B", "m", "3", "x", (char *)NULL), 0);
-    CHECK(c.aggregate && c.interval_s == 0.25 && c.slowest == 1000);
+    CHECK(c.req.aggregate && c.req.interval_ms == 250 && c.req.slowest == 1000);
     CHECK_INT(parse(&c, &e, "1", "a.B", "m", "3", "x", (char *)NULL), 0);
-    CHECK(!c.aggregate && c.interval_s == 0 && c.slowest == 0);
+    CHECK(!c.req.aggregate && c.req.interval_ms == -1 && c.req.slowest == -1);
 }
 
 /* --sample N (issue 13): 1..1000000000, with or without --aggregate. */
@@ -344,11 +349,11 @@ static void test_sample(void)
     mct_err e;
 
     CHECK_INT(parse(&c, &e, "--sample", "10", "1", "a.B", "m", "3", "x", (char *)NULL), 0);
-    CHECK(c.sample == 10);
+    CHECK(c.req.sample == 10);
     CHECK_INT(parse(&c, &e, "--aggregate", "--sample=1000000000", "1", "a.B", "m", "3", "x", (char *)NULL), 0);
-    CHECK(c.sample == 1000000000 && c.aggregate);
+    CHECK(c.req.sample == 1000000000 && c.req.aggregate);
     CHECK_INT(parse(&c, &e, "1", "a.B", "m", "3", "x", (char *)NULL), 0);
-    CHECK(c.sample == 0);
+    CHECK(c.req.sample == -1);
     USAGE_ERROR("--sample must be an integer from 1 (every call) to 1000000000, got '0'", "--sample", "0", "1",
                 "a.B", "m", "3", "x");
     USAGE_ERROR("--sample must be an integer from 1 (every call) to 1000000000, got '-5'", "--sample", "-5", "1",

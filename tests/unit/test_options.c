@@ -1,6 +1,8 @@
 /* test_options.c — the agent's options string. */
 #include "check.h"
 
+#include <string.h>
+
 #include "options.h"
 
 static void test_valid(void)
@@ -71,11 +73,11 @@ static void test_sample(void)
     mct_err e;
 
     CHECK_INT(opts_parse("trace=a.B.run,out=x", &o, &e), 0);
-    CHECK(o.trace.sample == 0);
+    CHECK(o.trace.req.sample == -1);
     CHECK_INT(opts_parse("trace=a.B.run,out=x,sample=100", &o, &e), 0);
-    CHECK(o.trace.sample == 100);
+    CHECK(o.trace.req.sample == 100);
     CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,sample=1", &o, &e), 0);
-    CHECK(o.trace.sample == 1);
+    CHECK(o.trace.req.sample == 1);
     CHECK_INT(opts_parse("trace=a.B.run,out=x,sample=0", &o, &e), -1);
     CHECK_STR(e.msg, "option 'sample': give an integer from 1 (every call) to 1000000000, not '0'");
     CHECK_INT(opts_parse("trace=a.B.run,out=x,sample=x", &o, &e), -1);
@@ -87,21 +89,21 @@ static void test_aggregate(void)
     mct_err e;
 
     CHECK_INT(opts_parse("trace=a.B.run,out=x", &o, &e), 0);
-    CHECK_INT(o.trace.aggregate, 0);
-    CHECK(o.trace.interval_ms == 0);
-    CHECK(o.trace.slowest == -1);
+    CHECK_INT(o.trace.req.aggregate, 0);
+    CHECK(o.trace.req.interval_ms == -1);
+    CHECK(o.trace.req.slowest == -1);
     CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate", &o, &e), 0);
-    CHECK_INT(o.trace.aggregate, 1);
-    CHECK(o.trace.interval_ms == 0);
-    CHECK(o.trace.slowest == -1);
+    CHECK_INT(o.trace.req.aggregate, 1);
+    CHECK(o.trace.req.interval_ms == -1);
+    CHECK(o.trace.req.slowest == -1);
     CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,interval=2.5,slowest=7", &o, &e), 0);
-    CHECK(o.trace.interval_ms == 2500);
-    CHECK(o.trace.slowest == 7);
+    CHECK(o.trace.req.interval_ms == 2500);
+    CHECK(o.trace.req.slowest == 7);
     CHECK_INT(opts_parse("trace=a.B.run,out=x,interval=0.001,slowest=0,aggregate", &o, &e), 0);
-    CHECK(o.trace.interval_ms == 1);
-    CHECK(o.trace.slowest == 0);
+    CHECK(o.trace.req.interval_ms == 1);
+    CHECK(o.trace.req.slowest == 0);
     CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,slowest=1000", &o, &e), 0);
-    CHECK(o.trace.slowest == 1000);
+    CHECK(o.trace.req.slowest == 1000);
 
     CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,slowest=1001", &o, &e), -1);
     CHECK_STR(e.msg, "option 'slowest': give an integer from 0 to 1000, not '1001'");
@@ -124,7 +126,7 @@ static void test_aggregate(void)
     CHECK_STR(e.msg, "option 'include-warmup' needs aggregate or a gate (fail-over-ms, max-calls, budget): "
                      "calls are written either way");
     CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,include-warmup", &o, &e), 0);
-    CHECK_INT(o.trace.include_warmup, 1);
+    CHECK_INT(o.trace.req.include_warmup, 1);
     CHECK_INT(opts_parse("trace=a.B.run,out=x,fail-over-ms=5,include-warmup", &o, &e), 0);
     CHECK_INT(opts_parse("include-warmup", &o, &e), -1);
     CHECK_INT(opts_parse("trace=a.B.run,out=x,aggregate,min-ms=1", &o, &e), -1);
@@ -141,26 +143,26 @@ static void test_trace(void)
     mct_err e;
 
     CHECK_INT(opts_parse("trace=com.shop.Cart$Line.total,out=/tmp/{pid}.ndjson", &o, &e), 0);
-    CHECK_STR(o.trace.cls, "com.shop.Cart$Line");
-    CHECK_STR(o.trace.method, "total");
-    CHECK_STR(o.trace.desc, "");
-    CHECK_INT(o.trace.depth, OPTS_TRACE_DEPTH);
-    CHECK_STR(o.trace.regex, OPTS_TRACE_REGEX);
-    CHECK_STR(o.trace.out, "/tmp/{pid}.ndjson");
+    CHECK_STR(o.trace.req.cls, "com.shop.Cart$Line");
+    CHECK_STR(o.trace.req.method, "total");
+    CHECK_STR(req_desc(&o.trace.req), "");
+    CHECK_INT(o.trace.req.depth, req_fields[REQ_ROW_depth].def);
+    CHECK_STR(o.trace.req.regex, REQ_DEFAULT_REGEX);
+    CHECK_STR(o.trace.req.out, "/tmp/{pid}.ndjson");
     CHECK_INT(opts_parse("trace=a.B.get(IJ)V,depth=64,regex=a%5C.(B%7CC)%2C?,out=f%20g,include-jdk,"
                          "min-ms=1.5,count=7,verbose", &o, &e), 0);
-    CHECK_STR(o.trace.cls, "a.B");
-    CHECK_STR(o.trace.method, "get");
-    CHECK_STR(o.trace.desc, "(IJ)V");
-    CHECK_INT(o.trace.depth, 64);
-    CHECK_STR(o.trace.regex, "a\\.(B|C),?");
-    CHECK_STR(o.trace.out, "f g");
-    CHECK_INT(o.trace.include_jdk, 1);
-    CHECK(o.trace.min_ns == 1500000);
-    CHECK(o.trace.count == 7);
+    CHECK_STR(o.trace.req.cls, "a.B");
+    CHECK_STR(o.trace.req.method, "get");
+    CHECK_STR(req_desc(&o.trace.req), "(IJ)V");
+    CHECK_INT(o.trace.req.depth, 64);
+    CHECK_STR(o.trace.req.regex, "a\\.(B|C),?");
+    CHECK_STR(o.trace.req.out, "f g");
+    CHECK_INT(o.trace.req.include_jdk, 1);
+    CHECK(o.trace.req.min_ns == 1500000);
+    CHECK(o.trace.req.count == 7);
     CHECK_INT(o.verbose, 1);
     CHECK_INT(opts_parse("trace=a.B.get(Ljava/lang/String%3B)V,out=x", &o, &e), 0);
-    CHECK_STR(o.trace.desc, "(Ljava/lang/String;)V");
+    CHECK_STR(req_desc(&o.trace.req), "(Ljava/lang/String;)V");
     CHECK_INT(opts_parse("rewrite-all=x%25y", &o, &e), 0);
     CHECK_STR(o.rewrite_all, "x%y");
 
@@ -196,34 +198,34 @@ static void test_trace(void)
 static void test_gates(void)
 {
     struct agent_opts o, copy;
-    struct opts_gates g;
+    struct gates g;
     mct_err e;
 
     CHECK_INT(opts_parse("trace=a.B.run,out=x", &o, &e), 0);
-    CHECK_INT(opts_gates(&o.trace, &g, &e), 0);
+    CHECK_INT(opts_gates(&o.trace, &g), 0);
     CHECK_INT(opts_parse("trace=a.B.run,out=x,max-calls=a.R.find=3,max-calls=a.R.get(Ljava/lang/String%3B)J=0,"
                          "budget=a.R.find:p99=2.5,percentile=90,fail-over-ms=10", &o, &e), 0);
-    CHECK_INT((int)o.trace.n_max_calls, 2);
-    CHECK_INT((int)o.trace.n_budgets, 1);
-    copy = o;   /* the specs are made from a copy, as the agent keeps one */
+    CHECK_INT((int)o.trace.req.max_calls.n, 2);
+    CHECK_INT((int)o.trace.req.budgets.n, 1);
+    opts_trace_copy(&copy.trace, &o.trace); /* the specs are made from a copy, as the agent keeps one */
     memset(&o, 0, sizeof o);
-    CHECK_INT(opts_gates(&copy.trace, &g, &e), 1);
-    CHECK_INT((int)g.gates.n_max_calls, 2);
-    CHECK_STR(g.gates.max_calls[0].arg, "a.R.find=3");
-    CHECK(g.gates.max_calls[0].n == 3);
-    CHECK_STR(g.gates.max_calls[1].arg, "a.R.get(Ljava/lang/String;)J=0");
-    CHECK_INT((int)g.gates.max_calls[1].name.desc_len, 21);
-    CHECK_INT((int)g.gates.n_budgets, 1);
-    CHECK_INT(g.gates.budgets[0].stat, GATES_STAT_P99);
-    CHECK(g.gates.budgets[0].ms == 2.5);
-    CHECK(g.gates.percentile == 90 && g.gates.fail_over_ms == 10);
-    CHECK_STR(g.gates.prefix, "");
-    CHECK_STR(g.gates.class_name, "a.B");
-    CHECK_STR(g.gates.method, "run");
+    CHECK_INT(opts_gates(&copy.trace, &g), 1);
+    CHECK_INT((int)g.n_max_calls, 2);
+    CHECK_STR(g.max_calls[0].arg, "a.R.find=3");
+    CHECK(g.max_calls[0].n == 3);
+    CHECK_STR(g.max_calls[1].arg, "a.R.get(Ljava/lang/String;)J=0");
+    CHECK_INT((int)g.max_calls[1].name.desc_len, 21);
+    CHECK_INT((int)g.n_budgets, 1);
+    CHECK_INT(g.budgets[0].stat, GATES_STAT_P99);
+    CHECK(g.budgets[0].ms == 2.5);
+    CHECK(g.percentile == 90 && g.fail_over_ms == 10);
+    CHECK_STR(g.prefix, "");
+    CHECK_STR(g.class_name, "a.B");
+    CHECK_STR(g.method, "run");
     /* fail-over-ms alone judges every call: the 100th percentile. */
     CHECK_INT(opts_parse("trace=a.B.run,out=x,fail-over-ms=5", &o, &e), 0);
-    CHECK_INT(opts_gates(&o.trace, &g, &e), 1);
-    CHECK(g.gates.percentile == 100 && g.gates.fail_over_ms == 5);
+    CHECK_INT(opts_gates(&o.trace, &g), 1);
+    CHECK(g.percentile == 100 && g.fail_over_ms == 5);
 
     CHECK_INT(opts_parse("trace=a.B.run,out=x,max-calls=a.R.find", &o, &e), -1);
     CHECK_STR(e.msg, "option 'max-calls': max-calls takes CLASS.METHOD=N (com.shop.Repo.find=1), got 'a.R.find'");
@@ -271,8 +273,74 @@ static void test_gates(void)
     }
 }
 
+/* The option string request.h writes from a request reads back, through
+ * opts_parse, as the same request: writer and reader are the same rows.
+ * Between them, the cases give every row of the option string. */
+static void test_round_trip(void)
+{
+    static const struct {
+        const char *option, *value;
+    } cases[][16] = {
+        { { "depth", "7" }, { "regex", "a\\.(b|c),%x y\"'=" }, { "out", "/t/a,b c/{pid}.ndjson" },
+          { "include-jdk", NULL }, { "count", "9" }, { "aggregate", NULL }, { "interval", "2.5" },
+          { "slowest", "0" }, { "sample", "3" }, { "max-calls", "a.B.c(I)J=2" }, { "max-calls", "a.B.d=0" },
+          { "percentile", "90" }, { "fail-over-ms", "1.25" }, { "budget", "a.B.c:p99=3" },
+          { "include-warmup", NULL } },
+        { { "out", "x" }, { "min-ms", "2.5" }, { "sample", "1000000000" } },
+    };
+    unsigned long rows = 0;
+
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct mct_request r;
+        struct agent_opts o;
+        const struct mct_request *q = &o.trace.req;
+        mct_buf b;
+        mct_err e;
+
+        req_init(&r);
+        r.cls = "a.B$C";
+        r.method = "run";
+        r.desc = k == 0 ? "(Ljava/lang/String;)V" : NULL;
+        for (size_t i = 0; i < 16 && cases[k][i].option != NULL; i++) {
+            const struct req_field *f = req_find(cases[k][i].option, strlen(cases[k][i].option), REQ_AGENT);
+
+            CHECK(f != NULL);
+            if (f != NULL)
+                CHECK_INT(req_set(f, cases[k][i].value, REQ_FORM_AGENT, &r, &e), 0);
+        }
+        buf_init(&b);
+        req_optstr_write(&r, 1, &b);
+        buf_ch(&b, '\0');
+        CHECK(!buf_failed(&b));
+        CHECK_INT(opts_parse((const char *)b.data, &o, &e), 0);
+        buf_free(&b);
+        rows |= q->given;
+        CHECK_STR(q->cls, r.cls);
+        CHECK_STR(q->method, r.method);
+        CHECK_STR(req_desc(q), req_desc(&r));
+        CHECK_STR(q->out, r.out);
+        CHECK_STR(q->regex, r.regex != NULL ? r.regex : REQ_DEFAULT_REGEX);
+        CHECK(q->depth == (r.depth != 0 ? r.depth : 3));
+        CHECK(q->include_jdk == r.include_jdk && q->aggregate == r.aggregate &&
+              q->include_warmup == r.include_warmup);
+        CHECK(q->min_ns == r.min_ns && q->count == r.count && q->interval_ms == r.interval_ms &&
+              q->slowest == r.slowest && q->sample == r.sample);
+        CHECK(q->percentile == r.percentile && q->fail_over_ms == r.fail_over_ms);
+        CHECK_INT((int)q->max_calls.n, (int)r.max_calls.n);
+        for (size_t i = 0; i < q->max_calls.n && i < r.max_calls.n; i++)
+            CHECK_STR(q->max_calls.item[i].arg, r.max_calls.item[i].arg);
+        CHECK_INT((int)q->budgets.n, (int)r.budgets.n);
+        for (size_t i = 0; i < q->budgets.n && i < r.budgets.n; i++)
+            CHECK_STR(q->budgets.item[i].arg, r.budgets.item[i].arg);
+    }
+    for (size_t i = 0; i < REQ_ROWS; i++)
+        if (req_fields[i].where & REQ_AGENT)
+            CHECK(((rows >> i) & 1) != 0);
+}
+
 int main(void)
 {
+    test_round_trip();
     test_gates();
     test_trace();
     test_aggregate();

@@ -682,7 +682,7 @@ static json_t *rt_hello_req(const json_t *in, mct_err *e)
 
 static json_t *rt_trace(const json_t *in, mct_err *e)
 {
-    struct msg_trace m;
+    struct mct_request m;
 
     return msg_trace_read(in, &m, e) < 0 ? NULL : msg_trace_write(&m);
 }

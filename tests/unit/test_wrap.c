@@ -33,8 +33,8 @@ static void test_cli(void)
     CHECK_INT(parse(&c, &e, argv, "-n", "2", "a.B", "run", "3", "a\\..*", "--", "java", "-jar",
                     "x.jar", NULL), 0);
     CHECK_INT(c.mode, CLI_WRAP);
-    CHECK_STR(c.class_name, "a.B");
-    CHECK_INT(c.count, 2);
+    CHECK_STR(c.req.cls, "a.B");
+    CHECK_INT(c.req.count, 2);
     CHECK_STR(c.command[0], "java");
     CHECK_STR(c.command[2], "x.jar");
     CHECK(c.command[3] == NULL);
@@ -75,7 +75,7 @@ static void test_cli(void)
      * first, ends the options of the attach form (a regex starting with '-'). */
     CHECK_INT(parse(&c, &e, argv, "7", "a.B", "m", "1", "--", "-odd", NULL), 0);
     CHECK_INT(c.mode, CLI_TRACE);
-    CHECK_STR(c.regex, "-odd");
+    CHECK_STR(c.req.regex, "-odd");
     CHECK_INT(parse(&c, &e, argv, "-v", "--", "7", "a.B", "m", "1", "x", NULL), 0);
     CHECK_INT(c.mode, CLI_TRACE);
     CHECK_INT(parse(&c, &e, argv, "a/B", "run", "3", "x", "--", "sh", NULL), -1);
