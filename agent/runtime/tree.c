@@ -17,8 +17,12 @@
 #include "kit.h"
 #include "methods.h"
 #include "mutf8.h"
+#include "proto.h"
 
-#define MAX_STACK 256
+/* A call nests at most as deep as the protocol carries (the probes record
+ * no deeper: the depth is at most PROTO_MAX_DEPTH levels); a deeper one is
+ * refused here rather than built into a tree no reader accepts. */
+#define MAX_STACK PROTO_MAX_DEPTH
 
 /* A node's children are found by a scan while they are this few (most
  * nodes: cheaper than hashing), by the children table beyond. */
@@ -176,7 +180,7 @@ static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, mct_err *
         if (*sp == 0)
             return mct_err_set(err, MCT_E_INTERNAL, "an event follows the end of the traced call");
         if (*sp == MAX_STACK)
-            return mct_err_set(err, MCT_E_INTERNAL, "traced call nests deeper than %d", MAX_STACK);
+            return mct_err_set(err, MCT_E_INTERNAL, "traced call nests deeper than %d levels", MAX_STACK);
         nd = child(t, st[*sp - 1].node, e->id);
         if (nd == UINT32_MAX)
             return mct_err_set(err, MCT_E_NOMEM, "out of memory building a call tree");

@@ -106,4 +106,4 @@ expect_grep "^mcalltree diff: --fail-over-pct 'ten': give a percentage >= 0 \(e\
 diff_run help diff -h
 expect_rc 0 "diff -h"
 expect_grep '^Usage: mcalltree diff \[OPTIONS\] BASE NEW$' "$OUT" "diff -h"
-exit 0
+trace_done

@@ -4,7 +4,10 @@
 # code C2 compiled is made not entrant (-XX:+PrintCompilation says when
 # some is: on main, the capture retransformation discarded all of it) and
 # no class is redefined (-Xlog:redefine+class+load says which are). A
-# session then redefines only the class it instruments.
+# session then redefines only the class it instruments, and the same
+# reading of the log must show that it made tgt.Quiet.work's C2 code not
+# entrant: the positive control, without which a JDK that words its lines
+# otherwise would pass the --plan check unseen.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
@@ -85,8 +88,13 @@ for jdk in $MCT_TEST_JDKS; do
 
     note "JDK $j: a session redefines tgt.Quiet only (instrumenting, restoring)"
     before=$(wc -l <"$LOG")
+    id=$(last_id "$before" "$LOG")
     trace "$j-session" -t 1 "$PID" tgt.Quiet work 3 'tgt\..*'
     expect_rc 0 "the session"
+    quiet "$LOG" 1 30
+    since "$before" "$LOG" | discarded "$id" >"$MCT_TMP/$j-session-discarded"
+    expect_grep 'tgt\.Quiet::work ' "$MCT_TMP/$j-session-discarded" \
+        "JDK $j: the session made tgt.Quiet.work's C2 code not entrant (the log's lines are read right)"
     since "$before" "$LOG" | sed -n 's/.*redefined name=\([^,]*\),.*/\1/p' | sort -u >"$MCT_TMP/$j-redefined"
     [ "$(cat "$MCT_TMP/$j-redefined")" = tgt.Quiet ] || {
         cat "$MCT_TMP/$j-redefined" >&2
