@@ -7,26 +7,25 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "crec.h"
+#include "await.h"
+#include "cleanup.h"
 #include "diag.h"
 #include "emit.h"
 #include "hier_jvmti.h"
 #include "instrument.h"
 #include "msg.h"
-#include "mutf8.h"
 #include "probe.h"
 #include "server.h"
 #include "session_int.h"
 #include "splan.h"
 #include "summary.h"
 #include "vm.h"
-#include "warm.h"
 
 /* How often the session looks for instrumented classes that were
  * unloaded (inst_unloaded). */
@@ -296,164 +295,6 @@ static const char *request_problem(const struct msg_trace *r)
     return NULL;
 }
 
-/* --- waiting for the entry class ----------------------------------------------------------
- *
- * A session that waits for its entry class watches ClassPrepare for it. The
- * thread that prepares a copy of the class is held there (it cannot run the
- * class's code before it is prepared) until the session has planned and
- * instrumented it, at most ENTRY_HOLD_MS, so that its very first calls are
- * traced. The session thread learns of the class through an eventfd. */
-
-/* How long a thread that prepares the entry class is held for the session. */
-#define ENTRY_HOLD_MS 10000
-
-static struct {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    char *name;         /* the entry class's internal name; NULL: not waiting */
-    int efd;            /* written once a copy was prepared; -1 when none */
-    int held;           /* threads are held: the session has not released them */
-    int installed;      /* our ClassPrepare callback is the JVM's */
-} entry = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, -1, 0, 0 };
-
-/* Set on the session thread: it runs Java of its own while it waits (the
- * probes' calibration, reading class bytes), and must never hold itself. */
-static __thread int on_session_thread;
-
-static void JNICALL on_entry_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass k)
-{
-    mct_err err;
-    char *name = vm_class_name(k, &err);
-    struct timespec until;
-
-    (void)jvmti;
-    (void)jni;
-    (void)thread;
-    if (name == NULL)
-        return;
-    pthread_mutex_lock(&entry.lock);
-    if (entry.name != NULL && entry.held && strcmp(entry.name, name) == 0) {
-        uint64_t one = 1;
-
-        if (entry.efd >= 0 && write(entry.efd, &one, sizeof one) < 0)
-            vm_debug("telling the session that its entry class loaded: %s", strerror(errno));
-        /* The monotonic clock: a step of the wall clock must not stretch
-         * the hold. */
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_sec += ENTRY_HOLD_MS / 1000;
-        while (entry.held && !on_session_thread) {
-            if (pthread_cond_clockwait(&entry.cond, &entry.lock, CLOCK_MONOTONIC, &until) != 0) {
-                vm_log("the session planning %s took over %d s: its calls run untraced until it is done",
-                       mutf8_binary_name(name, strlen(name)), ENTRY_HOLD_MS / 1000);
-                break;
-            }
-        }
-    }
-    pthread_mutex_unlock(&entry.lock);
-    free(name);
-}
-
-/* Starts watching for the class cls (binary name with dots); 0, or -1 with
- * err set. The next entry_release ends it. */
-static int entry_watch(const char *cls, mct_err *err)
-{
-    int efd, watching;
-    char *name;
-
-    /* Already watched since the session was asked for (session_start_local). */
-    pthread_mutex_lock(&entry.lock);
-    watching = entry.name != NULL;
-    pthread_mutex_unlock(&entry.lock);
-    if (watching)
-        return 0;
-    efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    name = strdup(cls);
-    if (efd < 0 || name == NULL) {
-        if (efd >= 0)
-            close(efd);
-        free(name);
-        return mct_err_set(err, MCT_E_IO, "cannot wait for class %s: %s", cls, strerror(errno));
-    }
-    for (char *p = name; *p != '\0'; p++)
-        if (*p == '.')
-            *p = '/';
-    pthread_mutex_lock(&entry.lock);
-    entry.name = name;
-    entry.efd = efd;
-    entry.held = 1;
-    pthread_mutex_unlock(&entry.lock);
-    if (vm_set_class_prepare(on_entry_prepare, err) < 0) {
-        pthread_mutex_lock(&entry.lock);
-        entry.name = NULL;
-        entry.efd = -1;
-        entry.held = 0;
-        pthread_mutex_unlock(&entry.lock);
-        close(efd);
-        free(name);
-        return -1;
-    }
-    entry.installed = 1;
-    return 0;
-}
-
-/* Lets the held threads go and stops waiting; unhook: also remove our
- * ClassPrepare callback (else it is someone else's now, or gone). */
-static void entry_release(int unhook)
-{
-    mct_err err;
-    char *name;
-    int efd;
-
-    if (unhook && entry.installed && vm_set_class_prepare(NULL, &err) < 0)
-        vm_log("%s", err.msg);
-    entry.installed = 0;
-    pthread_mutex_lock(&entry.lock);
-    name = entry.name;
-    efd = entry.efd;
-    entry.name = NULL;
-    entry.efd = -1;
-    entry.held = 0;
-    pthread_cond_broadcast(&entry.cond);
-    pthread_mutex_unlock(&entry.lock);
-    if (efd >= 0)
-        close(efd);
-    free(name);
-}
-
-/* Waits until a copy of the entry class is prepared (0), or the session
- * ends first: stop, the client gone, the JVM dying (-1). With verbose, says
- * what it waits for, every few seconds. */
-static int entry_await(struct session *s)
-{
-    uint64_t told = 0;
-    char note[1200];
-
-    snprintf(note, sizeof note, "waiting for class %s to load", s->cls);
-    while (s->end_reason == NULL && !s->death_told) {
-        struct pollfd pfd[2] = {{.fd = s->fd, .events = POLLIN}, {.fd = entry.efd, .events = POLLIN}};
-        int r;
-
-        if (s->verbose && now_ns() - told >= 5000000000u) {
-            struct msg_status m = {.calls = -1, .printed = -1, .filtered = -1, .dropped = -1, .seen = -1,
-                                   .instrumented = -1, .pending = -1, .late = -1, .instrumented_classes = -1,
-                                   .unloaded_classes = -1, .note = note};
-
-            told = now_ns();
-            send_msg(s, msg_status_write(&m));
-        }
-        r = poll(pfd, 2, 1000);
-        if (r < 0 && errno != EINTR) {
-            end_session(s, "internal_error");
-            break;
-        }
-        if (r > 0 && (pfd[1].revents & POLLIN))
-            return 0;
-        if (r > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
-            read_client(s);
-    }
-    return -1;
-}
-
 /* Once per agent: the probe class, the hook, and the probes' cost. */
 static int prepare(JNIEnv *jni, mct_err *err)
 {
@@ -468,94 +309,20 @@ static int prepare(JNIEnv *jni, mct_err *err)
     return 0;
 }
 
-/* Ends the session: restores the classes, discards the calls left, sends
- * the `end` (when the session ran), lets the next session in, shrinks the
- * rings and frees s. instrumented: the session holds the rings
+/* Ends the session: the cleanup ladder (cleanup.c), then lets the next
+ * session in and frees s. instrumented: the session holds the rings
  * (probe_consumer_begin). */
 static void finish(struct session *s, JNIEnv *jni, int instrumented)
 {
-    mct_err err;
-    int restored = 0;
-    struct msg_end end;
-
-    /* Stopped as the JVM exits (a startup trace): the calls completed so
-     * far are the trace's last ones, not discarded. */
-    if (instrumented && s->end_reason != NULL && strcmp(s->end_detail, SESSION_STOP_JVM_EXIT) == 0) {
-        __atomic_store_n(&s->closing, 0, __ATOMIC_RELEASE);
-        drain(s, jni);
-    }
-    __atomic_store_n(&s->closing, 1, __ATOMIC_RELEASE);
-    entry_release(1);
-    splan_unwatch_loads();
-    if (instrumented && vm_set_class_prepare(NULL, &err) < 0)
-        vm_log("%s", err.msg);
-    probe_session_end(jni);
-    if (instrumented) {
-        size_t before;
-
-        s->unloaded = inst_unloaded(jni);
-        before = inst_rewritten_classes();
-
-        if (inst_restore(jni, &err) < 0)
-            vm_log("restoring classes: %s", err.msg);
-        restored = (int)before;
-        drain(s, jni); /* frees the exception refs of calls that ended meanwhile */
-    }
-    warm_end();
-    /* One end per session: this one, or the VMDeath thread's (whichever
-     * claims death_told first). */
-    if (s->end_reason != NULL && atomic_exchange(&s->death_told, 1) == 0) {
-        uint64_t busy = instrumented ? probe_dropped() - s->dropped_base : 0;
-        /* The client's stop reason, maybe cut mid-character. */
-        char *detail = s->end_detail[0] != '\0' ? mutf8_dup(s->end_detail) : NULL;
-        char *warm_why;
-
-        msg_end_init(&end, s->end_reason);
-        end.calls = (long long)s->calls;
-        end.printed = (long long)s->printed;
-        end.filtered = (long long)s->filtered;
-        if (instrumented)
-            end.seen = (long long)(probe_seen() - s->seen_base);
-        end.dropped = (long long)(busy + s->discarded);
-        end.discarded = (long long)s->discarded;
-        end.restored_classes = restored;
-        end.instrumented_classes = (long long)inst_rewritten_classes();
-        end.unloaded_classes = (long long)s->unloaded;
-        end.detail = detail;
-        end.warmup = instrumented && warm_unknown() == NULL ? (long long)s->warmup : -1;
-        warm_why = instrumented && warm_unknown() != NULL ? mutf8_dup(warm_unknown()) : NULL;
-        end.warmup_unknown = warm_why;
-        end.not_recompiled = instrumented ? warm_stale() : -1;
-        if (s->sp.probe.bursts > 0) {
-            end.has_probe = 1;
-            end.probe = splan_probe(&s->sp);
-            end.probe_ns = end.probe.ns;
-        }
-        send_last(s, msg_end_write(&end), instrumented);
-        free(detail);
-        free(warm_why);
-    }
+    cleanup_restore(s, jni, instrumented);
     pthread_mutex_lock(&slock);
     current = NULL;
     pthread_mutex_unlock(&slock);
-    pthread_mutex_lock(&s->wlock);
-    close(s->fd);
-    s->fd = -1;
-    pthread_mutex_unlock(&s->wlock);
-    if (instrumented)
-        probe_consumer_end(jni);
-    pthread_mutex_destroy(&s->wlock);
-    splan_free(&s->sp);
-    sum_free(s->agg);
-    sum_free(s->total);
-    crec_buf_free(&s->out);
-    crec_defs_free(&s->defs);
-    json_decref(s->req);
-    free(s);
+    cleanup_free(s, jni, instrumented);
 }
 
 /* Plans (splan_make); when the entry class is not loaded, waits for it if
- * the request says so (entry_watch is on), else says how to. 0, or -1 with
+ * the request says so (await_watch is on), else says how to. 0, or -1 with
  * err set (MCT_E_INTR when the session ended while waiting). */
 static int plan_entry(struct session *s, JNIEnv *jni, hj **hier, mct_err *err)
 {
@@ -572,7 +339,7 @@ static int plan_entry(struct session *s, JNIEnv *jni, hj **hier, mct_err *err)
     hj_free(*hier);
     *hier = NULL;
     vm_debug("session of client pid %lld: waiting for class %s to load", s->client_pid, s->cls);
-    if (entry_await(s) < 0)
+    if (await_entry(s) < 0)
         return mct_err_set(err, MCT_E_INTR, "the session ended while waiting for class %s to load", s->cls);
     return splan_make(&s->sp, jni, hier, client_gone, s, err);
 }
@@ -585,7 +352,7 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     mct_err err;
     int instrumented = 0;
 
-    on_session_thread = 1;
+    await_session_thread();
     if (prepare(jni, &err) < 0) {
         send_error(s, &err);
         finish(s, jni, 0);
@@ -595,7 +362,7 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
      * between the snapshot of the loaded classes and the instrumentation. */
     if (!s->plan_only)
         splan_watch_loads(&s->sp);
-    if (s->wait && !s->plan_only && entry_watch(s->cls, &err) < 0) {
+    if (s->wait && !s->plan_only && await_watch(s->cls, &err) < 0) {
         send_error(s, &err);
         finish(s, jni, 0);
         return;
@@ -636,7 +403,7 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     }
     /* The entry class is instrumented: its held threads may run it. An
      * inherited entry method made ClassPrepare the receivers' already. */
-    entry_release(!s->sp.receiver);
+    await_release(!s->sp.receiver);
     hj_free(hier);
     t = splan_tally(&s->sp);
     if (t.instrumented == 0 && t.pending == 0) {
@@ -806,7 +573,7 @@ void session_start_local(int fd, json_t *req)
     mct_err err;
     int started;
 
-    if (msg_trace_read(req, &r, &err) == 0 && r.wait && !r.plan_only && entry_watch(r.cls, &err) < 0)
+    if (msg_trace_read(req, &r, &err) == 0 && r.wait && !r.plan_only && await_watch(r.cls, &err) < 0)
         vm_log("%s", err.msg);
     on_trace(fd, req, &self, 1);
     pthread_mutex_lock(&slock);
@@ -814,7 +581,7 @@ void session_start_local(int fd, json_t *req)
     pthread_mutex_unlock(&slock);
     /* No session (it could not start, or ended already): hold no thread. */
     if (!started)
-        entry_release(1);
+        await_release(1);
 }
 
 void session_vm_death(void)
@@ -822,10 +589,7 @@ void session_vm_death(void)
     struct session *s;
 
     /* A thread held for the session must not hold up the JVM's exit. */
-    pthread_mutex_lock(&entry.lock);
-    entry.held = 0;
-    pthread_cond_broadcast(&entry.cond);
-    pthread_mutex_unlock(&entry.lock);
+    await_unhold();
 
     pthread_mutex_lock(&slock);
     s = current;

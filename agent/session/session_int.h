@@ -1,6 +1,6 @@
-/* session_int.h — what the session's own files share (session.c, emit.c):
- * the session's state and the calls that write to its client. Only files of
- * agent/session/ include it. The session thread owns a session; the
+/* session_int.h — what the session's own files (session.c, emit.c,
+ * await.c, cleanup.c) share: the session's state and the calls that write
+ * to its client. Only files of agent/session/ include it. The session thread owns a session; the
  * listener reads the few fields said to be atomic, under slock. */
 #ifndef MCT_SESSION_INT_H
 #define MCT_SESSION_INT_H
