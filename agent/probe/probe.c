@@ -21,11 +21,6 @@ static probe_thread idle;
 
 static __thread probe_thread *self __attribute__((tls_model("initial-exec"))) = &idle;
 
-/* The class file of PROBE_CLASS, compiled from agent/java at build time. */
-static const unsigned char probe_class_file[] = {
-#include "probe_class.inc"
-};
-
 /* Probe.ENTRIES and Probe.STRIDE: the table's entries, and the elements
  * from one to the next (an index the Java side passes is entry * STRIDE,
  * or entry * STRIDE + SKIP_ELEMENT in an entry call not sampled). */
@@ -37,6 +32,7 @@ static const unsigned char probe_class_file[] = {
 #define SKIPPED ((probe_thread *)2)
 _Static_assert(N_ENTRIES == 1 << ENTRY_BITS, "N_ENTRIES is 2 to the ENTRY_BITS");
 _Static_assert(SKIP_ELEMENT > 0 && SKIP_ELEMENT < STRIDE, "the mark lies within the entry's elements");
+_Static_assert(PROBE_TABLE_LEN == N_ENTRIES * STRIDE, "probe.h says the table's length");
 
 static _Atomic uint32_t cur_session;   /* 0: no session accepts new calls */
 static _Atomic int cur_depth;
@@ -953,329 +949,58 @@ int probe_shrink(probe_thread *t)
     return done;
 }
 
-/* --- the probes' own cost --------------------------------------------------------------- */
+/* --- what the class install and the calibration need ------------------------------- */
 
-/* Calibration: probe calls are timed in short bursts, and the cheapest
- * burst gives the cost. Load, preemption and interrupts only ever add to a
- * burst, so the minimum of many short ones is what a probe costs when
- * nothing else interferes; the median shows how much they interfered. */
-enum {
-    CAL_BURST = 256,       /* probe calls per burst: ~5 us, rarely preempted */
-    CAL_ROUND = 32,        /* bursts per round */
-    CAL_WARM_BURSTS = 800, /* spin() runs at least this often before it counts:
-                              past HotSpot's thresholds for compiling it with
-                              C1 and then C2 */
-    CAL_MEASURE = 4,       /* rounds measured once warm */
-    CAL_SAMPLES = CAL_MEASURE * CAL_ROUND
+const probe_native probe_natives[PROBE_N_NATIVES] = {
+    {"counting0", "()Z", n_counting, n_counting},
+    {"rootEnter0", "(Ljava/lang/Thread;JII)V", n_root_enter, c_root_enter},
+    {"rootEnterOn0", "(Ljava/lang/Thread;JII)V", n_root_enter_on, c_root_enter},
+    {"rootOther0", "(II)V", n_root_other, c_enter},
+    {"rootExit0", "(II)V", n_root_exit, c_exit},
+    {"rootFail0", "(Ljava/lang/Throwable;II)V", n_root_fail, c_fail},
+    {"enter0", "(II)V", n_enter, c_enter},
+    {"exit0", "(II)V", n_exit, c_exit},
+    {"fail0", "(Ljava/lang/Throwable;II)V", n_fail, c_fail},
 };
-#define CAL_GAIN 0.97
-#define CAL_STABLE_NS 5000000u     /* warm: no round beat the best by CAL_GAIN for
-                                      this long (a compilation takes a few ms) */
-#define CAL_BUDGET_NS 300000000u   /* warm-up, measurement and retries */
-#define CAL_RETRY_US 20000         /* pause before measuring again (the JIT catches up) */
 
-/* Ticks of one call of spin(n) from here; UINT64_MAX when it threw. */
-static uint64_t timed_spin(JNIEnv *jni, jmethodID spin, jint n)
+int probe_prepare(int counting, mct_err *err)
 {
-    uint64_t t0 = clock_ticks(), t1;
-
-    (*jni)->CallStaticVoidMethod(jni, probe_cls, spin, n);
-    t1 = clock_ticks();
-    if ((*jni)->ExceptionCheck(jni)) {
-        (*jni)->ExceptionClear(jni);
-        return UINT64_MAX;
-    }
-    return t1 - t0;
-}
-
-/* The floor: what recording an event costs (clock read and stores), per
- * event, timed natively (the cheapest of many bursts). */
-static double record_floor(void)
-{
-    static probe_ev ring[CAL_BURST];
-    probe_thread scratch;
-    uint64_t best = UINT64_MAX;
-    int b, r;
-
-    memset(&scratch, 0, sizeof scratch);
-    scratch.ring = ring;
-    scratch.mask = CAL_BURST - 1;
-    scratch.limit = UINT64_MAX;
-    for (b = 0; b < 64; b++) {
-        uint64_t t0 = clock_ticks(), t1;
-
-        for (r = 0; r < CAL_BURST; r++)
-            rec(&scratch, 1, PROBE_ENTER);
-        t1 = clock_ticks();
-        if (t1 - t0 < best)
-            best = t1 - t0;
-    }
-    return (double)best / CAL_BURST;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
-}
-
-/* One round of bursts: the cost per call of the cheapest (the fixed cost
- * of calling spin from C, `base`, taken off), each burst's into v when v is
- * not NULL. -1 when spin threw. */
-static double round_min(JNIEnv *jni, jmethodID spin, uint64_t base, double *v)
-{
-    double best = -1;
-    int b;
-
-    for (b = 0; b < CAL_ROUND; b++) {
-        uint64_t d = timed_spin(jni, spin, CAL_BURST);
-        double per;
-
-        if (d == UINT64_MAX)
-            return -1;
-        per = d > base ? (double)(d - base) / CAL_BURST : 0;
-        if (v != NULL)
-            v[b] = per;
-        if (best < 0 || per < best)
-            best = per;
-    }
-    return best;
-}
-
-/* The fixed cost of calling spin from here (the cheapest of a few calls
- * of spin(0), no more than *base so far); 0 when spin threw. */
-static int spin_base(JNIEnv *jni, jmethodID spin, uint64_t *base)
-{
-    int k;
-
-    for (k = 0; k < 16; k++) {
-        uint64_t d = timed_spin(jni, spin, 0);
-
-        if (d == UINT64_MAX)
-            return 0;
-        if (d < *base)
-            *base = d;
-    }
-    return 1;
-}
-
-/* One measurement: runs spin until its cost stops falling (it is then
- * compiled), bounded by `until` (CLOCK_MONOTONIC ns), then times
- * CAL_SAMPLES bursts into v. *best gets the cheapest burst of all, per
- * call. Returns the bursts run, 0 when spin threw. */
-static int measure(JNIEnv *jni, jmethodID spin, uint64_t until, double *v, double *best)
-{
-    uint64_t base = UINT64_MAX, now = clock_monotonic_ns(), gained = now;
-    double warm = -1;
-    int bursts = 0, k;
-
-    if (!spin_base(jni, spin, &base))
-        return 0;
-    while (now < until && (bursts < CAL_WARM_BURSTS || now - gained < CAL_STABLE_NS)) {
-        double r = round_min(jni, spin, base, NULL);
-
-        if (r < 0)
-            return 0;
-        bursts += CAL_ROUND;
-        now = clock_monotonic_ns();
-        if (warm < 0 || r < warm * CAL_GAIN)
-            gained = now;
-        if (warm < 0 || r < warm)
-            warm = r;
-    }
-    /* Compiled now, spin(0) may cost less than it did interpreted. */
-    if (!spin_base(jni, spin, &base))
-        return 0;
-    for (k = 0; k < CAL_MEASURE; k++)
-        if (round_min(jni, spin, base, v + k * CAL_ROUND) < 0)
-            return 0;
-    qsort(v, CAL_SAMPLES, sizeof v[0], cmp_double);
-    *best = warm >= 0 && warm < v[0] ? warm : v[0];
-    return bursts + CAL_SAMPLES;
-}
-
-int probe_calibrate(JNIEnv *jni, probe_cost *out)
-{
-    double v[CAL_SAMPLES], best = -1;
-    uint64_t until = clock_monotonic_ns() + CAL_BUDGET_NS;
-    jmethodID spin;
-
-    memset(out, 0, sizeof *out);
-    if (probe_cls == NULL)
-        return -1;
-    spin = (*jni)->GetStaticMethodID(jni, probe_cls, "spin", "(I)V");
-    if (spin == NULL) {
-        (*jni)->ExceptionClear(jni);
-        return -1;
-    }
-    /* Every burst counts, whichever attempt timed it: load and a spin()
-     * not compiled yet only ever make a burst slower. */
-    for (;;) {
-        double b, floor = record_floor();
-        int n = measure(jni, spin, until, v, &b);
-
-        if (n == 0) {
-            memset(out, 0, sizeof *out);
-            return -1;
-        }
-        if (best < 0 || b < best)
-            best = b;
-        if (out->bursts == 0 || floor < out->floor)
-            out->floor = floor;
-        out->bursts += n;
-        out->measured = best + out->floor;
-        out->median = v[CAL_SAMPLES / 2] + out->floor;
-        out->trusted = out->measured <= PROBE_PLAUSIBLE * out->floor;
-        if (out->trusted || clock_monotonic_ns() + CAL_RETRY_US * 1000u >= until)
-            break;
-        usleep(CAL_RETRY_US);
-    }
-    out->ticks = out->trusted ? out->measured : PROBE_PLAUSIBLE * out->floor;
-    return 0;
-}
-
-/* --- the probe class ------------------------------------------------------------------- */
-
-/* Looks up a static field of the probe class; 0 or -1 with err set. */
-static int static_field(JNIEnv *jni, jclass cls, const char *name, const char *sig, jfieldID *out,
-                        mct_err *err)
-{
-    *out = (*jni)->GetStaticFieldID(jni, cls, name, sig);
-    if (*out == NULL) {
-        (*jni)->ExceptionClear(jni);
-        return mct_err_set(err, MCT_E_JVMTI, "%s has no field %s", PROBE_CLASS, name);
-    }
-    return 0;
-}
-
-/* Probe.TABLE, held by a global ref; its length must be what this side
- * indexes (Probe.ENTRIES * Probe.STRIDE, N_ENTRIES * STRIDE here). */
-static int find_table(JNIEnv *jni, jclass cls, mct_err *err)
-{
-    jfieldID f;
-    jobject local;
-    jsize len;
-
-    if (static_field(jni, cls, "TABLE", "[Ljava/lang/Thread;", &f, err) < 0)
-        return -1;
-    local = (*jni)->GetStaticObjectField(jni, cls, f);
-    if (local == NULL) {
-        (*jni)->ExceptionClear(jni);
-        return mct_err_set(err, MCT_E_JVMTI, "%s.TABLE is not set (its class did not initialize)", PROBE_CLASS);
-    }
-    len = (*jni)->GetArrayLength(jni, local);
-    if (len != N_ENTRIES * STRIDE) {
-        (*jni)->DeleteLocalRef(jni, local);
-        return mct_err_set(err, MCT_E_INTERNAL,
-                           "%s.TABLE has %d elements, the agent's natives expect %d: Probe.java's ENTRIES and "
-                           "STRIDE differ from probe.c's (rebuild with them equal)",
-                           PROBE_CLASS, (int)len, N_ENTRIES * STRIDE);
-    }
-    table = (*jni)->NewGlobalRef(jni, local);
-    (*jni)->DeleteLocalRef(jni, local);
-    if (table == NULL)
-        return mct_err_set(err, MCT_E_NOMEM, "out of memory holding %s.TABLE", PROBE_CLASS);
-    return 0;
-}
-
-/* java.lang.ref.WeakReference and its constructor, for the receivers. */
-static int find_weak_ref(JNIEnv *jni, mct_err *err)
-{
-    jclass local;
-
-    if (weak_ref_class != NULL)
-        return 0;
-    local = (*jni)->FindClass(jni, "java/lang/ref/WeakReference");
-    if (local != NULL) {
-        weak_ref_init = (*jni)->GetMethodID(jni, local, "<init>", "(Ljava/lang/Object;)V");
-        if (weak_ref_init != NULL)
-            weak_ref_class = (*jni)->NewGlobalRef(jni, local);
-        (*jni)->DeleteLocalRef(jni, local);
-    }
-    (*jni)->ExceptionClear(jni);
-    if (weak_ref_class == NULL)
-        return mct_err_set(err, MCT_E_JVMTI, "cannot find java.lang.ref.WeakReference and its constructor");
-    return 0;
-}
-
-/* Thread.isVirtual where it exists (JDK 21+). */
-static void find_is_virtual(JNIEnv *jni)
-{
-    jclass tc = (*jni)->FindClass(jni, "java/lang/Thread");
-
-    if (tc != NULL) {
-        is_virtual = (*jni)->GetMethodID(jni, tc, "isVirtual", "()Z");
-        (*jni)->DeleteLocalRef(jni, tc);
-    }
-    (*jni)->ExceptionClear(jni);
-}
-
-int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err)
-{
-    static const struct {
-        const char *name, *sig;
-        void *tracing, *counting;
-    } natives[] = {
-        {"counting0", "()Z", n_counting, n_counting},
-        {"rootEnter0", "(Ljava/lang/Thread;JII)V", n_root_enter, c_root_enter},
-        {"rootEnterOn0", "(Ljava/lang/Thread;JII)V", n_root_enter_on, c_root_enter},
-        {"rootOther0", "(II)V", n_root_other, c_enter},
-        {"rootExit0", "(II)V", n_root_exit, c_exit},
-        {"rootFail0", "(Ljava/lang/Throwable;II)V", n_root_fail, c_fail},
-        {"enter0", "(II)V", n_enter, c_enter},
-        {"exit0", "(II)V", n_exit, c_exit},
-        {"fail0", "(Ljava/lang/Throwable;II)V", n_fail, c_fail},
-    };
     static int key_made;
-    static jclass defined;  /* global ref: a class cannot be undefined, so a retry reuses it */
-    JNINativeMethod bind[sizeof natives / sizeof natives[0]];
-    size_t i;
     int rc;
 
-    if (probe_cls != NULL)
-        return 0;
     if (!key_made) {
         rc = pthread_key_create(&exit_key, thread_exited);
         if (rc != 0)
             return mct_err_set(err, MCT_E_INTERNAL, "pthread_key_create: error %d", rc);
         key_made = 1;
     }
-    if (defined == NULL) {
-        jclass local = (*jni)->DefineClass(jni, PROBE_CLASS, NULL, (const jbyte *)probe_class_file,
-                                           (jsize)sizeof probe_class_file);
-
-        if (local == NULL) {
-            (*jni)->ExceptionDescribe(jni);
-            (*jni)->ExceptionClear(jni);
-            return mct_err_set(err, MCT_E_JVMTI, "cannot define %s in the boot loader (see the JVM's stderr)",
-                               PROBE_CLASS);
-        }
-        defined = (*jni)->NewGlobalRef(jni, local);
-        (*jni)->DeleteLocalRef(jni, local);
-        if (defined == NULL)
-            return mct_err_set(err, MCT_E_NOMEM, "out of memory holding the probe class");
-    }
-    for (i = 0; i < sizeof natives / sizeof natives[0]; i++) {
-        bind[i].name = (char *)natives[i].name;
-        bind[i].signature = (char *)natives[i].sig;
-        bind[i].fnPtr = counting ? natives[i].counting : natives[i].tracing;
-    }
-    if ((*jni)->RegisterNatives(jni, defined, bind, (jint)(sizeof bind / sizeof bind[0])) != 0) {
-        (*jni)->ExceptionDescribe(jni);
-        (*jni)->ExceptionClear(jni);
-        return mct_err_set(err, MCT_E_JVMTI, "cannot bind the natives of %s", PROBE_CLASS);
-    }
-    /* Counting sees every probe, whatever the thread: the class reads the
-     * mode (counting0) as it initializes, which the first field lookup
-     * does. */
     counting_mode = counting;
-    if (table == NULL && find_table(jni, defined, err) < 0)
-        return -1;
-    if (static_field(jni, defined, "receivers", "[Ljava/lang/ref/WeakReference;", &receivers_field, err) < 0 ||
-        find_weak_ref(jni, err) < 0)
-        return -1;
-    find_is_virtual(jni);
-    probe_cls = defined;
     return 0;
+}
+
+void probe_bind(const probe_binding *b)
+{
+    table = b->table;
+    receivers_field = b->receivers_field;
+    weak_ref_class = b->weak_ref_class;
+    weak_ref_init = b->weak_ref_init;
+    is_virtual = b->is_virtual;
+    probe_cls = b->cls;
+}
+
+uint64_t probe_record_ticks(probe_ev *ring, uint64_t cap, int n)
+{
+    probe_thread scratch;
+    uint64_t t0, t1;
+    int r;
+
+    memset(&scratch, 0, sizeof scratch);
+    scratch.ring = ring;
+    scratch.mask = cap - 1;
+    scratch.limit = UINT64_MAX;
+    t0 = clock_ticks();
+    for (r = 0; r < n; r++)
+        rec(&scratch, 1, PROBE_ENTER);
+    t1 = clock_ticks();
+    return t1 - t0;
 }

@@ -21,6 +21,7 @@
 #include "instrument.h"
 #include "msg.h"
 #include "probe.h"
+#include "probe_install.h"
 #include "server.h"
 #include "session_int.h"
 #include "splan.h"
