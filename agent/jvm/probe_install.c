@@ -4,6 +4,8 @@
  * Thread.isVirtual) looked up once and handed to probe.c. */
 #include "probe_install.h"
 
+#include <string.h>
+
 #include "probe.h"
 
 /* The class file of PROBE_CLASS, compiled from agent/probe/java at build
@@ -100,11 +102,13 @@ int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err)
     const probe_native *natives = probe_natives;
     JNINativeMethod bind[PROBE_N_NATIVES];
     size_t i;
+    int rc;
 
     if (probe_class() != NULL)
         return 0;
-    if (probe_prepare(counting, err) < 0)
-        return -1;
+    rc = probe_prepare(counting);
+    if (rc != 0)
+        return mct_err_set(err, MCT_E_INTERNAL, "pthread_key_create: %s", strerror(rc));
     if (defined == NULL) {
         jclass local = (*jni)->DefineClass(jni, PROBE_CLASS, NULL, (const jbyte *)probe_class_file,
                                            (jsize)sizeof probe_class_file);

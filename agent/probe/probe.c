@@ -7,7 +7,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "buf.h"
 #include "clock.h"
 #include "methods.h"
 #include "planner.h"
@@ -43,17 +42,6 @@ static pthread_key_t exit_key;         /* its destructor marks a thread dead */
 static jclass probe_cls;
 static jobjectArray table;             /* Probe.TABLE (global ref) */
 static int counting_mode;              /* Probe.COUNTING, read once by its <clinit> */
-static jfieldID receivers_field;       /* Probe.receivers */
-static jclass weak_ref_class;          /* java.lang.ref.WeakReference */
-static jmethodID weak_ref_init;
-/* The session's named class: its signature and the copies of it whose
- * instances are receivers, weakly (the agent's own side), each with the
- * WeakReference the probe class holds it by. Any thread adds (ClassPrepare). */
-static pthread_mutex_t receivers_lock = PTHREAD_MUTEX_INITIALIZER;
-static char *receiver_name;
-static jweak receiver_copy[PROBE_MAX_RECEIVERS];
-static jobject receiver_ref[PROBE_MAX_RECEIVERS];
-static size_t n_receivers;
 /* The state the call of an entry's thread writes to (NULL: free,
  * CLAIMED: being set up, SKIPPED: an entry call not sampled), each on a
  * line of its own: only the entry's owner writes it (the claim aside) and
@@ -66,6 +54,7 @@ struct entry {
 };
 static struct entry entries[N_ENTRIES];
 static jmethodID is_virtual;           /* Thread.isVirtual, NULL before JDK 21 */
+static probe_binding bound;            /* what probe_bind was given */
 static _Atomic uint64_t count_enter, count_exit, count_fail;
 static _Atomic uint64_t ring_bytes;    /* held by all rings */
 
@@ -739,121 +728,6 @@ void probe_session_end(JNIEnv *jni)
     probe_receivers_begin(jni, NULL);
 }
 
-/* Hands the probe class the copies held now, as a new array (its readers
- * never see one change); receivers_lock held. 0, or -1 when out of memory
- * (the probe class keeps the array it had). */
-static int publish_receivers(JNIEnv *jni)
-{
-    jobjectArray a = NULL;
-    size_t i;
-
-    if (probe_cls == NULL || receivers_field == NULL)
-        return 0;
-    if (n_receivers > 0) {
-        a = (*jni)->NewObjectArray(jni, (jsize)n_receivers, weak_ref_class, NULL);
-        if (a == NULL) {
-            (*jni)->ExceptionClear(jni);
-            return -1;
-        }
-        for (i = 0; i < n_receivers; i++)
-            (*jni)->SetObjectArrayElement(jni, a, (jsize)i, receiver_ref[i]);
-    }
-    (*jni)->SetStaticObjectField(jni, probe_cls, receivers_field, a);
-    if (a != NULL)
-        (*jni)->DeleteLocalRef(jni, a);
-    return 0;
-}
-
-/* Forgets copy i; receivers_lock held. */
-static void drop_receiver(JNIEnv *jni, size_t i)
-{
-    (*jni)->DeleteWeakGlobalRef(jni, receiver_copy[i]);
-    (*jni)->DeleteGlobalRef(jni, receiver_ref[i]);
-    n_receivers--;
-    receiver_copy[i] = receiver_copy[n_receivers];
-    receiver_ref[i] = receiver_ref[n_receivers];
-}
-
-int probe_receivers_begin(JNIEnv *jni, const char *name)
-{
-    int rc = 0;
-
-    pthread_mutex_lock(&receivers_lock);
-    while (n_receivers > 0)
-        drop_receiver(jni, n_receivers - 1);
-    free(receiver_name);
-    receiver_name = NULL;
-    if (name != NULL && (receiver_name = strdup(name)) == NULL)
-        rc = -1;
-    publish_receivers(jni);
-    pthread_mutex_unlock(&receivers_lock);
-    return rc;
-}
-
-/* Whether name is the session's named class now. */
-static int is_named(const char *name)
-{
-    int yes;
-
-    pthread_mutex_lock(&receivers_lock);
-    yes = receiver_name != NULL && strcmp(receiver_name, name) == 0 && weak_ref_class != NULL;
-    pthread_mutex_unlock(&receivers_lock);
-    return yes;
-}
-
-int probe_receiver_add(JNIEnv *jni, jclass cls, const char *name)
-{
-    jobject local, ref = NULL;
-    jweak copy = NULL;
-    size_t i, before;
-    int rc = 1;
-
-    if (!is_named(name))
-        return 0;
-    /* Made before taking the lock: the constructor is Java code, which
-     * might load a class and come back here. */
-    local = (*jni)->NewObject(jni, weak_ref_class, weak_ref_init, cls);
-    if (local != NULL) {
-        ref = (*jni)->NewGlobalRef(jni, local);
-        (*jni)->DeleteLocalRef(jni, local);
-    }
-    (*jni)->ExceptionClear(jni);
-    if (ref != NULL)
-        copy = (*jni)->NewWeakGlobalRef(jni, cls);
-    if (copy == NULL) {
-        if (ref != NULL)
-            (*jni)->DeleteGlobalRef(jni, ref);
-        return -1;
-    }
-    pthread_mutex_lock(&receivers_lock);
-    before = n_receivers;
-    if (receiver_name == NULL || strcmp(receiver_name, name) != 0)
-        rc = 0; /* the session ended meanwhile */
-    for (i = 0; i < n_receivers; i++) {
-        if ((*jni)->IsSameObject(jni, receiver_copy[i], NULL))
-            drop_receiver(jni, i--); /* its class was unloaded */
-        else if ((*jni)->IsSameObject(jni, receiver_copy[i], cls))
-            rc = 0;
-    }
-    if (rc == 1 && n_receivers == PROBE_MAX_RECEIVERS)
-        rc = -1;
-    if (rc == 1) {
-        receiver_copy[n_receivers] = copy;
-        receiver_ref[n_receivers++] = ref;
-    }
-    if ((rc == 1 || n_receivers != before) && publish_receivers(jni) < 0 && rc == 1) {
-        drop_receiver(jni, n_receivers - 1);
-        rc = -1;
-        copy = NULL; /* dropped with it */
-    }
-    pthread_mutex_unlock(&receivers_lock);
-    if (rc != 1 && copy != NULL) {
-        (*jni)->DeleteWeakGlobalRef(jni, copy);
-        (*jni)->DeleteGlobalRef(jni, ref);
-    }
-    return rc;
-}
-
 probe_thread *probe_threads(void)
 {
     return atomic_load_explicit(&registry, memory_order_acquire);
@@ -963,7 +837,7 @@ const probe_native probe_natives[PROBE_N_NATIVES] = {
     {"fail0", "(Ljava/lang/Throwable;II)V", n_fail, c_fail},
 };
 
-int probe_prepare(int counting, mct_err *err)
+int probe_prepare(int counting)
 {
     static int key_made;
     int rc;
@@ -971,19 +845,22 @@ int probe_prepare(int counting, mct_err *err)
     if (!key_made) {
         rc = pthread_key_create(&exit_key, thread_exited);
         if (rc != 0)
-            return mct_err_set(err, MCT_E_INTERNAL, "pthread_key_create: error %d", rc);
+            return rc;
         key_made = 1;
     }
     counting_mode = counting;
     return 0;
 }
 
+const probe_binding *probe_bound(void)
+{
+    return &bound;
+}
+
 void probe_bind(const probe_binding *b)
 {
     table = b->table;
-    receivers_field = b->receivers_field;
-    weak_ref_class = b->weak_ref_class;
-    weak_ref_init = b->weak_ref_init;
+    bound = *b;
     is_virtual = b->is_virtual;
     probe_cls = b->cls;
 }

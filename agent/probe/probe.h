@@ -29,9 +29,9 @@
  * formatting in a probe or in what it calls, beyond the once-per-call ends
  * just listed. probe.c holds the probe path and nothing that would break
  * the rule out of it: the class's install (jvm/probe_install.c) and the
- * calibration (runtime/probe_cost.c) are elsewhere; what probe.c does
- * besides (the receivers, the rings' memory) runs on the worker or on
- * ClassPrepare, never under a probe.
+ * calibration (runtime/probe_cost.c) are elsewhere, and so are the
+ * receivers (receivers.c, which lock). What probe.c does besides the probes
+ * (the rings' memory, handed over without a lock) runs on the worker.
  *
  * With sampling (probe_set_sample's sample > 1), an entry call is traced
  * only when the calling OS thread's countdown runs out (started at a phase
@@ -219,7 +219,8 @@ void probe_session_begin(uint32_t session, int depth);
  * the receivers. */
 void probe_session_end(JNIEnv *jni);
 
-/* The receivers of the traced calls of PLAN_ROOT_RECEIVER entry methods:
+/* The receivers of the traced calls of PLAN_ROOT_RECEIVER entry methods
+ * (receivers.c):
  * instances of the session's named class, that is, of any loader's copy of
  * it (or of their subclasses). The probe class holds the copies themselves
  * (never a name: the entry method's loader may see none of them), weakly,
@@ -299,8 +300,8 @@ extern const probe_native probe_natives[PROBE_N_NATIVES];
 
 /* Before the probe class initializes (it asks counting0 as it does): the
  * natives' mode, and the key whose destructor marks a thread dead. 0, or
- * -1 with err set. */
-int probe_prepare(int counting, mct_err *err);
+ * pthread_key_create's error number. */
+int probe_prepare(int counting);
 
 /* What the probe path needs of the JVM, found once by probe_install; all
  * global refs or IDs the probe path keeps for the JVM's life. */
@@ -315,6 +316,9 @@ typedef struct probe_binding {
 
 /* Hands b to the probe path (copied); probe_class() is b->cls from now on. */
 void probe_bind(const probe_binding *b);
+
+/* What probe_bind was given (all NULL before). */
+const probe_binding *probe_bound(void);
 
 /* Ticks that recording n events into ring (cap events, a power of 2, the
  * caller's scratch) takes, the way a probe records them. */
