@@ -24,7 +24,7 @@ struct session {
     const char *cls, *method, *desc, *regex;
     int depth, include_jdk, plan_only, verbose, wait;
     uint64_t min_ns, count;
-    int aggregate;             /* summaries instead of calls (issue 11) */
+    int aggregate;             /* summaries instead of calls */
     uint64_t interval_ns;      /* a summary this often; 0: only the final one */
     size_t slowest;            /* calls kept whole per summary */
     int include_warmup;        /* warm-up calls go into the summaries too */
