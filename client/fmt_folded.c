@@ -16,58 +16,32 @@
  * names become '_', so that a line always splits into frames and a value. */
 #include "output.h"
 
-#include <stdlib.h>
-
+#include "buf.h"
 #include "fmtutil.h"
 
-/* The frames of the current path, ';'-separated, NUL-terminated. */
-struct stack {
-    char *s;
-    size_t len, cap;
-};
-
-/* Appends c to st, growing it; -1 when out of memory. */
-static int push_char(struct stack *st, char c)
+/* Appends name to st (the frames of the current path, ';'-separated) with
+ * the characters that would split a line replaced. */
+static void push_name(mct_buf *st, const char *name)
 {
-    if (st->len + 2 > st->cap) {
-        size_t cap = st->cap > 0 ? 2 * st->cap : 256;
-        char *s = realloc(st->s, cap);
-
-        if (s == NULL)
-            return -1;
-        st->s = s;
-        st->cap = cap;
-    }
-    st->s[st->len++] = c;
-    st->s[st->len] = '\0';
-    return 0;
+    for (const unsigned char *p = (const unsigned char *)name; *p != '\0'; p++)
+        buf_ch(st, *p == ';' || *p == ' ' || *p < 0x20 || *p == 0x7f ? '_' : (char)*p);
 }
 
-/* Appends name with the characters that would split a line replaced. */
-static int push_name(struct stack *st, const char *name)
+/* Appends node's frame, after a ';' below the entry method (depth 0); -1
+ * when out of memory. */
+static int push_frame(mct_buf *st, const json_t *node, int depth)
 {
-    for (const unsigned char *p = (const unsigned char *)name; *p != '\0'; p++) {
-        char c = *p == ';' || *p == ' ' || *p < 0x20 || *p == 0x7f ? '_' : (char)*p;
-
-        if (push_char(st, c) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* Appends node's frame, after a ';' below the entry method (depth 0). */
-static int push_frame(struct stack *st, const json_t *node, int depth)
-{
-    if (depth > 0 && push_char(st, ';') < 0)
-        return -1;
-    if (push_name(st, fu_str(node, "class")) < 0 || push_char(st, '.') < 0)
-        return -1;
-    return push_name(st, fu_str(node, "method"));
+    if (depth > 0)
+        buf_ch(st, ';');
+    push_name(st, fu_str(node, "class"));
+    buf_ch(st, '.');
+    push_name(st, fu_str(node, "method"));
+    return buf_failed(st) ? -1 : 0;
 }
 
 /* Writes the lines of node at depth and, up to FU_MAX_DEPTH levels, of
  * its children; st holds the frames above node and is restored. */
-static int put_node(out *o, struct stack *st, const json_t *node, int depth)
+static int put_node(out *o, mct_buf *st, const json_t *node, int depth)
 {
     const json_t *kids = fu_children(node);
     size_t mark = st->len;
@@ -77,21 +51,22 @@ static int put_node(out *o, struct stack *st, const json_t *node, int depth)
     if (push_frame(st, node, depth) < 0)
         return -1;
     if (self > 0)
-        fprintf(o->f, "%s %lld\n", st->s, self);
+        fprintf(o->f, "%.*s %lld\n", (int)st->len, (const char *)st->data, self);
     if (depth + 1 < FU_MAX_DEPTH)
         for (size_t i = 0; i < json_array_size(kids) && rc == 0; i++)
             rc = put_node(o, st, json_array_get(kids, i), depth + 1);
     st->len = mark;
-    st->s[mark] = '\0';
     return rc;
 }
 
 static int folded_call(out *o, const json_t *call)
 {
-    struct stack st = { 0 };
-    int rc = put_node(o, &st, json_object_get(call, "root"), 0);
+    mct_buf st;
+    int rc;
 
-    free(st.s);
+    buf_init(&st);
+    rc = put_node(o, &st, json_object_get(call, "root"), 0);
+    buf_free(&st);
     return rc < 0 || ferror(o->f) ? -1 : 0;
 }
 
@@ -100,14 +75,15 @@ static int folded_call(out *o, const json_t *call)
 static int folded_summary(out *o, const json_t *summary)
 {
     const json_t *more = json_object_get(summary, "more_roots");
-    struct stack st = { 0 };
+    mct_buf st;
     int rc = 0;
 
+    buf_init(&st);
     if (json_is_object(json_object_get(summary, "root")))
         rc = put_node(o, &st, json_object_get(summary, "root"), 0);
     for (size_t i = 0; i < json_array_size(more) && rc == 0; i++)
         rc = put_node(o, &st, json_array_get(more, i), 0);
-    free(st.s);
+    buf_free(&st);
     return rc < 0 || ferror(o->f) ? -1 : 0;
 }
 

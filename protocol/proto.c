@@ -1138,51 +1138,46 @@ int proto_write_frames_within(int fd, const void *frames, size_t len, long long 
 
 int proto_rbuf_fill(proto_rbuf *b, int fd, enum proto_dir dir, mct_err *e)
 {
+    mct_buf *d = &b->buf;
     size_t want = RBUF_CHUNK;
     ssize_t r;
 
-    if (b->start == b->end)
-        b->start = b->end = 0;
-    if (b->end - b->start >= PROTO_HEADER_LEN) {
+    if (b->start == d->len) {
+        buf_reset(d);
+        b->start = 0;
+    }
+    if (d->len - b->start >= PROTO_HEADER_LEN) {
         uint32_t len;
 
         /* A frame bigger than a chunk is read whole; its header was checked. */
-        if (proto_header_decode(b->p + b->start, dir, &len, e) == 0 && len + PROTO_HEADER_LEN > want)
+        if (proto_header_decode(d->data + b->start, dir, &len, e) == 0 && len + PROTO_HEADER_LEN > want)
             want = len + PROTO_HEADER_LEN;
     }
-    if (b->cap - b->end < want / 2 && b->start > 0) {
-        memmove(b->p, b->p + b->start, b->end - b->start);
-        b->end -= b->start;
+    if (d->cap - d->len < want / 2 && b->start > 0) {
+        memmove(d->data, d->data + b->start, d->len - b->start);
+        d->len -= b->start;
         b->start = 0;
     }
-    if (b->cap - b->end < want / 2 || b->cap < want) {
-        size_t cap = b->end + want;
-        unsigned char *p = realloc(b->p, cap);
-
-        if (p == NULL)
-            return mct_err_set(e, MCT_E_NOMEM, "no memory for %zu bytes of messages", cap);
-        b->p = p;
-        b->cap = cap;
-    }
-    r = read(fd, b->p + b->end, b->cap - b->end);
+    if ((d->cap - d->len < want / 2 || d->cap < want) && buf_reserve(d, want) < 0)
+        return mct_err_set(e, MCT_E_NOMEM, "no memory for %zu bytes of messages", d->len + want);
+    r = read(fd, d->data + d->len, d->cap - d->len);
     if (r < 0) {
         if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
             return 1;
         return mct_err_set(e, MCT_E_IO, "read: %s", strerror(errno));
     }
     if (r > 0) {
-        b->end += (size_t)r;
+        d->len += (size_t)r;
         return 1;
     }
-    if (b->end == b->start) {
+    if (d->len == b->start) {
         mct_err_set(e, MCT_E_EOF, "the peer closed the connection");
-    } else if (b->end - b->start < PROTO_HEADER_LEN) {
-        mct_err_set(e, MCT_E_CUT, "truncated header: %zu of %d bytes", b->end - b->start, PROTO_HEADER_LEN);
+    } else if (d->len - b->start < PROTO_HEADER_LEN) {
+        mct_err_set(e, MCT_E_CUT, "truncated header: %zu of %d bytes", d->len - b->start, PROTO_HEADER_LEN);
     } else {
-        uint32_t len = (uint32_t)b->p[b->start + 4] << 24 | (uint32_t)b->p[b->start + 5] << 16 |
-                       (uint32_t)b->p[b->start + 6] << 8 | b->p[b->start + 7];
+        uint32_t len = buf_get_u4(d->data + b->start + 4);
 
-        mct_err_set(e, MCT_E_CUT, "truncated payload: %zu of %u bytes", b->end - b->start - PROTO_HEADER_LEN, len);
+        mct_err_set(e, MCT_E_CUT, "truncated payload: %zu of %u bytes", d->len - b->start - PROTO_HEADER_LEN, len);
     }
     return 0;
 }
@@ -1190,26 +1185,28 @@ int proto_rbuf_fill(proto_rbuf *b, int fd, enum proto_dir dir, mct_err *e)
 int proto_rbuf_next(proto_rbuf *b, enum proto_dir dir, const unsigned char **payload, uint32_t *len,
                     mct_err *e)
 {
-    if (b->end - b->start < PROTO_HEADER_LEN)
+    const mct_buf *d = &b->buf;
+
+    if (d->len - b->start < PROTO_HEADER_LEN)
         return 0;
-    if (proto_header_decode(b->p + b->start, dir, len, e) < 0)
+    if (proto_header_decode(d->data + b->start, dir, len, e) < 0)
         return -1;
-    if (b->end - b->start - PROTO_HEADER_LEN < *len)
+    if (d->len - b->start - PROTO_HEADER_LEN < *len)
         return 0;
-    *payload = b->p + b->start + PROTO_HEADER_LEN;
+    *payload = d->data + b->start + PROTO_HEADER_LEN;
     b->start += PROTO_HEADER_LEN + (size_t)*len;
     return 1;
 }
 
 size_t proto_rbuf_held(const proto_rbuf *b)
 {
-    return b->end - b->start;
+    return b->buf.len - b->start;
 }
 
 void proto_rbuf_free(proto_rbuf *b)
 {
-    free(b->p);
-    *b = (proto_rbuf){0};
+    buf_free(&b->buf);
+    b->start = 0;
 }
 
 /* Reads n bytes into buf before the deadline (< 0: none); *got says how

@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "buf.h"
 #include "err.h"
 
 #define PROTO_VERSION 1
@@ -145,8 +146,8 @@ int proto_write_frames_within(int fd, const void *frames, size_t len, long long 
 /* A reader of many frames per read(2), for a stream of replies; the caller
  * zero-initialises it and frees it with proto_rbuf_free. */
 typedef struct proto_rbuf {
-    unsigned char *p;
-    size_t start, end, cap;     /* the bytes not taken yet are p[start..end) */
+    mct_buf buf;                /* what was read */
+    size_t start;               /* the bytes not taken yet are buf.data[start..buf.len) */
 } proto_rbuf;
 
 /* Reads once what fd holds (it is readable): 1 when bytes came, 0 at the

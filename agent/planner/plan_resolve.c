@@ -24,68 +24,14 @@
  * subtypes that have a kept class among their supertypes (computed once per
  * named class), so a call on java/lang/Object walks the loaded classes once
  * per plan and asks methods() only of classes near the kept ones. */
-#include "planner_int.h"
+#include "plan_resolve.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static const char R_UNMOD[] = "class cannot be retransformed";
-static const char R_TRACER[] = "tracer's own class";
-static const char R_INTERNALS[] = "JVM internals: a probe there could recurse into the tracer";
-
-/* Classes of the JDK by name, for classes not loaded yet. */
-static const char *const jdk_prefixes[] = {
-    "java/", "javax/", "jdk/", "sun/", "com/sun/", "org/w3c/", "org/xml/", "org/ietf/",
-};
-
-/* JVM machinery a probe must not enter, even with --include-jdk: the probe
- * is an invokestatic of a native method, whose linkage, the thread it runs
- * on and the objects it touches go through these; a probe in them could
- * recurse into the tracer or run before the tracer's thread state exists.
- * Kept short on purpose: everything else of the JDK is the user's choice. */
-static const char *const internal_prefixes[] = {
-    "java/lang/invoke/", "java/lang/ref/", "jdk/internal/misc/", "jdk/internal/vm/", "sun/invoke/",
-};
-static const char *const internal_classes[] = {
-    "java/lang/Object", "java/lang/Thread",
-};
-static const char TRACER_PREFIX[] = "mcalltree/";
-
 static struct sel no_sel;
 
 /* --- class records ---------------------------------------------------------------- */
-
-static int has_prefix(const char *s, const char *prefix)
-{
-    return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-int pl_jdk_name(const char *name)
-{
-    size_t i;
-
-    for (i = 0; i < sizeof jdk_prefixes / sizeof jdk_prefixes[0]; i++)
-        if (has_prefix(name, jdk_prefixes[i]))
-            return 1;
-    return 0;
-}
-
-const char *pl_never_why(const char *name, int flags)
-{
-    size_t i;
-
-    if (has_prefix(name, TRACER_PREFIX))
-        return R_TRACER;
-    if (flags & HIER_UNMODIFIABLE)
-        return R_UNMOD;
-    for (i = 0; i < sizeof internal_prefixes / sizeof internal_prefixes[0]; i++)
-        if (has_prefix(name, internal_prefixes[i]))
-            return R_INTERNALS;
-    for (i = 0; i < sizeof internal_classes / sizeof internal_classes[0]; i++)
-        if (strcmp(name, internal_classes[i]) == 0)
-            return R_INTERNALS;
-    return NULL;
-}
 
 /* The record of h, created on first sight; NULL for NULL (or OOM). */
 static struct cls *getcls(struct ctx *x, hier_class *h)

@@ -7,7 +7,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "buf.h"
 #include "clock.h"
 #include "methods.h"
 #include "planner.h"
@@ -21,11 +20,6 @@ static probe_thread idle;
 
 static __thread probe_thread *self __attribute__((tls_model("initial-exec"))) = &idle;
 
-/* The class file of PROBE_CLASS, compiled from agent/java at build time. */
-static const unsigned char probe_class_file[] = {
-#include "probe_class.inc"
-};
-
 /* Probe.ENTRIES and Probe.STRIDE: the table's entries, and the elements
  * from one to the next (an index the Java side passes is entry * STRIDE,
  * or entry * STRIDE + SKIP_ELEMENT in an entry call not sampled). */
@@ -37,6 +31,7 @@ static const unsigned char probe_class_file[] = {
 #define SKIPPED ((probe_thread *)2)
 _Static_assert(N_ENTRIES == 1 << ENTRY_BITS, "N_ENTRIES is 2 to the ENTRY_BITS");
 _Static_assert(SKIP_ELEMENT > 0 && SKIP_ELEMENT < STRIDE, "the mark lies within the entry's elements");
+_Static_assert(PROBE_TABLE_LEN == N_ENTRIES * STRIDE, "probe.h says the table's length");
 
 static _Atomic uint32_t cur_session;   /* 0: no session accepts new calls */
 static _Atomic int cur_depth;
@@ -47,17 +42,6 @@ static pthread_key_t exit_key;         /* its destructor marks a thread dead */
 static jclass probe_cls;
 static jobjectArray table;             /* Probe.TABLE (global ref) */
 static int counting_mode;              /* Probe.COUNTING, read once by its <clinit> */
-static jfieldID receivers_field;       /* Probe.receivers */
-static jclass weak_ref_class;          /* java.lang.ref.WeakReference */
-static jmethodID weak_ref_init;
-/* The session's named class: its signature and the copies of it whose
- * instances are receivers, weakly (the agent's own side), each with the
- * WeakReference the probe class holds it by. Any thread adds (ClassPrepare). */
-static pthread_mutex_t receivers_lock = PTHREAD_MUTEX_INITIALIZER;
-static char *receiver_name;
-static jweak receiver_copy[PROBE_MAX_RECEIVERS];
-static jobject receiver_ref[PROBE_MAX_RECEIVERS];
-static size_t n_receivers;
 /* The state the call of an entry's thread writes to (NULL: free,
  * CLAIMED: being set up, SKIPPED: an entry call not sampled), each on a
  * line of its own: only the entry's owner writes it (the claim aside) and
@@ -70,6 +54,7 @@ struct entry {
 };
 static struct entry entries[N_ENTRIES];
 static jmethodID is_virtual;           /* Thread.isVirtual, NULL before JDK 21 */
+static probe_binding bound;            /* what probe_bind was given */
 static _Atomic uint64_t count_enter, count_exit, count_fail;
 static _Atomic uint64_t ring_bytes;    /* held by all rings */
 
@@ -743,121 +728,6 @@ void probe_session_end(JNIEnv *jni)
     probe_receivers_begin(jni, NULL);
 }
 
-/* Hands the probe class the copies held now, as a new array (its readers
- * never see one change); receivers_lock held. 0, or -1 when out of memory
- * (the probe class keeps the array it had). */
-static int publish_receivers(JNIEnv *jni)
-{
-    jobjectArray a = NULL;
-    size_t i;
-
-    if (probe_cls == NULL || receivers_field == NULL)
-        return 0;
-    if (n_receivers > 0) {
-        a = (*jni)->NewObjectArray(jni, (jsize)n_receivers, weak_ref_class, NULL);
-        if (a == NULL) {
-            (*jni)->ExceptionClear(jni);
-            return -1;
-        }
-        for (i = 0; i < n_receivers; i++)
-            (*jni)->SetObjectArrayElement(jni, a, (jsize)i, receiver_ref[i]);
-    }
-    (*jni)->SetStaticObjectField(jni, probe_cls, receivers_field, a);
-    if (a != NULL)
-        (*jni)->DeleteLocalRef(jni, a);
-    return 0;
-}
-
-/* Forgets copy i; receivers_lock held. */
-static void drop_receiver(JNIEnv *jni, size_t i)
-{
-    (*jni)->DeleteWeakGlobalRef(jni, receiver_copy[i]);
-    (*jni)->DeleteGlobalRef(jni, receiver_ref[i]);
-    n_receivers--;
-    receiver_copy[i] = receiver_copy[n_receivers];
-    receiver_ref[i] = receiver_ref[n_receivers];
-}
-
-int probe_receivers_begin(JNIEnv *jni, const char *name)
-{
-    int rc = 0;
-
-    pthread_mutex_lock(&receivers_lock);
-    while (n_receivers > 0)
-        drop_receiver(jni, n_receivers - 1);
-    free(receiver_name);
-    receiver_name = NULL;
-    if (name != NULL && (receiver_name = strdup(name)) == NULL)
-        rc = -1;
-    publish_receivers(jni);
-    pthread_mutex_unlock(&receivers_lock);
-    return rc;
-}
-
-/* Whether name is the session's named class now. */
-static int is_named(const char *name)
-{
-    int yes;
-
-    pthread_mutex_lock(&receivers_lock);
-    yes = receiver_name != NULL && strcmp(receiver_name, name) == 0 && weak_ref_class != NULL;
-    pthread_mutex_unlock(&receivers_lock);
-    return yes;
-}
-
-int probe_receiver_add(JNIEnv *jni, jclass cls, const char *name)
-{
-    jobject local, ref = NULL;
-    jweak copy = NULL;
-    size_t i, before;
-    int rc = 1;
-
-    if (!is_named(name))
-        return 0;
-    /* Made before taking the lock: the constructor is Java code, which
-     * might load a class and come back here. */
-    local = (*jni)->NewObject(jni, weak_ref_class, weak_ref_init, cls);
-    if (local != NULL) {
-        ref = (*jni)->NewGlobalRef(jni, local);
-        (*jni)->DeleteLocalRef(jni, local);
-    }
-    (*jni)->ExceptionClear(jni);
-    if (ref != NULL)
-        copy = (*jni)->NewWeakGlobalRef(jni, cls);
-    if (copy == NULL) {
-        if (ref != NULL)
-            (*jni)->DeleteGlobalRef(jni, ref);
-        return -1;
-    }
-    pthread_mutex_lock(&receivers_lock);
-    before = n_receivers;
-    if (receiver_name == NULL || strcmp(receiver_name, name) != 0)
-        rc = 0; /* the session ended meanwhile */
-    for (i = 0; i < n_receivers; i++) {
-        if ((*jni)->IsSameObject(jni, receiver_copy[i], NULL))
-            drop_receiver(jni, i--); /* its class was unloaded */
-        else if ((*jni)->IsSameObject(jni, receiver_copy[i], cls))
-            rc = 0;
-    }
-    if (rc == 1 && n_receivers == PROBE_MAX_RECEIVERS)
-        rc = -1;
-    if (rc == 1) {
-        receiver_copy[n_receivers] = copy;
-        receiver_ref[n_receivers++] = ref;
-    }
-    if ((rc == 1 || n_receivers != before) && publish_receivers(jni) < 0 && rc == 1) {
-        drop_receiver(jni, n_receivers - 1);
-        rc = -1;
-        copy = NULL; /* dropped with it */
-    }
-    pthread_mutex_unlock(&receivers_lock);
-    if (rc != 1 && copy != NULL) {
-        (*jni)->DeleteWeakGlobalRef(jni, copy);
-        (*jni)->DeleteGlobalRef(jni, ref);
-    }
-    return rc;
-}
-
 probe_thread *probe_threads(void)
 {
     return atomic_load_explicit(&registry, memory_order_acquire);
@@ -953,329 +823,61 @@ int probe_shrink(probe_thread *t)
     return done;
 }
 
-/* --- the probes' own cost --------------------------------------------------------------- */
+/* --- what the class install and the calibration need ------------------------------- */
 
-/* Calibration: probe calls are timed in short bursts, and the cheapest
- * burst gives the cost. Load, preemption and interrupts only ever add to a
- * burst, so the minimum of many short ones is what a probe costs when
- * nothing else interferes; the median shows how much they interfered. */
-enum {
-    CAL_BURST = 256,       /* probe calls per burst: ~5 us, rarely preempted */
-    CAL_ROUND = 32,        /* bursts per round */
-    CAL_WARM_BURSTS = 800, /* spin() runs at least this often before it counts:
-                              past HotSpot's thresholds for compiling it with
-                              C1 and then C2 */
-    CAL_MEASURE = 4,       /* rounds measured once warm */
-    CAL_SAMPLES = CAL_MEASURE * CAL_ROUND
+const probe_native probe_natives[PROBE_N_NATIVES] = {
+    {"counting0", "()Z", n_counting, n_counting},
+    {"rootEnter0", "(Ljava/lang/Thread;JII)V", n_root_enter, c_root_enter},
+    {"rootEnterOn0", "(Ljava/lang/Thread;JII)V", n_root_enter_on, c_root_enter},
+    {"rootOther0", "(II)V", n_root_other, c_enter},
+    {"rootExit0", "(II)V", n_root_exit, c_exit},
+    {"rootFail0", "(Ljava/lang/Throwable;II)V", n_root_fail, c_fail},
+    {"enter0", "(II)V", n_enter, c_enter},
+    {"exit0", "(II)V", n_exit, c_exit},
+    {"fail0", "(Ljava/lang/Throwable;II)V", n_fail, c_fail},
 };
-#define CAL_GAIN 0.97
-#define CAL_STABLE_NS 5000000u     /* warm: no round beat the best by CAL_GAIN for
-                                      this long (a compilation takes a few ms) */
-#define CAL_BUDGET_NS 300000000u   /* warm-up, measurement and retries */
-#define CAL_RETRY_US 20000         /* pause before measuring again (the JIT catches up) */
 
-/* Ticks of one call of spin(n) from here; UINT64_MAX when it threw. */
-static uint64_t timed_spin(JNIEnv *jni, jmethodID spin, jint n)
+int probe_prepare(int counting)
 {
-    uint64_t t0 = clock_ticks(), t1;
-
-    (*jni)->CallStaticVoidMethod(jni, probe_cls, spin, n);
-    t1 = clock_ticks();
-    if ((*jni)->ExceptionCheck(jni)) {
-        (*jni)->ExceptionClear(jni);
-        return UINT64_MAX;
-    }
-    return t1 - t0;
-}
-
-/* The floor: what recording an event costs (clock read and stores), per
- * event, timed natively (the cheapest of many bursts). */
-static double record_floor(void)
-{
-    static probe_ev ring[CAL_BURST];
-    probe_thread scratch;
-    uint64_t best = UINT64_MAX;
-    int b, r;
-
-    memset(&scratch, 0, sizeof scratch);
-    scratch.ring = ring;
-    scratch.mask = CAL_BURST - 1;
-    scratch.limit = UINT64_MAX;
-    for (b = 0; b < 64; b++) {
-        uint64_t t0 = clock_ticks(), t1;
-
-        for (r = 0; r < CAL_BURST; r++)
-            rec(&scratch, 1, PROBE_ENTER);
-        t1 = clock_ticks();
-        if (t1 - t0 < best)
-            best = t1 - t0;
-    }
-    return (double)best / CAL_BURST;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
-}
-
-/* One round of bursts: the cost per call of the cheapest (the fixed cost
- * of calling spin from C, `base`, taken off), each burst's into v when v is
- * not NULL. -1 when spin threw. */
-static double round_min(JNIEnv *jni, jmethodID spin, uint64_t base, double *v)
-{
-    double best = -1;
-    int b;
-
-    for (b = 0; b < CAL_ROUND; b++) {
-        uint64_t d = timed_spin(jni, spin, CAL_BURST);
-        double per;
-
-        if (d == UINT64_MAX)
-            return -1;
-        per = d > base ? (double)(d - base) / CAL_BURST : 0;
-        if (v != NULL)
-            v[b] = per;
-        if (best < 0 || per < best)
-            best = per;
-    }
-    return best;
-}
-
-/* The fixed cost of calling spin from here (the cheapest of a few calls
- * of spin(0), no more than *base so far); 0 when spin threw. */
-static int spin_base(JNIEnv *jni, jmethodID spin, uint64_t *base)
-{
-    int k;
-
-    for (k = 0; k < 16; k++) {
-        uint64_t d = timed_spin(jni, spin, 0);
-
-        if (d == UINT64_MAX)
-            return 0;
-        if (d < *base)
-            *base = d;
-    }
-    return 1;
-}
-
-/* One measurement: runs spin until its cost stops falling (it is then
- * compiled), bounded by `until` (CLOCK_MONOTONIC ns), then times
- * CAL_SAMPLES bursts into v. *best gets the cheapest burst of all, per
- * call. Returns the bursts run, 0 when spin threw. */
-static int measure(JNIEnv *jni, jmethodID spin, uint64_t until, double *v, double *best)
-{
-    uint64_t base = UINT64_MAX, now = clock_monotonic_ns(), gained = now;
-    double warm = -1;
-    int bursts = 0, k;
-
-    if (!spin_base(jni, spin, &base))
-        return 0;
-    while (now < until && (bursts < CAL_WARM_BURSTS || now - gained < CAL_STABLE_NS)) {
-        double r = round_min(jni, spin, base, NULL);
-
-        if (r < 0)
-            return 0;
-        bursts += CAL_ROUND;
-        now = clock_monotonic_ns();
-        if (warm < 0 || r < warm * CAL_GAIN)
-            gained = now;
-        if (warm < 0 || r < warm)
-            warm = r;
-    }
-    /* Compiled now, spin(0) may cost less than it did interpreted. */
-    if (!spin_base(jni, spin, &base))
-        return 0;
-    for (k = 0; k < CAL_MEASURE; k++)
-        if (round_min(jni, spin, base, v + k * CAL_ROUND) < 0)
-            return 0;
-    qsort(v, CAL_SAMPLES, sizeof v[0], cmp_double);
-    *best = warm >= 0 && warm < v[0] ? warm : v[0];
-    return bursts + CAL_SAMPLES;
-}
-
-int probe_calibrate(JNIEnv *jni, probe_cost *out)
-{
-    double v[CAL_SAMPLES], best = -1;
-    uint64_t until = clock_monotonic_ns() + CAL_BUDGET_NS;
-    jmethodID spin;
-
-    memset(out, 0, sizeof *out);
-    if (probe_cls == NULL)
-        return -1;
-    spin = (*jni)->GetStaticMethodID(jni, probe_cls, "spin", "(I)V");
-    if (spin == NULL) {
-        (*jni)->ExceptionClear(jni);
-        return -1;
-    }
-    /* Every burst counts, whichever attempt timed it: load and a spin()
-     * not compiled yet only ever make a burst slower. */
-    for (;;) {
-        double b, floor = record_floor();
-        int n = measure(jni, spin, until, v, &b);
-
-        if (n == 0) {
-            memset(out, 0, sizeof *out);
-            return -1;
-        }
-        if (best < 0 || b < best)
-            best = b;
-        if (out->bursts == 0 || floor < out->floor)
-            out->floor = floor;
-        out->bursts += n;
-        out->measured = best + out->floor;
-        out->median = v[CAL_SAMPLES / 2] + out->floor;
-        out->trusted = out->measured <= PROBE_PLAUSIBLE * out->floor;
-        if (out->trusted || clock_monotonic_ns() + CAL_RETRY_US * 1000u >= until)
-            break;
-        usleep(CAL_RETRY_US);
-    }
-    out->ticks = out->trusted ? out->measured : PROBE_PLAUSIBLE * out->floor;
-    return 0;
-}
-
-/* --- the probe class ------------------------------------------------------------------- */
-
-/* Looks up a static field of the probe class; 0 or -1 with err set. */
-static int static_field(JNIEnv *jni, jclass cls, const char *name, const char *sig, jfieldID *out,
-                        mct_err *err)
-{
-    *out = (*jni)->GetStaticFieldID(jni, cls, name, sig);
-    if (*out == NULL) {
-        (*jni)->ExceptionClear(jni);
-        return mct_err_set(err, MCT_E_JVMTI, "%s has no field %s", PROBE_CLASS, name);
-    }
-    return 0;
-}
-
-/* Probe.TABLE, held by a global ref; its length must be what this side
- * indexes (Probe.ENTRIES * Probe.STRIDE, N_ENTRIES * STRIDE here). */
-static int find_table(JNIEnv *jni, jclass cls, mct_err *err)
-{
-    jfieldID f;
-    jobject local;
-    jsize len;
-
-    if (static_field(jni, cls, "TABLE", "[Ljava/lang/Thread;", &f, err) < 0)
-        return -1;
-    local = (*jni)->GetStaticObjectField(jni, cls, f);
-    if (local == NULL) {
-        (*jni)->ExceptionClear(jni);
-        return mct_err_set(err, MCT_E_JVMTI, "%s.TABLE is not set (its class did not initialize)", PROBE_CLASS);
-    }
-    len = (*jni)->GetArrayLength(jni, local);
-    if (len != N_ENTRIES * STRIDE) {
-        (*jni)->DeleteLocalRef(jni, local);
-        return mct_err_set(err, MCT_E_INTERNAL,
-                           "%s.TABLE has %d elements, the agent's natives expect %d: Probe.java's ENTRIES and "
-                           "STRIDE differ from probe.c's (rebuild with them equal)",
-                           PROBE_CLASS, (int)len, N_ENTRIES * STRIDE);
-    }
-    table = (*jni)->NewGlobalRef(jni, local);
-    (*jni)->DeleteLocalRef(jni, local);
-    if (table == NULL)
-        return mct_err_set(err, MCT_E_NOMEM, "out of memory holding %s.TABLE", PROBE_CLASS);
-    return 0;
-}
-
-/* java.lang.ref.WeakReference and its constructor, for the receivers. */
-static int find_weak_ref(JNIEnv *jni, mct_err *err)
-{
-    jclass local;
-
-    if (weak_ref_class != NULL)
-        return 0;
-    local = (*jni)->FindClass(jni, "java/lang/ref/WeakReference");
-    if (local != NULL) {
-        weak_ref_init = (*jni)->GetMethodID(jni, local, "<init>", "(Ljava/lang/Object;)V");
-        if (weak_ref_init != NULL)
-            weak_ref_class = (*jni)->NewGlobalRef(jni, local);
-        (*jni)->DeleteLocalRef(jni, local);
-    }
-    (*jni)->ExceptionClear(jni);
-    if (weak_ref_class == NULL)
-        return mct_err_set(err, MCT_E_JVMTI, "cannot find java.lang.ref.WeakReference and its constructor");
-    return 0;
-}
-
-/* Thread.isVirtual where it exists (JDK 21+). */
-static void find_is_virtual(JNIEnv *jni)
-{
-    jclass tc = (*jni)->FindClass(jni, "java/lang/Thread");
-
-    if (tc != NULL) {
-        is_virtual = (*jni)->GetMethodID(jni, tc, "isVirtual", "()Z");
-        (*jni)->DeleteLocalRef(jni, tc);
-    }
-    (*jni)->ExceptionClear(jni);
-}
-
-int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err)
-{
-    static const struct {
-        const char *name, *sig;
-        void *tracing, *counting;
-    } natives[] = {
-        {"counting0", "()Z", n_counting, n_counting},
-        {"rootEnter0", "(Ljava/lang/Thread;JII)V", n_root_enter, c_root_enter},
-        {"rootEnterOn0", "(Ljava/lang/Thread;JII)V", n_root_enter_on, c_root_enter},
-        {"rootOther0", "(II)V", n_root_other, c_enter},
-        {"rootExit0", "(II)V", n_root_exit, c_exit},
-        {"rootFail0", "(Ljava/lang/Throwable;II)V", n_root_fail, c_fail},
-        {"enter0", "(II)V", n_enter, c_enter},
-        {"exit0", "(II)V", n_exit, c_exit},
-        {"fail0", "(Ljava/lang/Throwable;II)V", n_fail, c_fail},
-    };
     static int key_made;
-    static jclass defined;  /* global ref: a class cannot be undefined, so a retry reuses it */
-    JNINativeMethod bind[sizeof natives / sizeof natives[0]];
-    size_t i;
     int rc;
 
-    if (probe_cls != NULL)
-        return 0;
     if (!key_made) {
         rc = pthread_key_create(&exit_key, thread_exited);
         if (rc != 0)
-            return mct_err_set(err, MCT_E_INTERNAL, "pthread_key_create: error %d", rc);
+            return rc;
         key_made = 1;
     }
-    if (defined == NULL) {
-        jclass local = (*jni)->DefineClass(jni, PROBE_CLASS, NULL, (const jbyte *)probe_class_file,
-                                           (jsize)sizeof probe_class_file);
-
-        if (local == NULL) {
-            (*jni)->ExceptionDescribe(jni);
-            (*jni)->ExceptionClear(jni);
-            return mct_err_set(err, MCT_E_JVMTI, "cannot define %s in the boot loader (see the JVM's stderr)",
-                               PROBE_CLASS);
-        }
-        defined = (*jni)->NewGlobalRef(jni, local);
-        (*jni)->DeleteLocalRef(jni, local);
-        if (defined == NULL)
-            return mct_err_set(err, MCT_E_NOMEM, "out of memory holding the probe class");
-    }
-    for (i = 0; i < sizeof natives / sizeof natives[0]; i++) {
-        bind[i].name = (char *)natives[i].name;
-        bind[i].signature = (char *)natives[i].sig;
-        bind[i].fnPtr = counting ? natives[i].counting : natives[i].tracing;
-    }
-    if ((*jni)->RegisterNatives(jni, defined, bind, (jint)(sizeof bind / sizeof bind[0])) != 0) {
-        (*jni)->ExceptionDescribe(jni);
-        (*jni)->ExceptionClear(jni);
-        return mct_err_set(err, MCT_E_JVMTI, "cannot bind the natives of %s", PROBE_CLASS);
-    }
-    /* Counting sees every probe, whatever the thread: the class reads the
-     * mode (counting0) as it initializes, which the first field lookup
-     * does. */
     counting_mode = counting;
-    if (table == NULL && find_table(jni, defined, err) < 0)
-        return -1;
-    if (static_field(jni, defined, "receivers", "[Ljava/lang/ref/WeakReference;", &receivers_field, err) < 0 ||
-        find_weak_ref(jni, err) < 0)
-        return -1;
-    find_is_virtual(jni);
-    probe_cls = defined;
     return 0;
+}
+
+const probe_binding *probe_bound(void)
+{
+    return &bound;
+}
+
+void probe_bind(const probe_binding *b)
+{
+    table = b->table;
+    bound = *b;
+    is_virtual = b->is_virtual;
+    probe_cls = b->cls;
+}
+
+uint64_t probe_record_ticks(probe_ev *ring, uint64_t cap, int n)
+{
+    probe_thread scratch;
+    uint64_t t0, t1;
+    int r;
+
+    memset(&scratch, 0, sizeof scratch);
+    scratch.ring = ring;
+    scratch.mask = cap - 1;
+    scratch.limit = UINT64_MAX;
+    t0 = clock_ticks();
+    for (r = 0; r < n; r++)
+        rec(&scratch, 1, PROBE_ENTER);
+    t1 = clock_ticks();
+    return t1 - t0;
 }

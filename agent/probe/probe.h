@@ -25,6 +25,14 @@
  * threads: each thread's state is its own, its fields grouped on cache
  * lines by writer (below), and its counters are summed by the worker.
  *
+ * The rule of the probe path: no allocation, no lock, no logging and no
+ * formatting in a probe or in what it calls, beyond the once-per-call ends
+ * just listed. probe.c holds the probe path and nothing that would break
+ * the rule out of it: the class's install (jvm/probe_install.c) and the
+ * calibration (runtime/probe_cost.c) are elsewhere, and so are the
+ * receivers (receivers.c, which lock). What probe.c does besides the probes
+ * (the rings' memory, handed over without a lock) runs on the worker.
+ *
  * With sampling (probe_set_sample's sample > 1), an entry call is traced
  * only when the calling OS thread's countdown runs out (started at a phase
  * of its own, so that threads with few calls are not all traced on their
@@ -83,7 +91,6 @@
 #define MCT_PROBE_H
 
 #include <jni.h>
-#include <jvmti.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -187,12 +194,7 @@ enum probe_thread_state {
     PROBE_THREAD_FREE             /* reusable by a new thread */
 };
 
-/* Defines the probe class in the boot loader and binds its natives (tracing
- * natives, or counting ones for the diagnostic mode). Once per JVM; later calls
- * return 0. Needs the live phase. */
-int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err);
-
-/* The global ref of the probe class (NULL before probe_install). */
+/* The global ref of the probe class (NULL before probe_install binds it). */
 jclass probe_class(void);
 
 /* The probe methods the rewriter calls, for a method whose plan_method.root
@@ -217,7 +219,8 @@ void probe_session_begin(uint32_t session, int depth);
  * the receivers. */
 void probe_session_end(JNIEnv *jni);
 
-/* The receivers of the traced calls of PLAN_ROOT_RECEIVER entry methods:
+/* The receivers of the traced calls of PLAN_ROOT_RECEIVER entry methods
+ * (receivers.c):
  * instances of the session's named class, that is, of any loader's copy of
  * it (or of their subclasses). The probe class holds the copies themselves
  * (never a name: the entry method's loader may see none of them), weakly,
@@ -279,33 +282,47 @@ uint64_t probe_ring_bytes(void);
  * as such). A state's first ring of a session is always given. */
 #define PROBE_RING_BUDGET ((uint64_t)256 << 20)
 
-/* What one probe call costs inside a traced call, in ticks: a probe called
- * from JIT-compiled code (spin(), which calls the enter native the way the
- * probes do, on an agent thread outside any traced call) plus recording an
- * event. */
-typedef struct probe_cost {
-    double ticks;      /* what to subtract per probe call: `measured` when
-                          trusted, else the plausible bound */
-    double measured;   /* the cheapest burst's cost per call */
-    double median;     /* the median burst's: how much load interfered */
-    double floor;      /* recording one event (clock read and stores), timed
-                          natively: a probe call costs more, never less */
-    int bursts;        /* bursts of probe calls timed */
-    int trusted;       /* measured is at most PROBE_PLAUSIBLE times floor */
-} probe_cost;
+/* --- for the class install (jvm/probe_install.c) and the calibration
+ * (runtime/probe_cost.c); none of it runs on the probe path --- */
 
-/* A probe call costing more than this many times the floor was measured
- * while something else ran (spin() not compiled yet, a busy JIT): it is
- * not believed. */
-#define PROBE_PLAUSIBLE 4.0
+/* Elements of Probe.TABLE (Probe.ENTRIES * Probe.STRIDE). */
+#define PROBE_TABLE_LEN (1024 * 16)
 
-/* Measures the probes' cost into *out: many short bursts of probe calls
- * once spin() is compiled (it runs until its cost stops falling), the
- * cheapest taken; measured again after a pause while implausible, for at
- * most 300 ms in all (about 10 ms on a quiet JVM), after which the figure
- * is not trusted. The caller is an agent thread that never traces. Returns
- * 0, or -1 (*out zeroed) when it cannot measure. */
-int probe_calibrate(JNIEnv *jni, probe_cost *out);
+/* A native of the probe class: its Java name and signature, and its C
+ * function when tracing and in the diagnostic counting mode. */
+typedef struct probe_native {
+    const char *name, *sig;
+    void *tracing, *counting;
+} probe_native;
+
+#define PROBE_N_NATIVES 9
+extern const probe_native probe_natives[PROBE_N_NATIVES];
+
+/* Before the probe class initializes (it asks counting0 as it does): the
+ * natives' mode, and the key whose destructor marks a thread dead. 0, or
+ * pthread_key_create's error number. */
+int probe_prepare(int counting);
+
+/* What the probe path needs of the JVM, found once by probe_install; all
+ * global refs or IDs the probe path keeps for the JVM's life. */
+typedef struct probe_binding {
+    jclass cls;                 /* the probe class */
+    jobjectArray table;         /* Probe.TABLE, PROBE_TABLE_LEN elements */
+    jfieldID receivers_field;   /* Probe.receivers */
+    jclass weak_ref_class;      /* java.lang.ref.WeakReference */
+    jmethodID weak_ref_init;    /* its constructor */
+    jmethodID is_virtual;       /* Thread.isVirtual, NULL before JDK 21 */
+} probe_binding;
+
+/* Hands b to the probe path (copied); probe_class() is b->cls from now on. */
+void probe_bind(const probe_binding *b);
+
+/* What probe_bind was given (all NULL before). */
+const probe_binding *probe_bound(void);
+
+/* Ticks that recording n events into ring (cap events, a power of 2, the
+ * caller's scratch) takes, the way a probe records them. */
+uint64_t probe_record_ticks(probe_ev *ring, uint64_t cap, int n);
 
 /* --- the consumer's side (probe_ring.c) --- */
 

@@ -8,6 +8,7 @@
 #include "instrument.h"
 #include "match.h"
 #include "probe.h"
+#include "probe_install.h"
 #include "vm.h"
 
 static match_re *re;

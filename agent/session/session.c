@@ -7,91 +7,36 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "crec.h"
+#include "await.h"
+#include "cleanup.h"
 #include "diag.h"
+#include "emit.h"
 #include "hier_jvmti.h"
 #include "instrument.h"
-#include "methods.h"
 #include "msg.h"
-#include "mutf8.h"
 #include "probe.h"
+#include "probe_install.h"
 #include "server.h"
+#include "session_int.h"
 #include "splan.h"
 #include "summary.h"
-#include "tree.h"
 #include "vm.h"
-#include "warm.h"
-
-struct session {
-    uint32_t gen;
-    int fd;
-    pthread_mutex_t wlock;     /* one writer on fd at a time */
-    json_t *req;
-    long long client_pid;
-    /* the request */
-    const char *cls, *method, *desc, *regex;
-    int depth, include_jdk, plan_only, verbose, wait;
-    uint64_t min_ns, count;
-    int aggregate;             /* summaries instead of calls (issue 11) */
-    uint64_t interval_ns;      /* a summary this often; 0: only the final one */
-    size_t slowest;            /* calls kept whole per summary */
-    int include_warmup;        /* warm-up calls go into the summaries too */
-    uint64_t warmup;           /* warm-up calls sent, or aggregated or left out (warm.h) */
-    struct splan sp;           /* the plan and the classes that load later */
-    /* the run */
-    int64_t started_ns;
-    uint64_t seq;              /* of the last call sent */
-    /* calls and printed: the listener reads them (hello, busy), so they
-     * are written atomically; only the session thread writes. */
-    uint64_t calls, printed, filtered, dropped_base;
-    uint64_t sample;           /* trace one entry call in this many */
-    uint64_t seen_base;        /* probe_seen() when it began */
-    uint64_t seen_summed;      /* of those since, what the summaries counted */
-    uint64_t last_status_ns, last_extend_ns, last_unload_ns;
-    size_t unloaded;           /* instrumented copies of classes found unloaded */
-    const char *end_reason;    /* why it ends; set by the session thread only */
-    int closing;               /* ending: calls still in the rings are discarded */
-    int broken;                /* a write failed: nothing more is written */
-    uint64_t discarded;        /* calls of the session discarded at its end */
-    uint64_t checked_ns;       /* when the client was last looked at */
-    /* aggregate: the interval's summary, the run's (the intervals sent so
-     * far merged), when the interval began, the drops already counted */
-    sum *agg, *total;
-    uint64_t interval_start_ns, dropped_summed;
-    char end_detail[256];
-    /* compact (crec.h): the calls encoded and not written yet (the
-     * session thread's, written under wlock), the methods defined */
-    int compact;
-    crec_buf out;
-    crec_defs defs;
-    _Atomic int death_told;    /* the end was claimed: by finish, or the VMDeath thread */
-};
-
-/* The `end` gets this long: the classes are restored already, and a client
- * that does not read it must not hold the worker. */
-#define END_SEND_MS 500
 
 /* How often the session looks for instrumented classes that were
  * unloaded (inst_unloaded). */
 #define UNLOAD_CHECK_NS 250000000u
 
-/* While it drains, the worker looks for a stop or a hang-up this often. */
-#define CLIENT_CHECK_NS 2000000u
-
-/* Compact calls are written once a pass, or when this many bytes wait. */
-#define OUT_FLUSH_BYTES ((size_t)256 * 1024)
-
 static pthread_mutex_t slock = PTHREAD_MUTEX_INITIALIZER;
 static struct session *current;
 static uint32_t next_gen = 1;
 
-static uint64_t now_ns(void)
+uint64_t now_ns(void)
 {
     return clock_monotonic_ns();
 }
@@ -108,7 +53,7 @@ static int64_t wall_ns(void)
 
 /* Ends the session for reason (the first reason given stays): from now on
  * the calls still in the rings are discarded, not sent. */
-static void end_session(struct session *s, const char *reason)
+void end_session(struct session *s, const char *reason)
 {
     if (s->end_reason == NULL)
         s->end_reason = reason;
@@ -133,7 +78,7 @@ static int write_out(struct session *s, long long total_ms, mct_err *err)
 }
 
 /* Writes the compact calls encoded so far; a failed write ends the session. */
-static void flush_out(struct session *s)
+void flush_out(struct session *s)
 {
     mct_err err;
     int rc;
@@ -151,7 +96,7 @@ static void flush_out(struct session *s)
  * waiting; on failure the session ends: the client is gone, or accepted no
  * byte for PROTO_STALL_S. What follows a failed write would not be a
  * frame: nothing more is sent. */
-static int send_within(struct session *s, json_t *msg, long long total_ms)
+int send_within(struct session *s, json_t *msg, long long total_ms)
 {
     mct_err err;
     int rc = -1;
@@ -173,7 +118,7 @@ static int send_within(struct session *s, json_t *msg, long long total_ms)
     return rc;
 }
 
-static int send_msg(struct session *s, json_t *msg)
+int send_msg(struct session *s, json_t *msg)
 {
     return send_within(s, msg, 0);
 }
@@ -199,176 +144,9 @@ static int client_gone(void *arg)
     return hung_up(s->fd);
 }
 
-/* --- trees ------------------------------------------------------------------------------ */
-
-/* The `call` object of call c, whose tree is tr, numbered seq; NULL when
- * out of memory. */
-static json_t *render_call(JNIEnv *jni, const probe_call *c, const tree *tr, uint64_t seq)
-{
-    char exname[512], tname[256];
-    int64_t tid;
-
-    if (c->exception != NULL)
-        vm_exception_name(c->exception, exname, sizeof exname);
-    vm_thread_info(jni, c->thread, &tid, tname, sizeof tname);
-    return tree_json(tr, seq, tid, tname, tree_exception(tr) ? exname : NULL);
-}
-
-/* Call c, whose tree is tr, numbered seq, as compact frames into s->out;
- * warmup: the call began before its methods were compiled again. 0, or -1
- * when out of memory. */
-static int encode_call(struct session *s, JNIEnv *jni, const probe_call *c, const tree *tr, uint64_t seq,
-                       int warmup)
-{
-    char exname[512], tname[256];
-    int64_t tid;
-
-    if (c->exception != NULL)
-        vm_exception_name(c->exception, exname, sizeof exname);
-    vm_thread_info(jni, c->thread, &tid, tname, sizeof tname);
-    return tree_crec(tr, &s->out, &s->defs, seq, tid, tname, tree_exception(tr) ? exname : NULL,
-                     warmup ? CREC_F_WARMUP : 0);
-}
-
-/* A call was sent (or aggregated): counted, warm-up (1) or not, and the
- * session ends once `count` were. */
-static void call_done(struct session *s, int warmup)
-{
-    s->warmup += (uint64_t)warmup;
-    __atomic_fetch_add(&s->printed, 1, __ATOMIC_RELAXED);
-    if (s->count > 0 && s->printed >= s->count)
-        end_session(s, "count");
-}
-
-/* aggregate: adds call c (tree tr) to the interval's summary; renders it
- * only when it would be among the slowest kept (seq: its rank among the
- * calls aggregated). */
-static void aggregate_call(struct session *s, JNIEnv *jni, const probe_call *c, const tree *tr)
-{
-    uint64_t total = tree_total_ns(tr);
-    mct_err err;
-
-    if (tree_visit(tr, s->agg, &err) < 0) {
-        /* Out of memory: the interval may hold part of the call. */
-        vm_log("summarising a call: %s; the calls of this interval are lost", err.msg);
-        sum_reset(s->agg);
-        return;
-    }
-    if (sum_slowest_wants(s->agg, total)) {
-        json_t *call = render_call(jni, c, tr, s->printed + 1);
-
-        if (call == NULL || sum_slowest_offer(s->agg, total, call, &err) < 0)
-            vm_log("keeping one of the slowest calls: out of memory");
-        json_decref(call);
-    }
-    call_done(s, 0);
-}
-
-/* aggregate: the interval's summary gets the calls not traced since the
- * last one, is sent (final: the run's, within total_ms when > 0), merged
- * into the run's and emptied. A failed write ends the session (send_within). */
-static void send_summary(struct session *s, int final, long long total_ms)
-{
-    uint64_t dropped = probe_dropped() - s->dropped_base;
-    uint64_t seen = probe_seen() - s->seen_base;
-    json_t *msg;
-    mct_err err;
-
-    sum_add_not_traced(s->agg, dropped - s->dropped_summed);
-    s->dropped_summed = dropped;
-    sum_add_seen(s->agg, seen - s->seen_summed);
-    s->seen_summed = seen;
-    if (final) {
-        if (sum_merge(s->total, s->agg, &err) < 0) {
-            vm_log("the run's summary: %s", err.msg);
-            return;
-        }
-        sum_reset(s->agg);
-        msg = sum_to_json(s->total, 1, &err);
-    } else {
-        msg = sum_to_json(s->agg, 0, &err);
-        if (sum_merge(s->total, s->agg, &err) < 0)
-            vm_log("the run's summary: %s", err.msg);
-        sum_reset(s->agg);
-    }
-    if (msg == NULL) {
-        vm_log("rendering a summary: %s", err.msg);
-        return;
-    }
-    send_within(s, msg, total_ms);
-}
-
-/* The session's last messages: with aggregate (instrumented: it ran), the
- * final summary, then end (stolen), the two within END_SEND_MS. */
-static void send_last(struct session *s, json_t *end, int instrumented)
-{
-    uint64_t t0 = now_ns();
-    long long left = END_SEND_MS;
-
-    if (s->aggregate && instrumented) {
-        send_summary(s, 1, END_SEND_MS);
-        left -= (long long)((now_ns() - t0) / 1000000u);
-    }
-    send_within(s, end, left > 0 ? left : 1);
-}
-
-/* One completed call: filter, build, render, send (or aggregate). */
-static void handle_call(struct session *s, JNIEnv *jni, const probe_call *c)
-{
-    const mt_method *root = mt_get(c->ev[0].id);
-    int mine = c->session == s->gen;
-    uint64_t raw = clock_ns(&s->sp.cal, c->ev[c->len - 1].t - c->ev[0].t);
-    tree_opts o;
-    tree *tr;
-    mct_err err;
-
-    if (root == NULL || !mine || raw < s->min_ns) {
-        if (root != NULL && mine) {
-            __atomic_fetch_add(&s->calls, 1, __ATOMIC_RELAXED);
-            s->filtered++;
-        }
-        return;
-    }
-    __atomic_fetch_add(&s->calls, 1, __ATOMIC_RELAXED);
-    o.cal = s->sp.cal;
-    o.probe_ticks = (uint64_t)(s->sp.probe.ticks + 0.5);
-    tr = tree_build(c->ev, c->len, &o, &err);
-    if (tr == NULL) {
-        vm_log("dropping a traced call: %s", err.msg);
-    } else if (s->aggregate) {
-        int warmup = tree_warmup(tr, warm_marks);
-
-        if (warmup) {
-            s->warmup++;
-            sum_add_warmup(s->agg, 1);
-        }
-        if (!warmup || s->include_warmup)
-            aggregate_call(s, jni, c, tr);
-    } else if (tree_total_ns(tr) < s->min_ns) {
-        s->filtered++;
-    } else if (s->compact) {
-        int warmup = tree_warmup(tr, warm_marks);
-
-        if (encode_call(s, jni, c, tr, s->seq + 1, warmup) < 0) {
-            vm_log("dropping a traced call: out of memory encoding it");
-        } else {
-            s->seq++;
-            call_done(s, warmup);
-            if (s->out.len >= OUT_FLUSH_BYTES)
-                flush_out(s);
-        }
-    } else {
-        int warmup = tree_warmup(tr, warm_marks);
-        json_t *msg = render_call(jni, c, tr, ++s->seq);
-
-        if (msg != NULL && send_msg(s, msg) == 0)
-            call_done(s, warmup);
-    }
-    tree_free(tr);
-}
 
 /* Reads what the client says on the session connection: `stop`, or EOF. */
-static void read_client(struct session *s)
+void read_client(struct session *s)
 {
     mct_err err;
     json_t *msg = proto_read(s->fd, PROTO_REQUEST, 1000, &err);
@@ -395,7 +173,7 @@ static void read_client(struct session *s)
 
 /* Looks, without waiting, for a stop or a hang-up of the client of a
  * session that is not ending yet. */
-static void check_client(struct session *s)
+void check_client(struct session *s)
 {
     struct pollfd pfd = {.fd = s->fd, .events = POLLIN};
 
@@ -406,41 +184,6 @@ static void check_client(struct session *s)
         read_client(s);
 }
 
-/* probe_sink.discarding: once the session ends, the calls still in the
- * rings are discarded. */
-static int discarding(void *arg)
-{
-    const struct session *s = arg;
-
-    return __atomic_load_n(&s->closing, __ATOMIC_ACQUIRE);
-}
-
-/* probe_sink.call: builds and sends a call, or counts it as discarded when
- * it is this session's; looks at the client every CLIENT_CHECK_NS, so that
- * a stop or a hang-up ends the session within a call or two, however full
- * the rings. */
-static void take_call(void *arg, JNIEnv *jni, const probe_call *c)
-{
-    struct session *s = arg;
-
-    if (c->ev == NULL) {
-        if (c->session == s->gen)
-            s->discarded++;
-    } else {
-        handle_call(s, jni, c);
-    }
-    if (now_ns() - s->checked_ns >= CLIENT_CHECK_NS)
-        check_client(s);
-}
-
-/* Takes the calls completed so far (probe_drain); how many. */
-static uint64_t drain(struct session *s, JNIEnv *jni)
-{
-    const probe_sink sink = {.discarding = discarding, .call = take_call, .arg = s};
-
-    s->sp.cal = clock_calibration();
-    return probe_drain(jni, &sink);
-}
 
 static void send_status(struct session *s, const char *note)
 {
@@ -553,164 +296,6 @@ static const char *request_problem(const struct mct_request *r)
     return NULL;
 }
 
-/* --- waiting for the entry class ----------------------------------------------------------
- *
- * A session that waits for its entry class watches ClassPrepare for it. The
- * thread that prepares a copy of the class is held there (it cannot run the
- * class's code before it is prepared) until the session has planned and
- * instrumented it, at most ENTRY_HOLD_MS, so that its very first calls are
- * traced. The session thread learns of the class through an eventfd. */
-
-/* How long a thread that prepares the entry class is held for the session. */
-#define ENTRY_HOLD_MS 10000
-
-static struct {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    char *name;         /* the entry class's internal name; NULL: not waiting */
-    int efd;            /* written once a copy was prepared; -1 when none */
-    int held;           /* threads are held: the session has not released them */
-    int installed;      /* our ClassPrepare callback is the JVM's */
-} entry = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, -1, 0, 0 };
-
-/* Set on the session thread: it runs Java of its own while it waits (the
- * probes' calibration, reading class bytes), and must never hold itself. */
-static __thread int on_session_thread;
-
-static void JNICALL on_entry_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass k)
-{
-    mct_err err;
-    char *name = vm_class_name(k, &err);
-    struct timespec until;
-
-    (void)jvmti;
-    (void)jni;
-    (void)thread;
-    if (name == NULL)
-        return;
-    pthread_mutex_lock(&entry.lock);
-    if (entry.name != NULL && entry.held && strcmp(entry.name, name) == 0) {
-        uint64_t one = 1;
-
-        if (entry.efd >= 0 && write(entry.efd, &one, sizeof one) < 0)
-            vm_debug("telling the session that its entry class loaded: %s", strerror(errno));
-        /* The monotonic clock: a step of the wall clock must not stretch
-         * the hold. */
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_sec += ENTRY_HOLD_MS / 1000;
-        while (entry.held && !on_session_thread) {
-            if (pthread_cond_clockwait(&entry.cond, &entry.lock, CLOCK_MONOTONIC, &until) != 0) {
-                vm_log("the session planning %s took over %d s: its calls run untraced until it is done",
-                       mutf8_binary_name(name, strlen(name)), ENTRY_HOLD_MS / 1000);
-                break;
-            }
-        }
-    }
-    pthread_mutex_unlock(&entry.lock);
-    free(name);
-}
-
-/* Starts watching for the class cls (binary name with dots); 0, or -1 with
- * err set. The next entry_release ends it. */
-static int entry_watch(const char *cls, mct_err *err)
-{
-    int efd, watching;
-    char *name;
-
-    /* Already watched since the session was asked for (session_start_local). */
-    pthread_mutex_lock(&entry.lock);
-    watching = entry.name != NULL;
-    pthread_mutex_unlock(&entry.lock);
-    if (watching)
-        return 0;
-    efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    name = strdup(cls);
-    if (efd < 0 || name == NULL) {
-        if (efd >= 0)
-            close(efd);
-        free(name);
-        return mct_err_set(err, MCT_E_IO, "cannot wait for class %s: %s", cls, strerror(errno));
-    }
-    for (char *p = name; *p != '\0'; p++)
-        if (*p == '.')
-            *p = '/';
-    pthread_mutex_lock(&entry.lock);
-    entry.name = name;
-    entry.efd = efd;
-    entry.held = 1;
-    pthread_mutex_unlock(&entry.lock);
-    if (vm_set_class_prepare(on_entry_prepare, err) < 0) {
-        pthread_mutex_lock(&entry.lock);
-        entry.name = NULL;
-        entry.efd = -1;
-        entry.held = 0;
-        pthread_mutex_unlock(&entry.lock);
-        close(efd);
-        free(name);
-        return -1;
-    }
-    entry.installed = 1;
-    return 0;
-}
-
-/* Lets the held threads go and stops waiting; unhook: also remove our
- * ClassPrepare callback (else it is someone else's now, or gone). */
-static void entry_release(int unhook)
-{
-    mct_err err;
-    char *name;
-    int efd;
-
-    if (unhook && entry.installed && vm_set_class_prepare(NULL, &err) < 0)
-        vm_log("%s", err.msg);
-    entry.installed = 0;
-    pthread_mutex_lock(&entry.lock);
-    name = entry.name;
-    efd = entry.efd;
-    entry.name = NULL;
-    entry.efd = -1;
-    entry.held = 0;
-    pthread_cond_broadcast(&entry.cond);
-    pthread_mutex_unlock(&entry.lock);
-    if (efd >= 0)
-        close(efd);
-    free(name);
-}
-
-/* Waits until a copy of the entry class is prepared (0), or the session
- * ends first: stop, the client gone, the JVM dying (-1). With verbose, says
- * what it waits for, every few seconds. */
-static int entry_await(struct session *s)
-{
-    uint64_t told = 0;
-    char note[1200];
-
-    snprintf(note, sizeof note, "waiting for class %s to load", s->cls);
-    while (s->end_reason == NULL && !s->death_told) {
-        struct pollfd pfd[2] = {{.fd = s->fd, .events = POLLIN}, {.fd = entry.efd, .events = POLLIN}};
-        int r;
-
-        if (s->verbose && now_ns() - told >= 5000000000u) {
-            struct msg_status m = {.calls = -1, .printed = -1, .filtered = -1, .dropped = -1, .seen = -1,
-                                   .instrumented = -1, .pending = -1, .late = -1, .instrumented_classes = -1,
-                                   .unloaded_classes = -1, .note = note};
-
-            told = now_ns();
-            send_msg(s, msg_status_write(&m));
-        }
-        r = poll(pfd, 2, 1000);
-        if (r < 0 && errno != EINTR) {
-            end_session(s, "internal_error");
-            break;
-        }
-        if (r > 0 && (pfd[1].revents & POLLIN))
-            return 0;
-        if (r > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
-            read_client(s);
-    }
-    return -1;
-}
-
 /* Once per agent: the probe class, the hook, and the probes' cost. */
 static int prepare(JNIEnv *jni, mct_err *err)
 {
@@ -725,94 +310,20 @@ static int prepare(JNIEnv *jni, mct_err *err)
     return 0;
 }
 
-/* Ends the session: restores the classes, discards the calls left, sends
- * the `end` (when the session ran), lets the next session in, shrinks the
- * rings and frees s. instrumented: the session holds the rings
+/* Ends the session: the cleanup ladder (cleanup.c), then lets the next
+ * session in and frees s. instrumented: the session holds the rings
  * (probe_consumer_begin). */
 static void finish(struct session *s, JNIEnv *jni, int instrumented)
 {
-    mct_err err;
-    int restored = 0;
-    struct msg_end end;
-
-    /* Stopped as the JVM exits (a startup trace): the calls completed so
-     * far are the trace's last ones, not discarded. */
-    if (instrumented && s->end_reason != NULL && strcmp(s->end_detail, SESSION_STOP_JVM_EXIT) == 0) {
-        __atomic_store_n(&s->closing, 0, __ATOMIC_RELEASE);
-        drain(s, jni);
-    }
-    __atomic_store_n(&s->closing, 1, __ATOMIC_RELEASE);
-    entry_release(1);
-    splan_unwatch_loads();
-    if (instrumented && vm_set_class_prepare(NULL, &err) < 0)
-        vm_log("%s", err.msg);
-    probe_session_end(jni);
-    if (instrumented) {
-        size_t before;
-
-        s->unloaded = inst_unloaded(jni);
-        before = inst_rewritten_classes();
-
-        if (inst_restore(jni, &err) < 0)
-            vm_log("restoring classes: %s", err.msg);
-        restored = (int)before;
-        drain(s, jni); /* frees the exception refs of calls that ended meanwhile */
-    }
-    warm_end();
-    /* One end per session: this one, or the VMDeath thread's (whichever
-     * claims death_told first). */
-    if (s->end_reason != NULL && atomic_exchange(&s->death_told, 1) == 0) {
-        uint64_t busy = instrumented ? probe_dropped() - s->dropped_base : 0;
-        /* The client's stop reason, maybe cut mid-character. */
-        char *detail = s->end_detail[0] != '\0' ? mutf8_dup(s->end_detail) : NULL;
-        char *warm_why;
-
-        msg_end_init(&end, s->end_reason);
-        end.calls = (long long)s->calls;
-        end.printed = (long long)s->printed;
-        end.filtered = (long long)s->filtered;
-        if (instrumented)
-            end.seen = (long long)(probe_seen() - s->seen_base);
-        end.dropped = (long long)(busy + s->discarded);
-        end.discarded = (long long)s->discarded;
-        end.restored_classes = restored;
-        end.instrumented_classes = (long long)inst_rewritten_classes();
-        end.unloaded_classes = (long long)s->unloaded;
-        end.detail = detail;
-        end.warmup = instrumented && warm_unknown() == NULL ? (long long)s->warmup : -1;
-        warm_why = instrumented && warm_unknown() != NULL ? mutf8_dup(warm_unknown()) : NULL;
-        end.warmup_unknown = warm_why;
-        end.not_recompiled = instrumented ? warm_stale() : -1;
-        if (s->sp.probe.bursts > 0) {
-            end.has_probe = 1;
-            end.probe = splan_probe(&s->sp);
-            end.probe_ns = end.probe.ns;
-        }
-        send_last(s, msg_end_write(&end), instrumented);
-        free(detail);
-        free(warm_why);
-    }
+    cleanup_restore(s, jni, instrumented);
     pthread_mutex_lock(&slock);
     current = NULL;
     pthread_mutex_unlock(&slock);
-    pthread_mutex_lock(&s->wlock);
-    close(s->fd);
-    s->fd = -1;
-    pthread_mutex_unlock(&s->wlock);
-    if (instrumented)
-        probe_consumer_end(jni);
-    pthread_mutex_destroy(&s->wlock);
-    splan_free(&s->sp);
-    sum_free(s->agg);
-    sum_free(s->total);
-    crec_buf_free(&s->out);
-    crec_defs_free(&s->defs);
-    json_decref(s->req);
-    free(s);
+    cleanup_free(s, jni, instrumented);
 }
 
 /* Plans (splan_make); when the entry class is not loaded, waits for it if
- * the request says so (entry_watch is on), else says how to. 0, or -1 with
+ * the request says so (await_watch is on), else says how to. 0, or -1 with
  * err set (MCT_E_INTR when the session ended while waiting). */
 static int plan_entry(struct session *s, JNIEnv *jni, hj **hier, mct_err *err)
 {
@@ -829,7 +340,7 @@ static int plan_entry(struct session *s, JNIEnv *jni, hj **hier, mct_err *err)
     hj_free(*hier);
     *hier = NULL;
     vm_debug("session of client pid %lld: waiting for class %s to load", s->client_pid, s->cls);
-    if (entry_await(s) < 0)
+    if (await_entry(s) < 0)
         return mct_err_set(err, MCT_E_INTR, "the session ended while waiting for class %s to load", s->cls);
     return splan_make(&s->sp, jni, hier, client_gone, s, err);
 }
@@ -842,7 +353,7 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     mct_err err;
     int instrumented = 0;
 
-    on_session_thread = 1;
+    await_session_thread();
     if (prepare(jni, &err) < 0) {
         send_error(s, &err);
         finish(s, jni, 0);
@@ -852,7 +363,7 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
      * between the snapshot of the loaded classes and the instrumentation. */
     if (!s->plan_only)
         splan_watch_loads(&s->sp);
-    if (s->wait && !s->plan_only && entry_watch(s->cls, &err) < 0) {
+    if (s->wait && !s->plan_only && await_watch(s->cls, &err) < 0) {
         send_error(s, &err);
         finish(s, jni, 0);
         return;
@@ -893,7 +404,7 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     }
     /* The entry class is instrumented: its held threads may run it. An
      * inherited entry method made ClassPrepare the receivers' already. */
-    entry_release(!s->sp.receiver);
+    await_release(!s->sp.receiver);
     hj_free(hier);
     t = splan_tally(&s->sp);
     if (t.instrumented == 0 && t.pending == 0) {
@@ -1063,7 +574,7 @@ void session_start_local(int fd, json_t *req)
     mct_err err;
     int started;
 
-    if (msg_trace_read(req, &r, &err) == 0 && r.wait && !r.plan_only && entry_watch(r.cls, &err) < 0)
+    if (msg_trace_read(req, &r, &err) == 0 && r.wait && !r.plan_only && await_watch(r.cls, &err) < 0)
         vm_log("%s", err.msg);
     on_trace(fd, req, &self, 1);
     pthread_mutex_lock(&slock);
@@ -1071,7 +582,7 @@ void session_start_local(int fd, json_t *req)
     pthread_mutex_unlock(&slock);
     /* No session (it could not start, or ended already): hold no thread. */
     if (!started)
-        entry_release(1);
+        await_release(1);
 }
 
 void session_vm_death(void)
@@ -1079,10 +590,7 @@ void session_vm_death(void)
     struct session *s;
 
     /* A thread held for the session must not hold up the JVM's exit. */
-    pthread_mutex_lock(&entry.lock);
-    entry.held = 0;
-    pthread_cond_broadcast(&entry.cond);
-    pthread_mutex_unlock(&entry.lock);
+    await_unhold();
 
     pthread_mutex_lock(&slock);
     s = current;

@@ -32,6 +32,7 @@
 #include "msg.h"
 #include "planner.h"
 #include "probe.h"
+#include "probe_cost.h"
 
 struct smethod;
 

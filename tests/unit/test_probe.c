@@ -17,6 +17,7 @@
 #include "methods.h"
 #include "planner.h"
 #include "probe.h"
+#include "probe_install.h"
 #include "tree.h"
 
 typedef void(JNICALL *native_ki)(JNIEnv *, jclass, jint, jint);

@@ -661,8 +661,7 @@ static void test_rbuf(void)
     }
 
     /* A bad header is refused before its payload. */
-    memcpy(b.p = malloc(8), "MCX\1\0\0\0\1", 8);
-    b.end = b.cap = 8;
+    buf_bytes(&b.buf, "MCX\1\0\0\0\1", 8);
     CHECK_INT(proto_rbuf_next(&b, PROTO_REQUEST, &p, &len, &e), -1);
     CHECK(strstr(e.msg, "bad magic") != NULL);
     proto_rbuf_free(&b);

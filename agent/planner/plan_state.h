@@ -1,12 +1,15 @@
-/* planner_int.h — the planner's internals, shared by planner.c (the walk,
- * the entry methods, the public API), plan_resolve.c (class records, JVMS
- * resolution and selection) and plan_extend.c (watched call sites, classes
- * loaded later). Only those three include it. Everything here runs under
- * plan_build, or under the plan's lock (plan_extend, plan_new_class); the
- * planning state (struct ctx) owns what its arena and tables hold, the plan
- * (struct plan) what survives planning. */
-#ifndef MCT_PLANNER_INT_H
-#define MCT_PLANNER_INT_H
+/* plan_state.h — the planner's state and the helpers every planner file
+ * uses: the planning state (struct ctx, owning what its arena and tables
+ * hold), the plan (struct plan, what survives planning), their growable
+ * vectors, keyed tables and entries, the bounds of plan_build, and the
+ * rules that keep a class out by its name. The bottom of the planner's
+ * files, which include one another in this order only:
+ *   plan_state.h < plan_sites.h < plan_resolve.h < plan_walk.h
+ * (plan_state.c, plan_sites.c, plan_resolve.c, planner.c; plan_extend.c on
+ * top). Only the planner's files include these. Everything here runs under
+ * plan_build, or under the plan's lock (plan_extend, plan_new_class). */
+#ifndef MCT_PLAN_STATE_H
+#define MCT_PLAN_STATE_H
 
 #include <pthread.h>
 #include <stdint.h>
@@ -185,7 +188,8 @@ enum {
     P_SITE = 'W'
 };
 
-/* --- planner.c: the walk, its tables and bounds, the plan's entries ------------ */
+/* --- plan_state.c: vectors, tables and bounds, the plan's entries ------------ */
+
 
 /* The value of a table entry that records a negative answer. */
 extern char pl_none_marker;
@@ -256,27 +260,6 @@ size_t pl_vec_index(const struct vec *v, size_t k);
 /* Appends the plan index i to v; x->failed when out of memory. */
 void pl_vec_push_index(struct ctx *x, struct vec *v, size_t i);
 
-/* Appends an entry; returns its index, or -1 when the plan is full (capped)
- * or out of memory. */
-long pl_append(struct ctx *x, struct cls *c, const hier_method *m, const char *cname,
-               const char *name, const char *desc, int level, int status, int root,
-               const char *reason);
-
-/* Adds a method of a loaded class unless already there (plan_extend: by
- * name as well); returns its index, or -1 when it could not be added. A
- * root gets `note` as its reason when instrumented. */
-long pl_add_method(struct ctx *x, struct sel s, int level, int root, const char *note);
-
-/* Adds the callees of every call site of plan entry i (level k) at k + 1. */
-void pl_scan(struct ctx *x, size_t i);
-
-/* Reads and parses the classes of the entries in todo (plan indexes) to be
- * scanned, announcing them to the hierarchy first. A class that does not
- * parse leaves the methods this call appended of it excluded; plan_build
- * fails when it holds an entry method, or when bytes() fails; plan_extend
- * excludes the methods it appended of a class bytes() fails for. */
-void pl_load_classes(struct ctx *x, const struct vec *todo);
-
 /* Frees the planning state (not the plan). */
 void pl_ctx_free(struct ctx *x);
 
@@ -284,76 +267,10 @@ void pl_ctx_free(struct ctx *x);
  * a character when it grows past the buffer). */
 void pl_utf8_message(mct_err *err);
 
-/* --- plan_resolve.c: class records, JVMS resolution and selection -------------- */
-
 /* Whether the class name is a JDK one by its package. */
 int pl_jdk_name(const char *name);
 
 /* Why a class is never instrumented, or NULL. */
 const char *pl_never_why(const char *name, int flags);
-
-/* The superclass of c, or NULL (asked once). */
-struct cls *pl_cls_super(struct ctx *x, struct cls *c);
-
-/* The methods c declares (count in c->nm). */
-const hier_method *pl_cls_methods(struct ctx *x, struct cls *c);
-
-/* The loaded class named name as code in `from` sees it, or NULL. */
-struct cls *pl_find_class(struct ctx *x, const char *name, struct cls *from);
-
-/* Whether the name of c matches the regex (matched once; 2 in
- * c->regex_ok when the regex gave up in plan_extend). */
-int pl_regex_ok(struct ctx *x, struct cls *c);
-
-/* Whether the methods of c may be kept as callees (cheap tests first). */
-int pl_cls_kept(struct ctx *x, struct cls *c);
-
-/* Why the methods of c are not kept as callees, or NULL. */
-const char *pl_cls_why(struct ctx *x, struct cls *c);
-
-/* Appends to x->ifs every superinterface of c and of its superclasses,
- * each once. */
-void pl_collect_ifaces(struct ctx *x, struct cls *c);
-
-/* The method JVM selection picks for an instance of the concrete class c. */
-struct sel pl_select_for(struct ctx *x, struct cls *c, const char *name, const char *desc);
-
-/* The method a reference to owner.name:desc resolves to, or none (cached). */
-struct sel pl_resolve(struct ctx *x, struct cls *owner, const char *name, const char *desc, int iface);
-
-/* Appends to x->walk the concrete classes among owner and its loaded
- * subtypes (transitively), depth first in the hierarchy's order; with
- * only_kept, just those with a kept class among their supertypes. With
- * all, sets it to every class visited (owner and all its subtypes). */
-void pl_concrete_subtypes(struct ctx *x, struct cls *owner, int only_kept, struct vec *all);
-
-/* The kept implementations, other than the resolved method r, that a
- * virtual call of owner.name:desc may run (cached per owner, name, desc).
- * The site is watched, with its callee level. */
-struct vres *pl_overriders(struct ctx *x, struct cls *owner, struct sel r, const char *name,
-                           const char *desc, int level);
-
-/* --- plan_extend.c: watched call sites, later classes -------------------------- */
-
-/* Watches the call site owner.name:desc whose callees are at level (root:
- * its implementations are entry methods); c is the owner's class when
- * loaded (it caches the owner record). Returns the owner record, or NULL
- * with x->failed. */
-struct owner *pl_watch(struct ctx *x, const char *owner, struct cls *c, const char *name,
-                       const char *desc, int level, int root);
-
-/* Whether the plan watches the call site owner.name:desc. */
-int pl_watched(struct ctx *x, const char *owner, const char *name, const char *desc);
-
-/* The collection of a walk for the subtype set of o: x->all, or NULL for
- * java/lang/Object, whose sites apply to every class. */
-struct vec *pl_walk_all(struct ctx *x, struct owner *o);
-
-/* Records the classes of x->all, the walk from o's class, as its subtypes
- * (no duplicate check while only o itself is linked to o). */
-void pl_record_subtypes(struct ctx *x, struct owner *o);
-
-/* Frees the strings of a deferred seed (not d itself). */
-void pl_deferred_free(struct deferred *d);
 
 #endif

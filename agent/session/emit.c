@@ -1,0 +1,221 @@
+/* emit.c — a session's calls to output: drains the probes' rings, builds
+ * the tree of each completed call and writes it (a `call` message, compact
+ * frames), or adds it to the interval's summary, and sends the summaries. */
+#include "emit.h"
+
+#include "clock.h"
+#include "methods.h"
+#include "probe.h"
+#include "session_int.h"
+#include "summary.h"
+#include "tree.h"
+#include "vm.h"
+#include "warm.h"
+
+/* While it drains, the worker looks for a stop or a hang-up this often. */
+#define CLIENT_CHECK_NS 2000000u
+
+/* Compact calls are written once a pass, or when this many bytes wait. */
+#define OUT_FLUSH_BYTES ((size_t)256 * 1024)
+
+/* The `call` object of call c, whose tree is tr, numbered seq; NULL when
+ * out of memory. */
+static json_t *render_call(JNIEnv *jni, const probe_call *c, const tree *tr, uint64_t seq)
+{
+    char exname[512], tname[256];
+    int64_t tid;
+
+    if (c->exception != NULL)
+        vm_exception_name(c->exception, exname, sizeof exname);
+    vm_thread_info(jni, c->thread, &tid, tname, sizeof tname);
+    return tree_json(tr, seq, tid, tname, tree_exception(tr) ? exname : NULL);
+}
+
+/* Call c, whose tree is tr, numbered seq, as compact frames into s->out;
+ * warmup: the call began before its methods were compiled again. 0, or -1
+ * when out of memory. */
+static int encode_call(struct session *s, JNIEnv *jni, const probe_call *c, const tree *tr, uint64_t seq,
+                       int warmup)
+{
+    char exname[512], tname[256];
+    int64_t tid;
+
+    if (c->exception != NULL)
+        vm_exception_name(c->exception, exname, sizeof exname);
+    vm_thread_info(jni, c->thread, &tid, tname, sizeof tname);
+    return tree_crec(tr, &s->out, &s->defs, seq, tid, tname, tree_exception(tr) ? exname : NULL,
+                     warmup ? CREC_F_WARMUP : 0);
+}
+
+/* A call was sent (or aggregated): counted, warm-up (1) or not, and the
+ * session ends once `count` were. */
+static void call_done(struct session *s, int warmup)
+{
+    s->warmup += (uint64_t)warmup;
+    __atomic_fetch_add(&s->printed, 1, __ATOMIC_RELAXED);
+    if (s->count > 0 && s->printed >= s->count)
+        end_session(s, "count");
+}
+
+/* aggregate: adds call c (tree tr) to the interval's summary; renders it
+ * only when it would be among the slowest kept (seq: its rank among the
+ * calls aggregated). */
+static void aggregate_call(struct session *s, JNIEnv *jni, const probe_call *c, const tree *tr)
+{
+    uint64_t total = tree_total_ns(tr);
+    mct_err err;
+
+    if (tree_visit(tr, s->agg, &err) < 0) {
+        /* Out of memory: the interval may hold part of the call. */
+        vm_log("summarising a call: %s; the calls of this interval are lost", err.msg);
+        sum_reset(s->agg);
+        return;
+    }
+    if (sum_slowest_wants(s->agg, total)) {
+        json_t *call = render_call(jni, c, tr, s->printed + 1);
+
+        if (call == NULL || sum_slowest_offer(s->agg, total, call, &err) < 0)
+            vm_log("keeping one of the slowest calls: out of memory");
+        json_decref(call);
+    }
+    call_done(s, 0);
+}
+
+/* aggregate: the interval's summary gets the calls not traced since the
+ * last one, is sent (final: the run's, within total_ms when > 0), merged
+ * into the run's and emptied. A failed write ends the session (send_within). */
+void send_summary(struct session *s, int final, long long total_ms)
+{
+    uint64_t dropped = probe_dropped() - s->dropped_base;
+    uint64_t seen = probe_seen() - s->seen_base;
+    json_t *msg;
+    mct_err err;
+
+    sum_add_not_traced(s->agg, dropped - s->dropped_summed);
+    s->dropped_summed = dropped;
+    sum_add_seen(s->agg, seen - s->seen_summed);
+    s->seen_summed = seen;
+    if (final) {
+        if (sum_merge(s->total, s->agg, &err) < 0) {
+            vm_log("the run's summary: %s", err.msg);
+            return;
+        }
+        sum_reset(s->agg);
+        msg = sum_to_json(s->total, 1, &err);
+    } else {
+        msg = sum_to_json(s->agg, 0, &err);
+        if (sum_merge(s->total, s->agg, &err) < 0)
+            vm_log("the run's summary: %s", err.msg);
+        sum_reset(s->agg);
+    }
+    if (msg == NULL) {
+        vm_log("rendering a summary: %s", err.msg);
+        return;
+    }
+    send_within(s, msg, total_ms);
+}
+
+/* The session's last messages: with aggregate (instrumented: it ran), the
+ * final summary, then end (stolen), the two within END_SEND_MS. */
+void send_last(struct session *s, json_t *end, int instrumented)
+{
+    uint64_t t0 = now_ns();
+    long long left = END_SEND_MS;
+
+    if (s->aggregate && instrumented) {
+        send_summary(s, 1, END_SEND_MS);
+        left -= (long long)((now_ns() - t0) / 1000000u);
+    }
+    send_within(s, end, left > 0 ? left : 1);
+}
+
+/* One completed call: filter, build, render, send (or aggregate). */
+static void handle_call(struct session *s, JNIEnv *jni, const probe_call *c)
+{
+    const mt_method *root = mt_get(c->ev[0].id);
+    int mine = c->session == s->gen;
+    uint64_t raw = clock_ns(&s->sp.cal, c->ev[c->len - 1].t - c->ev[0].t);
+    tree_opts o;
+    tree *tr;
+    mct_err err;
+
+    if (root == NULL || !mine || raw < s->min_ns) {
+        if (root != NULL && mine) {
+            __atomic_fetch_add(&s->calls, 1, __ATOMIC_RELAXED);
+            s->filtered++;
+        }
+        return;
+    }
+    __atomic_fetch_add(&s->calls, 1, __ATOMIC_RELAXED);
+    o.cal = s->sp.cal;
+    o.probe_ticks = (uint64_t)(s->sp.probe.ticks + 0.5);
+    tr = tree_build(c->ev, c->len, &o, &err);
+    if (tr == NULL) {
+        vm_log("dropping a traced call: %s", err.msg);
+    } else if (s->aggregate) {
+        int warmup = tree_warmup(tr, warm_marks);
+
+        if (warmup) {
+            s->warmup++;
+            sum_add_warmup(s->agg, 1);
+        }
+        if (!warmup || s->include_warmup)
+            aggregate_call(s, jni, c, tr);
+    } else if (tree_total_ns(tr) < s->min_ns) {
+        s->filtered++;
+    } else if (s->compact) {
+        int warmup = tree_warmup(tr, warm_marks);
+
+        if (encode_call(s, jni, c, tr, s->seq + 1, warmup) < 0) {
+            vm_log("dropping a traced call: out of memory encoding it");
+        } else {
+            s->seq++;
+            call_done(s, warmup);
+            if (s->out.len >= OUT_FLUSH_BYTES)
+                flush_out(s);
+        }
+    } else {
+        int warmup = tree_warmup(tr, warm_marks);
+        json_t *msg = render_call(jni, c, tr, ++s->seq);
+
+        if (msg != NULL && send_msg(s, msg) == 0)
+            call_done(s, warmup);
+    }
+    tree_free(tr);
+}
+
+/* probe_sink.discarding: once the session ends, the calls still in the
+ * rings are discarded. */
+static int discarding(void *arg)
+{
+    const struct session *s = arg;
+
+    return __atomic_load_n(&s->closing, __ATOMIC_ACQUIRE);
+}
+
+/* probe_sink.call: builds and sends a call, or counts it as discarded when
+ * it is this session's; looks at the client every CLIENT_CHECK_NS, so that
+ * a stop or a hang-up ends the session within a call or two, however full
+ * the rings. */
+static void take_call(void *arg, JNIEnv *jni, const probe_call *c)
+{
+    struct session *s = arg;
+
+    if (c->ev == NULL) {
+        if (c->session == s->gen)
+            s->discarded++;
+    } else {
+        handle_call(s, jni, c);
+    }
+    if (now_ns() - s->checked_ns >= CLIENT_CHECK_NS)
+        check_client(s);
+}
+
+/* Takes the calls completed so far (probe_drain); how many. */
+uint64_t drain(struct session *s, JNIEnv *jni)
+{
+    const probe_sink sink = {.discarding = discarding, .call = take_call, .arg = s};
+
+    s->sp.cal = clock_calibration();
+    return probe_drain(jni, &sink);
+}

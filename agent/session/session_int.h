@@ -1,0 +1,90 @@
+/* session_int.h — what the session's own files (session.c, emit.c,
+ * await.c, cleanup.c) share: the session's state and the calls that write
+ * to its client. Only files of agent/session/ include it. The session thread owns a session; the
+ * listener reads the few fields said to be atomic, under slock. */
+#ifndef MCT_SESSION_INT_H
+#define MCT_SESSION_INT_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "crec.h"
+#include "err.h"
+#include "splan.h"
+#include "summary.h"
+
+struct session {
+    uint32_t gen;
+    int fd;
+    pthread_mutex_t wlock;     /* one writer on fd at a time */
+    json_t *req;
+    long long client_pid;
+    /* the request */
+    const char *cls, *method, *desc, *regex;
+    int depth, include_jdk, plan_only, verbose, wait;
+    uint64_t min_ns, count;
+    int aggregate;             /* summaries instead of calls */
+    uint64_t interval_ns;      /* a summary this often; 0: only the final one */
+    size_t slowest;            /* calls kept whole per summary */
+    int include_warmup;        /* warm-up calls go into the summaries too */
+    uint64_t warmup;           /* warm-up calls sent, or aggregated or left out (warm.h) */
+    struct splan sp;           /* the plan and the classes that load later */
+    /* the run */
+    int64_t started_ns;
+    uint64_t seq;              /* of the last call sent */
+    /* calls and printed: the listener reads them (hello, busy), so they
+     * are written atomically; only the session thread writes. */
+    uint64_t calls, printed, filtered, dropped_base;
+    uint64_t sample;           /* trace one entry call in this many */
+    uint64_t seen_base;        /* probe_seen() when it began */
+    uint64_t seen_summed;      /* of those since, what the summaries counted */
+    uint64_t last_status_ns, last_extend_ns, last_unload_ns;
+    size_t unloaded;           /* instrumented copies of classes found unloaded */
+    const char *end_reason;    /* why it ends; set by the session thread only */
+    int closing;               /* ending: calls still in the rings are discarded */
+    int broken;                /* a write failed: nothing more is written */
+    uint64_t discarded;        /* calls of the session discarded at its end */
+    uint64_t checked_ns;       /* when the client was last looked at */
+    /* aggregate: the interval's summary, the run's (the intervals sent so
+     * far merged), when the interval began, the drops already counted */
+    sum *agg, *total;
+    uint64_t interval_start_ns, dropped_summed;
+    char end_detail[256];
+    /* compact (crec.h): the calls encoded and not written yet (the
+     * session thread's, written under wlock), the methods defined */
+    int compact;
+    crec_buf out;
+    crec_defs defs;
+    _Atomic int death_told;    /* the end was claimed: by finish, or the VMDeath thread */
+};
+
+/* The `end` gets this long: the classes are restored already, and a client
+ * that does not read it must not hold the worker. */
+#define END_SEND_MS 500
+
+/* The monotonic clock, in ns. */
+uint64_t now_ns(void);
+
+/* Ends the session for reason (the first reason given stays): from now on
+ * the calls still in the rings are discarded, not sent. */
+void end_session(struct session *s, const char *reason);
+
+/* Writes the compact calls encoded so far; a failed write ends the session. */
+void flush_out(struct session *s);
+
+/* Sends msg (stolen), within total_ms when > 0, after the compact calls
+ * waiting; 0, or -1 when the session ends for it (the client is gone). */
+int send_within(struct session *s, json_t *msg, long long total_ms);
+
+/* send_within without a limit of its own. */
+int send_msg(struct session *s, json_t *msg);
+
+/* Reads what the client says on the session connection: `stop`, or EOF. */
+void read_client(struct session *s);
+
+/* Looks, without waiting, for a stop or a hang-up of the client of a
+ * session that is not ending yet. */
+void check_client(struct session *s);
+
+#endif
