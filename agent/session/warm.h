@@ -1,4 +1,4 @@
-/* warm.h — warm-up calls (issue 13). A session retransforms the methods it
+/* warm.h — warm-up calls. A session retransforms the methods it
  * instruments; in a JVM that ran them compiled (a late attach), their new
  * versions run interpreted until the JIT compiles them again, so the first
  * calls are far slower than the application's and would skew summaries and

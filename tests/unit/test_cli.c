@@ -175,7 +175,7 @@ static void test_errors(void)
     USAGE_ERROR("ambiguous", "--in", "1", "a.B", "m", "3", "x");
     USAGE_ERROR("--count cannot be used with --info", "--info", "5", "-n", "3");
     USAGE_ERROR("--plan cannot be used with --info", "--plan", "--info", "5");
-    /* The options that need --aggregate, or that it excludes (issue 11). */
+    /* The options that need --aggregate, or that it excludes. */
     USAGE_ERROR("--interval needs --aggregate", "--interval", "1", "1", "a.B", "m", "3", "x");
     USAGE_ERROR("--slowest needs --aggregate", "--slowest", "1", "1", "a.B", "m", "3", "x");
     USAGE_ERROR("--include-warmup needs --aggregate or a gate (--fail-over-ms, --max-calls, --budget): calls "
@@ -329,7 +329,7 @@ static void test_usage_text(void)
     free(buf);
 }
 
-/* --aggregate, --interval, --slowest (issue 11). */
+/* --aggregate, --interval, --slowest. */
 static void test_aggregate(void)
 {
     struct cli c;
@@ -342,7 +342,7 @@ static void test_aggregate(void)
     CHECK(!c.req.aggregate && c.req.interval_ms == -1 && c.req.slowest == -1);
 }
 
-/* --sample N (issue 13): 1..1000000000, with or without --aggregate. */
+/* --sample N: 1..1000000000, with or without --aggregate. */
 static void test_sample(void)
 {
     struct cli c;

@@ -66,7 +66,7 @@ static void test_string(void)
     CHECK_INT(opts_parse("clock=monotonicx", &o, &e), -1);
 }
 
-/* sample= (issue 13): 1..1000000000. */
+/* sample=: 1..1000000000. */
 static void test_sample(void)
 {
     struct agent_opts o;

@@ -1,4 +1,4 @@
-/* test_zip: the zip reader on the jars of its fuzz corpus (made by the
+/* test_zip.c — the zip reader on the jars of its fuzz corpus (made by the
  * JDK's jar tool: deflated, stored, with a launch script before the
  * archive, cut short) and on damaged copies: the entry's bytes when it is
  * there, MCT_E_NOTFOUND when it is not, an error with a message otherwise. */
