@@ -56,7 +56,10 @@
         if (n === null || n === undefined || Number.isNaN(n)) {
             return "-";
         }
-        return Number.isInteger(n) ? String(n) : n.toFixed(digits === undefined ? 2 : digits);
+        if (Number.isInteger(n)) {
+            return String(n);
+        }
+        return Math.abs(n) < 1 ? String(Number(n.toPrecision(digits || 3))) : n.toFixed(digits === undefined ? 2 : digits);
     }
 
     function pct(p) {
