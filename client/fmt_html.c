@@ -2,8 +2,9 @@
  * writes the page at the end: per JVM (the wrap form tags them with a pid)
  * the last summary, a final one winning over --interval ones; without
  * --aggregate, the calls themselves, aggregated here into one summary as
- * `mcalltree diff` aggregates a file of calls (warm-up calls included,
- * HTML_SLOWEST of them kept whole); and the session's facts (out_fact). */
+ * `mcalltree diff` aggregates a file of calls (warm-up calls included and
+ * counted, HTML_SLOWEST calls kept whole); and the session's facts
+ * (out_fact). */
 #include "config.h"
 
 #include "fmt_html.h"
@@ -125,6 +126,7 @@ struct html {
     json_t *runs;       /* {"pid":N|null,"summary":S}: the one kept per JVM */
     long long intervals;/* --interval summaries seen */
     sum *calls;         /* calls aggregated (no --aggregate), NULL before the first */
+    long long warmup_calls; /* of those, the warm-up calls */
     int oom;            /* something could not be kept: end() fails */
 };
 
@@ -158,6 +160,8 @@ static int html_call(out *o, const json_t *call)
         return errno = ENOMEM, -1;
     rc = sum_add_call_json(h->calls, copy, &e);
     json_decref(copy);
+    if (rc == 0 && sum_call_warmup(call))
+        h->warmup_calls++;
     return rc < 0 ? (errno = e.code == MCT_E_NOMEM ? ENOMEM : EINVAL, -1) : 0;
 }
 
@@ -211,8 +215,9 @@ static int html_end(out *o)
         if (s == NULL || json_array_append_new(h->runs, json_pack("{s:n,s:o}", "pid", "summary", s)) < 0)
             goto out;
     }
-    data = json_pack("{s:s,s:O,s:O,s:I,s:b}", "kind", "run", "facts", h->facts, "runs", h->runs,
-                     "intervals", (json_int_t)h->intervals, "from_calls", h->calls != NULL);
+    data = json_pack("{s:s,s:O,s:O,s:I,s:b,s:I}", "kind", "run", "facts", h->facts, "runs", h->runs,
+                     "intervals", (json_int_t)h->intervals, "from_calls", h->calls != NULL,
+                     "warmup_calls", (json_int_t)h->warmup_calls);
     if (data == NULL || put_origin(data) < 0)
         goto out;
     rc = html_page_write(o->f, data);

@@ -1,7 +1,7 @@
 /* report.js — the page of mcalltree's -f html (and `mcalltree diff -f html`).
  * It reads the JSON blob in #mct-data, written by client/fmt_html.c:
  *   {"kind":"run","runs":[{"pid":N|null,"summary":SUMMARY}],"facts":{"hello":..,
- *    "request":..,"plan":..,"end":..},"intervals":N,"from_calls":BOOL,
+ *    "request":..,"plan":..,"end":..},"intervals":N,"from_calls":BOOL,"warmup_calls":N,
  *    "tool":..,"host":..,"written":..}
  *   {"kind":"diff","diff":DIFF,"base":SUMMARY,"new":SUMMARY,"tool":..,"host":..,"written":..}
  * (SUMMARY: README "The summary object"; DIFF: what `mcalltree diff -f json`
@@ -843,7 +843,11 @@
             fact("entry calls", s.calls + (data.from_calls ? " (from the calls written)" : ""));
             fact("seen", s.seen);
             fact("not traced", s.not_traced);
-            fact("warm-up", s.warmup === undefined ? undefined : s.warmup + (request.include_warmup ? " (included)" : " (left out)"));
+            if (data.from_calls) {
+                fact("warm-up", data.warmup_calls + " (included)");
+            } else {
+                fact("warm-up", s.warmup === undefined ? undefined : s.warmup + (request.include_warmup ? " (included)" : " (left out)"));
+            }
             fact("sample", request.sample > 1 ? "1 in " + request.sample : undefined);
             fact("slowest kept", (s.slowest || []).length);
             fact("interval summaries", data.intervals || undefined);

@@ -2,7 +2,8 @@
  * the template with its style, script and data put in (no marker left), the
  * data one JSON blob with every '<' escaped; it keeps the final summary of
  * each JVM (an interval one before it counted), builds the summary from
- * calls when it gets no summary, carries the facts given; and the diff page
+ * calls when it gets no summary (warm-up calls in it, counted), carries the
+ * facts given; and the diff page
  * holds the diff and both runs. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,11 +149,14 @@ int main(void)
     for (int i = 0; i < 3; i++) {
         json_t *c = json_loads(CALL("t.</script>"), 0, NULL);
 
+        if (i == 1)
+            json_object_set_new(c, "warmup", json_true());
         CHECK_INT(out_call(o, c, &e), 0);
         json_decref(c);
     }
     data = close_page(o, path);
     CHECK(json_is_true(json_object_get(data, "from_calls")));
+    CHECK_INT(json_integer_value(json_object_get(data, "warmup_calls")), 1);
     CHECK_INT(json_integer_value(json_object_get(run_summary(data, 0), "calls")), 3);
     CHECK_STR(json_string_value(json_object_get(json_object_get(run_summary(data, 0), "root"), "class")),
               "t.</script>");
