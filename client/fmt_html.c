@@ -121,6 +121,13 @@ int html_diff_write(FILE *f, const json_t *diff, const json_t *base, const json_
 
 /* ---- the format ---------------------------------------------------------------------- */
 
+/* -1 with errno ENOMEM, as the format's hooks fail when out of memory. */
+static int no_memory(void)
+{
+    errno = ENOMEM;
+    return -1;
+}
+
 struct html {
     json_t *facts;      /* key: the value given to out_fact */
     json_t *runs;       /* {"pid":N|null,"summary":S}: the one kept per JVM */
@@ -138,8 +145,7 @@ static int html_begin(out *o)
         if (h != NULL)
             json_decref(h->facts);
         free(h);
-        errno = ENOMEM;
-        return -1;
+        return no_memory();
     }
     o->state = h;
     return 0;
@@ -153,16 +159,20 @@ static int html_call(out *o, const json_t *call)
     int rc;
 
     if (h->calls == NULL && (h->calls = sum_new(HTML_SLOWEST, &e)) == NULL)
-        return errno = ENOMEM, -1;
+        return no_memory();
     /* The summary may keep the call (slowest), and call is the caller's. */
     copy = json_deep_copy(call);
     if (copy == NULL)
-        return errno = ENOMEM, -1;
+        return no_memory();
     rc = sum_add_call_json(h->calls, copy, &e);
     json_decref(copy);
-    if (rc == 0 && sum_call_warmup(call))
+    if (rc < 0) {
+        errno = e.code == MCT_E_NOMEM ? ENOMEM : EINVAL;
+        return -1;
+    }
+    if (sum_call_warmup(call))
         h->warmup_calls++;
-    return rc < 0 ? (errno = e.code == MCT_E_NOMEM ? ENOMEM : EINVAL, -1) : 0;
+    return 0;
 }
 
 static int html_summary(out *o, const json_t *summary)
@@ -174,20 +184,20 @@ static int html_summary(out *o, const json_t *summary)
     size_t i;
 
     if (run == NULL)
-        return errno = ENOMEM, -1;
+        return no_memory();
     if (!final)
         h->intervals++;
     for (i = 0; i < json_array_size(h->runs); i++)
         if (json_equal(json_object_get(json_array_get(h->runs, i), "pid"), json_object_get(run, "pid")))
             break;
     if (i == json_array_size(h->runs))
-        return json_array_append_new(h->runs, run) < 0 ? (errno = ENOMEM, -1) : 0;
-    /* An --interval summary after the final one (none comes) would not replace it. */
+        return json_array_append_new(h->runs, run) < 0 ? no_memory() : 0;
+    /* The final summary stays, whatever comes after it. */
     if (!final && json_is_true(json_object_get(json_object_get(json_array_get(h->runs, i), "summary"), "final"))) {
         json_decref(run);
         return 0;
     }
-    return json_array_set_new(h->runs, i, run) < 0 ? (errno = ENOMEM, -1) : 0;
+    return json_array_set_new(h->runs, i, run) < 0 ? no_memory() : 0;
 }
 
 static void html_fact(out *o, const char *key, const json_t *value)
