@@ -560,8 +560,8 @@
             }
             box.appendChild(ul);
         }
-        for (const c of icicle.querySelectorAll(".selected")) {
-            c.classList.remove("selected");
+        for (const c of icicle.querySelectorAll(".cell")) {
+            c.classList.toggle("selected", c.dataset.id === String(node.id));
         }
     }
 
@@ -906,8 +906,7 @@
                 expanded.add(n);
             }
         }
-        $("icicle-note").textContent = "width: " + (isDiff ? "the new run's " : "") + stat +
-            " time per entry call; colour: " + (isDiff ? "change of " + stat : "self time") + "; click to zoom";
+        drawNote();
         drawFacts();
         drawLegend();
         drawIcicle();
@@ -921,9 +920,14 @@
     window.mctReport = { renderMs: 0, cells: 0, minPx: MIN_PX, nodeCount: () => nodes.length,
         nodeName: (id) => nodes[id].name };
 
+    function drawNote() {
+        $("icicle-note").textContent = "width: " + (isDiff ? "the new run's " : "") + stat +
+            " time per entry call; colour: " + (isDiff ? "change of " + stat : "self time") + "; click to zoom";
+    }
+
     $("stat").addEventListener("change", (ev) => {
         stat = ev.target.value;
-        $("icicle-note").textContent = $("icicle-note").textContent.replace(/p50|p90|p99|mean/g, stat);
+        drawNote();
         drawIcicle();
         drawTable();
         if (selected) {
