@@ -43,6 +43,7 @@ static const char *const format_names[] = {
     [CLI_FORMAT_TREE] = "tree",
     [CLI_FORMAT_CHROME] = "chrome",
     [CLI_FORMAT_FOLDED] = "folded",
+    [CLI_FORMAT_HTML] = "html",
 };
 
 /* long_options from own_options and the request's rows. */
@@ -96,7 +97,7 @@ void cli_usage(FILE *f)
           "  -n, --count N         stop after N calls were printed\n"
           "  -t, --timeout SEC     stop after SEC seconds (Ctrl-C also stops)\n"
           "      --min-ms MS       print only calls that took at least MS ms\n"
-          "  -f, --format FMT      json (default), tree, chrome or folded\n"
+          "  -f, --format FMT      json (default), tree, chrome, folded or html (one page)\n"
           "      --slow-ms MS      tree: highlight calls that took at least MS ms\n"
           "  -o, --output FILE     write there instead of stdout\n"
           "      --include-jdk     also trace into classes of the JDK\n"
@@ -215,7 +216,7 @@ static int parse_format(const char *s, struct cli *c, mct_err *e)
             return 0;
         }
     }
-    return mct_err_set(e, MCT_E_ARG, "unknown format '%.64s' (json, tree, chrome or folded)", s);
+    return mct_err_set(e, MCT_E_ARG, "unknown format '%.64s' (json, tree, chrome, folded or html)", s);
 }
 
 /* ---- the command line --------------------------------------------------- */

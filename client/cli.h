@@ -24,7 +24,8 @@ enum cli_format {
     CLI_FORMAT_JSON,
     CLI_FORMAT_TREE,
     CLI_FORMAT_CHROME,
-    CLI_FORMAT_FOLDED
+    CLI_FORMAT_FOLDED,
+    CLI_FORMAT_HTML
 };
 
 struct cli {

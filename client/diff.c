@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "exit.h"
+#include "fmt_html.h"
 #include "fmtutil.h"
 #include "kit.h"
 #include "summary.h"
@@ -195,6 +196,7 @@ json_t *diff_read_run_mem(const char *name, const char *data, size_t n, mct_err 
 
 struct diff_opts {
     int json;                   /* -f json */
+    int html;                   /* -f html: the page of the json object */
     int fail_on_calls;
     double fail_over_pct;       /* < 0: not given */
     long long min_ns;
@@ -476,7 +478,7 @@ static void usage(FILE *f)
           "run (aggregated on reading) or its summaries (the last final one is used).\n"
           "\n"
           "Options:\n"
-          "  -f, --format FMT      table (default) or json (one object)\n"
+          "  -f, --format FMT      table (default), json (one object) or html (a page)\n"
           "      --fail-on-calls   exit 4 when a node's calls per entry call changed\n"
           "                        (a node added or removed included)\n"
           "      --fail-over-pct P exit 4 when a node's p50 or p99 grew by more than P %\n"
@@ -527,8 +529,10 @@ static int parse(int argc, char **argv, struct diff_opts *o, const char **base, 
                 o->json = 1;
             else if (strcmp(optarg, "table") == 0)
                 o->json = 0;
+            else if (strcmp(optarg, "html") == 0)
+                o->json = o->html = 1;
             else
-                return fprintf(stderr, "mcalltree diff: unknown format '%s': give table or json\n", optarg), -1;
+                return fprintf(stderr, "mcalltree diff: unknown format '%s': give table, json or html\n", optarg), -1;
             break;
         case OPT_FAIL_ON_CALLS:
             o->fail_on_calls = 1;
@@ -614,7 +618,8 @@ int diff_main(int argc, char **argv)
                                     "new", "file", new_path, "calls", (json_int_t)c.new_calls,
                                     "nodes", c.nodes, "failures", c.failures);
 
-            if (out == NULL || fu_json_dump(stdout, out, JSON_COMPACT) < 0 || putchar('\n') == EOF)
+            if (out == NULL || (o.html ? html_diff_write(stdout, out, base, nw) < 0 :
+                                fu_json_dump(stdout, out, JSON_COMPACT) < 0 || putchar('\n') == EOF))
                 c.oom = 1;
             json_decref(out);
         }

@@ -15,6 +15,7 @@ static const struct out_format *format_of(enum cli_format f)
     case CLI_FORMAT_TREE: return &fmt_tree;
     case CLI_FORMAT_CHROME: return &fmt_chrome;
     case CLI_FORMAT_FOLDED: return &fmt_folded;
+    case CLI_FORMAT_HTML: return &fmt_html;
     default: return &fmt_json;
     }
 }
@@ -133,6 +134,12 @@ int out_summary(out *o, const json_t *summary, mct_err *e)
         return mct_err_set(e, MCT_E_IO, "cannot write the output: %s", strerror(errno));
     o->summaries++;
     return 0;
+}
+
+void out_fact(out *o, const char *key, const json_t *value)
+{
+    if (o->fmt->fact != NULL && value != NULL)
+        o->fmt->fact(o, key, value);
 }
 
 void out_set_pid(out *o, long long pid)

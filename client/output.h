@@ -1,9 +1,12 @@
 /* output.h — where the call trees go (stdout or -o FILE) and in which format
- * (SPEC §2 -f): json, tree, chrome or folded. The trace loop hands each
+ * (SPEC §2 -f): json, tree, chrome, folded or html. The trace loop hands each
  * `call` message to out_call as it arrives; formats that need a document
  * around the calls (chrome) write its start in out_open and its end in
  * out_close. A summary of many calls (issue 11: {"type":"summary",...}) goes
- * to out_summary; the chrome format has no summary form.
+ * to out_summary; the chrome format has no summary form. The html format
+ * writes one page at out_close; the session's facts (the agent's hello, the
+ * request, the plan's summary, the end) reach it through out_fact, which
+ * the other formats ignore.
  *
  * The wrap form (client/wrap.h) writes objects of several JVMs through one
  * output, each after out_set_pid: json adds "pid" to each object, tree
@@ -31,6 +34,8 @@ struct out_format {
     int (*call_rec)(out *o, const crec_tab *t, const crec_call *c);
     int (*summary)(out *o, const json_t *summary);  /* NULL: not offered */
     int (*end)(out *o);                     /* may be NULL */
+    /* A fact of the session under key (out_fact); NULL: not shown. */
+    void (*fact)(out *o, const char *key, const json_t *value);
 };
 
 struct out {
@@ -49,7 +54,7 @@ struct out {
     char *buf;          /* f's buffer when out_open opened f, or NULL */
 };
 
-extern const struct out_format fmt_json, fmt_tree, fmt_chrome, fmt_folded;
+extern const struct out_format fmt_json, fmt_tree, fmt_chrome, fmt_folded, fmt_html;
 
 /* Opens the output: path NULL means stdout. Returns NULL with e set when
  * the file cannot be created. */
@@ -70,6 +75,10 @@ int out_flush(out *o, mct_err *e);
  * set: MCT_E_ARG when the format has no summary form (chrome), MCT_E_IO
  * when the output cannot be written. */
 int out_summary(out *o, const json_t *summary, mct_err *e);
+
+/* Hands a fact of the session (value borrowed for the call: a format that
+ * keeps it copies it) to the format, for the formats that show them. */
+void out_fact(out *o, const char *key, const json_t *value);
 
 /* Tags the objects written from now on with the JVM's pid (> 0). */
 void out_set_pid(out *o, long long pid);

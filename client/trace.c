@@ -473,6 +473,7 @@ static int on_end(struct run *r, const json_t *msg)
         log_error("reading the agent's end: %s", e.msg);
         return MCT_EXIT_INTERNAL;
     }
+    out_fact(r->out, "end", msg);
     /* Calls left at the end were asked away; calls refused meanwhile were not. */
     busy = nz(m.dropped) - nz(m.discarded);
     if (strcmp(m.reason, "jvm_exit") == 0) {
@@ -793,6 +794,7 @@ static int session(struct run *r)
         log_error("%s", e.msg);
         return code;
     }
+    out_fact(r->out, "hello", hello);
     json_decref(hello);
     r->fd = conn_open(r->t, &absent, &e);
     if (r->fd < 0) {
@@ -805,6 +807,7 @@ static int session(struct run *r)
         json_decref(req);
         return MCT_EXIT_INTERNAL;
     }
+    out_fact(r->out, "request", req);
     json_decref(req);
     log_verbose("asked for a trace of %s.%s%s, %lld level%s, classes matching %s", c->req.cls, c->req.method,
                 req_desc(&c->req), c->req.depth, c->req.depth == 1 ? "" : "s", c->req.regex);
@@ -835,6 +838,7 @@ static int session(struct run *r)
         json_decref(plan);
         return code;
     }
+    out_fact(r->out, "plan", json_object_get(plan, "summary"));
     print_summary(c, &p.summary);
     warn_plan(c, &p);
     print_probe(r, &p.summary);

@@ -1,0 +1,24 @@
+/* fmt_html.h — -f html: one self-contained page (its script, style and
+ * data inline; no network when opened) that shows a summary tree as an
+ * icicle and a table, each node's figures, the slowest calls as timelines
+ * and the session's facts; and the same page for `mcalltree diff -f html`,
+ * where the two runs' nodes are coloured by their change. The page's code
+ * is client/report/ (report.html, report.css, report.js), embedded at build
+ * time. The format itself (fmt_html) is registered in output.h. */
+#ifndef MCT_FMT_HTML_H
+#define MCT_FMT_HTML_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+/* Writes the page showing data (the page's JSON blob: "kind" "run" or
+ * "diff", see report.js) to f; 0, or -1 (errno set) when f cannot be
+ * written. */
+int html_page_write(FILE *f, const json_t *data);
+
+/* Writes the diff page of diff (the object `mcalltree diff -f json`
+ * prints) between the summaries base and new_ (all borrowed); 0 or -1 as
+ * html_page_write. */
+int html_diff_write(FILE *f, const json_t *diff, const json_t *base, const json_t *new_);
+
+#endif
