@@ -73,8 +73,8 @@ struct session {
     _Atomic int death_told;    /* the end was claimed: by finish, or the VMDeath thread */
 };
 
-/* The `end` gets this long: the classes are restored already, and a client
- * that does not read it must not hold the worker. */
+/* The `end` written as the JVM dies gets this long: the JVM's exit must
+ * not wait for a client. */
 #define END_SEND_MS 500
 
 /* How often the session looks for instrumented classes that were
@@ -117,12 +117,12 @@ static void end_session(struct session *s, const char *reason)
 
 /* With wlock held: writes the compact calls waiting in s->out (they come
  * before any later message); 0, or -1 with err set and s->broken. */
-static int write_out(struct session *s, long long total_ms, mct_err *err)
+static int write_out(struct session *s, mct_err *err)
 {
     int rc = 0;
 
     if (s->out.len > 0 && s->fd >= 0 && !s->broken) {
-        rc = proto_write_frames_within(s->fd, s->out.p, s->out.len, PROTO_STALL_S * 1000LL, total_ms, err);
+        rc = proto_write_frames_within(s->fd, s->out.p, s->out.len, PROTO_STALL_S * 1000LL, 0, err);
         if (rc < 0) {
             s->broken = 1;
             vm_debug("session of client pid %lld: %s; the session ends", s->client_pid, err->msg);
@@ -141,29 +141,31 @@ static void flush_out(struct session *s)
     if (s->out.len == 0)
         return;
     pthread_mutex_lock(&s->wlock);
-    rc = write_out(s, 0, &err);
+    rc = write_out(s, &err);
     pthread_mutex_unlock(&s->wlock);
     if (rc < 0)
         end_session(s, "client_gone");
 }
 
-/* Sends msg (stolen), within total_ms when > 0, after the compact calls
- * waiting; on failure the session ends: the client is gone, or accepted no
- * byte for PROTO_STALL_S. What follows a failed write would not be a
- * frame: nothing more is sent. */
-static int send_within(struct session *s, json_t *msg, long long total_ms)
+/* Sends msg (stolen), or when msg is NULL the len bytes of whole frames
+ * at frames, after the compact calls waiting, for as long as the client
+ * takes a byte at least every PROTO_STALL_S, however long the whole takes
+ * (a big summary to a client under load). On failure (err set) the session
+ * ends: the client is gone, or accepted no byte for PROTO_STALL_S. What
+ * follows a failed write would not be a frame: nothing more is sent. */
+static int send_any(struct session *s, json_t *msg, const void *frames, size_t len, mct_err *err)
 {
-    mct_err err;
     int rc = -1;
 
-    if (msg == NULL)
-        return -1;
     pthread_mutex_lock(&s->wlock);
-    if (s->fd >= 0 && !s->broken && write_out(s, total_ms, &err) == 0) {
-        rc = proto_write_within(s->fd, msg, PROTO_STALL_S * 1000LL, total_ms, &err);
+    if (s->fd < 0 || s->broken) {
+        mct_err_set(err, MCT_E_IO, "an earlier write to the client failed");
+    } else if (write_out(s, err) == 0) {
+        rc = msg != NULL ? proto_write_within(s->fd, msg, PROTO_STALL_S * 1000LL, 0, err)
+                         : proto_write_frames_within(s->fd, frames, len, PROTO_STALL_S * 1000LL, 0, err);
         if (rc < 0) {
             s->broken = 1;
-            vm_debug("session of client pid %lld: %s; the session ends", s->client_pid, err.msg);
+            vm_debug("session of client pid %lld: %s; the session ends", s->client_pid, err->msg);
         }
     }
     pthread_mutex_unlock(&s->wlock);
@@ -175,7 +177,9 @@ static int send_within(struct session *s, json_t *msg, long long total_ms)
 
 static int send_msg(struct session *s, json_t *msg)
 {
-    return send_within(s, msg, 0);
+    mct_err err;
+
+    return msg == NULL ? -1 : send_any(s, msg, NULL, 0, &err);
 }
 
 static void send_error(struct session *s, const mct_err *err)
@@ -265,51 +269,63 @@ static void aggregate_call(struct session *s, JNIEnv *jni, const probe_call *c, 
 }
 
 /* aggregate: the interval's summary gets the calls not traced since the
- * last one, is sent (final: the run's, within total_ms when > 0), merged
- * into the run's and emptied. A failed write ends the session (send_within). */
-static void send_summary(struct session *s, int final, long long total_ms)
+ * last one, is sent (final: the run's, the interval merged into it
+ * first), then merged into the run's and emptied. Its JSON is written as
+ * text straight into its frame (summary.h keeps it under the reply cap).
+ * 0, or -1 with err set; a failed write ends the session (send_any). */
+static int send_summary(struct session *s, int final, mct_err *err)
 {
     uint64_t dropped = probe_dropped() - s->dropped_base;
     uint64_t seen = probe_seen() - s->seen_base;
-    json_t *msg;
-    mct_err err;
+    mct_buf frame;
+    int rc = -1;
 
     sum_add_not_traced(s->agg, dropped - s->dropped_summed);
     s->dropped_summed = dropped;
     sum_add_seen(s->agg, seen - s->seen_summed);
     s->seen_summed = seen;
-    if (final) {
-        if (sum_merge(s->total, s->agg, &err) < 0) {
-            vm_log("the run's summary: %s", err.msg);
-            return;
+    if (final && sum_take(s->total, s->agg, err) < 0)
+        return -1;
+    buf_init(&frame);
+    buf_take(&frame, PROTO_HEADER_LEN);
+    if (sum_write_json(final ? s->total : s->agg, final, &frame, err) == 0) {
+        size_t len = frame.len - PROTO_HEADER_LEN;
+
+        if (len > PROTO_MAX_REPLY) {
+            mct_err_set(err, MCT_E_TOOBIG, "the summary's %zu bytes are over the reply cap", len);
+        } else {
+            proto_header_encode(frame.data, (uint32_t)len);
+            rc = send_any(s, NULL, frame.data, frame.len, err);
         }
-        sum_reset(s->agg);
-        msg = sum_to_json(s->total, 1, &err);
-    } else {
-        msg = sum_to_json(s->agg, 0, &err);
-        if (sum_merge(s->total, s->agg, &err) < 0)
-            vm_log("the run's summary: %s", err.msg);
+    }
+    buf_free(&frame);
+    if (!final && sum_take(s->total, s->agg, err) < 0) {
+        vm_log("the run's summary: %s", err->msg);
         sum_reset(s->agg);
     }
-    if (msg == NULL) {
-        vm_log("rendering a summary: %s", err.msg);
-        return;
-    }
-    send_within(s, msg, total_ms);
+    return rc;
+}
+
+/* Says on the JVM's stderr why a summary was not sent, unless the client
+ * is gone or stalled (send_any said so, and the client can tell). */
+static void summary_lost(const struct session *s, const char *which, const mct_err *err)
+{
+    if (err->code != MCT_E_IO)
+        vm_log("the %s summary of the session of client pid %lld was not sent: %s", which, s->client_pid,
+               err->msg);
 }
 
 /* The session's last messages: with aggregate (instrumented: it ran), the
- * final summary, then end (stolen), the two within END_SEND_MS. */
+ * final summary, then end (stolen), for as long as the client reads them
+ * (send_any). */
 static void send_last(struct session *s, json_t *end, int instrumented)
 {
-    uint64_t t0 = now_ns();
-    long long left = END_SEND_MS;
+    mct_err err;
 
-    if (s->aggregate && instrumented) {
-        send_summary(s, 1, END_SEND_MS);
-        left -= (long long)((now_ns() - t0) / 1000000u);
-    }
-    send_within(s, end, left > 0 ? left : 1);
+    if (s->aggregate && instrumented && send_summary(s, 1, &err) < 0)
+        summary_lost(s, "final", &err);
+    if (end != NULL)
+        send_any(s, end, NULL, 0, &err);
 }
 
 /* One completed call: filter, build, render, send (or aggregate). */
@@ -493,7 +509,10 @@ static void run_loop(struct session *s, JNIEnv *jni)
             taken_ns = now;
         if (s->interval_ns > 0 && now - s->interval_start_ns >= s->interval_ns) {
             s->interval_start_ns = now;
-            send_summary(s, 0, 0);
+            mct_err err;
+
+            if (send_summary(s, 0, &err) < 0)
+                summary_lost(s, "interval's", &err);
         }
         if (now - s->last_extend_ns >= 50000000u) {
             s->last_extend_ns = now;

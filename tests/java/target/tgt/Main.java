@@ -245,6 +245,8 @@ public final class Main {
                 return () -> sink += Names.run();
             case "agg":
                 return () -> sink += Agg.run();
+            case "knot":
+                return () -> sink += Knot.run();
             case "spied":
                 Spied.init();
                 return () -> sink += Spied.run();
