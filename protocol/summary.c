@@ -188,7 +188,10 @@ uint64_t sum_hist_quantile(const struct sum_hist *h, double q)
             return h->min;
         if (h->max >= lo && h->max - lo < width)
             return h->max;
-        return lo + width / 2;
+        /* a sample counted in a bucket near its own (summary.h: coarse)
+         * may lie outside it */
+        lo += width / 2;
+        return lo > h->max ? h->max : lo < h->min ? h->min : lo;
     }
     return h->max;
 }

@@ -535,10 +535,11 @@ static size_t heap_used(void)
 /* Walks of the test's mutual recursion: twelve methods, the next picked by
  * an LCG, so that nearly every call takes paths no earlier one took. */
 #define WALK_DEPTH 40
-static uint64_t walk_seed = 1;
+static uint64_t walk_seed = 1, walk_scale = 1;
 
 /* Adds one entry call: root t.K.run, then a chain of WALK_DEPTH methods
- * m0..m11, each 1 call of total (depth left) * 10 ns, self 10 ns. Counts
+ * m0..m11, each 1 call of total (depth left) * 10 ns, self 10 ns (times
+ * walk_scale). Counts
  * what it fed into *calls and *self; per method into per_method. */
 static void add_walk(sum *s, uint64_t *calls, uint64_t *self, uint64_t per_method[12])
 {
@@ -546,7 +547,7 @@ static void add_walk(sum *s, uint64_t *calls, uint64_t *self, uint64_t per_metho
                                            "m6", "m7", "m8", "m9", "m10", "m11" };
     mct_err e;
     int ok = sum_begin(s, &e) == 0;
-    struct sum_fig f = { "t.K", "run", "()J", 1, (WALK_DEPTH + 1) * 10, 10, 0, 0, 0, 0 };
+    struct sum_fig f = { "t.K", "run", "()J", 1, (WALK_DEPTH + 1) * 10 * walk_scale, 10 * walk_scale, 0, 0, 0, 0 };
 
     f.min_ns = f.max_ns = f.total_ns;
     ok = ok && sum_enter(s, &f, &e) == 0;
@@ -555,7 +556,8 @@ static void add_walk(sum *s, uint64_t *calls, uint64_t *self, uint64_t per_metho
 
         walk_seed = walk_seed * 6364136223846793005ull + 1442695040888963407ull;
         m = (int)((walk_seed >> 40) % 12);
-        f = (struct sum_fig){ "t.K", names[m], "(J)J", 1, (uint64_t)(WALK_DEPTH - d) * 10, 10, 0, 0, 0, 0 };
+        f = (struct sum_fig){ "t.K", names[m], "(J)J", 1, (uint64_t)(WALK_DEPTH - d) * 10 * walk_scale,
+                              10 * walk_scale, 0, 0, 0, 0 };
         f.min_ns = f.max_ns = f.total_ns;
         ok = sum_enter(s, &f, &e) == 0;
         per_method[m]++;
@@ -568,7 +570,7 @@ static void add_walk(sum *s, uint64_t *calls, uint64_t *self, uint64_t per_metho
         check_failures++;
     }
     *calls += WALK_DEPTH + 1;
-    *self += (WALK_DEPTH + 1) * 10;
+    *self += (WALK_DEPTH + 1) * 10 * walk_scale;
 }
 
 /* Over the nodes of n: their calls and self time, the calls of other nodes,
@@ -647,6 +649,15 @@ static void test_budget(void)
     kept2 = check_folded(j, calls, self, per_method);
     CHECK_INT(kept2, kept1);
     CHECK_INT(geti(j, "folded"), sum_folded(s));
+    json_decref(j);
+    /* durations never seen: past the budget, samples go to the nearest
+     * bucket, counted; the percentiles stay ordered, within min..max */
+    for (walk_scale = 2; walk_scale < 600; walk_scale += 3)
+        add_walk(s, &calls, &self, per_method);
+    walk_scale = 1;
+    j = sum_to_json(s, 1, &e);
+    check_folded(j, calls, self, per_method);
+    CHECK(geti(j, "coarse") > 0);
     json_decref(j);
     buf_init(&text);
     CHECK(sum_write_json(s, 1, &text, &e) == 0);
