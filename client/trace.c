@@ -510,7 +510,8 @@ static int on_end(struct run *r, const json_t *msg)
         log_error("the agent could not restore %lld classes", m.instrumented_classes);
     say_unloaded(r, nz(m.unloaded_classes), 1);
     if (r->c->aggregate && !r->final_seen && r->rc == MCT_EXIT_OK) {
-        log_error("the agent ended the session without its final summary");
+        log_error("the agent ended the session without its final summary: it could not write it (the "
+                  "JVM's stderr says why)");
         r->rc = MCT_EXIT_INTERNAL;
     }
     if (r->rc != MCT_EXIT_OK)

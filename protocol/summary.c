@@ -19,6 +19,9 @@ _Static_assert(SUM_JSON_BUDGET + SUM_SLOWEST_JSON_MAX + SUM_JSON_TOP < PROTO_MAX
 
 /* ---- histogram ------------------------------------------------------------ */
 
+_Static_assert(SUM_HIST_GROUPS * SUM_HIST_SUB <= (1u << (64 - SUM_HIST_CNT_BITS)),
+               "a bucket's index must fit above its count");
+
 #define HIST_IDX(w) ((unsigned)((w) >> SUM_HIST_CNT_BITS))
 #define HIST_CNT(w) ((w) & SUM_HIST_CNT_MAX)
 #define HIST_WORD(idx, n) ((uint64_t)(idx) << SUM_HIST_CNT_BITS | (n))
@@ -922,13 +925,14 @@ static int cmp_slow_desc(const void *a, const void *b)
 /* Appends the slowest calls, slowest first; 0 or -1 (out of memory). */
 static int slowest_write(const sum *s, mct_buf *b)
 {
-    struct slow *sorted = s->nheap > 0 ? malloc(s->nheap * sizeof *sorted) : NULL;
+    struct slow *sorted = NULL;
 
-    if (s->nheap > 0 && sorted == NULL)
-        return -1;
-    if (s->nheap > 0)
+    if (s->nheap > 0) {
+        if ((sorted = malloc(s->nheap * sizeof *sorted)) == NULL)
+            return -1;
         memcpy(sorted, s->heap, s->nheap * sizeof *sorted);
-    qsort(sorted, s->nheap, sizeof *sorted, cmp_slow_desc);
+        qsort(sorted, s->nheap, sizeof *sorted, cmp_slow_desc);
+    }
     buf_str(b, ",\"slowest\":[");
     for (size_t i = 0; i < s->nheap; i++) {
         if (i > 0)

@@ -508,9 +508,9 @@ static void run_loop(struct session *s, JNIEnv *jni)
         if (taken > 0)
             taken_ns = now;
         if (s->interval_ns > 0 && now - s->interval_start_ns >= s->interval_ns) {
-            s->interval_start_ns = now;
             mct_err err;
 
+            s->interval_start_ns = now;
             if (send_summary(s, 0, &err) < 0)
                 summary_lost(s, "interval's", &err);
         }
