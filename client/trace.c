@@ -528,16 +528,20 @@ static int on_end(struct run *r, const json_t *msg)
     return r->over ? MCT_EXIT_FAILOVER : MCT_EXIT_OK;
 }
 
+/* The longest wait for the agent's messages. */
+#define READ_WAIT_MS 200
+
 /* The connection ended without an `end`: the JVM died, or the agent. */
 static int on_eof(struct run *r)
 {
     if (!proc_alive(r->t)) {
         log_error("the target JVM (pid %d) exited during the session; %lld call%s printed", (int)r->t->pid,
                   r->printed, r->printed == 1 ? "" : "s");
-    } else if (r->deaf_ms >= PROTO_STALL_S * 1000) {
+    } else if (r->deaf_ms + READ_WAIT_MS + 1 >= PROTO_STALL_S * 1000) {
+        /* A stop within a wait is measured from the wait's end. */
         log_error("the agent closed the connection without ending the session: it does so when this "
-                  "client reads nothing for %d s, and this client read nothing for %.1f s (it was stopped, "
-                  "or its output blocked)", PROTO_STALL_S, r->deaf_ms / 1000);
+                  "client reads nothing for %d s, and this client read nothing for at least %.1f s (it was "
+                  "stopped, or its output blocked)", PROTO_STALL_S, r->deaf_ms / 1000);
     } else {
         log_error("the agent closed the connection without ending the session, although this client "
                   "kept reading (it paused %.1f s at most, under the %d s the agent allows): see the "
@@ -601,10 +605,10 @@ static int on_error(const json_t *msg)
     return proto_code_exit(m.code);
 }
 
-/* How long poll may wait: until the next deadline, at most 200 ms. */
+/* How long poll may wait: until the next deadline, at most READ_WAIT_MS. */
 static int wait_ms(const struct run *r)
 {
-    double now = mct_now_ms(), w = 200;
+    double now = mct_now_ms(), w = READ_WAIT_MS;
 
     if (!r->stop_sent && r->deadline > 0 && r->deadline - now < w)
         w = r->deadline - now;
