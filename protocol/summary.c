@@ -252,13 +252,15 @@ struct sum {
     size_t slow_json;           /* the heap's calls' JSON, in bytes */
 };
 
-/* A node's share of the budget: itself, its first buckets and its slot in
- * the index, twice (for the other node it may get); a method's; the JSON of
- * a node (keys, punctuation, 13 numbers of up to 19 digits) and of a
- * method, names aside. */
+/* A node's share of the budget: itself and its first buckets (two blocks
+ * of the allocator, ALLOC_BYTES each besides), twice (for the other node
+ * it may get), and its slot in the index; a method's; the JSON of a node
+ * (keys, punctuation, 13 numbers of up to 19 digits) and of a method,
+ * names aside. */
+#define ALLOC_BYTES 16
 #define NODE_BUCKETS 4
-#define NODE_BYTES (2 * (sizeof(struct snode) + NODE_BUCKETS * sizeof(uint64_t)) + 64)
-#define METHOD_BYTES (sizeof(struct smethod) + 64 + sizeof(struct smethod *))
+#define NODE_BYTES (2 * (sizeof(struct snode) + NODE_BUCKETS * sizeof(uint64_t) + 2 * ALLOC_BYTES) + 64)
+#define METHOD_BYTES (sizeof(struct smethod) + 4 * ALLOC_BYTES + 64 + sizeof(struct smethod *))
 #define NODE_JSON 512
 #define METHOD_JSON 160
 

@@ -9,9 +9,9 @@
  * counted exactly; above, every power of two [2^k, 2^(k+1)) is cut into 128
  * buckets of equal width. Only the buckets that hold a sample are stored
  * (8 bytes each, sorted), so that a histogram of few samples is small. A
- * quantile is found in the bucket holding the
- * sample of rank ceil(q * count) (the nearest-rank quantile of the sorted
- * samples): the smallest sample (min) when it lies in that bucket, else the
+ * quantile is found in the bucket holding the sample of rank
+ * ceil(q * count) (the nearest-rank quantile of the sorted samples): the
+ * smallest sample (min) when it lies in that bucket, else the
  * largest (max) when it does, else the bucket's midpoint. It differs from
  * the exact sample by less than one bucket width, at most 1/128 of it
  * (SUM_HIST_REL_ERR, 0.78 %), and is exact for samples that are all equal.
@@ -56,7 +56,8 @@
  * the reply cap (proto.h). sum_reset frees the nodes.
  *
  * Ownership: a sum is created by sum_new and freed by sum_free; names are
- * copied; calls kept in `slowest` are copied as their JSON text. Not thread-safe: one thread at a time.
+ * copied; calls kept in `slowest` are copied as their JSON text. Not
+ * thread-safe: one thread at a time.
  * After a function failed (out of memory, or a visitor called out of order)
  * the sum may hold part of a call: reset or free it. */
 #ifndef MCT_SUMMARY_H
