@@ -17,6 +17,7 @@
 #include "mtime.h"
 #include "msg.h"
 #include "output.h"
+#include "summary.h"
 
 static long long num(const json_t *o, const char *key)
 {
@@ -157,6 +158,8 @@ struct run {
     int final_verdict;   /* --aggregate: gate_check on the final summary (1 failed) */
     proto_rbuf rb;       /* the session's messages, read many at a time */
     double bytes_at;     /* when bytes last came (ms) */
+    double ready_at;     /* when it was last ready to read (ms) */
+    double deaf_ms;      /* the longest it was not (busy, stopped, output blocked) */
     crec_tab tab;        /* compact calls: the methods defined */
     crec_call rec;       /* the last compact call */
 };
@@ -358,6 +361,11 @@ static void on_summary(struct run *r, const json_t *summary)
             r->rc = MCT_EXIT_INTERNAL;
         }
         over_in_summary(r, summary);
+        if (num(summary, "folded") > 0)
+            log_error("the summary reached its budget (%zu MiB in the JVM): %lld calls on paths past it "
+                      "(recursion, or very many call paths) were folded into \"%s\" nodes%s",
+                      SUM_BUDGET_BYTES >> 20, num(summary, "folded"), SUM_OTHER_CLASS,
+                      num(summary, "coarse") > 0 ? ", and some percentiles are coarser" : "");
     }
     if (!r->output_broken && out_summary(r->out, summary, &e) < 0)
         output_failed(r, &e);
@@ -503,7 +511,8 @@ static int on_end(struct run *r, const json_t *msg)
         log_error("the agent could not restore %lld classes", m.instrumented_classes);
     say_unloaded(r, nz(m.unloaded_classes), 1);
     if (r->c->req.aggregate && !r->final_seen && r->rc == MCT_EXIT_OK) {
-        log_error("the agent ended the session without its final summary");
+        log_error("the agent ended the session without its final summary: it could not write it (the "
+                  "JVM's stderr says why)");
         r->rc = MCT_EXIT_INTERNAL;
     }
     if (r->rc != MCT_EXIT_OK)
@@ -520,16 +529,24 @@ static int on_end(struct run *r, const json_t *msg)
     return r->over ? MCT_EXIT_FAILOVER : MCT_EXIT_OK;
 }
 
+/* The longest wait for the agent's messages. */
+#define READ_WAIT_MS 200
+
 /* The connection ended without an `end`: the JVM died, or the agent. */
 static int on_eof(struct run *r)
 {
     if (!proc_alive(r->t)) {
         log_error("the target JVM (pid %d) exited during the session; %lld call%s printed", (int)r->t->pid,
                   r->printed, r->printed == 1 ? "" : "s");
-    } else {
+    } else if (r->deaf_ms + READ_WAIT_MS + 1 >= PROTO_STALL_S * 1000) {
+        /* A stop within a wait is measured from the wait's end. */
         log_error("the agent closed the connection without ending the session: it does so when this "
-                  "client reads nothing for %d s (it was stopped, or its output blocked); otherwise see "
-                  "the JVM's stderr", PROTO_STALL_S);
+                  "client reads nothing for %d s, and this client read nothing for at least %.1f s (it was "
+                  "stopped, or its output blocked)", PROTO_STALL_S, r->deaf_ms / 1000);
+    } else {
+        log_error("the agent closed the connection without ending the session, although this client "
+                  "kept reading (it paused %.1f s at most, under the %d s the agent allows): see the "
+                  "JVM's stderr", r->deaf_ms / 1000, PROTO_STALL_S);
     }
     return MCT_EXIT_INTERNAL;
 }
@@ -542,7 +559,14 @@ static int interrupted_again(void)
     return MCT_EXIT_INTERNAL;
 }
 
-/* The stop was sent TRACE_END_TIMEOUT_MS ago, and no end came. */
+/* When the client stops waiting for the end: TRACE_END_TIMEOUT_MS after
+ * the stop, or after the last bytes while they come (a big final summary). */
+static double end_due(const struct run *r)
+{
+    return (r->stop_at > r->bytes_at ? r->stop_at : r->bytes_at) + TRACE_END_TIMEOUT_MS;
+}
+
+/* The stop was sent, and nothing came for TRACE_END_TIMEOUT_MS. */
 static int end_timed_out(void)
 {
     log_error("the agent did not confirm the end of the session within %d s", TRACE_END_TIMEOUT_MS / 1000);
@@ -552,7 +576,7 @@ static int end_timed_out(void)
 /* Reading the next message failed with e; the exit status. */
 static int read_failed(struct run *r, const mct_err *e)
 {
-    if (e->code == MCT_E_IO && r->stop_sent && mct_now_ms() >= r->stop_at + TRACE_END_TIMEOUT_MS) {
+    if (e->code == MCT_E_IO && r->stop_sent && mct_now_ms() >= end_due(r)) {
         log_verbose("reading from the agent: %s", e->msg);
         return end_timed_out();
     }
@@ -582,21 +606,28 @@ static int on_error(const json_t *msg)
     return proto_code_exit(m.code);
 }
 
-/* How long poll may wait: until the next deadline, at most 200 ms. */
+/* How long poll may wait: until the next deadline, at most READ_WAIT_MS. */
 static int wait_ms(const struct run *r)
 {
-    double now = mct_now_ms(), w = 200;
+    double now = mct_now_ms(), w = READ_WAIT_MS;
 
     if (!r->stop_sent && r->deadline > 0 && r->deadline - now < w)
         w = r->deadline - now;
-    if (r->stop_sent && r->stop_at + TRACE_END_TIMEOUT_MS - now < w)
-        w = r->stop_at + TRACE_END_TIMEOUT_MS - now;
+    if (r->stop_sent && end_due(r) - now < w)
+        w = end_due(r) - now;
     return w < 0 ? 0 : (int)w + 1;
 }
 
 /* A message began to arrive this long ago and is still not whole: the
  * agent is not the one this client speaks to. */
 #define PARTIAL_TIMEOUT_MS 30000
+
+/* Notes that the client did not read for ms (on_eof says the longest). */
+static void note_deaf(struct run *r, double ms)
+{
+    if (ms > r->deaf_ms)
+        r->deaf_ms = ms;
+}
 
 /* Waits for more of the agent's messages (at most until the next
  * deadline) and reads what came; the output is flushed first, as nothing
@@ -605,11 +636,19 @@ static int wait_ms(const struct run *r)
 static int read_more(struct run *r, mct_err *e)
 {
     struct pollfd pfd = {.fd = r->fd, .events = POLLIN};
-    int n;
+    int n, wait;
+    double t0;
 
     if (out_flush(r->out, e) < 0)
         output_failed(r, e);
-    n = poll(&pfd, 1, wait_ms(r));
+    /* Not reading: since the last wait (messages handled, output written),
+     * and a wait that overran its timeout (the client was stopped). */
+    t0 = mct_now_ms();
+    note_deaf(r, t0 - r->ready_at);
+    wait = wait_ms(r);
+    n = poll(&pfd, 1, wait);
+    r->ready_at = mct_now_ms();
+    note_deaf(r, r->ready_at - t0 - wait);
     if (n < 0 && errno == EINTR)
         return 0;
     if (n < 0)
@@ -631,7 +670,7 @@ static int stream(struct run *r)
 {
     int handled_signals = 0;
 
-    r->bytes_at = mct_now_ms();
+    r->bytes_at = r->ready_at = mct_now_ms();
     for (;;) {
         const unsigned char *payload;
         uint32_t len;
@@ -648,7 +687,7 @@ static int stream(struct run *r)
         }
         if (!r->stop_sent && r->deadline > 0 && mct_now_ms() >= r->deadline)
             send_stop(r, "timeout");
-        if (r->stop_sent && mct_now_ms() >= r->stop_at + TRACE_END_TIMEOUT_MS)
+        if (r->stop_sent && mct_now_ms() >= end_due(r))
             return end_timed_out();
         n = proto_rbuf_next(&r->rb, PROTO_REPLY, &payload, &len, &e);
         if (n == 0) {

@@ -1,6 +1,7 @@
 /* summary.c — see summary.h. */
 #include "summary.h"
 
+#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,7 +11,20 @@
 #include "kit.h"
 #include "proto.h"
 
+/* What a summary's JSON holds besides its nodes, methods and slowest: a
+ * few keys and numbers. */
+#define SUM_JSON_TOP 1024
+_Static_assert(SUM_JSON_BUDGET + SUM_SLOWEST_JSON_MAX + SUM_JSON_TOP < PROTO_MAX_REPLY,
+               "a summary's JSON must fit a reply");
+
 /* ---- histogram ------------------------------------------------------------ */
+
+_Static_assert(SUM_HIST_GROUPS * SUM_HIST_SUB <= (1u << (64 - SUM_HIST_CNT_BITS)),
+               "a bucket's index must fit above its count");
+
+#define HIST_IDX(w) ((unsigned)((w) >> SUM_HIST_CNT_BITS))
+#define HIST_CNT(w) ((w) & SUM_HIST_CNT_MAX)
+#define HIST_WORD(idx, n) ((uint64_t)(idx) << SUM_HIST_CNT_BITS | (n))
 
 void sum_hist_init(struct sum_hist *h)
 {
@@ -19,29 +33,28 @@ void sum_hist_init(struct sum_hist *h)
 
 void sum_hist_reset(struct sum_hist *h)
 {
-    for (int g = 0; g < SUM_HIST_GROUPS; g++)
-        free(h->groups[g]);
+    free(h->b);
     sum_hist_init(h);
 }
 
-/* The group (power of two) and bucket within it of value v. */
-static void hist_index(uint64_t v, int *group, unsigned *bucket)
+/* The index (group * SUM_HIST_SUB + bucket) of value v's bucket: group 0
+ * holds 0..127 exactly, group g >= 1 the power of two 2^(g+6). */
+static unsigned hist_index(uint64_t v)
 {
     int k;
 
-    if (v < SUM_HIST_SUB) {
-        *group = 0;
-        *bucket = (unsigned)v;
-        return;
-    }
+    if (v < SUM_HIST_SUB)
+        return (unsigned)v;
     k = 63 - __builtin_clzll(v);            /* 2^k <= v < 2^(k+1), k >= 7 */
-    *group = k - SUM_HIST_SUB_BITS + 1;
-    *bucket = (unsigned)((v >> (k - SUM_HIST_SUB_BITS)) - SUM_HIST_SUB);
+    return (unsigned)(k - SUM_HIST_SUB_BITS + 1) * SUM_HIST_SUB +
+           (unsigned)((v >> (k - SUM_HIST_SUB_BITS)) - SUM_HIST_SUB);
 }
 
-/* The lowest value of bucket b of group g, and the bucket's width. */
-static void hist_bucket(int g, unsigned b, uint64_t *lo, uint64_t *width)
+/* The lowest value of the bucket at idx, and the bucket's width. */
+static void hist_bucket(unsigned idx, uint64_t *lo, uint64_t *width)
 {
+    unsigned g = idx / SUM_HIST_SUB, b = idx % SUM_HIST_SUB;
+
     if (g == 0) {
         *lo = b;
         *width = 1;
@@ -51,49 +64,102 @@ static void hist_bucket(int g, unsigned b, uint64_t *lo, uint64_t *width)
     *lo = ((uint64_t)SUM_HIST_SUB + b) << (g - 1);
 }
 
-/* Adds n samples in bucket b of group g, allocating the group. */
-static int hist_add(struct sum_hist *h, int g, unsigned b, uint64_t n, mct_err *e)
+/* Where idx is, or would go, among h's buckets; 1 when it is there. */
+static int hist_find(const struct sum_hist *h, unsigned idx, uint32_t *pos)
 {
-    if (h->groups[g] == NULL) {
-        h->groups[g] = calloc(SUM_HIST_SUB, sizeof *h->groups[g]);
-        if (h->groups[g] == NULL)
-            return mct_err_set(e, MCT_E_NOMEM, "out of memory for a histogram");
+    uint32_t lo = 0, hi = h->n;
+
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+
+        if (HIST_IDX(h->b[mid]) < idx)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    h->groups[g][b] += n;
+    *pos = lo;
+    return lo < h->n && HIST_IDX(h->b[lo]) == idx;
+}
+
+/* Adds n to the count of the bucket at pos (saturated). */
+static void hist_bump(struct sum_hist *h, uint32_t pos, uint64_t n)
+{
+    uint64_t c = HIST_CNT(h->b[pos]);
+
+    c = n > SUM_HIST_CNT_MAX - c ? SUM_HIST_CNT_MAX : c + n;
+    h->b[pos] = HIST_WORD(HIST_IDX(h->b[pos]), c);
+}
+
+/* Room for one more bucket; *grown: the bytes it took (0 when there was
+ * room). 0, or -1 with e set. */
+static int hist_room(struct sum_hist *h, size_t *grown, mct_err *e)
+{
+    size_t cap = h->cap;
+
+    *grown = 0;
+    if (h->n < h->cap)
+        return 0;
+    if (buf_grow(&h->b, &cap, h->n, sizeof *h->b, 4) < 0)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory for a histogram");
+    *grown = (cap - h->cap) * sizeof *h->b;
+    h->cap = (uint32_t)cap;
     return 0;
+}
+
+/* Adds n samples to the bucket at idx, which is at pos or goes there. */
+static void hist_put(struct sum_hist *h, uint32_t pos, int found, unsigned idx, uint64_t n)
+{
+    if (!found) {
+        memmove(h->b + pos + 1, h->b + pos, (h->n - pos) * sizeof *h->b);
+        h->b[pos] = HIST_WORD(idx, 0);
+        h->n++;
+    }
+    hist_bump(h, pos, n);
+}
+
+/* Notes min, max and the count of n samples of values lo..hi. */
+static void hist_note(struct sum_hist *h, uint64_t lo, uint64_t hi, uint64_t n)
+{
+    if (h->count == 0 || lo < h->min)
+        h->min = lo;
+    if (h->count == 0 || hi > h->max)
+        h->max = hi;
+    h->count = n > UINT64_MAX - h->count ? UINT64_MAX : h->count + n;
 }
 
 int sum_hist_record(struct sum_hist *h, uint64_t v, mct_err *e)
 {
-    int g;
-    unsigned b;
+    unsigned idx;
+    uint32_t pos;
+    size_t grown;
+    int found;
 
     if (v > INT64_MAX)
         v = INT64_MAX;
-    hist_index(v, &g, &b);
-    if (hist_add(h, g, b, 1, e) < 0)
+    idx = hist_index(v);
+    found = hist_find(h, idx, &pos);
+    if (!found && hist_room(h, &grown, e) < 0)
         return -1;
-    if (h->count == 0 || v < h->min)
-        h->min = v;
-    if (h->count == 0 || v > h->max)
-        h->max = v;
-    h->count++;
+    hist_put(h, pos, found, idx, 1);
+    hist_note(h, v, v, 1);
     return 0;
 }
 
 int sum_hist_merge(struct sum_hist *dst, const struct sum_hist *src, mct_err *e)
 {
-    if (src->count == 0)
-        return 0;
-    for (int g = 0; g < SUM_HIST_GROUPS; g++)
-        for (unsigned b = 0; src->groups[g] != NULL && b < SUM_HIST_SUB; b++)
-            if (src->groups[g][b] != 0 && hist_add(dst, g, b, src->groups[g][b], e) < 0)
-                return -1;
-    if (dst->count == 0 || src->min < dst->min)
-        dst->min = src->min;
-    if (dst->count == 0 || src->max > dst->max)
-        dst->max = src->max;
-    dst->count += src->count;
+    size_t grown;
+
+    for (uint32_t i = 0; i < src->n; i++) {
+        unsigned idx = HIST_IDX(src->b[i]);
+        uint32_t pos;
+        int found = hist_find(dst, idx, &pos);
+
+        if (!found && hist_room(dst, &grown, e) < 0)
+            return -1;
+        hist_put(dst, pos, found, idx, HIST_CNT(src->b[i]));
+    }
+    if (src->count > 0)
+        hist_note(dst, src->min, src->max, src->count);
     return 0;
 }
 
@@ -113,22 +179,22 @@ uint64_t sum_hist_quantile(const struct sum_hist *h, double q)
         rank++;
     if (rank < 1)
         rank = 1;
-    for (int g = 0; g < SUM_HIST_GROUPS; g++) {
-        for (unsigned b = 0; h->groups[g] != NULL && b < SUM_HIST_SUB; b++) {
-            uint64_t lo, width, mid;
+    for (uint32_t i = 0; i < h->n; i++) {
+        uint64_t lo, width;
 
-            seen += h->groups[g][b];
-            if (seen < rank)
-                continue;
-            /* min and max are samples: exact where the bucket holds them */
-            hist_bucket(g, b, &lo, &width);
-            if (h->min >= lo && h->min - lo < width)
-                return h->min;
-            if (h->max >= lo && h->max - lo < width)
-                return h->max;
-            mid = lo + width / 2;
-            return mid;
-        }
+        seen += HIST_CNT(h->b[i]);
+        if (seen < rank)
+            continue;
+        /* min and max are samples: exact where the bucket holds them */
+        hist_bucket(HIST_IDX(h->b[i]), &lo, &width);
+        if (h->min >= lo && h->min - lo < width)
+            return h->min;
+        if (h->max >= lo && h->max - lo < width)
+            return h->max;
+        /* a sample counted in a bucket near its own (summary.h: coarse)
+         * may lie outside it */
+        lo += width / 2;
+        return lo > h->max ? h->max : lo < h->min ? h->min : lo;
     }
     return h->max;
 }
@@ -137,26 +203,28 @@ uint64_t sum_hist_quantile(const struct sum_hist *h, double q)
 
 struct smethod {
     char *class_name, *method, *desc;
+    size_t idx;                 /* in s->methods */
+    size_t jlen;                /* its names' JSON text, at most */
     uint64_t calls, calls_max, entries;
     uint64_t epoch, cur;        /* cur: its calls in the entry call of that epoch */
 };
 
 struct snode {
-    char *class_name, *method, *desc;
+    struct smethod *m;          /* NULL for the top and for other nodes */
+    struct snode *parent;       /* NULL for a root */
+    struct snode *first, *last, *next;  /* children in order of first appearance */
+    struct snode *other;        /* the child that holds the paths past the budget */
     uint64_t calls, total_ns, self_ns, min_ns, max_ns, throws;
     uint64_t entries, calls_min, calls_max;
-    int truncated, seen;
-    struct sum_hist hist;       /* its total_ns per entry call */
-    struct snode **kids;        /* in order of first appearance */
-    size_t nkids, capkids;
-    struct snode *parent;       /* NULL for a root */
-    struct smethod *m;
     uint64_t epoch, cur_calls, cur_total;
+    struct sum_hist hist;       /* its total_ns per entry call */
+    unsigned truncated : 1, seen : 1, is_other : 1;
 };
 
 struct slow {
     uint64_t ns;
-    json_t *call;
+    char *json;                 /* the call's compact JSON (malloc'd) */
+    size_t size;                /* its bytes */
 };
 
 struct sum {
@@ -164,11 +232,14 @@ struct sum {
     uint64_t calls, not_traced;
     uint64_t warmup;            /* warm-up calls of the interval (sum_add_warmup) */
     uint64_t seen;              /* entry calls seen, traced or not (sum_add_seen) */
+    uint64_t folded;            /* calls folded into other nodes */
+    uint64_t coarse;            /* samples counted in a bucket near theirs */
+    size_t bytes, json;         /* charged to the budget: memory, JSON text */
     struct snode top;           /* unnamed; its children are the roots */
     struct smethod **methods;   /* in order of first appearance */
     size_t nmethods, capmethods;
-    kit_table method_index;     /* method_hash -> struct smethod * */
-    kit_table node_index;       /* node_hash (parent and names) -> struct snode * */
+    kit_table method_index;     /* names -> struct smethod * */
+    kit_table node_index;       /* (parent, method) -> struct snode * */
     struct snode **touched;     /* nodes of the current entry call */
     size_t ntouched, captouched;
     struct smethod **mtouched;  /* methods of the current entry call */
@@ -178,7 +249,20 @@ struct sum {
     struct snode *stack[PROTO_MAX_DEPTH + 1];
     struct slow *heap;          /* min-heap by ns, k slots */
     size_t nheap;
+    size_t slow_json;           /* the heap's calls' JSON, in bytes */
 };
+
+/* A node's share of the budget: itself and its first buckets (two blocks
+ * of the allocator, ALLOC_BYTES each besides), twice (for the other node
+ * it may get), and its slot in the index; a method's; the JSON of a node
+ * (keys, punctuation, 13 numbers of up to 19 digits) and of a method,
+ * names aside. */
+#define ALLOC_BYTES 16
+#define NODE_BUCKETS 4
+#define NODE_BYTES (2 * (sizeof(struct snode) + NODE_BUCKETS * sizeof(uint64_t) + 2 * ALLOC_BYTES) + 64)
+#define METHOD_BYTES (sizeof(struct smethod) + 4 * ALLOC_BYTES + 64 + sizeof(struct smethod *))
+#define NODE_JSON 512
+#define METHOD_JSON 160
 
 /* a + b, saturated at INT64_MAX so that every figure fits a JSON integer. */
 static uint64_t sat_add(uint64_t a, uint64_t b)
@@ -186,131 +270,200 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
     return a > INT64_MAX - (b > INT64_MAX ? INT64_MAX : b) ? INT64_MAX : a + b;
 }
 
+/* Whether s has spent its budget: a new path folds, a new bucket is not
+ * made. */
+static int over_budget(const sum *s)
+{
+    return s->bytes >= SUM_BUDGET_BYTES || s->json >= SUM_JSON_BUDGET;
+}
+
+/* Adds n samples to bucket idx of node histogram h, within s's budget:
+ * past it, into the nearest bucket h has (counted coarse). 0 or -1 with e. */
+static int node_hist_add(sum *s, struct sum_hist *h, unsigned idx, uint64_t n, mct_err *e)
+{
+    uint32_t pos;
+    size_t grown;
+    int found = hist_find(h, idx, &pos);
+
+    if (!found && h->n == h->cap && h->cap >= NODE_BUCKETS && over_budget(s)) {
+        if (pos == h->n || (pos > 0 && idx - HIST_IDX(h->b[pos - 1]) <= HIST_IDX(h->b[pos]) - idx))
+            pos--;
+        hist_bump(h, pos, n);
+        s->coarse = sat_add(s->coarse, n);
+        return 0;
+    }
+    if (!found && hist_room(h, &grown, e) < 0)
+        return -1;
+    if (h->cap > NODE_BUCKETS)
+        s->bytes += grown;
+    hist_put(h, pos, found, idx, n);
+    return 0;
+}
+
+/* Records v in node histogram h (node_hist_add). */
+static int node_hist_record(sum *s, struct sum_hist *h, uint64_t v, mct_err *e)
+{
+    if (v > INT64_MAX)
+        v = INT64_MAX;
+    if (node_hist_add(s, h, hist_index(v), 1, e) < 0)
+        return -1;
+    hist_note(h, v, v, 1);
+    return 0;
+}
+
+/* Adds src to node histogram dst (node_hist_add). */
+static int node_hist_merge(sum *s, struct sum_hist *dst, const struct sum_hist *src, mct_err *e)
+{
+    for (uint32_t i = 0; i < src->n; i++)
+        if (node_hist_add(s, dst, HIST_IDX(src->b[i]), HIST_CNT(src->b[i]), e) < 0)
+            return -1;
+    if (src->count > 0)
+        hist_note(dst, src->min, src->max, src->count);
+    return 0;
+}
+
 /* Makes room for one more pointer in *arr (n used, *cap allocated). */
 static int grow(void *arr, size_t n, size_t *cap, mct_err *e)
 {
-    void **a = *(void ***)arr;
-
-    if (n < *cap)
-        return 0;
-    size_t ncap = *cap > 0 ? 2 * *cap : 8;
-    a = realloc(a, ncap * sizeof *a);
-    if (a == NULL)
+    if (buf_grow(arr, cap, n, sizeof(void *), 8) < 0)
         return mct_err_set(e, MCT_E_NOMEM, "out of memory for the summary");
-    *(void ***)arr = a;
-    *cap = ncap;
     return 0;
 }
 
-/* Copies the three names into *c, *m, *d; -1 with e set. */
-static int copy_names(char **c, char **m, char **d, const char *cs, const char *ms, const char *ds,
-                      mct_err *e)
+/* The bytes of s as a JSON string's contents, at most. */
+static size_t json_len(const char *s)
 {
-    *c = strdup(cs);
-    *m = strdup(ms);
-    *d = strdup(ds);
-    if (*c == NULL || *m == NULL || *d == NULL) {
-        free(*c);
-        free(*m);
-        free(*d);
-        return mct_err_set(e, MCT_E_NOMEM, "out of memory for the summary");
-    }
-    return 0;
+    size_t n = 0;
+
+    for (; *s != '\0'; s++)
+        n += *s == '"' || *s == '\\' ? 2 : (unsigned char)*s < 0x20 ? 6 : 1;
+    return n;
 }
 
-static int same_key(const char *c1, const char *m1, const char *d1, const char *c2, const char *m2,
-                    const char *d2)
+/* The hash of a method's names. */
+static uint64_t names_hash(const char *c, const char *m, const char *d)
 {
-    return strcmp(m1, m2) == 0 && strcmp(c1, c2) == 0 && strcmp(d1, d2) == 0;
+    return kit_hash_str(d, kit_hash_str(m, kit_hash_str(c, 0)));
 }
 
-/* The hash of a node's key: its parent (NULL for a root, or for a method)
- * and its names. */
-static uint64_t key_hash(const void *parent, const char *c, const char *m, const char *d)
+/* The hash of a node's key: its parent (NULL for a root) and its method. */
+static uint64_t node_hash(const struct snode *parent, const struct smethod *m)
 {
-    return kit_hash_str(d, kit_hash_str(m, kit_hash_str(c, kit_hash_u64((uintptr_t)parent))));
+    return kit_hash_u64(kit_hash_u64((uintptr_t)parent) + (uintptr_t)m);
 }
 
 /* The method (class, method, desc), added when new; NULL with e set. */
 static struct smethod *method_get(sum *s, const char *c, const char *m, const char *d, mct_err *e)
 {
-    uint64_t h = key_hash(NULL, c, m, d);
+    uint64_t h = names_hash(c, m, d);
     struct smethod *sm;
     kit_cursor cur;
 
     for (uintptr_t v = kit_table_first(&s->method_index, h, &cur); v != 0;
          v = kit_table_next(&s->method_index, &cur)) {
         sm = (struct smethod *)v;
-        if (same_key(sm->class_name, sm->method, sm->desc, c, m, d))
+        if (strcmp(sm->method, m) == 0 && strcmp(sm->class_name, c) == 0 && strcmp(sm->desc, d) == 0)
             return sm;
     }
-    if (grow(&s->methods, s->nmethods, &s->capmethods, e) < 0 ||
-        kit_table_reserve(&s->method_index, s->nmethods + 1) < 0) {
+    if (grow(&s->methods, s->nmethods, &s->capmethods, e) < 0)
+        return NULL;
+    if (kit_table_reserve(&s->method_index, s->nmethods + 1) < 0 || (sm = calloc(1, sizeof *sm)) == NULL) {
         mct_err_set(e, MCT_E_NOMEM, "out of memory for the summary");
         return NULL;
     }
-    sm = calloc(1, sizeof *sm);
-    if (sm == NULL) {
-        mct_err_set(e, MCT_E_NOMEM, "out of memory for the summary");
-        return NULL;
-    }
-    if (copy_names(&sm->class_name, &sm->method, &sm->desc, c, m, d, e) < 0) {
+    sm->class_name = strdup(c);
+    sm->method = strdup(m);
+    sm->desc = strdup(d);
+    if (sm->class_name == NULL || sm->method == NULL || sm->desc == NULL) {
+        free(sm->class_name);
+        free(sm->method);
+        free(sm->desc);
         free(sm);
+        mct_err_set(e, MCT_E_NOMEM, "out of memory for the summary");
         return NULL;
     }
+    sm->idx = s->nmethods;
+    sm->jlen = json_len(c) + json_len(m) + json_len(d);
+    s->bytes += METHOD_BYTES + strlen(c) + strlen(m) + strlen(d) + 3;
+    s->json += METHOD_JSON + sm->jlen;
     s->methods[s->nmethods++] = sm;
     kit_table_add(&s->method_index, h, (uintptr_t)sm);     /* room reserved above */
     return sm;
 }
 
-/* parent's child (c, m, d), added last when new; NULL with e set. */
-static struct snode *child_get(sum *s, struct snode *parent, const char *c, const char *m,
-                               const char *d, mct_err *e)
+/* Appends n to parent's children. */
+static void add_kid(struct snode *parent, struct snode *n)
 {
-    const struct snode *pkey = parent == &s->top ? NULL : parent;
-    uint64_t h = key_hash(pkey, c, m, d);
+    if (parent->last != NULL)
+        parent->last->next = n;
+    else
+        parent->first = n;
+    parent->last = n;
+}
+
+/* The other node under parent (not the top), made when new (its memory was
+ * charged with parent); NULL with e set. */
+static struct snode *other_get(struct snode *parent, mct_err *e)
+{
+    struct snode *n;
+
+    if (parent->other != NULL)
+        return parent->other;
+    n = calloc(1, sizeof *n);
+    if (n == NULL) {
+        mct_err_set(e, MCT_E_NOMEM, "out of memory for the summary");
+        return NULL;
+    }
+    n->is_other = 1;
+    n->parent = parent;
+    add_kid(parent, n);
+    parent->other = n;
+    return n;
+}
+
+/* parent's child for method m, added last when new; past the budget,
+ * parent's other node instead (the entry method's roots are always
+ * added). NULL with e set. */
+static struct snode *child_get(sum *s, struct snode *parent, struct smethod *m, mct_err *e)
+{
+    struct snode *pkey = parent == &s->top ? NULL : parent;
+    uint64_t h = node_hash(pkey, m);
     struct snode *n;
     kit_cursor cur;
 
     for (uintptr_t v = kit_table_first(&s->node_index, h, &cur); v != 0;
          v = kit_table_next(&s->node_index, &cur)) {
         n = (struct snode *)v;
-        if (n->parent == pkey && same_key(n->class_name, n->method, n->desc, c, m, d))
+        if (n->parent == pkey && n->m == m)
             return n;
     }
-    if (grow(&parent->kids, parent->nkids, &parent->capkids, e) < 0)
-        return NULL;
-    if (kit_table_reserve(&s->node_index, s->node_index.n + 1) < 0) {
+    if (pkey != NULL && over_budget(s))
+        return other_get(parent, e);
+    if (kit_table_reserve(&s->node_index, s->node_index.n + 1) < 0 || (n = calloc(1, sizeof *n)) == NULL) {
         mct_err_set(e, MCT_E_NOMEM, "out of memory for the summary");
         return NULL;
     }
-    n = calloc(1, sizeof *n);
-    if (n == NULL) {
-        mct_err_set(e, MCT_E_NOMEM, "out of memory for the summary");
-        return NULL;
-    }
-    sum_hist_init(&n->hist);
-    n->m = method_get(s, c, m, d, e);
-    if (n->m == NULL || copy_names(&n->class_name, &n->method, &n->desc, c, m, d, e) < 0) {
-        free(n);
-        return NULL;
-    }
-    n->parent = (struct snode *)pkey;
-    parent->kids[parent->nkids++] = n;
+    n->m = m;
+    n->parent = pkey;
+    add_kid(parent, n);
     kit_table_add(&s->node_index, h, (uintptr_t)n);        /* room reserved above */
+    s->bytes += NODE_BYTES;
+    s->json += 2 * NODE_JSON + m->jlen + strlen(SUM_OTHER_CLASS SUM_OTHER_METHOD SUM_OTHER_DESC);
     return n;
 }
 
 /* Frees node's subtree (node itself when not the top). */
 static void node_free(struct snode *n, int top)
 {
-    for (size_t i = 0; i < n->nkids; i++)
-        node_free(n->kids[i], 0);
-    free(n->kids);
+    struct snode *k = n->first;
+
+    while (k != NULL) {
+        struct snode *next = k->next;
+
+        node_free(k, 0);
+        k = next;
+    }
     sum_hist_reset(&n->hist);
-    free(n->class_name);
-    free(n->method);
-    free(n->desc);
     if (!top)
         free(n);
 }
@@ -347,10 +500,12 @@ void sum_reset(sum *s)
     kit_table_free(&s->method_index);
     kit_table_free(&s->node_index);
     for (size_t i = 0; i < s->nheap; i++)
-        json_decref(s->heap[i].call);
+        free(s->heap[i].json);
     s->nheap = 0;
+    s->slow_json = 0;
     s->ntouched = s->nmtouched = 0;
-    s->calls = s->not_traced = s->warmup = s->seen = 0;
+    s->calls = s->not_traced = s->warmup = s->seen = s->folded = s->coarse = 0;
+    s->bytes = s->json = 0;
     s->in_call = s->depth = s->roots_entered = 0;
 }
 
@@ -369,6 +524,11 @@ void sum_free(sum *s)
 uint64_t sum_calls(const sum *s)
 {
     return s->calls;
+}
+
+uint64_t sum_folded(const sum *s)
+{
+    return s->folded;
 }
 
 void sum_add_not_traced(sum *s, uint64_t n)
@@ -406,6 +566,8 @@ int sum_begin(sum *s, mct_err *e)
 int sum_enter(sum *s, const struct sum_fig *f, mct_err *e)
 {
     struct snode *parent, *n;
+    struct smethod *m;
+    int inner;                  /* below the call where its path left the kept ones */
 
     if (!s->in_call)
         return mct_err_set(e, MCT_E_INTERNAL, "summary: a node entered outside a call");
@@ -415,7 +577,11 @@ int sum_enter(sum *s, const struct sum_fig *f, mct_err *e)
         return mct_err_set(e, MCT_E_PROTO, "summary: a call tree deeper than %d levels",
                            PROTO_MAX_DEPTH);
     parent = s->depth == 0 ? &s->top : s->stack[s->depth - 1];
-    n = child_get(s, parent, f->class_name, f->method, f->desc, e);
+    m = method_get(s, f->class_name, f->method, f->desc, e);
+    if (m == NULL)
+        return -1;
+    inner = parent->is_other;
+    n = inner ? parent : child_get(s, parent, m, e);
     if (n == NULL)
         return -1;
     if (n->epoch != s->epoch) {
@@ -425,27 +591,31 @@ int sum_enter(sum *s, const struct sum_fig *f, mct_err *e)
         n->epoch = s->epoch;
         n->cur_calls = n->cur_total = 0;
     }
-    if (n->m->epoch != s->epoch) {
+    if (m->epoch != s->epoch) {
         if (grow(&s->mtouched, s->nmtouched, &s->capmtouched, e) < 0)
             return -1;
-        s->mtouched[s->nmtouched++] = n->m;
-        n->m->epoch = s->epoch;
-        n->m->cur = 0;
+        s->mtouched[s->nmtouched++] = m;
+        m->epoch = s->epoch;
+        m->cur = 0;
     }
-    if (!n->seen || f->min_ns < n->min_ns)
-        n->min_ns = f->min_ns;
-    if (!n->seen || f->max_ns > n->max_ns)
-        n->max_ns = f->max_ns;
-    n->seen = 1;
+    if (!inner) {
+        if (!n->seen || f->min_ns < n->min_ns)
+            n->min_ns = f->min_ns;
+        if (!n->seen || f->max_ns > n->max_ns)
+            n->max_ns = f->max_ns;
+        n->seen = 1;
+        n->total_ns = sat_add(n->total_ns, f->total_ns);
+        n->cur_total = sat_add(n->cur_total, f->total_ns);
+    }
+    if (n->is_other)
+        s->folded = sat_add(s->folded, f->calls);
     n->calls = sat_add(n->calls, f->calls);
-    n->total_ns = sat_add(n->total_ns, f->total_ns);
     n->self_ns = sat_add(n->self_ns, f->self_ns);
     n->throws = sat_add(n->throws, f->throws);
-    n->truncated |= f->truncated;
+    n->truncated |= f->truncated != 0;
     n->cur_calls = sat_add(n->cur_calls, f->calls);
-    n->cur_total = sat_add(n->cur_total, f->total_ns);
-    n->m->calls = sat_add(n->m->calls, f->calls);
-    n->m->cur = sat_add(n->m->cur, f->calls);
+    m->calls = sat_add(m->calls, f->calls);
+    m->cur = sat_add(m->cur, f->calls);
     s->stack[s->depth++] = n;
     return 0;
 }
@@ -472,7 +642,7 @@ int sum_end(sum *s, mct_err *e)
         if (n->entries == 0 || n->cur_calls > n->calls_max)
             n->calls_max = n->cur_calls;
         n->entries++;
-        if (sum_hist_record(&n->hist, n->cur_total, e) < 0)
+        if (node_hist_record(s, &n->hist, n->cur_total, e) < 0)
             return -1;
     }
     for (size_t i = 0; i < s->nmtouched; i++) {
@@ -518,58 +688,111 @@ int sum_slowest_wants(const sum *s, uint64_t total_ns)
     return s->k > 0 && (s->nheap < s->k || total_ns > s->heap[0].ns);
 }
 
-int sum_slowest_offer(sum *s, uint64_t total_ns, json_t *call, mct_err *e)
+/* Keeps json (a call's compact JSON of size bytes, stolen) among the
+ * slowest when it is one of them and fits SUM_SLOWEST_JSON_MAX, else frees
+ * it. */
+static void slowest_keep(sum *s, uint64_t total_ns, char *json, size_t size)
 {
-    size_t i;
+    size_t i, out;
 
-    (void)e;
-    if (!sum_slowest_wants(s, total_ns))
-        return 0;
-    json_incref(call);
+    out = s->nheap == s->k ? s->heap[0].size + 1 : 0;
+    if (!sum_slowest_wants(s, total_ns) || s->slow_json - out + size + 1 > SUM_SLOWEST_JSON_MAX) {
+        free(json);
+        return;
+    }
+    s->slow_json = s->slow_json - out + size + 1;
     if (s->nheap == s->k) {
-        json_decref(s->heap[0].call);
-        s->heap[0] = (struct slow){ total_ns, call };
+        free(s->heap[0].json);
+        s->heap[0] = (struct slow){ total_ns, json, size };
         heap_down(s->heap, s->nheap, 0);
-        return 0;
+        return;
     }
     i = s->nheap++;
-    s->heap[i] = (struct slow){ total_ns, call };
+    s->heap[i] = (struct slow){ total_ns, json, size };
     while (i > 0 && s->heap[(i - 1) / 2].ns > s->heap[i].ns) {
         heap_swap(&s->heap[(i - 1) / 2], &s->heap[i]);
         i = (i - 1) / 2;
     }
+}
+
+int sum_slowest_offer(sum *s, uint64_t total_ns, json_t *call, mct_err *e)
+{
+    char *json;
+
+    if (!sum_slowest_wants(s, total_ns))
+        return 0;
+    json = json_dumps(call, JSON_COMPACT);
+    if (json == NULL)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory keeping one of the slowest calls");
+    slowest_keep(s, total_ns, json, strlen(json));
     return 0;
 }
 
 /* ---- merge ------------------------------------------------------------------ */
 
-static int node_merge(sum *dst, struct snode *d, const struct snode *src, mct_err *e)
+/* Adds the figures of src to d, which holds the same path (or the other
+ * node it folds into); entries at most max_entries. */
+static int node_add(sum *dst, struct snode *d, const struct snode *src, uint64_t max_entries, mct_err *e)
 {
-    for (size_t i = 0; i < src->nkids; i++) {
-        const struct snode *sk = src->kids[i];
-        struct snode *dk = child_get(dst, d, sk->class_name, sk->method, sk->desc, e);
+    if (!d->seen || src->min_ns < d->min_ns)
+        d->min_ns = src->min_ns;
+    if (!d->seen || src->max_ns > d->max_ns)
+        d->max_ns = src->max_ns;
+    d->seen |= src->seen;
+    d->calls = sat_add(d->calls, src->calls);
+    d->total_ns = sat_add(d->total_ns, src->total_ns);
+    d->self_ns = sat_add(d->self_ns, src->self_ns);
+    d->throws = sat_add(d->throws, src->throws);
+    d->truncated |= src->truncated;
+    if (src->entries > 0) {
+        if (d->entries == 0 || src->calls_min < d->calls_min)
+            d->calls_min = src->calls_min;
+        if (d->entries == 0 || src->calls_max > d->calls_max)
+            d->calls_max = src->calls_max;
+    }
+    d->entries = sat_add(d->entries, src->entries);
+    if (d->entries > max_entries)
+        d->entries = max_entries;
+    return node_hist_merge(dst, &d->hist, &src->hist, e);
+}
 
-        if (dk == NULL)
-            return -1;
-        if (!dk->seen || sk->min_ns < dk->min_ns)
-            dk->min_ns = sk->min_ns;
-        if (!dk->seen || sk->max_ns > dk->max_ns)
-            dk->max_ns = sk->max_ns;
-        dk->seen |= sk->seen;
-        dk->calls = sat_add(dk->calls, sk->calls);
-        dk->total_ns = sat_add(dk->total_ns, sk->total_ns);
-        dk->self_ns = sat_add(dk->self_ns, sk->self_ns);
-        dk->throws = sat_add(dk->throws, sk->throws);
-        dk->truncated |= sk->truncated;
-        if (sk->entries > 0) {
-            if (dk->entries == 0 || sk->calls_min < dk->calls_min)
-                dk->calls_min = sk->calls_min;
-            if (dk->entries == 0 || sk->calls_max > dk->calls_max)
-                dk->calls_max = sk->calls_max;
+/* Adds the subtree under src, which folds into dst's other node o: its
+ * calls, self time and throws. */
+static void node_fold(sum *dst, struct snode *o, const struct snode *src)
+{
+    for (const struct snode *sk = src->first; sk != NULL; sk = sk->next) {
+        o->calls = sat_add(o->calls, sk->calls);
+        o->self_ns = sat_add(o->self_ns, sk->self_ns);
+        o->throws = sat_add(o->throws, sk->throws);
+        o->truncated |= sk->truncated;
+        if (!sk->is_other)
+            dst->folded = sat_add(dst->folded, sk->calls);
+        node_fold(dst, o, sk);
+    }
+}
+
+/* Adds src's children to d's, within dst's budget. */
+static int node_merge(sum *dst, struct snode *d, const struct snode *src, uint64_t max_entries, mct_err *e)
+{
+    for (const struct snode *sk = src->first; sk != NULL; sk = sk->next) {
+        struct snode *dk;
+
+        if (sk->is_other) {
+            dk = other_get(d, e);
+        } else {
+            struct smethod *m = method_get(dst, sk->m->class_name, sk->m->method, sk->m->desc, e);
+
+            dk = m == NULL ? NULL : child_get(dst, d, m, e);
         }
-        dk->entries = sat_add(dk->entries, sk->entries);
-        if (sum_hist_merge(&dk->hist, &sk->hist, e) < 0 || node_merge(dst, dk, sk, e) < 0)
+        if (dk == NULL || node_add(dst, dk, sk, max_entries, e) < 0)
             return -1;
+        if (dk->is_other) {
+            if (!sk->is_other)
+                dst->folded = sat_add(dst->folded, sk->calls);
+            node_fold(dst, dk, sk);
+        } else if (node_merge(dst, dk, sk, max_entries, e) < 0) {
+            return -1;
+        }
     }
     return 0;
 }
@@ -578,7 +801,7 @@ int sum_merge(sum *dst, const sum *src, mct_err *e)
 {
     if (dst->in_call || src->in_call)
         return mct_err_set(e, MCT_E_INTERNAL, "summary: merged in the middle of a call");
-    if (node_merge(dst, &dst->top, &src->top, e) < 0)
+    if (node_merge(dst, &dst->top, &src->top, sat_add(dst->calls, src->calls), e) < 0)
         return -1;
     for (size_t i = 0; i < src->nmethods; i++) {
         const struct smethod *sm = src->methods[i];
@@ -591,65 +814,107 @@ int sum_merge(sum *dst, const sum *src, mct_err *e)
         if (sm->calls_max > dm->calls_max)
             dm->calls_max = sm->calls_max;
     }
-    for (size_t i = 0; i < src->nheap; i++)
-        if (sum_slowest_offer(dst, src->heap[i].ns, src->heap[i].call, e) < 0)
-            return -1;
+    for (size_t i = 0; i < src->nheap; i++) {
+        char *json;
+
+        if (!sum_slowest_wants(dst, src->heap[i].ns))
+            continue;
+        if ((json = malloc(src->heap[i].size + 1)) == NULL)
+            return mct_err_set(e, MCT_E_NOMEM, "out of memory for the summary");
+        memcpy(json, src->heap[i].json, src->heap[i].size + 1);
+        slowest_keep(dst, src->heap[i].ns, json, src->heap[i].size);
+    }
     dst->calls = sat_add(dst->calls, src->calls);
     dst->not_traced = sat_add(dst->not_traced, src->not_traced);
     dst->warmup = sat_add(dst->warmup, src->warmup);
     dst->seen = sat_add(dst->seen, src->seen);
+    dst->folded = sat_add(dst->folded, src->folded);
+    dst->coarse = sat_add(dst->coarse, src->coarse);
+    return 0;
+}
+
+int sum_take(sum *dst, sum *src, mct_err *e)
+{
+    if (dst->top.first == NULL && dst->nmethods == 0 && dst->nheap == 0 && dst->k == src->k &&
+        !dst->in_call && !src->in_call) {
+        /* Nothing to merge with: swap, then add dst's counts. */
+        sum t = *dst;
+
+        *dst = *src;
+        *src = t;
+        dst->not_traced = sat_add(dst->not_traced, src->not_traced);
+        dst->warmup = sat_add(dst->warmup, src->warmup);
+        dst->seen = sat_add(dst->seen, src->seen);
+    } else if (sum_merge(dst, src, e) < 0) {
+        return -1;
+    }
+    sum_reset(src);
     return 0;
 }
 
 /* ---- writing ------------------------------------------------------------------ */
 
-/* obj[key] = v; -1 when out of memory. */
-static int put(json_t *obj, const char *key, json_t *v)
-{
-    return v == NULL || json_object_set_new(obj, key, v) < 0 ? -1 : 0;
-}
+/* Each method's names as JSON, `"class":"..","method":"..","desc":".."`,
+ * escaped once for all its nodes. */
+struct wctx {
+    mct_buf *b;
+    char **names;               /* by smethod idx; caller frees */
+};
 
-static int put_int(json_t *obj, const char *key, uint64_t v)
+/* The names c, m, d as that JSON text (malloc'd), or NULL (out of memory,
+ * not UTF-8). */
+static char *names_json(const char *c, const char *m, const char *d)
 {
-    return put(obj, key, json_integer((json_int_t)(v > INT64_MAX ? INT64_MAX : v)));
-}
+    json_t *o = json_pack("{s:s,s:s,s:s}", "class", c, "method", m, "desc", d);
+    char *t = o != NULL ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 
-static int put_names(json_t *o, const char *c, const char *m, const char *d)
-{
-    return put(o, "class", json_string(c)) | put(o, "method", json_string(m)) |
-           put(o, "desc", json_string(d));
-}
+    json_decref(o);
+    if (t != NULL) {
+        size_t n = strlen(t);
 
-static json_t *node_json(const struct snode *n)
-{
-    json_t *o = json_object(), *kids = json_array();
-    int rc;
-
-    if (o == NULL || kids == NULL) {
-        json_decref(o);
-        json_decref(kids);
-        return NULL;
+        memmove(t, t + 1, n - 2);       /* without the braces */
+        t[n - 2] = '\0';
     }
-    rc = put_names(o, n->class_name, n->method, n->desc);
-    rc |= put_int(o, "calls", n->calls) | put_int(o, "total_ns", n->total_ns) |
-          put_int(o, "self_ns", n->self_ns) | put_int(o, "min_ns", n->min_ns) |
-          put_int(o, "max_ns", n->max_ns) | put_int(o, "throws", n->throws) |
-          put_int(o, "entries", n->entries) | put_int(o, "calls_min", n->calls_min) |
-          put_int(o, "calls_max", n->calls_max) |
-          put_int(o, "p50_ns", sum_hist_quantile(&n->hist, 0.50)) |
-          put_int(o, "p90_ns", sum_hist_quantile(&n->hist, 0.90)) |
-          put_int(o, "p99_ns", sum_hist_quantile(&n->hist, 0.99)) |
-          put_int(o, "entry_max_ns", n->hist.max);
+    return t;
+}
+
+static void put_u64(mct_buf *b, const char *key, uint64_t v)
+{
+    buf_printf(b, ",\"%s\":%" PRIu64, key, v > INT64_MAX ? (uint64_t)INT64_MAX : v);
+}
+
+static void node_write(struct wctx *w, const struct snode *n)
+{
+    static const char other[] = "\"class\":\"" SUM_OTHER_CLASS "\",\"method\":\"" SUM_OTHER_METHOD
+                                "\",\"desc\":\"" SUM_OTHER_DESC "\"";
+    mct_buf *b = w->b;
+
+    buf_ch(b, '{');
+    buf_str(b, n->is_other ? other : w->names[n->m->idx]);
+    put_u64(b, "calls", n->calls);
+    put_u64(b, "total_ns", n->total_ns);
+    put_u64(b, "self_ns", n->self_ns);
+    put_u64(b, "min_ns", n->min_ns);
+    put_u64(b, "max_ns", n->max_ns);
+    put_u64(b, "throws", n->throws);
+    put_u64(b, "entries", n->entries);
+    put_u64(b, "calls_min", n->calls_min);
+    put_u64(b, "calls_max", n->calls_max);
+    put_u64(b, "p50_ns", sum_hist_quantile(&n->hist, 0.50));
+    put_u64(b, "p90_ns", sum_hist_quantile(&n->hist, 0.90));
+    put_u64(b, "p99_ns", sum_hist_quantile(&n->hist, 0.99));
+    put_u64(b, "entry_max_ns", n->hist.max);
     if (n->truncated)
-        rc |= put(o, "truncated", json_true());
-    for (size_t i = 0; i < n->nkids && rc == 0; i++)
-        rc = json_array_append_new(kids, node_json(n->kids[i]));
-    rc |= put(o, "children", kids);
-    if (rc != 0) {
-        json_decref(o);
-        return NULL;
+        buf_str(b, ",\"truncated\":true");
+    if (n->is_other)
+        buf_str(b, ",\"other\":true");
+    buf_str(b, ",\"children\":[");
+    for (const struct snode *k = n->first; k != NULL; k = k->next) {
+        if (k != n->first)
+            buf_ch(b, ',');
+        node_write(w, k);
     }
-    return o;
+    buf_str(b, "]}");
 }
 
 static int cmp_slow_desc(const void *a, const void *b)
@@ -659,57 +924,98 @@ static int cmp_slow_desc(const void *a, const void *b)
     return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : 0;
 }
 
-json_t *sum_to_json(const sum *s, int final, mct_err *e)
+/* Appends the slowest calls, slowest first; 0 or -1 (out of memory). */
+static int slowest_write(const sum *s, mct_buf *b)
 {
-    json_t *o = json_object(), *methods = json_array(), *slowest = json_array(), *more = NULL;
-    struct slow *sorted = s->nheap > 0 ? malloc(s->nheap * sizeof *sorted) : NULL;
-    int rc = o == NULL || methods == NULL || slowest == NULL || (s->nheap > 0 && sorted == NULL);
+    struct slow *sorted = NULL;
 
-    if (rc == 0) {
-        rc = put(o, "type", json_string("summary")) | put(o, "final", json_boolean(final)) |
-             put_int(o, "calls", s->calls) | put_int(o, "not_traced", s->not_traced) |
-             put(o, "root", s->top.nkids > 0 ? node_json(s->top.kids[0]) : json_null());
-    }
-    if (rc == 0 && s->top.nkids > 1) {
-        rc = (more = json_array()) == NULL;
-        for (size_t i = 1; i < s->top.nkids && rc == 0; i++)
-            rc = json_array_append_new(more, node_json(s->top.kids[i]));
-        if (rc == 0) {
-            rc = put(o, "more_roots", more);
-            more = NULL;
-        }
-    }
-    for (size_t i = 0; i < s->nmethods && rc == 0; i++) {
-        const struct smethod *m = s->methods[i];
-        json_t *mo = json_object();
-
-        rc = mo == NULL;
-        if (rc == 0)
-            rc = put_names(mo, m->class_name, m->method, m->desc) | put_int(mo, "calls", m->calls) |
-                 put_int(mo, "calls_max", m->calls_max) | put_int(mo, "entries", m->entries);
-        rc = json_array_append_new(methods, mo) < 0 || rc;
-    }
-    if (rc == 0 && s->nheap > 0) {
+    if (s->nheap > 0) {
+        if ((sorted = malloc(s->nheap * sizeof *sorted)) == NULL)
+            return -1;
         memcpy(sorted, s->heap, s->nheap * sizeof *sorted);
         qsort(sorted, s->nheap, sizeof *sorted, cmp_slow_desc);
-        for (size_t i = 0; i < s->nheap && rc == 0; i++)
-            rc = json_array_append(slowest, sorted[i].call);
     }
+    buf_str(b, ",\"slowest\":[");
+    for (size_t i = 0; i < s->nheap; i++) {
+        if (i > 0)
+            buf_ch(b, ',');
+        buf_bytes(b, sorted[i].json, sorted[i].size);
+    }
+    buf_ch(b, ']');
     free(sorted);
-    if (rc == 0) {
-        rc = put(o, "methods", methods) | put(o, "slowest", slowest) | put_int(o, "warmup", s->warmup) |
-             put_int(o, "seen", s->seen);
-        methods = slowest = NULL;
+    return 0;
+}
+
+int sum_write_json(const sum *s, int final, mct_buf *b, mct_err *e)
+{
+    struct wctx w = { b, calloc(s->nmethods + 1, sizeof(char *)) };
+    int bad = w.names == NULL;
+
+    for (size_t i = 0; i < s->nmethods && !bad; i++) {
+        const struct smethod *m = s->methods[i];
+
+        bad = (w.names[i] = names_json(m->class_name, m->method, m->desc)) == NULL;
     }
-    json_decref(methods);
-    json_decref(slowest);
-    json_decref(more);
-    if (rc != 0) {
-        json_decref(o);
-        mct_err_set(e, MCT_E_NOMEM, "out of memory writing the summary");
-        return NULL;
+    if (!bad) {
+        buf_printf(b, "{\"type\":\"summary\",\"final\":%s", final ? "true" : "false");
+        put_u64(b, "calls", s->calls);
+        put_u64(b, "not_traced", s->not_traced);
+        buf_str(b, ",\"root\":");
+        if (s->top.first == NULL)
+            buf_str(b, "null");
+        else
+            node_write(&w, s->top.first);
+        if (s->top.first != NULL && s->top.first->next != NULL) {
+            buf_str(b, ",\"more_roots\":[");
+            for (const struct snode *r = s->top.first->next; r != NULL; r = r->next) {
+                if (r != s->top.first->next)
+                    buf_ch(b, ',');
+                node_write(&w, r);
+            }
+            buf_ch(b, ']');
+        }
+        buf_str(b, ",\"methods\":[");
+        for (size_t i = 0; i < s->nmethods; i++) {
+            const struct smethod *m = s->methods[i];
+
+            buf_printf(b, "%s{%s", i > 0 ? "," : "", w.names[i]);
+            put_u64(b, "calls", m->calls);
+            put_u64(b, "calls_max", m->calls_max);
+            put_u64(b, "entries", m->entries);
+            buf_ch(b, '}');
+        }
+        buf_ch(b, ']');
+        bad = slowest_write(s, b) < 0;
+        put_u64(b, "warmup", s->warmup);
+        put_u64(b, "seen", s->seen);
+        if (s->folded > 0)
+            put_u64(b, "folded", s->folded);
+        if (s->coarse > 0)
+            put_u64(b, "coarse", s->coarse);
+        buf_ch(b, '}');
     }
-    return o;
+    for (size_t i = 0; w.names != NULL && i < s->nmethods; i++)
+        free(w.names[i]);
+    free(w.names);
+    if (bad || buf_failed(b))
+        return mct_err_set(e, MCT_E_NOMEM, "writing the summary: out of memory, or a name not UTF-8");
+    return 0;
+}
+
+json_t *sum_to_json(const sum *s, int final, mct_err *e)
+{
+    mct_buf b;
+    json_t *j = NULL;
+    json_error_t je;
+
+    buf_init(&b);
+    if (sum_write_json(s, final, &b, e) == 0) {
+        j = json_loadb((const char *)b.data, b.len, 0, &je);
+        if (j == NULL)
+            mct_err_set(e, MCT_E_NOMEM, "writing the summary: %s", je.text);
+    }
+    buf_free(&b);
+    return j;
 }
 
 /* ---- reading: checks of untrusted summaries and calls --------------------------- */
@@ -818,7 +1124,7 @@ static int vnode(const json_t *n, int depth, long long summary_calls, struct vpa
         return vbad(e, p, NULL, "nested deeper than %d levels", PROTO_MAX_DEPTH);
     if (vstr(n, "class", 0, p, e) < 0 || vstr(n, "method", 0, p, e) < 0 ||
         vstr(n, "desc", 0, p, e) < 0 || vstr(n, "exception", 1, p, e) < 0 ||
-        vbool(n, "truncated", 1, p, e) < 0)
+        vbool(n, "truncated", 1, p, e) < 0 || vbool(n, "other", 1, p, e) < 0)
         return -1;
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
         if (vint(n, ints[i], 0, &v, p, e) < 0)
@@ -914,7 +1220,8 @@ int sum_json_check(const json_t *j, mct_err *e)
 
     if (vtype(j, "summary", &p, e) < 0 || vbool(j, "final", 0, &p, e) < 0 ||
         vint(j, "calls", 0, &calls, &p, e) < 0 || vint(j, "not_traced", 0, &v, &p, e) < 0 ||
-        vint(j, "warmup", 1, &v, &p, e) < 0 || vint(j, "seen", 1, &v, &p, e) < 0)
+        vint(j, "warmup", 1, &v, &p, e) < 0 || vint(j, "seen", 1, &v, &p, e) < 0 ||
+        vint(j, "folded", 1, &v, &p, e) < 0 || vint(j, "coarse", 1, &v, &p, e) < 0)
         return -1;
     root = json_object_get(j, "root");
     if (root == NULL)

@@ -7,14 +7,16 @@
  *
  * Histogram (sum_hist): values in ns, 0 .. 2^63-1. Values below 128 are
  * counted exactly; above, every power of two [2^k, 2^(k+1)) is cut into 128
- * buckets of equal width, allocated (1 KiB) the first time a value falls
- * into that power of two. A quantile is found in the bucket holding the
- * sample of rank ceil(q * count) (the nearest-rank quantile of the sorted
- * samples): the smallest sample (min) when it lies in that bucket, else the
+ * buckets of equal width. Only the buckets that hold a sample are stored
+ * (8 bytes each, sorted), so that a histogram of few samples is small. A
+ * quantile is found in the bucket holding the sample of rank
+ * ceil(q * count) (the nearest-rank quantile of the sorted samples): the
+ * smallest sample (min) when it lies in that bucket, else the
  * largest (max) when it does, else the bucket's midpoint. It differs from
  * the exact sample by less than one bucket width, at most 1/128 of it
  * (SUM_HIST_REL_ERR, 0.78 %), and is exact for samples that are all equal.
- * Memory: at most 57 KiB per histogram, 1 KiB per power of two used.
+ * Memory: 8 bytes per bucket used, at most 58 KiB per histogram; a
+ * bucket counts up to 2^51 - 1 samples.
  *
  * Summary tree: a node is (class, method, desc) under its parent; the
  * children keep the order of their first appearance. A node holds what a
@@ -34,13 +36,28 @@
  * agent/warm.h) are left out by the callers unless asked for, and counted
  * with sum_add_warmup.
  *
- * Memory: the nodes are bounded by the paths the plan allows (its methods
- * times the depth, as in one call's tree); each node has one histogram
- * (above); `slowest` holds at most K calls. sum_reset frees the nodes.
+ * Memory: a summary is bounded whatever the calls. Recursion and mutual
+ * calls make paths without end, so the nodes (about 200 bytes each and
+ * their histograms' buckets; the names are kept once per method) take at
+ * most SUM_BUDGET_BYTES, and their JSON at most SUM_JSON_BUDGET. Each node
+ * is charged for itself and for one "other" node under it, made when a
+ * call takes a path past the budget: that path and everything below it
+ * (its "folded" calls, counted in the summary) are merged into the other
+ * node of the deepest node kept on it, marked "other":true, named
+ * SUM_OTHER_CLASS.SUM_OTHER_METHOD, without children. Its total_ns, min_ns,
+ * max_ns and percentiles are those of the calls where the paths left the
+ * kept ones; calls, self_ns and throws are those of every call folded.
+ * Past the budget, a histogram that would need a new bucket counts the
+ * sample in its nearest bucket instead ("coarse" samples: their percentile
+ * may be off by more than SUM_HIST_REL_ERR). The entry method's roots and
+ * the methods (bounded by the plan) are always kept. `slowest` holds at
+ * most K calls and SUM_SLOWEST_JSON_MAX bytes of their JSON (a call that
+ * would take it past is not kept), so that the summary's JSON stays under
+ * the reply cap (proto.h). sum_reset frees the nodes.
  *
  * Ownership: a sum is created by sum_new and freed by sum_free; names are
- * copied; calls offered to `slowest` are referenced (json_incref) and
- * released on reset and free. Not thread-safe: one thread at a time.
+ * copied; calls kept in `slowest` are copied as their JSON text. Not
+ * thread-safe: one thread at a time.
  * After a function failed (out of memory, or a visitor called out of order)
  * the sum may hold part of a call: reset or free it. */
 #ifndef MCT_SUMMARY_H
@@ -51,6 +68,7 @@
 
 #include <jansson.h>
 
+#include "buf.h"
 #include "err.h"
 
 /* ---- histogram ------------------------------------------------------------ */
@@ -60,9 +78,15 @@
 #define SUM_HIST_GROUPS (64 - SUM_HIST_SUB_BITS + 1)  /* group 0: 0..127, then 2^7 .. 2^63 */
 #define SUM_HIST_REL_ERR (1.0 / 128)                /* stated bound on a quantile's error */
 
+/* A stored bucket: its index (group * SUM_HIST_SUB + bucket) above
+ * SUM_HIST_CNT_BITS bits of count. */
+#define SUM_HIST_CNT_BITS 51
+#define SUM_HIST_CNT_MAX ((UINT64_C(1) << SUM_HIST_CNT_BITS) - 1)
+
 struct sum_hist {
     uint64_t count, min, max;
-    uint64_t *groups[SUM_HIST_GROUPS];              /* SUM_HIST_SUB counts each, or NULL */
+    uint64_t *b;                                    /* buckets used, ascending; NULL when none */
+    uint32_t n, cap;
 };
 
 /* Initialises h empty (no allocation). */
@@ -96,6 +120,18 @@ struct sum_fig {
 
 /* Most slowest calls a summary may keep (--slowest). */
 #define SUM_SLOWEST_MAX 1000
+
+/* The budget of one summary (above): its nodes' memory, their JSON, the
+ * JSON of the calls in `slowest`. The agent holds at most two summaries
+ * (the interval's and the run's) and renders one at a time. */
+#define SUM_BUDGET_BYTES ((size_t)16 << 20)
+#define SUM_JSON_BUDGET ((size_t)32 << 20)
+#define SUM_SLOWEST_JSON_MAX ((size_t)16 << 20)
+
+/* The names of a node that holds the paths past the budget. */
+#define SUM_OTHER_CLASS "(other)"
+#define SUM_OTHER_METHOD "(paths past the summary's budget)"
+#define SUM_OTHER_DESC "()"
 
 /* A new empty summary keeping the slowest k (0..SUM_SLOWEST_MAX) calls, or
  * NULL with e set. Free with sum_free. */
@@ -140,7 +176,8 @@ int sum_end(sum *s, mct_err *e);
 int sum_slowest_wants(const sum *s, uint64_t total_ns);
 
 /* Offers call (a `call` object; root total total_ns) to `slowest`: kept
- * (referenced) when it is among the k slowest so far. 0 or -1 with e set. */
+ * (its JSON text copied) when it is among the k slowest so far and fits
+ * (above). 0 or -1 with e set. */
 int sum_slowest_offer(sum *s, uint64_t total_ns, json_t *call, mct_err *e);
 
 /* Checks that call is a `call` object of SPEC §3 (PROTOCOL.md `call`), every
@@ -155,16 +192,32 @@ int sum_call_json_check(const json_t *call, mct_err *e);
 int sum_add_call_json(sum *s, json_t *call, mct_err *e);
 
 /* Adds src (its nodes, methods, counts, slowest) to dst, as if dst had
- * seen src's calls too (an interval into the whole run). 0 or -1 with e. */
+ * seen src's calls too (an interval into the whole run), within dst's
+ * budget (paths past it fold; an other node's entries, calls_min/max and
+ * percentiles are then approximate). 0 or -1 with e. */
 int sum_merge(sum *dst, const sum *src, mct_err *e);
+
+/* sum_merge, then empties src (sum_reset). When dst holds no node, no
+ * method and no slowest call, src's are moved, not copied, so that the
+ * two never hold the same nodes at once. 0 or -1 with e. */
+int sum_take(sum *dst, sum *src, mct_err *e);
+
+/* Calls folded into other nodes so far (0 while within the budget). */
+uint64_t sum_folded(const sum *s);
 
 /* The summary object {"type":"summary","final":BOOL,"calls":N,
  * "not_traced":N,"root":NODE|null,"methods":[...],"slowest":[...],
  * "warmup":N,"seen":N} ("warmup" and "seen" optional on reading), "root"
- * null when no call was added; a new reference or NULL with e set. When the
- * entry method's calls had several roots (overloads), the first is "root"
- * and the others follow in "more_roots". */
+ * null when no call was added, and "folded":N, "coarse":N when not 0
+ * (above); a new reference or NULL with e set. When the entry method's
+ * calls had several roots (overloads), the first is "root" and the others
+ * follow in "more_roots". */
 json_t *sum_to_json(const sum *s, int final, mct_err *e);
+
+/* Appends the summary object of sum_to_json to b as compact JSON text,
+ * without building it in memory first (the agent sends it so); 0, or -1
+ * with e set (out of memory, a name not UTF-8). */
+int sum_write_json(const sum *s, int final, mct_buf *b, mct_err *e);
 
 /* Checks that j is a summary object as sum_to_json writes it (it comes from
  * files: untrusted): every field typed and in range, counts consistent

@@ -3,9 +3,11 @@
  * frames), or adds it to the interval's summary, and sends the summaries. */
 #include "emit.h"
 
+#include "buf.h"
 #include "clock.h"
 #include "methods.h"
 #include "probe.h"
+#include "proto.h"
 #include "session_int.h"
 #include "summary.h"
 #include "tree.h"
@@ -82,51 +84,61 @@ static void aggregate_call(struct session *s, JNIEnv *jni, const probe_call *c, 
 }
 
 /* aggregate: the interval's summary gets the calls not traced since the
- * last one, is sent (final: the run's, within total_ms when > 0), merged
- * into the run's and emptied. A failed write ends the session (send_within). */
-void send_summary(struct session *s, int final, long long total_ms)
+ * last one, is sent (final: the run's, the interval merged into it
+ * first), then merged into the run's and emptied. Its JSON is written as
+ * text straight into its frame (summary.h keeps it under the reply cap).
+ * 0, or -1 with err set; a failed write ends the session (send_any). */
+int send_summary(struct session *s, int final, mct_err *err)
 {
     uint64_t dropped = probe_dropped() - s->dropped_base;
     uint64_t seen = probe_seen() - s->seen_base;
-    json_t *msg;
-    mct_err err;
+    mct_buf frame;
+    int rc = -1;
 
     sum_add_not_traced(s->agg, dropped - s->dropped_summed);
     s->dropped_summed = dropped;
     sum_add_seen(s->agg, seen - s->seen_summed);
     s->seen_summed = seen;
-    if (final) {
-        if (sum_merge(s->total, s->agg, &err) < 0) {
-            vm_log("the run's summary: %s", err.msg);
-            return;
+    if (final && sum_take(s->total, s->agg, err) < 0)
+        return -1;
+    buf_init(&frame);
+    buf_take(&frame, PROTO_HEADER_LEN);
+    if (sum_write_json(final ? s->total : s->agg, final, &frame, err) == 0) {
+        size_t len = frame.len - PROTO_HEADER_LEN;
+
+        if (len > PROTO_MAX_REPLY) {
+            mct_err_set(err, MCT_E_TOOBIG, "the summary's %zu bytes are over the reply cap", len);
+        } else {
+            proto_header_encode(frame.data, (uint32_t)len);
+            rc = send_any(s, NULL, frame.data, frame.len, err);
         }
-        sum_reset(s->agg);
-        msg = sum_to_json(s->total, 1, &err);
-    } else {
-        msg = sum_to_json(s->agg, 0, &err);
-        if (sum_merge(s->total, s->agg, &err) < 0)
-            vm_log("the run's summary: %s", err.msg);
+    }
+    buf_free(&frame);
+    if (!final && sum_take(s->total, s->agg, err) < 0) {
+        vm_log("the run's summary: %s", err->msg);
         sum_reset(s->agg);
     }
-    if (msg == NULL) {
-        vm_log("rendering a summary: %s", err.msg);
-        return;
-    }
-    send_within(s, msg, total_ms);
+    return rc;
+}
+
+void summary_lost(const struct session *s, const char *which, const mct_err *err)
+{
+    if (err->code != MCT_E_IO)
+        vm_log("the %s summary of the session of client pid %lld was not sent: %s", which, s->client_pid,
+               err->msg);
 }
 
 /* The session's last messages: with aggregate (instrumented: it ran), the
- * final summary, then end (stolen), the two within END_SEND_MS. */
+ * final summary, then end (stolen), for as long as the client reads them
+ * (send_any). */
 void send_last(struct session *s, json_t *end, int instrumented)
 {
-    uint64_t t0 = now_ns();
-    long long left = END_SEND_MS;
+    mct_err err;
 
-    if (s->aggregate && instrumented) {
-        send_summary(s, 1, END_SEND_MS);
-        left -= (long long)((now_ns() - t0) / 1000000u);
-    }
-    send_within(s, end, left > 0 ? left : 1);
+    if (s->aggregate && instrumented && send_summary(s, 1, &err) < 0)
+        summary_lost(s, "final", &err);
+    if (end != NULL)
+        send_any(s, end, NULL, 0, &err);
 }
 
 /* One completed call: filter, build, render, send (or aggregate). */

@@ -8,18 +8,25 @@
 #include <jni.h>
 #include <stdint.h>
 
+#include "err.h"
+
 struct session;
 
 /* Takes the calls completed so far (probe_drain), each built, written or
  * aggregated, or discarded once the session ends; returns how many. */
 uint64_t drain(struct session *s, JNIEnv *jni);
 
-/* aggregate: sends the interval's summary (final: the run's, within
- * total_ms when > 0) and merges it into the run's. */
-void send_summary(struct session *s, int final, long long total_ms);
+/* aggregate: sends the interval's summary (final: the run's, the interval
+ * merged into it first) and merges it into the run's; 0, or -1 with err
+ * set (a failed write ends the session). */
+int send_summary(struct session *s, int final, mct_err *err);
+
+/* Says on the JVM's stderr why the `which` summary was not sent (err),
+ * unless the client is gone or stalled (the client can tell that). */
+void summary_lost(const struct session *s, const char *which, const mct_err *err);
 
 /* The session's last messages: the final summary when aggregating and
- * instrumented, then end (stolen), within END_SEND_MS. */
+ * instrumented, then end (stolen), for as long as the client reads them. */
 void send_last(struct session *s, json_t *end, int instrumented);
 
 #endif

@@ -62,12 +62,12 @@ void end_session(struct session *s, const char *reason)
 
 /* With wlock held: writes the compact calls waiting in s->out (they come
  * before any later message); 0, or -1 with err set and s->broken. */
-static int write_out(struct session *s, long long total_ms, mct_err *err)
+static int write_out(struct session *s, mct_err *err)
 {
     int rc = 0;
 
     if (s->out.len > 0 && s->fd >= 0 && !s->broken) {
-        rc = proto_write_frames_within(s->fd, s->out.p, s->out.len, PROTO_STALL_S * 1000LL, total_ms, err);
+        rc = proto_write_frames_within(s->fd, s->out.p, s->out.len, PROTO_STALL_S * 1000LL, 0, err);
         if (rc < 0) {
             s->broken = 1;
             vm_debug("session of client pid %lld: %s; the session ends", s->client_pid, err->msg);
@@ -86,29 +86,31 @@ void flush_out(struct session *s)
     if (s->out.len == 0)
         return;
     pthread_mutex_lock(&s->wlock);
-    rc = write_out(s, 0, &err);
+    rc = write_out(s, &err);
     pthread_mutex_unlock(&s->wlock);
     if (rc < 0)
         end_session(s, "client_gone");
 }
 
-/* Sends msg (stolen), within total_ms when > 0, after the compact calls
- * waiting; on failure the session ends: the client is gone, or accepted no
- * byte for PROTO_STALL_S. What follows a failed write would not be a
- * frame: nothing more is sent. */
-int send_within(struct session *s, json_t *msg, long long total_ms)
+/* Sends msg (stolen), or when msg is NULL the len bytes of whole frames
+ * at frames, after the compact calls waiting, for as long as the client
+ * takes a byte at least every PROTO_STALL_S, however long the whole takes
+ * (a big summary to a client under load). On failure (err set) the session
+ * ends: the client is gone, or accepted no byte for PROTO_STALL_S. What
+ * follows a failed write would not be a frame: nothing more is sent. */
+int send_any(struct session *s, json_t *msg, const void *frames, size_t len, mct_err *err)
 {
-    mct_err err;
     int rc = -1;
 
-    if (msg == NULL)
-        return -1;
     pthread_mutex_lock(&s->wlock);
-    if (s->fd >= 0 && !s->broken && write_out(s, total_ms, &err) == 0) {
-        rc = proto_write_within(s->fd, msg, PROTO_STALL_S * 1000LL, total_ms, &err);
+    if (s->fd < 0 || s->broken) {
+        mct_err_set(err, MCT_E_IO, "an earlier write to the client failed");
+    } else if (write_out(s, err) == 0) {
+        rc = msg != NULL ? proto_write_within(s->fd, msg, PROTO_STALL_S * 1000LL, 0, err)
+                         : proto_write_frames_within(s->fd, frames, len, PROTO_STALL_S * 1000LL, 0, err);
         if (rc < 0) {
             s->broken = 1;
-            vm_debug("session of client pid %lld: %s; the session ends", s->client_pid, err.msg);
+            vm_debug("session of client pid %lld: %s; the session ends", s->client_pid, err->msg);
         }
     }
     pthread_mutex_unlock(&s->wlock);
@@ -120,7 +122,9 @@ int send_within(struct session *s, json_t *msg, long long total_ms)
 
 int send_msg(struct session *s, json_t *msg)
 {
-    return send_within(s, msg, 0);
+    mct_err err;
+
+    return msg == NULL ? -1 : send_any(s, msg, NULL, 0, &err);
 }
 
 static void send_error(struct session *s, const mct_err *err)
@@ -235,8 +239,11 @@ static void run_loop(struct session *s, JNIEnv *jni)
         if (taken > 0)
             taken_ns = now;
         if (s->interval_ns > 0 && now - s->interval_start_ns >= s->interval_ns) {
+            mct_err err;
+
             s->interval_start_ns = now;
-            send_summary(s, 0, 0);
+            if (send_summary(s, 0, &err) < 0)
+                summary_lost(s, "interval's", &err);
         }
         if (now - s->last_extend_ns >= 50000000u) {
             s->last_extend_ns = now;

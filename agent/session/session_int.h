@@ -59,8 +59,8 @@ struct session {
     _Atomic int death_told;    /* the end was claimed: by finish, or the VMDeath thread */
 };
 
-/* The `end` gets this long: the classes are restored already, and a client
- * that does not read it must not hold the worker. */
+/* The `end` written as the JVM dies gets this long: the JVM's exit must
+ * not wait for a client. */
 #define END_SEND_MS 500
 
 /* The monotonic clock, in ns. */
@@ -73,11 +73,13 @@ void end_session(struct session *s, const char *reason);
 /* Writes the compact calls encoded so far; a failed write ends the session. */
 void flush_out(struct session *s);
 
-/* Sends msg (stolen), within total_ms when > 0, after the compact calls
- * waiting; 0, or -1 when the session ends for it (the client is gone). */
-int send_within(struct session *s, json_t *msg, long long total_ms);
+/* Sends msg (stolen), or when msg is NULL the len bytes of whole frames at
+ * frames (borrowed), after the compact calls waiting, for as long as the
+ * client takes a byte at least every PROTO_STALL_S; 0, or -1 with err set
+ * when the session ends for it (the client is gone or stalled). */
+int send_any(struct session *s, json_t *msg, const void *frames, size_t len, mct_err *err);
 
-/* send_within without a limit of its own. */
+/* send_any of a message; msg NULL (out of memory): -1. */
 int send_msg(struct session *s, json_t *msg);
 
 /* Reads what the client says on the session connection: `stop`, or EOF. */

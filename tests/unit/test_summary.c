@@ -1,7 +1,10 @@
 /* test_summary.c — protocol/summary: the histogram's quantiles against the
  * exact quantiles of sorted samples, the summary tree's exact counts on
  * hand-made calls, the methods array, slowest K, merge, the JSON round trip
- * and the rejection of malformed summaries and calls, each with its message. */
+ * and the rejection of malformed summaries and calls, each with its message;
+ * the budget: paths without end (recursion) fold into other nodes, counted,
+ * with every call and its self time still in the tree, in bounded memory. */
+#include <malloc.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -517,6 +520,235 @@ static void test_rejections(void)
     }
 }
 
+/* ---- the budget -------------------------------------------------------------- */
+
+/* The heap in use (0 where glibc cannot say, e.g. under ASan). */
+static size_t heap_used(void)
+{
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 33)
+    return mallinfo2().uordblks;
+#else
+    return 0;
+#endif
+}
+
+/* Walks of the test's mutual recursion: twelve methods, the next picked by
+ * an LCG, so that nearly every call takes paths no earlier one took. */
+#define WALK_DEPTH 40
+static uint64_t walk_seed = 1, walk_scale = 1;
+
+/* Adds one entry call: root t.K.run, then a chain of WALK_DEPTH methods
+ * m0..m11, each 1 call of total (depth left) * 10 ns, self 10 ns (times
+ * walk_scale). Counts
+ * what it fed into *calls and *self; per method into per_method. */
+static void add_walk(sum *s, uint64_t *calls, uint64_t *self, uint64_t per_method[12])
+{
+    static const char *const names[12] = { "m0", "m1", "m2", "m3", "m4", "m5",
+                                           "m6", "m7", "m8", "m9", "m10", "m11" };
+    mct_err e;
+    int ok = sum_begin(s, &e) == 0;
+    struct sum_fig f = { "t.K", "run", "()J", 1, (WALK_DEPTH + 1) * 10 * walk_scale, 10 * walk_scale, 0, 0, 0, 0 };
+
+    f.min_ns = f.max_ns = f.total_ns;
+    ok = ok && sum_enter(s, &f, &e) == 0;
+    for (int d = 0; d < WALK_DEPTH && ok; d++) {
+        int m;
+
+        walk_seed = walk_seed * 6364136223846793005ull + 1442695040888963407ull;
+        m = (int)((walk_seed >> 40) % 12);
+        f = (struct sum_fig){ "t.K", names[m], "(J)J", 1, (uint64_t)(WALK_DEPTH - d) * 10 * walk_scale,
+                              10 * walk_scale, 0, 0, 0, 0 };
+        f.min_ns = f.max_ns = f.total_ns;
+        ok = sum_enter(s, &f, &e) == 0;
+        per_method[m]++;
+    }
+    for (int d = 0; d <= WALK_DEPTH && ok; d++)
+        ok = sum_leave(s, &e) == 0;
+    ok = ok && sum_end(s, &e) == 0;
+    if (!ok) {
+        fprintf(stderr, "add_walk: %s\n", e.msg);
+        check_failures++;
+    }
+    *calls += WALK_DEPTH + 1;
+    *self += (WALK_DEPTH + 1) * 10 * walk_scale;
+}
+
+/* Over the nodes of n: their calls and self time, the calls of other nodes,
+ * the nodes that are not other nodes. Checks that other nodes are named and
+ * have no children. */
+static void tally(const json_t *n, uint64_t *calls, uint64_t *self, uint64_t *other_calls, size_t *kept)
+{
+    const json_t *kids = json_object_get(n, "children");
+
+    *calls += (uint64_t)geti(n, "calls");
+    *self += (uint64_t)geti(n, "self_ns");
+    if (json_is_true(json_object_get(n, "other"))) {
+        *other_calls += (uint64_t)geti(n, "calls");
+        CHECK_STR(json_string_value(json_object_get(n, "class")), SUM_OTHER_CLASS);
+        CHECK_STR(json_string_value(json_object_get(n, "method")), SUM_OTHER_METHOD);
+        CHECK_INT(json_array_size(kids), 0);
+    } else {
+        ++*kept;
+    }
+    for (size_t i = 0; i < json_array_size(kids); i++)
+        tally(json_array_get(kids, i), calls, self, other_calls, kept);
+}
+
+/* Checks j (a summary of fed calls, fed self time, per_method calls of
+ * m0..m11): every call and its self time are in the tree, the other nodes
+ * hold folded calls, the methods are exact. Returns the nodes kept. */
+static size_t check_folded(const json_t *j, uint64_t fed_calls, uint64_t fed_self, const uint64_t per_method[12])
+{
+    uint64_t calls = 0, self = 0, other = 0;
+    size_t kept = 0;
+    const json_t *methods = json_object_get(j, "methods");
+    mct_err e;
+
+    CHECK(sum_json_check(j, &e) == 0);
+    tally(json_object_get(j, "root"), &calls, &self, &other, &kept);
+    CHECK_INT(calls, fed_calls);
+    CHECK_INT(self, fed_self);
+    CHECK(other > 0);
+    CHECK_INT(geti(j, "folded"), other);
+    for (size_t i = 0; i < json_array_size(methods); i++) {
+        const json_t *m = json_array_get(methods, i);
+        const char *name = json_string_value(json_object_get(m, "method"));
+
+        if (name[0] == 'm' && name[1] != '\0')
+            CHECK_INT(geti(m, "calls"), per_method[atoi(name + 1)]);
+    }
+    return kept;
+}
+
+/* Mutual recursion along new paths: the summary stops making nodes at its
+ * budget, folds the rest into other nodes (counted in "folded"), keeps every
+ * call and its self time, its methods exact, its JSON under the budget, its
+ * memory bounded; more calls make no more nodes. */
+static void test_budget(void)
+{
+    uint64_t calls = 0, self = 0, per_method[12] = { 0 };
+    size_t before = heap_used(), kept1, kept2, grew;
+    mct_err e;
+    sum *s = sum_new(0, &e);
+    json_t *j;
+    mct_buf text;
+
+    for (int i = 0; i < 3000; i++)
+        add_walk(s, &calls, &self, per_method);
+    grew = heap_used() - before;
+    CHECK(grew <= SUM_BUDGET_BYTES + ((size_t)2 << 20));
+    CHECK(sum_folded(s) > 0);
+    j = sum_to_json(s, 1, &e);
+    CHECK(j != NULL);
+    kept1 = check_folded(j, calls, self, per_method);
+    CHECK(kept1 > 1000);
+    json_decref(j);
+    for (int i = 0; i < 1000; i++)
+        add_walk(s, &calls, &self, per_method);
+    j = sum_to_json(s, 1, &e);
+    kept2 = check_folded(j, calls, self, per_method);
+    CHECK_INT(kept2, kept1);
+    CHECK_INT(geti(j, "folded"), sum_folded(s));
+    json_decref(j);
+    /* durations never seen: past the budget, samples go to the nearest
+     * bucket, counted; the percentiles stay ordered, within min..max */
+    for (walk_scale = 2; walk_scale < 600; walk_scale += 3)
+        add_walk(s, &calls, &self, per_method);
+    walk_scale = 1;
+    j = sum_to_json(s, 1, &e);
+    check_folded(j, calls, self, per_method);
+    CHECK(geti(j, "coarse") > 0);
+    json_decref(j);
+    buf_init(&text);
+    CHECK(sum_write_json(s, 1, &text, &e) == 0);
+    CHECK(text.len < SUM_JSON_BUDGET);
+    buf_free(&text);
+    sum_free(s);
+}
+
+/* Two summaries at their budget merged: what dst cannot hold folds; every
+ * call and its self time stay, entries never exceed the calls. sum_take
+ * into an empty summary moves (the JSON is the same) and empties src. */
+static void test_budget_merge_and_take(void)
+{
+    uint64_t calls = 0, self = 0, per_method[12] = { 0 };
+    mct_err e;
+    sum *a = sum_new(0, &e), *b = sum_new(0, &e), *empty = sum_new(0, &e);
+    json_t *ja, *jb;
+
+    for (int i = 0; i < 2500; i++)
+        add_walk(a, &calls, &self, per_method);
+    for (int i = 0; i < 2500; i++)
+        add_walk(b, &calls, &self, per_method);
+    CHECK(sum_merge(a, b, &e) == 0);
+    ja = sum_to_json(a, 1, &e);
+    check_folded(ja, calls, self, per_method);
+    json_decref(ja);
+
+    ja = sum_to_json(a, 1, &e);
+    sum_add_not_traced(empty, 7);
+    CHECK(sum_take(empty, a, &e) == 0);
+    CHECK_INT(sum_calls(a), 0);
+    jb = sum_to_json(empty, 1, &e);
+    CHECK_INT(geti(jb, "not_traced"), 7);
+    json_object_set_new(jb, "not_traced", json_integer(0));
+    CHECK(json_equal(ja, jb));
+    json_decref(ja);
+    json_decref(jb);
+    /* into a summary that holds calls: a merge */
+    CHECK(sum_take(empty, b, &e) == 0);
+    CHECK_INT(sum_calls(empty), 7500);
+    CHECK_INT(sum_calls(b), 0);
+    sum_free(a);
+    sum_free(b);
+    sum_free(empty);
+}
+
+/* A histogram keeps only its buckets in use. */
+static void test_hist_sparse(void)
+{
+    struct sum_hist h;
+    mct_err e;
+
+    sum_hist_init(&h);
+    for (int i = 0; i < 1000; i++)
+        CHECK(sum_hist_record(&h, 5000000, &e) == 0);
+    CHECK_INT(h.n, 1);
+    CHECK(sum_hist_record(&h, 3, &e) == 0 && sum_hist_record(&h, (uint64_t)1 << 40, &e) == 0);
+    CHECK_INT(h.n, 3);
+    CHECK_NEAR(sum_hist_quantile(&h, 0.5), 5000000);
+    CHECK_INT(sum_hist_quantile(&h, 0), 3);
+    CHECK_INT(sum_hist_quantile(&h, 1), (uint64_t)1 << 40);
+    sum_hist_reset(&h);
+}
+
+/* `slowest` keeps at most SUM_SLOWEST_JSON_MAX bytes of calls. */
+static void test_slowest_bytes(void)
+{
+    size_t big = (size_t)1 << 20;
+    char *name = malloc(big + 1);
+    mct_err e;
+    sum *s = sum_new(100, &e);
+    json_t *j;
+
+    memset(name, 'x', big);
+    name[big] = '\0';
+    for (int i = 0; i < 40; i++) {
+        json_t *c = call_of(NODE("t.E", "run", 1, 1000, 1000, 1000, 1000, 0, ""));
+
+        json_object_set_new(json_object_get(c, "thread"), "name", json_string(name));
+        json_object_set_new(json_object_get(c, "root"), "total_ns", json_integer(1000 + i));
+        CHECK(sum_add_call_json(s, c, &e) == 0);
+        json_decref(c);
+    }
+    j = sum_to_json(s, 1, &e);
+    CHECK(json_array_size(json_object_get(j, "slowest")) > 0);
+    CHECK(json_array_size(json_object_get(j, "slowest")) * big <= SUM_SLOWEST_JSON_MAX);
+    json_decref(j);
+    sum_free(s);
+    free(name);
+}
+
 int main(void)
 {
     test_hist_quantiles();
@@ -527,5 +759,9 @@ int main(void)
     test_visitor_errors();
     test_rejections();
     test_warmup();
+    test_hist_sparse();
+    test_budget();
+    test_budget_merge_and_take();
+    test_slowest_bytes();
     return check_status();
 }

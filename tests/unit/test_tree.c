@@ -300,15 +300,15 @@ static void test_wide(void)
 static void check_node(json_t *n)
 {
     json_t *kids = json_object_get(n, "children");
-    json_int_t sum = 0;
+    json_int_t kids_total = 0;
     size_t i;
 
     for (i = 0; i < json_array_size(kids); i++) {
         check_node(json_array_get(kids, i));
-        sum += num(json_array_get(kids, i), "total_ns");
+        kids_total += num(json_array_get(kids, i), "total_ns");
     }
-    CHECK(sum <= num(n, "total_ns"));
-    CHECK_INT(num(n, "self_ns"), num(n, "total_ns") - sum);
+    CHECK(kids_total <= num(n, "total_ns"));
+    CHECK_INT(num(n, "self_ns"), num(n, "total_ns") - kids_total);
     CHECK(num(n, "min_ns") <= num(n, "max_ns"));
     CHECK(num(n, "min_ns") * num(n, "calls") <= num(n, "total_ns"));
 }

@@ -246,6 +246,8 @@ public final class Main {
                 return () -> sink += Names.run();
             case "agg":
                 return () -> sink += Agg.run();
+            case "knot":
+                return () -> sink += Knot.run();
             case "spied":
                 Spied.init(arg);
                 return () -> sink += Spied.run();
