@@ -16,82 +16,70 @@
  * names become '_', so that a line always splits into frames and a value. */
 #include "output.h"
 
-#include <stdlib.h>
-
 #include "fmtutil.h"
 
-/* The frames of the current path, ';'-separated, NUL-terminated. */
-struct stack {
-    char *s;
-    size_t len, cap;
-};
-
-/* Appends c to st, growing it; -1 when out of memory. */
-static int push_char(struct stack *st, char c)
+/* Appends name to st (the frames of the current path, ';'-separated),
+ * with the characters that would split a line replaced. */
+static void push_name(mct_buf *st, const char *name)
 {
-    if (st->len + 2 > st->cap) {
-        size_t cap = st->cap > 0 ? 2 * st->cap : 256;
-        char *s = realloc(st->s, cap);
+    for (const unsigned char *p = (const unsigned char *)name; *p != '\0'; p++)
+        buf_ch(st, *p == ';' || *p == ' ' || *p < 0x20 || *p == 0x7f ? '_' : (char)*p);
+}
 
-        if (s == NULL)
-            return -1;
-        st->s = s;
-        st->cap = cap;
-    }
-    st->s[st->len++] = c;
-    st->s[st->len] = '\0';
+/* Appends a node's frame to st, after a ';' below the entry method (depth
+ * 0), and writes its line when it has self time; -1 when out of memory. */
+static int put_frame(out *o, mct_buf *st, const char *cls, const char *method, long long self, int depth)
+{
+    if (depth > 0)
+        buf_ch(st, ';');
+    push_name(st, cls);
+    buf_ch(st, '.');
+    push_name(st, method);
+    if (buf_failed(st))
+        return -1;
+    if (self > 0)
+        fprintf(o->f, "%.*s %lld\n", (int)st->len, (const char *)st->data, self);
     return 0;
 }
 
-/* Appends name with the characters that would split a line replaced. */
-static int push_name(struct stack *st, const char *name)
-{
-    for (const unsigned char *p = (const unsigned char *)name; *p != '\0'; p++) {
-        char c = *p == ';' || *p == ' ' || *p < 0x20 || *p == 0x7f ? '_' : (char)*p;
-
-        if (push_char(st, c) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* Appends node's frame, after a ';' below the entry method (depth 0). */
-static int push_frame(struct stack *st, const json_t *node, int depth)
-{
-    if (depth > 0 && push_char(st, ';') < 0)
-        return -1;
-    if (push_name(st, fu_str(node, "class")) < 0 || push_char(st, '.') < 0)
-        return -1;
-    return push_name(st, fu_str(node, "method"));
-}
-
-/* Writes the lines of node at depth and, up to FU_MAX_DEPTH levels, of
- * its children; st holds the frames above node and is restored. */
-static int put_node(out *o, struct stack *st, const json_t *node, int depth)
+/* Writes the lines of summary node at depth and, up to FU_MAX_DEPTH levels,
+ * of its children; st holds the frames above node and is restored. */
+static int put_node(out *o, mct_buf *st, const json_t *node, int depth)
 {
     const json_t *kids = fu_children(node);
     size_t mark = st->len;
-    long long self = fu_int(node, "self_ns");
-    int rc = 0;
+    int rc = put_frame(o, st, fu_str(node, "class"), fu_str(node, "method"), fu_int(node, "self_ns"), depth);
 
-    if (push_frame(st, node, depth) < 0)
-        return -1;
-    if (self > 0)
-        fprintf(o->f, "%s %lld\n", st->s, self);
     if (depth + 1 < FU_MAX_DEPTH)
         for (size_t i = 0; i < json_array_size(kids) && rc == 0; i++)
             rc = put_node(o, st, json_array_get(kids, i), depth + 1);
     st->len = mark;
-    st->s[mark] = '\0';
     return rc;
 }
 
-static int folded_call(out *o, const json_t *call)
+/* put_node for node *i of call c; *i moves past its subtree. */
+static int put_call_node(out *o, mct_buf *st, const call_tab *t, const mct_call *c, size_t *i, int depth)
 {
-    struct stack st = { 0 };
-    int rc = put_node(o, &st, json_object_get(call, "root"), 0);
+    const struct call_node *nd = &c->nodes[(*i)++];
+    const struct call_method *m = call_tab_get(t, nd->method);
+    size_t mark = st->len;
+    int rc = put_frame(o, st, m->cls, m->name, (long long)nd->self_ns, depth);
 
-    free(st.s);
+    for (uint32_t k = 0; k < nd->n_children && rc == 0; k++)
+        rc = put_call_node(o, st, t, c, i, depth + 1);
+    st->len = mark;
+    return rc;
+}
+
+static int folded_call(out *o, const call_tab *t, const mct_call *c)
+{
+    mct_buf st;
+    size_t i = 0;
+    int rc;
+
+    buf_init(&st);
+    rc = put_call_node(o, &st, t, c, &i, 0);
+    buf_free(&st);
     return rc < 0 || ferror(o->f) ? -1 : 0;
 }
 
@@ -100,14 +88,15 @@ static int folded_call(out *o, const json_t *call)
 static int folded_summary(out *o, const json_t *summary)
 {
     const json_t *more = json_object_get(summary, "more_roots");
-    struct stack st = { 0 };
+    mct_buf st;
     int rc = 0;
 
+    buf_init(&st);
     if (json_is_object(json_object_get(summary, "root")))
         rc = put_node(o, &st, json_object_get(summary, "root"), 0);
     for (size_t i = 0; i < json_array_size(more) && rc == 0; i++)
         rc = put_node(o, &st, json_array_get(more, i), 0);
-    free(st.s);
+    buf_free(&st);
     return rc < 0 || ferror(o->f) ? -1 : 0;
 }
 

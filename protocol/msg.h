@@ -59,7 +59,7 @@ struct msg_trace {
     long long sample;           /* trace one entry call in this many, 1..PROTO_MAX_SAMPLE;
                                    -1: absent (every one) */
     int include_warmup;         /* warm-up calls go into summaries too; absent: 0 */
-    int compact;                /* calls as compact records (crec.h); absent: 0 */
+    int compact;                /* calls as compact records (call.h); absent: 0 */
 };
 
 /* `stop`: the client ends its session. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "call.h"
 #include "summary.h"
 
 /* ---- histogram ---------------------------------------------------------- */
@@ -138,14 +139,27 @@ static json_t *call_of(const char *root)
     ",\"total_ns\":" #total ",\"self_ns\":" #self ",\"min_ns\":" #mn ",\"max_ns\":" #mx        \
     ",\"throws\":" #throws ",\"children\":[" kids "]}"
 
+/* Reads call j (call_from_json) and adds it (sum_add_call); 0, or -1 with
+ * e set by either. */
+static int add_json(sum *s, const json_t *j, mct_err *e)
+{
+    call_tab t = {0};
+    mct_call c = {0};
+    int rc = call_from_json(&t, &c, j, e) < 0 ? -1 : sum_add_call(s, &t, &c, e);
+
+    call_free(&c);
+    call_tab_free(&t);
+    return rc;
+}
+
 static void add(sum *s, const char *root)
 {
     json_t *c = call_of(root);
     mct_err e;
 
     CHECK(c != NULL);
-    if (sum_add_call_json(s, c, &e) < 0) {
-        fprintf(stderr, "sum_add_call_json: %s\n", e.msg);
+    if (add_json(s, c, &e) < 0) {
+        fprintf(stderr, "adding a call: %s\n", e.msg);
         check_failures++;
     }
     json_decref(c);
@@ -421,16 +435,19 @@ static const struct bad {
  * the keys (an older agent's) still reads. */
 static void test_warmup(void)
 {
-    json_t *call = json_loads("{\"type\":\"call\",\"seq\":1,\"thread\":{\"id\":1},\"start_ns\":1,"
-                              "\"warmup\":true,\"root\":{}}", 0, NULL);
+    json_t *call = call_of(NODE("a", "b", 1, 1, 1, 1, 1, 0, ""));
+    call_tab t = {0};
+    mct_call c = {0};
     sum *a, *b;
     json_t *j;
     mct_err e;
 
-    CHECK(call != NULL && sum_call_warmup(call));
-    json_object_del(call, "warmup");
-    CHECK(!sum_call_warmup(call));
+    CHECK(call != NULL && call_from_json(&t, &c, call, &e) == 0 && !call_warmup(&c));
+    json_object_set_new(call, "warmup", json_true());
+    CHECK(call_from_json(&t, &c, call, &e) == 0 && call_warmup(&c));
     json_decref(call);
+    call_free(&c);
+    call_tab_free(&t);
     a = sum_new(0, &e);
     b = sum_new(0, &e);
     CHECK(a != NULL && b != NULL);
@@ -486,7 +503,7 @@ static void test_rejections(void)
         sum *s = sum_new(1, &e);
 
         mct_err_clear(&e);
-        if (sum_add_call_json(s, j, &e) == 0 || strncmp(e.msg, bad_calls[i].msg, strlen(bad_calls[i].msg)) != 0) {
+        if (add_json(s, j, &e) == 0 || strncmp(e.msg, bad_calls[i].msg, strlen(bad_calls[i].msg)) != 0) {
             fprintf(stderr, "bad call %zu: got \"%s\", want \"%s\"\n", i, e.msg, bad_calls[i].msg);
             check_failures++;
         }
@@ -512,7 +529,7 @@ static void test_rejections(void)
         snprintf(buf + len, sizeof buf - len, "}");
         j = json_loads(buf, 0, NULL);
         CHECK(j != NULL);
-        CHECK(sum_call_json_check(j, &e) < 0 && strstr(e.msg, "nested deeper than 64 levels") != NULL);
+        CHECK(call_json_check(j, &e) < 0 && strstr(e.msg, "nested deeper than 64 levels") != NULL);
         json_decref(j);
     }
 }

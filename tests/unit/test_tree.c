@@ -7,6 +7,7 @@
 #include "check.h"
 #include "methods.h"
 #include "tree.h"
+#include "treejson.h"
 
 static int32_t ROOT, A, B, C;
 
@@ -31,7 +32,7 @@ static tree *build(uint64_t probe_ticks)
 
 static json_t *render(tree *t, const char *exc)
 {
-    json_t *j = tree_json(t, 7, 23, "worker-1", exc);
+    json_t *j = tree_to_json(t, 7, 23, "worker-1", exc, 1);
 
     CHECK(j != NULL);
     return j;
@@ -356,7 +357,7 @@ static void test_invariants(void)
         CHECK(t != NULL);
         if (t == NULL)
             continue;
-        j = tree_json(t, 1, 1, "t", NULL);
+        j = tree_to_json(t, 1, 1, "t", NULL, 1);
         check_node(json_object_get(j, "root"));
         json_decref(j);
         tree_free(t);
@@ -383,7 +384,7 @@ static void test_names(void)
     CHECK(t != NULL);
     if (t == NULL)
         return;
-    j = tree_json(t, 1, 1, "main", "java.lang.Illegal\xc0\x80State");
+    j = tree_to_json(t, 1, 1, "main", "java.lang.Illegal\xc0\x80State", 1);
     CHECK(j != NULL);
     root = json_object_get(j, "root");
     CHECK_STR(json_string_value(json_object_get(root, "class")), "tgt.\xf0\x9d\x91\x93");
