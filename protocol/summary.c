@@ -800,13 +800,13 @@ static int vbool(const json_t *obj, const char *key, int optional, const struct 
     return json_is_boolean(j) ? 0 : vbad(e, p, key, "not true or false");
 }
 
-/* Checks a node at depth (1 = root) of a call (summary_calls < 0) or of a
- * summary of summary_calls entry calls. */
+/* Checks a node at depth (1 = root) of a summary of summary_calls entry
+ * calls. (A call's nodes are call_from_json's.) */
 static int vnode(const json_t *n, int depth, long long summary_calls, struct vpath *p, mct_err *e)
 {
     static const char *const ints[] = { "calls", "total_ns", "self_ns", "min_ns", "max_ns", "throws" };
     const json_t *kids;
-    uint64_t v;
+    uint64_t v, entries, cmin, cmax, p50, p90, p99, emax;
 
     if (!json_is_object(n))
         return vbad(e, p, NULL, "not an object (a node)");
@@ -819,23 +819,19 @@ static int vnode(const json_t *n, int depth, long long summary_calls, struct vpa
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
         if (vint(n, ints[i], 0, &v, p, e) < 0)
             return -1;
-    if (summary_calls >= 0) {
-        uint64_t entries, cmin, cmax, p50, p90, p99, emax;
-
-        if (vint(n, "entries", 0, &entries, p, e) < 0 || vint(n, "calls_min", 0, &cmin, p, e) < 0 ||
-            vint(n, "calls_max", 0, &cmax, p, e) < 0 || vint(n, "p50_ns", 0, &p50, p, e) < 0 ||
-            vint(n, "p90_ns", 0, &p90, p, e) < 0 || vint(n, "p99_ns", 0, &p99, p, e) < 0 ||
-            vint(n, "entry_max_ns", 0, &emax, p, e) < 0)
-            return -1;
-        if (entries < 1 || entries > (uint64_t)summary_calls)
-            return vbad(e, p, "entries", "%llu, not between 1 and the summary's calls (%lld)",
-                        (unsigned long long)entries, summary_calls);
-        if (cmin > cmax)
-            return vbad(e, p, "calls_min", "%llu, more than calls_max (%llu)",
-                        (unsigned long long)cmin, (unsigned long long)cmax);
-        if (p50 > p90 || p90 > p99 || p99 > emax)
-            return vbad(e, p, "p50_ns", "p50_ns <= p90_ns <= p99_ns <= entry_max_ns does not hold");
-    }
+    if (vint(n, "entries", 0, &entries, p, e) < 0 || vint(n, "calls_min", 0, &cmin, p, e) < 0 ||
+        vint(n, "calls_max", 0, &cmax, p, e) < 0 || vint(n, "p50_ns", 0, &p50, p, e) < 0 ||
+        vint(n, "p90_ns", 0, &p90, p, e) < 0 || vint(n, "p99_ns", 0, &p99, p, e) < 0 ||
+        vint(n, "entry_max_ns", 0, &emax, p, e) < 0)
+        return -1;
+    if (entries < 1 || entries > (uint64_t)summary_calls)
+        return vbad(e, p, "entries", "%llu, not between 1 and the summary's calls (%lld)",
+                    (unsigned long long)entries, summary_calls);
+    if (cmin > cmax)
+        return vbad(e, p, "calls_min", "%llu, more than calls_max (%llu)",
+                    (unsigned long long)cmin, (unsigned long long)cmax);
+    if (p50 > p90 || p90 > p99 || p99 > emax)
+        return vbad(e, p, "p50_ns", "p50_ns <= p90_ns <= p99_ns <= entry_max_ns does not hold");
     kids = json_object_get(n, "children");
     if (kids == NULL)
         return vbad(e, p, "children", "missing (an array of nodes)");

@@ -11,6 +11,7 @@
 #include "call.h"
 #include "diff.h"
 #include "summary.h"
+#include "../unit/readcall.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -20,16 +21,15 @@ static void expect_message(const mct_err *e)
         abort();
 }
 
+static int sum_adder(void *s, const call_tab *t, const mct_call *c, mct_err *e)
+{
+    return sum_add_call(s, t, c, e);
+}
+
 /* Reads j as a call and adds it to s; 0, or -1 with e set. */
 static int add_call(sum *s, const json_t *j, mct_err *e)
 {
-    call_tab t = {0};
-    mct_call c = {0};
-    int rc = call_from_json(&t, &c, j, e) < 0 ? -1 : sum_add_call(s, &t, &c, e);
-
-    call_free(&c);
-    call_tab_free(&t);
-    return rc;
+    return readcall(j, sum_adder, s, e);
 }
 
 /* j is a summary that passes sum_json_check, also once rendered and parsed. */

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "gate.h"
+#include "readcall.h"
 
 /* Parses the options (NULL-terminated) before a fixed trace of t.E.run. */
 static void parse(struct cli *c, ...)
@@ -195,16 +196,15 @@ static json_t *call_of(unsigned long long total, int n)
     return load(buf);
 }
 
-/* Reads call j (call_from_json) and adds it to g; 0, or -1 with e set. */
+static int gate_adder(void *g, const call_tab *t, const mct_call *c, mct_err *e)
+{
+    return gate_add_call(g, t, c, e);
+}
+
+/* Reads call j and adds it to g; 0, or -1 with e set. */
 static int add_json(gate *g, const json_t *j, mct_err *e)
 {
-    call_tab t = {0};
-    mct_call c = {0};
-    int rc = call_from_json(&t, &c, j, e) < 0 ? -1 : gate_add_call(g, &t, &c, e);
-
-    call_free(&c);
-    call_tab_free(&t);
-    return rc;
+    return readcall(j, gate_adder, g, e);
 }
 
 /* gate_finish over calls: any percentile from the calls' durations. */

@@ -10,6 +10,7 @@
 #include "check.h"
 #include "call.h"
 #include "summary.h"
+#include "readcall.h"
 
 /* ---- histogram ---------------------------------------------------------- */
 
@@ -139,17 +140,15 @@ static json_t *call_of(const char *root)
     ",\"total_ns\":" #total ",\"self_ns\":" #self ",\"min_ns\":" #mn ",\"max_ns\":" #mx        \
     ",\"throws\":" #throws ",\"children\":[" kids "]}"
 
-/* Reads call j (call_from_json) and adds it (sum_add_call); 0, or -1 with
- * e set by either. */
+static int sum_adder(void *s, const call_tab *t, const mct_call *c, mct_err *e)
+{
+    return sum_add_call(s, t, c, e);
+}
+
+/* Reads call j and adds it to s; 0, or -1 with e set. */
 static int add_json(sum *s, const json_t *j, mct_err *e)
 {
-    call_tab t = {0};
-    mct_call c = {0};
-    int rc = call_from_json(&t, &c, j, e) < 0 ? -1 : sum_add_call(s, &t, &c, e);
-
-    call_free(&c);
-    call_tab_free(&t);
-    return rc;
+    return readcall(j, sum_adder, s, e);
 }
 
 static void add(sum *s, const char *root)
