@@ -27,6 +27,7 @@ typedef struct out out;
 /* What a format implements (one per fmt_*.c). */
 struct out_format {
     int (*begin)(out *o);                   /* may be NULL */
+    /* A call (methods in t), into f or o->text (written by output.c). */
     int (*call)(out *o, const call_tab *t, const mct_call *c);
     int (*summary)(out *o, const json_t *summary);  /* NULL: not offered */
     int (*end)(out *o);                     /* may be NULL */
