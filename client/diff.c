@@ -3,8 +3,9 @@
  * Reading: every non-blank line must be a JSON object whose "type" is
  * "call" or "summary"; a file mixing the two, a line of another type, a
  * line that is not JSON, or a file without either is refused: it is not
- * one run of mcalltree. Calls are aggregated with sum_add_call_json (same
- * path, same node), then handled as the summary they make.
+ * one run of mcalltree. Calls are read by the call model's JSON reader
+ * (call_from_json, which checks them) and aggregated with sum_add_call
+ * (same path, same node), then handled as the summary they make.
  *
  * Comparing: nodes match by call path (class, method, desc from the entry
  * method down). Calls per entry call = node calls / entry calls of its
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "call.h"
 #include "exit.h"
 #include "fmt_html.h"
 #include "fmtutil.h"
@@ -76,6 +78,8 @@ static json_t *read_stream(FILE *f, const char *name, mct_err *e)
     ssize_t len;
     json_t *last = NULL, *last_final = NULL, *result = NULL;
     sum *s = sum_new(0, e);
+    call_tab tab = {0};
+    mct_call call = {0};
 
     if (s == NULL)
         return NULL;
@@ -122,7 +126,7 @@ static json_t *read_stream(FILE *f, const char *name, mct_err *e)
             goto out;
         }
         if (strcmp(type, "call") == 0) {
-            int rc = sum_add_call_json(s, j, e);
+            int rc = call_from_json(&tab, &call, j, e) < 0 ? -1 : sum_add_call(s, &tab, &call, e);
 
             json_decref(j);
             if (rc < 0) {
@@ -162,6 +166,8 @@ out:
     json_decref(last);
     json_decref(last_final);
     sum_free(s);
+    call_free(&call);
+    call_tab_free(&tab);
     return result;
 }
 

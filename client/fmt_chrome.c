@@ -99,69 +99,50 @@ static int name_thread(out *o, long long tid, const char *name)
     return put_meta(o, "thread_name", tid, name);
 }
 
-/* The call a node belongs to. */
-struct call_ctx {
-    long long tid;              /* the thread's id, the event's tid */
-    long long seq;              /* the call's seq, in the entry method's args */
-};
-
-/* The args of node's event: its numbers as sent, the optional keys, and
- * the call's seq when seq > 0. */
-static json_t *node_args(const json_t *node, long long seq)
+/* The args of node nd's event (method m): its numbers as sent, the
+ * optional keys, and the call's seq and exception for the entry method. */
+static json_t *node_args(const struct call_method *m, const struct call_node *nd, const mct_call *call,
+                         int depth)
 {
-    json_t *args = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "desc", fu_str(node, "desc"),
-                             "calls", (json_int_t)fu_int(node, "calls"),
-                             "total_ns", (json_int_t)fu_int(node, "total_ns"),
-                             "self_ns", (json_int_t)fu_int(node, "self_ns"),
-                             "min_ns", (json_int_t)fu_int(node, "min_ns"),
-                             "max_ns", (json_int_t)fu_int(node, "max_ns"),
-                             "throws", (json_int_t)fu_int(node, "throws"));
-    const char *exception = fu_opt_str(node, "exception");
+    json_t *args = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "desc", m->desc,
+                             "calls", (json_int_t)nd->calls, "total_ns", (json_int_t)nd->total_ns,
+                             "self_ns", (json_int_t)nd->self_ns, "min_ns", (json_int_t)nd->min_ns,
+                             "max_ns", (json_int_t)nd->max_ns, "throws", (json_int_t)nd->throws);
 
-    if (args != NULL && seq > 0)
-        json_object_set_new(args, "seq", json_integer(seq));
-    if (args != NULL && exception != NULL)
-        json_object_set_new(args, "exception", json_string(exception));
-    if (args != NULL && fu_flag(node, "truncated"))
+    if (args != NULL && depth == 0)
+        json_object_set_new(args, "seq", json_integer((json_int_t)call->seq));
+    if (args != NULL && depth == 0 && call->exception != NULL)
+        json_object_set_new(args, "exception", json_string(call->exception));
+    if (args != NULL && (nd->flags & CALL_N_TRUNCATED))
         json_object_set_new(args, "truncated", json_true());
     return args;
 }
 
-/* Writes node's complete event: ts_ns and dur_ns relative to the origin;
- * depth 0 is the entry method. */
-static int put_node_event(out *o, const json_t *node, int depth, const struct call_ctx *cc,
-                          long long ts_ns, long long dur_ns)
+/* Writes node *i's event at ts_ns, dur_ns wide (relative to the origin;
+ * depth 0 is the entry method), then lays its children out after one
+ * another from ts_ns within that width (see the top); *i moves past its
+ * subtree. */
+static int put_node(out *o, const call_tab *t, const mct_call *call, size_t *i, int depth, long long ts_ns,
+                    long long dur_ns)
 {
-    return put_event(o, json_pack("{s:s++, s:s, s:s, s:I, s:I, s:f, s:f, s:o}",
-                                  "name", fu_str(node, "class"), ".", fu_str(node, "method"),
-                                  "cat", "mcalltree", "ph", "X", "pid", chrome_pid(o),
-                                  "tid", (json_int_t)cc->tid, "ts", (double)ts_ns / 1e3,
-                                  "dur", (double)dur_ns / 1e3,
-                                  "args", node_args(node, depth == 0 ? cc->seq : 0)));
-}
-
-/* Writes node's event at ts_ns, dur_ns wide, then lays its children out
- * after one another from ts_ns within that width (see the top). */
-static int put_node(out *o, const json_t *node, int depth, const struct call_ctx *cc,
-                    long long ts_ns, long long dur_ns)
-{
-    const json_t *kids = fu_children(node);
+    const struct call_node *nd = &call->nodes[(*i)++];
+    const struct call_method *m = call_tab_get(t, nd->method);
     long long at = ts_ns, end;
 
     if (dur_ns > LLONG_MAX - ts_ns)
         dur_ns = LLONG_MAX - ts_ns;     /* absurd numbers must not overflow */
     end = ts_ns + dur_ns;
-    if (put_node_event(o, node, depth, cc, ts_ns, dur_ns) < 0)
+    if (put_event(o, json_pack("{s:s++, s:s, s:s, s:I, s:I, s:f, s:f, s:o}", "name", m->cls, ".", m->name,
+                               "cat", "mcalltree", "ph", "X", "pid", chrome_pid(o),
+                               "tid", (json_int_t)call->thread_id, "ts", (double)ts_ns / 1e3,
+                               "dur", (double)dur_ns / 1e3, "args", node_args(m, nd, call, depth))) < 0)
         return -1;
-    if (depth + 1 >= FU_MAX_DEPTH)
-        return 0;
-    for (size_t i = 0; i < json_array_size(kids); i++) {
-        const json_t *kid = json_array_get(kids, i);
-        long long w = fu_int(kid, "total_ns");
+    for (uint32_t k = 0; k < nd->n_children; k++) {
+        long long w = (long long)call->nodes[*i].total_ns;
 
         if (w > end - at)
             w = end - at;
-        if (put_node(o, kid, depth + 1, cc, at, w) < 0)
+        if (put_node(o, t, call, i, depth + 1, at, w) < 0)
             return -1;
         at += w;
     }
@@ -178,16 +159,14 @@ static long long call_ts(struct chrome *c, long long start_ns)
     return start_ns > c->origin_ns ? start_ns - c->origin_ns : 0;
 }
 
-static int chrome_call(out *o, const json_t *call)
+static int chrome_call(out *o, const call_tab *t, const mct_call *call)
 {
     struct chrome *c = o->state;
-    const json_t *thread = json_object_get(call, "thread");
-    const json_t *root = json_object_get(call, "root");
-    struct call_ctx cc = { fu_int(thread, "id"), fu_int(call, "seq") };
+    size_t i = 0;
 
-    if (name_thread(o, cc.tid, fu_str(thread, "name")) < 0)
+    if (name_thread(o, call->thread_id, call->thread_name) < 0)
         return -1;
-    if (put_node(o, root, 0, &cc, call_ts(c, fu_int(call, "start_ns")), fu_int(root, "total_ns")) < 0)
+    if (put_node(o, t, call, &i, 0, call_ts(c, (long long)call->start_ns), (long long)call->nodes[0].total_ns) < 0)
         return -1;
     return ferror(o->f) ? -1 : 0;
 }

@@ -16,42 +16,40 @@
  * names become '_', so that a line always splits into frames and a value. */
 #include "output.h"
 
-#include "buf.h"
 #include "fmtutil.h"
 
-/* Appends name to st (the frames of the current path, ';'-separated) with
- * the characters that would split a line replaced. */
+/* Appends name to st (the frames of the current path, ';'-separated),
+ * with the characters that would split a line replaced. */
 static void push_name(mct_buf *st, const char *name)
 {
     for (const unsigned char *p = (const unsigned char *)name; *p != '\0'; p++)
         buf_ch(st, *p == ';' || *p == ' ' || *p < 0x20 || *p == 0x7f ? '_' : (char)*p);
 }
 
-/* Appends node's frame, after a ';' below the entry method (depth 0); -1
- * when out of memory. */
-static int push_frame(mct_buf *st, const json_t *node, int depth)
+/* Appends a node's frame to st, after a ';' below the entry method (depth
+ * 0), and writes its line when it has self time; -1 when out of memory. */
+static int put_frame(out *o, mct_buf *st, const char *cls, const char *method, long long self, int depth)
 {
     if (depth > 0)
         buf_ch(st, ';');
-    push_name(st, fu_str(node, "class"));
+    push_name(st, cls);
     buf_ch(st, '.');
-    push_name(st, fu_str(node, "method"));
-    return buf_failed(st) ? -1 : 0;
+    push_name(st, method);
+    if (buf_failed(st))
+        return -1;
+    if (self > 0)
+        fprintf(o->f, "%.*s %lld\n", (int)st->len, (const char *)st->data, self);
+    return 0;
 }
 
-/* Writes the lines of node at depth and, up to FU_MAX_DEPTH levels, of
- * its children; st holds the frames above node and is restored. */
+/* Writes the lines of summary node at depth and, up to FU_MAX_DEPTH levels,
+ * of its children; st holds the frames above node and is restored. */
 static int put_node(out *o, mct_buf *st, const json_t *node, int depth)
 {
     const json_t *kids = fu_children(node);
     size_t mark = st->len;
-    long long self = fu_int(node, "self_ns");
-    int rc = 0;
+    int rc = put_frame(o, st, fu_str(node, "class"), fu_str(node, "method"), fu_int(node, "self_ns"), depth);
 
-    if (push_frame(st, node, depth) < 0)
-        return -1;
-    if (self > 0)
-        fprintf(o->f, "%.*s %lld\n", (int)st->len, (const char *)st->data, self);
     if (depth + 1 < FU_MAX_DEPTH)
         for (size_t i = 0; i < json_array_size(kids) && rc == 0; i++)
             rc = put_node(o, st, json_array_get(kids, i), depth + 1);
@@ -59,13 +57,28 @@ static int put_node(out *o, mct_buf *st, const json_t *node, int depth)
     return rc;
 }
 
-static int folded_call(out *o, const json_t *call)
+/* put_node for node *i of call c; *i moves past its subtree. */
+static int put_call_node(out *o, mct_buf *st, const call_tab *t, const mct_call *c, size_t *i, int depth)
+{
+    const struct call_node *nd = &c->nodes[(*i)++];
+    const struct call_method *m = call_tab_get(t, nd->method);
+    size_t mark = st->len;
+    int rc = put_frame(o, st, m->cls, m->name, (long long)nd->self_ns, depth);
+
+    for (uint32_t k = 0; k < nd->n_children && rc == 0; k++)
+        rc = put_call_node(o, st, t, c, i, depth + 1);
+    st->len = mark;
+    return rc;
+}
+
+static int folded_call(out *o, const call_tab *t, const mct_call *c)
 {
     mct_buf st;
+    size_t i = 0;
     int rc;
 
     buf_init(&st);
-    rc = put_node(o, &st, json_object_get(call, "root"), 0);
+    rc = put_call_node(o, &st, t, c, &i, 0);
     buf_free(&st);
     return rc < 0 || ferror(o->f) ? -1 : 0;
 }

@@ -151,26 +151,18 @@ static int html_begin(out *o)
     return 0;
 }
 
-static int html_call(out *o, const json_t *call)
+static int html_call(out *o, const call_tab *t, const mct_call *call)
 {
     struct html *h = o->state;
-    json_t *copy;
     mct_err e;
-    int rc;
 
     if (h->calls == NULL && (h->calls = sum_new(HTML_SLOWEST, &e)) == NULL)
         return no_memory();
-    /* The summary may keep the call (slowest), and call is the caller's. */
-    copy = json_deep_copy(call);
-    if (copy == NULL)
-        return no_memory();
-    rc = sum_add_call_json(h->calls, copy, &e);
-    json_decref(copy);
-    if (rc < 0) {
+    if (sum_add_call(h->calls, t, call, &e) < 0) {
         errno = e.code == MCT_E_NOMEM ? ENOMEM : EINVAL;
         return -1;
     }
-    if (sum_call_warmup(call))
+    if (call_warmup(call))
         h->warmup_calls++;
     return 0;
 }

@@ -64,6 +64,39 @@ struct tree {
     unsigned char last[FU_MAX_DEPTH]; /* last[d]: the node on the path at depth d is its parent's last child */
 };
 
+/* What the lines show of a node, a call's (of_call) or a summary's
+ * (of_json); names borrowed from the call or the summary. */
+struct tnode {
+    const char *cls, *method, *desc;
+    const char *exception;      /* the entry method's, or NULL */
+    long long calls, total_ns, self_ns, min_ns, max_ns, throws;
+    int truncated;
+};
+
+static struct tnode of_call(const call_tab *tab, const mct_call *c, size_t i)
+{
+    const struct call_node *nd = &c->nodes[i];
+    const struct call_method *m = call_tab_get(tab, nd->method);
+
+    return (struct tnode){
+        .cls = m->cls, .method = m->name, .desc = m->desc, .exception = i == 0 ? c->exception : NULL,
+        .calls = (long long)nd->calls, .total_ns = (long long)nd->total_ns, .self_ns = (long long)nd->self_ns,
+        .min_ns = (long long)nd->min_ns, .max_ns = (long long)nd->max_ns, .throws = (long long)nd->throws,
+        .truncated = (nd->flags & CALL_N_TRUNCATED) != 0,
+    };
+}
+
+static struct tnode of_json(const json_t *node)
+{
+    return (struct tnode){
+        .cls = fu_str(node, "class"), .method = fu_str(node, "method"), .desc = fu_str(node, "desc"),
+        .exception = fu_opt_str(node, "exception"), .calls = fu_int(node, "calls"),
+        .total_ns = fu_int(node, "total_ns"), .self_ns = fu_int(node, "self_ns"),
+        .min_ns = fu_int(node, "min_ns"), .max_ns = fu_int(node, "max_ns"), .throws = fu_int(node, "throws"),
+        .truncated = fu_flag(node, "truncated"),
+    };
+}
+
 /* Starts SGR code when colouring. */
 static void sgr(const struct tree *t, const char *code)
 {
@@ -95,19 +128,15 @@ static void put_styled(const struct tree *t, const char *code, const char *s)
     put_styled3(t, code, "", s, "");
 }
 
-/* The widest calls count of the tree under node (depth levels above it). */
-static long long max_calls(const json_t *node, int depth)
+/* The widest calls count of a node of c. */
+static long long max_calls(const mct_call *c)
 {
-    const json_t *kids = fu_children(node);
-    long long m = fu_int(node, "calls");
+    uint64_t m = 0;
 
-    if (depth + 1 < FU_MAX_DEPTH)
-        for (size_t i = 0; i < json_array_size(kids); i++) {
-            long long c = max_calls(json_array_get(kids, i), depth + 1);
-            if (c > m)
-                m = c;
-        }
-    return m;
+    for (size_t i = 0; i < c->n_nodes; i++)
+        if (c->nodes[i].calls > m)
+            m = c->nodes[i].calls;
+    return (long long)m;
 }
 
 /* The calls column's text: "20×", or "" for a single call. */
@@ -120,12 +149,12 @@ static void calls_text(char *buf, size_t size, long long calls)
 }
 
 /* The width of the calls column: its title or its widest entry. */
-static size_t calls_width(const json_t *root)
+static size_t calls_width(const mct_call *c)
 {
     char buf[32];
     size_t w;
 
-    calls_text(buf, sizeof buf, max_calls(root, 0));
+    calls_text(buf, sizeof buf, max_calls(c));
     w = fu_width(buf);
     return w > 5 ? w : 5;
 }
@@ -133,10 +162,9 @@ static size_t calls_width(const json_t *root)
 /* Writes the call's first line: sequence number, local wall time, thread,
  * and `[warm-up]` for a call marked "warmup" (it began before its methods
  * were compiled again). */
-static void put_title(const struct tree *t, const json_t *call)
+static void put_title(const struct tree *t, const mct_call *call)
 {
-    const json_t *thread = json_object_get(call, "thread");
-    long long start = fu_int(call, "start_ns");
+    long long start = (long long)call->start_ns;
     time_t sec = (time_t)(start / 1000000000);
     struct tm tm;
     char when[64] = "?";
@@ -144,11 +172,11 @@ static void put_title(const struct tree *t, const json_t *call)
     if (localtime_r(&sec, &tm) != NULL)
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
     sgr(t, SGR_BOLD);
-    fprintf(t->o->f, "#%lld", fu_int(call, "seq"));
+    fprintf(t->o->f, "#%llu", (unsigned long long)call->seq);
     sgr_end(t);
     fprintf(t->o->f, "  %s.%03lld  thread \"", when, start / 1000000 % 1000);
-    put_styled(t, SGR_BOLD, fu_str(thread, "name"));
-    fprintf(t->o->f, "\" (id %lld)%s\n", fu_int(thread, "id"), fu_flag(call, "warmup") ? "  [warm-up]" : "");
+    put_styled(t, SGR_BOLD, call->thread_name);
+    fprintf(t->o->f, "\" (id %lld)%s\n", (long long)call->thread_id, call_warmup(call) ? "  [warm-up]" : "");
 }
 
 /* Writes the column titles, aligned with put_numbers. */
@@ -172,10 +200,10 @@ static void put_header(const struct tree *t)
 
 /* Writes the columns of node: total (highlighted when slow), % of the
  * call, self, calls. */
-static void put_numbers(const struct tree *t, const json_t *node, int slow)
+static void put_numbers(const struct tree *t, const struct tnode *node, int slow)
 {
     FILE *f = t->o->f;
-    long long total = fu_int(node, "total_ns");
+    long long total = node->total_ns;
     char buf[FU_DUR_MAX + 8];
 
     fu_duration(buf, sizeof buf, (double)total);
@@ -189,10 +217,10 @@ static void put_numbers(const struct tree *t, const json_t *node, int slow)
     snprintf(buf, sizeof buf, "%.1f%%", t->root_total > 0 ? 100.0 * (double)total / (double)t->root_total : 0.0);
     fputc(' ', f);
     fu_put_right(f, buf, PCT_W);
-    fu_duration(buf, sizeof buf, (double)fu_int(node, "self_ns"));
+    fu_duration(buf, sizeof buf, (double)node->self_ns);
     fputs("  ", f);
     fu_put_right(f, buf, DUR_W);
-    calls_text(buf, sizeof buf, fu_int(node, "calls"));
+    calls_text(buf, sizeof buf, node->calls);
     fputs("  ", f);
     fu_put_right(f, buf, t->calls_w);
     fputs("  ", f);
@@ -213,24 +241,24 @@ static void put_branches(const struct tree *t, int depth)
 
 /* The style of a node's method name, by kind: truncated, threw, the entry
  * method, an ordinary call — the first that applies. */
-static const char *name_style(const json_t *node, int depth)
+static const char *name_style(const struct tnode *node, int depth)
 {
-    if (fu_flag(node, "truncated"))
+    if (node->truncated)
         return SGR_DIM;
-    if (fu_int(node, "throws") > 0 || fu_opt_str(node, "exception") != NULL)
+    if (node->throws > 0 || node->exception != NULL)
         return SGR_THREW;
     return depth == 0 ? SGR_ENTRY : SGR_BOLD;
 }
 
 /* Writes Class.method(params), the parameters as Java writes them (the
  * JSON keeps the descriptor): class and parameters dim, the name bright. */
-static void put_name(const struct tree *t, const json_t *node, int depth)
+static void put_name(const struct tree *t, const struct tnode *node, int depth)
 {
     char params[512];
 
-    fu_java_params(params, sizeof params, fu_str(node, "desc"));
-    put_styled3(t, SGR_DIM, "", fu_str(node, "class"), ".");
-    put_styled(t, name_style(node, depth), fu_str(node, "method"));
+    fu_java_params(params, sizeof params, node->desc);
+    put_styled3(t, SGR_DIM, "", node->cls, ".");
+    put_styled(t, name_style(node, depth), node->method);
     put_styled(t, SGR_DIM, params);
 }
 
@@ -248,11 +276,11 @@ static void put_stat(const struct tree *t, const char *label, double ns)
 
 /* Writes the tags after a node's name: slow, exception or throws,
  * truncated, children beyond the depth limit, then min/avg/max. */
-static void put_tags(const struct tree *t, const json_t *node, int slow, int cut)
+static void put_tags(const struct tree *t, const struct tnode *node, int slow, int cut)
 {
     FILE *f = t->o->f;
-    const char *exception = fu_opt_str(node, "exception");
-    long long calls = fu_int(node, "calls"), throws = fu_int(node, "throws");
+    const char *exception = node->exception;
+    long long calls = node->calls, throws = node->throws;
     char buf[64];
 
     if (slow) {
@@ -270,7 +298,7 @@ static void put_tags(const struct tree *t, const json_t *node, int slow, int cut
         fputs("  ", f);
         put_styled(t, SGR_THREW, buf);
     }
-    if (fu_flag(node, "truncated")) {
+    if (node->truncated) {
         fputs("  ", f);
         put_styled(t, SGR_WARN, "[truncated]");
     }
@@ -279,31 +307,28 @@ static void put_tags(const struct tree *t, const json_t *node, int slow, int cut
         put_styled(t, SGR_WARN, "[deeper calls not shown]");
     }
     if (calls > 1) {
-        put_stat(t, "min", (double)fu_int(node, "min_ns"));
-        put_stat(t, "avg", (double)fu_int(node, "total_ns") / (double)calls);
-        put_stat(t, "max", (double)fu_int(node, "max_ns"));
+        put_stat(t, "min", (double)node->min_ns);
+        put_stat(t, "avg", (double)node->total_ns / (double)calls);
+        put_stat(t, "max", (double)node->max_ns);
     }
 }
 
-/* Writes node at depth (0 = the entry method) and, up to FU_MAX_DEPTH
- * levels, its children. */
-static void put_node(struct tree *t, const json_t *node, int depth)
+/* Writes node *i of c at depth (0 = the entry method) and its children;
+ * *i moves past its subtree. */
+static void put_node(struct tree *t, const call_tab *tab, const mct_call *c, size_t *i, int depth)
 {
-    const json_t *kids = fu_children(node);
-    size_t n = json_array_size(kids);
-    int slow = t->slow_ns >= 0 && (double)fu_int(node, "max_ns") >= t->slow_ns;
-    int cut = depth + 1 >= FU_MAX_DEPTH && n > 0;
+    struct tnode node = of_call(tab, c, *i);
+    uint32_t n = c->nodes[(*i)++].n_children;
+    int slow = t->slow_ns >= 0 && (double)node.max_ns >= t->slow_ns;
 
-    put_numbers(t, node, slow);
+    put_numbers(t, &node, slow);
     put_branches(t, depth);
-    put_name(t, node, depth);
-    put_tags(t, node, slow, cut);
+    put_name(t, &node, depth);
+    put_tags(t, &node, slow, 0);
     fputc('\n', t->o->f);
-    if (cut)
-        return;
-    for (size_t i = 0; i < n; i++) {
-        t->last[depth + 1] = i + 1 == n;
-        put_node(t, json_array_get(kids, i), depth + 1);
+    for (uint32_t k = 0; k < n; k++) {
+        t->last[depth + 1] = k + 1 == n;
+        put_node(t, tab, c, i, depth + 1);
     }
 }
 
@@ -317,19 +342,19 @@ static void put_pid(out *o)
     o->pid_shown = o->pid;
 }
 
-static int tree_call(out *o, const json_t *call)
+static int tree_call(out *o, const call_tab *tab, const mct_call *call)
 {
     struct tree t = { .o = o, .slow_ns = o->slow_ms < 0 ? -1 : o->slow_ms * 1e6 };
-    const json_t *root = json_object_get(call, "root");
+    size_t i = 0;
 
-    t.root_total = fu_int(root, "total_ns");
-    t.calls_w = calls_width(root);
+    t.root_total = (long long)call->nodes[0].total_ns;
+    t.calls_w = calls_width(call);
     if (o->calls > 0 || o->summaries > 0)
         fputc('\n', o->f);
     put_pid(o);
     put_title(&t, call);
     put_header(&t);
-    put_node(&t, root, 0);
+    put_node(&t, tab, call, &i, 0);
     return ferror(o->f) ? -1 : 0;
 }
 
@@ -358,6 +383,7 @@ static void put_sum_node(struct tree *t, const json_t *node, int depth, long lon
     const json_t *kids = fu_children(node);
     size_t nk = json_array_size(kids);
     int cut = depth + 1 >= FU_MAX_DEPTH && nk > 0;
+    struct tnode tn = of_json(node);
     char buf[64];
 
     for (size_t i = 0; i < 3; i++) {
@@ -374,13 +400,13 @@ static void put_sum_node(struct tree *t, const json_t *node, int depth, long lon
     fu_put_right(t->o->f, buf, SUM_CALLS_W);
     fputs("  ", t->o->f);
     put_branches(t, depth);
-    put_name(t, node, depth);
+    put_name(t, &tn, depth);
     if (fu_int(node, "entries") < n) {
         snprintf(buf, sizeof buf, "in %lld of %lld calls", fu_int(node, "entries"), n);
         fputs("  ", t->o->f);
         put_styled(t, SGR_DIM, buf);
     }
-    put_tags(t, node, 0, cut);
+    put_tags(t, &tn, 0, cut);
     fputc('\n', t->o->f);
     if (cut)
         return;
@@ -435,12 +461,20 @@ static int tree_summary(out *o, const json_t *summary)
         fprintf(f, "\nthe %zu slowest call%s:\n", json_array_size(slowest),
                 json_array_size(slowest) == 1 ? "" : "s");
     for (size_t i = 0; i < json_array_size(slowest); i++) {
-        fputc('\n', f);
         unsigned long calls = o->calls;
+        call_tab tab = {0};
+        mct_call c = {0};
+        mct_err e;
 
-        o->calls = 0;       /* tree_call's blank line is written above */
-        tree_call(o, json_array_get(slowest, i));
-        o->calls = calls;
+        fputc('\n', f);
+        /* Checked with the summary (sum_json_check): read as any call. */
+        if (call_from_json(&tab, &c, json_array_get(slowest, i), &e) == 0) {
+            o->calls = 0;   /* tree_call's blank line is written above */
+            tree_call(o, &tab, &c);
+            o->calls = calls;
+        }
+        call_free(&c);
+        call_tab_free(&tab);
     }
     return ferror(f) ? -1 : 0;
 }

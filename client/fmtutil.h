@@ -1,6 +1,7 @@
 /* fmtutil.h — what the output formats (fmt_json, fmt_tree, fmt_chrome,
- * fmt_folded) share: reading a call message's fields defensively, so that a
- * missing or mistyped field reads as 0 or "?" instead of crashing;
+ * fmt_folded) share: reading a summary's fields defensively, so that a
+ * missing or mistyped field reads as 0 or "?" instead of crashing (a call
+ * comes as the model of protocol/call.h, checked when it was read);
  * human-readable durations; and text and JSON that are safe to print on a
  * terminal. */
 #ifndef MCT_FMTUTIL_H

@@ -38,9 +38,9 @@ int gate_percentile_in_summary(double p)
     return gates_percentile_in_summary(p);
 }
 
-int gate_judges(const struct cli *c, const json_t *call)
+int gate_judges(const struct cli *c, const mct_call *call)
 {
-    return c->req.include_warmup || !sum_call_warmup(call);
+    return c->req.include_warmup || !call_warmup(call);
 }
 
 gate *gate_new(const struct cli *c, mct_err *e)
@@ -114,9 +114,9 @@ int gate_plan_check(const gate *g, const struct msg_plan *plan, FILE *err, mct_e
     return 0;
 }
 
-int gate_add_call(gate *g, json_t *call, mct_err *e)
+int gate_add_call(gate *g, const call_tab *t, const mct_call *call, mct_err *e)
 {
-    return gates_tally_add(g->tally, call, e);
+    return gates_tally_add(g->tally, t, call, e);
 }
 
 /* Prints the verdict's messages (rc 1 or 0) on err, one line each; rc. */

@@ -20,6 +20,7 @@
 
 #include <jansson.h>
 
+#include "call.h"
 #include "cli.h"
 #include "err.h"
 #include "msg.h"
@@ -35,9 +36,9 @@ int gate_wanted(const struct cli *c);
  * entry_max_ns); other percentiles need the calls (the per-call mode). */
 int gate_percentile_in_summary(double p);
 
-/* Whether the gates (and a plain --fail-over-ms) judge call, a `call`
- * object: a warm-up call ("warmup":true) only with --include-warmup. */
-int gate_judges(const struct cli *c, const json_t *call);
+/* Whether the gates (and a plain --fail-over-ms) judge call: a warm-up
+ * call ("warmup":true) only with --include-warmup. */
+int gate_judges(const struct cli *c, const mct_call *call);
 
 /* A gate for c's gates, or NULL with e set (out of memory). Free with
  * gate_free. */
@@ -53,9 +54,9 @@ void gate_free(gate *g);
  * on err, not an error. */
 int gate_plan_check(const gate *g, const struct msg_plan *plan, FILE *err, mct_err *e);
 
-/* Adds one received call (a `call` object) to the gate's summary; 0 or -1
- * with e set (a malformed call, out of memory). call is not kept. */
-int gate_add_call(gate *g, json_t *call, mct_err *e);
+/* Adds one received call (methods in t) to the gate's summary; 0 or -1
+ * with e set (out of memory). call is not kept. */
+int gate_add_call(gate *g, const call_tab *t, const mct_call *call, mct_err *e);
 
 /* Judges summary (a summary object) against the gates, writing a line on
  * err for each failure: 1 when a gate failed (exit status 4), 0 when all

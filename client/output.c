@@ -41,7 +41,7 @@ out *out_open(enum cli_format format, const char *path, double slow_ms, mct_err 
             return NULL;
         }
         o->close_f = 1;
-        /* Calls are written many at a time (out_call_rec, out_flush); glibc
+        /* Calls are written many at a time (out_call, out_flush); glibc
          * ignores the size unless given the buffer. */
         o->buf = malloc(OUT_BUF_BYTES);
         if (o->buf != NULL)
@@ -63,9 +63,14 @@ out *out_open(enum cli_format format, const char *path, double slow_ms, mct_err 
  * to the file (not copied into f's buffer); 0 or -1 (errno set). */
 static int put_text(out *o)
 {
-    const char *p = o->text.p;
+    const uint8_t *p = o->text.data;
     size_t n = o->text.len;
 
+    if (buf_failed(&o->text)) {
+        buf_reset(&o->text);
+        errno = ENOMEM;
+        return -1;
+    }
     if (n == 0)
         return 0;
     o->text.len = 0;
@@ -84,30 +89,12 @@ static int put_text(out *o)
     return 0;
 }
 
-int out_call(out *o, const json_t *call, mct_err *e)
+int out_call(out *o, const call_tab *t, const mct_call *c, mct_err *e)
 {
-    if (put_text(o) < 0 || o->fmt->call(o, call) < 0 || fflush(o->f) != 0)
-        return mct_err_set(e, MCT_E_IO, "cannot write the output: %s", strerror(errno));
-    o->calls++;
-    return 0;
-}
+    int rc = o->fmt->call(o, t, c);
 
-int out_call_rec(out *o, const crec_tab *t, const crec_call *c, mct_err *e)
-{
-    int rc;
-
-    if (o->fmt->call_rec != NULL && o->pid == 0) {
-        rc = o->fmt->call_rec(o, t, c);
-        if (rc == 0 && o->text.len >= OUT_BUF_BYTES)
-            rc = put_text(o);
-    } else {
-        json_t *call = crec_call_json(t, c);
-
-        if (call == NULL)
-            return mct_err_set(e, MCT_E_NOMEM, "out of memory writing a call");
-        rc = put_text(o) < 0 ? -1 : o->fmt->call(o, call);
-        json_decref(call);
-    }
+    if (rc == 0 && (o->text.len >= OUT_BUF_BYTES || buf_failed(&o->text)))
+        rc = put_text(o);
     if (rc < 0)
         return mct_err_set(e, MCT_E_IO, "cannot write the output: %s", strerror(errno));
     o->dirty = 1;
@@ -157,7 +144,7 @@ int out_close(out *o, mct_err *e)
         rc = -1;
     if (o->close_f && fclose(o->f) != 0)
         rc = -1;
-    crec_text_free(&o->text);
+    buf_free(&o->text);
     free(o->buf);
     free(o);
     return rc < 0 ? mct_err_set(e, MCT_E_IO, "cannot write the output: %s", strerror(errno)) : 0;

@@ -1,8 +1,9 @@
 /* output.h — where the call trees go (stdout or -o FILE) and in which format
  * (SPEC §2 -f): json, tree, chrome, folded or html. The trace loop hands each
- * `call` message to out_call as it arrives; formats that need a document
+ * call (the model of protocol/call.h, however it came) to out_call as it
+ * arrives; formats that need a document
  * around the calls (chrome) write its start in out_open and its end in
- * out_close. A summary of many calls (issue 11: {"type":"summary",...}) goes
+ * out_close. A summary of many calls ({"type":"summary",...}) goes
  * to out_summary; the chrome format has no summary form. The html format
  * writes one page at out_close; the session's facts (the agent's hello, the
  * request, the plan's summary, the end) reach it through out_fact, which
@@ -20,7 +21,8 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "crec.h"
+#include "buf.h"
+#include "call.h"
 #include "err.h"
 
 typedef struct out out;
@@ -28,10 +30,8 @@ typedef struct out out;
 /* What a format implements (one per fmt_*.c). */
 struct out_format {
     int (*begin)(out *o);                   /* may be NULL */
-    int (*call)(out *o, const json_t *call);
-    /* A compact call (crec.h) appended to o->text without a `call`
-     * object; NULL: the object is built for call(). */
-    int (*call_rec)(out *o, const crec_tab *t, const crec_call *c);
+    /* A call (methods in t), into f or o->text (written by output.c). */
+    int (*call)(out *o, const call_tab *t, const mct_call *c);
     int (*summary)(out *o, const json_t *summary);  /* NULL: not offered */
     int (*end)(out *o);                     /* may be NULL */
     /* A fact of the session under key (out_fact); NULL: not shown. */
@@ -49,7 +49,7 @@ struct out {
     long long pid_shown;/* tree: the pid of the last "pid N" line, 0: none */
     const struct out_format *fmt;
     void *state;        /* the format's own, freed by its end() */
-    crec_text text;     /* call_rec's lines, not written to f yet */
+    mct_buf text;       /* lines a format left for output.c to write, not in f yet */
     int dirty;          /* written since the last flush */
     char *buf;          /* f's buffer when out_open opened f, or NULL */
 };
@@ -60,15 +60,12 @@ extern const struct out_format fmt_json, fmt_tree, fmt_chrome, fmt_folded, fmt_h
  * the file cannot be created. */
 out *out_open(enum cli_format format, const char *path, double slow_ms, mct_err *e);
 
-/* Writes one `call` message (already validated); 0, or -1 with e set when
- * the output cannot be written (EPIPE included: errno is kept). */
-int out_call(out *o, const json_t *call, mct_err *e);
+/* Writes call c (methods in t), leaving it buffered until out_flush; 0, or
+ * -1 with e set when the output cannot be written (EPIPE included: errno is
+ * kept). */
+int out_call(out *o, const call_tab *t, const mct_call *c, mct_err *e);
 
-/* Writes one compact call (decoded with t) as out_call writes its object,
- * but leaves it buffered until out_flush; 0, or -1 with e set (as out_call). */
-int out_call_rec(out *o, const crec_tab *t, const crec_call *c, mct_err *e);
-
-/* Flushes what out_call_rec left buffered; 0, or -1 with e set. */
+/* Flushes what out_call left buffered; 0, or -1 with e set. */
 int out_flush(out *o, mct_err *e);
 
 /* Writes one summary object (checked by sum_json_check); 0, or -1 with e

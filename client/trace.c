@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "conn.h"
-#include "crec.h"
+#include "call.h"
 #include "exit.h"
 #include "fmtutil.h"
 #include "gate.h"
@@ -160,8 +160,8 @@ struct run {
     double bytes_at;     /* when bytes last came (ms) */
     double ready_at;     /* when it was last ready to read (ms) */
     double deaf_ms;      /* the longest it was not (busy, stopped, output blocked) */
-    crec_tab tab;        /* compact calls: the methods defined */
-    crec_call rec;       /* the last compact call */
+    call_tab tab;        /* the calls' methods (compact: as defined) */
+    mct_call rec;        /* the last call */
 };
 
 /* Durations within this many probe costs of 0 are not trustworthy. */
@@ -195,20 +195,6 @@ static void print_probe(struct run *r, const struct msg_plan_summary *s)
     }
 }
 
-/* Whether a node of the tree took less than limit ns in one of its calls. */
-static int has_short(const json_t *node, double limit)
-{
-    const json_t *children = json_object_get(node, "children");
-    size_t i;
-
-    if (num(node, "calls") > 0 && (double)num(node, "min_ns") < limit)
-        return 1;
-    for (i = 0; i < json_array_size(children); i++)
-        if (has_short(json_array_get(children, i), limit))
-            return 1;
-    return 0;
-}
-
 /* Says, once, that durations near the probe cost are not trustworthy. */
 static void say_short(struct run *r)
 {
@@ -220,13 +206,13 @@ static void say_short(struct run *r)
 
 /* Once per session: a printed call has durations that are mostly probe
  * cost, which the subtraction cannot make exact. */
-static void warn_short(struct run *r, const json_t *call)
+static void warn_short(struct run *r, const mct_call *c)
 {
     double limit = PROBE_NEAR * r->probe_ns;
 
-    if (r->probe_warned || r->probe_ns <= 0 || !has_short(json_object_get(call, "root"), limit))
-        return;
-    say_short(r);
+    for (size_t i = 0; !r->probe_warned && r->probe_ns > 0 && i < c->n_nodes; i++)
+        if (c->nodes[i].calls > 0 && (double)c->nodes[i].min_ns < limit)
+            say_short(r);
 }
 
 /* --fail-over-ms on a call numbered seq of root duration total_ns. */
@@ -270,62 +256,27 @@ static void output_failed(struct run *r, const mct_err *e)
     send_stop(r, "output closed");
 }
 
-static void on_call(struct run *r, json_t *call)
+/* A call, compact or JSON: to the output, then to the gates. */
+static void on_call(struct run *r, const mct_call *c)
 {
-    const json_t *root = json_object_get(call, "root");
     mct_err e;
 
     if (r->output_broken)
         return;
-    if (out_call(r->out, call, &e) < 0) {
+    if (out_call(r->out, &r->tab, c, &e) < 0) {
         output_failed(r, &e);
         return;
     }
     r->printed++;
-    warn_short(r, call);
-    if (!gate_judges(r->c, call))
+    warn_short(r, c);
+    if (!gate_judges(r->c, c))
         return;
     r->judged++;
     /* After an error the session is ending: said once. */
-    if (r->gate != NULL && r->rc == MCT_EXIT_OK && gate_add_call(r->gate, call, &e) < 0) {
-        log_error("the gates cannot count call #%lld: %s", num(call, "seq"), e.msg);
+    if (r->gate != NULL && r->rc == MCT_EXIT_OK && gate_add_call(r->gate, &r->tab, c, &e) < 0) {
+        log_error("the gates cannot count call #%llu: %s", (unsigned long long)c->seq, e.msg);
         r->rc = MCT_EXIT_INTERNAL;
         send_stop(r, "gate error");
-    }
-    check_over(r, num(call, "seq"), (double)num(root, "total_ns"));
-}
-
-/* on_call for a compact call (crec.h): the `call` object is only built
- * for the gates. */
-static void on_rec(struct run *r, const crec_call *c)
-{
-    mct_err e;
-    size_t i;
-
-    if (r->output_broken)
-        return;
-    if (out_call_rec(r->out, &r->tab, c, &e) < 0) {
-        output_failed(r, &e);
-        return;
-    }
-    r->printed++;
-    for (i = 0; !r->probe_warned && r->probe_ns > 0 && i < c->n_nodes; i++)
-        if (c->nodes[i].calls > 0 && (double)c->nodes[i].min_ns < PROBE_NEAR * r->probe_ns)
-            say_short(r);
-    /* as gate_judges: warm-up calls are printed, not judged, unless asked */
-    if ((c->flags & CREC_F_WARMUP) && !r->c->req.include_warmup)
-        return;
-    r->judged++;
-    if (r->gate != NULL && r->rc == MCT_EXIT_OK) {
-        json_t *call = crec_call_json(&r->tab, c);
-
-        if (call == NULL || gate_add_call(r->gate, call, &e) < 0) {
-            log_error("the gates cannot count call #%llu: %s", (unsigned long long)c->seq,
-                      call == NULL ? "out of memory" : e.msg);
-            r->rc = MCT_EXIT_INTERNAL;
-            send_stop(r, "gate error");
-        }
-        json_decref(call);
     }
     check_over(r, (long long)c->seq, (double)c->nodes[0].total_ns);
 }
@@ -695,10 +646,10 @@ static int stream(struct run *r)
                 return read_failed(r, &e);
             continue;
         }
-        if (n > 0 && (payload[0] == CREC_DEF || payload[0] == CREC_CALL)) {
-            n = crec_decode(&r->tab, &r->rec, payload, len, &e);
-            if (n == CREC_CALL)
-                on_rec(r, &r->rec);
+        if (n > 0 && (payload[0] == CALL_DEF || payload[0] == CALL_REC)) {
+            n = call_decode(&r->tab, &r->rec, payload, len, &e);
+            if (n == CALL_REC)
+                on_call(r, &r->rec);
             if (n >= 0)
                 continue;
         }
@@ -707,7 +658,11 @@ static int stream(struct run *r)
             return read_failed(r, &e);
         type = proto_type(m);
         if (strcmp(type, "call") == 0) {
-            on_call(r, m);
+            if (call_from_json(&r->tab, &r->rec, m, &e) < 0) {
+                json_decref(m);
+                return read_failed(r, &e);
+            }
+            on_call(r, &r->rec);
         } else if (strcmp(type, "summary") == 0) {
             on_summary(r, m);
         } else if (strcmp(type, "status") == 0) {
@@ -910,8 +865,8 @@ int trace_run(const struct cli *c, const struct proc_target *t)
     }
     code = session(&r);
     proto_rbuf_free(&r.rb);
-    crec_tab_free(&r.tab);
-    crec_call_free(&r.rec);
+    call_tab_free(&r.tab);
+    call_free(&r.rec);
     gate_free(r.gate);
     if (r.fd >= 0)
         close(r.fd);

@@ -16,6 +16,7 @@
 
 #include "agentlib.h"
 #include "buf.h"
+#include "call.h"
 #include "exit.h"
 #include "gate.h"
 #include "log.h"
@@ -166,6 +167,8 @@ struct wrap {
     size_t n_judged;        /* JVMs whose gates were judged */
     int gate_failed;        /* a JVM's gate failed */
     int gate_typo;          /* a gate names a method a JVM's plan does not trace */
+    call_tab tab;           /* the calls' methods, all JVMs */
+    mct_call call;          /* the last call read */
 };
 
 /* Stops reading j's file; the reason was said. */
@@ -240,17 +243,18 @@ static void check_over(struct wrap *w, const struct jvm *j, const char *what, do
     w->over = 1;
 }
 
-/* Writes a call or a summary (summary != 0) of JVM j, tagged with its pid,
- * and counts it. When the output cannot be written, a reader gone away
- * (EPIPE) ends the output quietly; anything else is trouble. */
-static void emit(struct wrap *w, struct jvm *j, const json_t *obj, int summary)
+/* Writes call c, or else summary, of JVM j, tagged with its pid, and
+ * counts it. When the output cannot be written, a reader gone away (EPIPE)
+ * ends the output quietly; anything else is trouble. */
+static void emit(struct wrap *w, struct jvm *j, const mct_call *c, const json_t *summary)
 {
     mct_err e;
 
     if (w->output_broken)
         return;
     out_set_pid(w->out, j->pid);
-    if ((summary ? out_summary(w->out, obj, &e) : out_call(w->out, obj, &e)) < 0) {
+    if ((c == NULL ? out_summary(w->out, summary, &e)
+                   : out_call(w->out, &w->tab, c, &e) < 0 ? -1 : out_flush(w->out, &e)) < 0) {
         if (e.code != MCT_E_IO || errno != EPIPE) {
             log_error("%s", e.msg);
             w->trouble = MCT_EXIT_INTERNAL;
@@ -258,30 +262,35 @@ static void emit(struct wrap *w, struct jvm *j, const json_t *obj, int summary)
         w->output_broken = 1;
         return;
     }
-    if (summary)
+    if (c == NULL)
         j->summaries++;
     else
         j->calls++;
     w->written++;
 }
 
-static void on_call(struct wrap *w, struct jvm *j, json_t *call)
+static void on_call(struct wrap *w, struct jvm *j, const json_t *obj)
 {
-    const json_t *root = json_object_get(call, "root");
-    long long total = json_integer_value(json_object_get(root, "total_ns"));
+    const mct_call *c = &w->call;
     char what[64];
     mct_err e;
 
-    emit(w, j, call, 0);
+    /* Checked by wrapline_parse (call_json_check): read the same way. */
+    if (call_from_json(&w->tab, &w->call, obj, &e) < 0) {
+        log_error("JVM pid %lld: a bad call in its trace file (%s); ignoring the rest", j->pid, e.msg);
+        drop(w, j);
+        return;
+    }
+    emit(w, j, c, NULL);
     /* A warm-up call is written, marked, but judged only when asked. */
-    if (!gate_judges(w->c, call))
+    if (!gate_judges(w->c, c))
         return;
     w->seen++;
-    snprintf(what, sizeof what, "call #%lld", (long long)json_integer_value(json_object_get(call, "seq")));
-    check_over(w, j, what, (double)total / 1e6);
-    if (j->gate != NULL && !j->judged && gate_add_call(j->gate, call, &e) < 0) {
-        log_error("JVM pid %lld: the gates cannot count call #%lld: %s", j->pid,
-                  (long long)json_integer_value(json_object_get(call, "seq")), e.msg);
+    snprintf(what, sizeof what, "call #%llu", (unsigned long long)c->seq);
+    check_over(w, j, what, (double)c->nodes[0].total_ns / 1e6);
+    if (j->gate != NULL && !j->judged && gate_add_call(j->gate, &w->tab, c, &e) < 0) {
+        log_error("JVM pid %lld: the gates cannot count call #%llu: %s", j->pid, (unsigned long long)c->seq,
+                  e.msg);
         w->trouble = MCT_EXIT_INTERNAL;
         j->judged = 1;
     }
@@ -295,7 +304,7 @@ static void on_summary(struct wrap *w, struct jvm *j, const json_t *summary)
              (double)json_integer_value(json_object_get(json_object_get(summary, "root"), "entry_max_ns")) / 1e6);
         judge_gates(w, j, summary);
     }
-    emit(w, j, summary, 1);
+    emit(w, j, NULL, summary);
 }
 
 /* The plan: every method a gate names must be traced (a typo in
@@ -867,6 +876,8 @@ int wrap_run(const struct cli *c)
         gate_free(w.jvms[i].gate);
     }
     free(w.jvms);
+    call_free(&w.call);
+    call_tab_free(&w.tab);
     remove_dir(&w);
     if (out_close(w.out, &e) < 0 && !w.output_broken) {
         log_error("%s", e.msg);

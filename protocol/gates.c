@@ -341,15 +341,11 @@ void gates_tally_free(gates_tally *t)
     free(t);
 }
 
-int gates_tally_add(gates_tally *t, json_t *call, mct_err *e)
+int gates_tally_add(gates_tally *t, const call_tab *tab, const mct_call *c, mct_err *e)
 {
-    json_int_t ns;
-
-    if (sum_add_call_json(t->sum, call, e) < 0)
+    if (sum_add_call(t->sum, tab, c, e) < 0)
         return -1;
-    /* Checked by sum_add_call_json: the root's total_ns is an integer >= 0. */
-    ns = json_integer_value(json_object_get(json_object_get(call, "root"), "total_ns"));
-    return sum_hist_record(&t->entry, (uint64_t)ns, e);
+    return sum_hist_record(&t->entry, c->nodes[0].total_ns, e);
 }
 
 int gates_tally_judge(const gates_tally *t, const struct gates *g, json_t *failures, mct_err *e)

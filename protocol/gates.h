@@ -23,6 +23,7 @@
 
 #include <jansson.h>
 
+#include "call.h"
 #include "err.h"
 #include "summary.h"
 
@@ -107,9 +108,9 @@ gates_tally *gates_tally_new(mct_err *e);
 /* Frees t; NULL is fine. */
 void gates_tally_free(gates_tally *t);
 
-/* Adds one `call` object (checked by sum_add_call_json, not kept); 0 or -1
- * with e set (malformed, out of memory). */
-int gates_tally_add(gates_tally *t, json_t *call, mct_err *e);
+/* Adds call c (methods in tab; a model that passed call_check, not kept);
+ * 0 or -1 with e set (out of memory). */
+int gates_tally_add(gates_tally *t, const call_tab *tab, const mct_call *c, mct_err *e);
 
 /* Judges the calls tallied, as gates_judge (any percentile). */
 int gates_tally_judge(const gates_tally *t, const struct gates *g, json_t *failures, mct_err *e);

@@ -4,7 +4,7 @@
  *
  * A frame is an 8-byte header ('M','C','T', version, payload length as u32
  * big-endian) followed by one UTF-8 JSON object, or, in a session that
- * asked for them, a compact call record (crec.h). Every decoded message is
+ * asked for them, a compact call record (call.h). Every decoded message is
  * validated against the schema of its "type" before anyone looks at it. */
 #ifndef MCT_PROTO_H
 #define MCT_PROTO_H
@@ -138,7 +138,7 @@ int proto_write_payload(int fd, const char *json, size_t len, mct_err *e);
 json_t *proto_read(int fd, enum proto_dir dir, int timeout_ms, mct_err *e);
 
 
-/* Writes len bytes of whole frames (already framed: crec.h) to fd, as
+/* Writes len bytes of whole frames (already framed: call.h) to fd, as
  * proto_write_within writes one; 0 or -1 with e set. */
 int proto_write_frames_within(int fd, const void *frames, size_t len, long long stall_ms, long long total_ms,
                               mct_err *e);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "call.h"
 #include "kit.h"
 #include "proto.h"
 
@@ -546,11 +547,6 @@ void sum_add_seen(sum *s, uint64_t n)
     s->seen = sat_add(s->seen, n);
 }
 
-int sum_call_warmup(const json_t *call)
-{
-    return json_is_true(json_object_get(call, "warmup"));
-}
-
 int sum_begin(sum *s, mct_err *e)
 {
     if (s->in_call)
@@ -713,19 +709,6 @@ static void slowest_keep(sum *s, uint64_t total_ns, char *json, size_t size)
         heap_swap(&s->heap[(i - 1) / 2], &s->heap[i]);
         i = (i - 1) / 2;
     }
-}
-
-int sum_slowest_offer(sum *s, uint64_t total_ns, json_t *call, mct_err *e)
-{
-    char *json;
-
-    if (!sum_slowest_wants(s, total_ns))
-        return 0;
-    json = json_dumps(call, JSON_COMPACT);
-    if (json == NULL)
-        return mct_err_set(e, MCT_E_NOMEM, "out of memory keeping one of the slowest calls");
-    slowest_keep(s, total_ns, json, strlen(json));
-    return 0;
 }
 
 /* ---- merge ------------------------------------------------------------------ */
@@ -1110,13 +1093,13 @@ static int vbool(const json_t *obj, const char *key, int optional, const struct 
     return json_is_boolean(j) ? 0 : vbad(e, p, key, "not true or false");
 }
 
-/* Checks a node at depth (1 = root) of a call (summary_calls < 0) or of a
- * summary of summary_calls entry calls. */
+/* Checks a node at depth (1 = root) of a summary of summary_calls entry
+ * calls. (A call's nodes are call_from_json's.) */
 static int vnode(const json_t *n, int depth, long long summary_calls, struct vpath *p, mct_err *e)
 {
     static const char *const ints[] = { "calls", "total_ns", "self_ns", "min_ns", "max_ns", "throws" };
     const json_t *kids;
-    uint64_t v;
+    uint64_t v, entries, cmin, cmax, p50, p90, p99, emax;
 
     if (!json_is_object(n))
         return vbad(e, p, NULL, "not an object (a node)");
@@ -1129,23 +1112,19 @@ static int vnode(const json_t *n, int depth, long long summary_calls, struct vpa
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
         if (vint(n, ints[i], 0, &v, p, e) < 0)
             return -1;
-    if (summary_calls >= 0) {
-        uint64_t entries, cmin, cmax, p50, p90, p99, emax;
-
-        if (vint(n, "entries", 0, &entries, p, e) < 0 || vint(n, "calls_min", 0, &cmin, p, e) < 0 ||
-            vint(n, "calls_max", 0, &cmax, p, e) < 0 || vint(n, "p50_ns", 0, &p50, p, e) < 0 ||
-            vint(n, "p90_ns", 0, &p90, p, e) < 0 || vint(n, "p99_ns", 0, &p99, p, e) < 0 ||
-            vint(n, "entry_max_ns", 0, &emax, p, e) < 0)
-            return -1;
-        if (entries < 1 || entries > (uint64_t)summary_calls)
-            return vbad(e, p, "entries", "%llu, not between 1 and the summary's calls (%lld)",
-                        (unsigned long long)entries, summary_calls);
-        if (cmin > cmax)
-            return vbad(e, p, "calls_min", "%llu, more than calls_max (%llu)",
-                        (unsigned long long)cmin, (unsigned long long)cmax);
-        if (p50 > p90 || p90 > p99 || p99 > emax)
-            return vbad(e, p, "p50_ns", "p50_ns <= p90_ns <= p99_ns <= entry_max_ns does not hold");
-    }
+    if (vint(n, "entries", 0, &entries, p, e) < 0 || vint(n, "calls_min", 0, &cmin, p, e) < 0 ||
+        vint(n, "calls_max", 0, &cmax, p, e) < 0 || vint(n, "p50_ns", 0, &p50, p, e) < 0 ||
+        vint(n, "p90_ns", 0, &p90, p, e) < 0 || vint(n, "p99_ns", 0, &p99, p, e) < 0 ||
+        vint(n, "entry_max_ns", 0, &emax, p, e) < 0)
+        return -1;
+    if (entries < 1 || entries > (uint64_t)summary_calls)
+        return vbad(e, p, "entries", "%llu, not between 1 and the summary's calls (%lld)",
+                    (unsigned long long)entries, summary_calls);
+    if (cmin > cmax)
+        return vbad(e, p, "calls_min", "%llu, more than calls_max (%llu)",
+                    (unsigned long long)cmin, (unsigned long long)cmax);
+    if (p50 > p90 || p90 > p99 || p99 > emax)
+        return vbad(e, p, "p50_ns", "p50_ns <= p90_ns <= p99_ns <= entry_max_ns does not hold");
     kids = json_object_get(n, "children");
     if (kids == NULL)
         return vbad(e, p, "children", "missing (an array of nodes)");
@@ -1173,43 +1152,6 @@ static int vtype(const json_t *obj, const char *want, const struct vpath *p, mct
     if (!json_is_string(t) || strcmp(json_string_value(t), want) != 0)
         return vbad(e, p, "type", "not \"%s\"", want);
     return 0;
-}
-
-/* Checks a call object at path p. */
-static int vcall(const json_t *c, struct vpath *p, mct_err *e)
-{
-    const json_t *th;
-    uint64_t v;
-    size_t mark;
-
-    if (vtype(c, "call", p, e) < 0 || vint(c, "seq", 0, &v, p, e) < 0 ||
-        vint(c, "start_ns", 0, &v, p, e) < 0 || vbool(c, "warmup", 1, p, e) < 0)
-        return -1;
-    th = json_object_get(c, "thread");
-    if (th == NULL)
-        return vbad(e, p, "thread", "missing (an object)");
-    if (!json_is_object(th))
-        return vbad(e, p, "thread", "not an object");
-    mark = vpush(p, "%sthread", p->len > 0 ? "." : "");
-    if (vint(th, "id", 0, &v, p, e) < 0)
-        return -1;
-    if (json_object_get(th, "name") != NULL && !json_is_string(json_object_get(th, "name")))
-        return vbad(e, p, "name", "not a string");
-    vpop(p, mark);
-    if (json_object_get(c, "root") == NULL)
-        return vbad(e, p, "root", "missing (a node)");
-    mark = vpush(p, "%sroot", p->len > 0 ? "." : "");
-    if (vnode(json_object_get(c, "root"), 1, -1, p, e) < 0)
-        return -1;
-    vpop(p, mark);
-    return 0;
-}
-
-int sum_call_json_check(const json_t *call, mct_err *e)
-{
-    struct vpath p = { .what = "call" };
-
-    return vcall(call, &p, e);
 }
 
 int sum_json_check(const json_t *j, mct_err *e)
@@ -1275,49 +1217,53 @@ int sum_json_check(const json_t *j, mct_err *e)
         return vbad(e, &p, "slowest", "%zu calls, more than %s", json_array_size(arr),
                     json_array_size(arr) > calls ? "the summary's calls" : "a summary keeps");
     for (size_t i = 0; i < json_array_size(arr); i++) {
-        size_t mark = vpush(&p, "slowest[%zu]", i);
+        char at[32];
 
-        if (vcall(json_array_get(arr, i), &p, e) < 0)
+        snprintf(at, sizeof at, "slowest[%zu]", i);
+        if (call_json_check_at(json_array_get(arr, i), "summary", at, e) < 0)
             return -1;
-        vpop(&p, mark);
     }
     return 0;
 }
 
-/* Feeds node n (checked) and its subtree to the visitor. */
-static int add_node(sum *s, const json_t *n, mct_err *e)
+/* Feeds node *i of c and its subtree to the visitor; *i moves past them. */
+static int add_node(sum *s, const call_tab *t, const mct_call *c, size_t *i, mct_err *e)
 {
-    const json_t *kids = json_object_get(n, "children");
+    const struct call_node *nd = &c->nodes[(*i)++];
+    const struct call_method *m = call_tab_get(t, nd->method);
     struct sum_fig f = {
-        .class_name = json_string_value(json_object_get(n, "class")),
-        .method = json_string_value(json_object_get(n, "method")),
-        .desc = json_string_value(json_object_get(n, "desc")),
-        .calls = (uint64_t)json_integer_value(json_object_get(n, "calls")),
-        .total_ns = (uint64_t)json_integer_value(json_object_get(n, "total_ns")),
-        .self_ns = (uint64_t)json_integer_value(json_object_get(n, "self_ns")),
-        .min_ns = (uint64_t)json_integer_value(json_object_get(n, "min_ns")),
-        .max_ns = (uint64_t)json_integer_value(json_object_get(n, "max_ns")),
-        .throws = (uint64_t)json_integer_value(json_object_get(n, "throws")),
-        .truncated = json_is_true(json_object_get(n, "truncated")),
+        .class_name = m->cls, .method = m->name, .desc = m->desc,
+        .calls = nd->calls, .total_ns = nd->total_ns, .self_ns = nd->self_ns,
+        .min_ns = nd->min_ns, .max_ns = nd->max_ns, .throws = nd->throws,
+        .truncated = (nd->flags & CALL_N_TRUNCATED) != 0,
     };
 
     if (sum_enter(s, &f, e) < 0)
         return -1;
-    for (size_t i = 0; i < json_array_size(kids); i++)
-        if (add_node(s, json_array_get(kids, i), e) < 0)
+    for (uint32_t k = 0; k < nd->n_children; k++)
+        if (add_node(s, t, c, i, e) < 0)
             return -1;
     return sum_leave(s, e);
 }
 
-int sum_add_call_json(sum *s, json_t *call, mct_err *e)
+int sum_add_call(sum *s, const call_tab *t, const mct_call *c, mct_err *e)
 {
-    const json_t *root;
+    uint64_t total = c->nodes[0].total_ns;
+    size_t i = 0, len;
+    mct_buf text;
+    uint8_t *json;
 
-    if (sum_call_json_check(call, e) < 0)
+    if (sum_begin(s, e) < 0 || add_node(s, t, c, &i, e) < 0 || sum_end(s, e) < 0)
         return -1;
-    root = json_object_get(call, "root");
-    if (sum_begin(s, e) < 0 || add_node(s, root, e) < 0 || sum_end(s, e) < 0)
-        return -1;
-    return sum_slowest_offer(s, (uint64_t)json_integer_value(json_object_get(root, "total_ns")),
-                             call, e);
+    if (!sum_slowest_wants(s, total))
+        return 0;
+    /* Its JSON text, as a call line has it, without the newline. */
+    buf_init(&text);
+    if (call_json_line(&text, t, c) == 0 && text.len > 0)
+        text.data[--text.len] = '\0';
+    json = buf_steal(&text, &len);
+    if (json == NULL)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory keeping one of the slowest calls");
+    slowest_keep(s, total, (char *)json, len);
+    return 0;
 }

@@ -109,6 +109,8 @@ uint64_t sum_hist_quantile(const struct sum_hist *h, double q);
 /* ---- summary ------------------------------------------------------------- */
 
 typedef struct sum sum;
+struct call_tab;
+struct mct_call;
 
 /* The figures of one node of a per-call tree, as the visitor gets them.
  * Names are borrowed for the duration of the call to sum_enter. */
@@ -159,9 +161,6 @@ void sum_add_warmup(sum *s, uint64_t n);
  * interval; reported as seen. */
 void sum_add_seen(sum *s, uint64_t n);
 
-/* Whether call (a `call` object) is marked "warmup":true. */
-int sum_call_warmup(const json_t *call);
-
 /* Visitor, one per-call tree at a time: sum_begin, then for every node in
  * depth-first order sum_enter (its figures) ... sum_leave, then sum_end.
  * The first node entered is the call's root. 0, or -1 with e set: out of
@@ -175,21 +174,10 @@ int sum_end(sum *s, mct_err *e);
  * a caller can skip rendering a call that would not be kept. */
 int sum_slowest_wants(const sum *s, uint64_t total_ns);
 
-/* Offers call (a `call` object; root total total_ns) to `slowest`: kept
- * (its JSON text copied) when it is among the k slowest so far and fits
- * (above). 0 or -1 with e set. */
-int sum_slowest_offer(sum *s, uint64_t total_ns, json_t *call, mct_err *e);
-
-/* Checks that call is a `call` object of SPEC §3 (PROTOCOL.md `call`), every
- * field typed, nodes nested at most PROTO_MAX_DEPTH deep; keys it does not
- * know are allowed (SPEC §3: keys may be added). 0, or -1 with e set
- * (MCT_E_PROTO) naming the key, e.g. "root.children[2].calls: ...". */
-int sum_call_json_check(const json_t *call, mct_err *e);
-
-/* Checks call (sum_call_json_check), adds it through the visitor and offers
- * it to `slowest`. 0, or -1 with e set; a call that fails the check adds
- * nothing. */
-int sum_add_call_json(sum *s, json_t *call, mct_err *e);
+/* Adds call c (methods in t; a model that passed call_check) through the
+ * visitor, and offers it to `slowest` (as a `call` object, rendered only
+ * when kept). 0, or -1 with e set. */
+int sum_add_call(sum *s, const struct call_tab *t, const struct mct_call *c, mct_err *e);
 
 /* Adds src (its nodes, methods, counts, slowest) to dst, as if dst had
  * seen src's calls too (an interval into the whole run), within dst's

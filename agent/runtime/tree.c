@@ -286,50 +286,7 @@ int tree_warmup(tree *t, int (*marks)(int32_t id, uint64_t start))
     return t->warmup;
 }
 
-/* Renders node i and its subtree; returns NULL when out of memory. */
-static json_t *node_json(const tree *t, uint32_t i)
-{
-    const struct node *nd = &t->nodes[i];
-    const mt_method *m = mt_get(nd->id);
-    json_t *o = json_object();
-    json_t *kids = json_array();
-    uint64_t total = ns(t, nd->total), child_total = 0;
-    uint32_t c;
-
-    if (o == NULL || kids == NULL)
-        goto fail;
-    for (c = nd->first_child; c != 0; c = t->nodes[c].next_sibling) {
-        json_t *k = node_json(t, c);
-
-        if (k == NULL || json_array_append_new(kids, k) < 0)
-            goto fail;
-        child_total += ns(t, t->nodes[c].total);
-    }
-    /* Names from class files: modified UTF-8. */
-    if (json_object_set_new(o, "class", mutf8_json(m ? m->cls : "?")) < 0 ||
-        json_object_set_new(o, "method", mutf8_json(m ? m->name : "?")) < 0 ||
-        json_object_set_new(o, "desc", mutf8_json(m ? m->desc : "?")) < 0 ||
-        json_object_set_new(o, "calls", json_integer((json_int_t)nd->calls)) < 0 ||
-        json_object_set_new(o, "total_ns", json_integer((json_int_t)total)) < 0 ||
-        json_object_set_new(o, "self_ns", json_integer((json_int_t)(total > child_total ? total - child_total : 0))) < 0 ||
-        json_object_set_new(o, "min_ns", json_integer((json_int_t)ns(t, nd->min))) < 0 ||
-        json_object_set_new(o, "max_ns", json_integer((json_int_t)ns(t, nd->max))) < 0 ||
-        json_object_set_new(o, "throws", json_integer((json_int_t)nd->throws)) < 0)
-        goto fail;
-    if (nd->truncated && json_object_set_new(o, "truncated", json_true()) < 0)
-        goto fail;
-    if (json_object_set_new(o, "children", kids) < 0) {
-        kids = NULL;
-        goto fail;
-    }
-    return o;
-fail:
-    json_decref(kids);
-    json_decref(o);
-    return NULL;
-}
-
-/* sum_enter's name for s (modified UTF-8): s itself when it is plain
+/* The model's name for s (modified UTF-8): s itself when it is plain
  * UTF-8 already (the usual case, no allocation), else a copy in *owned. */
 static const char *visit_name(const char *s, char **owned)
 {
@@ -340,154 +297,77 @@ static const char *visit_name(const char *s, char **owned)
     return *owned;
 }
 
-/* Enters node i, its subtree, and leaves it. */
-static int visit_node(const tree *t, uint32_t i, sum *s, mct_err *err)
+/* The method of node i in tab: defined from the method table (names as
+ * UTF-8) the first time a call of this tab meets it. */
+static int define(const tree *t, uint32_t i, call_tab *tab, mct_err *err)
 {
-    const struct node *nd = &t->nodes[i];
-    const mt_method *m = mt_get(nd->id);
-    uint64_t total = ns(t, nd->total), child_total = 0;
+    uint32_t id = (uint32_t)t->nodes[i].id;
+    const mt_method *m;
     char *oc, *om, *od;
-    struct sum_fig f;
-    uint32_t c;
+    const char *cls, *name, *desc;
     int rc;
 
-    for (c = nd->first_child; c != 0; c = t->nodes[c].next_sibling)
-        child_total += ns(t, t->nodes[c].total);
-    f = (struct sum_fig){
-        .class_name = visit_name(m ? m->cls : "?", &oc),
-        .method = visit_name(m ? m->name : "?", &om),
-        .desc = visit_name(m ? m->desc : "?", &od),
-        .calls = nd->calls, .total_ns = total,
-        .self_ns = total > child_total ? total - child_total : 0,
-        .min_ns = ns(t, nd->min), .max_ns = ns(t, nd->max), .throws = nd->throws,
-        .truncated = nd->truncated,
-    };
-    if (f.class_name == NULL || f.method == NULL || f.desc == NULL)
-        rc = mct_err_set(err, MCT_E_NOMEM, "out of memory summarising a call");
+    if (call_tab_get(tab, id) != NULL)
+        return 0;
+    m = mt_get(t->nodes[i].id);
+    cls = visit_name(m ? m->cls : "?", &oc);
+    name = visit_name(m ? m->name : "?", &om);
+    desc = visit_name(m ? m->desc : "?", &od);
+    if (cls == NULL || name == NULL || desc == NULL)
+        rc = mct_err_set(err, MCT_E_NOMEM, "out of memory rendering a call");
     else
-        rc = sum_enter(s, &f, err);
+        rc = call_tab_define(tab, id, cls, name, desc, err);
     free(oc);
     free(om);
     free(od);
-    if (rc < 0)
-        return -1;
-    for (c = nd->first_child; c != 0; c = t->nodes[c].next_sibling)
-        if (visit_node(t, c, s, err) < 0)
-            return -1;
-    return sum_leave(s, err);
+    return rc;
 }
 
-int tree_visit(const tree *t, sum *s, mct_err *err)
-{
-    if (sum_begin(s, err) < 0 || visit_node(t, 0, s, err) < 0)
-        return -1;
-    return sum_end(s, err);
-}
-
-/* A modified UTF-8 string as a compact string (UTF-8). */
-static int put_name(crec_buf *b, const char *s)
-{
-    char *owned;
-    const char *u = visit_name(s, &owned);
-
-    if (u == NULL)
-        return -1;
-    crec_put_str(b, u, strlen(u));
-    free(owned);
-    return 0;
-}
-
-/* Defines the methods of node i and its subtree that defs lacks. */
-static int define(const tree *t, uint32_t i, crec_buf *b, crec_defs *defs)
-{
-    const struct node *nd = &t->nodes[i];
-    uint32_t c;
-
-    if (!crec_defs_has(defs, (uint32_t)nd->id)) {
-        const mt_method *m = mt_get(nd->id);
-        size_t start = crec_frame_begin(b, CREC_DEF);
-
-        crec_put_u32(b, (uint32_t)nd->id);
-        if (put_name(b, m ? m->cls : "?") < 0 || put_name(b, m ? m->name : "?") < 0 ||
-            put_name(b, m ? m->desc : "?") < 0 || crec_frame_end(b, start) < 0 ||
-            crec_defs_add(defs, (uint32_t)nd->id) < 0)
-            return -1;
-    }
-    for (c = nd->first_child; c != 0; c = t->nodes[c].next_sibling)
-        if (define(t, c, b, defs) < 0)
-            return -1;
-    return 0;
-}
-
-/* Node i and its subtree, in pre-order, at w (room for all of them); the
- * end of what was written. */
-static unsigned char *put_node(const tree *t, uint32_t i, unsigned char *w)
+/* Node i and its subtree, in pre-order, from *at on; *at moves past them. */
+static int fill(const tree *t, uint32_t i, call_tab *tab, mct_call *c, size_t *at, mct_err *err)
 {
     const struct node *nd = &t->nodes[i];
     uint64_t total = ns(t, nd->total), child_total = 0;
-    uint32_t c;
+    struct call_node *cn = &c->nodes[(*at)++];
+    uint32_t k;
 
-    for (c = nd->first_child; c != 0; c = t->nodes[c].next_sibling)
-        child_total += ns(t, t->nodes[c].total);
-    w = crec_be32(w, (uint32_t)nd->id);
-    *w++ = nd->truncated ? CREC_N_TRUNCATED : 0;
-    w = crec_be32(w, nd->kids);
-    w = crec_be64(w, nd->calls);
-    w = crec_be64(w, total);
-    w = crec_be64(w, total > child_total ? total - child_total : 0);
-    w = crec_be64(w, ns(t, nd->min));
-    w = crec_be64(w, ns(t, nd->max));
-    w = crec_be64(w, nd->throws);
-    for (c = nd->first_child; c != 0; c = t->nodes[c].next_sibling)
-        w = put_node(t, c, w);
-    return w;
-}
-
-int tree_crec(const tree *t, crec_buf *b, crec_defs *defs, uint64_t seq, int64_t thread_id,
-              const char *thread_name, const char *exception, unsigned flags)
-{
-    unsigned char *w;
-    size_t start;
-
-    if (define(t, 0, b, defs) < 0)
+    if (define(t, i, tab, err) < 0)
         return -1;
-    start = crec_frame_begin(b, CREC_CALL);
-    crec_put_u8(b, flags);
-    crec_put_u64(b, seq);
-    crec_put_u64(b, (uint64_t)thread_id);
-    crec_put_u64(b, (uint64_t)tree_start_ns(t));
-    crec_put_str(b, thread_name ? thread_name : "", thread_name ? strlen(thread_name) : 0);
-    if (exception != NULL) {
-        if (put_name(b, exception) < 0)
-            b->failed = 1;
-    } else {
-        crec_put_str(b, "", 0);
-    }
-    crec_put_u32(b, t->n_nodes);
-    w = crec_reserve(b, (size_t)t->n_nodes * CREC_NODE_BYTES);
-    if (w != NULL)
-        put_node(t, 0, w);
-    return crec_frame_end(b, start);
+    for (k = nd->first_child; k != 0; k = t->nodes[k].next_sibling)
+        child_total += ns(t, t->nodes[k].total);
+    *cn = (struct call_node){
+        .method = (uint32_t)nd->id, .n_children = nd->kids, .flags = nd->truncated ? CALL_N_TRUNCATED : 0u,
+        .calls = nd->calls, .total_ns = total, .self_ns = total > child_total ? total - child_total : 0,
+        .min_ns = ns(t, nd->min), .max_ns = ns(t, nd->max), .throws = nd->throws,
+    };
+    for (k = nd->first_child; k != 0; k = t->nodes[k].next_sibling)
+        if (fill(t, k, tab, c, at, err) < 0)
+            return -1;
+    return 0;
 }
 
-json_t *tree_json(const tree *t, uint64_t seq, int64_t thread_id, const char *thread_name,
-                  const char *exception)
+int tree_call(const tree *t, call_tab *tab, mct_call *c, uint64_t seq, int64_t thread_id, const char *thread_name,
+              const char *exception, mct_err *err)
 {
-    json_t *root = node_json(t, 0);
-    json_t *call, *th;
+    char *owned = NULL;
+    const char *exc = exception != NULL ? visit_name(exception, &owned) : NULL;
+    size_t at = 0;
+    int rc;
 
-    if (root == NULL)
-        return NULL;
-    if (exception != NULL && json_object_set_new(root, "exception", mutf8_json(exception)) < 0) {
-        json_decref(root);
-        return NULL;
+    c->flags = t->warmup ? CALL_F_WARMUP : 0u;
+    c->seq = seq;
+    c->thread_id = thread_id;
+    c->start_ns = (uint64_t)tree_start_ns(t);
+    if ((exception != NULL && exc == NULL) || call_set_names(c, thread_name, exc) < 0 ||
+        call_nodes(c, t->n_nodes) == NULL) {
+        free(owned);
+        return mct_err_set(err, MCT_E_NOMEM, "out of memory rendering a call");
     }
-    th = json_pack("{s:I, s:s}", "id", (json_int_t)thread_id, "name", thread_name ? thread_name : "");
-    call = json_pack("{s:s, s:I, s:o, s:I, s:o}", "type", "call", "seq", (json_int_t)seq, "thread", th,
-                     "start_ns", (json_int_t)tree_start_ns(t), "root", root);
-    if (call != NULL && t->warmup && json_object_set_new(call, "warmup", json_true()) < 0) {
-        json_decref(call);
-        return NULL;
-    }
-    return call;
+    free(owned);
+    /* Whatever the model holds, both encodings hold: a call it cannot is
+     * refused here, once, for both. */
+    rc = fill(t, 0, tab, c, &at, err);
+    if (rc == 0 && call_check(tab, c, err) < 0)
+        rc = mct_err_wrap(err, "the call cannot be sent");
+    return rc;
 }

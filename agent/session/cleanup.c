@@ -98,8 +98,10 @@ void cleanup_free(struct session *s, JNIEnv *jni, int instrumented)
     splan_free(&s->sp);
     sum_free(s->agg);
     sum_free(s->total);
-    crec_buf_free(&s->out);
-    crec_defs_free(&s->defs);
+    buf_free(&s->out);
+    call_defs_free(&s->defs);
+    call_tab_free(&s->tab);
+    call_free(&s->call);
     json_decref(s->req);
     free(s);
 }

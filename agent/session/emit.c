@@ -20,33 +20,20 @@
 /* Compact calls are written once a pass, or when this many bytes wait. */
 #define OUT_FLUSH_BYTES ((size_t)256 * 1024)
 
-/* The `call` object of call c, whose tree is tr, numbered seq; NULL when
- * out of memory. */
-static json_t *render_call(JNIEnv *jni, const probe_call *c, const tree *tr, uint64_t seq)
+/* Fills s->call with call c, whose tree is tr, numbered seq; its thread
+ * and exception only when named (aggregate: only the slowest kept show
+ * them). 0, or -1 with err set (the call is dropped). */
+static int model_call(struct session *s, JNIEnv *jni, const probe_call *c, const tree *tr, uint64_t seq,
+                      int named, mct_err *err)
 {
-    char exname[512], tname[256];
-    int64_t tid;
+    char exname[512], tname[256] = "";
+    int64_t tid = 0;
 
-    if (c->exception != NULL)
+    if (named && c->exception != NULL)
         vm_exception_name(c->exception, exname, sizeof exname);
-    vm_thread_info(jni, c->thread, &tid, tname, sizeof tname);
-    return tree_json(tr, seq, tid, tname, tree_exception(tr) ? exname : NULL);
-}
-
-/* Call c, whose tree is tr, numbered seq, as compact frames into s->out;
- * warmup: the call began before its methods were compiled again. 0, or -1
- * when out of memory. */
-static int encode_call(struct session *s, JNIEnv *jni, const probe_call *c, const tree *tr, uint64_t seq,
-                       int warmup)
-{
-    char exname[512], tname[256];
-    int64_t tid;
-
-    if (c->exception != NULL)
-        vm_exception_name(c->exception, exname, sizeof exname);
-    vm_thread_info(jni, c->thread, &tid, tname, sizeof tname);
-    return tree_crec(tr, &s->out, &s->defs, seq, tid, tname, tree_exception(tr) ? exname : NULL,
-                     warmup ? CREC_F_WARMUP : 0);
+    if (named)
+        vm_thread_info(jni, c->thread, &tid, tname, sizeof tname);
+    return tree_call(tr, &s->tab, &s->call, seq, tid, tname, named && tree_exception(tr) ? exname : NULL, err);
 }
 
 /* A call was sent (or aggregated): counted, warm-up (1) or not, and the
@@ -64,21 +51,17 @@ static void call_done(struct session *s, int warmup)
  * calls aggregated). */
 static void aggregate_call(struct session *s, JNIEnv *jni, const probe_call *c, const tree *tr)
 {
-    uint64_t total = tree_total_ns(tr);
     mct_err err;
 
-    if (tree_visit(tr, s->agg, &err) < 0) {
+    if (model_call(s, jni, c, tr, s->printed + 1, sum_slowest_wants(s->agg, tree_total_ns(tr)), &err) < 0) {
+        vm_log("dropping a traced call: %s", err.msg);
+        return;
+    }
+    if (sum_add_call(s->agg, &s->tab, &s->call, &err) < 0) {
         /* Out of memory: the interval may hold part of the call. */
         vm_log("summarising a call: %s; the calls of this interval are lost", err.msg);
         sum_reset(s->agg);
         return;
-    }
-    if (sum_slowest_wants(s->agg, total)) {
-        json_t *call = render_call(jni, c, tr, s->printed + 1);
-
-        if (call == NULL || sum_slowest_offer(s->agg, total, call, &err) < 0)
-            vm_log("keeping one of the slowest calls: out of memory");
-        json_decref(call);
     }
     call_done(s, 0);
 }
@@ -175,23 +158,30 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_call *c)
             aggregate_call(s, jni, c, tr);
     } else if (tree_total_ns(tr) < s->min_ns) {
         s->filtered++;
-    } else if (s->compact) {
-        int warmup = tree_warmup(tr, warm_marks);
-
-        if (encode_call(s, jni, c, tr, s->seq + 1, warmup) < 0) {
-            vm_log("dropping a traced call: out of memory encoding it");
-        } else {
-            s->seq++;
-            call_done(s, warmup);
-            if (s->out.len >= OUT_FLUSH_BYTES)
-                flush_out(s);
-        }
     } else {
         int warmup = tree_warmup(tr, warm_marks);
-        json_t *msg = render_call(jni, c, tr, ++s->seq);
 
-        if (msg != NULL && send_msg(s, msg) == 0)
-            call_done(s, warmup);
+        if (model_call(s, jni, c, tr, s->seq + 1, 1, &err) < 0) {
+            vm_log("dropping a traced call: %s", err.msg);
+        } else if (s->compact) {
+            if (call_encode(&s->out, &s->tab, &s->defs, &s->call) < 0) {
+                vm_log("dropping a traced call: out of memory encoding it");
+            } else {
+                s->seq++;
+                call_done(s, warmup);
+                if (s->out.len >= OUT_FLUSH_BYTES)
+                    flush_out(s);
+            }
+        } else {
+            s->seq++;
+            if (call_json_frame(&s->out, &s->tab, &s->call) < 0) {
+                vm_log("dropping a traced call: out of memory rendering it");
+            } else {
+                flush_out(s);
+                if (!s->broken)
+                    call_done(s, warmup);
+            }
+        }
     }
     tree_free(tr);
 }

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "crec.h"
+#include "call.h"
 #include "await.h"
 #include "cleanup.h"
 #include "diag.h"
@@ -67,13 +67,13 @@ static int write_out(struct session *s, mct_err *err)
     int rc = 0;
 
     if (s->out.len > 0 && s->fd >= 0 && !s->broken) {
-        rc = proto_write_frames_within(s->fd, s->out.p, s->out.len, PROTO_STALL_S * 1000LL, 0, err);
+        rc = proto_write_frames_within(s->fd, s->out.data, s->out.len, PROTO_STALL_S * 1000LL, 0, err);
         if (rc < 0) {
             s->broken = 1;
             vm_debug("session of client pid %lld: %s; the session ends", s->client_pid, err->msg);
         }
     }
-    crec_buf_reset(&s->out);
+    buf_reset(&s->out);
     return rc;
 }
 

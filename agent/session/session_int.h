@@ -9,7 +9,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "crec.h"
+#include "call.h"
 #include "err.h"
 #include "splan.h"
 #include "summary.h"
@@ -51,11 +51,14 @@ struct session {
     sum *agg, *total;
     uint64_t interval_start_ns, dropped_summed;
     char end_detail[256];
-    /* compact (crec.h): the calls encoded and not written yet (the
-     * session thread's, written under wlock), the methods defined */
+    /* the calls encoded and not written yet (the session thread's, written
+     * under wlock); compact (call.h): the methods defined on the
+     * connection; the model each call is filled into, and its methods */
     int compact;
-    crec_buf out;
-    crec_defs defs;
+    mct_buf out;
+    call_defs defs;
+    call_tab tab;
+    mct_call call;
     _Atomic int death_told;    /* the end was claimed: by finish, or the VMDeath thread */
 };
 

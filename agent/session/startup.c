@@ -12,6 +12,8 @@
 
 #include <jansson.h>
 
+#include "buf.h"
+#include "call.h"
 #include "gates.h"
 #include "msg.h"
 #include "proto.h"
@@ -35,22 +37,14 @@ static struct {
     char path[4200];
 } st = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, -1, -1, 0, 0, 0, 0, 0, "" };
 
-/* Writes msg as one line (lock held); a failure is said once, and the
- * session goes on: the JVM must not notice. */
-static void write_line(const json_t *msg)
+/* Writes the len bytes of text (lines) to the file (lock held); a failure
+ * is said once, and the session goes on: the JVM must not notice. */
+static void write_text(const char *text, size_t len)
 {
-    char *text;
-    size_t len, done = 0;
+    size_t done = 0;
 
-    if (st.file < 0)
-        return;
-    text = json_dumps(msg, JSON_COMPACT);
-    if (text == NULL)
-        return;
-    len = strlen(text);
-    text[len] = '\n';   /* the NUL is replaced: json_dumps's buffer holds len + 1 bytes */
-    while (done < len + 1) {
-        ssize_t n = write(st.file, text + done, len + 1 - done);
+    while (done < len) {
+        ssize_t n = write(st.file, text + done, len - done);
 
         if (n < 0 && errno == EINTR)
             continue;
@@ -62,8 +56,29 @@ static void write_line(const json_t *msg)
         }
         done += (size_t)n;
     }
+}
+
+/* Writes msg as one line (lock held), as write_text. */
+static void write_line(const json_t *msg)
+{
+    char *text;
+    size_t len;
+
+    if (st.file < 0)
+        return;
+    text = json_dumps(msg, JSON_COMPACT);
+    if (text == NULL)
+        return;
+    len = strlen(text);
+    text[len] = '\n';   /* the NUL is replaced: json_dumps's buffer holds len + 1 bytes */
+    write_text(text, len + 1);
     free(text);
 }
+
+/* The calls of the session, read into the model (lock held). */
+static call_tab calls_tab;
+static mct_call calls_last;
+static mct_buf calls_text;
 
 /* The gates (max-calls=, percentile=, fail-over-ms=, budget=), judged at
  * the end over the calls written or the final summary; st.lock guards
@@ -90,18 +105,22 @@ static void gates_begin(const struct agent_trace_opts *t)
         snprintf(gt.error, sizeof gt.error, "the gates cannot be judged: %.400s", e.msg);
 }
 
-/* A line written (lock held): a call into the tally, the final summary
- * kept. */
-static void gates_see(const char *type, json_t *m)
+/* A call written (lock held): into the tally. */
+static void gates_see_call(const mct_call *c)
 {
     mct_err e;
 
+    if (gt.on && gt.tally != NULL && gt.error[0] == '\0' && (gt.include_warmup || !call_warmup(c)) &&
+        gates_tally_add(gt.tally, &calls_tab, c, &e) < 0)
+        snprintf(gt.error, sizeof gt.error, "the gates cannot count call #%llu: %.400s",
+                 (unsigned long long)c->seq, e.msg);
+}
+
+/* A line written (lock held): the final summary kept. */
+static void gates_see(const char *type, json_t *m)
+{
     if (!gt.on)
         return;
-    if (strcmp(type, "call") == 0 && gt.tally != NULL && gt.error[0] == '\0' &&
-        (gt.include_warmup || !sum_call_warmup(m)) && gates_tally_add(gt.tally, m, &e) < 0)
-        snprintf(gt.error, sizeof gt.error, "the gates cannot count call #%lld: %.400s",
-                 (long long)json_integer_value(json_object_get(m, "seq")), e.msg);
     if (strcmp(type, "summary") == 0 && json_is_true(json_object_get(m, "final"))) {
         json_decref(gt.final);
         gt.final = json_incref(m);
@@ -169,6 +188,22 @@ static void stop_to_exit(json_t *end)
     }
 }
 
+/* A call (lock held): read into the model (proto_read checked it), written
+ * by its one JSON writer, and counted by the gates. */
+static void write_call(const json_t *m)
+{
+    mct_err e;
+
+    if (call_from_json(&calls_tab, &calls_last, m, &e) < 0) {
+        vm_log("reading the startup trace's session: %s", e.msg);
+        return;
+    }
+    buf_reset(&calls_text);
+    if (st.file >= 0 && call_json_line(&calls_text, &calls_tab, &calls_last) == 0)
+        write_text((const char *)calls_text.data, calls_text.len);
+    gates_see_call(&calls_last);
+}
+
 /* The writer: every reply of the session to a line, until its end. */
 static void *writer_main(void *arg)
 {
@@ -186,6 +221,8 @@ static void *writer_main(void *arg)
         } else if (strcmp(type, "end") == 0) {
             stop_to_exit(m);
             write_end(m, NULL);
+        } else if (strcmp(type, "call") == 0) {
+            write_call(m);
         } else if (strcmp(type, "status") != 0 || st.verbose) {
             st.plan_seen |= strcmp(type, "plan") == 0;
             st.error_seen |= strcmp(type, "error") == 0;
@@ -203,6 +240,9 @@ static void *writer_main(void *arg)
         json_decref(m);
     }
     close(st.sock);
+    call_free(&calls_last);
+    call_tab_free(&calls_tab);
+    buf_free(&calls_text);
     return NULL;
 }
 

@@ -1,14 +1,17 @@
 /* fuzz_summary.c — what `mcalltree diff` reads from files (untrusted): the
  * bytes as a run (lines of call or summary objects, diff_read_run_mem) and
- * as one JSON value checked as a summary and added as a call. Nothing may
+ * as one JSON value checked as a summary, and read (call_from_json) and
+ * added as a call. Nothing may
  * crash or leak, every refusal has a message, and what is accepted is a
  * summary that passes its own check, also after a render and parse. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "call.h"
 #include "diff.h"
 #include "summary.h"
+#include "../unit/readcall.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -16,6 +19,17 @@ static void expect_message(const mct_err *e)
 {
     if (e->code == MCT_OK || e->msg[0] == '\0' || strlen(e->msg) >= sizeof e->msg)
         abort();
+}
+
+static int sum_adder(void *s, const call_tab *t, const mct_call *c, mct_err *e)
+{
+    return sum_add_call(s, t, c, e);
+}
+
+/* Reads j as a call and adds it to s; 0, or -1 with e set. */
+static int add_call(sum *s, const json_t *j, mct_err *e)
+{
+    return readcall(j, sum_adder, s, e);
 }
 
 /* j is a summary that passes sum_json_check, also once rendered and parsed. */
@@ -61,13 +75,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (s == NULL)
         abort();
     mct_err_clear(&e);
-    if (sum_add_call_json(s, j, &e) < 0) {
+    if (add_call(s, j, &e) < 0) {
         expect_message(&e);
         if (sum_calls(s) != 0)
             abort();
     } else {
         /* a call added twice: the summary holds both and passes its check */
-        if (sum_add_call_json(s, j, &e) < 0 || sum_calls(s) != 2)
+        if (add_call(s, j, &e) < 0 || sum_calls(s) != 2)
             abort();
         s_json = sum_to_json(s, 1, &e);
         if (s_json == NULL)

@@ -1,16 +1,17 @@
-/* test_crec.c — compact calls (protocol/crec.h): frames as the agent writes
- * them decode to the call they hold; every malformed record is refused with
- * a message naming what is wrong; each output format writes a compact call
- * exactly as it writes the `call` object of the JSON protocol (the json
- * format through its one-pass renderer, names with every escape), the
- * warm-up flag included; and compact calls stay buffered until out_flush. */
+/* test_crec.c — the call model's compact encoding (protocol/call.h): frames
+ * as the agent writes them decode to the call they hold; every malformed
+ * record is refused with a message naming what is wrong; each output format
+ * writes a decoded call exactly as it writes the same call read back from
+ * its JSON line (call_json_line, then call_from_json: names with every
+ * escape), the warm-up flag included; the model's encoder writes what the
+ * decoder reads; and calls stay buffered until out_flush. */
 #include "check.h"
 #include "slurp.h"
 
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "crec.h"
+#include "call.h"
 #include "fmtutil.h"
 #include "output.h"
 #include "proto.h"
@@ -22,15 +23,22 @@ static char tmp_path[64];
 #define ODD_CLASS "a.B\"\\\x01\x1f\x7f\xc2\x85\xc2\x9f\xe2\x80\xa8\xf0\x9f\x98\x80"
 #define ODD_THREAD "t\"\t\n\r\b\f\xc2\x80\xc3\xa9"
 
-static void def(crec_buf *b, uint32_t id, const char *cls, const char *name, const char *desc)
+/* A string of the compact encoding: its length, then its bytes. */
+static void put_str(mct_buf *b, const char *s)
 {
-    size_t at = crec_frame_begin(b, CREC_DEF);
+    buf_u4(b, (uint32_t)strlen(s));
+    buf_bytes(b, s, strlen(s));
+}
 
-    crec_put_u32(b, id);
-    crec_put_str(b, cls, strlen(cls));
-    crec_put_str(b, name, strlen(name));
-    crec_put_str(b, desc, strlen(desc));
-    CHECK_INT(crec_frame_end(b, at), 0);
+static void def(mct_buf *b, uint32_t id, const char *cls, const char *name, const char *desc)
+{
+    size_t at = call_frame_begin(b, CALL_DEF);
+
+    buf_u4(b, id);
+    put_str(b, cls);
+    put_str(b, name);
+    put_str(b, desc);
+    CHECK_INT(call_frame_end(b, at), 0);
 }
 
 struct tnode {
@@ -40,43 +48,43 @@ struct tnode {
 };
 
 /* A call frame; count: the node count written (n unless testing a lie). */
-static void call(crec_buf *b, unsigned flags, uint64_t seq, const char *thread, const char *exc,
+static void call(mct_buf *b, unsigned flags, uint64_t seq, const char *thread, const char *exc,
                  const struct tnode *nodes, uint32_t n, uint32_t count)
 {
-    size_t at = crec_frame_begin(b, CREC_CALL);
+    size_t at = call_frame_begin(b, CALL_REC);
     uint32_t i;
 
-    crec_put_u8(b, flags);
-    crec_put_u64(b, seq);
-    crec_put_u64(b, 23);
-    crec_put_u64(b, 1000000000125956789ull);
-    crec_put_str(b, thread, strlen(thread));
-    crec_put_str(b, exc, strlen(exc));
-    crec_put_u32(b, count);
+    buf_u1(b, flags);
+    buf_u8(b, seq);
+    buf_u8(b, 23);
+    buf_u8(b, 1000000000125956789ull);
+    put_str(b, thread);
+    put_str(b, exc);
+    buf_u4(b, count);
     for (i = 0; i < n; i++) {
-        crec_put_u32(b, nodes[i].method);
-        crec_put_u8(b, nodes[i].flags);
-        crec_put_u32(b, nodes[i].kids);
-        crec_put_u64(b, nodes[i].calls);
-        crec_put_u64(b, nodes[i].total);
-        crec_put_u64(b, nodes[i].self);
-        crec_put_u64(b, nodes[i].min);
-        crec_put_u64(b, nodes[i].max);
-        crec_put_u64(b, nodes[i].throws);
+        buf_u4(b, nodes[i].method);
+        buf_u1(b, nodes[i].flags);
+        buf_u4(b, nodes[i].kids);
+        buf_u8(b, nodes[i].calls);
+        buf_u8(b, nodes[i].total);
+        buf_u8(b, nodes[i].self);
+        buf_u8(b, nodes[i].min);
+        buf_u8(b, nodes[i].max);
+        buf_u8(b, nodes[i].throws);
     }
-    CHECK_INT(crec_frame_end(b, at), 0);
+    CHECK_INT(call_frame_end(b, at), 0);
 }
 
 static const struct tnode TREE[] = {
     {0, 2, 0, 1, 1500000000, 500000000, 1500000000, 1500000000, 1},
     {1, 1, 0, 20, 400000, 280000, 15000, 40000, 0},
     {2, 0, 0, 20, 120000, 120000, 5000, 9000, 0},
-    {3, 0, CREC_N_TRUNCATED, 3, 600000000, 600000000, 100000, 200000, 2},
+    {3, 0, CALL_N_TRUNCATED, 3, 600000000, 600000000, 100000, 200000, 2},
 };
 
 /* Decodes every frame of b into t and c; the last result, or -1 with e at
  * the first refusal. */
-static int decode_all(const crec_buf *b, crec_tab *t, crec_call *c, mct_err *e)
+static int decode_all(const mct_buf *b, call_tab *t, mct_call *c, mct_err *e)
 {
     size_t pos = 0;
     int rc = -1;
@@ -84,9 +92,9 @@ static int decode_all(const crec_buf *b, crec_tab *t, crec_call *c, mct_err *e)
     while (pos < b->len) {
         uint32_t len;
 
-        if (proto_header_decode(b->p + pos, PROTO_REPLY, &len, e) < 0)
+        if (proto_header_decode(b->data + pos, PROTO_REPLY, &len, e) < 0)
             return -1;
-        rc = crec_decode(t, c, b->p + pos + PROTO_HEADER_LEN, len, e);
+        rc = call_decode(t, c, b->data + pos + PROTO_HEADER_LEN, len, e);
         if (rc < 0)
             return -1;
         pos += PROTO_HEADER_LEN + len;
@@ -94,7 +102,7 @@ static int decode_all(const crec_buf *b, crec_tab *t, crec_call *c, mct_err *e)
     return rc;
 }
 
-static void defs(crec_buf *b)
+static void defs(mct_buf *b)
 {
     def(b, 0, ODD_CLASS, "go", "(I)V");
     def(b, 1, "tgt.Price", "of", "(J)J");
@@ -104,33 +112,33 @@ static void defs(crec_buf *b)
 
 static void test_decode(void)
 {
-    crec_buf b = {0};
-    crec_tab t = {0};
-    crec_call c = {0};
+    mct_buf b = {0};
+    call_tab t = {0};
+    mct_call c = {0};
     mct_err e;
 
     defs(&b);
-    call(&b, CREC_F_WARMUP, 7, ODD_THREAD, "java.lang.IllegalStateException", TREE, 4, 4);
-    CHECK_INT(decode_all(&b, &t, &c, &e), CREC_CALL);
+    call(&b, CALL_F_WARMUP, 7, ODD_THREAD, "java.lang.IllegalStateException", TREE, 4, 4);
+    CHECK_INT(decode_all(&b, &t, &c, &e), CALL_REC);
     CHECK_INT(c.seq, 7);
-    CHECK_INT(c.flags, CREC_F_WARMUP);
+    CHECK_INT(c.flags, CALL_F_WARMUP);
     CHECK_INT(c.thread_id, 23);
     CHECK_STR(c.thread_name, ODD_THREAD);
     CHECK_STR(c.exception, "java.lang.IllegalStateException");
     CHECK_INT(c.n_nodes, 4);
-    CHECK_INT(c.nodes[3].flags, CREC_N_TRUNCATED);
+    CHECK_INT(c.nodes[3].flags, CALL_N_TRUNCATED);
     CHECK_INT(c.nodes[1].n_children, 1);
     CHECK_STR(t.m[0]->cls, ODD_CLASS);
-    crec_call_free(&c);
-    crec_tab_free(&t);
-    crec_buf_free(&b);
+    call_free(&c);
+    call_tab_free(&t);
+    buf_free(&b);
 }
 
 /* bad holds frames whose last is refused with a message containing want. */
-static void refused(const crec_buf *bad, const char *want)
+static void refused(const mct_buf *bad, const char *want)
 {
-    crec_tab t = {0};
-    crec_call c = {0};
+    call_tab t = {0};
+    mct_call c = {0};
     mct_err e;
 
     mct_err_clear(&e);
@@ -139,96 +147,96 @@ static void refused(const crec_buf *bad, const char *want)
         fprintf(stderr, "refusal \"%s\" lacks \"%s\"\n", e.msg, want);
         check_failures++;
     }
-    crec_call_free(&c);
-    crec_tab_free(&t);
+    call_free(&c);
+    call_tab_free(&t);
 }
 
 static void test_refused(void)
 {
     struct tnode chain[PROTO_MAX_DEPTH + 1];
-    crec_buf b = {0};
+    mct_buf b = {0};
     size_t at;
     int i;
 
     defs(&b);
     call(&b, 0, 1, "main", "", (const struct tnode[]){{9, 0, 0, 1, 1, 1, 1, 1, 0}}, 1, 1);
     refused(&b, "node 0 names method 9, which was never defined");
-    crec_buf_reset(&b);
+    buf_reset(&b);
     defs(&b);
     def(&b, 2, "a.B", "m", "()V");
     refused(&b, "method 2 is defined twice");
-    crec_buf_reset(&b);
+    buf_reset(&b);
     defs(&b);
     call(&b, 0, 1, "main", "", TREE, 4, 1000);
     refused(&b, "1000 nodes do not fit the");
-    crec_buf_reset(&b);
+    buf_reset(&b);
     defs(&b);
     call(&b, 0, 1, "main", "", TREE, 2, 2);
     refused(&b, "the tree ends with 1 children missing");
-    crec_buf_reset(&b);
+    buf_reset(&b);
     defs(&b);
     call(&b, 0, 1, "main", "", (const struct tnode[]){{0, 0, 0, 1, 1, 1, 1, 1, 0}, {1, 0, 0, 1, 1, 1, 1, 1, 0}}, 2,
          2);
     refused(&b, "1 nodes after the root's tree");
-    crec_buf_reset(&b);
+    buf_reset(&b);
     defs(&b);
     for (i = 0; i <= PROTO_MAX_DEPTH; i++)
         chain[i] = (struct tnode){0, i < PROTO_MAX_DEPTH, 0, 1, 1, 1, 1, 1, 0};
     call(&b, 0, 1, "main", "", chain, PROTO_MAX_DEPTH + 1, PROTO_MAX_DEPTH + 1);
     refused(&b, "the tree nests deeper than 64");
-    crec_buf_reset(&b);
+    buf_reset(&b);
     defs(&b);
     call(&b, 0, 1, "main", "", (const struct tnode[]){{0, 0, 0, 1, (uint64_t)1 << 63, 1, 1, 1, 0}}, 1, 1);
     refused(&b, "total_ns: 9223372036854775808 is over 9223372036854775807");
-    crec_buf_reset(&b);
+    buf_reset(&b);
     defs(&b);
     call(&b, 0, 0, "main", "", TREE, 4, 4);
     refused(&b, "seq 0 (they begin at 1)");
-    crec_buf_reset(&b);
+    buf_reset(&b);
     defs(&b);
     call(&b, 0x80, 1, "main", "", TREE, 4, 4);
     refused(&b, "unknown call flags 0x80");
-    crec_buf_reset(&b);
+    buf_reset(&b);
     defs(&b);
     call(&b, 0, 1, "main", "", (const struct tnode[]){{0, 0, 4, 1, 1, 1, 1, 1, 0}}, 1, 1);
     refused(&b, "node 0 has unknown flags 0x4");
-    crec_buf_reset(&b);
+    buf_reset(&b);
     defs(&b);
     call(&b, 0, 1, "ma\xffin", "", TREE, 4, 4);
     refused(&b, "thread name: not UTF-8, or holds a NUL byte");
-    crec_buf_reset(&b);
+    buf_reset(&b);
     def(&b, 0, "", "m", "()V");
     refused(&b, "the method's class: empty");
-    crec_buf_reset(&b);
-    at = crec_frame_begin(&b, CREC_DEF);
-    crec_put_u32(&b, 0);
-    crec_put_u32(&b, 99);
-    crec_put_u8(&b, 'a');
-    CHECK_INT(crec_frame_end(&b, at), 0);
+    buf_reset(&b);
+    at = call_frame_begin(&b, CALL_DEF);
+    buf_u4(&b, 0);
+    buf_u4(&b, 99);
+    buf_u1(&b, 'a');
+    CHECK_INT(call_frame_end(&b, at), 0);
     refused(&b, "the method's class: a length of 99 bytes does not fit the 1 left");
-    crec_buf_reset(&b);
-    def(&b, CREC_MAX_ID, "a.B", "m", "()V");
+    buf_reset(&b);
+    def(&b, CALL_MAX_ID, "a.B", "m", "()V");
     refused(&b, "method number 16777216 is over 16777215");
-    crec_buf_reset(&b);
+    buf_reset(&b);
     def(&b, 0, "a.B", "m", "()V");
-    crec_put_u8(&b, 0);
-    b.p[7]++; /* one more byte in the payload */
+    buf_u1(&b, 0);
+    b.data[7]++; /* one more byte in the payload */
     refused(&b, "1 bytes after a definition");
-    crec_buf_reset(&b);
-    at = crec_frame_begin(&b, 0x7e);
-    CHECK_INT(crec_frame_end(&b, at), 0);
+    buf_reset(&b);
+    at = call_frame_begin(&b, 0x7e);
+    CHECK_INT(call_frame_end(&b, at), 0);
     refused(&b, "unknown type 0x7e");
-    crec_buf_reset(&b);
-    at = crec_frame_begin(&b, CREC_CALL);
-    crec_put_u8(&b, 0);
-    CHECK_INT(crec_frame_end(&b, at), 0);
+    buf_reset(&b);
+    at = call_frame_begin(&b, CALL_REC);
+    buf_u1(&b, 0);
+    CHECK_INT(call_frame_end(&b, at), 0);
     refused(&b, "call: 25 bytes needed, 1 left");
-    crec_buf_free(&b);
+    buf_free(&b);
 }
 
-/* Writes the frames' last call in fmt: with out_call_rec (rec) or as its
- * object through out_call; the file's text, caller frees. */
-static char *written(enum cli_format fmt, const crec_tab *t, const crec_call *c, int rec)
+/* Writes the frames' last call in fmt: as decoded (rec), or as read back
+ * from its JSON line; the file's text, caller frees. */
+static char *written(enum cli_format fmt, const call_tab *t, const mct_call *c, int rec)
 {
     mct_err e;
     out *o = out_open(fmt, tmp_path, -1, &e);
@@ -237,34 +245,87 @@ static char *written(enum cli_format fmt, const crec_tab *t, const crec_call *c,
     if (o == NULL)
         return calloc(1, 1);
     if (rec) {
-        CHECK_INT(out_call_rec(o, t, c, &e), 0);
+        CHECK_INT(out_call(o, t, c, &e), 0);
     } else {
-        json_t *j = crec_call_json(t, c);
+        json_t *j = call_json(t, c);
+        call_tab jt = {0};
+        mct_call jc = {0};
 
         CHECK(j != NULL);
-        CHECK_INT(out_call(o, j, &e), 0);
+        CHECK_INT(call_from_json(&jt, &jc, j, &e), 0);
+        CHECK_INT(out_call(o, &jt, &jc, &e), 0);
         json_decref(j);
+        call_free(&jc);
+        call_tab_free(&jt);
     }
     CHECK_INT(out_close(o, &e), 0);
     return slurp(tmp_path);
 }
 
+/* The JSON line of call c (methods in t); caller frees. */
+static char *line_of(const call_tab *t, const mct_call *c)
+{
+    mct_buf x = {0};
+
+    CHECK_INT(call_json_line(&x, t, c), 0);
+    buf_ch(&x, '\0');
+    return (char *)x.data;
+}
+
+/* The encoder writes what the decoder reads: a decoded call encoded again
+ * gives the same bytes (definitions once per connection) and decodes to
+ * the same call. */
+static void test_encode(void)
+{
+    mct_buf b = {0}, again = {0}, only_defs = {0};
+    size_t first;
+    call_tab t = {0}, t2 = {0};
+    mct_call c = {0}, c2 = {0};
+    call_defs d = {0};
+    mct_err e;
+    char *want, *got;
+
+    defs(&b);
+    call(&b, CALL_F_WARMUP, 7, ODD_THREAD, "java.lang.IllegalStateException", TREE, 4, 4);
+    CHECK_INT(decode_all(&b, &t, &c, &e), CALL_REC);
+    CHECK_INT(call_encode(&again, &t, &d, &c), 0);
+    first = again.len;
+    CHECK(first == b.len && memcmp(again.data, b.data, b.len) == 0);
+    CHECK_INT(call_encode(&again, &t, &d, &c), 0);
+    defs(&only_defs);
+    CHECK_INT(again.len - first, b.len - only_defs.len);
+    CHECK_INT(decode_all(&again, &t2, &c2, &e), CALL_REC);
+    want = line_of(&t, &c);
+    got = line_of(&t2, &c2);
+    CHECK_STR(got, want);
+    free(want);
+    free(got);
+    call_defs_free(&d);
+    call_free(&c);
+    call_free(&c2);
+    call_tab_free(&t);
+    call_tab_free(&t2);
+    buf_free(&b);
+    buf_free(&again);
+    buf_free(&only_defs);
+}
+
 static void test_formats(void)
 {
     static const enum cli_format fmts[] = {CLI_FORMAT_JSON, CLI_FORMAT_TREE, CLI_FORMAT_FOLDED, CLI_FORMAT_CHROME};
-    crec_buf b = {0};
-    crec_tab t = {0};
-    crec_call c = {0};
+    mct_buf b = {0};
+    call_tab t = {0};
+    mct_call c = {0};
     mct_err e;
     size_t i;
     int flags;
 
     for (flags = 0; flags <= 1; flags++) {
-        crec_buf_reset(&b);
-        crec_tab_free(&t);
+        buf_reset(&b);
+        call_tab_free(&t);
         defs(&b);
-        call(&b, flags ? CREC_F_WARMUP : 0, 2, ODD_THREAD, flags ? "" : "java.lang.Illegal\x7fState", TREE, 4, 4);
-        CHECK_INT(decode_all(&b, &t, &c, &e), CREC_CALL);
+        call(&b, flags ? CALL_F_WARMUP : 0, 2, ODD_THREAD, flags ? "" : "java.lang.Illegal\x7fState", TREE, 4, 4);
+        CHECK_INT(decode_all(&b, &t, &c, &e), CALL_REC);
         for (i = 0; i < sizeof fmts / sizeof fmts[0]; i++) {
             char *a = written(fmts[i], &t, &c, 1), *want = written(fmts[i], &t, &c, 0);
 
@@ -279,9 +340,9 @@ static void test_formats(void)
             free(want);
         }
     }
-    crec_call_free(&c);
-    crec_tab_free(&t);
-    crec_buf_free(&b);
+    call_free(&c);
+    call_tab_free(&t);
+    buf_free(&b);
 }
 
 /* The escapes of JSON text: the same as fu_json_dump's, byte for byte. */
@@ -292,7 +353,7 @@ static void test_escapes(void)
     size_t i;
 
     for (i = 0; i < sizeof strs / sizeof strs[0]; i++) {
-        crec_text x = {0};
+        mct_buf x = {0};
         json_t *j = json_string(strs[i]);
         FILE *f = fopen(tmp_path, "w");
         char *want;
@@ -302,13 +363,15 @@ static void test_escapes(void)
         CHECK(f != NULL && fu_json_dump(f, j, JSON_COMPACT | JSON_ENCODE_ANY) == 0);
         fclose(f);
         want = slurp(tmp_path);
-        CHECK_INT(crec_text_jstr(&x, strs[i]), 0);
-        CHECK(crec_text_jstr(&x, "") == 0 && x.len >= 2);
-        x.p[x.len - 2] = '\0';
-        CHECK_STR(x.p, want);
+        call_json_str(&x, strs[i]);
+        call_json_str(&x, "");
+        buf_ch(&x, '\0');
+        CHECK(!buf_failed(&x) && x.len >= 3);
+        x.data[x.len - 3] = '\0';
+        CHECK_STR((const char *)x.data, want);
         free(want);
         json_decref(j);
-        crec_text_free(&x);
+        buf_free(&x);
     }
 }
 
@@ -316,9 +379,9 @@ static void test_escapes(void)
  * message waits), not one by one. */
 static void test_buffered(void)
 {
-    crec_buf b = {0};
-    crec_tab t = {0};
-    crec_call c = {0};
+    mct_buf b = {0};
+    call_tab t = {0};
+    mct_call c = {0};
     mct_err e;
     out *o = out_open(CLI_FORMAT_JSON, tmp_path, -1, &e);
     char *text;
@@ -328,8 +391,8 @@ static void test_buffered(void)
         return;
     defs(&b);
     call(&b, 0, 1, "main", "", TREE, 4, 4);
-    CHECK_INT(decode_all(&b, &t, &c, &e), CREC_CALL);
-    CHECK_INT(out_call_rec(o, &t, &c, &e), 0);
+    CHECK_INT(decode_all(&b, &t, &c, &e), CALL_REC);
+    CHECK_INT(out_call(o, &t, &c, &e), 0);
     text = slurp(tmp_path);
     CHECK_STR(text, "");
     free(text);
@@ -338,9 +401,9 @@ static void test_buffered(void)
     CHECK(text != NULL && strncmp(text, "{\"type\":\"call\",\"seq\":1,", 23) == 0);
     free(text);
     CHECK_INT(out_close(o, &e), 0);
-    crec_call_free(&c);
-    crec_tab_free(&t);
-    crec_buf_free(&b);
+    call_free(&c);
+    call_tab_free(&t);
+    buf_free(&b);
 }
 
 int main(void)
@@ -354,6 +417,7 @@ int main(void)
     close(fd);
     test_decode();
     test_refused();
+    test_encode();
     test_formats();
     test_escapes();
     test_buffered();

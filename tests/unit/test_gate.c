@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "gate.h"
+#include "readcall.h"
 
 /* Parses the options (NULL-terminated) before a fixed trace of t.E.run. */
 static void parse(struct cli *c, ...)
@@ -195,6 +196,17 @@ static json_t *call_of(unsigned long long total, int n)
     return load(buf);
 }
 
+static int gate_adder(void *g, const call_tab *t, const mct_call *c, mct_err *e)
+{
+    return gate_add_call(g, t, c, e);
+}
+
+/* Reads call j and adds it to g; 0, or -1 with e set. */
+static int add_json(gate *g, const json_t *j, mct_err *e)
+{
+    return readcall(j, gate_adder, g, e);
+}
+
 /* gate_finish over calls: any percentile from the calls' durations. */
 static void test_finish(void)
 {
@@ -211,7 +223,7 @@ static void test_finish(void)
     for (int i = 1; i <= 100; i++) {
         json_t *call = call_of((unsigned long long)i * 1000000, i == 50 ? 4 : 3);
 
-        CHECK_INT(gate_add_call(g, call, &e), 0);
+        CHECK_INT(add_json(g, call, &e), 0);
         json_decref(call);
     }
     f = open_memstream(&m, &len);
@@ -227,7 +239,7 @@ static void test_finish(void)
     for (int i = 1; i <= 100; i++) {
         json_t *call = call_of((unsigned long long)i * 1000000, 3);
 
-        CHECK_INT(gate_add_call(g, call, &e), 0);
+        CHECK_INT(add_json(g, call, &e), 0);
         json_decref(call);
     }
     f = open_memstream(&m, &len);
@@ -236,11 +248,11 @@ static void test_finish(void)
     CHECK_STR(m, "");
     free(m);
 
-    /* A malformed call is refused, with the checker's message. */
+    /* A malformed call is refused, with the reader's message. */
     {
         json_t *bad = load("{\"type\":\"call\",\"seq\":1}");
 
-        CHECK_INT(gate_add_call(g, bad, &e), -1);
+        CHECK_INT(add_json(g, bad, &e), -1);
         CHECK_STR(e.msg, "call: start_ns: missing (an integer >= 0)");
         json_decref(bad);
     }

@@ -162,6 +162,8 @@ static void test_tally(void)
                        .fail_over_ms = 74 };
     gates_tally *t = gates_tally_new(&(mct_err){0});
     json_t *f = json_array();
+    call_tab tab = {0};
+    mct_call c = {0};
     mct_err e;
 
     CHECK_INT(gates_tally_judge(t, &g, f, &e), 1);
@@ -176,7 +178,8 @@ static void test_tally(void)
                  "\"total_ns\":%d000000,\"self_ns\":0,\"min_ns\":0,\"max_ns\":0,\"throws\":0,\"children\":[]}}",
                  i, i);
         call = json_loads(buf, 0, NULL);
-        CHECK_INT(gates_tally_add(t, call, &e), 0);
+        CHECK_INT(call_from_json(&tab, &c, call, &e), 0);
+        CHECK_INT(gates_tally_add(t, &tab, &c, &e), 0);
         json_decref(call);
     }
     CHECK_INT(gates_tally_judge(t, &g, f, &e), 1);
@@ -187,6 +190,8 @@ static void test_tally(void)
     CHECK_INT(gates_tally_judge(t, &g, f, &e), 0);
     json_decref(f);
     gates_tally_free(t);
+    call_free(&c);
+    call_tab_free(&tab);
 }
 
 int main(void)

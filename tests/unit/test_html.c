@@ -13,6 +13,7 @@
 #include "check.h"
 #include "fmt_html.h"
 #include "output.h"
+#include "readcall.h"
 #include "summary.h"
 
 #define PAGE_PATH "/tmp/test_htmlXXXXXX"
@@ -22,6 +23,17 @@
     "{\"type\":\"call\",\"seq\":1,\"thread\":{\"id\":1,\"name\":\"main\"},\"start_ns\":5,"        \
     "\"root\":{\"class\":\"" cls "\",\"method\":\"<init>\",\"desc\":\"()V\",\"calls\":1,"          \
     "\"total_ns\":900,\"self_ns\":900,\"min_ns\":900,\"max_ns\":900,\"throws\":0,\"children\":[]}}"
+
+/* readcall consumers: the summary, the output. */
+static int add_to_sum(void *ctx, const call_tab *t, const mct_call *c, mct_err *e)
+{
+    return sum_add_call(ctx, t, c, e);
+}
+
+static int out_one(void *ctx, const call_tab *t, const mct_call *c, mct_err *e)
+{
+    return out_call(ctx, t, c, e);
+}
 
 /* A summary of n calls of CALL(cls), final or not; the caller decrefs. */
 static json_t *summary_of(const char *call, int n, int final)
@@ -34,7 +46,7 @@ static json_t *summary_of(const char *call, int n, int final)
     for (int i = 0; i < n; i++) {
         json_t *c = json_loads(call, 0, NULL);
 
-        CHECK(c != NULL && sum_add_call_json(s, c, &e) == 0);
+        CHECK(c != NULL && readcall(c, add_to_sum, s, &e) == 0);
         json_decref(c);
     }
     j = sum_to_json(s, final, &e);
@@ -151,7 +163,7 @@ int main(void)
 
         if (i == 1)
             json_object_set_new(c, "warmup", json_true());
-        CHECK_INT(out_call(o, c, &e), 0);
+        CHECK_INT(readcall(c, out_one, o, &e), 0);
         json_decref(c);
     }
     data = close_page(o, path);

@@ -30,16 +30,20 @@ static json_t *make_summary(void)
     };
     mct_err e;
     sum *s = sum_new(1, &e);
+    call_tab t = {0};
+    mct_call call = {0};
     json_t *j;
 
     for (size_t i = 0; i < 3; i++) {
         json_t *c = json_loads(calls[i], 0, NULL);
 
-        CHECK(c != NULL && sum_add_call_json(s, c, &e) == 0);
+        CHECK(c != NULL && call_from_json(&t, &call, c, &e) == 0 && sum_add_call(s, &t, &call, &e) == 0);
         json_decref(c);
     }
     j = sum_to_json(s, 1, &e);
     sum_free(s);
+    call_free(&call);
+    call_tab_free(&t);
     return j;
 }
 

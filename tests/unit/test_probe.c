@@ -19,6 +19,7 @@
 #include "probe.h"
 #include "probe_install.h"
 #include "tree.h"
+#include "treejson.h"
 
 typedef void(JNICALL *native_ki)(JNIEnv *, jclass, jint, jint);
 typedef void(JNICALL *native_tki)(JNIEnv *, jclass, jthrowable, jint, jint);
@@ -627,7 +628,7 @@ static void test_overflow(void)
     tr = tree_build(ev, n, &o, &err);
     CHECK(tr != NULL);
     if (tr != NULL) {
-        json_t *j = tree_json(tr, 1, 1, "t", NULL);
+        json_t *j = tree_to_json(tr, 1, 1, "t", NULL, 1);
         json_t *root = json_object_get(j, "root");
         json_t *a = json_array_get(json_object_get(root, "children"), 0);
 

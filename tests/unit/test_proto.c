@@ -421,7 +421,7 @@ static void test_replies(void)
            "\"children\":[{\"class\":\"a.C\",\"method\":\"n\",\"desc\":\"()V\",\"calls\":-1,"
            "\"total_ns\":1,\"self_ns\":1,\"min_ns\":1,\"max_ns\":1,\"throws\":0,"
            "\"children\":[]}]}}", PROTO_REPLY, MCT_E_PROTO,
-           "root.children[0].calls: -1 is outside");
+           "root.children[0].calls: not an integer >= 0");
     ACCEPT("{\"type\":\"call\",\"seq\":1,\"thread\":{\"id\":1,\"name\":\"t\"},\"start_ns\":1,"
            "\"root\":{\"class\":\"a.B\",\"method\":\"m\",\"desc\":\"()V\",\"calls\":1,"
            "\"total_ns\":1,\"self_ns\":1,\"min_ns\":1,\"max_ns\":1,\"throws\":1,"
@@ -431,7 +431,7 @@ static void test_replies(void)
            "\"root\":{\"class\":\"a.B\",\"method\":\"m\",\"desc\":\"()V\",\"calls\":1,"
            "\"total_ns\":1,\"self_ns\":1,\"min_ns\":1,\"max_ns\":1,\"throws\":0,"
            "\"truncated\":\"yes\",\"children\":[]}}", PROTO_REPLY, MCT_E_PROTO,
-           "root.truncated: must be true or false");
+           "root.truncated: not true or false");
 }
 
 static void test_names(void)

@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "call.h"
 #include "summary.h"
+#include "readcall.h"
 
 /* ---- histogram ---------------------------------------------------------- */
 
@@ -141,14 +143,25 @@ static json_t *call_of(const char *root)
     ",\"total_ns\":" #total ",\"self_ns\":" #self ",\"min_ns\":" #mn ",\"max_ns\":" #mx        \
     ",\"throws\":" #throws ",\"children\":[" kids "]}"
 
+static int sum_adder(void *s, const call_tab *t, const mct_call *c, mct_err *e)
+{
+    return sum_add_call(s, t, c, e);
+}
+
+/* Reads call j and adds it to s; 0, or -1 with e set. */
+static int add_json(sum *s, const json_t *j, mct_err *e)
+{
+    return readcall(j, sum_adder, s, e);
+}
+
 static void add(sum *s, const char *root)
 {
     json_t *c = call_of(root);
     mct_err e;
 
     CHECK(c != NULL);
-    if (sum_add_call_json(s, c, &e) < 0) {
-        fprintf(stderr, "sum_add_call_json: %s\n", e.msg);
+    if (add_json(s, c, &e) < 0) {
+        fprintf(stderr, "adding a call: %s\n", e.msg);
         check_failures++;
     }
     json_decref(c);
@@ -424,16 +437,19 @@ static const struct bad {
  * the keys (an older agent's) still reads. */
 static void test_warmup(void)
 {
-    json_t *call = json_loads("{\"type\":\"call\",\"seq\":1,\"thread\":{\"id\":1},\"start_ns\":1,"
-                              "\"warmup\":true,\"root\":{}}", 0, NULL);
+    json_t *call = call_of(NODE("a", "b", 1, 1, 1, 1, 1, 0, ""));
+    call_tab t = {0};
+    mct_call c = {0};
     sum *a, *b;
     json_t *j;
     mct_err e;
 
-    CHECK(call != NULL && sum_call_warmup(call));
-    json_object_del(call, "warmup");
-    CHECK(!sum_call_warmup(call));
+    CHECK(call != NULL && call_from_json(&t, &c, call, &e) == 0 && !call_warmup(&c));
+    json_object_set_new(call, "warmup", json_true());
+    CHECK(call_from_json(&t, &c, call, &e) == 0 && call_warmup(&c));
     json_decref(call);
+    call_free(&c);
+    call_tab_free(&t);
     a = sum_new(0, &e);
     b = sum_new(0, &e);
     CHECK(a != NULL && b != NULL);
@@ -489,7 +505,7 @@ static void test_rejections(void)
         sum *s = sum_new(1, &e);
 
         mct_err_clear(&e);
-        if (sum_add_call_json(s, j, &e) == 0 || strncmp(e.msg, bad_calls[i].msg, strlen(bad_calls[i].msg)) != 0) {
+        if (add_json(s, j, &e) == 0 || strncmp(e.msg, bad_calls[i].msg, strlen(bad_calls[i].msg)) != 0) {
             fprintf(stderr, "bad call %zu: got \"%s\", want \"%s\"\n", i, e.msg, bad_calls[i].msg);
             check_failures++;
         }
@@ -515,7 +531,7 @@ static void test_rejections(void)
         snprintf(buf + len, sizeof buf - len, "}");
         j = json_loads(buf, 0, NULL);
         CHECK(j != NULL);
-        CHECK(sum_call_json_check(j, &e) < 0 && strstr(e.msg, "nested deeper than 64 levels") != NULL);
+        CHECK(call_json_check(j, &e) < 0 && strstr(e.msg, "nested deeper than 64 levels") != NULL);
         json_decref(j);
     }
 }
@@ -725,20 +741,21 @@ static void test_hist_sparse(void)
 /* `slowest` keeps at most SUM_SLOWEST_JSON_MAX bytes of calls. */
 static void test_slowest_bytes(void)
 {
-    size_t big = (size_t)1 << 20;
+    /* names are at most CALL_STR_MAX bytes: many calls of long ones */
+    size_t big = 60000;
     char *name = malloc(big + 1);
     mct_err e;
-    sum *s = sum_new(100, &e);
+    sum *s = sum_new(SUM_SLOWEST_MAX, &e);
     json_t *j;
 
     memset(name, 'x', big);
     name[big] = '\0';
-    for (int i = 0; i < 40; i++) {
+    for (int i = 0; i < 400; i++) {
         json_t *c = call_of(NODE("t.E", "run", 1, 1000, 1000, 1000, 1000, 0, ""));
 
         json_object_set_new(json_object_get(c, "thread"), "name", json_string(name));
         json_object_set_new(json_object_get(c, "root"), "total_ns", json_integer(1000 + i));
-        CHECK(sum_add_call_json(s, c, &e) == 0);
+        CHECK(add_json(s, c, &e) == 0);
         json_decref(c);
     }
     j = sum_to_json(s, 1, &e);

@@ -7,6 +7,7 @@
 #include "check.h"
 #include "methods.h"
 #include "tree.h"
+#include "treejson.h"
 
 static int32_t ROOT, A, B, C;
 
@@ -31,7 +32,7 @@ static tree *build(uint64_t probe_ticks)
 
 static json_t *render(tree *t, const char *exc)
 {
-    json_t *j = tree_json(t, 7, 23, "worker-1", exc);
+    json_t *j = tree_to_json(t, 7, 23, "worker-1", exc, 1);
 
     CHECK(j != NULL);
     return j;
@@ -235,6 +236,75 @@ static void test_recursion(void)
     tree_free(t);
 }
 
+/* levels nested calls of A under the entry method (levels - 1 of them), as
+ * a tree; NULL when it could not be built. */
+static tree *chain(int levels)
+{
+    static probe_ev big[2 * 128];
+    tree_opts o = {.cal = {.ns_per_tick = 1.0}};
+    mct_err err = {0};
+    tree *t;
+    size_t n = 0;
+    int i;
+
+    big[n++] = (probe_ev){.t = 0, .id = ROOT, .kind = PROBE_ROOT_ENTER};
+    for (i = 1; i < levels; i++)
+        big[n++] = (probe_ev){.t = (uint64_t)i, .id = A, .kind = PROBE_ENTER};
+    for (i = 1; i < levels; i++)
+        big[n++] = (probe_ev){.t = 1000 + (uint64_t)i, .id = A, .kind = PROBE_EXIT};
+    big[n++] = (probe_ev){.t = 2000, .id = ROOT, .kind = PROBE_ROOT_EXIT};
+    t = tree_build(big, n, &o, &err);
+    if (t == NULL)
+        CHECK(strstr(err.msg, "nests deeper than 64 levels") != NULL);
+    return t;
+}
+
+/* A tree the call model can hold is written in both encodings, which hold
+ * the same call; one it cannot (deeper than 64 levels) is refused once, by
+ * the tree builder, so that neither encoding is written: the JSON of a
+ * call can no longer be sent where its compact record could not. */
+static void test_depth(void)
+{
+    tree *t = chain(CALL_MAX_DEPTH), *deeper = chain(CALL_MAX_DEPTH + 1);
+    call_tab tab = {0}, back_tab = {0};
+    mct_call c = {0}, back = {0};
+    call_defs defs = {0};
+    mct_buf b = {0}, line = {0}, back_line = {0};
+    size_t pos = 0;
+    mct_err err;
+    int rc = -1;
+
+    CHECK(t != NULL && deeper == NULL);
+    if (t == NULL)
+        goto out;
+    CHECK_INT(tree_call(t, &tab, &c, 1, 2, "main", NULL, &err), 0);
+    CHECK_INT(c.n_nodes, CALL_MAX_DEPTH);
+    CHECK_INT(call_encode(&b, &tab, &defs, &c), 0);
+    while (pos < b.len) {
+        uint32_t len;
+
+        CHECK_INT(proto_header_decode(b.data + pos, PROTO_REPLY, &len, &err), 0);
+        rc = call_decode(&back_tab, &back, b.data + pos + PROTO_HEADER_LEN, len, &err);
+        CHECK(rc > 0);
+        pos += PROTO_HEADER_LEN + len;
+    }
+    CHECK_INT(rc, CALL_REC);
+    CHECK_INT(call_json_line(&line, &tab, &c), 0);
+    CHECK_INT(call_json_line(&back_line, &back_tab, &back), 0);
+    CHECK(line.len == back_line.len && memcmp(line.data, back_line.data, line.len) == 0);
+out:
+    tree_free(t);
+    tree_free(deeper);
+    call_free(&c);
+    call_free(&back);
+    call_tab_free(&tab);
+    call_tab_free(&back_tab);
+    call_defs_free(&defs);
+    buf_free(&b);
+    buf_free(&line);
+    buf_free(&back_line);
+}
+
 static void test_bad_events(void)
 {
     tree_opts o = {.cal = {.ns_per_tick = 1.0}};
@@ -356,7 +426,7 @@ static void test_invariants(void)
         CHECK(t != NULL);
         if (t == NULL)
             continue;
-        j = tree_json(t, 1, 1, "t", NULL);
+        j = tree_to_json(t, 1, 1, "t", NULL, 1);
         check_node(json_object_get(j, "root"));
         json_decref(j);
         tree_free(t);
@@ -383,7 +453,7 @@ static void test_names(void)
     CHECK(t != NULL);
     if (t == NULL)
         return;
-    j = tree_json(t, 1, 1, "main", "java.lang.Illegal\xc0\x80State");
+    j = tree_to_json(t, 1, 1, "main", "java.lang.Illegal\xc0\x80State", 1);
     CHECK(j != NULL);
     root = json_object_get(j, "root");
     CHECK_STR(json_string_value(json_object_get(root, "class")), "tgt.\xf0\x9d\x91\x93");
@@ -421,6 +491,7 @@ int main(void)
     test_truncated();
     test_probe_cost();
     test_recursion();
+    test_depth();
     test_bad_events();
     test_wide();
     test_invariants();
