@@ -22,7 +22,7 @@
  * on a yellow background. Without colour the text is identical, so files
  * and pipes lose nothing.
  *
- * A summary (issue 11) is one tree over many calls:
+ * A summary is one tree over many calls:
  *
  *   summary (final): 1200 entry calls, 3 not traced
  *        p50       p90       p99  self/call     calls/call  method

@@ -1,4 +1,4 @@
-/* gate.h — the CI gates of issue 11 over the calls of a session: call
+/* gate.h — the CI gates over the calls of a session: call
  * counts per entry call (--max-calls), a percentile of the entry method's
  * duration (--percentile with --fail-over-ms) and per-node time budgets at
  * a percentile (--budget). They are judged on a summary object (as

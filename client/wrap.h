@@ -1,4 +1,4 @@
-/* wrap.h — the wrap form (issue 12):
+/* wrap.h — the wrap form:
  *
  *   mcalltree [OPTIONS] <class> <method> <depth> <regex> -- COMMAND [ARGS...]
  *

@@ -1,4 +1,4 @@
-/* gates.h — the CI gates of issue 11, shared by the client (its options
+/* gates.h — the CI gates, shared by the client (its options
  * --max-calls, --percentile with --fail-over-ms, --budget) and the agent
  * (the startup items max-calls=, percentile=, fail-over-ms=, budget=): the
  * gates' specs, the one parser of a gate's text, and the judging of a

@@ -1,4 +1,4 @@
-/* summary.h — statistics over many calls of the entry method (issue 11):
+/* summary.h — statistics over many calls of the entry method:
  * a log-linear histogram with a bounded relative error, and the summary
  * tree that merges completed calls by call path, with per-node counts per
  * entry call and percentiles of the node's time within one entry call.

@@ -11,7 +11,7 @@
 #include "call.h"
 #include "diff.h"
 #include "summary.h"
-#include "../unit/readcall.h"
+#include "readcall.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
