@@ -12,18 +12,27 @@
  * path, its self time summed over all the calls it covers.
  *
  * A frame is Class.method, without the descriptor (overloads share a
- * frame, as in a profiler's stacks). ';', spaces and control characters in
- * names become '_', so that a line always splits into frames and a value. */
+ * frame, as in a profiler's stacks). ';', spaces and control characters
+ * (C0, DEL and C1) in names become '_', so that a line always splits into
+ * frames and a value and writes nothing a terminal would obey. */
 #include "output.h"
 
 #include "fmtutil.h"
 
 /* Appends name to st (the frames of the current path, ';'-separated),
- * with the characters that would split a line replaced. */
+ * with the characters that would split a line replaced, and the C1 controls
+ * (U+0080..U+009F, UTF-8 C2 80..C2 9F: a terminal reads U+009B as the start
+ * of an escape sequence) too. */
 static void push_name(mct_buf *st, const char *name)
 {
-    for (const unsigned char *p = (const unsigned char *)name; *p != '\0'; p++)
-        buf_ch(st, *p == ';' || *p == ' ' || *p < 0x20 || *p == 0x7f ? '_' : (char)*p);
+    for (const unsigned char *p = (const unsigned char *)name; *p != '\0'; p++) {
+        if (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
+            buf_ch(st, '_');
+            p++;
+        } else {
+            buf_ch(st, *p == ';' || *p == ' ' || *p < 0x20 || *p == 0x7f ? '_' : (char)*p);
+        }
+    }
 }
 
 /* Appends a node's frame to st, after a ';' below the entry method (depth

@@ -353,7 +353,7 @@ static void test_folded(void)
 {
     static const char odd_names[] =
         "{\"type\":\"call\",\"seq\":4,\"thread\":{\"id\":1,\"name\":\"main\"},"
-        "\"start_ns\":1,\"root\":{\"class\":\"a;b c\",\"method\":\"x\\ny\\u007f\","
+        "\"start_ns\":1,\"root\":{\"class\":\"a;b c\",\"method\":\"x\\ny\\u007f\\u009bz\","
         "\"desc\":\"()V\",\"calls\":1,\"total_ns\":5,\"self_ns\":5,\"min_ns\":5,"
         "\"max_ns\":5,\"throws\":0,\"children\":[]}}";
     const char *const calls[] = { CALL1, CALL2, odd_names, NULL };
@@ -364,7 +364,7 @@ static void test_folded(void)
                    "tgt.Shape.run;tgt.Price.of;tgt.Tax.rate 120000\n"
                    "tgt.Shape.run;tgt.Shape.area 400000\n"
                    "tgt.Fail.go 500000000\n"
-                   "a_b_c.x_y_ 5\n");
+                   "a_b_c.x_y__z 5\n");
     free(got);
 }
 
