@@ -1,7 +1,7 @@
 /* probe_install.c — the probe class in the JVM (see probe_install.h): its
  * class file defined in the boot loader, its natives bound, and what the
- * probe path needs of it (Probe.TABLE, Probe.receivers, WeakReference,
- * Thread.isVirtual) looked up once and handed to probe.c. */
+ * probe path needs of it (Probe.TABLE, Probe.receivers, Probe.free,
+ * WeakReference, Thread.isVirtual) looked up once and handed to probe.c. */
 #include "probe_install.h"
 
 #include <string.h>
@@ -143,6 +143,11 @@ int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err)
         find_weak_ref(jni, &b, err) < 0)
         return -1;
     b.is_virtual = find_is_virtual(jni);
+    b.free_entry = (*jni)->GetStaticMethodID(jni, defined, "free", "(I)V");
+    if (b.free_entry == NULL) {
+        (*jni)->ExceptionClear(jni);
+        return mct_err_set(err, MCT_E_JVMTI, "%s has no method free(int)", PROBE_CLASS);
+    }
     b.cls = defined;
     probe_bind(&b);
     return 0;

@@ -2,6 +2,7 @@
 #include "probe.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -20,39 +21,36 @@ static probe_thread idle;
 
 static __thread probe_thread *self __attribute__((tls_model("initial-exec"))) = &idle;
 
-/* Probe.ENTRIES and Probe.STRIDE: the table's entries, and the elements
- * from one to the next (an index the Java side passes is entry * STRIDE,
- * or entry * STRIDE + SKIP_ELEMENT in an entry call not sampled). */
-#define N_ENTRIES 1024
-#define ENTRY_BITS 10
+/* Probe.STRIDE: the elements of Probe.TABLE from one entry to the next
+ * (an index the Java side passes is entry * STRIDE). */
 #define STRIDE 16
-#define SKIP_ELEMENT 1
-#define CLAIMED ((probe_thread *)1)
-#define SKIPPED ((probe_thread *)2)
-_Static_assert(N_ENTRIES == 1 << ENTRY_BITS, "N_ENTRIES is 2 to the ENTRY_BITS");
-_Static_assert(SKIP_ELEMENT > 0 && SKIP_ELEMENT < STRIDE, "the mark lies within the entry's elements");
-_Static_assert(PROBE_TABLE_LEN == N_ENTRIES * STRIDE, "probe.h says the table's length");
+_Static_assert(PROBE_TABLE_LEN == PROBE_ENTRIES * STRIDE, "probe.h says the table's length");
+_Static_assert(sizeof(probe_slot) == PROBE_LINE && offsetof(probe_slots, slot) == PROBE_LINE,
+               "Probe.java's SLOT offsets");
+_Static_assert(offsetof(probe_slot, countdown) == 8 && offsetof(probe_slot, countdown_session) == 16 &&
+                   offsetof(probe_slot, nest) == 20 && offsetof(probe_slot, dropped) == 24 &&
+                   offsetof(probe_slot, behind) == 32,
+               "Probe.java's SEEN, COUNTDOWN, COUNTDOWN_SESSION, NEST, DROPPED, BEHIND");
 
 static _Atomic uint32_t cur_session;   /* 0: no session accepts new calls */
 static _Atomic int cur_depth;
-static _Atomic uint64_t cur_sample;    /* trace one entry call in this many */
+static _Atomic uint64_t cur_sample;    /* trace one entry call in this many (the
+                                          Java side decides, from slots.control) */
 static _Atomic(probe_thread *) registry;
 static _Atomic(probe_thread *) vpool;  /* the virtual threads' states, push-only */
 static pthread_key_t exit_key;         /* its destructor marks a thread dead */
 static jclass probe_cls;
 static jobjectArray table;             /* Probe.TABLE (global ref) */
+static jmethodID free_entry;           /* Probe.free */
 static int counting_mode;              /* Probe.COUNTING, read once by its <clinit> */
-/* The state the call of an entry's thread writes to (NULL: free,
- * CLAIMED: being set up, SKIPPED: an entry call not sampled), each on a
- * line of its own: only the entry's owner writes it (the claim aside) and
- * reads it, through the index the Java side passes. */
+/* The state the traced call of an entry's holder writes to (NULL: none),
+ * each on a line of its own: only the entry's holder (Probe.OWNER) writes
+ * it and reads it, through the index the Java side passes. */
 struct entry {
     _Alignas(PROBE_LINE) _Atomic(probe_thread *) t;
-    uint32_t skip_nest;        /* SKIPPED: entry methods open in the call */
-    probe_thread *skip_owner;  /* SKIPPED: the OS thread's state that holds it
-                                  (a platform thread's), or NULL */
 };
-static struct entry entries[N_ENTRIES];
+static struct entry entries[PROBE_ENTRIES];
+static probe_slots slots;              /* Probe.SLOTS */
 static jmethodID is_virtual;           /* Thread.isVirtual, NULL before JDK 21 */
 static probe_binding bound;            /* what probe_bind was given */
 static _Atomic uint64_t count_enter, count_exit, count_fail;
@@ -174,17 +172,14 @@ static probe_thread *claim_free(void)
  * with its first traced call (start_call). */
 static probe_thread *new_state(void)
 {
-    static _Atomic uint64_t made;
     probe_thread *t = aligned_alloc(PROBE_LINE, sizeof *t);
 
     if (t == NULL)
         return NULL;
     memset(t, 0, sizeof *t);
-    /* Spread over any sampling rate: the golden ratio's fraction times the
-     * states made so far. */
-    t->phase = (atomic_fetch_add_explicit(&made, 1, memory_order_relaxed) + 1) * 0x9E3779B97F4A7C15ull;
     t->worker_cap = PROBE_RING_MIN;
     t->entry = -1;
+    t->behind = -1;
     t->next = atomic_load_explicit(&registry, memory_order_relaxed);
     while (!atomic_compare_exchange_weak_explicit(&registry, &t->next, t, memory_order_release,
                                                   memory_order_relaxed))
@@ -219,12 +214,15 @@ static int no_call(probe_thread *t)
     return 0;
 }
 
-/* Begins a traced call of session on t, taking a ring when t has none (the
- * worker gives rings back between sessions); returns 0 when it cannot (ring
- * full, out of memory, or the worker is swapping it). Past the limit, the ring keeps room
- * for what is written after an overflow: its mark, the exits of the frames
- * recorded (at most depth + 1 open, see root_enter) and the exception. */
-static int start_call(probe_thread *t, uint32_t session, int depth)
+/* Begins a traced call of session on t for entry k, taking a ring when t
+ * has none (the worker gives rings back between sessions); returns 0 when
+ * it cannot (ring full, out of memory, or the worker is swapping it). A
+ * full ring marks the entry's slot behind: the Java side then drops the
+ * entry's calls itself (counted) until the worker has taken t's calls.
+ * Past the limit, the ring keeps room for what is written after an
+ * overflow: its mark, the exits of the frames recorded (at most depth + 1
+ * open, see root_enter) and the exception. */
+static int start_call(probe_thread *t, uint32_t session, int depth, int k)
 {
     uint64_t consumed, cap;
     uint64_t reserve = (uint64_t)depth + 4;
@@ -250,8 +248,11 @@ static int start_call(probe_thread *t, uint32_t session, int depth)
         t->mask = PROBE_RING_MIN - 1;
     }
     cap = t->mask + 1;
-    if (cap - (t->w - consumed) < reserve + 16)
+    if (cap - (t->w - consumed) < reserve + 16) {
+        atomic_store_explicit(&slots.slot[k].behind, 1, memory_order_relaxed);
+        atomic_store_explicit(&t->behind, k, memory_order_release);
         return no_call(t);
+    }
     t->limit = consumed + cap - reserve;
     t->call_session = session;
     t->max_depth = depth;
@@ -280,28 +281,6 @@ static int is_virtual_thread(JNIEnv *env, probe_thread *tls, jobject cur)
     return v != JNI_FALSE;
 }
 
-/* The entry of thread id tid the Java side looks at first or second
- * (Probe.first, Probe.second), taken (marked CLAIMED); -1 when both are
- * held. */
-static int claim_entry(jlong tid)
-{
-    int k[2];
-    int i;
-
-    k[0] = (int)((uint64_t)tid & (N_ENTRIES - 1));
-    k[1] = (int)(((uint64_t)tid * 0x9E3779B97F4A7C15ull) >> (64 - ENTRY_BITS));
-    for (i = 0; i < 2; i++) {
-        probe_thread *none = NULL;
-
-        /* Look first: a held entry's line is not taken for a CAS. */
-        if (atomic_load_explicit(&entries[k[i]].t, memory_order_relaxed) == NULL &&
-            atomic_compare_exchange_strong_explicit(&entries[k[i]].t, &none, CLAIMED, memory_order_acq_rel,
-                                                    memory_order_relaxed))
-            return k[i];
-    }
-    return -1;
-}
-
 /* A state of the virtual threads' pool no call holds, now held (a new one
  * when all are); NULL when out of memory. */
 static probe_thread *claim_virtual(void)
@@ -326,77 +305,30 @@ static probe_thread *claim_virtual(void)
     return t;
 }
 
-/* Frees entry k (its owner's call ended, or its owner is gone): the table
- * element first, then the state, so that the next owner's write comes after. */
+/* Frees entry k of a call that ended (the table element first, then the
+ * state, so that the next holder's write comes after); the Java side then
+ * lets the entry go. */
 static void release_entry(JNIEnv *env, int k)
 {
-    int skipped = atomic_load_explicit(&entries[k].t, memory_order_relaxed) == SKIPPED;
-
-    (*env)->SetObjectArrayElement(env, table, k * STRIDE + (skipped ? SKIP_ELEMENT : 0), NULL);
-    if (skipped && entries[k].skip_owner != NULL)
-        entries[k].skip_owner->entry = -1;
+    (*env)->SetObjectArrayElement(env, table, k * STRIDE, NULL);
     atomic_store_explicit(&entries[k].t, NULL, memory_order_release);
 }
 
-/* Whether this entry call of session s is one the sampling traces: the OS
- * thread's countdown ran out (me: its state). */
-static inline int sampled(probe_thread *me, uint32_t s)
-{
-    uint64_t n = atomic_load_explicit(&cur_sample, memory_order_relaxed);
-
-    if (n <= 1)
-        return 1;
-    if (me->sample_session != s) {
-        me->sample_session = s;
-        me->countdown = me->phase % n + 1;
-    }
-    if (--me->countdown > 0)
-        return 0;
-    me->countdown = n;
-    return 1;
-}
-
-/* An entry call not sampled holds entry k too, marked, so that the entry
- * calls nested in it nest (root_enter) rather than count as calls of their
- * own; its other probes stay in Java (they look at the entry's first
- * element only). A platform thread's state knows it holds the entry. */
-static void skip_call(JNIEnv *env, probe_thread *me, jobject cur, int k)
-{
-    struct entry *e = &entries[k];
-
-    e->skip_nest = 1;
-    e->skip_owner = me->thread != NULL && (*env)->IsSameObject(env, cur, me->thread) ? me : NULL;
-    if (e->skip_owner != NULL)
-        me->entry = k;
-    atomic_store_explicit(&e->t, SKIPPED, memory_order_release);
-    (*env)->SetObjectArrayElement(env, table, k * STRIDE + SKIP_ELEMENT, cur);
-}
-
-/* Starts an entry call of session for cur (thread id tid; me: the OS
- * thread's state): takes one of its table entries; when the sampling
- * traces it, picks the state the call writes to (the OS thread's for a
- * platform thread, one of the pool's for a virtual one) and lets the Java
- * side see the thread trace (the entry's element), else marks the entry
- * (skip_call). NULL when the call is not traced (counted as dropped or
- * unslotted when it was meant to be). */
-static __attribute__((noinline)) probe_thread *begin_call(JNIEnv *env, probe_thread *me, jobject cur, jlong tid,
+/* Starts a traced call of session for cur, which holds entry k (me: the
+ * OS thread's state): picks the state the call writes to (the OS thread's
+ * for a platform thread, one of the pool's for a virtual one) and lets the
+ * Java side see the thread trace (the entry's element). NULL when the call
+ * does not start (counted as dropped). */
+static __attribute__((noinline)) probe_thread *begin_call(JNIEnv *env, probe_thread *me, jobject cur, int k,
                                                           uint32_t session)
 {
     probe_thread *t;
-    int virt, k;
+    int virt;
 
     /* A platform thread already in an entry call whose probes did not find
      * its entry: its id changed (Probe.java). */
     if (me->depth > 0 || me->entry >= 0) {
         bump(&me->dropped);
-        return NULL;
-    }
-    if ((k = claim_entry(tid)) < 0) {
-        bump(&me->unslotted);
-        return NULL;
-    }
-    if (!sampled(me, session)) {
-        skip_call(env, me, cur, k);
         return NULL;
     }
     virt = is_virtual_thread(env, me, cur);
@@ -409,11 +341,9 @@ static __attribute__((noinline)) probe_thread *begin_call(JNIEnv *env, probe_thr
     }
     if (virt < 0 || t == NULL) {
         bump(&me->dropped);
-        atomic_store_explicit(&entries[k].t, NULL, memory_order_release);
         return NULL;
     }
-    if (!start_call(t, session, atomic_load_explicit(&cur_depth, memory_order_relaxed))) {
-        atomic_store_explicit(&entries[k].t, NULL, memory_order_release);
+    if (!start_call(t, session, atomic_load_explicit(&cur_depth, memory_order_relaxed), k)) {
         if (virt)
             atomic_store_explicit(&t->vbusy, 0, memory_order_release);
         return NULL;
@@ -443,30 +373,10 @@ static inline probe_thread *state_of(jint k)
 {
     probe_thread *t;
 
-    if ((uint32_t)k >= N_ENTRIES * STRIDE)
+    if ((uint32_t)k >= PROBE_TABLE_LEN || (uint32_t)k % STRIDE != 0)
         return &idle;
     t = atomic_load_explicit(&entries[(uint32_t)k / STRIDE].t, memory_order_relaxed);
-    return t != NULL && t != CLAIMED && t != SKIPPED ? t : &idle;
-}
-
-/* The entry of the current entry call not sampled, for the index the Java
- * side found (Probe.held), or NULL. */
-static inline struct entry *skip_of(jint k)
-{
-    struct entry *e;
-
-    if ((uint32_t)k >= N_ENTRIES * STRIDE || (uint32_t)k % STRIDE != SKIP_ELEMENT)
-        return NULL;
-    e = &entries[(uint32_t)k / STRIDE];
-    return atomic_load_explicit(&e->t, memory_order_relaxed) == SKIPPED ? e : NULL;
-}
-
-/* An entry method of an entry call not sampled returns: the outermost one
- * lets the entry go. */
-static void skip_leave(JNIEnv *env, struct entry *e)
-{
-    if (--e->skip_nest == 0)
-        release_entry(env, (int)(e - entries));
+    return t != NULL ? t : &idle;
 }
 
 /* --- the natives ---------------------------------------------------------------------- */
@@ -506,41 +416,18 @@ static void JNICALL n_fail(JNIEnv *env, jclass cls, jthrowable ex, jint k, jint 
     leave(t, id, PROBE_FAIL);
 }
 
-/* How an entry method is entered: a call of it; a call of an inherited one
- * on an instance of the named class; a call of an inherited one on another
- * class (inside a traced call an ordinary call, outside none). */
+/* How an entry method is entered (Probe.ROOT, RECEIVER, OTHER): a call of
+ * it; a call of an inherited one on an instance of the named class; a
+ * call of an inherited one on another class (inside a traced call an
+ * ordinary call, outside none). */
 enum { ENTER_ROOT, ENTER_RECEIVER, ENTER_OTHER };
 
-/* A traced call starts (cur: the thread, tid: its id), or the entry
- * method nests in the running one (traced or not). Every entry call of the
- * session is counted as seen on the OS thread's state; the sampling may
- * leave it out. */
-static void root_enter(JNIEnv *env, jobject cur, jlong tid, jint k, jint id, int how)
+/* An entry method is entered in t's traced call (its start, or nested);
+ * cur: the calling thread, at the start. */
+static void root_enter(JNIEnv *env, probe_thread *t, jobject cur, jint id, int how)
 {
-    probe_thread *t = state_of(k);
-    struct entry *skip = skip_of(k);
-    uint32_t nest;
+    uint32_t nest = t->root_nest;
 
-    if (skip != NULL) {
-        skip->skip_nest++;
-        return;
-    }
-    if (t->depth == 0) {
-        uint32_t s = atomic_load_explicit(&cur_session, memory_order_acquire);
-        const mt_method *m;
-        probe_thread *me;
-
-        if (how == ENTER_OTHER || s == 0 || (m = mt_get(id)) == NULL ||
-            !atomic_load_explicit(&m->root, memory_order_relaxed) ||
-            atomic_load_explicit(&m->session, memory_order_relaxed) != s)
-            return;
-        if ((me = self) == &idle && (me = attach()) == NULL)
-            return;
-        bump(&me->seen);
-        if ((t = begin_call(env, me, cur, tid, s)) == NULL)
-            return;
-    }
-    nest = t->root_nest;
     t->depth++;
     if (nest < 64)
         t->root_depth[nest] = t->depth;
@@ -569,19 +456,53 @@ static void root_enter(JNIEnv *env, jobject cur, jlong tid, jint k, jint id, int
     }
 }
 
-static void JNICALL n_root_enter(JNIEnv *env, jclass cls, jobject cur, jlong tid, jint k, jint id)
+/* The session that accepts calls now, if id is one of its entry methods;
+ * else 0. */
+static uint32_t session_of(jint id)
 {
-    root_enter(env, cur, tid, k, id, ENTER_ROOT);
+    uint32_t s = atomic_load_explicit(&cur_session, memory_order_acquire);
+    const mt_method *m;
+
+    if (s == 0 || (m = mt_get(id)) == NULL || !atomic_load_explicit(&m->root, memory_order_relaxed) ||
+        atomic_load_explicit(&m->session, memory_order_relaxed) != s)
+        return 0;
+    return s;
 }
 
-static void JNICALL n_root_enter_on(JNIEnv *env, jclass cls, jobject cur, jlong tid, jint k, jint id)
+static jboolean JNICALL n_root_of(JNIEnv *env, jclass cls, jint session, jint id)
 {
-    root_enter(env, cur, tid, k, id, ENTER_RECEIVER);
+    return session != 0 && session_of(id) == (uint32_t)session ? JNI_TRUE : JNI_FALSE;
 }
 
-static void JNICALL n_root_other(JNIEnv *env, jclass cls, jint k, jint id)
+/* An entry call the Java side counted as seen and chose to trace starts
+ * (cur: the thread, tid: its id, e: the entry it holds, -1: both of its
+ * entries were held, counted here as seen and unslotted). */
+static jboolean JNICALL n_root_begin(JNIEnv *env, jclass cls, jobject cur, jlong tid, jint e, jint id, jint how)
 {
-    root_enter(env, NULL, 0, k, id, ENTER_OTHER);
+    uint32_t s = session_of(id);
+    probe_thread *me, *t;
+
+    if (how == ENTER_OTHER || s == 0)
+        return JNI_FALSE;
+    if ((me = self) == &idle && (me = attach()) == NULL)
+        return JNI_FALSE;
+    if ((uint32_t)e >= PROBE_TABLE_LEN || (uint32_t)e % STRIDE != 0) {
+        bump(&me->seen);
+        bump(&me->unslotted);
+        return JNI_FALSE;
+    }
+    if ((t = begin_call(env, me, cur, e / STRIDE, s)) == NULL)
+        return JNI_FALSE;
+    root_enter(env, t, cur, id, how);
+    return JNI_TRUE;
+}
+
+static void JNICALL n_root_nest(JNIEnv *env, jclass cls, jint k, jint id, jint how)
+{
+    probe_thread *t = state_of(k);
+
+    if (t->depth > 0)
+        root_enter(env, t, NULL, id, how);
 }
 
 /* The call is complete: its length goes into its first event, and the
@@ -597,10 +518,10 @@ static void finish_call(JNIEnv *env, probe_thread *t)
     end_call(env, t);
 }
 
-/* An entry method returns. Frames whose exit was missed (a constructor that
- * threw before super()) are closed here: depth comes back to the entry
- * method's own. */
-static void root_leave(JNIEnv *env, probe_thread *t, jint id, uint32_t kind, jthrowable ex)
+/* An entry method returns; 1 when that ends the call. Frames whose exit
+ * was missed (a constructor that threw before super()) are closed here:
+ * depth comes back to the entry method's own. */
+static int root_leave(JNIEnv *env, probe_thread *t, jint id, uint32_t kind, jthrowable ex)
 {
     uint32_t nest = t->root_nest - 1;
     int32_t d = nest < 64 ? t->root_depth[nest] : t->depth;
@@ -628,30 +549,24 @@ static void root_leave(JNIEnv *env, probe_thread *t, jint id, uint32_t kind, jth
         t->root_ext = 0;
     }
     t->depth = d - 1;
-    if (--t->root_nest == 0)
-        finish_call(env, t);
+    if (--t->root_nest > 0)
+        return 0;
+    finish_call(env, t);
+    return 1;
 }
 
-static void JNICALL n_root_exit(JNIEnv *env, jclass cls, jint k, jint id)
+static jboolean JNICALL n_root_exit(JNIEnv *env, jclass cls, jint k, jint id)
 {
     probe_thread *t = state_of(k);
-    struct entry *skip = skip_of(k);
 
-    if (skip != NULL)
-        skip_leave(env, skip);
-    else if (t->depth > 0)
-        root_leave(env, t, id, PROBE_ROOT_EXIT, NULL);
+    return t->depth > 0 && root_leave(env, t, id, PROBE_ROOT_EXIT, NULL) ? JNI_TRUE : JNI_FALSE;
 }
 
-static void JNICALL n_root_fail(JNIEnv *env, jclass cls, jthrowable ex, jint k, jint id)
+static jboolean JNICALL n_root_fail(JNIEnv *env, jclass cls, jthrowable ex, jint k, jint id)
 {
     probe_thread *t = state_of(k);
-    struct entry *skip = skip_of(k);
 
-    if (skip != NULL)
-        skip_leave(env, skip);
-    else if (t->depth > 0)
-        root_leave(env, t, id, PROBE_ROOT_FAIL, ex);
+    return t->depth > 0 && root_leave(env, t, id, PROBE_ROOT_FAIL, ex) ? JNI_TRUE : JNI_FALSE;
 }
 
 /* Counting natives for the diagnostic mode. */
@@ -660,9 +575,27 @@ static void JNICALL c_enter(JNIEnv *env, jclass cls, jint k, jint id)
     atomic_fetch_add_explicit(&count_enter, 1, memory_order_relaxed);
 }
 
-static void JNICALL c_root_enter(JNIEnv *env, jclass cls, jobject cur, jlong tid, jint k, jint id)
+static void JNICALL c_root_nest(JNIEnv *env, jclass cls, jint k, jint id, jint how)
 {
     atomic_fetch_add_explicit(&count_enter, 1, memory_order_relaxed);
+}
+
+static jboolean JNICALL c_root_begin(JNIEnv *env, jclass cls, jobject cur, jlong tid, jint e, jint id, jint how)
+{
+    atomic_fetch_add_explicit(&count_enter, 1, memory_order_relaxed);
+    return JNI_FALSE;
+}
+
+static jboolean JNICALL c_root_exit(JNIEnv *env, jclass cls, jint k, jint id)
+{
+    atomic_fetch_add_explicit(&count_exit, 1, memory_order_relaxed);
+    return JNI_FALSE;
+}
+
+static jboolean JNICALL c_root_fail(JNIEnv *env, jclass cls, jthrowable ex, jint k, jint id)
+{
+    atomic_fetch_add_explicit(&count_fail, 1, memory_order_relaxed);
+    return JNI_FALSE;
 }
 
 static void JNICALL c_exit(JNIEnv *env, jclass cls, jint k, jint id)
@@ -680,15 +613,26 @@ static jboolean JNICALL n_counting(JNIEnv *env, jclass cls)
     return counting_mode ? JNI_TRUE : JNI_FALSE;
 }
 
+/* Probe.SLOTS: the slots, as a direct buffer (NULL, and the JVM throws,
+ * when it has none: the class does not initialize). */
+static jobject JNICALL n_slots(JNIEnv *env, jclass cls)
+{
+    return (*env)->NewDirectByteBuffer(env, &slots, (jlong)sizeof slots);
+}
+
 /* The threads' counters are their own (probe.h): the worker sums them. */
 uint64_t probe_dropped(void)
 {
     probe_thread *t;
     uint64_t n = 0;
 
+    int i;
+
     for (t = probe_threads(); t != NULL; t = t->next)
         n += atomic_load_explicit(&t->dropped, memory_order_relaxed) +
              atomic_load_explicit(&t->unslotted, memory_order_relaxed);
+    for (i = 0; i < PROBE_ENTRIES; i++)
+        n += atomic_load_explicit(&slots.slot[i].dropped, memory_order_relaxed);
     return n;
 }
 
@@ -696,9 +640,12 @@ uint64_t probe_seen(void)
 {
     probe_thread *t;
     uint64_t n = 0;
+    int i;
 
     for (t = probe_threads(); t != NULL; t = t->next)
         n += atomic_load_explicit(&t->seen, memory_order_relaxed);
+    for (i = 0; i < PROBE_ENTRIES; i++)
+        n += atomic_load_explicit(&slots.slot[i].seen, memory_order_relaxed);
     return n;
 }
 
@@ -711,19 +658,32 @@ void probe_counts(uint64_t *enters, uint64_t *exits, uint64_t *fails)
 
 /* --- sessions and the worker's side ------------------------------------------------- */
 
+/* What the Java side reads of session and the sampling rate, in one load. */
+static void set_control(uint32_t session)
+{
+    uint64_t n = atomic_load_explicit(&cur_sample, memory_order_relaxed);
+
+    if (n > UINT32_MAX)
+        n = UINT32_MAX;
+    atomic_store_explicit(&slots.control, session | n << 32, memory_order_release);
+}
+
 void probe_set_sample(uint64_t sample)
 {
     atomic_store_explicit(&cur_sample, sample, memory_order_relaxed);
+    set_control(atomic_load_explicit(&cur_session, memory_order_acquire));
 }
 
 void probe_session_begin(uint32_t session, int depth)
 {
     atomic_store_explicit(&cur_depth, depth, memory_order_relaxed);
     atomic_store_explicit(&cur_session, session, memory_order_release);
+    set_control(session);
 }
 
 void probe_session_end(JNIEnv *jni)
 {
+    atomic_store_explicit(&slots.control, 0, memory_order_seq_cst);
     atomic_store_explicit(&cur_session, 0, memory_order_seq_cst);
     probe_receivers_begin(jni, NULL);
 }
@@ -737,6 +697,16 @@ void probe_maintain(probe_thread *t, JNIEnv *jni, uint64_t want_cap)
 {
     probe_ev *old = atomic_load_explicit(&t->old_ring, memory_order_acquire);
     uint64_t cap = t->worker_cap;
+    int behind = atomic_load_explicit(&t->behind, memory_order_acquire);
+
+    /* Its calls taken, the entry it marked behind may start calls again
+     * (unless it marked it anew meanwhile). */
+    if (behind >= 0 && atomic_load_explicit(&t->consumed, memory_order_acquire) ==
+                           atomic_load_explicit(&t->published, memory_order_acquire)) {
+        atomic_store_explicit(&slots.slot[behind].behind, 0, memory_order_relaxed);
+        atomic_compare_exchange_strong_explicit(&t->behind, &behind, -1, memory_order_acq_rel,
+                                                memory_order_relaxed);
+    }
 
     if (old != NULL) {
         ring_free(old, atomic_load_explicit(&t->old_mask, memory_order_relaxed) + 1);
@@ -779,10 +749,13 @@ void probe_maintain(probe_thread *t, JNIEnv *jni, uint64_t want_cap)
             (*jni)->DeleteGlobalRef(jni, t->thread);
             t->thread = NULL;
         }
-        /* Its thread is gone, even if it died inside a call (traced or
-         * not sampled): its entry has no owner left. */
-        if (t->entry >= 0)
+        /* Its thread is gone, even if it died inside a traced call: its
+         * entry has no holder left. */
+        if (t->entry >= 0) {
             release_entry(jni, t->entry);
+            (*jni)->CallStaticVoidMethod(jni, probe_cls, free_entry, (jint)(t->entry * STRIDE));
+            (*jni)->ExceptionClear(jni);
+        }
         t->entry = -1;
         t->depth = 0;
         t->w = atomic_load_explicit(&t->published, memory_order_relaxed);
@@ -827,11 +800,12 @@ int probe_shrink(probe_thread *t)
 
 const probe_native probe_natives[PROBE_N_NATIVES] = {
     {"counting0", "()Z", n_counting, n_counting},
-    {"rootEnter0", "(Ljava/lang/Thread;JII)V", n_root_enter, c_root_enter},
-    {"rootEnterOn0", "(Ljava/lang/Thread;JII)V", n_root_enter_on, c_root_enter},
-    {"rootOther0", "(II)V", n_root_other, c_enter},
-    {"rootExit0", "(II)V", n_root_exit, c_exit},
-    {"rootFail0", "(Ljava/lang/Throwable;II)V", n_root_fail, c_fail},
+    {"slots0", "()Ljava/nio/ByteBuffer;", n_slots, n_slots},
+    {"rootOf0", "(II)Z", n_root_of, n_root_of},
+    {"rootBegin0", "(Ljava/lang/Thread;JIII)Z", n_root_begin, c_root_begin},
+    {"rootNest0", "(III)V", n_root_nest, c_root_nest},
+    {"rootExit0", "(II)Z", n_root_exit, c_root_exit},
+    {"rootFail0", "(Ljava/lang/Throwable;II)Z", n_root_fail, c_root_fail},
     {"enter0", "(II)V", n_enter, c_enter},
     {"exit0", "(II)V", n_exit, c_exit},
     {"fail0", "(Ljava/lang/Throwable;II)V", n_fail, c_fail},
@@ -860,6 +834,7 @@ const probe_binding *probe_bound(void)
 void probe_bind(const probe_binding *b)
 {
     table = b->table;
+    free_entry = b->free_entry;
     bound = *b;
     is_virtual = b->is_virtual;
     probe_cls = b->cls;

@@ -7,21 +7,21 @@
  * thread the ring of a state it holds during the call (it may move to
  * another OS thread). A probe appends (number, kind, ticks); the outermost
  * exit of an entry method publishes the call's events and the worker builds
- * the tree from them. A thread in a traced call holds an entry of the probe
- * class's table (one of two found from its thread id, each on a cache line
- * of its own); outside a traced call a probe is a pure-Java check of the
- * thread against its two entries, inlined by the JIT, whatever the number
- * of threads tracing. A call whose two entries are both held by other
- * threads is not traced (counted as unslotted). The probes of the methods
- * a traced call runs never allocate, lock, log or call JVMTI. Its two ends
- * do more, once per traced call: the start takes the entry and writes the
- * thread there with JNI (a thread's first entry call also sets up its
- * state, which allocates; a state's first traced call of a session maps
- * its ring; a virtual thread's calls Thread.isVirtual, takes a state from
- * the virtual threads' pool, which allocates one when all are held, and
- * keeps a JNI reference to the thread), and an entry method that
- * throws keeps a JNI reference to the exception's class (the worker frees
- * both). Nothing the probes write is shared between
+ * the tree from them. An entry call holds an entry of the probe class's
+ * table (one of two found from its thread id, each on a cache line of its
+ * own), taken in Java with a CAS; outside a traced call a probe is a
+ * pure-Java check of the thread against its two entries, inlined by the
+ * JIT, whatever the number of threads tracing. A call whose two entries
+ * are both held by other threads is not traced (counted as unslotted).
+ * The probes of the methods a traced call runs never allocate, lock, log
+ * or call JVMTI. Its two ends do more, once per traced call: the start
+ * writes the thread into the entry with JNI (a thread's first traced call
+ * also sets up its state, which allocates; a state's first traced call of
+ * a session maps its ring; a virtual thread's calls Thread.isVirtual,
+ * takes a state from the virtual threads' pool, which allocates one when
+ * all are held, and keeps a JNI reference to the thread), and an entry
+ * method that throws keeps a JNI reference to the exception's class (the
+ * worker frees both). Nothing the probes write is shared between
  * threads: each thread's state is its own, its fields grouped on cache
  * lines by writer (below), and its counters are summed by the worker.
  *
@@ -33,17 +33,25 @@
  * receivers (receivers.c, which lock). What probe.c does besides the probes
  * (the rings' memory, handed over without a lock) runs on the worker.
  *
- * With sampling (probe_set_sample's sample > 1), an entry call is traced
- * only when the calling OS thread's countdown runs out (started at a phase
- * of its own, so that threads with few calls are not all traced on their
- * first). A call not traced is still one call: it holds its table entry,
- * marked (the element after the thread's, which only the entry methods'
- * probes look at), so that the entry calls nested in it (recursion, an
- * inherited entry method calling the named class's own) nest in it rather
- * than count and sample as calls of their own. Its other probes stay in
- * Java; it costs what an entry call outside a session costs, plus taking
- * and giving back the entry (two JNI array stores) and the native call of
- * each of its entry methods' exits.
+ * The Java side decides which entry calls start (probe_slots): while a
+ * session runs (its number and the sampling rate in slots.control) and
+ * the method is one of its entry methods (it asks probe.c once per method
+ * and session), the outermost entry method takes an entry, counts the
+ * call as seen in the entry's slot and, with sampling
+ * (probe_set_sample's sample > 1), traces it only when the entry's
+ * countdown runs out (started at a phase of its own, so that threads with
+ * few calls are not all traced on their first). A call not traced is
+ * still one call: it holds its entry, marked (the element after the
+ * thread's, which only the entry methods' probes look at), so that the
+ * entry calls nested in it (recursion, an inherited entry method calling
+ * the named class's own) nest in it rather than count and sample as calls
+ * of their own. It never goes native: it costs what an entry call outside
+ * a session costs, plus the CAS that takes the entry and the stores that
+ * count it. A call the sampling traces goes native to start (a call that
+ * cannot start is counted as dropped there, and gives its entry back),
+ * unless its entry's slot is marked behind: its thread's ring was full at
+ * an earlier call and the worker has not taken it yet; the call is then
+ * dropped in Java, counted in the slot, before it starts.
  *
  * The ring, its one statement of invariants (probe.c is the producer's
  * side and the rings' memory, probe_ring.c the consumer's):
@@ -148,12 +156,8 @@ typedef struct probe_thread {
     int root_named;               /* the outermost one is an inherited entry method
                                      called on an instance of the named class */
     int root_ext;                 /* the second one raised max_depth by one (see root_enter) */
-    int entry;                    /* the Probe table entry held during a call (a
-                                     platform thread's call not sampled too), or -1 */
+    int entry;                    /* the Probe table entry held during a traced call, or -1 */
     int call_thread_ref;          /* the current call records its thread (PROBE_THREAD) */
-    uint32_t sample_session;      /* the session countdown counts for */
-    uint64_t countdown;           /* entry calls until the next one sampled */
-    uint64_t phase;               /* this state's own start of the countdown */
     int32_t root_depth[64];       /* depth at which each open entry method was entered */
     /* the ring (NULL: none yet): written by the app thread when it takes
      * one and by the worker when it frees it (never both: in_call /
@@ -168,9 +172,10 @@ typedef struct probe_thread {
     /* written by the app thread once or twice per call, read by the worker */
     _Alignas(PROBE_LINE) _Atomic uint64_t published; /* events before this are complete calls */
     _Atomic int in_call;          /* the app thread is in a traced call (ring, mask, w are its) */
-    /* written by the app thread per entry call, traced or not; read by the
-     * worker only when it counts, not per pass as `published` */
-    _Alignas(PROBE_LINE) _Atomic uint64_t seen; /* entry calls seen in sessions (traced or not) */
+    /* written by the app thread per entry call that reaches the natives;
+     * read by the worker only when it counts, not per pass as `published` */
+    _Alignas(PROBE_LINE) _Atomic uint64_t seen; /* entry calls seen in sessions whose two
+                                     entries were held (the others count in probe_slot) */
     _Atomic uint64_t dropped;     /* calls not traced: the ring was full, the call could
                                      not start (out of memory, the JVM threw) */
     _Atomic uint64_t unslotted;   /* calls not traced: both table entries were held */
@@ -186,6 +191,7 @@ typedef struct probe_thread {
     _Atomic uint64_t old_mask;
     _Atomic int state;            /* enum probe_thread_state */
     _Atomic int vbusy;            /* a virtual thread's call holds this pool state */
+    _Atomic int behind;           /* the entry whose slot a full ring marked behind, or -1 */
 } probe_thread;
 
 enum probe_thread_state {
@@ -205,9 +211,9 @@ jclass probe_class(void);
  * probes stay in Java, as those of an ordinary method do). */
 const rw_probes *probe_methods(int root);
 
-/* The sessions that begin from now on trace one entry call in `sample`
- * (1, or 0: every one; see the top). Called by the session before
- * probe_session_begin. */
+/* Entry calls are traced one in `sample` (1, or 0: every one; see the
+ * top), from the session that begins next, or the running one. Called by
+ * the session before probe_session_begin. */
 void probe_set_sample(uint64_t sample);
 
 /* Starts accepting traced calls of session `session` (its entry methods are
@@ -282,11 +288,38 @@ uint64_t probe_ring_bytes(void);
  * as such). A state's first ring of a session is always given. */
 #define PROBE_RING_BUDGET ((uint64_t)256 << 20)
 
+/* The entries of Probe.TABLE (Probe.ENTRIES). */
+#define PROBE_ENTRIES 1024
+
+/* What the Java side of the probe class writes in native memory
+ * (Probe.SLOTS, a direct buffer over `slots` in probe.c; Probe.java's
+ * offsets follow this layout). Each entry's slot is written by the
+ * entry's holder only (Probe.OWNER), with plain stores; the worker reads
+ * `seen`. */
+typedef struct probe_slot {
+    _Alignas(PROBE_LINE) uint64_t seen; /* entry calls its holders started */
+    uint64_t countdown;                 /* entry calls until the next one sampled */
+    uint32_t countdown_session;         /* the session countdown counts for */
+    uint32_t nest;                      /* entry methods open in a call not sampled */
+    uint64_t dropped;                   /* calls not started: marked behind */
+    /* set by a call whose thread's ring was full, cleared by the worker
+     * once it took that ring's calls (probe_maintain): until then the
+     * entry's calls are dropped in Java */
+    _Atomic uint32_t behind;
+} probe_slot;
+
+typedef struct probe_slots {
+    /* the session that accepts calls (low 32 bits; 0: none) and the
+     * sampling rate (high 32 bits), read by the Java side in one load */
+    _Alignas(PROBE_LINE) _Atomic uint64_t control;
+    probe_slot slot[PROBE_ENTRIES];
+} probe_slots;
+
 /* --- for the class install (jvm/probe_install.c) and the calibration
  * (runtime/probe_cost.c); none of it runs on the probe path --- */
 
 /* Elements of Probe.TABLE (Probe.ENTRIES * Probe.STRIDE). */
-#define PROBE_TABLE_LEN (1024 * 16)
+#define PROBE_TABLE_LEN (PROBE_ENTRIES * 16)
 
 /* A native of the probe class: its Java name and signature, and its C
  * function when tracing and in the diagnostic counting mode. */
@@ -295,7 +328,7 @@ typedef struct probe_native {
     void *tracing, *counting;
 } probe_native;
 
-#define PROBE_N_NATIVES 9
+#define PROBE_N_NATIVES 10
 extern const probe_native probe_natives[PROBE_N_NATIVES];
 
 /* Before the probe class initializes (it asks counting0 as it does): the
@@ -312,6 +345,7 @@ typedef struct probe_binding {
     jclass weak_ref_class;      /* java.lang.ref.WeakReference */
     jmethodID weak_ref_init;    /* its constructor */
     jmethodID is_virtual;       /* Thread.isVirtual, NULL before JDK 21 */
+    jmethodID free_entry;       /* Probe.free(int): lets an entry go */
 } probe_binding;
 
 /* Hands b to the probe path (copied); probe_class() is b->cls from now on. */

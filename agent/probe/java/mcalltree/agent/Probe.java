@@ -1,34 +1,42 @@
 package mcalltree.agent;
 
 import java.lang.ref.WeakReference;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The probes that instrumented code calls. The agent defines this class in
  * the boot loader (from bytes compiled at build time) and binds its natives.
  *
- * A thread inside a traced call holds an entry of TABLE: the element at
- * its index (a multiple of STRIDE, so that each entry has a cache line of
- * its own) is the thread. With sampling, a thread inside an entry call
- * that is not traced holds one too, marked: the thread is the element
- * after it, which only the entry methods' own probes look at (their
- * nested calls are part of that call, not calls of their own); the other
- * probes of such a call stay in Java. A thread's entry is one of two, both found from
- * its id: the low bits of the id, or a multiplicative hash of it (ids are
- * handed out in sequence, so live threads rarely share the first, and two
- * threads that do rarely share the second too). Each entry is written only
- * by its owner (from the natives, when its call starts and ends), so a
- * thread always sees its own entry; other threads may see stale values,
- * never their own thread. The natives find the call's state through the
- * entry, so a virtual thread that moves to another carrier thread mid-call
- * keeps its state. A thread whose two entries are both held by others when
- * its call starts is not traced (counted).
+ * An entry call holds an entry of TABLE from its outermost entry method's
+ * start to its return: it takes the entry in OWNER with a CAS, one of two
+ * found from the thread's id: the low bits of the id, or a multiplicative
+ * hash of it (ids are handed out in sequence, so live threads rarely share
+ * the first, and two threads that do rarely share the second too). Only
+ * the holder writes the entry's elements of TABLE (each entry's on a cache
+ * line of its own, STRIDE apart) and its slot in SLOTS. In a traced call
+ * the element at the entry's index is the thread; in an entry call not
+ * traced (sampled out), the element after it, which only the entry
+ * methods' own probes look at (their nested calls are part of that call,
+ * not calls of their own). A thread always sees its own elements; other
+ * threads may see stale values, never their own thread. The natives find
+ * a traced call's state through the entry, so a virtual thread that moves
+ * to another carrier thread mid-call keeps its state. A thread whose two
+ * entries are both held by others when its call starts is not traced
+ * (the agent counts it).
  *
- * Entry methods call rootEnter, which always goes native: a traced call
- * starts there; their exits go native inside an entry call, traced or
- * not. Every other probe goes native only for a thread inside a traced
- * call: outside one, it costs Thread.currentThread(), its id and
- * two loads and compares, which the JIT inlines into the caller (TABLE is
- * final: its reference and length are constants).
+ * The outermost entry method of a call counts the call as seen in its
+ * entry's slot and decides here whether it is traced (SLOTS holds the
+ * session and the sampling rate the agent set, and the countdown): only a
+ * traced call goes native, to start (but for a call the agent could not
+ * take now: the entry's slot is marked behind, and the call is dropped
+ * here, counted, before it starts); its probes then go native, and the
+ * entry methods' exits give the entry back once the agent says the call
+ * ended. A call not traced, and every probe outside an entry call, stays
+ * in Java: Thread.currentThread(), its id and two or four loads and
+ * compares, which the JIT inlines into the caller (TABLE is final: its
+ * reference and length are constants).
  *
  * An entry method the named class inherits runs for other classes too: it
  * calls rootEnterOn with its receiver, and only a call on an instance of
@@ -56,6 +64,37 @@ public final class Probe {
     static final int STRIDE = 16;
     static final Thread[] TABLE = new Thread[ENTRIES * STRIDE];
     static final boolean COUNTING = counting0();
+
+    /**
+     * Who holds each entry (at the entry's index): taken with a CAS by the
+     * outermost entry call of a session, traced or not, given back when it
+     * ends. Only the holder writes the entry's elements of TABLE and its
+     * slot.
+     */
+    static final AtomicReferenceArray<Thread> OWNER = new AtomicReferenceArray<Thread>(ENTRIES * STRIDE);
+
+    /**
+     * Native memory the agent reads (probe.h, probe_slots): at 0 the
+     * session that accepts calls (low 32 bits, 0: none) and the sampling
+     * rate (high 32 bits); then per entry a line of its holder's counters,
+     * at SLOT + index * 8, and the mark the agent sets while the worker is
+     * behind on the calls of the thread that last held it.
+     */
+    static final ByteBuffer SLOTS = slots0().order(ByteOrder.nativeOrder());
+    private static final int SLOT = 128;
+    private static final int SEEN = 0;
+    private static final int COUNTDOWN = 8;
+    private static final int COUNTDOWN_SESSION = 16;
+    private static final int NEST = 20;
+    private static final int DROPPED = 24;
+    private static final int BEHIND = 32;
+
+    /**
+     * Whether a method is an entry method of a session, as the agent said:
+     * (session << 32) | (id << 1) | yes, at id's hash. Threads may race to
+     * fill an element: each writes what the agent answered, in one store.
+     */
+    private static final long[] ROOTS = new long[4096];
 
     /**
      * The named class of the session: each loader's copy (its own Class
@@ -87,13 +126,11 @@ public final class Probe {
     }
 
     /**
-     * For the entry methods' probes: the index of the current thread's
-     * entry in a traced call, that index + 1 in an entry call not traced
-     * (sampled out), or -1 (in no entry call).
+     * For the entry methods' probes: the index of thread c's entry in a
+     * traced call, that index + 1 in an entry call not traced (sampled
+     * out), or -1 (in no entry call).
      */
-    private static int held() {
-        Thread c = Thread.currentThread();
-        long id = c.getId();
+    private static int held(Thread c, long id) {
         int a = first(id);
         if (TABLE[a] == c) {
             return a;
@@ -106,6 +143,11 @@ public final class Probe {
             return b;
         }
         return TABLE[b + 1] == c ? b + 1 : -1;
+    }
+
+    private static int held() {
+        Thread c = Thread.currentThread();
+        return held(c, c.getId());
     }
 
     public static void enter(int id) {
@@ -129,9 +171,132 @@ public final class Probe {
         }
     }
 
+    /** How an entry method is entered (probe.c has the same numbers). */
+    private static final int ROOT = 0;
+    private static final int RECEIVER = 1;
+    private static final int OTHER = 2;
+
     public static void rootEnter(int id) {
+        rootEnter(id, ROOT);
+    }
+
+    public static void rootEnterOn(Object self, int id) {
+        rootEnter(id, named(self) ? RECEIVER : OTHER);
+    }
+
+    /**
+     * An entry method is entered: inside an entry call it nests (the
+     * agent records it in a traced one; in one not sampled it is counted
+     * here); else, while a session runs and id is its entry method, a call
+     * starts: it takes an entry, is counted as seen, and the sampling
+     * decides here whether it is traced (the agent starts it) or not (it
+     * marks its entry and stays in Java).
+     */
+    private static void rootEnter(int id, int how) {
         Thread c = Thread.currentThread();
-        rootEnter0(c, c.getId(), held(), id);
+        long tid = c.getId();
+        if (COUNTING) {
+            rootNest0(-1, id, how);
+            return;
+        }
+        int k = held(c, tid);
+        if (k >= 0) {
+            if ((k & (STRIDE - 1)) == 0) {
+                rootNest0(k, id, how);
+            } else {
+                int o = SLOT + (k - 1) * 8 + NEST;
+                SLOTS.putInt(o, SLOTS.getInt(o) + 1);
+            }
+            return;
+        }
+        long control = SLOTS.getLong(0);
+        int s = (int) control;
+        if (how == OTHER || s == 0 || !root(s, id)) {
+            return;
+        }
+        int e = claim(c, tid);
+        if (e < 0) {
+            rootBegin0(c, tid, -1, id, how);
+            return;
+        }
+        int o = SLOT + e * 8;
+        SLOTS.putLong(o + SEEN, SLOTS.getLong(o + SEEN) + 1);
+        long n = control >>> 32;
+        if (n > 1 && !sampled(e, o, s, n)) {
+            SLOTS.putInt(o + NEST, 1);
+            TABLE[e + 1] = c;
+            return;
+        }
+        if (SLOTS.getInt(o + BEHIND) != 0) {
+            SLOTS.putLong(o + DROPPED, SLOTS.getLong(o + DROPPED) + 1);
+            OWNER.lazySet(e, null);
+            return;
+        }
+        if (!rootBegin0(c, tid, e, id, how)) {
+            OWNER.lazySet(e, null);
+        }
+    }
+
+    /** Whether id is an entry method of session s. */
+    private static boolean root(int s, int id) {
+        int i = id & (ROOTS.length - 1);
+        long key = (long) s << 32 | ((long) id << 1 & 0xFFFFFFFFL);
+        long v = ROOTS[i];
+        if ((v | 1) == (key | 1)) {
+            return (v & 1) != 0;
+        }
+        boolean yes = rootOf0(s, id);
+        ROOTS[i] = key | (yes ? 1 : 0);
+        return yes;
+    }
+
+    /** One of thread c's two entries, now held; -1 when others hold both. */
+    private static int claim(Thread c, long tid) {
+        int a = first(tid);
+        if (take(a, c)) {
+            return a;
+        }
+        int b = second(tid);
+        return take(b, c) ? b : -1;
+    }
+
+    /**
+     * Whether thread c now holds entry k: it was free, or its holder ended
+     * inside a call not traced (its exit probe never ran: nothing else
+     * would give the entry back; the agent gives back a traced call's).
+     */
+    private static boolean take(int k, Thread c) {
+        Thread o = OWNER.get(k);
+        if (o == null) {
+            return OWNER.compareAndSet(k, null, c);
+        }
+        if (TABLE[k + 1] == o && !o.isAlive() && OWNER.compareAndSet(k, o, c)) {
+            TABLE[k + 1] = null;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Whether the entry call that holds entry e (its slot at o) is traced:
+     * one in n per entry, counting down from a phase of the entry's own in
+     * each session s, so that threads with few calls are not all traced on
+     * their first.
+     */
+    private static boolean sampled(int e, int o, int s, long n) {
+        long left;
+        if (SLOTS.getInt(o + COUNTDOWN_SESSION) != s) {
+            SLOTS.putInt(o + COUNTDOWN_SESSION, s);
+            left = Long.remainderUnsigned((e / STRIDE + 1) * 0x9E3779B97F4A7C15L, n) + 1;
+        } else {
+            left = SLOTS.getLong(o + COUNTDOWN);
+        }
+        if (--left > 0) {
+            SLOTS.putLong(o + COUNTDOWN, left);
+            return false;
+        }
+        SLOTS.putLong(o + COUNTDOWN, n);
+        return true;
     }
 
     /** Whether self is an instance of a copy of the named class. */
@@ -148,61 +313,73 @@ public final class Probe {
         return false;
     }
 
-    public static void rootEnterOn(Object self, int id) {
-        if (named(self)) {
-            Thread c = Thread.currentThread();
-            rootEnterOn0(c, c.getId(), held(), id);
+    /**
+     * An entry method returns (t: the exception that ends it, or null):
+     * the outermost one of a call gives its entry back.
+     */
+    private static void rootLeave(Throwable t, int id) {
+        int k = COUNTING ? -1 : held();
+        if (k < 0 && !COUNTING) {
             return;
         }
-        int k = held();
-        if (k >= 0 || COUNTING) {
-            rootOther0(k, id);
+        if (COUNTING || (k & (STRIDE - 1)) == 0) {
+            if (t == null ? rootExit0(k, id) : rootFail0(t, k, id)) {
+                OWNER.lazySet(k, null);
+            }
+            return;
+        }
+        int o = SLOT + (k - 1) * 8 + NEST;
+        int nest = SLOTS.getInt(o) - 1;
+        SLOTS.putInt(o, nest);
+        if (nest == 0) {
+            TABLE[k] = null;
+            OWNER.lazySet(k - 1, null);
         }
     }
 
     public static void rootExit(int id) {
-        int k = held();
-        if (k >= 0 || COUNTING) {
-            rootExit0(k, id);
-        }
+        rootLeave(null, id);
     }
 
     public static void rootFail(Throwable t, int id) {
-        int k = held();
-        if (k >= 0 || COUNTING) {
-            rootFail0(t, k, id);
-        }
+        rootLeave(t, id);
     }
 
     public static void rootExitOn(int id) {
-        int k = held();
-        if (k >= 0 || COUNTING) {
-            rootExit0(k, id);
-        }
+        rootLeave(null, id);
     }
 
     public static void rootFailOn(Throwable t, int id) {
-        int k = held();
-        if (k >= 0 || COUNTING) {
-            rootFail0(t, k, id);
-        }
+        rootLeave(t, id);
+    }
+
+    /**
+     * The agent gives back entry k of a thread that ended inside its
+     * traced call.
+     */
+    static void free(int k) {
+        OWNER.set(k, null);
     }
 
     private static native boolean counting0();
 
+    private static native ByteBuffer slots0();
+
+    private static native boolean rootOf0(int session, int id);
+
     /**
-     * tid: current.getId(), whose entries the native may take; entry: an
-     * index of TABLE (held(), entry()), or -1.
+     * Starts a traced call of thread c (tid: c.getId()) that holds entry e
+     * (-1: none was free); false when it did not start (counted).
      */
-    private static native void rootEnter0(Thread current, long tid, int entry, int id);
+    private static native boolean rootBegin0(Thread c, long tid, int e, int id, int how);
 
-    private static native void rootEnterOn0(Thread current, long tid, int entry, int id);
+    /** An entry method nests in the traced call at entry k. */
+    private static native void rootNest0(int k, int id, int how);
 
-    private static native void rootOther0(int entry, int id);
+    /** An entry method returns in the traced call at k: true when that ends the call. */
+    private static native boolean rootExit0(int k, int id);
 
-    private static native void rootExit0(int entry, int id);
-
-    private static native void rootFail0(Throwable t, int entry, int id);
+    private static native boolean rootFail0(Throwable t, int k, int id);
 
     private static native void enter0(int entry, int id);
 
