@@ -1,0 +1,872 @@
+/* call.c — see call.h. Numbers on the wire are big-endian, as the frame
+ * header's. */
+#include "call.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A call's fixed part after its type byte: flags, seq, thread id, start. */
+#define CALL_FIXED (1 + 8 + 8 + 8)
+
+/* ---- the model ---------------------------------------------------------------- */
+
+static void method_free(struct call_method *m)
+{
+    if (m == NULL)
+        return;
+    free(m->cls);
+    free(m->name);
+    free(m->desc);
+    free(m->keys);
+    free(m);
+}
+
+void call_tab_free(call_tab *t)
+{
+    size_t i;
+
+    for (i = 0; i < t->n; i++)
+        method_free(t->m[i]);
+    free(t->m);
+    kit_table_free(&t->names);
+    *t = (call_tab){0};
+}
+
+/* A name of a method: 1 to CALL_STR_MAX bytes of UTF-8. */
+static int name_ok(const char *s, const char *what, mct_err *e)
+{
+    size_t n = strlen(s);
+
+    if (n == 0)
+        return mct_err_set(e, MCT_E_PROTO, "%s: empty", what);
+    if (n > CALL_STR_MAX)
+        return mct_err_set(e, MCT_E_PROTO, "%s: %zu bytes, over %d", what, n, CALL_STR_MAX);
+    if (!proto_utf8_valid(s, n))
+        return mct_err_set(e, MCT_E_PROTO, "%s: not UTF-8, or holds a NUL byte", what);
+    return 0;
+}
+
+static uint64_t names_hash(const char *cls, const char *name, const char *desc)
+{
+    return kit_hash_str(desc, kit_hash_str(name, kit_hash_str(cls, 0)));
+}
+
+int call_tab_define(call_tab *t, uint32_t id, const char *cls, const char *name, const char *desc, mct_err *e)
+{
+    struct call_method *m;
+    mct_buf k;
+
+    if (id >= CALL_MAX_ID)
+        return mct_err_set(e, MCT_E_PROTO, "method number %u is over %u", id, CALL_MAX_ID - 1);
+    if (call_tab_get(t, id) != NULL)
+        return mct_err_set(e, MCT_E_PROTO, "method %u is defined twice", id);
+    if (name_ok(cls, "the method's class", e) < 0 || name_ok(name, "the method's name", e) < 0 ||
+        name_ok(desc, "the method's descriptor", e) < 0)
+        return -1;
+    if (id >= t->n) {
+        size_t n = t->n ? t->n : 64;
+        struct call_method **p;
+
+        while (id >= n)
+            n *= 2;
+        p = realloc(t->m, n * sizeof *p);
+        if (p == NULL)
+            return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a call");
+        memset(p + t->n, 0, (n - t->n) * sizeof *p);
+        t->m = p;
+        t->n = n;
+    }
+    m = calloc(1, sizeof *m);
+    if (m == NULL)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a call");
+    m->cls = strdup(cls);
+    m->name = strdup(name);
+    m->desc = strdup(desc);
+    /* The three keys as JSON text, once. */
+    buf_init(&k);
+    buf_str(&k, "\"class\":");
+    call_json_str(&k, cls);
+    buf_str(&k, ",\"method\":");
+    call_json_str(&k, name);
+    buf_str(&k, ",\"desc\":");
+    call_json_str(&k, desc);
+    buf_ch(&k, '\0');
+    if (m->cls == NULL || m->name == NULL || m->desc == NULL || buf_failed(&k)) {
+        buf_free(&k);
+        method_free(m);
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a call");
+    }
+    m->keys = (char *)buf_steal(&k, &m->keys_len);
+    m->keys_len--; /* the NUL */
+    t->m[id] = m;
+    return 0;
+}
+
+int call_tab_intern(call_tab *t, const char *cls, const char *name, const char *desc, uint32_t *id,
+                    mct_err *e)
+{
+    uint64_t h = names_hash(cls, name, desc);
+    kit_cursor cur;
+    uintptr_t v;
+
+    for (v = kit_table_first(&t->names, h, &cur); v != 0; v = kit_table_next(&t->names, &cur)) {
+        const struct call_method *m = t->m[v - 1];
+
+        if (strcmp(m->cls, cls) == 0 && strcmp(m->name, name) == 0 && strcmp(m->desc, desc) == 0) {
+            *id = (uint32_t)(v - 1);
+            return 0;
+        }
+    }
+    if (kit_table_reserve(&t->names, t->names.n + 1) < 0)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a call");
+    if (call_tab_define(t, t->next, cls, name, desc, e) < 0)
+        return -1;
+    kit_table_add(&t->names, h, (uintptr_t)t->next + 1);
+    *id = t->next++;
+    return 0;
+}
+
+void call_free(mct_call *c)
+{
+    free(c->thread_name);
+    free(c->exception);
+    free(c->nodes);
+    *c = (mct_call){0};
+}
+
+struct call_node *call_nodes(mct_call *c, size_t n)
+{
+    if (n > c->cap_nodes) {
+        struct call_node *p = realloc(c->nodes, n * sizeof *p);
+
+        if (p == NULL)
+            return NULL;
+        c->nodes = p;
+        c->cap_nodes = n;
+    }
+    c->n_nodes = n;
+    return c->nodes;
+}
+
+/* Copies s (n bytes) into *buf (grown, NUL-terminated; *cap its size). */
+static int copy_str(char **buf, size_t *cap, const char *s, size_t n)
+{
+    if (*cap < n + 1) {
+        char *p = realloc(*buf, n + 1);
+
+        if (p == NULL)
+            return -1;
+        *buf = p;
+        *cap = n + 1;
+    }
+    memcpy(*buf, s, n);
+    (*buf)[n] = '\0';
+    return 0;
+}
+
+/* Copies exception (NULL: none) into c; 0 or -1 when out of memory. */
+static int set_exception(mct_call *c, const char *exception)
+{
+    if (exception == NULL) {
+        free(c->exception);
+        c->exception = NULL;
+        c->cap_exc = 0;
+        return 0;
+    }
+    return copy_str(&c->exception, &c->cap_exc, exception, strlen(exception));
+}
+
+int call_set_names(mct_call *c, const char *thread_name, const char *exception)
+{
+    if (thread_name == NULL)
+        thread_name = "";
+    if (copy_str(&c->thread_name, &c->cap_name, thread_name, strlen(thread_name)) < 0)
+        return -1;
+    return set_exception(c, exception);
+}
+
+/* A number that must fit a JSON integer >= 0. */
+static int num_ok(uint64_t v, const char *what, mct_err *e)
+{
+    if (v > (uint64_t)INT64_MAX)
+        return mct_err_set(e, MCT_E_PROTO, "%s: %llu is over %lld", what, (unsigned long long)v,
+                           (long long)INT64_MAX);
+    return 0;
+}
+
+static int node_ok(const call_tab *t, const struct call_node *nd, size_t i, mct_err *e)
+{
+    if (call_tab_get(t, nd->method) == NULL)
+        return mct_err_set(e, MCT_E_PROTO, "node %zu names method %u, which was never defined", i, nd->method);
+    if (nd->flags & ~CALL_N_TRUNCATED)
+        return mct_err_set(e, MCT_E_PROTO, "node %zu has unknown flags 0x%x", i, nd->flags);
+    if (num_ok(nd->calls, "calls", e) < 0 || num_ok(nd->total_ns, "total_ns", e) < 0 ||
+        num_ok(nd->self_ns, "self_ns", e) < 0 || num_ok(nd->min_ns, "min_ns", e) < 0 ||
+        num_ok(nd->max_ns, "max_ns", e) < 0 || num_ok(nd->throws, "throws", e) < 0)
+        return -1;
+    return 0;
+}
+
+int call_check(const call_tab *t, const mct_call *c, mct_err *e)
+{
+    uint32_t left[CALL_MAX_DEPTH]; /* children still to come, per open node */
+    int depth = 0;
+    size_t i;
+
+    if (c->flags & ~CALL_F_KNOWN)
+        return mct_err_set(e, MCT_E_PROTO, "unknown call flags 0x%x", c->flags);
+    if (num_ok(c->seq, "seq", e) < 0 || num_ok((uint64_t)c->thread_id, "thread id", e) < 0 ||
+        num_ok(c->start_ns, "start_ns", e) < 0)
+        return -1;
+    if (c->seq == 0)
+        return mct_err_set(e, MCT_E_PROTO, "seq 0 (they begin at 1)");
+    if (c->thread_name == NULL || strlen(c->thread_name) > CALL_STR_MAX ||
+        !proto_utf8_valid(c->thread_name, strlen(c->thread_name)))
+        return mct_err_set(e, MCT_E_PROTO, "thread name: not UTF-8 of at most %d bytes", CALL_STR_MAX);
+    if (c->exception != NULL && name_ok(c->exception, "exception", e) < 0)
+        return -1;
+    if (c->n_nodes == 0)
+        return mct_err_set(e, MCT_E_PROTO, "no root node");
+    for (i = 0; i < c->n_nodes; i++) {
+        const struct call_node *nd = &c->nodes[i];
+
+        if (i > 0 && depth == 0)
+            return mct_err_set(e, MCT_E_PROTO, "%zu nodes after the root's tree", c->n_nodes - i);
+        if (node_ok(t, nd, i, e) < 0)
+            return -1;
+        if (depth > 0)
+            left[depth - 1]--;
+        if (nd->n_children > 0) {
+            if (depth + 1 >= CALL_MAX_DEPTH)
+                return mct_err_set(e, MCT_E_PROTO, "the tree nests deeper than %d", CALL_MAX_DEPTH);
+            left[depth++] = nd->n_children;
+        }
+        while (depth > 0 && left[depth - 1] == 0)
+            depth--;
+    }
+    if (depth > 0)
+        return mct_err_set(e, MCT_E_PROTO, "the tree ends with %u children missing", left[depth - 1]);
+    return 0;
+}
+
+/* ---- the compact encoding ------------------------------------------------------- */
+
+size_t call_frame_begin(mct_buf *b, unsigned type)
+{
+    size_t start = b->len;
+
+    buf_take(b, PROTO_HEADER_LEN);
+    if (type != 0)
+        buf_u1(b, (uint8_t)type);
+    return start;
+}
+
+int call_frame_end(mct_buf *b, size_t start)
+{
+    size_t len = b->len - start - PROTO_HEADER_LEN;
+
+    if (buf_failed(b) || len > PROTO_MAX_REPLY) {
+        b->len = start;
+        b->failed = 0;
+        return -1;
+    }
+    proto_header_encode(b->data + start, (uint32_t)len);
+    return 0;
+}
+
+void call_defs_free(call_defs *d)
+{
+    free(d->bits);
+    *d = (call_defs){0};
+}
+
+static int defs_has(const call_defs *d, uint32_t id)
+{
+    return id / 8 < d->n && (d->bits[id / 8] >> (id % 8) & 1);
+}
+
+static int defs_add(call_defs *d, uint32_t id)
+{
+    if (id >= CALL_MAX_ID)
+        return -1;
+    if (id / 8 >= d->n) {
+        size_t n = d->n ? d->n : 64;
+        unsigned char *p;
+
+        while (id / 8 >= n)
+            n *= 2;
+        p = realloc(d->bits, n);
+        if (p == NULL)
+            return -1;
+        memset(p + d->n, 0, n - d->n);
+        d->bits = p;
+        d->n = n;
+    }
+    d->bits[id / 8] |= (unsigned char)(1u << (id % 8));
+    return 0;
+}
+
+/* A string: its length (u32), then its bytes. */
+static void put_str(mct_buf *b, const char *s)
+{
+    size_t n = strlen(s);
+
+    buf_u4(b, (uint32_t)n);
+    buf_bytes(b, s, n);
+}
+
+static inline uint8_t *be32(uint8_t *p, uint32_t v)
+{
+    v = __builtin_bswap32(v);
+    memcpy(p, &v, 4);
+    return p + 4;
+}
+
+static inline uint8_t *be64(uint8_t *p, uint64_t v)
+{
+    v = __builtin_bswap64(v);
+    memcpy(p, &v, 8);
+    return p + 8;
+}
+
+int call_encode(mct_buf *b, const call_tab *t, call_defs *defs, const mct_call *c)
+{
+    size_t start, i;
+    uint8_t *w;
+
+    for (i = 0; i < c->n_nodes; i++) {
+        uint32_t id = c->nodes[i].method;
+        const struct call_method *m = call_tab_get(t, id);
+
+        if (defs_has(defs, id))
+            continue;
+        start = call_frame_begin(b, CALL_DEF);
+        buf_u4(b, id);
+        put_str(b, m->cls);
+        put_str(b, m->name);
+        put_str(b, m->desc);
+        if (call_frame_end(b, start) < 0 || defs_add(defs, id) < 0)
+            return -1;
+    }
+    start = call_frame_begin(b, CALL_REC);
+    buf_u1(b, (uint8_t)c->flags);
+    buf_u8(b, c->seq);
+    buf_u8(b, (uint64_t)c->thread_id);
+    buf_u8(b, c->start_ns);
+    put_str(b, c->thread_name);
+    put_str(b, c->exception != NULL ? c->exception : "");
+    buf_u4(b, (uint32_t)c->n_nodes);
+    w = buf_take(b, c->n_nodes * CALL_NODE_BYTES);
+    for (i = 0; w != NULL && i < c->n_nodes; i++) {
+        const struct call_node *nd = &c->nodes[i];
+
+        w = be32(w, nd->method);
+        *w++ = (uint8_t)nd->flags;
+        w = be32(w, nd->n_children);
+        w = be64(w, nd->calls);
+        w = be64(w, nd->total_ns);
+        w = be64(w, nd->self_ns);
+        w = be64(w, nd->min_ns);
+        w = be64(w, nd->max_ns);
+        w = be64(w, nd->throws);
+    }
+    return call_frame_end(b, start);
+}
+
+/* ---- decoding ------------------------------------------------------------------ */
+
+struct rd {
+    const unsigned char *p, *end;
+};
+
+static uint64_t get_be(struct rd *r, int bytes)
+{
+    uint64_t v = 0;
+
+    if (bytes == 8) {
+        memcpy(&v, r->p, 8);
+        v = __builtin_bswap64(v);
+    } else if (bytes == 4) {
+        uint32_t w;
+
+        memcpy(&w, r->p, 4);
+        v = __builtin_bswap32(w);
+    } else {
+        v = *r->p;
+    }
+    r->p += bytes;
+    return v;
+}
+
+static int need(struct rd *r, size_t n, const char *what, mct_err *e)
+{
+    if ((size_t)(r->end - r->p) < n)
+        return mct_err_set(e, MCT_E_PROTO, "compact record: %s: %zu bytes needed, %zu left", what, n,
+                           (size_t)(r->end - r->p));
+    return 0;
+}
+
+/* A string into *buf (grown, NUL-terminated; *cap its size); min_len the
+ * least length allowed. */
+static int get_str(struct rd *r, char **buf, size_t *cap, size_t min_len, const char *what, mct_err *e)
+{
+    uint32_t n;
+
+    if (need(r, 4, what, e) < 0)
+        return -1;
+    n = (uint32_t)get_be(r, 4);
+    if ((size_t)(r->end - r->p) < n)
+        return mct_err_set(e, MCT_E_PROTO, "compact record: %s: a length of %u bytes does not fit the %zu left",
+                           what, n, (size_t)(r->end - r->p));
+    if (n < min_len)
+        return mct_err_set(e, MCT_E_PROTO, "compact record: %s: empty", what);
+    if (!proto_utf8_valid((const char *)r->p, n))
+        return mct_err_set(e, MCT_E_PROTO, "compact record: %s: not UTF-8, or holds a NUL byte", what);
+    if (copy_str(buf, cap, (const char *)r->p, n) < 0)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a compact record");
+    r->p += n;
+    return 0;
+}
+
+static int decode_def(call_tab *t, struct rd *r, mct_err *e)
+{
+    char *s[3] = {NULL, NULL, NULL};
+    size_t cap[3] = {0, 0, 0};
+    static const char *const what[3] = {"the method's class", "the method's name", "the method's descriptor"};
+    uint32_t id;
+    int i, rc = -1;
+
+    if (need(r, 4, "definition", e) < 0)
+        return -1;
+    id = (uint32_t)get_be(r, 4);
+    if (id >= CALL_MAX_ID)
+        return mct_err_set(e, MCT_E_PROTO, "compact record: method number %u is over %u", id, CALL_MAX_ID - 1);
+    if (call_tab_get(t, id) != NULL)
+        return mct_err_set(e, MCT_E_PROTO, "compact record: method %u is defined twice", id);
+    for (i = 0; i < 3; i++)
+        if (get_str(r, &s[i], &cap[i], 1, what[i], e) < 0)
+            goto out;
+    if (r->p != r->end) {
+        mct_err_set(e, MCT_E_PROTO, "compact record: %zu bytes after a definition", (size_t)(r->end - r->p));
+        goto out;
+    }
+    if (call_tab_define(t, id, s[0], s[1], s[2], e) < 0) {
+        mct_err_wrap(e, "compact record");
+        goto out;
+    }
+    rc = CALL_DEF;
+out:
+    for (i = 0; i < 3; i++)
+        free(s[i]);
+    return rc;
+}
+
+static int decode_call(const call_tab *t, mct_call *c, struct rd *r, mct_err *e)
+{
+    uint32_t n;
+    size_t i;
+
+    if (need(r, CALL_FIXED, "call", e) < 0)
+        return -1;
+    c->flags = (unsigned)get_be(r, 1);
+    c->seq = get_be(r, 8);
+    c->thread_id = (int64_t)get_be(r, 8);
+    c->start_ns = get_be(r, 8);
+    if (get_str(r, &c->thread_name, &c->cap_name, 0, "thread name", e) < 0 ||
+        get_str(r, &c->exception, &c->cap_exc, 0, "exception", e) < 0)
+        return -1;
+    if (c->exception[0] == '\0')
+        set_exception(c, NULL);
+    if (need(r, 4, "node count", e) < 0)
+        return -1;
+    n = (uint32_t)get_be(r, 4);
+    if (n == 0 || (size_t)(r->end - r->p) / CALL_NODE_BYTES < n)
+        return mct_err_set(e, MCT_E_PROTO, "compact record: %u nodes do not fit the %zu bytes left", n,
+                           (size_t)(r->end - r->p));
+    if (call_nodes(c, n) == NULL)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a compact record");
+    for (i = 0; i < n; i++) {
+        struct call_node *nd = &c->nodes[i];
+
+        nd->method = (uint32_t)get_be(r, 4);
+        nd->flags = (unsigned)get_be(r, 1);
+        nd->n_children = (uint32_t)get_be(r, 4);
+        nd->calls = get_be(r, 8);
+        nd->total_ns = get_be(r, 8);
+        nd->self_ns = get_be(r, 8);
+        nd->min_ns = get_be(r, 8);
+        nd->max_ns = get_be(r, 8);
+        nd->throws = get_be(r, 8);
+    }
+    if (call_check(t, c, e) < 0)
+        return mct_err_wrap(e, "compact record");
+    if (r->p != r->end)
+        return mct_err_set(e, MCT_E_PROTO, "compact record: %zu bytes after a call", (size_t)(r->end - r->p));
+    return CALL_REC;
+}
+
+int call_decode(call_tab *t, mct_call *c, const unsigned char *p, size_t n, mct_err *e)
+{
+    struct rd r = {p + 1, p + n};
+
+    if (n == 0)
+        return mct_err_set(e, MCT_E_PROTO, "compact record: empty");
+    switch (p[0]) {
+    case CALL_DEF: return decode_def(t, &r, e);
+    case CALL_REC: return decode_call(t, c, &r, e);
+    default: return mct_err_set(e, MCT_E_PROTO, "compact record: unknown type 0x%02x", p[0]);
+    }
+}
+
+/* ---- the JSON writer ------------------------------------------------------------- */
+
+/* jansson's escapes (JSON_COMPACT, no JSON_ENSURE_ASCII), then fu_json_dump's:
+ * DEL and the C1 controls (0xc2 0x80..0x9f) as \u escapes. */
+void call_json_str(mct_buf *b, const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    const unsigned char *p = (const unsigned char *)s, *run;
+
+    buf_ch(b, '"');
+    for (run = p; *p != '\0'; p++) {
+        char esc[7];
+        size_t k = 0;
+        unsigned c = *p;
+
+        if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f && !(c == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+            continue;
+        buf_bytes(b, run, (size_t)(p - run));
+        switch (c) {
+        case '"': esc[k++] = '\\'; esc[k++] = '"'; break;
+        case '\\': esc[k++] = '\\'; esc[k++] = '\\'; break;
+        case '\b': esc[k++] = '\\'; esc[k++] = 'b'; break;
+        case '\f': esc[k++] = '\\'; esc[k++] = 'f'; break;
+        case '\n': esc[k++] = '\\'; esc[k++] = 'n'; break;
+        case '\r': esc[k++] = '\\'; esc[k++] = 'r'; break;
+        case '\t': esc[k++] = '\\'; esc[k++] = 't'; break;
+        default:
+            if (c == 0xc2)
+                c = *++p; /* U+0080..U+009F */
+            esc[k++] = '\\';
+            esc[k++] = 'u';
+            esc[k++] = '0';
+            esc[k++] = '0';
+            esc[k++] = hex[c >> 4];
+            esc[k++] = hex[c & 15];
+        }
+        buf_bytes(b, esc, k);
+        run = p + 1;
+    }
+    buf_bytes(b, run, (size_t)(p - run));
+    buf_ch(b, '"');
+}
+
+/* Writes v in decimal at w; the end. */
+static char *dec(char *w, uint64_t v)
+{
+    char d[20];
+    int i = 20;
+
+    do {
+        d[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    memcpy(w, d + i, (size_t)(20 - i));
+    return w + 20 - i;
+}
+
+static void put_u64(mct_buf *b, uint64_t v)
+{
+    char d[20];
+
+    buf_bytes(b, d, (size_t)(dec(d, v) - d));
+}
+
+/* Writes the literal s at w; the end. */
+#define LIT(w, s) (memcpy((w), (s), sizeof(s) - 1), (w) + sizeof(s) - 1)
+
+/* The most a node's text holds besides its names and children. */
+#define NODE_TEXT_MAX 256
+
+/* Node i and its subtree; the index after it (b failed when out of memory). */
+static size_t node_line(mct_buf *b, const call_tab *t, const mct_call *c, size_t i)
+{
+    const struct call_node *nd = &c->nodes[i];
+    const struct call_method *m = t->m[nd->method];
+    size_t j = i + 1;
+    uint32_t k;
+    char *w0, *w;
+
+    w0 = w = (char *)buf_take(b, m->keys_len + NODE_TEXT_MAX);
+    if (w == NULL)
+        return j;
+    *w++ = '{';
+    memcpy(w, m->keys, m->keys_len);
+    w += m->keys_len;
+    w = dec(LIT(w, ",\"calls\":"), nd->calls);
+    w = dec(LIT(w, ",\"total_ns\":"), nd->total_ns);
+    w = dec(LIT(w, ",\"self_ns\":"), nd->self_ns);
+    w = dec(LIT(w, ",\"min_ns\":"), nd->min_ns);
+    w = dec(LIT(w, ",\"max_ns\":"), nd->max_ns);
+    w = dec(LIT(w, ",\"throws\":"), nd->throws);
+    if (nd->flags & CALL_N_TRUNCATED)
+        w = LIT(w, ",\"truncated\":true");
+    w = LIT(w, ",\"children\":[");
+    b->len -= m->keys_len + NODE_TEXT_MAX - (size_t)(w - w0);
+    for (k = 0; k < nd->n_children && !buf_failed(b); k++) {
+        if (k > 0)
+            buf_ch(b, ',');
+        j = node_line(b, t, c, j);
+    }
+    buf_ch(b, ']');
+    if (i == 0 && c->exception != NULL) {
+        buf_str(b, ",\"exception\":");
+        call_json_str(b, c->exception);
+    }
+    buf_ch(b, '}');
+    return j;
+}
+
+int call_json_line(mct_buf *b, const call_tab *t, const mct_call *c)
+{
+    buf_str(b, "{\"type\":\"call\",\"seq\":");
+    put_u64(b, c->seq);
+    buf_str(b, ",\"thread\":{\"id\":");
+    put_u64(b, (uint64_t)c->thread_id);
+    buf_str(b, ",\"name\":");
+    call_json_str(b, c->thread_name);
+    buf_str(b, "},\"start_ns\":");
+    put_u64(b, c->start_ns);
+    buf_str(b, ",\"root\":");
+    node_line(b, t, c, 0);
+    if (c->flags & CALL_F_WARMUP)
+        buf_str(b, ",\"warmup\":true");
+    buf_str(b, "}\n");
+    return buf_failed(b) ? -1 : 0;
+}
+
+int call_json_frame(mct_buf *b, const call_tab *t, const mct_call *c)
+{
+    size_t start = call_frame_begin(b, 0);
+
+    call_json_line(b, t, c);
+    if (!buf_failed(b))
+        b->len--; /* the newline */
+    return call_frame_end(b, start);
+}
+
+json_t *call_json(const call_tab *t, const mct_call *c)
+{
+    mct_buf b;
+    json_t *j = NULL;
+
+    buf_init(&b);
+    if (call_json_line(&b, t, c) == 0)
+        j = json_loadb((const char *)b.data, b.len - 1, 0, NULL);
+    buf_free(&b);
+    return j;
+}
+
+/* ---- the JSON reader ------------------------------------------------------------- */
+
+/* Where the reader is, as "root.children[2]", for messages; what: the
+ * document ("call", "summary"). */
+struct jpath {
+    const char *what;
+    char buf[160];
+    size_t len;
+};
+
+/* Appends key, and [i] when i >= 0; the mark to pop back to. */
+static size_t jpush(struct jpath *p, const char *key, long i)
+{
+    size_t mark = p->len;
+    const char *dot = p->len > 0 ? "." : "";
+    int n = i < 0 ? snprintf(p->buf + p->len, sizeof p->buf - p->len, "%s%s", dot, key)
+                  : snprintf(p->buf + p->len, sizeof p->buf - p->len, "%s%s[%ld]", dot, key, i);
+
+    if (n > 0)
+        p->len = p->len + (size_t)n < sizeof p->buf ? p->len + (size_t)n : sizeof p->buf - 1;
+    return mark;
+}
+
+static void jpop(struct jpath *p, size_t mark)
+{
+    p->len = mark;
+    p->buf[mark] = '\0';
+}
+
+static int jbad(mct_err *e, const struct jpath *p, const char *key, const char *msg)
+{
+    return mct_err_set(e, MCT_E_PROTO, "%s: %s%s%s: %s", p->what, p->buf, p->len > 0 && key != NULL ? "." : "",
+                       key != NULL ? key : "", msg);
+}
+
+/* obj[key] as an integer >= 0 into *v. */
+static int jint(const json_t *obj, const char *key, uint64_t *v, const struct jpath *p, mct_err *e)
+{
+    const json_t *j = json_object_get(obj, key);
+
+    if (j == NULL)
+        return jbad(e, p, key, "missing (an integer >= 0)");
+    if (!json_is_integer(j) || json_integer_value(j) < 0)
+        return jbad(e, p, key, "not an integer >= 0");
+    *v = (uint64_t)json_integer_value(j);
+    return 0;
+}
+
+/* obj[key] as a string of min_len to CALL_STR_MAX bytes without NUL, or
+ * NULL when absent and optional. */
+static int jstr(const json_t *obj, const char *key, int optional, size_t min_len, const char **s,
+                const struct jpath *p, mct_err *e)
+{
+    const json_t *j = json_object_get(obj, key);
+
+    *s = NULL;
+    if (j == NULL)
+        return optional ? 0 : jbad(e, p, key, "missing (a string)");
+    if (!json_is_string(j))
+        return jbad(e, p, key, "not a string");
+    if (json_string_length(j) < min_len || json_string_length(j) > CALL_STR_MAX)
+        return jbad(e, p, key, min_len ? "not a string of 1 to 65535 bytes" : "a string over 65535 bytes");
+    if (strlen(json_string_value(j)) != json_string_length(j))
+        return jbad(e, p, key, "holds a NUL character");
+    *s = json_string_value(j);
+    return 0;
+}
+
+/* obj[key], when present, is a boolean; *v its value (absent: 0). */
+static int jbool(const json_t *obj, const char *key, int *v, const struct jpath *p, mct_err *e)
+{
+    const json_t *j = json_object_get(obj, key);
+
+    *v = json_is_true(j);
+    return j == NULL || json_is_boolean(j) ? 0 : jbad(e, p, key, "not true or false");
+}
+
+/* Reads node n at depth (1: the root) and its subtree into c's nodes. */
+static int jnode(call_tab *t, mct_call *c, const json_t *n, int depth, struct jpath *p, mct_err *e)
+{
+    static const char *const ints[] = {"calls", "total_ns", "self_ns", "min_ns", "max_ns", "throws"};
+    uint64_t v[6];
+    const char *cls, *method, *desc, *exc;
+    const json_t *kids;
+    struct call_node *nd;
+    size_t at = c->n_nodes, i;
+    int truncated;
+    uint32_t id;
+
+    if (!json_is_object(n))
+        return jbad(e, p, NULL, "not an object (a node)");
+    if (depth > CALL_MAX_DEPTH)
+        return jbad(e, p, NULL, "nested deeper than 64 levels");
+    if (jstr(n, "class", 0, 1, &cls, p, e) < 0 || jstr(n, "method", 0, 1, &method, p, e) < 0 ||
+        jstr(n, "desc", 0, 1, &desc, p, e) < 0 || jstr(n, "exception", 1, 1, &exc, p, e) < 0 ||
+        jbool(n, "truncated", &truncated, p, e) < 0)
+        return -1;
+    if (exc != NULL && depth > 1)
+        return jbad(e, p, "exception", "only the root may hold one");
+    for (i = 0; i < 6; i++)
+        if (jint(n, ints[i], &v[i], p, e) < 0)
+            return -1;
+    kids = json_object_get(n, "children");
+    if (kids == NULL)
+        return jbad(e, p, "children", "missing (an array of nodes)");
+    if (!json_is_array(kids))
+        return jbad(e, p, "children", "not an array");
+    if (call_tab_intern(t, cls, method, desc, &id, e) < 0)
+        return -1;
+    if (depth == 1 && set_exception(c, exc) < 0)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a call");
+    if (call_nodes(c, at + 1) == NULL)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a call");
+    nd = &c->nodes[at];
+    *nd = (struct call_node){
+        .method = id, .n_children = (uint32_t)json_array_size(kids),
+        .flags = truncated ? CALL_N_TRUNCATED : 0u,
+        .calls = v[0], .total_ns = v[1], .self_ns = v[2], .min_ns = v[3], .max_ns = v[4], .throws = v[5],
+    };
+    for (i = 0; i < json_array_size(kids); i++) {
+        size_t mark = jpush(p, "children", (long)i);
+
+        if (jnode(t, c, json_array_get(kids, i), depth + 1, p, e) < 0)
+            return -1;
+        jpop(p, mark);
+    }
+    return 0;
+}
+
+/* call_from_json at path p. */
+static int from_json(call_tab *t, mct_call *c, const json_t *j, struct jpath *p0, mct_err *e)
+{
+    struct jpath p = *p0;
+    const json_t *type = json_object_get(j, "type"), *th;
+    const char *name;
+    uint64_t tid;
+    int warmup;
+    size_t mark;
+
+    if (!json_is_object(j))
+        return jbad(e, &p, NULL, "not a JSON object");
+    if (type == NULL)
+        return jbad(e, &p, "type", "missing (\"call\")");
+    if (!json_is_string(type) || strcmp(json_string_value(type), "call") != 0)
+        return jbad(e, &p, "type", "not \"call\"");
+    if (jint(j, "seq", &c->seq, &p, e) < 0 || jint(j, "start_ns", &c->start_ns, &p, e) < 0 ||
+        jbool(j, "warmup", &warmup, &p, e) < 0)
+        return -1;
+    if (c->seq == 0)
+        return jbad(e, &p, "seq", "0 (they begin at 1)");
+    c->flags = warmup ? CALL_F_WARMUP : 0u;
+    th = json_object_get(j, "thread");
+    if (th == NULL)
+        return jbad(e, &p, "thread", "missing (an object)");
+    if (!json_is_object(th))
+        return jbad(e, &p, "thread", "not an object");
+    mark = jpush(&p, "thread", -1);
+    if (jint(th, "id", &tid, &p, e) < 0 || jstr(th, "name", 1, 0, &name, &p, e) < 0)
+        return -1;
+    jpop(&p, mark);
+    c->thread_id = (int64_t)tid;
+    if (call_set_names(c, name, NULL) < 0)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a call");
+    c->n_nodes = 0;
+    if (json_object_get(j, "root") == NULL)
+        return jbad(e, &p, "root", "missing (a node)");
+    mark = jpush(&p, "root", -1);
+    if (jnode(t, c, json_object_get(j, "root"), 1, &p, e) < 0)
+        return -1;
+    jpop(&p, mark);
+    if (call_check(t, c, e) < 0)
+        return p.len > 0 ? mct_err_wrap(e, "%s: %s", p.what, p.buf) : mct_err_wrap(e, "%s", p.what);
+    return 0;
+}
+
+int call_from_json(call_tab *t, mct_call *c, const json_t *j, mct_err *e)
+{
+    struct jpath p = {.what = "call"};
+
+    return from_json(t, c, j, &p, e);
+}
+
+int call_json_check_at(const json_t *j, const char *what, const char *at, mct_err *e)
+{
+    struct jpath p = {.what = what};
+    call_tab t = {0};
+    mct_call c = {0};
+    int rc;
+
+    snprintf(p.buf, sizeof p.buf, "%s", at);
+    p.len = strlen(p.buf);
+    rc = from_json(&t, &c, j, &p, e);
+
+    call_free(&c);
+    call_tab_free(&t);
+    return rc;
+}
+
+int call_json_check(const json_t *j, mct_err *e)
+{
+    return call_json_check_at(j, "call", "", e);
+}
