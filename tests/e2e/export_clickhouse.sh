@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Rows (protocol/rows.c) through the export queue (client/export.c) into a
+# Rows (protocol/rows.c) through the export sink and queue (client/expsink.c,
+# client/export.c; the URL is the server's, the sink adds the INSERT) into a
 # real clickhouse-server (Debian's, a plain process on loopback with a
 # scratch data directory; skips (77) only when it cannot be installed),
 # into README's table; no JVM (tests/e2e/mct-export makes the calls):
@@ -18,9 +19,9 @@ ch_start
 ch_query "$(ch_readme_sql clickhouse-table)" || fail "README's table was refused"
 
 note "rows of 400 calls inserted, counted per path"
-"$EXPORT" rows -n 400 -k 9 -b 65536 -u "$(ch_insert_url)" -e "$MCT_TMP/expect.tsv" 2>"$MCT_TMP/rows.err" ||
+"$EXPORT" rows -n 400 -k 9 -b 65536 -u "$CH_URL" -e "$MCT_TMP/expect.tsv" 2>"$MCT_TMP/rows.err" ||
     fail "mct-export rows: $(cat "$MCT_TMP/rows.err")"
-grep -q '^rows: 3600 items sent, 0 rejected, 0 dropped' "$MCT_TMP/rows.err" || fail "rows not all sent: $(cat "$MCT_TMP/rows.err")"
+grep -q '^clickhouse: 3600 rows sent, 0 rejected, 0 dropped' "$MCT_TMP/rows.err" || fail "rows not all sent: $(cat "$MCT_TMP/rows.err")"
 ch_query 'SELECT path_hash, count(), sum(calls) FROM mcalltree.nodes GROUP BY path_hash ORDER BY path_hash' \
     >"$MCT_TMP/got.tsv" || fail "the count query failed"
 [ -s "$MCT_TMP/expect.tsv" ] || fail "mct-export wrote no expectations"
@@ -28,7 +29,7 @@ diff "$MCT_TMP/expect.tsv" "$MCT_TMP/got.tsv" >&2 || fail "ClickHouse's counts p
 [ "$(ch_query 'SELECT count() FROM mcalltree.nodes WHERE depth = 0')" = 400 ] || fail "not one root row per call"
 
 note "README's queries"
-"$EXPORT" rows -n 200 -k 9 -o 90000 -u "$(ch_insert_url)" 2>"$MCT_TMP/old.err" || fail "mct-export rows -o: $(cat "$MCT_TMP/old.err")"
+"$EXPORT" rows -n 200 -k 9 -o 90000 -u "$CH_URL" 2>"$MCT_TMP/old.err" || fail "mct-export rows -o: $(cat "$MCT_TMP/old.err")"
 p99=$(ch_query "$(ch_readme_sql clickhouse-p99)") || fail "README's p99 query failed"
 [ "$(printf '%s\n' "$p99" | wc -l)" = 9 ] || fail "the p99 query gave not one line per node: $p99"
 # every node ran in 400 entry calls within the hour
@@ -40,8 +41,8 @@ slow=$(ch_query "$(ch_readme_sql clickhouse-slowest)") || fail "README's slowest
 
 note "ClickHouse down: rows dropped and counted, the command ends"
 ch_stop
-timeout 60 "$EXPORT" rows -n 300 -k 9 -b 8192 -s 500 -u "$(ch_insert_url)" 2>"$MCT_TMP/down.err"
+timeout 60 "$EXPORT" rows -n 300 -k 9 -b 8192 -s 500 -u "$CH_URL" 2>"$MCT_TMP/down.err"
 rc=$?
 [ "$rc" = 0 ] || fail "mct-export against a server down: status $rc: $(cat "$MCT_TMP/down.err")"
-grep -q '^rows: 0 items sent, 0 rejected, 2700 dropped' "$MCT_TMP/down.err" || fail "drops not counted: $(cat "$MCT_TMP/down.err")"
+grep -q '^clickhouse: 0 rows sent, 0 rejected, 2700 dropped' "$MCT_TMP/down.err" || fail "drops not counted: $(cat "$MCT_TMP/down.err")"
 exit 0

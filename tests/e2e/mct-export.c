@@ -6,9 +6,10 @@
  *   mct-export traces|rows|metrics [options]
  *     -n CALLS      calls to make (100)
  *     -k NODES      nodes per call (7)
- *     -b BYTES      a batch is sent once it holds this many bytes (262144)
- *     -u URL        send each batch to URL through the exporter (else
- *                   each batch is one line on stdout)
+ *     -b BYTES      a batch is queued once it holds this many bytes (262144)
+ *     -u URL        traces and rows: the server (expsink.h: an OTLP
+ *                   endpoint, ClickHouse's HTTP interface); metrics: the
+ *                   URL POSTed to; else stdout (expsink.h's file form)
  *     -c FILE       the calls as SPEC §3 JSON lines (what the spans must match)
  *     -e FILE       rows: "path_hash<TAB>rows<TAB>sum of calls" per path,
  *                   sorted by path_hash (what ClickHouse must count);
@@ -17,8 +18,7 @@
  *     -q BYTES      the queue's bound; -t TRIES; -T TIMEOUT_MS; -s STOP_MS
  *     -o SECONDS    the calls start this long ago (0), one a millisecond
  *   It prints, on stderr, the exporter's line and "elapsed_s=S items=N
- *   rate=R/s peak_bytes=P push_max_us=U" (the longest export_push), and
- *   exits 0. */
+ *   rate=R/s peak_bytes=P" (the queue's most), and exits 0. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "call.h"
-#include "export.h"
+#include "expsink.h"
 #include "otlp.h"
 #include "rows.h"
 #include "summary.h"
@@ -152,7 +152,6 @@ int main(int argc, char **argv)
                                 .runtime_name = "OpenJDK Runtime Environment", .runtime_version = "17"};
     struct rows_src src = {.host = "127.0.0.1", .pid = (int64_t)getpid(), .session = "mct-export"};
     struct otlp_parent parent;
-    const uint64_t key[2] = {0x1234, 0x5678};
     int traces = strcmp(what, "traces") == 0, rows = strcmp(what, "rows") == 0, metrics = strcmp(what, "metrics") == 0;
     call_tab t = {0};
     mct_call c = {0};
@@ -160,7 +159,10 @@ int main(int argc, char **argv)
     FILE *cf = NULL;
     exporter *x = NULL;
     struct export_stats st = {0};
-    uint64_t items = 0, t0, push_max = 0, in_batch = 0, ago = 0, start_ns;
+    uint64_t items = 0, t0, ago = 0, start_ns;
+    struct expsink_opts so;
+    expsink *sink = NULL;
+    char line[512];
     struct timespec now;
     mct_err e;
     int opt;
@@ -200,54 +202,33 @@ int main(int argc, char **argv)
         perror(calls_file);
         return 2;
     }
-    if (url != NULL) {
-        o.url = url;
-        o.partial_items = traces ? "rejectedSpans" : metrics ? "rejectedDataPoints" : NULL;
-        if ((x = export_start(&o, &e)) == NULL) {
-            fprintf(stderr, "mct-export: %s\n", e.msg);
-            return 2;
-        }
-    }
+    o.url = url;
+    o.partial_items = "rejectedDataPoints";
+    so = (struct expsink_opts){.kind = traces ? EXPSINK_TRACES : EXPSINK_ROWS, .url = url, .f = stdout,
+                               .res = res, .src = src, .batch_bytes = batch, .queue = o};
     clock_gettime(CLOCK_REALTIME, &now);
     start_ns = ((uint64_t)now.tv_sec - ago) * 1000000000u;
     buf_init(&b);
     buf_init(&cj);
     t0 = mono_ns();
-    for (size_t s = 1; s <= n_calls + 1; s++) {
-        /* a batch is sent when full, and at the end (s == n_calls + 1) */
-        if (b.len > 0 && (b.len >= batch || s > n_calls)) {
-            if (traces)
-                otlp_traces_end(&b);
-            if (x != NULL) {
-                uint64_t p0 = mono_ns();
+    if (!metrics && (sink = expsink_open(&so, &e)) == NULL) {
+        fprintf(stderr, "mct-export: %s\n", e.msg);
+        return 2;
+    }
+    for (size_t s = 1; s <= n_calls; s++) {
+        size_t i = 0;
+        struct call_node *nodes = call_nodes(&c, k);
 
-                export_push(x, b.data, b.len, in_batch);
-                if (mono_ns() - p0 > push_max)
-                    push_max = mono_ns() - p0;
-            } else {
-                fwrite(b.data, 1, b.len, stdout);
-                if (traces)
-                    putchar('\n');
-            }
-            buf_reset(&b);
-            in_batch = 0;
-        }
-        if (s > n_calls)
-            break;
-        {
-            size_t i = 0;
-            struct call_node *nodes = call_nodes(&c, k);
-
-            if (nodes == NULL)
-                return 2;
-            gen(&t, nodes, &i, k, 0, s);
-        }
+        if (nodes == NULL)
+            return 2;
+        gen(&t, nodes, &i, k, 0, s);
         c.seq = s;
         c.start_ns = start_ns + s * 1000000;
         c.thread_id = (int64_t)(s % 4);
         if (call_set_names(&c, "worker-1", s % 5 == 0 ? "java.lang.IllegalStateException" : NULL) < 0)
             return 2;
-        if (call_check(&t, &c, &e) < 0) {
+        if (call_check(&t, &c, &e) < 0 ||
+            (sink != NULL && expsink_call(sink, &t, &c, traceparent ? &parent : NULL, &e) < 0)) {
             fprintf(stderr, "mct-export: %s\n", e.msg);
             return 2;
         }
@@ -256,16 +237,17 @@ int main(int argc, char **argv)
             call_json_line(&cj, &t, &c);
             fwrite(cj.data, 1, cj.len, cf);
         }
-        if (traces) {
-            if (b.len == 0)
-                otlp_traces_begin(&b, &res);
-            in_batch += (uint64_t)otlp_trace_spans(&b, &t, &c, key, traceparent ? &parent : NULL, in_batch == 0);
-        } else if (rows) {
-            in_batch += (uint64_t)rows_call(&b, &src, &t, &c);
-        }
         if (rows || metrics)
             note(&t, &c);
         items += c.n_nodes;
+    }
+    if (sink != NULL) {
+        if (expsink_close(sink, &st, line, sizeof line, &e) < 0) {
+            fprintf(stderr, "mct-export: %s\n", e.msg);
+            return 2;
+        }
+        if (line[0] != '\0')
+            fprintf(stderr, "%s\n", line);
     }
     if (metrics) {
         items = n_ex;
@@ -277,28 +259,28 @@ int main(int argc, char **argv)
             otlp_metric_point(&b, &nd, &ex[i].h, ex[i].sum, start_ns, start_ns + (n_calls + 1) * 1000000, i == 0);
         }
         otlp_metrics_end(&b);
-        if (x != NULL)
+        if (url == NULL) {
+            fwrite(b.data, 1, b.len, stdout);
+            putchar('\n');
+        } else if ((x = export_start(&o, &e)) == NULL) {
+            fprintf(stderr, "mct-export: %s\n", e.msg);
+            return 2;
+        } else {
             export_push(x, b.data, b.len, n_ex);
-        else
-            fwrite(b.data, 1, b.len, stdout), putchar('\n');
+            export_stop(x, &st);
+            export_describe(&st, "metrics", "points", line, sizeof line);
+            fprintf(stderr, "%s\n", line);
+        }
     }
     if (buf_failed(&b)) {
         fprintf(stderr, "mct-export: out of memory\n");
         return 2;
     }
-    if (x != NULL) {
-        char line[512];
-
-        export_stop(x, &st);
-        export_describe(&st, what, "items", line, sizeof line);
-        fprintf(stderr, "%s\n", line);
-    }
     {
         double secs = (double)(mono_ns() - t0) / 1e9;
 
-        fprintf(stderr, "elapsed_s=%.3f items=%" PRIu64 " rate=%.0f/s peak_bytes=%zu push_max_us=%" PRIu64 "\n", secs,
-                items, secs > 0 ? (double)(x != NULL ? st.sent : items) / secs : 0.0, st.peak_bytes,
-                push_max / 1000);
+        fprintf(stderr, "elapsed_s=%.3f items=%" PRIu64 " rate=%.0f/s peak_bytes=%zu\n", secs, items,
+                secs > 0 ? (double)(url != NULL ? st.sent : items) / secs : 0.0, st.peak_bytes);
     }
     if (expect_file != NULL) {
         FILE *f = fopen(expect_file, "w");

@@ -70,8 +70,3 @@ ch_readme_sql() {
     awk -v m="<!-- mct:$1 -->" '$0 == m { on = 1; next } on && /^```sql/ { inb = 1; next }
         inb && /^```/ { exit } inb { print }' "$MCT_SRCDIR/README.md"
 }
-
-# ch_insert_url: the URL that inserts JSONEachRow rows into the README's table.
-ch_insert_url() {
-    echo "$CH_URL/?query=INSERT%20INTO%20mcalltree.nodes%20FORMAT%20JSONEachRow"
-}
