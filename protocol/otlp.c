@@ -7,19 +7,22 @@
 
 #define OTLP_SCOPE "{\"scope\":{\"name\":\"mcalltree\"},"
 /* SPAN_KIND_INTERNAL and STATUS_CODE_ERROR of opentelemetry-proto. */
-#define OTLP_KIND_INTERNAL 1
+#define OTLP_KIND_INTERNAL "1"
 #define OTLP_STATUS_ERROR 2
 
+/* p's n (at most 16) bytes as a JSON string of lowercase hex. */
 static void put_hex(mct_buf *b, const uint8_t *p, size_t n)
 {
     static const char digits[] = "0123456789abcdef";
+    char s[2 * 16 + 2];
 
-    buf_ch(b, '"');
+    s[0] = '"';
     for (size_t i = 0; i < n; i++) {
-        buf_ch(b, digits[p[i] >> 4]);
-        buf_ch(b, digits[p[i] & 15]);
+        s[1 + 2 * i] = digits[p[i] >> 4];
+        s[2 + 2 * i] = digits[p[i] & 15];
     }
-    buf_ch(b, '"');
+    s[1 + 2 * n] = '"';
+    buf_bytes(b, s, 2 * n + 2);
 }
 
 static int hex_val(char c)
@@ -71,7 +74,9 @@ int otlp_traceparent(const char *s, struct otlp_parent *p, mct_err *e)
 /* An attribute, after a comma unless first. */
 static void attr_key(mct_buf *b, const char *key, int first)
 {
-    buf_printf(b, "%s{\"key\":\"%s\",\"value\":", first ? "" : ",", key);
+    buf_str(b, first ? "{\"key\":\"" : ",{\"key\":\"");
+    buf_str(b, key);
+    buf_str(b, "\",\"value\":");
 }
 
 static void attr_str(mct_buf *b, const char *key, const char *v, int first)
@@ -85,13 +90,15 @@ static void attr_str(mct_buf *b, const char *key, const char *v, int first)
 static void attr_int(mct_buf *b, const char *key, uint64_t v, int first)
 {
     attr_key(b, key, first);
-    buf_printf(b, "{\"intValue\":\"%llu\"}}", (unsigned long long)v);
+    buf_str(b, "{\"intValue\":\"");
+    buf_dec(b, v);
+    buf_str(b, "\"}}");
 }
 
 static void attr_bool(mct_buf *b, const char *key, int v, int first)
 {
     attr_key(b, key, first);
-    buf_printf(b, "{\"boolValue\":%s}}", v ? "true" : "false");
+    buf_str(b, v ? "{\"boolValue\":true}}" : "{\"boolValue\":false}}");
 }
 
 /* A string attribute unless s is NULL or empty; whether it was written. */
@@ -159,14 +166,13 @@ struct walk {
     int first;
 };
 
-static void put_span(struct walk *w, size_t idx, const uint8_t *parent, uint64_t start, uint64_t dur)
+static void put_span(struct walk *w, size_t idx, const uint8_t *id, const uint8_t *parent, uint64_t start,
+                     uint64_t dur)
 {
     const struct call_node *n = &w->c->nodes[idx];
     const struct call_method *m = call_tab_get(w->t, n->method);
     mct_buf *b = w->b;
-    uint8_t id[8];
 
-    span_id(id, w->key, w->c->seq, idx);
     buf_str(b, w->first ? "{\"traceId\":" : ",{\"traceId\":");
     w->first = 0;
     put_hex(b, w->trace_id, 16);
@@ -178,14 +184,19 @@ static void put_span(struct walk *w, size_t idx, const uint8_t *parent, uint64_t
     }
     buf_str(b, ",\"name\":");
     buf_reset(&w->name);
-    buf_printf(&w->name, "%s.%s", m->cls, m->name);
+    buf_str(&w->name, m->cls);
+    buf_ch(&w->name, '.');
+    buf_str(&w->name, m->name);
     buf_ch(&w->name, '\0');
     if (buf_failed(&w->name))
         b->failed = 1;
     else
         call_json_str(b, (const char *)w->name.data);
-    buf_printf(b, ",\"kind\":%d,\"startTimeUnixNano\":\"%llu\",\"endTimeUnixNano\":\"%llu\",\"attributes\":[",
-               OTLP_KIND_INTERNAL, (unsigned long long)start, (unsigned long long)(start + dur));
+    buf_str(b, ",\"kind\":" OTLP_KIND_INTERNAL ",\"startTimeUnixNano\":\"");
+    buf_dec(b, start);
+    buf_str(b, "\",\"endTimeUnixNano\":\"");
+    buf_dec(b, start + dur);
+    buf_str(b, "\",\"attributes\":[");
     attr_str(b, "code.namespace", m->cls, 1);
     attr_str(b, "code.function", m->name, 0);
     attr_str(b, "mcalltree.desc", m->desc, 0);
@@ -226,8 +237,8 @@ static void put_subtree(struct walk *w, const uint8_t *parent, uint64_t start, u
     if (dur > UINT64_MAX - start)
         dur = UINT64_MAX - start;   /* absurd numbers must not wrap */
     end = start + dur;
-    put_span(w, idx, parent, start, dur);
     span_id(id, w->key, w->c->seq, idx);
+    put_span(w, idx, id, parent, start, dur);
     for (uint32_t k = 0; k < kids; k++) {
         uint64_t width = w->c->nodes[w->i].total_ns;
 

@@ -28,7 +28,10 @@ struct rwalk {
 
 static void put_u64(mct_buf *b, const char *key, uint64_t v)
 {
-    buf_printf(b, ",\"%s\":%llu", key, (unsigned long long)v);
+    buf_str(b, ",\"");
+    buf_str(b, key);
+    buf_str(b, "\":");
+    buf_dec(b, v);
 }
 
 static void put_row(struct rwalk *w, size_t idx, unsigned depth, uint64_t hash, uint64_t parent_hash)
@@ -38,7 +41,9 @@ static void put_row(struct rwalk *w, size_t idx, unsigned depth, uint64_t hash, 
     mct_buf *b = w->b;
 
     buf_bytes(b, w->head.data, w->head.len);
-    buf_printf(b, ",\"node\":%zu,\"depth\":%u,\"path\":", idx, depth);
+    put_u64(b, "node", idx);
+    put_u64(b, "depth", depth);
+    buf_str(b, ",\"path\":");
     buf_ch(&w->path, '\0');
     call_json_str(b, buf_failed(&w->path) ? "" : (const char *)w->path.data);
     if (!buf_failed(&w->path))
@@ -53,7 +58,7 @@ static void put_row(struct rwalk *w, size_t idx, unsigned depth, uint64_t hash, 
     put_u64(b, "min_ns", n->min_ns);
     put_u64(b, "max_ns", n->max_ns);
     put_u64(b, "throws", n->throws);
-    buf_printf(b, ",\"truncated\":%d}\n", (n->flags & CALL_N_TRUNCATED) != 0);
+    buf_str(b, n->flags & CALL_N_TRUNCATED ? ",\"truncated\":1}\n" : ",\"truncated\":0}\n");
 }
 
 static void put_subtree(struct rwalk *w, unsigned depth, uint64_t parent_hash)
@@ -63,7 +68,12 @@ static void put_subtree(struct rwalk *w, unsigned depth, uint64_t parent_hash)
     const struct call_method *m = call_tab_get(w->t, n->method);
     uint64_t hash = rows_path_hash(parent_hash, m->cls, m->name, m->desc);
 
-    buf_printf(&w->path, "%s%s.%s%s", depth > 0 ? ROWS_SEP : "", m->cls, m->name, m->desc);
+    if (depth > 0)
+        buf_str(&w->path, ROWS_SEP);
+    buf_str(&w->path, m->cls);
+    buf_ch(&w->path, '.');
+    buf_str(&w->path, m->name);
+    buf_str(&w->path, m->desc);
     put_row(w, idx, depth, hash, parent_hash);
     for (uint32_t k = 0; k < n->n_children; k++)
         put_subtree(w, depth + 1, hash);
