@@ -1,4 +1,4 @@
-/* test_export: the export queue and its sender (client/export.c) against a
+/* test_export.c — the export queue and its sender (client/export.c) against a
  * tiny HTTP server run by the test on 127.0.0.1, answering a script of
  * statuses (with Retry-After, a body, a delay), or not there at all. */
 #include <arpa/inet.h>

@@ -1,4 +1,4 @@
-/* test_otlp: the OTLP/HTTP JSON encoder (traces, W3C parent, metrics) and
+/* test_otlp.c — the OTLP/HTTP JSON encoder (traces, W3C parent, metrics) and
  * the rows encoder over a call built with call.h, read back with jansson. */
 #include <stdlib.h>
 #include <string.h>
