@@ -157,6 +157,26 @@ void buf_printf(mct_buf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
+char *buf_dec_at(char *w, uint64_t v)
+{
+    char d[20];
+    int i = 20;
+
+    do {
+        d[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    memcpy(w, d + i, (size_t)(20 - i));
+    return w + 20 - i;
+}
+
+void buf_dec(mct_buf *b, uint64_t v)
+{
+    char d[20];
+
+    buf_bytes(b, d, (size_t)(buf_dec_at(d, v) - d));
+}
+
 uint8_t *buf_take(mct_buf *b, size_t n)
 {
     uint8_t *p;

@@ -35,6 +35,10 @@ void buf_str(mct_buf *b, const char *s);
 void buf_ch(mct_buf *b, char c);
 /* printf into b, no NUL kept; the buffer fails on a format error. */
 void buf_printf(mct_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends v in decimal (what buf_printf's %llu gives, without its cost). */
+void buf_dec(mct_buf *b, uint64_t v);
+/* Writes v in decimal at w (room for 20 bytes, no NUL); the end. */
+char *buf_dec_at(char *w, uint64_t v);
 
 /* Room for n bytes at the end of b, which now counts them: where to write
  * them, or NULL when the buffer failed. */

@@ -562,27 +562,6 @@ void call_json_str(mct_buf *b, const char *s)
     buf_ch(b, '"');
 }
 
-/* Writes v in decimal at w; the end. */
-static char *dec(char *w, uint64_t v)
-{
-    char d[20];
-    int i = 20;
-
-    do {
-        d[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    memcpy(w, d + i, (size_t)(20 - i));
-    return w + 20 - i;
-}
-
-static void put_u64(mct_buf *b, uint64_t v)
-{
-    char d[20];
-
-    buf_bytes(b, d, (size_t)(dec(d, v) - d));
-}
-
 /* Writes the literal s at w; the end. */
 #define LIT(w, s) (memcpy((w), (s), sizeof(s) - 1), (w) + sizeof(s) - 1)
 
@@ -604,12 +583,12 @@ static size_t node_line(mct_buf *b, const call_tab *t, const mct_call *c, size_t
     *w++ = '{';
     memcpy(w, m->keys, m->keys_len);
     w += m->keys_len;
-    w = dec(LIT(w, ",\"calls\":"), nd->calls);
-    w = dec(LIT(w, ",\"total_ns\":"), nd->total_ns);
-    w = dec(LIT(w, ",\"self_ns\":"), nd->self_ns);
-    w = dec(LIT(w, ",\"min_ns\":"), nd->min_ns);
-    w = dec(LIT(w, ",\"max_ns\":"), nd->max_ns);
-    w = dec(LIT(w, ",\"throws\":"), nd->throws);
+    w = buf_dec_at(LIT(w, ",\"calls\":"), nd->calls);
+    w = buf_dec_at(LIT(w, ",\"total_ns\":"), nd->total_ns);
+    w = buf_dec_at(LIT(w, ",\"self_ns\":"), nd->self_ns);
+    w = buf_dec_at(LIT(w, ",\"min_ns\":"), nd->min_ns);
+    w = buf_dec_at(LIT(w, ",\"max_ns\":"), nd->max_ns);
+    w = buf_dec_at(LIT(w, ",\"throws\":"), nd->throws);
     if (nd->flags & CALL_N_TRUNCATED)
         w = LIT(w, ",\"truncated\":true");
     w = LIT(w, ",\"children\":[");
@@ -631,13 +610,13 @@ static size_t node_line(mct_buf *b, const call_tab *t, const mct_call *c, size_t
 int call_json_line(mct_buf *b, const call_tab *t, const mct_call *c)
 {
     buf_str(b, "{\"type\":\"call\",\"seq\":");
-    put_u64(b, c->seq);
+    buf_dec(b, c->seq);
     buf_str(b, ",\"thread\":{\"id\":");
-    put_u64(b, (uint64_t)c->thread_id);
+    buf_dec(b, (uint64_t)c->thread_id);
     buf_str(b, ",\"name\":");
     call_json_str(b, c->thread_name);
     buf_str(b, "},\"start_ns\":");
-    put_u64(b, c->start_ns);
+    buf_dec(b, c->start_ns);
     buf_str(b, ",\"root\":");
     node_line(b, t, c, 0);
     if (c->flags & CALL_F_WARMUP)

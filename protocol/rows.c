@@ -1,0 +1,121 @@
+/* rows.c — see rows.h. */
+#include "rows.h"
+
+#include <time.h>
+
+#include "kit.h"
+
+/* The path separator; a name never holds it (class, method and descriptor
+ * names hold no space). */
+#define ROWS_SEP " / "
+
+uint64_t rows_path_hash(uint64_t parent, const char *cls, const char *name, const char *desc)
+{
+    /* 63 bits: an int64 for OTLP's intValue and any JSON reader */
+    return kit_hash_str(desc, kit_hash_str(name, kit_hash_str(cls, kit_hash_u64(parent)))) >> 1 | 1;
+}
+
+/* The walk over one call's nodes. */
+struct rwalk {
+    mct_buf *b;
+    const struct rows_src *src;
+    const call_tab *t;
+    const mct_call *c;
+    mct_buf head;                   /* the keys every row of the call shares */
+    mct_buf path;                   /* the current node's path, without a NUL */
+    size_t i;                       /* the next node */
+};
+
+static void put_u64(mct_buf *b, const char *key, uint64_t v)
+{
+    buf_str(b, ",\"");
+    buf_str(b, key);
+    buf_str(b, "\":");
+    buf_dec(b, v);
+}
+
+static void put_row(struct rwalk *w, size_t idx, unsigned depth, uint64_t hash, uint64_t parent_hash)
+{
+    const struct call_node *n = &w->c->nodes[idx];
+    const struct call_method *m = call_tab_get(w->t, n->method);
+    mct_buf *b = w->b;
+
+    buf_bytes(b, w->head.data, w->head.len);
+    put_u64(b, "node", idx);
+    put_u64(b, "depth", depth);
+    buf_str(b, ",\"path\":");
+    buf_ch(&w->path, '\0');
+    call_json_str(b, buf_failed(&w->path) ? "" : (const char *)w->path.data);
+    if (!buf_failed(&w->path))
+        w->path.len--;
+    put_u64(b, "path_hash", hash);
+    put_u64(b, "parent_hash", parent_hash);
+    buf_ch(b, ',');
+    buf_bytes(b, m->keys, m->keys_len);
+    put_u64(b, "calls", n->calls);
+    put_u64(b, "total_ns", n->total_ns);
+    put_u64(b, "self_ns", n->self_ns);
+    put_u64(b, "min_ns", n->min_ns);
+    put_u64(b, "max_ns", n->max_ns);
+    put_u64(b, "throws", n->throws);
+    buf_str(b, n->flags & CALL_N_TRUNCATED ? ",\"truncated\":1}\n" : ",\"truncated\":0}\n");
+}
+
+static void put_subtree(struct rwalk *w, unsigned depth, uint64_t parent_hash)
+{
+    size_t idx = w->i++, mark = w->path.len;
+    const struct call_node *n = &w->c->nodes[idx];
+    const struct call_method *m = call_tab_get(w->t, n->method);
+    uint64_t hash = rows_path_hash(parent_hash, m->cls, m->name, m->desc);
+
+    if (depth > 0)
+        buf_str(&w->path, ROWS_SEP);
+    buf_str(&w->path, m->cls);
+    buf_ch(&w->path, '.');
+    buf_str(&w->path, m->name);
+    buf_str(&w->path, m->desc);
+    put_row(w, idx, depth, hash, parent_hash);
+    for (uint32_t k = 0; k < n->n_children; k++)
+        put_subtree(w, depth + 1, hash);
+    if (!buf_failed(&w->path))
+        w->path.len = mark;
+}
+
+/* The keys shared by every row of c. */
+static void put_head(mct_buf *h, const struct rows_src *src, const mct_call *c)
+{
+    time_t secs = (time_t)(c->start_ns / 1000000000u);
+    struct tm tm;
+    char when[32] = "1970-01-01 00:00:00";
+
+    if (gmtime_r(&secs, &tm) != NULL)
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+    buf_str(h, "{\"host\":");
+    call_json_str(h, src->host != NULL ? src->host : "");
+    buf_printf(h, ",\"pid\":%lld,\"session\":", (long long)src->pid);
+    call_json_str(h, src->session != NULL ? src->session : "");
+    buf_printf(h, ",\"thread_id\":%lld,\"thread\":", (long long)c->thread_id);
+    call_json_str(h, c->thread_name);
+    put_u64(h, "seq", c->seq);
+    put_u64(h, "start_ns", c->start_ns);
+    buf_printf(h, ",\"time\":\"%s\",\"warmup\":%d,\"exception\":", when, call_warmup(c));
+    call_json_str(h, c->exception != NULL ? c->exception : "");
+}
+
+long rows_call(mct_buf *b, const struct rows_src *src, const call_tab *t, const mct_call *c)
+{
+    struct rwalk w = {.b = b, .src = src, .t = t, .c = c};
+    int failed;
+
+    buf_init(&w.head);
+    buf_init(&w.path);
+    put_head(&w.head, src, c);
+    if (!buf_failed(&w.head))
+        put_subtree(&w, 0, 0);
+    failed = buf_failed(&w.head) || buf_failed(&w.path);
+    buf_free(&w.head);
+    buf_free(&w.path);
+    if (failed)
+        b->failed = 1;
+    return buf_failed(b) ? -1 : (long)c->n_nodes;
+}
