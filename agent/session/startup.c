@@ -385,9 +385,9 @@ static int expand_path(const char *out)
     return 0;
 }
 
-/* Creates st.path (never an existing file, never through a link), checks
- * that it is the regular file this process owns, and warns when its
- * directory lets other users put files there; 0, or -1 said on stderr
+/* Warns when st.path's directory lets other users put files there, then
+ * creates st.path (never an existing file, never through a link) and
+ * checks that it is the regular file this process owns; 0, or -1 said on stderr
  * (the JVM runs untraced). */
 static int open_file(void)
 {
@@ -395,6 +395,17 @@ static int open_file(void)
     char *slash;
     struct stat sb;
 
+    snprintf(dir, sizeof dir, "%s", st.path);
+    slash = strrchr(dir, '/');
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else
+        slash[slash == dir ? 1 : 0] = '\0';
+    if (stat(dir, &sb) == 0 && (sb.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+        vm_log("WARNING: the trace file's directory %s is writable by other users: one of them can create "
+               "the file of a coming pid first (the JVM then runs untraced) or write a verdict of their own "
+               "there; put out= in a directory only this user can write to (mode 0700), and check the "
+               "file with 'mcalltree verdict'", dir);
     st.file = open(st.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_APPEND, 0600);
     if (st.file < 0) {
         vm_log("cannot create the trace file %s: %s%s; the JVM runs untraced", st.path, strerror(errno),
@@ -409,17 +420,6 @@ static int open_file(void)
         st.file = -1;
         return -1;
     }
-    snprintf(dir, sizeof dir, "%s", st.path);
-    slash = strrchr(dir, '/');
-    if (slash == NULL)
-        snprintf(dir, sizeof dir, ".");
-    else
-        slash[slash == dir ? 1 : 0] = '\0';
-    if (stat(dir, &sb) == 0 && (sb.st_mode & (S_IWGRP | S_IWOTH)) != 0)
-        vm_log("WARNING: the trace file's directory %s is writable by other users: one of them can create "
-               "the file of a coming pid first (the JVM then runs untraced) or write a verdict of their own "
-               "there; put out= in a directory only this user can write to (mode 0700), and check the "
-               "file with 'mcalltree verdict'", dir);
     return 0;
 }
 
