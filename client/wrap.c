@@ -781,13 +781,40 @@ static void remove_dir(struct wrap *w)
         log_error("cannot remove %s: %s", w->dir, strerror(errno));
 }
 
+/* Whether old (JAVA_TOOL_OPTIONS) loads this agent (lib, or a library
+ * named libmcalltree.so) with a trace= already: a JVM takes one startup
+ * trace, and keeps the first. */
+static int has_trace(const char *old, const char *lib)
+{
+    static const char key[] = "-agentpath:", name[] = "libmcalltree.so";
+
+    for (const char *p = old; p != NULL && (p = strstr(p, key)) != NULL; p += sizeof key - 1) {
+        const char *path = p + sizeof key - 1;
+        size_t word = strcspn(path, " \t\n\"'"), len = strcspn(path, "=");
+
+        if (len < word && ((len == strlen(lib) && strncmp(path, lib, len) == 0) ||
+                           (len >= sizeof name - 1 && strncmp(path + len - (sizeof name - 1), name,
+                                                              sizeof name - 1) == 0))) {
+            for (const char *o = path + len; o < path + word; o++)
+                if ((o[-1] == '=' || o[-1] == ',') && strncmp(o, "trace=", 6) == 0)
+                    return 1;
+        }
+    }
+    return 0;
+}
+
 /* Sets JAVA_TOOL_OPTIONS for COMMAND; 0 or -1 with e set (MCT_E_ARG: the
- * library cannot be named there). */
+ * library cannot be named there; MCT_E_UNSUPPORTED: the variable has a
+ * trace already). */
 static int set_tool_options(struct wrap *w, const char *lib, mct_err *e)
 {
     char *opts, *word = NULL, *all = NULL;
     int rc = -1;
 
+    if (has_trace(getenv("JAVA_TOOL_OPTIONS"), lib))
+        return mct_err_set(e, MCT_E_UNSUPPORTED, "JAVA_TOOL_OPTIONS already loads mcalltree with a trace=: a JVM "
+                           "takes one startup trace and keeps the first, so this one would be lost; remove "
+                           "it from JAVA_TOOL_OPTIONS (COMMAND does not run)");
     opts = wrap_agent_options(w->c, w->dir, e);
     if (opts != NULL)
         word = wrap_agentpath(lib, opts, e);
@@ -860,7 +887,8 @@ int wrap_run(const struct cli *c)
     }
     if (set_tool_options(&w, lib, &e) < 0) {
         log_error("%s", e.msg);
-        status = e.code == MCT_E_ARG ? MCT_EXIT_ATTACH : MCT_EXIT_INTERNAL;
+        status = e.code == MCT_E_ARG ? MCT_EXIT_ATTACH
+                 : e.code == MCT_E_UNSUPPORTED ? MCT_EXIT_USAGE : MCT_EXIT_INTERNAL;
     } else {
         w.child = spawn(c->command, &status);
         if (w.child > 0) {
