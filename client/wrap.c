@@ -27,6 +27,14 @@
 /* How often the files are looked at while COMMAND runs. */
 #define WRAP_POLL_MS 100
 
+/* What one look reads of a file at most, so that a JVM that writes faster
+ * than it is read cannot keep signals from being forwarded or COMMAND's
+ * exit from being seen. */
+#define WRAP_PASS_BYTES ((size_t)1 << 20)
+
+/* The memory held for lines not complete yet, all files together. */
+#define WRAP_HELD_MAX ((size_t)128 * 1024 * 1024)
+
 /* The statuses of a shell for a command it cannot run. */
 #define WRAP_NOT_FOUND 127
 #define WRAP_NOT_RUN 126
@@ -138,6 +146,8 @@ char *wrap_tool_options(const char *old, const char *word, mct_err *e)
 struct jvm {
     long long pid;          /* from the file's name */
     int fd;                 /* -1 once closed */
+    off_t at;               /* bytes read */
+    off_t last;             /* after COMMAND's exit: the file's size then, read no further */
     struct buf line;        /* bytes of a line not complete yet */
     int started;            /* the start line came */
     int ended;              /* the end line came */
@@ -158,6 +168,8 @@ struct wrap {
     size_t n_jvms;
     pid_t child;
     int output_broken;      /* the reader of the output went away (EPIPE) */
+    int exited;             /* COMMAND exited: each file is read up to its size then */
+    int more;               /* a file had more than one look reads */
     int trouble;            /* a trace could not be read or written, or the agent
                                refused it: the exit status that says so, 0: none */
     int over;               /* --fail-over-ms: a call took longer */
@@ -489,13 +501,36 @@ static void take_lines(struct wrap *w, struct jvm *j)
     }
 }
 
-/* Reads what j's file has gained. */
+/* The memory held for lines not complete yet, all files. */
+static size_t held(const struct wrap *w)
+{
+    size_t total = 0;
+
+    for (size_t i = 0; i < w->n_jvms; i++)
+        total += w->jvms[i].line.cap;
+    return total;
+}
+
+/* Reads what j's file has gained, WRAP_PASS_BYTES at most (w->more set
+ * when there may be more); after COMMAND's exit, up to the size then. */
 static void read_jvm(struct wrap *w, struct jvm *j)
 {
     char chunk[65536];
+    size_t pass = 0;
 
     while (j->fd >= 0 && !j->broken) {
-        ssize_t n = read(j->fd, chunk, sizeof chunk);
+        size_t want = sizeof chunk;
+        ssize_t n;
+
+        if (pass >= WRAP_PASS_BYTES) {
+            w->more = 1;
+            return;
+        }
+        if (w->exited && (off_t)want > j->last - j->at)
+            want = (size_t)(j->last - j->at);
+        if (want == 0)
+            return;
+        n = read(j->fd, chunk, want);
 
         if (n < 0 && errno == EINTR)
             continue;
@@ -506,6 +541,14 @@ static void read_jvm(struct wrap *w, struct jvm *j)
         }
         if (n == 0)
             return;
+        j->at += n;
+        pass += (size_t)n;
+        if (j->line.len + (size_t)n + 1 > j->line.cap && held(w) + j->line.len + (size_t)n > WRAP_HELD_MAX) {
+            log_error("JVM pid %lld: its lines not complete yet and the other JVMs' would take over %zu MiB; "
+                      "ignoring the rest of its trace", j->pid, WRAP_HELD_MAX >> 20);
+            drop(w, j);
+            return;
+        }
         put_mem(&j->line, chunk, (size_t)n);
         if (j->line.s == NULL) {
             log_error("JVM pid %lld: out of memory reading its trace file", j->pid);
@@ -573,6 +616,8 @@ static void find_files(struct wrap *w)
         if (w->jvms[w->n_jvms].fd < 0 || fstat(w->jvms[w->n_jvms].fd, &st) < 0 || !S_ISREG(st.st_mode)) {
             log_error("JVM pid %lld: cannot read its trace file %s/%s", pid, w->dir, de->d_name);
             drop(w, &w->jvms[w->n_jvms]);
+        } else {
+            w->jvms[w->n_jvms].last = st.st_size;   /* read up to, once COMMAND exited */
         }
         w->n_jvms++;
     }
@@ -581,9 +626,28 @@ static void find_files(struct wrap *w)
 
 static void read_all(struct wrap *w)
 {
+    w->more = 0;
     find_files(w);
     for (size_t i = 0; i < w->n_jvms; i++)
         read_jvm(w, &w->jvms[i]);
+}
+
+/* After COMMAND's exit: reads each file up to its size now (a JVM that
+ * outlives COMMAND may write on), a look at a time. */
+static void read_rest(struct wrap *w)
+{
+    struct stat st;
+
+    find_files(w);
+    w->exited = 1;
+    for (size_t i = 0; i < w->n_jvms; i++) {
+        struct jvm *j = &w->jvms[i];
+
+        j->last = j->fd >= 0 && fstat(j->fd, &st) == 0 ? st.st_size : j->at;
+    }
+    do
+        read_all(w);
+    while (w->more);
 }
 
 /* After COMMAND's exit: what each JVM's file lacks. */
@@ -728,9 +792,10 @@ static int supervise(struct wrap *w)
             log_error("waiting for COMMAND: %s", strerror(errno));
             return MCT_EXIT_INTERNAL;
         }
-        nanosleep(&ts, NULL);
+        if (!w->more)
+            nanosleep(&ts, NULL);
     }
-    read_all(w);
+    read_rest(w);
     if (WIFSIGNALED(status))
         return 128 + WTERMSIG(status);
     return WEXITSTATUS(status);

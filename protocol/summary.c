@@ -949,8 +949,6 @@ int sum_write_json(const sum *s, int final, mct_buf *b, mct_err *e)
     }
     if (!bad) {
         buf_printf(b, "{\"type\":\"summary\",\"final\":%s", final ? "true" : "false");
-        if (s->span_end != 0)
-            buf_printf(b, ",\"start_ns\":%lld,\"end_ns\":%lld", (long long)s->span_start, (long long)s->span_end);
         put_u64(b, "calls", s->calls);
         put_u64(b, "not_traced", s->not_traced);
         buf_str(b, ",\"root\":");
@@ -985,6 +983,8 @@ int sum_write_json(const sum *s, int final, mct_buf *b, mct_err *e)
             put_u64(b, "folded", s->folded);
         if (s->coarse > 0)
             put_u64(b, "coarse", s->coarse);
+        if (s->span_end != 0)
+            buf_printf(b, ",\"start_ns\":%lld,\"end_ns\":%lld", (long long)s->span_start, (long long)s->span_end);
         buf_ch(b, '}');
     }
     for (size_t i = 0; w.names != NULL && i < s->nmethods; i++)

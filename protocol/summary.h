@@ -198,10 +198,10 @@ int sum_take(sum *dst, sum *src, mct_err *e);
 /* Calls folded into other nodes so far (0 while within the budget). */
 uint64_t sum_folded(const sum *s);
 
-/* The summary object {"type":"summary","final":BOOL,["start_ns":N,
- * "end_ns":N,]"calls":N,
+/* The summary object {"type":"summary","final":BOOL,"calls":N,
  * "not_traced":N,"root":NODE|null,"methods":[...],"slowest":[...],
- * "warmup":N,"seen":N} ("warmup" and "seen" optional on reading), "root"
+ * "warmup":N,"seen":N[,"start_ns":N,"end_ns":N]} ("warmup", "seen" and
+ * the span optional on reading), "root"
  * null when no call was added, and "folded":N, "coarse":N when not 0
  * (above); a new reference or NULL with e set. When the entry method's
  * calls had several roots (overloads), the first is "root" and the others
