@@ -662,8 +662,8 @@ static void judge_files(struct wrap *w)
             log_error("JVM pid %lld: its trace file is empty (the agent did not start the trace; "
                       "see the JVM's stderr)", j->pid);
         else if (kill((pid_t)j->pid, 0) == 0)
-            log_error("JVM pid %lld: still running after COMMAND exited (%s); its trace ends here",
-                      j->pid, written(j));
+            log_error("JVM pid %lld: still running after COMMAND exited (%s); its trace ends here: its "
+                      "trace file is removed, and its agent ends the trace within a second", j->pid, written(j));
         else
             log_error("JVM pid %lld: its trace file ends without an \"end\" line (the JVM was "
                       "killed?); %s", j->pid, written(j));
