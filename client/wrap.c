@@ -161,8 +161,9 @@ struct jvm {
 
 struct wrap {
     const struct cli *c;
-    char dir[PATH_MAX];
+    char dir[PATH_MAX];     /* mode 0700; 0711 when it holds the library's copy */
     int dirfd;
+    char lib[PATH_MAX + 32]; /* the agent library the JVMs load: the one found, or a copy in dir */
     out *out;
     struct jvm *jvms;
     size_t n_jvms;
@@ -574,6 +575,21 @@ static long long file_pid(const char *name)
     return pid;
 }
 
+/* Whether the file st, named for pid, is that JVM's: this user's, or that
+ * of the user pid runs as, with one name. */
+static int own_file(long long pid, const struct stat *st)
+{
+    char proc[64];
+    struct stat ps;
+
+    if (st->st_nlink != 1)
+        return 0;
+    if (st->st_uid == geteuid())
+        return 1;
+    snprintf(proc, sizeof proc, "/proc/%lld", pid);
+    return stat(proc, &ps) == 0 && ps.st_uid == st->st_uid;
+}
+
 /* Opens the files that appeared since the last look. */
 static void find_files(struct wrap *w)
 {
@@ -615,6 +631,11 @@ static void find_files(struct wrap *w)
         w->jvms[w->n_jvms].fd = openat(w->dirfd, de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
         if (w->jvms[w->n_jvms].fd < 0 || fstat(w->jvms[w->n_jvms].fd, &st) < 0 || !S_ISREG(st.st_mode)) {
             log_error("JVM pid %lld: cannot read its trace file %s/%s", pid, w->dir, de->d_name);
+            drop(w, &w->jvms[w->n_jvms]);
+        } else if (!own_file(pid, &st)) {
+            log_error("JVM pid %lld: its trace file %s/%s belongs to uid %u, neither this user nor that "
+                      "process (gone, or another user's): not read", pid, w->dir, de->d_name,
+                      (unsigned)st.st_uid);
             drop(w, &w->jvms[w->n_jvms]);
         } else {
             w->jvms[w->n_jvms].last = st.st_size;   /* read up to, once COMMAND exited */
@@ -671,7 +692,8 @@ static void judge_files(struct wrap *w)
     }
     if (w->n_jvms == 0)
         log_error("no JVM loaded the agent: COMMAND started no JVM, or its JVMs ignored "
-                  "JAVA_TOOL_OPTIONS (not HotSpot, or older than JDK 9)");
+                  "JAVA_TOOL_OPTIONS (not HotSpot, or older than JDK 9), or COMMAND cleared it (sudo, su "
+                  "without -m, env -i), or a JVM could not create its trace file (its stderr says why)");
 }
 
 /* ---- COMMAND ---------------------------------------------------------------------------------- */
@@ -825,22 +847,79 @@ static int make_dir(struct wrap *w, mct_err *e)
     return 0;
 }
 
-/* Removes the directory and what the JVMs left in it. */
-static void remove_dir(struct wrap *w)
+/* Whether every user can load lib (every directory above it searchable,
+ * the file readable): else a COMMAND that changes user runs JVMs that
+ * cannot, and refuse to start. */
+static int lib_public(const char *lib)
 {
-    int fd = openat(w->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    char path[PATH_MAX];
+    struct stat st;
+    char *slash;
+
+    snprintf(path, sizeof path, "%s", lib);
+    if (stat(path, &st) < 0 || (st.st_mode & S_IROTH) == 0)
+        return 0;
+    while ((slash = strrchr(path, '/')) != NULL && slash != path) {
+        *slash = '\0';
+        if (stat(path, &st) < 0 || (st.st_mode & S_IXOTH) == 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* w->lib: lib, or a copy of it in w->dir (mode 0755, the directory then
+ * 0711) when not every user can load lib, so that a JVM of a COMMAND that
+ * changes user (setpriv, runuser, su -m) still starts; 0 or -1 with e set. */
+static int place_lib(struct wrap *w, const char *lib, mct_err *e)
+{
+    char chunk[65536];
+    int in, outfd, rc = 0;
+    ssize_t n;
+
+    snprintf(w->lib, sizeof w->lib, "%s", lib);
+    if (lib_public(lib))
+        return 0;
+    in = open(lib, O_RDONLY | O_CLOEXEC);
+    outfd = openat(w->dirfd, "libmcalltree.so", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0700);
+    if (in < 0 || outfd < 0 || fchmod(outfd, 0755) < 0 || fchmod(w->dirfd, 0711) < 0)
+        rc = -1;
+    while (rc == 0 && (n = read(in, chunk, sizeof chunk)) != 0)
+        if (n < 0 ? errno != EINTR : write(outfd, chunk, (size_t)n) != n)
+            rc = -1;
+    if (rc < 0)
+        mct_err_set(e, MCT_E_IO, "cannot copy the agent library %s into %s, where every user can load it: %s",
+                    lib, w->dir, strerror(errno));
+    if (in >= 0)
+        close(in);
+    if (outfd >= 0 && close(outfd) < 0 && rc == 0)
+        rc = mct_err_set(e, MCT_E_IO, "writing %s/libmcalltree.so: %s", w->dir, strerror(errno));
+    if (rc == 0)
+        snprintf(w->lib, sizeof w->lib, "%s/libmcalltree.so", w->dir);
+    return rc;
+}
+
+/* Removes what a directory holds (one level); said with -v when it cannot. */
+static void empty_dir(int dirfd, const char *path)
+{
+    int fd = dirfd >= 0 ? openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     struct dirent *de;
 
     if (d != NULL) {
         while ((de = readdir(d)) != NULL)
             if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
-                unlinkat(w->dirfd, de->d_name, 0) < 0)
-                log_verbose("cannot remove %s/%s: %s", w->dir, de->d_name, strerror(errno));
+                unlinkat(dirfd, de->d_name, 0) < 0)
+                log_verbose("cannot remove %s/%s: %s", path, de->d_name, strerror(errno));
         closedir(d);
     } else if (fd >= 0) {
         close(fd);
     }
+}
+
+/* Removes the directory and what the JVMs left in it. */
+static void remove_dir(struct wrap *w)
+{
+    empty_dir(w->dirfd, w->dir);
     close(w->dirfd);
     if (rmdir(w->dir) < 0)
         log_error("cannot remove %s: %s", w->dir, strerror(errno));
@@ -880,9 +959,11 @@ static int set_tool_options(struct wrap *w, const char *lib, mct_err *e)
         return mct_err_set(e, MCT_E_UNSUPPORTED, "JAVA_TOOL_OPTIONS already loads mcalltree with a trace=: a JVM "
                            "takes one startup trace and keeps the first, so this one would be lost; remove "
                            "it from JAVA_TOOL_OPTIONS (COMMAND does not run)");
+    if (place_lib(w, lib, e) < 0)
+        return -1;
     opts = wrap_agent_options(w->c, w->dir, e);
     if (opts != NULL)
-        word = wrap_agentpath(lib, opts, e);
+        word = wrap_agentpath(w->lib, opts, e);
     if (word != NULL)
         all = wrap_tool_options(getenv("JAVA_TOOL_OPTIONS"), word, e);
     if (all != NULL) {

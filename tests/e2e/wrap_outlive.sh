@@ -9,6 +9,10 @@
 #   instrumented) while the JVM runs on.
 # - SIGTERM sent to mcalltree while such a JVM is COMMAND reaches it: the
 #   JVM exits, and mcalltree with it (143).
+# - A COMMAND that changes user (setpriv to nobody) while the agent library
+#   is where nobody cannot read it: the JVM still starts (the library is
+#   loaded from a copy), runs untraced, and stderr says the real cause (the
+#   trace file could not be created) on both sides.
 # - A second trace=: JAVA_TOOL_OPTIONS that loads mcalltree with a trace
 #   already is refused (exit 1, COMMAND does not run); COMMAND's own
 #   -agentpath trace= is said on the JVM's stderr, the wrap's kept.
@@ -34,7 +38,12 @@ ended() {
         [ "$(json_get "$MCT_TMP/info.out" instrumented_classes)" = 0 ]
 }
 
-mkdir -p "$MCT_TMP/tmp"
+mkdir -p "$MCT_TMP/tmp" "$MCT_TMP/hidden" "$MCT_TMP/pub/tgt"
+cp "$MCT_AGENT" "$MCT_TMP/hidden/"
+cp "$MCT_CLASSES"/tgt/Start*.class "$MCT_TMP/pub/tgt/"
+chmod 711 "$MCT_TMP"
+chmod 700 "$MCT_TMP/hidden"
+chmod -R a+rX "$MCT_TMP/pub"
 for jdk in $MCT_TEST_JDKS; do
     j=$(jdk_major "$jdk")
     java=("$jdk/bin/java" -Xshare:auto -cp "$MCT_CLASSES")
@@ -69,6 +78,21 @@ for jdk in $MCT_TEST_JDKS; do
     wait "$WRAP_PID" || RC=$?
     MCT_LAST_ERR=$ERR
     expect_rc 143 "SIGTERM forwarded to COMMAND"
+
+    if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+        note "JDK $j: COMMAND changes user; the library is not readable by that user"
+        RC=0
+        TMPDIR=$MCT_TMP/tmp "$MCT" --agent "$MCT_TMP/hidden/$(basename "$MCT_AGENT")" tgt.StartEntry run 2 \
+            'tgt\..*' -- setpriv --reuid=65534 --regid=65534 --clear-groups "$jdk/bin/java" -Xshare:auto \
+            -cp "$MCT_TMP/pub" tgt.Start now 3 >"$MCT_TMP/$j-user.out" 2>"$MCT_TMP/$j-user.err" || RC=$?
+        MCT_LAST_ERR=$MCT_TMP/$j-user.err
+        expect_rc 0 "the JVM of a COMMAND that changes user"
+        expect_no_grep "Could not find agent library" "$MCT_TMP/$j-user.err" "the JVM started"
+        expect_grep "cannot create the trace file .*: Permission denied; the JVM runs untraced" \
+            "$MCT_TMP/$j-user.err" "the agent's cause"
+        expect_grep "or a JVM could not create its trace file \(its stderr says why\)" "$MCT_TMP/$j-user.err" \
+            "the client's causes"
+    fi
 
     note "JDK $j: a second trace="
     RC=0
