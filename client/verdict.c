@@ -179,6 +179,14 @@ static int check_tail(const char *path, int fd)
         gate_at = strrchr(tail, '\n');
         gate = line_object(gate_at != NULL ? gate_at + 1 : tail);
     }
+    if (json_is_string(json_object_get(end, "reason")) &&
+        strcmp(json_string_value(json_object_get(end, "reason")), "stop") == 0) {
+        const char *detail = json_string_value(json_object_get(end, "detail"));
+
+        log_error("verdict: the trace in %s ended before the JVM did (%s): its gate judged part of the run",
+                  path, detail != NULL ? detail : "stopped");
+        goto out;
+    }
     if (gate == NULL || !is_type(gate, "gate")) {
         log_error("verdict: %s has no gate line right before its end: no gate was set (add max-calls=, "
                   "percentile=, fail-over-ms= or budget= to the agent's options), or it was not written", path);

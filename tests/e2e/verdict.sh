@@ -8,7 +8,8 @@
 # verdict` must fail it, naming the owner. In a private directory: a passed
 # gate exits 0 (--pid the JVM's: 0; another pid: 5), a failed one 4 with the
 # message; a file cut short (no end), one others can write to, a symbolic
-# link, and a file with no gate line: 5.
+# link, a file with no gate line, and one whose trace ended before the JVM
+# (reason stop: a full disk, a removed file): 5.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 
@@ -96,6 +97,11 @@ for jdk in $MCT_TEST_JDKS; do
     ln -s "$ok" "$d/link.ndjson"
     verdict "$j-link" "$d/link.ndjson"
     expect_rc 5 "verdict through a symbolic link"
+    sed '$s/"reason":"jvm_exit"/"reason":"stop","detail":"the trace file cannot be written"/' "$ok" >"$d/stop.ndjson"
+    chmod 600 "$d/stop.ndjson"
+    verdict "$j-stop" "$d/stop.ndjson"
+    expect_rc 5 "verdict of a trace that ended early"
+    expect_grep "ended before the JVM did \(the trace file cannot be written\)" "$MCT_TMP/$j-stop.verr" "ended early"
     run_java "$jdk" "$j-nogate" "trace=tgt.StartEntry.run,depth=2,out=$d/nogate.ndjson"
     verdict "$j-nogate" "$d/nogate.ndjson"
     expect_rc 5 "verdict of a trace with no gate"
