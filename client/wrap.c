@@ -184,10 +184,12 @@ struct wrap {
     mct_call call;          /* the last call read */
 };
 
-/* Stops reading j's file; the reason was said. */
+/* Stops reading j's file, and lets its line go; the reason was said. */
 static void drop(struct wrap *w, struct jvm *j)
 {
     j->broken = 1;
+    free(j->line.s);
+    j->line = (struct buf){ 0 };
     if (w->trouble == 0)
         w->trouble = MCT_EXIT_INTERNAL;
     if (j->fd >= 0)

@@ -13,6 +13,10 @@
 #   is where nobody cannot read it: the JVM still starts (the library is
 #   loaded from a copy), runs untraced, and stderr says the real cause (the
 #   trace file could not be created) on both sides.
+# - The memory for lines not complete yet is capped over all files: a
+#   COMMAND that writes three trace files, each a start line and 60 MiB of
+#   a line not ended (each under the one-line cap): one or two of them are
+#   named and no longer read, not all three, and mcalltree exits 5.
 # - A second trace=: JAVA_TOOL_OPTIONS that loads mcalltree with a trace
 #   already is refused (exit 1, COMMAND does not run); COMMAND's own
 #   -agentpath trace= is said on the JVM's stderr, the wrap's kept.
@@ -44,6 +48,21 @@ cp "$MCT_CLASSES"/tgt/Start*.class "$MCT_TMP/pub/tgt/"
 chmod 711 "$MCT_TMP"
 chmod 700 "$MCT_TMP/hidden"
 chmod -R a+rX "$MCT_TMP/pub"
+note "the lines not complete yet of three files together"
+RC=0
+TMPDIR=$MCT_TMP/tmp "$MCT" tgt.StartEntry run 2 'tgt\..*' -- sh -c '
+    dir=$(printf "%s" "$JAVA_TOOL_OPTIONS" | sed -n "s/.*out=\(.*\)\/{pid}\.ndjson.*/\1/p")
+    for pid in 999991 999992 999993; do
+        printf "%s\n" "{\"type\":\"start\",\"pid\":$pid,\"vm\":\"x\",\"version\":\"17\",\"entry\":\"a.B.c\"}" >"$dir/$pid.ndjson"
+        head -c 62914560 /dev/zero | tr "\0" a >>"$dir/$pid.ndjson"
+    done
+    sleep 1' >"$MCT_TMP/held.out" 2>"$MCT_TMP/held.err" || RC=$?
+MCT_LAST_ERR=$MCT_TMP/held.err
+expect_rc 5 "three files' lines not complete yet"
+n=$(grep -c "JVM pid 99999[123]: its lines not complete yet and the other JVMs' would take over 128 MiB; ignoring the rest of its trace" \
+    "$MCT_TMP/held.err") || true
+[ "$n" -ge 1 ] && [ "$n" -le 2 ] || fail "the cap over all files: $n files dropped, want 1 or 2: $(cat "$MCT_TMP/held.err")"
+
 for jdk in $MCT_TEST_JDKS; do
     j=$(jdk_major "$jdk")
     java=("$jdk/bin/java" -Xshare:auto -cp "$MCT_CLASSES")
