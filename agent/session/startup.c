@@ -3,9 +3,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
