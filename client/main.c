@@ -16,6 +16,7 @@
 #include "proc.h"
 #include "proto.h"
 #include "trace.h"
+#include "verdict.h"
 #include "wrap.h"
 
 /* Flushes stdout; the exit status for whether everything reached it. */
@@ -91,6 +92,8 @@ int main(int argc, char **argv)
     /* `mcalltree diff` has its own options (client/diff.c). */
     if (argc > 1 && strcmp(argv[1], "diff") == 0)
         return diff_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "verdict") == 0)
+        return verdict_main(argc - 1, argv + 1);
     if (cli_parse(argc, argv, &c, &e) < 0) {
         fprintf(stderr, "mcalltree: %s; try 'mcalltree --help'\n", e.msg);
         return MCT_EXIT_USAGE;

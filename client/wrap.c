@@ -27,6 +27,14 @@
 /* How often the files are looked at while COMMAND runs. */
 #define WRAP_POLL_MS 100
 
+/* What one look reads of a file at most, so that a JVM that writes faster
+ * than it is read cannot keep signals from being forwarded or COMMAND's
+ * exit from being seen. */
+#define WRAP_PASS_BYTES ((size_t)1 << 20)
+
+/* The memory held for lines not complete yet, all files together. */
+#define WRAP_HELD_MAX ((size_t)128 * 1024 * 1024)
+
 /* The statuses of a shell for a command it cannot run. */
 #define WRAP_NOT_FOUND 127
 #define WRAP_NOT_RUN 126
@@ -138,6 +146,8 @@ char *wrap_tool_options(const char *old, const char *word, mct_err *e)
 struct jvm {
     long long pid;          /* from the file's name */
     int fd;                 /* -1 once closed */
+    off_t at;               /* bytes read */
+    off_t last;             /* after COMMAND's exit: the file's size then, read no further */
     struct buf line;        /* bytes of a line not complete yet */
     int started;            /* the start line came */
     int ended;              /* the end line came */
@@ -151,13 +161,16 @@ struct jvm {
 
 struct wrap {
     const struct cli *c;
-    char dir[PATH_MAX];
+    char dir[PATH_MAX];     /* mode 0700; 0711 when it holds the library's copy */
     int dirfd;
+    char lib[PATH_MAX + 32]; /* the agent library the JVMs load: the one found, or a copy in dir */
     out *out;
     struct jvm *jvms;
     size_t n_jvms;
     pid_t child;
     int output_broken;      /* the reader of the output went away (EPIPE) */
+    int exited;             /* COMMAND exited: each file is read up to its size then */
+    int more;               /* a file had more than one look reads */
     int trouble;            /* a trace could not be read or written, or the agent
                                refused it: the exit status that says so, 0: none */
     int over;               /* --fail-over-ms: a call took longer */
@@ -171,10 +184,12 @@ struct wrap {
     mct_call call;          /* the last call read */
 };
 
-/* Stops reading j's file; the reason was said. */
+/* Stops reading j's file, and lets its line go; the reason was said. */
 static void drop(struct wrap *w, struct jvm *j)
 {
     j->broken = 1;
+    free(j->line.s);
+    j->line = (struct buf){ 0 };
     if (w->trouble == 0)
         w->trouble = MCT_EXIT_INTERNAL;
     if (j->fd >= 0)
@@ -489,13 +504,36 @@ static void take_lines(struct wrap *w, struct jvm *j)
     }
 }
 
-/* Reads what j's file has gained. */
+/* The memory held for lines not complete yet, all files. */
+static size_t held(const struct wrap *w)
+{
+    size_t total = 0;
+
+    for (size_t i = 0; i < w->n_jvms; i++)
+        total += w->jvms[i].line.cap;
+    return total;
+}
+
+/* Reads what j's file has gained, WRAP_PASS_BYTES at most (w->more set
+ * when there may be more); after COMMAND's exit, up to the size then. */
 static void read_jvm(struct wrap *w, struct jvm *j)
 {
     char chunk[65536];
+    size_t pass = 0;
 
     while (j->fd >= 0 && !j->broken) {
-        ssize_t n = read(j->fd, chunk, sizeof chunk);
+        size_t want = sizeof chunk;
+        ssize_t n;
+
+        if (pass >= WRAP_PASS_BYTES) {
+            w->more = 1;
+            return;
+        }
+        if (w->exited && (off_t)want > j->last - j->at)
+            want = (size_t)(j->last - j->at);
+        if (want == 0)
+            return;
+        n = read(j->fd, chunk, want);
 
         if (n < 0 && errno == EINTR)
             continue;
@@ -506,6 +544,14 @@ static void read_jvm(struct wrap *w, struct jvm *j)
         }
         if (n == 0)
             return;
+        j->at += n;
+        pass += (size_t)n;
+        if (j->line.len + (size_t)n + 1 > j->line.cap && held(w) + j->line.len + (size_t)n > WRAP_HELD_MAX) {
+            log_error("JVM pid %lld: its lines not complete yet and the other JVMs' would take over %zu MiB; "
+                      "ignoring the rest of its trace", j->pid, WRAP_HELD_MAX >> 20);
+            drop(w, j);
+            return;
+        }
         put_mem(&j->line, chunk, (size_t)n);
         if (j->line.s == NULL) {
             log_error("JVM pid %lld: out of memory reading its trace file", j->pid);
@@ -529,6 +575,21 @@ static long long file_pid(const char *name)
     if (errno != 0 || pid > INT_MAX || strcmp(end, ".ndjson") != 0)
         return 0;
     return pid;
+}
+
+/* Whether the file st, named for pid, is that JVM's: this user's, or that
+ * of the user pid runs as, with one name. */
+static int own_file(long long pid, const struct stat *st)
+{
+    char proc[64];
+    struct stat ps;
+
+    if (st->st_nlink != 1)
+        return 0;
+    if (st->st_uid == geteuid())
+        return 1;
+    snprintf(proc, sizeof proc, "/proc/%lld", pid);
+    return stat(proc, &ps) == 0 && ps.st_uid == st->st_uid;
 }
 
 /* Opens the files that appeared since the last look. */
@@ -573,6 +634,13 @@ static void find_files(struct wrap *w)
         if (w->jvms[w->n_jvms].fd < 0 || fstat(w->jvms[w->n_jvms].fd, &st) < 0 || !S_ISREG(st.st_mode)) {
             log_error("JVM pid %lld: cannot read its trace file %s/%s", pid, w->dir, de->d_name);
             drop(w, &w->jvms[w->n_jvms]);
+        } else if (!own_file(pid, &st)) {
+            log_error("JVM pid %lld: its trace file %s/%s belongs to uid %u, neither this user nor that "
+                      "process (gone, or another user's): not read", pid, w->dir, de->d_name,
+                      (unsigned)st.st_uid);
+            drop(w, &w->jvms[w->n_jvms]);
+        } else {
+            w->jvms[w->n_jvms].last = st.st_size;   /* read up to, once COMMAND exited */
         }
         w->n_jvms++;
     }
@@ -581,9 +649,28 @@ static void find_files(struct wrap *w)
 
 static void read_all(struct wrap *w)
 {
+    w->more = 0;
     find_files(w);
     for (size_t i = 0; i < w->n_jvms; i++)
         read_jvm(w, &w->jvms[i]);
+}
+
+/* After COMMAND's exit: reads each file up to its size now (a JVM that
+ * outlives COMMAND may write on), a look at a time. */
+static void read_rest(struct wrap *w)
+{
+    struct stat st;
+
+    find_files(w);
+    w->exited = 1;
+    for (size_t i = 0; i < w->n_jvms; i++) {
+        struct jvm *j = &w->jvms[i];
+
+        j->last = j->fd >= 0 && fstat(j->fd, &st) == 0 ? st.st_size : j->at;
+    }
+    do
+        read_all(w);
+    while (w->more);
 }
 
 /* After COMMAND's exit: what each JVM's file lacks. */
@@ -598,8 +685,8 @@ static void judge_files(struct wrap *w)
             log_error("JVM pid %lld: its trace file is empty (the agent did not start the trace; "
                       "see the JVM's stderr)", j->pid);
         else if (kill((pid_t)j->pid, 0) == 0)
-            log_error("JVM pid %lld: still running after COMMAND exited (%s); its trace ends here",
-                      j->pid, written(j));
+            log_error("JVM pid %lld: still running after COMMAND exited (%s); its trace ends here: its "
+                      "trace file is removed, and its agent ends the trace within a second", j->pid, written(j));
         else
             log_error("JVM pid %lld: its trace file ends without an \"end\" line (the JVM was "
                       "killed?); %s", j->pid, written(j));
@@ -607,7 +694,8 @@ static void judge_files(struct wrap *w)
     }
     if (w->n_jvms == 0)
         log_error("no JVM loaded the agent: COMMAND started no JVM, or its JVMs ignored "
-                  "JAVA_TOOL_OPTIONS (not HotSpot, or older than JDK 9)");
+                  "JAVA_TOOL_OPTIONS (not HotSpot, or older than JDK 9), or COMMAND cleared it (sudo, su "
+                  "without -m, env -i), or a JVM could not create its trace file (its stderr says why)");
 }
 
 /* ---- COMMAND ---------------------------------------------------------------------------------- */
@@ -728,9 +816,10 @@ static int supervise(struct wrap *w)
             log_error("waiting for COMMAND: %s", strerror(errno));
             return MCT_EXIT_INTERNAL;
         }
-        nanosleep(&ts, NULL);
+        if (!w->more)
+            nanosleep(&ts, NULL);
     }
-    read_all(w);
+    read_rest(w);
     if (WIFSIGNALED(status))
         return 128 + WTERMSIG(status);
     return WEXITSTATUS(status);
@@ -760,37 +849,123 @@ static int make_dir(struct wrap *w, mct_err *e)
     return 0;
 }
 
-/* Removes the directory and what the JVMs left in it. */
-static void remove_dir(struct wrap *w)
+/* Whether every user can load lib (every directory above it searchable,
+ * the file readable): else a COMMAND that changes user runs JVMs that
+ * cannot, and refuse to start. */
+static int lib_public(const char *lib)
 {
-    int fd = openat(w->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    char path[PATH_MAX];
+    struct stat st;
+    char *slash;
+
+    snprintf(path, sizeof path, "%s", lib);
+    if (stat(path, &st) < 0 || (st.st_mode & S_IROTH) == 0)
+        return 0;
+    while ((slash = strrchr(path, '/')) != NULL && slash != path) {
+        *slash = '\0';
+        if (stat(path, &st) < 0 || (st.st_mode & S_IXOTH) == 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* w->lib: lib, or a copy of it in w->dir (mode 0755, the directory then
+ * 0711) when not every user can load lib, so that a JVM of a COMMAND that
+ * changes user (setpriv, runuser, su -m) still starts; 0 or -1 with e set. */
+static int place_lib(struct wrap *w, const char *lib, mct_err *e)
+{
+    char chunk[65536];
+    int in, outfd, rc = 0;
+    ssize_t n;
+
+    snprintf(w->lib, sizeof w->lib, "%s", lib);
+    if (lib_public(lib))
+        return 0;
+    in = open(lib, O_RDONLY | O_CLOEXEC);
+    outfd = openat(w->dirfd, "libmcalltree.so", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0700);
+    if (in < 0 || outfd < 0 || fchmod(outfd, 0755) < 0 || fchmod(w->dirfd, 0711) < 0)
+        rc = -1;
+    while (rc == 0 && (n = read(in, chunk, sizeof chunk)) != 0)
+        if (n < 0 ? errno != EINTR : write(outfd, chunk, (size_t)n) != n)
+            rc = -1;
+    if (rc < 0)
+        mct_err_set(e, MCT_E_IO, "cannot copy the agent library %s into %s, where every user can load it: %s",
+                    lib, w->dir, strerror(errno));
+    if (in >= 0)
+        close(in);
+    if (outfd >= 0 && close(outfd) < 0 && rc == 0)
+        rc = mct_err_set(e, MCT_E_IO, "writing %s/libmcalltree.so: %s", w->dir, strerror(errno));
+    if (rc == 0)
+        snprintf(w->lib, sizeof w->lib, "%s/libmcalltree.so", w->dir);
+    return rc;
+}
+
+/* Removes what a directory holds (one level); said with -v when it cannot. */
+static void empty_dir(int dirfd, const char *path)
+{
+    int fd = dirfd >= 0 ? openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     struct dirent *de;
 
     if (d != NULL) {
         while ((de = readdir(d)) != NULL)
             if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
-                unlinkat(w->dirfd, de->d_name, 0) < 0)
-                log_verbose("cannot remove %s/%s: %s", w->dir, de->d_name, strerror(errno));
+                unlinkat(dirfd, de->d_name, 0) < 0)
+                log_verbose("cannot remove %s/%s: %s", path, de->d_name, strerror(errno));
         closedir(d);
     } else if (fd >= 0) {
         close(fd);
     }
+}
+
+/* Removes the directory and what the JVMs left in it. */
+static void remove_dir(struct wrap *w)
+{
+    empty_dir(w->dirfd, w->dir);
     close(w->dirfd);
     if (rmdir(w->dir) < 0)
         log_error("cannot remove %s: %s", w->dir, strerror(errno));
 }
 
+/* Whether old (JAVA_TOOL_OPTIONS) loads this agent (lib, or a library
+ * named libmcalltree.so) with a trace= already: a JVM takes one startup
+ * trace, and keeps the first. */
+static int has_trace(const char *old, const char *lib)
+{
+    static const char key[] = "-agentpath:", name[] = "libmcalltree.so";
+
+    for (const char *p = old; p != NULL && (p = strstr(p, key)) != NULL; p += sizeof key - 1) {
+        const char *path = p + sizeof key - 1;
+        size_t word = strcspn(path, " \t\n\"'"), len = strcspn(path, "=");
+
+        if (len < word && ((len == strlen(lib) && strncmp(path, lib, len) == 0) ||
+                           (len >= sizeof name - 1 && strncmp(path + len - (sizeof name - 1), name,
+                                                              sizeof name - 1) == 0))) {
+            for (const char *o = path + len; o < path + word; o++)
+                if ((o[-1] == '=' || o[-1] == ',') && strncmp(o, "trace=", 6) == 0)
+                    return 1;
+        }
+    }
+    return 0;
+}
+
 /* Sets JAVA_TOOL_OPTIONS for COMMAND; 0 or -1 with e set (MCT_E_ARG: the
- * library cannot be named there). */
+ * library cannot be named there; MCT_E_UNSUPPORTED: the variable has a
+ * trace already). */
 static int set_tool_options(struct wrap *w, const char *lib, mct_err *e)
 {
     char *opts, *word = NULL, *all = NULL;
     int rc = -1;
 
+    if (has_trace(getenv("JAVA_TOOL_OPTIONS"), lib))
+        return mct_err_set(e, MCT_E_UNSUPPORTED, "JAVA_TOOL_OPTIONS already loads mcalltree with a trace=: a JVM "
+                           "takes one startup trace and keeps the first, so this one would be lost; remove "
+                           "it from JAVA_TOOL_OPTIONS (COMMAND does not run)");
+    if (place_lib(w, lib, e) < 0)
+        return -1;
     opts = wrap_agent_options(w->c, w->dir, e);
     if (opts != NULL)
-        word = wrap_agentpath(lib, opts, e);
+        word = wrap_agentpath(w->lib, opts, e);
     if (word != NULL)
         all = wrap_tool_options(getenv("JAVA_TOOL_OPTIONS"), word, e);
     if (all != NULL) {
@@ -860,7 +1035,8 @@ int wrap_run(const struct cli *c)
     }
     if (set_tool_options(&w, lib, &e) < 0) {
         log_error("%s", e.msg);
-        status = e.code == MCT_E_ARG ? MCT_EXIT_ATTACH : MCT_EXIT_INTERNAL;
+        status = e.code == MCT_E_ARG ? MCT_EXIT_ATTACH
+                 : e.code == MCT_E_UNSUPPORTED ? MCT_EXIT_USAGE : MCT_EXIT_INTERNAL;
     } else {
         w.child = spawn(c->command, &status);
         if (w.child > 0) {

@@ -9,7 +9,9 @@
  * each file is read as it grows, every line checked (wrapline.h) and the
  * calls and summaries written through the output tagged with the JVM's pid
  * (output.h); each JVM's gates (gate.h) are judged on its calls or final
- * summary; stderr says which JVMs were traced and which were not.
+ * summary; stderr says which JVMs were traced and which were not. A JVM
+ * that outlives COMMAND ends its trace when the directory is removed (the
+ * agent notices its file gone).
  * SIGINT and SIGTERM sent to mcalltree by a process are forwarded to
  * COMMAND (one from the terminal reaches COMMAND itself); mcalltree ends
  * when COMMAND exits, and removes the directory. */

@@ -235,6 +235,7 @@ struct sum {
     uint64_t seen;              /* entry calls seen, traced or not (sum_add_seen) */
     uint64_t folded;            /* calls folded into other nodes */
     uint64_t coarse;            /* samples counted in a bucket near theirs */
+    int64_t span_start, span_end; /* wall-clock ns covered (sum_set_span) */
     size_t bytes, json;         /* charged to the budget: memory, JSON text */
     struct snode top;           /* unnamed; its children are the roots */
     struct smethod **methods;   /* in order of first appearance */
@@ -506,8 +507,15 @@ void sum_reset(sum *s)
     s->slow_json = 0;
     s->ntouched = s->nmtouched = 0;
     s->calls = s->not_traced = s->warmup = s->seen = s->folded = s->coarse = 0;
+    s->span_start = s->span_end = 0;
     s->bytes = s->json = 0;
     s->in_call = s->depth = s->roots_entered = 0;
+}
+
+void sum_set_span(sum *s, int64_t start_ns, int64_t end_ns)
+{
+    s->span_start = start_ns;
+    s->span_end = end_ns;
 }
 
 void sum_free(sum *s)
@@ -975,6 +983,8 @@ int sum_write_json(const sum *s, int final, mct_buf *b, mct_err *e)
             put_u64(b, "folded", s->folded);
         if (s->coarse > 0)
             put_u64(b, "coarse", s->coarse);
+        if (s->span_end != 0)
+            buf_printf(b, ",\"start_ns\":%lld,\"end_ns\":%lld", (long long)s->span_start, (long long)s->span_end);
         buf_ch(b, '}');
     }
     for (size_t i = 0; w.names != NULL && i < s->nmethods; i++)

@@ -161,6 +161,11 @@ void sum_add_warmup(sum *s, uint64_t n);
  * interval; reported as seen. */
 void sum_add_seen(sum *s, uint64_t n);
 
+/* The wall-clock time (ns since the epoch) s covers, written as
+ * "start_ns" and "end_ns" (not written while end_ns is 0); sum_reset
+ * clears it. */
+void sum_set_span(sum *s, int64_t start_ns, int64_t end_ns);
+
 /* Visitor, one per-call tree at a time: sum_begin, then for every node in
  * depth-first order sum_enter (its figures) ... sum_leave, then sum_end.
  * The first node entered is the call's root. 0, or -1 with e set: out of
@@ -195,7 +200,8 @@ uint64_t sum_folded(const sum *s);
 
 /* The summary object {"type":"summary","final":BOOL,"calls":N,
  * "not_traced":N,"root":NODE|null,"methods":[...],"slowest":[...],
- * "warmup":N,"seen":N} ("warmup" and "seen" optional on reading), "root"
+ * "warmup":N,"seen":N[,"start_ns":N,"end_ns":N]} ("warmup", "seen" and
+ * the span optional on reading), "root"
  * null when no call was added, and "folded":N, "coarse":N when not 0
  * (above); a new reference or NULL with e set. When the entry method's
  * calls had several roots (overloads), the first is "root" and the others

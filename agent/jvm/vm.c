@@ -904,7 +904,14 @@ int vm_enter(JavaVM *jvm, const char *options, enum vm_entry how,
                    "not loaded");
             return PROTO_RC_OPTIONS;
         }
-        opts_trace_copy(&vm.opts.trace, &opts.trace);
+        /* One startup trace per JVM: the first stays (JAVA_TOOL_OPTIONS
+         * comes before the command line), the other is said, not lost. */
+        if (vm.opts.trace.req.cls != NULL)
+            vm_log("a second trace= (%s.%s, out=%s) is ignored: this JVM already traces %s.%s to %s, and "
+                   "takes one startup trace", opts.trace.req.cls, opts.trace.req.method, opts.trace.req.out,
+                   vm.opts.trace.req.cls, vm.opts.trace.req.method, vm.opts.trace.req.out);
+        else
+            opts_trace_copy(&vm.opts.trace, &opts.trace);
     }
     if (opts.clock[0] != '\0')
         memcpy(vm.opts.clock, opts.clock, sizeof opts.clock);

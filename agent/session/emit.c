@@ -75,6 +75,7 @@ int send_summary(struct session *s, int final, mct_err *err)
 {
     uint64_t dropped = probe_dropped() - s->dropped_base;
     uint64_t seen = probe_seen() - s->seen_base;
+    int64_t wall = wall_ns();
     mct_buf frame;
     int rc = -1;
 
@@ -84,6 +85,8 @@ int send_summary(struct session *s, int final, mct_err *err)
     s->seen_summed = seen;
     if (final && sum_take(s->total, s->agg, err) < 0)
         return -1;
+    sum_set_span(final ? s->total : s->agg, final ? s->run_wall_ns : s->interval_wall_ns, wall);
+    s->interval_wall_ns = wall;
     buf_init(&frame);
     buf_take(&frame, PROTO_HEADER_LEN);
     if (sum_write_json(final ? s->total : s->agg, final, &frame, err) == 0) {

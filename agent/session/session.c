@@ -41,7 +41,7 @@ uint64_t now_ns(void)
     return clock_monotonic_ns();
 }
 
-static int64_t wall_ns(void)
+int64_t wall_ns(void)
 {
     struct timespec ts;
 
@@ -241,6 +241,19 @@ static void run_loop(struct session *s, JNIEnv *jni)
         if (s->interval_ns > 0 && now - s->interval_start_ns >= s->interval_ns) {
             mct_err err;
 
+            /* A pass (drain, flush) can take longer than the interval:
+             * said once, and each summary's start_ns and end_ns say what
+             * it covers. */
+            if (!s->stretch_said && now - s->interval_start_ns >= 2 * s->interval_ns) {
+                char note[200];
+
+                s->stretch_said = 1;
+                snprintf(note, sizeof note,
+                         "the interval of %.3f ms is shorter than a pass over the calls: this summary covers "
+                         "%.3f ms (each summary's start_ns and end_ns say its span)",
+                         (double)s->interval_ns / 1e6, (double)(now - s->interval_start_ns) / 1e6);
+                send_status(s, note);
+            }
             s->interval_start_ns = now;
             if (send_summary(s, 0, &err) < 0)
                 summary_lost(s, "interval's", &err);
@@ -431,6 +444,7 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         splan_extend(&s->sp, jni, 1);
         s->last_status_ns = s->last_extend_ns = s->last_unload_ns = now_ns();
         s->interval_start_ns = s->last_status_ns;
+        s->run_wall_ns = s->interval_wall_ns = wall_ns();
         run_loop(s, jni);
     }
     finish(s, jni, instrumented);

@@ -26,6 +26,8 @@ struct session {
     uint64_t min_ns, count;
     int aggregate;             /* summaries instead of calls */
     uint64_t interval_ns;      /* a summary this often; 0: only the final one */
+    int64_t run_wall_ns, interval_wall_ns; /* wall-clock starts of the run's and the interval's summaries */
+    int stretch_said;          /* an interval shorter than a pass was said */
     size_t slowest;            /* calls kept whole per summary */
     int include_warmup;        /* warm-up calls go into the summaries too */
     uint64_t warmup;           /* warm-up calls sent, or aggregated or left out (warm.h) */
@@ -68,6 +70,9 @@ struct session {
 
 /* The monotonic clock, in ns. */
 uint64_t now_ns(void);
+
+/* The wall clock, in ns since the epoch. */
+int64_t wall_ns(void);
 
 /* Ends the session for reason (the first reason given stays): from now on
  * the calls still in the rings are discarded, not sent. */

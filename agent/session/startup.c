@@ -3,10 +3,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,14 +35,33 @@ static struct {
     int running;        /* the writer thread runs */
     int plan_seen;      /* the entry class loaded and was planned */
     int error_seen;     /* the session sent an error */
-    int write_failed;   /* said once on stderr */
+    int write_failed;   /* a write failed: said once, and the session stopped */
+    int removed;        /* the file was removed: nothing more is written */
+    uint64_t lost;      /* lines not written since the last one that was */
+    time_t checked;     /* when the file was last looked for */
+    int ended;          /* the end line was written, or is kept in tail */
+    char *tail;         /* the end line a full disk refused, written at the JVM's exit */
     char path[4200];
-} st = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, -1, -1, 0, 0, 0, 0, 0, "" };
+} st = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, "" };
 
-/* Writes the len bytes of text (lines) to the file (lock held); a failure
- * is said once, and the session goes on: the JVM must not notice. */
-static void write_text(const char *text, size_t len)
+/* Asks the session to end (lock held), detail in its end line; the
+ * session drains what completed and sends its end to the writer. */
+static void stop_session(const char *detail)
 {
+    json_t *stop = msg_stop_write(&(struct msg_stop){.reason = detail});
+    mct_err e;
+
+    if (st.sock >= 0 && (stop == NULL || proto_write_within(st.sock, stop, 200, 200, &e) < 0))
+        vm_log("stopping the startup trace: %s", stop == NULL ? "out of memory" : e.msg);
+    json_decref(stop);
+}
+
+/* Writes len bytes of whole lines to the file at once (lock held); on a
+ * failure, what part of them got in is cut off again, so that the file
+ * holds whole lines only. 0, or -1 with errno set. */
+static int write_whole(const char *text, size_t len)
+{
+    off_t at = lseek(st.file, 0, SEEK_END);
     size_t done = 0;
 
     while (done < len) {
@@ -49,30 +70,88 @@ static void write_text(const char *text, size_t len)
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
-            if (!st.write_failed)
-                vm_log("writing the trace to %s: %s", st.path, n < 0 ? strerror(errno) : "nothing written");
-            st.write_failed = 1;
-            break;
+            int err = n < 0 ? errno : ENOSPC;
+
+            if (done > 0 && (at < 0 || ftruncate(st.file, at) < 0))
+                vm_log("cutting a part line off %s: %s", st.path, strerror(errno));
+            errno = err;
+            return -1;
         }
         done += (size_t)n;
     }
+    return 0;
 }
 
-/* Writes msg as one line (lock held), as write_text. */
-static void write_line(const json_t *msg)
+/* Once a second (lock held): whether the file is still there; a removed
+ * file (or its directory) ends the session, said on stderr, since no one
+ * can read what would be written to it. */
+static void check_removed(void)
+{
+    struct stat sb;
+    time_t now = time(NULL);
+
+    if (st.file < 0 || st.removed || now == st.checked)
+        return;
+    st.checked = now;
+    if (fstat(st.file, &sb) == 0 && sb.st_nlink == 0) {
+        st.removed = 1;
+        vm_log("the trace file %s was removed: the trace ends, the JVM runs on untraced", st.path);
+        stop_session("the trace file was removed");
+    }
+}
+
+/* Writes the len bytes of text (whole lines) to the file (lock held). A
+ * failed write (a full disk) loses its lines, counted; the first is said
+ * on stderr and ends the session, and the lines lost are said in a gap
+ * line as soon as a write gets in again. The JVM must not notice. 0, or
+ * -1 when the lines were lost. */
+static int write_text(const char *text, size_t len)
+{
+    uint64_t lines = 0;
+
+    check_removed();
+    if (st.removed)
+        return -1;
+    if (st.lost > 0) {
+        char gap[96];
+        int n = snprintf(gap, sizeof gap, "{\"type\":\"gap\",\"lines_lost\":%llu}\n",
+                         (unsigned long long)st.lost);
+
+        if (write_whole(gap, (size_t)n) == 0)
+            st.lost = 0;
+    }
+    if (st.lost == 0 && write_whole(text, len) == 0)
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        lines += text[i] == '\n';
+    st.lost += lines;
+    if (!st.write_failed) {
+        st.write_failed = 1;
+        vm_log("writing the trace to %s: %s; the trace ends, the JVM runs on untraced (the lines lost are "
+               "counted in a gap line once the file takes lines again)", st.path, strerror(errno));
+        stop_session("the trace file cannot be written");
+    }
+    return -1;
+}
+
+/* Writes msg as one line (lock held), as write_text; 0, or -1 when it
+ * was not written. */
+static int write_line(const json_t *msg)
 {
     char *text;
     size_t len;
+    int rc;
 
     if (st.file < 0)
-        return;
+        return -1;
     text = json_dumps(msg, JSON_COMPACT);
     if (text == NULL)
-        return;
+        return -1;
     len = strlen(text);
     text[len] = '\n';   /* the NUL is replaced: json_dumps's buffer holds len + 1 bytes */
-    write_text(text, len + 1);
+    rc = write_text(text, len + 1);
     free(text);
+    return rc;
 }
 
 /* The calls of the session, read into the model (lock held). */
@@ -167,11 +246,36 @@ static void write_end(json_t *end, const char *reason)
     if (own != NULL && !st.plan_seen)
         json_object_set_new(own, "entry_loaded", json_false());
     gates_end();
-    if (own != NULL)
-        write_line(own);
+    st.ended = 1;
+    /* The end a full disk refused is tried again at the JVM's exit: space
+     * may have come back by then. */
+    if (own != NULL && write_line(own) < 0 && st.write_failed && !st.removed && st.file >= 0 &&
+        (st.tail = json_dumps(own, JSON_COMPACT)) != NULL) {
+        st.lost--;
+        json_decref(own);
+        return;
+    }
     json_decref(own);
     if (st.file >= 0)
         close(st.file);
+    st.file = -1;
+}
+
+/* At the JVM's exit (lock held): the end line a full disk refused, after
+ * the gap line, if the file takes them now; the file closed. */
+static void write_tail(void)
+{
+    size_t len = strlen(st.tail);
+    char *line = realloc(st.tail, len + 2);
+
+    if (line != NULL) {
+        st.tail = line;
+        memcpy(line + len, "\n", 2);
+        write_text(line, len + 1);
+    }
+    free(st.tail);
+    st.tail = NULL;
+    close(st.file);
     st.file = -1;
 }
 
@@ -209,10 +313,20 @@ static void *writer_main(void *arg)
 {
     (void)arg;
     for (;;) {
+        struct pollfd pfd = {.fd = st.sock, .events = POLLIN};
         mct_err e;
-        json_t *m = proto_read(st.sock, PROTO_REPLY, -1, &e);
-        const char *type = m != NULL ? proto_type(m) : "";
+        json_t *m;
+        const char *type;
 
+        /* A session that sends nothing still ends when its file is gone. */
+        if (poll(&pfd, 1, 1000) == 0) {
+            pthread_mutex_lock(&st.lock);
+            check_removed();
+            pthread_mutex_unlock(&st.lock);
+            continue;
+        }
+        m = proto_read(st.sock, PROTO_REPLY, -1, &e);
+        type = m != NULL ? proto_type(m) : "";
         pthread_mutex_lock(&st.lock);
         if (m == NULL) {
             if (e.code != MCT_E_EOF)
@@ -229,7 +343,7 @@ static void *writer_main(void *arg)
             write_line(m);
             gates_see(type, m);
         }
-        if (st.file < 0) {
+        if (st.ended) {
             st.running = 0;
             pthread_cond_broadcast(&st.cond);
             pthread_mutex_unlock(&st.lock);
@@ -239,7 +353,10 @@ static void *writer_main(void *arg)
         pthread_mutex_unlock(&st.lock);
         json_decref(m);
     }
+    pthread_mutex_lock(&st.lock);
     close(st.sock);
+    st.sock = -1;
+    pthread_mutex_unlock(&st.lock);
     call_free(&calls_last);
     call_tab_free(&calls_tab);
     buf_free(&calls_text);
@@ -265,6 +382,44 @@ static int expand_path(const char *out)
         out += part == pid ? 5 : 1;
     }
     st.path[used] = '\0';
+    return 0;
+}
+
+/* Warns when st.path's directory lets other users put files there, then
+ * creates st.path (never an existing file, never through a link) and
+ * checks that it is the regular file this process owns; 0, or -1 said on stderr
+ * (the JVM runs untraced). */
+static int open_file(void)
+{
+    char dir[sizeof st.path];
+    char *slash;
+    struct stat sb;
+
+    snprintf(dir, sizeof dir, "%s", st.path);
+    slash = strrchr(dir, '/');
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else
+        slash[slash == dir ? 1 : 0] = '\0';
+    if (stat(dir, &sb) == 0 && (sb.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+        vm_log("WARNING: the trace file's directory %s is writable by other users: one of them can create "
+               "the file of a coming pid first (the JVM then runs untraced) or write a verdict of their own "
+               "there; put out= in a directory only this user can write to (mode 0700), and check the "
+               "file with 'mcalltree verdict'", dir);
+    st.file = open(st.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_APPEND, 0600);
+    if (st.file < 0) {
+        vm_log("cannot create the trace file %s: %s%s; the JVM runs untraced", st.path, strerror(errno),
+               errno == EEXIST ? " (it is never overwritten or followed: remove it, or put {pid} in out=; "
+                                 "if another user made it, use a directory only you can write to)" : "");
+        return -1;
+    }
+    if (fstat(st.file, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_uid != geteuid() || sb.st_nlink != 1) {
+        vm_log("the trace file %s is not a regular file of this user's after creating it; the JVM runs "
+               "untraced", st.path);
+        close(st.file);
+        st.file = -1;
+        return -1;
+    }
     return 0;
 }
 
@@ -295,12 +450,8 @@ void startup_begin(const struct agent_trace_opts *t, int verbose)
         vm_log("out=%s is too long a file name; the JVM runs untraced", t->req.out);
         return;
     }
-    st.file = open(st.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_APPEND, 0600);
-    if (st.file < 0) {
-        vm_log("cannot create the trace file %s: %s%s; the JVM runs untraced", st.path, strerror(errno),
-               errno == EEXIST ? " (it is never overwritten: remove it, or put {pid} in out=)" : "");
+    if (open_file() < 0)
         return;
-    }
     req = msg_trace_write(&r);
     start = start_line(t);
     if (req == NULL || start == NULL || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
@@ -354,7 +505,9 @@ void startup_end(void)
     }
     while (st.running && pthread_cond_timedwait(&st.cond, &st.lock, &until) == 0)
         ;
-    if (st.file >= 0)
+    if (!st.ended && st.file >= 0)
         write_end(NULL, "jvm_exit");
+    else if (st.tail != NULL)
+        write_tail();
     pthread_mutex_unlock(&st.lock);
 }
