@@ -16,6 +16,9 @@ enum {
     OPT_AGENT,
     OPT_HELP,
     OPT_VERSION,
+    OPT_OTLP_ENDPOINT,
+    OPT_CLICKHOUSE,
+    OPT_SERVICE,
     OPT_ROW = 512
 };
 
@@ -29,6 +32,9 @@ static const struct option own_options[] = {
     { "agent", required_argument, NULL, OPT_AGENT },
     { "help", no_argument, NULL, OPT_HELP },
     { "version", no_argument, NULL, OPT_VERSION },
+    { "otlp-endpoint", required_argument, NULL, OPT_OTLP_ENDPOINT },
+    { "clickhouse", required_argument, NULL, OPT_CLICKHOUSE },
+    { "service", required_argument, NULL, OPT_SERVICE },
 };
 
 #define OWN_COUNT (sizeof own_options / sizeof own_options[0])
@@ -44,6 +50,8 @@ static const char *const format_names[] = {
     [CLI_FORMAT_CHROME] = "chrome",
     [CLI_FORMAT_FOLDED] = "folded",
     [CLI_FORMAT_HTML] = "html",
+    [CLI_FORMAT_OTLP] = "otlp",
+    [CLI_FORMAT_ROWS] = "rows",
 };
 
 /* long_options from own_options and the request's rows. */
@@ -97,7 +105,12 @@ void cli_usage(FILE *f)
           "  -n, --count N         stop after N calls were printed\n"
           "  -t, --timeout SEC     stop after SEC seconds (Ctrl-C also stops)\n"
           "      --min-ms MS       print only calls that took at least MS ms\n"
-          "  -f, --format FMT      json (default), tree, chrome, folded or html (one page)\n"
+          "  -f, --format FMT      json (default), tree, chrome, folded, html (one page),\n"
+          "                        otlp (OTLP/HTTP JSON traces) or rows (ClickHouse)\n"
+          "      --otlp-endpoint URL  -f otlp: POST to URL/v1/traces instead of writing\n"
+          "      --service NAME    -f otlp: service.name (default: the JVM's main class or jar)\n"
+          "      --clickhouse URL  -f rows: insert into mcalltree.nodes over ClickHouse's\n"
+          "                        HTTP interface at URL instead of writing\n"
           "      --slow-ms MS      tree: highlight calls that took at least MS ms\n"
           "  -o, --output FILE     write there instead of stdout\n"
           "      --include-jdk     also trace into classes of the JDK\n"
@@ -216,7 +229,7 @@ static int parse_format(const char *s, struct cli *c, mct_err *e)
             return 0;
         }
     }
-    return mct_err_set(e, MCT_E_ARG, "unknown format '%.64s' (json, tree, chrome, folded or html)", s);
+    return mct_err_set(e, MCT_E_ARG, "unknown format '%.64s' (json, tree, chrome, folded, html, otlp or rows)", s);
 }
 
 /* ---- the command line --------------------------------------------------- */
@@ -227,10 +240,12 @@ enum {
     GIVEN_TIMEOUT = 1 << 0,
     GIVEN_SLOW_MS = 1 << 1,
     GIVEN_FORMAT = 1 << 2,
-    GIVEN_OUTPUT = 1 << 3
+    GIVEN_OUTPUT = 1 << 3,
+    GIVEN_EXPORT = 1 << 4
 };
 
-static const char *const given_names[] = { "--timeout", "--slow-ms", "--format", "--output" };
+static const char *const given_names[] = { "--timeout", "--slow-ms", "--format", "--output",
+                                           "--otlp-endpoint, --clickhouse or --service" };
 
 /* The long name of the option whose getopt value is val, or NULL. */
 static const char *long_name(int val)
@@ -296,6 +311,20 @@ static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given
         if (*arg == '\0')
             return mct_err_set(e, MCT_E_ARG, "--agent needs the path of libmcalltree.so");
         c->agent = arg;
+        return 0;
+    case OPT_OTLP_ENDPOINT:
+    case OPT_CLICKHOUSE:
+        *given |= GIVEN_EXPORT;
+        if (strncmp(arg, "http://", 7) != 0 && strncmp(arg, "https://", 8) != 0)
+            return mct_err_set(e, MCT_E_ARG, "--%s needs an http:// or https:// URL, not '%.64s'",
+                               opt == OPT_CLICKHOUSE ? "clickhouse" : "otlp-endpoint", arg);
+        *(opt == OPT_CLICKHOUSE ? &c->clickhouse : &c->otlp_endpoint) = arg;
+        return 0;
+    case OPT_SERVICE:
+        *given |= GIVEN_EXPORT;
+        if (*arg == '\0')
+            return mct_err_set(e, MCT_E_ARG, "--service needs a name");
+        c->service = arg;
         return 0;
     case 'h':
     case OPT_HELP:
@@ -423,6 +452,25 @@ static int parse_wrap(int n, char **pos, unsigned given, struct cli *c, mct_err 
     return parse_positionals(n, pos, 1, c, e);
 }
 
+/* The exporters' options go with their format: --otlp-endpoint and
+ * --service with -f otlp, --clickhouse with -f rows, and a URL replaces -o. */
+static int check_export(const struct cli *c, mct_err *e)
+{
+    if (c->otlp_endpoint != NULL && c->format != CLI_FORMAT_OTLP)
+        return mct_err_set(e, MCT_E_ARG, "--otlp-endpoint needs -f otlp");
+    if (c->service != NULL && c->format != CLI_FORMAT_OTLP)
+        return mct_err_set(e, MCT_E_ARG, "--service needs -f otlp");
+    if (c->clickhouse != NULL && c->format != CLI_FORMAT_ROWS)
+        return mct_err_set(e, MCT_E_ARG, "--clickhouse needs -f rows");
+    if ((c->otlp_endpoint != NULL || c->clickhouse != NULL) && c->output != NULL)
+        return mct_err_set(e, MCT_E_ARG, "-o cannot be used with --%s: the calls go to the server",
+                           c->otlp_endpoint != NULL ? "otlp-endpoint" : "clickhouse");
+    if (c->req.plan_only && (c->format == CLI_FORMAT_OTLP || c->format == CLI_FORMAT_ROWS))
+        return mct_err_set(e, MCT_E_ARG, "--plan cannot be used with -f %s: the plan is printed as json",
+                           format_names[c->format]);
+    return 0;
+}
+
 /* The options of a trace (attached or wrapped) that go together, or not:
  * the request's (req_check), then the command line's own. */
 static int check_together(const struct cli *c, mct_err *e)
@@ -433,8 +481,14 @@ static int check_together(const struct cli *c, mct_err *e)
         return -1;
     if (r->wait && r->plan_only)
         return mct_err_set(e, MCT_E_ARG, "--wait cannot be used with --plan (a plan is of loaded classes)");
+    if (check_export(c, e) < 0)
+        return -1;
     if (!r->aggregate)
         return 0;
+    if (c->format == CLI_FORMAT_OTLP || c->format == CLI_FORMAT_ROWS)
+        return mct_err_set(e, MCT_E_ARG, "-f %s cannot be used with --aggregate yet: it exports each call "
+                           "(use -f json for the summary, and mcalltree merge across JVMs)",
+                           format_names[c->format]);
     if (c->format == CLI_FORMAT_CHROME)
         return mct_err_set(e, MCT_E_ARG, "-f chrome cannot be used with --aggregate: the chrome format "
                            "shows single calls, not summaries (use -f json, tree or folded)");

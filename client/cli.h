@@ -25,7 +25,9 @@ enum cli_format {
     CLI_FORMAT_TREE,
     CLI_FORMAT_CHROME,
     CLI_FORMAT_FOLDED,
-    CLI_FORMAT_HTML
+    CLI_FORMAT_HTML,
+    CLI_FORMAT_OTLP,            /* OTLP/HTTP JSON traces, a span per node */
+    CLI_FORMAT_ROWS             /* a JSON row per node, for ClickHouse */
 };
 
 struct cli {
@@ -42,6 +44,9 @@ struct cli {
     int format_given;               /* -f was on the command line */
     const char *output;             /* -o FILE, NULL for stdout; borrowed */
     const char *agent;              /* --agent PATH, NULL for the default; borrowed */
+    const char *otlp_endpoint;      /* --otlp-endpoint URL (-f otlp), or NULL; borrowed */
+    const char *clickhouse;         /* --clickhouse URL (-f rows), or NULL; borrowed */
+    const char *service;            /* --service NAME (-f otlp), or NULL; borrowed */
     char **command;                 /* CLI_WRAP: COMMAND and its arguments, NULL-terminated;
                                        borrowed from argv */
 };

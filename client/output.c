@@ -16,6 +16,8 @@ static const struct out_format *format_of(enum cli_format f)
     case CLI_FORMAT_CHROME: return &fmt_chrome;
     case CLI_FORMAT_FOLDED: return &fmt_folded;
     case CLI_FORMAT_HTML: return &fmt_html;
+    case CLI_FORMAT_OTLP: return &fmt_otlp;
+    case CLI_FORMAT_ROWS: return &fmt_rows;
     default: return &fmt_json;
     }
 }
@@ -127,6 +129,22 @@ void out_fact(out *o, const char *key, const json_t *value)
 {
     if (o->fmt->fact != NULL && value != NULL)
         o->fmt->fact(o, key, value);
+}
+
+void out_set_export(out *o, const struct out_export *x)
+{
+    o->export = *x;
+}
+
+void out_export_options(out *o, const struct cli *c, long long pid)
+{
+    struct out_export x = {
+        .url = c->format == CLI_FORMAT_ROWS ? c->clickhouse : c->otlp_endpoint,
+        .service = c->service,
+        .pid = pid,
+    };
+
+    out_set_export(o, &x);
 }
 
 void out_set_pid(out *o, long long pid)

@@ -38,6 +38,14 @@ struct out_format {
     void (*fact)(out *o, const char *key, const json_t *value);
 };
 
+/* Where -f otlp and -f rows send (fmt_export.c): set by out_set_export
+ * before the first call; strings borrowed for the output's life. */
+struct out_export {
+    const char *url;            /* the server, or NULL: write to f */
+    const char *service;        /* otlp: service.name, or NULL (the JVM's main class or jar) */
+    long long pid;              /* the JVM's pid, when out_set_pid gives none */
+};
+
 struct out {
     FILE *f;
     int close_f;        /* f was opened by out_open */
@@ -52,9 +60,10 @@ struct out {
     mct_buf text;       /* lines a format left for output.c to write, not in f yet */
     int dirty;          /* written since the last flush */
     char *buf;          /* f's buffer when out_open opened f, or NULL */
+    struct out_export export; /* -f otlp and -f rows (out_set_export) */
 };
 
-extern const struct out_format fmt_json, fmt_tree, fmt_chrome, fmt_folded, fmt_html;
+extern const struct out_format fmt_json, fmt_tree, fmt_chrome, fmt_folded, fmt_html, fmt_otlp, fmt_rows;
 
 /* Opens the output: path NULL means stdout. Returns NULL with e set when
  * the file cannot be created. */
@@ -76,6 +85,14 @@ int out_summary(out *o, const json_t *summary, mct_err *e);
 /* Hands a fact of the session (value borrowed for the call: a format that
  * keeps it copies it) to the format, for the formats that show them. */
 void out_fact(out *o, const char *key, const json_t *value);
+
+/* Where -f otlp and -f rows send (x copied, its strings borrowed); call
+ * before the first call. */
+void out_set_export(out *o, const struct out_export *x);
+
+/* out_set_export from the command line's options; pid: the JVM traced, 0
+ * when out_set_pid names each (the wrap form). */
+void out_export_options(out *o, const struct cli *c, long long pid);
 
 /* Tags the objects written from now on with the JVM's pid (> 0). */
 void out_set_pid(out *o, long long pid);

@@ -150,6 +150,53 @@ int proc_cmdline_flag(const char *cmdline, size_t n, const char *name)
     return value;
 }
 
+/* Whether java's option opt takes the next word as its value. */
+static int takes_value(const char *opt)
+{
+    static const char *const with_value[] = { "-cp", "-classpath", "--class-path", "-p", "--module-path",
+                                              "--add-modules", "--add-opens", "--add-exports", "--add-reads",
+                                              "--limit-modules", "--upgrade-module-path", "--patch-module",
+                                              "--source", "--enable-native-access" };
+
+    for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
+        if (strcmp(opt, with_value[i]) == 0)
+            return 1;
+    return 0;
+}
+
+int proc_cmdline_main(const char *cmdline, size_t n, char *buf, size_t cap)
+{
+    const char *p = cmdline, *end = cmdline + n;
+    int first = 1, next_is_main = 0;
+
+    while (p < end) {
+        const char *nul = memchr(p, '\0', (size_t)(end - p));
+        size_t len = nul != NULL ? (size_t)(nul - p) : (size_t)(end - p);
+        char word[4096];
+
+        snprintf(word, sizeof word, "%.*s", (int)len, p);
+        p += len + 1;
+        if (first) {                /* the program itself */
+            first = 0;
+            continue;
+        }
+        if (next_is_main || word[0] != '-') {
+            if (word[0] == '\0')
+                return -1;
+            snprintf(buf, cap, "%s", word);
+            return 0;
+        }
+        if (strcmp(word, "-jar") == 0 || strcmp(word, "-m") == 0 || strcmp(word, "--module") == 0) {
+            next_is_main = 1;
+        } else if (takes_value(word) && p < end) {
+            const char *v = memchr(p, '\0', (size_t)(end - p));
+
+            p = v != NULL ? v + 1 : end;
+        }
+    }
+    return -1;
+}
+
 /* ---- reading /proc ------------------------------------------------------ */
 
 /* Reads at most cap - 1 bytes of path into buf, NUL-terminated; the length,
@@ -492,4 +539,14 @@ void proc_restore(struct proc_creds *saved)
     free(saved->groups);
     saved->groups = NULL;
     saved->switched = 0;
+}
+
+int proc_java_main(pid_t pid, char *buf, size_t cap)
+{
+    char path[64], text[16384];
+    ssize_t n;
+
+    snprintf(path, sizeof path, "/proc/%ld/cmdline", (long)pid);
+    n = read_small_file(path, text, sizeof text);
+    return n <= 0 ? -1 : proc_cmdline_main(text, (size_t)n, buf, cap);
 }

@@ -33,6 +33,15 @@ int proc_maps_line_is_libjvm(const char *line);
  * 0) in a NUL-separated command line of n bytes, or -1 if it is absent. */
 int proc_cmdline_flag(const char *cmdline, size_t n, const char *name);
 
+/* What a java command line of n bytes (NUL-separated) runs, as `jps -l`
+ * names it: the jar after -jar, the module/class after -m, else the first
+ * word after the options (their values skipped), copied into buf (cap
+ * bytes, cut); 0, or -1 when there is none. */
+int proc_cmdline_main(const char *cmdline, size_t n, char *buf, size_t cap);
+
+/* proc_cmdline_main of process pid's command line; 0 or -1. */
+int proc_java_main(pid_t pid, char *buf, size_t cap);
+
 /* Whether a target's mount namespace is ours; UNKNOWN when /proc/PID/ns/mnt
  * cannot be read (another user's process, or one that is not dumpable). */
 enum proc_mntns { PROC_MNTNS_OURS, PROC_MNTNS_OTHER, PROC_MNTNS_UNKNOWN };

@@ -1028,6 +1028,7 @@ int wrap_run(const struct cli *c)
         log_error("%s", e.msg);
         return MCT_EXIT_USAGE;
     }
+    out_export_options(w.out, c, 0);
     if (make_dir(&w, &e) < 0) {
         log_error("%s", e.msg);
         out_close(w.out, &e);

@@ -311,6 +311,23 @@ static void test_maps_and_cmdline(void)
     CHECK_INT(proc_cmdline_flag(cmd2, sizeof cmd2 - 1, "DisableAttachMechanism"), 0);
     CHECK_INT(proc_cmdline_flag(cmd3, sizeof cmd3 - 1, "DisableAttachMechanism"), -1);
     CHECK_INT(proc_cmdline_flag("", 0, "DisableAttachMechanism"), -1);
+
+    /* what a java command line runs, as jps -l names it */
+    {
+        static const char c1[] = "java\0-Xmx1g\0-cp\0a.jar:b\0com.shop.Main\0arg";
+        static const char c2[] = "/usr/bin/java\0-Dx=y\0-jar\0/opt/shop.jar\0--port\0 8080";
+        static const char c3[] = "java\0--module-path\0mods\0-m\0shop/com.shop.Main";
+        static const char c4[] = "java\0-version";
+        char m[64];
+
+        CHECK_INT(proc_cmdline_main(c1, sizeof c1 - 1, m, sizeof m), 0);
+        CHECK_STR(m, "com.shop.Main");
+        CHECK_INT(proc_cmdline_main(c2, sizeof c2 - 1, m, sizeof m), 0);
+        CHECK_STR(m, "/opt/shop.jar");
+        CHECK_INT(proc_cmdline_main(c3, sizeof c3 - 1, m, sizeof m), 0);
+        CHECK_STR(m, "shop/com.shop.Main");
+        CHECK_INT(proc_cmdline_main(c4, sizeof c4 - 1, m, sizeof m), -1);
+    }
 }
 
 /* A socket listening at name in the directory dirfd; its fd. */

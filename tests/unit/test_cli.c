@@ -162,6 +162,19 @@ static void test_errors(void)
                 "--fail-over-ms", ".", "1", "a.B", "m", "3", "x");
     USAGE_ERROR("unknown format 'xml'", "-f", "xml", "1", "a.B", "m", "3", "x");
     USAGE_ERROR("--output needs a file name", "-o", "", "1", "a.B", "m", "3", "x");
+    /* the exporters' options go with their format */
+    USAGE_ERROR("--otlp-endpoint needs -f otlp", "--otlp-endpoint", "http://h:4318", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--clickhouse needs -f rows", "-f", "otlp", "--clickhouse", "http://h:8123", "1", "a.B", "m",
+                "3", "x");
+    USAGE_ERROR("--service needs -f otlp", "--service", "shop", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--otlp-endpoint needs an http:// or https:// URL, not 'h:4318'", "-f", "otlp",
+                "--otlp-endpoint", "h:4318", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("-o cannot be used with --clickhouse", "-f", "rows", "--clickhouse", "http://h", "-o", "f",
+                "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("-f otlp cannot be used with --aggregate", "-f", "otlp", "--aggregate", "1", "a.B", "m", "3",
+                "x");
+    USAGE_ERROR("--plan cannot be used with -f rows", "-f", "rows", "--plan", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--service cannot be used with --info", "--service", "s", "--info", "1");
     USAGE_ERROR("option -n needs a value", "1", "a.B", "m", "3", "x", "-n");
     USAGE_ERROR("option --timeout needs a value", "1", "a.B", "m", "3", "x", "--timeout");
     USAGE_ERROR("unknown option -q", "-q", "1", "a.B", "m", "3", "x");
