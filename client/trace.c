@@ -146,6 +146,7 @@ struct run {
     long long judged;    /* printed calls the gates judge (not warm-up ones, unless asked) */
     int over;            /* a call took longer than --fail-over-ms */
     int output_broken;
+    int output_abandoned;/* given up, blocked when a stop was due (out_abandon) */
     int rc;
     double probe_ns;     /* subtracted per probe call; 0 = nothing */
     int probe_warned;    /* said that durations near it are not trustworthy */
@@ -228,6 +229,15 @@ static void check_over(struct run *r, long long seq, double total_ns)
     }
 }
 
+/* A stop is due at at_ms: a write blocked then is interrupted. */
+static void stop_due_at(double at_ms)
+{
+    mct_err e;
+
+    if (intr_stop_due_at(at_ms, &e) < 0)
+        log_verbose("a blocked output may hold up the stop: %s", e.msg);
+}
+
 static void send_stop(struct run *r, const char *reason)
 {
     json_t *msg;
@@ -237,6 +247,8 @@ static void send_stop(struct run *r, const char *reason)
         return;
     r->stop_sent = 1;
     r->stop_at = mct_now_ms();
+    /* From now on a blocked output must not hold up the end. */
+    stop_due_at(r->stop_at);
     log_verbose("stopping the session (%s); waiting for the agent to restore the classes", reason);
     msg = msg_stop_write(&(struct msg_stop){ .reason = reason });
     if (msg != NULL && proto_write(r->fd, msg, &e) < 0)
@@ -248,6 +260,14 @@ static void send_stop(struct run *r, const char *reason)
  * session quietly, anything else with an error. */
 static void output_failed(struct run *r, const mct_err *e)
 {
+    /* A write blocked until a stop was due (nobody reads the output): the
+     * output is given up, and the stop (the loop sends it) goes on. */
+    if (errno == EINTR && intr_stop_due()) {
+        log_verbose("the output is not being read: left behind, as the session stops");
+        out_abandon(r->out);
+        r->output_broken = r->output_abandoned = 1;
+        return;
+    }
     if (errno != EPIPE) {
         log_error("%s", e->msg);
         r->rc = MCT_EXIT_INTERNAL;
@@ -486,6 +506,12 @@ static int on_end(struct run *r, const json_t *msg)
 /* The connection ended without an `end`: the JVM died, or the agent. */
 static int on_eof(struct run *r)
 {
+    if (r->output_abandoned && intr_count() > 0 && proc_alive(r->t)) {
+        /* Asked to stop, with an output nobody read: the agent let this
+         * client go while it was blocked, and restored the classes. */
+        log_error("the output was not being read: the agent ended the session on its side; stopped as asked");
+        return MCT_EXIT_OK;
+    }
     if (!proc_alive(r->t)) {
         log_error("the target JVM (pid %d) exited during the session; %lld call%s printed", (int)r->t->pid,
                   r->printed, r->printed == 1 ? "" : "s");
@@ -806,7 +832,7 @@ static int session(struct run *r)
     log_verbose("asked for a trace of %s.%s%s, %lld level%s, classes matching %s", c->req.cls, c->req.method,
                 req_desc(&c->req), c->req.depth, c->req.depth == 1 ? "" : "s", c->req.regex);
     if (c->req.wait && c->timeout_s > 0)
-        r->deadline = mct_now_ms() + c->timeout_s * 1e3;
+        stop_due_at(r->deadline = mct_now_ms() + c->timeout_s * 1e3);
     plan = await_plan(r, &code);
     if (plan == NULL)
         return code;
@@ -841,7 +867,7 @@ static int session(struct run *r)
     msg_plan_clear(&p);
     json_decref(plan);
     if (c->timeout_s > 0 && !c->req.wait)
-        r->deadline = mct_now_ms() + c->timeout_s * 1e3;
+        stop_due_at(r->deadline = mct_now_ms() + c->timeout_s * 1e3);
     return stream(r);
 }
 
@@ -876,5 +902,6 @@ int trace_run(const struct cli *c, const struct proc_target *t)
         if (code == MCT_EXIT_OK || code == MCT_EXIT_FAILOVER)
             code = MCT_EXIT_INTERNAL;
     }
+    intr_stop_due_clear();
     return code;
 }
