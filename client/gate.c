@@ -57,6 +57,7 @@ gate *gate_new(const struct cli *c, mct_err *e)
         .prefix = "--", .class_name = c->req.cls, .method = c->req.method, .desc = req_desc(&c->req),
         .max_calls = c->req.max_calls.item, .n_max_calls = c->req.max_calls.n, .budgets = c->req.budgets.item,
         .n_budgets = c->req.budgets.n, .percentile = c->req.percentile, .fail_over_ms = c->req.fail_over_ms,
+        .min_calls = c->req.min_calls,
     };
     return g;
 }

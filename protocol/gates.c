@@ -273,12 +273,48 @@ static int walk_budgets(const struct gates *g, const json_t *node, struct path *
     return rc;
 }
 
+long long gates_calls_needed(const struct gates *g, double p)
+{
+    if (g->min_calls > 0)
+        return g->min_calls;
+    double x = p >= 100 ? 1 : 100 / (100 - p);
+    long long n = (long long)x;
+
+    /* Fewer calls than that: the percentile is the slowest call. */
+    return n + (x - (double)n > 1e-9);
+}
+
+/* A timing gate (what, at percentile p) over calls entry calls, too few
+ * for it: said, and a failure; 0 when enough, 1 when failed, -1 when out
+ * of memory. */
+static int too_few(const struct gates *g, const char *what, double p, unsigned long long calls, json_t *failures,
+                   mct_err *e)
+{
+    long long need = gates_calls_needed(g, p);
+
+    if (calls >= (unsigned long long)need)
+        return 0;
+    if (g->min_calls > 0)
+        return say(failures, e, "%s: %llu calls of %s.%s%s were judged, under %smin-calls %lld", what, calls,
+                   g->class_name, g->method, g->desc, g->prefix, g->min_calls) < 0 ? -1 : 1;
+    return say(failures, e, "%s: %llu calls of %s.%s%s are too few to tell their %g-th percentile (it takes at "
+               "least %lld; %smin-calls N says how many are enough)", what, calls, g->class_name, g->method, g->desc,
+               p, need, g->prefix) < 0 ? -1 : 1;
+}
+
+/* The percentile of a budget's statistic; 0 for max (any number of calls). */
+static double stat_percentile(enum gates_stat s)
+{
+    return s == GATES_STAT_P50 ? 50 : s == GATES_STAT_P90 ? 90 : s == GATES_STAT_P99 ? 99 : 0;
+}
+
 int gates_judge(const struct gates *g, const json_t *summary, const struct sum_hist *entry, json_t *failures,
                 mct_err *e)
 {
     unsigned long long calls = figure(summary, "calls"), ns = 0;
     const json_t *root = json_object_get(summary, "root");
-    int failed;
+    char what[GATES_NAME_MAX + 64];
+    int failed, rc;
 
     if (calls == 0 || root == NULL || json_is_null(root))
         return say(failures, e, "the gates have no call of %s.%s%s to judge", g->class_name, g->method, g->desc) < 0
@@ -295,6 +331,18 @@ int gates_judge(const struct gates *g, const json_t *summary, const struct sum_h
                 return -1;
             failed = 1;
         }
+        snprintf(what, sizeof what, "%spercentile %g", g->prefix, g->percentile);
+        if ((rc = too_few(g, what, g->percentile, calls, failures, e)) < 0)
+            return -1;
+        failed |= rc;
+    }
+    for (size_t i = 0; i < g->n_budgets; i++) {
+        double p = stat_percentile(g->budgets[i].stat);
+
+        snprintf(what, sizeof what, "%sbudget %s", g->prefix, g->budgets[i].arg);
+        if (p > 0 && (rc = too_few(g, what, p, calls, failures, e)) < 0)
+            return -1;
+        failed |= p > 0 && rc;
     }
     if (g->n_budgets > 0) {
         const json_t *more = json_object_get(summary, "more_roots");
