@@ -281,23 +281,22 @@ static void on_call(struct run *r, const mct_call *c)
 {
     mct_err e;
 
-    if (r->output_broken)
-        return;
-    if (out_call(r->out, &r->tab, c, &e) < 0) {
+    if (!r->output_broken && out_call(r->out, &r->tab, c, &e) < 0) {
         output_failed(r, &e);
-        return;
+    } else if (!r->output_broken) {
+        r->printed++;
+        warn_short(r, c);
     }
-    r->printed++;
-    warn_short(r, c);
-    if (!gate_judges(r->c, c))
-        return;
-    r->judged++;
-    /* After an error the session is ending: said once. */
+    /* Judged whatever became of the output; counts warm-up ones too. After
+     * an error the session is ending: said once. */
     if (r->gate != NULL && r->rc == MCT_EXIT_OK && gate_add_call(r->gate, &r->tab, c, &e) < 0) {
         log_error("the gates cannot count call #%llu: %s", (unsigned long long)c->seq, e.msg);
         r->rc = MCT_EXIT_INTERNAL;
         send_stop(r, "gate error");
     }
+    if (!gate_judges(r->c, c))
+        return;
+    r->judged++;
     check_over(r, (long long)c->seq, (double)c->nodes[0].total_ns);
 }
 

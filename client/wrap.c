@@ -282,18 +282,19 @@ static void on_call(struct wrap *w, struct jvm *j, const json_t *obj)
         return;
     }
     emit(w, j, c, NULL);
-    /* A warm-up call is written, marked, but judged only when asked. */
-    if (!gate_judges(w->c, c))
-        return;
-    w->seen++;
-    snprintf(what, sizeof what, "call #%llu", (unsigned long long)c->seq);
-    check_over(w, j, what, (double)c->nodes[0].total_ns / 1e6);
+    /* Every call goes to the gates (the call counts judge warm-up ones too);
+     * a warm-up call is timed only when asked. */
     if (j->gate != NULL && !j->judged && gate_add_call(j->gate, &w->tab, c, &e) < 0) {
         log_error("JVM pid %lld: the gates cannot count call #%llu: %s", j->pid, (unsigned long long)c->seq,
                   e.msg);
         w->trouble = MCT_EXIT_INTERNAL;
         j->judged = 1;
     }
+    if (!gate_judges(w->c, c))
+        return;
+    w->seen++;
+    snprintf(what, sizeof what, "call #%llu", (unsigned long long)c->seq);
+    check_over(w, j, what, (double)c->nodes[0].total_ns / 1e6);
 }
 
 static void on_summary(struct wrap *w, struct jvm *j, const json_t *summary)

@@ -360,7 +360,8 @@ int gates_judge(const struct gates *g, const json_t *summary, const struct sum_h
 /* ---- a tally of calls --------------------------------------------------------------- */
 
 struct gates_tally {
-    sum *sum;               /* the calls */
+    sum *all;               /* every call: what the call-count gates judge */
+    sum *timed;             /* the calls the timing gates judge (warm-up ones left out) */
     struct sum_hist entry;  /* their durations (the root's total_ns), for any percentile */
 };
 
@@ -372,7 +373,8 @@ gates_tally *gates_tally_new(mct_err *e)
         mct_err_set(e, MCT_E_NOMEM, "out of memory for the gates");
         return NULL;
     }
-    if ((t->sum = sum_new(0, e)) == NULL) {
+    if ((t->all = sum_new(0, e)) == NULL || (t->timed = sum_new(0, e)) == NULL) {
+        sum_free(t->all);
         free(t);
         return NULL;
     }
@@ -384,26 +386,52 @@ void gates_tally_free(gates_tally *t)
 {
     if (t == NULL)
         return;
-    sum_free(t->sum);
+    sum_free(t->all);
+    sum_free(t->timed);
     sum_hist_reset(&t->entry);
     free(t);
 }
 
-int gates_tally_add(gates_tally *t, const call_tab *tab, const mct_call *c, mct_err *e)
+int gates_tally_add(gates_tally *t, const call_tab *tab, const mct_call *c, int timed, mct_err *e)
 {
-    if (sum_add_call(t->sum, tab, c, e) < 0)
+    if (sum_add_call(t->all, tab, c, e) < 0)
+        return -1;
+    if (!timed)
+        return 0;
+    if (sum_add_call(t->timed, tab, c, e) < 0)
         return -1;
     return sum_hist_record(&t->entry, c->nodes[0].total_ns, e);
 }
 
-int gates_tally_judge(const gates_tally *t, const struct gates *g, json_t *failures, mct_err *e)
+/* Judges the gates of view over the calls of s (with their histogram h, or
+ * NULL): as gates_judge. */
+static int judge_sum(const struct gates *view, const sum *s, const struct sum_hist *h, json_t *failures, mct_err *e)
 {
-    json_t *s = sum_to_json(t->sum, 1, e);
+    json_t *j = sum_to_json(s, 1, e);
     int rc;
 
-    if (s == NULL)
+    if (j == NULL)
         return -1;
-    rc = gates_judge(g, s, t->entry.count > 0 ? &t->entry : NULL, failures, e);
-    json_decref(s);
+    rc = gates_judge(view, j, h != NULL && h->count > 0 ? h : NULL, failures, e);
+    json_decref(j);
+    return rc;
+}
+
+int gates_tally_judge(const gates_tally *t, const struct gates *g, json_t *failures, mct_err *e)
+{
+    struct gates counts = *g, timing = *g;
+    int rc = 0, r;
+
+    /* No call at all: said once, whatever the gates. */
+    if (sum_calls(t->all) == 0)
+        return judge_sum(g, t->all, NULL, failures, e);
+    counts.percentile = 0;
+    counts.n_budgets = 0;
+    timing.n_max_calls = 0;
+    if (counts.n_max_calls > 0 && (rc = judge_sum(&counts, t->all, NULL, failures, e)) < 0)
+        return -1;
+    if ((timing.percentile > 0 || timing.n_budgets > 0) &&
+        (r = judge_sum(&timing, t->timed, &t->entry, failures, e)) != 0)
+        rc = r < 0 ? -1 : 1;
     return rc;
 }

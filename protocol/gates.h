@@ -116,11 +116,14 @@ gates_tally *gates_tally_new(mct_err *e);
 /* Frees t; NULL is fine. */
 void gates_tally_free(gates_tally *t);
 
-/* Adds call c (methods in tab; a model that passed call_check, not kept);
- * 0 or -1 with e set (out of memory). */
-int gates_tally_add(gates_tally *t, const call_tab *tab, const mct_call *c, mct_err *e);
+/* Adds call c (methods in tab; a model that passed call_check, not kept)
+ * to what the call-count gates judge, and when timed to what the timing
+ * gates (percentile, budgets) judge too; 0 or -1 with e set (out of
+ * memory). */
+int gates_tally_add(gates_tally *t, const call_tab *tab, const mct_call *c, int timed, mct_err *e);
 
-/* Judges the calls tallied, as gates_judge (any percentile). */
+/* Judges the calls tallied, as gates_judge (any percentile): max-calls
+ * over every call, the percentile and the budgets over the timed ones. */
 int gates_tally_judge(const gates_tally *t, const struct gates *g, json_t *failures, mct_err *e);
 
 #endif

@@ -15,6 +15,7 @@
 #include "buf.h"
 #include "call.h"
 #include "gates.h"
+#include "replies.h"
 #include "msg.h"
 #include "proto.h"
 #include "session.h"
@@ -86,10 +87,8 @@ static mct_buf calls_text;
 static struct {
     int on;
     struct gates specs;         /* borrow the trace's options (the agent's, for the JVM's life) */
-    gates_tally *tally;         /* every call written; NULL when out of memory */
-    json_t *final;              /* the final summary (aggregate), judged instead */
+    replies *judge;             /* every call written, the final summary; NULL when out of memory */
     char error[MCT_ERR_MSG];    /* why the gates cannot be judged, "" when they can */
-    int include_warmup;         /* warm-up calls are judged too */
 } gt;
 
 /* Sets the gates of t up; a failure is the gate line's at the end. */
@@ -100,8 +99,8 @@ static void gates_begin(const struct agent_trace_opts *t)
     if (!opts_gates(t, &gt.specs))
         return;
     gt.on = 1;
-    gt.include_warmup = t->req.include_warmup;
-    if ((gt.tally = gates_tally_new(&e)) == NULL)
+    /* A plain fail-over-ms is the specs' percentile 100 (opts_gates). */
+    if ((gt.judge = replies_new(&gt.specs, t->req.include_warmup, -1, &e)) == NULL)
         snprintf(gt.error, sizeof gt.error, "the gates cannot be judged: %.400s", e.msg);
 }
 
@@ -110,8 +109,7 @@ static void gates_see_call(const mct_call *c)
 {
     mct_err e;
 
-    if (gt.on && gt.tally != NULL && gt.error[0] == '\0' && (gt.include_warmup || !call_warmup(c)) &&
-        gates_tally_add(gt.tally, &calls_tab, c, &e) < 0)
+    if (gt.on && gt.judge != NULL && gt.error[0] == '\0' && replies_call(gt.judge, &calls_tab, c, &e) < 0)
         snprintf(gt.error, sizeof gt.error, "the gates cannot count call #%llu: %.400s",
                  (unsigned long long)c->seq, e.msg);
 }
@@ -121,10 +119,8 @@ static void gates_see(const char *type, json_t *m)
 {
     if (!gt.on)
         return;
-    if (strcmp(type, "summary") == 0 && json_is_true(json_object_get(m, "final"))) {
-        json_decref(gt.final);
-        gt.final = json_incref(m);
-    }
+    if (gt.judge != NULL && strcmp(type, "summary") == 0 && json_is_true(json_object_get(m, "final")))
+        replies_final(gt.judge, m);
 }
 
 /* The gate line, right before the end (lock held): the verdict and one
@@ -142,20 +138,16 @@ static void gates_end(void)
     gt.on = 0;
     if (gt.error[0] != '\0')
         mct_err_set(&e, MCT_E_INTERNAL, "%s", gt.error);
-    else if (gt.final != NULL)
-        rc = gates_judge(&gt.specs, gt.final, NULL, failures, &e);
     else
-        rc = gates_tally_judge(gt.tally, &gt.specs, failures, &e);
+        rc = replies_verdict(gt.judge, failures, &e);
     if (rc < 0)
         json_array_append_new(failures, json_string(e.msg));
     line = json_pack("{s:s, s:b, s:o}", "type", "gate", "passed", rc == 0, "failures", failures);
     if (line != NULL)
         write_line(line);
     json_decref(line);
-    gates_tally_free(gt.tally);
-    gt.tally = NULL;
-    json_decref(gt.final);
-    gt.final = NULL;
+    replies_free(gt.judge);
+    gt.judge = NULL;
 }
 
 /* The last line: end (the session's, or made here with reason), with

@@ -196,7 +196,7 @@ static void test_tally(void)
                  i, i);
         call = json_loads(buf, 0, NULL);
         CHECK_INT(call_from_json(&tab, &c, call, &e), 0);
-        CHECK_INT(gates_tally_add(t, &tab, &c, &e), 0);
+        CHECK_INT(gates_tally_add(t, &tab, &c, 1, &e), 0);
         json_decref(call);
     }
     CHECK_INT(gates_tally_judge(t, &g, f, &e), 1);
