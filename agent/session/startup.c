@@ -142,7 +142,7 @@ static void gates_end(void)
         rc = replies_verdict(gt.judge, failures, &e);
     if (rc < 0)
         json_array_append_new(failures, json_string(e.msg));
-    line = json_pack("{s:s, s:b, s:o}", "type", "gate", "passed", rc == 0, "failures", failures);
+    line = msg_gate_write(rc == 0, failures);
     if (line != NULL)
         write_line(line);
     json_decref(line);
@@ -154,10 +154,10 @@ static void gates_end(void)
  * entry_loaded false when no plan came; closes the file (lock held). */
 static void write_end(json_t *end, const char *reason)
 {
-    json_t *own = end != NULL ? json_incref(end) : json_pack("{s:s, s:s}", "type", "end", "reason", reason);
+    json_t *own = end != NULL ? json_incref(end) : msg_end_line_write(reason);
 
     if (own != NULL && !st.plan_seen)
-        json_object_set_new(own, "entry_loaded", json_false());
+        msg_end_mark_unloaded(own);
     gates_end();
     if (own != NULL)
         write_line(own);
@@ -175,8 +175,7 @@ static void stop_to_exit(json_t *end)
 
     if (strcmp(json_string_value(json_object_get(end, "reason")), "stop") == 0 && detail != NULL &&
         strcmp(detail, SESSION_STOP_JVM_EXIT) == 0) {
-        json_object_set_new(end, "reason", json_string("jvm_exit"));
-        json_object_del(end, "detail");
+        msg_end_set_reason(end, "jvm_exit");
     }
 }
 
@@ -266,8 +265,8 @@ static json_t *start_line(const struct agent_trace_opts *t)
     char entry[3200];
 
     snprintf(entry, sizeof entry, "%s.%s%s", t->req.cls, t->req.method, req_desc(&t->req));
-    return json_pack("{s:s, s:i, s:s, s:s, s:s}", "type", "start", "pid", (int)getpid(), "vm", vm_facts()->name,
-                     "version", vm_facts()->version, "entry", entry);
+    return msg_start_write(&(struct msg_start){ .pid = getpid(), .vm = vm_facts()->name,
+                                                .version = vm_facts()->version, .entry = entry });
 }
 
 void startup_begin(const struct agent_trace_opts *t, int verbose)
