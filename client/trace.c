@@ -143,7 +143,8 @@ struct run {
     double stop_at;      /* when the stop was sent (ms) */
     double deadline;     /* --timeout, in mct_now_ms() time; 0 = none */
     long long printed;
-    long long judged;    /* printed calls the gates judge (not warm-up ones, unless asked) */
+    long long judged;    /* calls the timing gates judge (not warm-up ones, unless asked) */
+    int counted;         /* -n calls judged (counts_timed): the rest is ignored */
     int over;            /* a call took longer than --fail-over-ms */
     int output_broken;
     int output_abandoned;/* given up, blocked when a stop was due (out_abandon) */
@@ -276,11 +277,23 @@ static void output_failed(struct run *r, const mct_err *e)
     send_stop(r, "output closed");
 }
 
+/* Whether -n counts the calls the timing gates judge (--percentile,
+ * --budget, per call), warm-up ones left out unless --include-warmup:
+ * this client then counts them and stops the session, not the agent. */
+static int counts_timed(const struct cli *c)
+{
+    return c->req.count > 0 && !c->req.aggregate && !c->req.include_warmup &&
+           (c->req.percentile > 0 || c->req.budgets.n > 0);
+}
+
 /* A call, compact or JSON: to the output, then to the gates. */
 static void on_call(struct run *r, const mct_call *c)
 {
     mct_err e;
 
+    /* -n judged calls were seen: what still comes is not the session's. */
+    if (r->counted)
+        return;
     if (!r->output_broken && out_call(r->out, &r->tab, c, &e) < 0) {
         output_failed(r, &e);
     } else if (!r->output_broken) {
@@ -298,6 +311,10 @@ static void on_call(struct run *r, const mct_call *c)
         return;
     r->judged++;
     check_over(r, (long long)c->seq, (double)c->nodes[0].total_ns);
+    if (counts_timed(r->c) && r->judged >= r->c->req.count) {
+        r->counted = 1;
+        send_stop(r, "count");
+    }
 }
 
 /* A plain --fail-over-ms with --aggregate: the longest entry call of the
@@ -820,7 +837,15 @@ static int session(struct run *r)
         log_error("%s", e.msg);
         return MCT_EXIT_ATTACH;
     }
-    req = conn_trace_request_new(c);
+    if (counts_timed(c)) {
+        /* The agent would count warm-up calls too: this client counts. */
+        struct cli uncounted = *c;
+
+        uncounted.req.count = 0;
+        req = conn_trace_request_new(&uncounted);
+    } else {
+        req = conn_trace_request_new(c);
+    }
     if (req == NULL || proto_write(r->fd, req, &e) < 0) {
         log_error("cannot send the trace request%s%s", req ? ": " : "", req ? e.msg : "");
         json_decref(req);

@@ -399,6 +399,24 @@ static void end_gates(struct wrap *w, struct jvm *j)
     w->gate_failed = 1;
 }
 
+/* j's end line (msg): what was written, and of the entry calls the JVM
+ * saw, how many were traced, not traced (the agent busy) and warm-up. */
+static void say_counts(const struct jvm *j, const json_t *msg)
+{
+    struct msg_end m;
+    mct_err e;
+    long long busy;
+
+    if (msg_end_read(msg, &m, &e) < 0 || m.seen < 0 || m.calls < 0) {
+        log_error("JVM pid %lld: %s", j->pid, written(j));
+        return;
+    }
+    busy = m.dropped > 0 ? m.dropped - (m.discarded > 0 ? m.discarded : 0) : 0;
+    log_error("JVM pid %lld: %s; of %lld entry call%s seen, %lld traced, %lld not traced (the agent was still "
+              "building the trees of earlier ones), %lld warm-up", j->pid, written(j), m.seen,
+              m.seen == 1 ? "" : "s", m.calls, busy, m.warmup > 0 ? m.warmup : 0);
+}
+
 static void on_end(struct wrap *w, struct jvm *j, const json_t *msg)
 {
     const json_t *loaded = json_object_get(msg, "entry_loaded");
@@ -408,7 +426,7 @@ static void on_end(struct wrap *w, struct jvm *j, const json_t *msg)
         log_error("JVM pid %lld: %s never loaded, nothing traced", j->pid, w->c->req.cls);
         return;
     }
-    log_error("JVM pid %lld: %s", j->pid, written(j));
+    say_counts(j, msg);
     end_gates(w, j);
 }
 
