@@ -7,11 +7,12 @@
 
 #include "fmtutil.h"
 #include "gates.h"
+#include "replies.h"
 #include "summary.h"
 
 struct gate {
     struct gates gates;     /* a view over the cli's gates */
-    gates_tally *tally;     /* the calls received, per-call mode */
+    replies *judge;         /* the calls received, per-call mode */
 };
 
 /* One line on err as log.h writes them: prefixed, control characters of
@@ -40,24 +41,27 @@ int gate_percentile_in_summary(double p)
 
 int gate_judges(const struct cli *c, const mct_call *call)
 {
-    return c->req.include_warmup || !call_warmup(call);
+    return replies_timed(c->req.include_warmup, call);
 }
 
 gate *gate_new(const struct cli *c, mct_err *e)
 {
     gate *g = calloc(1, sizeof *g);
 
-    if (g == NULL || (g->tally = gates_tally_new(e)) == NULL) {
-        free(g);
-        if (g == NULL)
-            mct_err_set(e, MCT_E_NOMEM, "out of memory for the gates");
+    if (g == NULL) {
+        mct_err_set(e, MCT_E_NOMEM, "out of memory for the gates");
         return NULL;
     }
     g->gates = (struct gates){
         .prefix = "--", .class_name = c->req.cls, .method = c->req.method, .desc = req_desc(&c->req),
         .max_calls = c->req.max_calls.item, .n_max_calls = c->req.max_calls.n, .budgets = c->req.budgets.item,
         .n_budgets = c->req.budgets.n, .percentile = c->req.percentile, .fail_over_ms = c->req.fail_over_ms,
+        .min_calls = c->req.min_calls,
     };
+    if ((g->judge = replies_new(&g->gates, c->req.include_warmup, c->req.fail_over_ms, e)) == NULL) {
+        free(g);
+        return NULL;
+    }
     return g;
 }
 
@@ -65,7 +69,7 @@ void gate_free(gate *g)
 {
     if (g == NULL)
         return;
-    gates_tally_free(g->tally);
+    replies_free(g->judge);
     free(g);
 }
 
@@ -116,7 +120,7 @@ int gate_plan_check(const gate *g, const struct msg_plan *plan, FILE *err, mct_e
 
 int gate_add_call(gate *g, const call_tab *t, const mct_call *call, mct_err *e)
 {
-    return gates_tally_add(g->tally, t, call, e);
+    return replies_call(g->judge, t, call, e);
 }
 
 /* Prints the verdict's messages (rc 1 or 0) on err, one line each; rc. */
@@ -141,5 +145,5 @@ int gate_finish(const gate *g, FILE *err, mct_err *e)
 {
     json_t *failures = json_array();
 
-    return print(failures != NULL ? gates_tally_judge(g->tally, &g->gates, failures, e) : -1, failures, err, e);
+    return print(failures != NULL ? replies_verdict(g->judge, failures, e) : -1, failures, err, e);
 }

@@ -36,8 +36,9 @@ int gate_wanted(const struct cli *c);
  * entry_max_ns); other percentiles need the calls (the per-call mode). */
 int gate_percentile_in_summary(double p);
 
-/* Whether the gates (and a plain --fail-over-ms) judge call: a warm-up
- * call ("warmup":true) only with --include-warmup. */
+/* Whether the timing gates (and a plain --fail-over-ms) judge call: a
+ * warm-up call ("warmup":true) only with --include-warmup; the call-count
+ * gates judge every call (protocol/replies.h says the one rule). */
 int gate_judges(const struct cli *c, const mct_call *call);
 
 /* A gate for c's gates, or NULL with e set (out of memory). Free with
@@ -54,8 +55,9 @@ void gate_free(gate *g);
  * on err, not an error. */
 int gate_plan_check(const gate *g, const struct msg_plan *plan, FILE *err, mct_err *e);
 
-/* Adds one received call (methods in t) to the gate's summary; 0 or -1
- * with e set (out of memory). call is not kept. */
+/* Adds one received call (methods in t) to the gate's judge, warm-up or
+ * not (replies_call): 1 when the timing gates judge it, 0 when they leave
+ * it out, -1 with e set (out of memory). call is not kept. */
 int gate_add_call(gate *g, const call_tab *t, const mct_call *call, mct_err *e);
 
 /* Judges summary (a summary object) against the gates, writing a line on

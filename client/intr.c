@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 
 #include "mtime.h"
@@ -13,6 +14,7 @@
 #define SLICE_MS 100
 
 static volatile sig_atomic_t signals;
+static volatile sig_atomic_t alarmed;
 
 static void on_signal(int sig)
 {
@@ -33,6 +35,47 @@ int intr_catch(mct_err *e)
     if (sigaction(SIGPIPE, &sa, NULL) < 0)
         return mct_err_set(e, MCT_E_IO, "sigaction: %s", strerror(errno));
     return 0;
+}
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    alarmed = 1;
+}
+
+int intr_stop_due_at(double at_ms, mct_err *e)
+{
+    struct sigaction sa;
+    struct itimerval it = { .it_interval = { .tv_sec = 0, .tv_usec = SLICE_MS * 1000 } };
+    double wait_ms = at_ms - mct_now_ms();
+
+    /* No SA_RESTART: a blocked write must return. */
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_alarm;
+    if (sigaction(SIGALRM, &sa, NULL) < 0)
+        return mct_err_set(e, MCT_E_IO, "sigaction: %s", strerror(errno));
+    /* A zero it_value disarms: the first alarm is at least 1 ms away. */
+    if (wait_ms < 1)
+        wait_ms = 1;
+    it.it_value.tv_sec = (time_t)(wait_ms / 1000);
+    it.it_value.tv_usec = (suseconds_t)((wait_ms - (double)it.it_value.tv_sec * 1000) * 1000);
+    if (setitimer(ITIMER_REAL, &it, NULL) < 0)
+        return mct_err_set(e, MCT_E_IO, "setitimer: %s", strerror(errno));
+    return 0;
+}
+
+int intr_stop_due(void)
+{
+    return signals > 0 || alarmed;
+}
+
+void intr_stop_due_clear(void)
+{
+    struct itimerval off = { 0 };
+
+    setitimer(ITIMER_REAL, &off, NULL);
+    alarmed = 0;
 }
 
 int intr_count(void)

@@ -19,6 +19,19 @@ int intr_count(void);
  * with e set when poll fails or a signal has arrived (MCT_E_INTR). */
 int intr_wait_readable(int fd, int timeout_ms, mct_err *e);
 
+/* From at_ms (mct_now_ms() time) on, a SIGALRM every 100 ms that restarts
+ * nothing: a write blocked on an output nobody reads then fails with EINTR,
+ * so that a stop that is due (a signal, a timeout) is not held up by the
+ * output. Reading and polling carry on (they retry on EINTR). 0, or -1 with
+ * e set. Undone by intr_stop_due_clear. */
+int intr_stop_due_at(double at_ms, mct_err *e);
+
+/* Whether a stop is due: a signal came, or intr_stop_due_at's time came. */
+int intr_stop_due(void);
+
+/* Disarms intr_stop_due_at's alarm; nothing when none is armed. */
+void intr_stop_due_clear(void);
+
 /* Sleeps ms milliseconds; -1 with e set (MCT_E_INTR) when a signal has
  * arrived. */
 int intr_sleep_ms(int ms, mct_err *e);

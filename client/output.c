@@ -2,9 +2,12 @@
 #include "output.h"
 
 #include <errno.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "intr.h"
 
 /* The stdio buffer of -o FILE. */
 #define OUT_BUF_BYTES ((size_t)256 * 1024)
@@ -81,7 +84,9 @@ static int put_text(out *o)
     while (n > 0) {
         ssize_t w = write(fileno(o->f), p, n);
 
-        if (w < 0 && errno == EINTR)
+        /* Interrupted: retried, unless a stop is due (the write may be
+         * blocked on a reader that never comes). */
+        if (w < 0 && errno == EINTR && !intr_stop_due())
             continue;
         if (w < 0)
             return -1;
@@ -91,9 +96,21 @@ static int put_text(out *o)
     return 0;
 }
 
+void out_abandon(out *o)
+{
+    o->abandoned = 1;
+    buf_reset(&o->text);
+    __fpurge(o->f);
+    clearerr(o->f);
+}
+
 int out_call(out *o, const call_tab *t, const mct_call *c, mct_err *e)
 {
-    int rc = o->fmt->call(o, t, c);
+    int rc;
+
+    if (o->abandoned)
+        return 0;
+    rc = o->fmt->call(o, t, c);
 
     if (rc == 0 && (o->text.len >= OUT_BUF_BYTES || buf_failed(&o->text)))
         rc = put_text(o);
@@ -106,7 +123,7 @@ int out_call(out *o, const call_tab *t, const mct_call *c, mct_err *e)
 
 int out_flush(out *o, mct_err *e)
 {
-    if (!o->dirty)
+    if (!o->dirty || o->abandoned)
         return 0;
     o->dirty = 0;
     if (put_text(o) < 0 || fflush(o->f) != 0)
@@ -154,11 +171,14 @@ void out_set_pid(out *o, long long pid)
 
 int out_close(out *o, mct_err *e)
 {
-    int rc = put_text(o);
+    int rc = o->abandoned ? 0 : put_text(o);
 
-    if (o->fmt->end != NULL && o->fmt->end(o) < 0)
+    /* end() also frees the format's state: called even when abandoned. */
+    if (o->fmt->end != NULL && o->fmt->end(o) < 0 && !o->abandoned)
         rc = -1;
-    if (fflush(o->f) != 0 || ferror(o->f))
+    if (o->abandoned)
+        out_abandon(o);
+    else if (fflush(o->f) != 0 || ferror(o->f))
         rc = -1;
     if (o->close_f && fclose(o->f) != 0)
         rc = -1;

@@ -61,9 +61,15 @@ struct out {
     int dirty;          /* written since the last flush */
     char *buf;          /* f's buffer when out_open opened f, or NULL */
     struct out_export export; /* -f otlp and -f rows (out_set_export) */
+    int abandoned;      /* out_abandon: nothing more is written */
 };
 
 extern const struct out_format fmt_json, fmt_tree, fmt_chrome, fmt_folded, fmt_html, fmt_otlp, fmt_rows;
+
+/* Gives up on the output when a stop is due and writing it is blocked
+ * (nobody reads the pipe): what is buffered is dropped, and out_call,
+ * out_flush and out_close write nothing from now on. */
+void out_abandon(out *o);
 
 /* Opens the output: path NULL means stdout. Returns NULL with e set when
  * the file cannot be created. */

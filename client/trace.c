@@ -143,9 +143,11 @@ struct run {
     double stop_at;      /* when the stop was sent (ms) */
     double deadline;     /* --timeout, in mct_now_ms() time; 0 = none */
     long long printed;
-    long long judged;    /* printed calls the gates judge (not warm-up ones, unless asked) */
+    long long judged;    /* calls the timing gates judge (not warm-up ones, unless asked) */
+    int counted;         /* -n calls judged (counts_timed): the rest is ignored */
     int over;            /* a call took longer than --fail-over-ms */
     int output_broken;
+    int output_abandoned;/* given up, blocked when a stop was due (out_abandon) */
     int rc;
     double probe_ns;     /* subtracted per probe call; 0 = nothing */
     int probe_warned;    /* said that durations near it are not trustworthy */
@@ -228,6 +230,15 @@ static void check_over(struct run *r, long long seq, double total_ns)
     }
 }
 
+/* A stop is due at at_ms: a write blocked then is interrupted. */
+static void stop_due_at(double at_ms)
+{
+    mct_err e;
+
+    if (intr_stop_due_at(at_ms, &e) < 0)
+        log_verbose("a blocked output may hold up the stop: %s", e.msg);
+}
+
 static void send_stop(struct run *r, const char *reason)
 {
     json_t *msg;
@@ -237,6 +248,8 @@ static void send_stop(struct run *r, const char *reason)
         return;
     r->stop_sent = 1;
     r->stop_at = mct_now_ms();
+    /* From now on a blocked output must not hold up the end. */
+    stop_due_at(r->stop_at);
     log_verbose("stopping the session (%s); waiting for the agent to restore the classes", reason);
     msg = msg_stop_write(&(struct msg_stop){ .reason = reason });
     if (msg != NULL && proto_write(r->fd, msg, &e) < 0)
@@ -248,6 +261,14 @@ static void send_stop(struct run *r, const char *reason)
  * session quietly, anything else with an error. */
 static void output_failed(struct run *r, const mct_err *e)
 {
+    /* A write blocked until a stop was due (nobody reads the output): the
+     * output is given up, and the stop (the loop sends it) goes on. */
+    if (errno == EINTR && intr_stop_due()) {
+        log_verbose("the output is not being read: left behind, as the session stops");
+        out_abandon(r->out);
+        r->output_broken = r->output_abandoned = 1;
+        return;
+    }
     if (errno != EPIPE) {
         log_error("%s", e->msg);
         r->rc = MCT_EXIT_INTERNAL;
@@ -256,29 +277,44 @@ static void output_failed(struct run *r, const mct_err *e)
     send_stop(r, "output closed");
 }
 
+/* Whether -n counts the calls the timing gates judge (--percentile,
+ * --budget, per call), warm-up ones left out unless --include-warmup:
+ * this client then counts them and stops the session, not the agent. */
+static int counts_timed(const struct cli *c)
+{
+    return c->req.count > 0 && !c->req.aggregate && !c->req.include_warmup &&
+           (c->req.percentile > 0 || c->req.budgets.n > 0);
+}
+
 /* A call, compact or JSON: to the output, then to the gates. */
 static void on_call(struct run *r, const mct_call *c)
 {
     mct_err e;
 
-    if (r->output_broken)
+    /* -n judged calls were seen: what still comes is not the session's. */
+    if (r->counted)
         return;
-    if (out_call(r->out, &r->tab, c, &e) < 0) {
+    if (!r->output_broken && out_call(r->out, &r->tab, c, &e) < 0) {
         output_failed(r, &e);
-        return;
+    } else if (!r->output_broken) {
+        r->printed++;
+        warn_short(r, c);
     }
-    r->printed++;
-    warn_short(r, c);
-    if (!gate_judges(r->c, c))
-        return;
-    r->judged++;
-    /* After an error the session is ending: said once. */
+    /* Judged whatever became of the output; counts warm-up ones too. After
+     * an error the session is ending: said once. */
     if (r->gate != NULL && r->rc == MCT_EXIT_OK && gate_add_call(r->gate, &r->tab, c, &e) < 0) {
         log_error("the gates cannot count call #%llu: %s", (unsigned long long)c->seq, e.msg);
         r->rc = MCT_EXIT_INTERNAL;
         send_stop(r, "gate error");
     }
+    if (!gate_judges(r->c, c))
+        return;
+    r->judged++;
     check_over(r, (long long)c->seq, (double)c->nodes[0].total_ns);
+    if (counts_timed(r->c) && r->judged >= r->c->req.count) {
+        r->counted = 1;
+        send_stop(r, "count");
+    }
 }
 
 /* A plain --fail-over-ms with --aggregate: the longest entry call of the
@@ -486,6 +522,12 @@ static int on_end(struct run *r, const json_t *msg)
 /* The connection ended without an `end`: the JVM died, or the agent. */
 static int on_eof(struct run *r)
 {
+    if (r->output_abandoned && intr_count() > 0 && proc_alive(r->t)) {
+        /* Asked to stop, with an output nobody read: the agent let this
+         * client go while it was blocked, and restored the classes. */
+        log_error("the output was not being read: the agent ended the session on its side; stopped as asked");
+        return MCT_EXIT_OK;
+    }
     if (!proc_alive(r->t)) {
         log_error("the target JVM (pid %d) exited during the session; %lld call%s printed", (int)r->t->pid,
                   r->printed, r->printed == 1 ? "" : "s");
@@ -795,7 +837,15 @@ static int session(struct run *r)
         log_error("%s", e.msg);
         return MCT_EXIT_ATTACH;
     }
-    req = conn_trace_request_new(c);
+    if (counts_timed(c)) {
+        /* The agent would count warm-up calls too: this client counts. */
+        struct cli uncounted = *c;
+
+        uncounted.req.count = 0;
+        req = conn_trace_request_new(&uncounted);
+    } else {
+        req = conn_trace_request_new(c);
+    }
     if (req == NULL || proto_write(r->fd, req, &e) < 0) {
         log_error("cannot send the trace request%s%s", req ? ": " : "", req ? e.msg : "");
         json_decref(req);
@@ -806,7 +856,7 @@ static int session(struct run *r)
     log_verbose("asked for a trace of %s.%s%s, %lld level%s, classes matching %s", c->req.cls, c->req.method,
                 req_desc(&c->req), c->req.depth, c->req.depth == 1 ? "" : "s", c->req.regex);
     if (c->req.wait && c->timeout_s > 0)
-        r->deadline = mct_now_ms() + c->timeout_s * 1e3;
+        stop_due_at(r->deadline = mct_now_ms() + c->timeout_s * 1e3);
     plan = await_plan(r, &code);
     if (plan == NULL)
         return code;
@@ -841,7 +891,7 @@ static int session(struct run *r)
     msg_plan_clear(&p);
     json_decref(plan);
     if (c->timeout_s > 0 && !c->req.wait)
-        r->deadline = mct_now_ms() + c->timeout_s * 1e3;
+        stop_due_at(r->deadline = mct_now_ms() + c->timeout_s * 1e3);
     return stream(r);
 }
 
@@ -877,5 +927,6 @@ int trace_run(const struct cli *c, const struct proc_target *t)
         if (code == MCT_EXIT_OK || code == MCT_EXIT_FAILOVER)
             code = MCT_EXIT_INTERNAL;
     }
+    intr_stop_due_clear();
     return code;
 }

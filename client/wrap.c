@@ -297,18 +297,19 @@ static void on_call(struct wrap *w, struct jvm *j, const json_t *obj)
         return;
     }
     emit(w, j, c, NULL);
-    /* A warm-up call is written, marked, but judged only when asked. */
-    if (!gate_judges(w->c, c))
-        return;
-    w->seen++;
-    snprintf(what, sizeof what, "call #%llu", (unsigned long long)c->seq);
-    check_over(w, j, what, (double)c->nodes[0].total_ns / 1e6);
+    /* Every call goes to the gates (the call counts judge warm-up ones too);
+     * a warm-up call is timed only when asked. */
     if (j->gate != NULL && !j->judged && gate_add_call(j->gate, &w->tab, c, &e) < 0) {
         log_error("JVM pid %lld: the gates cannot count call #%llu: %s", j->pid, (unsigned long long)c->seq,
                   e.msg);
         w->trouble = MCT_EXIT_INTERNAL;
         j->judged = 1;
     }
+    if (!gate_judges(w->c, c))
+        return;
+    w->seen++;
+    snprintf(what, sizeof what, "call #%llu", (unsigned long long)c->seq);
+    check_over(w, j, what, (double)c->nodes[0].total_ns / 1e6);
 }
 
 static void on_summary(struct wrap *w, struct jvm *j, const json_t *summary)
@@ -413,6 +414,24 @@ static void end_gates(struct wrap *w, struct jvm *j)
     w->gate_failed = 1;
 }
 
+/* j's end line (msg): what was written, and of the entry calls the JVM
+ * saw, how many were traced, not traced (the agent busy) and warm-up. */
+static void say_counts(const struct jvm *j, const json_t *msg)
+{
+    struct msg_end m;
+    mct_err e;
+    long long busy;
+
+    if (msg_end_read(msg, &m, &e) < 0 || m.seen < 0 || m.calls < 0) {
+        log_error("JVM pid %lld: %s", j->pid, written(j));
+        return;
+    }
+    busy = m.dropped > 0 ? m.dropped - (m.discarded > 0 ? m.discarded : 0) : 0;
+    log_error("JVM pid %lld: %s; of %lld entry call%s seen, %lld traced, %lld not traced (the agent was still "
+              "building the trees of earlier ones), %lld warm-up", j->pid, written(j), m.seen,
+              m.seen == 1 ? "" : "s", m.calls, busy, m.warmup > 0 ? m.warmup : 0);
+}
+
 static void on_end(struct wrap *w, struct jvm *j, const json_t *msg)
 {
     const json_t *loaded = json_object_get(msg, "entry_loaded");
@@ -422,7 +441,7 @@ static void on_end(struct wrap *w, struct jvm *j, const json_t *msg)
         log_error("JVM pid %lld: %s never loaded, nothing traced", j->pid, w->c->req.cls);
         return;
     }
-    log_error("JVM pid %lld: %s", j->pid, written(j));
+    say_counts(j, msg);
     end_gates(w, j);
 }
 

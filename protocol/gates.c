@@ -273,12 +273,48 @@ static int walk_budgets(const struct gates *g, const json_t *node, struct path *
     return rc;
 }
 
+long long gates_calls_needed(const struct gates *g, double p)
+{
+    if (g->min_calls > 0)
+        return g->min_calls;
+    double x = p >= 100 ? 1 : 100 / (100 - p);
+    long long n = (long long)x;
+
+    /* Fewer calls than that: the percentile is the slowest call. */
+    return n + (x - (double)n > 1e-9);
+}
+
+/* A timing gate (what, at percentile p) over calls entry calls, too few
+ * for it: said, and a failure; 0 when enough, 1 when failed, -1 when out
+ * of memory. */
+static int too_few(const struct gates *g, const char *what, double p, unsigned long long calls, json_t *failures,
+                   mct_err *e)
+{
+    long long need = gates_calls_needed(g, p);
+
+    if (calls >= (unsigned long long)need)
+        return 0;
+    if (g->min_calls > 0)
+        return say(failures, e, "%s: %llu calls of %s.%s%s were judged, under %smin-calls %lld", what, calls,
+                   g->class_name, g->method, g->desc, g->prefix, g->min_calls) < 0 ? -1 : 1;
+    return say(failures, e, "%s: %llu calls of %s.%s%s are too few to tell their %g-th percentile (it takes at "
+               "least %lld; %smin-calls N says how many are enough)", what, calls, g->class_name, g->method, g->desc,
+               p, need, g->prefix) < 0 ? -1 : 1;
+}
+
+/* The percentile of a budget's statistic; 0 for max (any number of calls). */
+static double stat_percentile(enum gates_stat s)
+{
+    return s == GATES_STAT_P50 ? 50 : s == GATES_STAT_P90 ? 90 : s == GATES_STAT_P99 ? 99 : 0;
+}
+
 int gates_judge(const struct gates *g, const json_t *summary, const struct sum_hist *entry, json_t *failures,
                 mct_err *e)
 {
     unsigned long long calls = figure(summary, "calls"), ns = 0;
     const json_t *root = json_object_get(summary, "root");
-    int failed;
+    char what[GATES_NAME_MAX + 64];
+    int failed, rc;
 
     if (calls == 0 || root == NULL || json_is_null(root))
         return say(failures, e, "the gates have no call of %s.%s%s to judge", g->class_name, g->method, g->desc) < 0
@@ -295,6 +331,18 @@ int gates_judge(const struct gates *g, const json_t *summary, const struct sum_h
                 return -1;
             failed = 1;
         }
+        snprintf(what, sizeof what, "%spercentile %g", g->prefix, g->percentile);
+        if ((rc = too_few(g, what, g->percentile, calls, failures, e)) < 0)
+            return -1;
+        failed |= rc;
+    }
+    for (size_t i = 0; i < g->n_budgets; i++) {
+        double p = stat_percentile(g->budgets[i].stat);
+
+        snprintf(what, sizeof what, "%sbudget %s", g->prefix, g->budgets[i].arg);
+        if (p > 0 && (rc = too_few(g, what, p, calls, failures, e)) < 0)
+            return -1;
+        failed |= p > 0 && rc;
     }
     if (g->n_budgets > 0) {
         const json_t *more = json_object_get(summary, "more_roots");
@@ -312,7 +360,8 @@ int gates_judge(const struct gates *g, const json_t *summary, const struct sum_h
 /* ---- a tally of calls --------------------------------------------------------------- */
 
 struct gates_tally {
-    sum *sum;               /* the calls */
+    sum *all;               /* every call: what the call-count gates judge */
+    sum *timed;             /* the calls the timing gates judge (warm-up ones left out) */
     struct sum_hist entry;  /* their durations (the root's total_ns), for any percentile */
 };
 
@@ -324,7 +373,8 @@ gates_tally *gates_tally_new(mct_err *e)
         mct_err_set(e, MCT_E_NOMEM, "out of memory for the gates");
         return NULL;
     }
-    if ((t->sum = sum_new(0, e)) == NULL) {
+    if ((t->all = sum_new(0, e)) == NULL || (t->timed = sum_new(0, e)) == NULL) {
+        sum_free(t->all);
         free(t);
         return NULL;
     }
@@ -336,26 +386,52 @@ void gates_tally_free(gates_tally *t)
 {
     if (t == NULL)
         return;
-    sum_free(t->sum);
+    sum_free(t->all);
+    sum_free(t->timed);
     sum_hist_reset(&t->entry);
     free(t);
 }
 
-int gates_tally_add(gates_tally *t, const call_tab *tab, const mct_call *c, mct_err *e)
+int gates_tally_add(gates_tally *t, const call_tab *tab, const mct_call *c, int timed, mct_err *e)
 {
-    if (sum_add_call(t->sum, tab, c, e) < 0)
+    if (sum_add_call(t->all, tab, c, e) < 0)
+        return -1;
+    if (!timed)
+        return 0;
+    if (sum_add_call(t->timed, tab, c, e) < 0)
         return -1;
     return sum_hist_record(&t->entry, c->nodes[0].total_ns, e);
 }
 
-int gates_tally_judge(const gates_tally *t, const struct gates *g, json_t *failures, mct_err *e)
+/* Judges the gates of view over the calls of s (with their histogram h, or
+ * NULL): as gates_judge. */
+static int judge_sum(const struct gates *view, const sum *s, const struct sum_hist *h, json_t *failures, mct_err *e)
 {
-    json_t *s = sum_to_json(t->sum, 1, e);
+    json_t *j = sum_to_json(s, 1, e);
     int rc;
 
-    if (s == NULL)
+    if (j == NULL)
         return -1;
-    rc = gates_judge(g, s, t->entry.count > 0 ? &t->entry : NULL, failures, e);
-    json_decref(s);
+    rc = gates_judge(view, j, h != NULL && h->count > 0 ? h : NULL, failures, e);
+    json_decref(j);
+    return rc;
+}
+
+int gates_tally_judge(const gates_tally *t, const struct gates *g, json_t *failures, mct_err *e)
+{
+    struct gates counts = *g, timing = *g;
+    int rc = 0, r;
+
+    /* No call at all: said once, whatever the gates. */
+    if (sum_calls(t->all) == 0)
+        return judge_sum(g, t->all, NULL, failures, e);
+    counts.percentile = 0;
+    counts.n_budgets = 0;
+    timing.n_max_calls = 0;
+    if (counts.n_max_calls > 0 && (rc = judge_sum(&counts, t->all, NULL, failures, e)) < 0)
+        return -1;
+    if ((timing.percentile > 0 || timing.n_budgets > 0) &&
+        (r = judge_sum(&timing, t->timed, &t->entry, failures, e)) != 0)
+        rc = r < 0 ? -1 : 1;
     return rc;
 }

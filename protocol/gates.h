@@ -65,7 +65,14 @@ struct gates {
     size_t n_budgets;
     double percentile;                      /* 0 < P <= 100; 0 = unset */
     double fail_over_ms;                    /* the limit of that percentile */
+    long long min_calls;                    /* calls enough for a percentile; 0 = gates_calls_needed's */
 };
+
+/* How many entry calls a timing gate at percentile p (0 < p <= 100) needs
+ * to be judged: g's min_calls when set, else the fewest calls of which the
+ * p-th percentile is not the slowest (ceil(100 / (100 - p)): 2 for p50, 10
+ * for p90, 100 for p99; 1 for p100). Fewer calls fail the gate, saying so. */
+long long gates_calls_needed(const struct gates *g, double p);
 
 
 /* The one parser of a gate's text (arg, borrowed by *out): max-calls
@@ -94,7 +101,8 @@ int gates_percentile_in_summary(double p);
  * a gate failed, 0 when all hold, -1 with e set when the summary lacks a
  * percentile g needs or out of memory. entry: the entry calls' durations,
  * for any percentile, or NULL (then the summary's). A summary of no call
- * fails: nothing to judge. */
+ * fails: nothing to judge; so do a percentile or a p50/p90/p99 budget over
+ * fewer entry calls than gates_calls_needed. */
 int gates_judge(const struct gates *g, const json_t *summary, const struct sum_hist *entry, json_t *failures,
                 mct_err *e);
 
@@ -108,11 +116,14 @@ gates_tally *gates_tally_new(mct_err *e);
 /* Frees t; NULL is fine. */
 void gates_tally_free(gates_tally *t);
 
-/* Adds call c (methods in tab; a model that passed call_check, not kept);
- * 0 or -1 with e set (out of memory). */
-int gates_tally_add(gates_tally *t, const call_tab *tab, const mct_call *c, mct_err *e);
+/* Adds call c (methods in tab; a model that passed call_check, not kept)
+ * to what the call-count gates judge, and when timed to what the timing
+ * gates (percentile, budgets) judge too; 0 or -1 with e set (out of
+ * memory). */
+int gates_tally_add(gates_tally *t, const call_tab *tab, const mct_call *c, int timed, mct_err *e);
 
-/* Judges the calls tallied, as gates_judge (any percentile). */
+/* Judges the calls tallied, as gates_judge (any percentile): max-calls
+ * over every call, the percentile and the budgets over the timed ones. */
 int gates_tally_judge(const gates_tally *t, const struct gates *g, json_t *failures, mct_err *e);
 
 #endif

@@ -94,3 +94,30 @@ int msg_error_read(const json_t *msg, struct msg_error *m, mct_err *e)
     m->code = code >= 0 ? (enum proto_code)code : PROTO_ERR_INTERNAL;
     return 0;
 }
+
+json_t *msg_start_write(const struct msg_start *m)
+{
+    return json_pack("{s:s, s:I, s:s, s:s, s:s}", "type", "start", "pid", (json_int_t)m->pid, "vm", m->vm,
+                     "version", m->version, "entry", m->entry);
+}
+
+json_t *msg_gate_write(int passed, json_t *failures)
+{
+    return json_pack("{s:s, s:b, s:o}", "type", "gate", "passed", passed, "failures", failures);
+}
+
+json_t *msg_end_line_write(const char *reason)
+{
+    return json_pack("{s:s, s:s}", "type", "end", "reason", reason);
+}
+
+void msg_end_mark_unloaded(json_t *end)
+{
+    json_object_set_new(end, "entry_loaded", json_false());
+}
+
+void msg_end_set_reason(json_t *end, const char *reason)
+{
+    json_object_set_new(end, "reason", json_string(reason));
+    json_object_del(end, "detail");
+}

@@ -177,6 +177,34 @@ json_t *msg_error_new(enum proto_code code, const char *fmt, ...)
 /* *m with reason set and every optional key absent. */
 void msg_end_init(struct msg_end *m, const char *reason);
 
+/* ---- the startup trace's own lines (a file of the agent's, not the
+ * socket's messages; SPEC and PROTOCOL.md describe them) ----------------- */
+
+/* `start`: the first line, the JVM and the entry method. */
+struct msg_start {
+    long long pid;
+    const char *vm, *version;   /* java.vm.name, java.vm.version */
+    const char *entry;          /* CLASS.METHOD[DESC] */
+};
+
+json_t *msg_start_write(const struct msg_start *m);
+
+/* `gate`: the gates' verdict before the end; failures is an array of
+ * strings, whose reference the writer takes (also when it fails). */
+json_t *msg_gate_write(int passed, json_t *failures);
+
+/* An `end` the startup trace writes itself (the session sent none):
+ * type and reason only. */
+json_t *msg_end_line_write(const char *reason);
+
+/* Marks end (an `end` object) as one of a session whose plan never came
+ * (the entry class was not loaded): "entry_loaded": false. */
+void msg_end_mark_unloaded(json_t *end);
+
+/* Makes end say reason (without detail): a session stopped at the JVM's
+ * exit ends as "jvm_exit". */
+void msg_end_set_reason(json_t *end, const char *reason);
+
 /* ---- readers: 0, or -1 with e set (MCT_E_PROTO naming what is wrong) when
  * msg is not a valid message of that type and direction; msg stays the
  * caller's, and so do the strings read from it (see above). ---------------- */

@@ -293,6 +293,10 @@ int req_check(const struct mct_request *r, enum req_form form, mct_err *e)
                            ref(REQ_ROW_aggregate, NULL, form, b, sizeof b), ref(REQ_ROW_fail_over_ms, NULL, form, c, sizeof c),
                            ref(REQ_ROW_max_calls, NULL, form, d, sizeof d), ref(REQ_ROW_budgets, NULL, form, g, sizeof g),
                            agent ? "written either way" : "printed either way, warm-up ones marked \"warmup\":true");
+    if (req_given(r, REQ_ROW_min_calls) && !percentile && !budget)
+        return mct_err_set(e, MCT_E_ARG, "%s needs %s or %s: it says how many calls are enough to judge a "
+                           "percentile of their durations", named(REQ_ROW_min_calls, form, a, sizeof a),
+                           ref(REQ_ROW_percentile, NULL, form, b, sizeof b), ref(REQ_ROW_budgets, NULL, form, c, sizeof c));
     if (!r->aggregate && (req_given(r, REQ_ROW_interval_ms) || req_given(r, REQ_ROW_slowest))) {
         enum req_row row = req_given(r, REQ_ROW_interval_ms) ? REQ_ROW_interval_ms : REQ_ROW_slowest;
 
@@ -403,8 +407,10 @@ void req_optstr_write(const struct mct_request *r, int gates, mct_buf *b)
         encode(r->desc, b);
     for (size_t i = 0; i < REQ_ROWS; i++) {
         const struct req_field *f = &req_fields[i];
+        /* What only the gates read stays with whoever judges them;
+         * include-warmup also shapes a summary, so it goes with aggregate. */
         int gate = f->type == REQ_PERCENTILE || f->type == REQ_LIMIT_MS || f->type == REQ_MAX_CALLS ||
-                   f->type == REQ_BUDGETS;
+                   f->type == REQ_BUDGETS || i == REQ_ROW_min_calls || (i == REQ_ROW_include_warmup && !r->aggregate);
 
         if ((f->where & (REQ_AGENT | REQ_AGENT_WIDE)) && (gates || !gate))
             write_item(f, r, b);

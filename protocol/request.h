@@ -67,6 +67,7 @@ struct mct_request {
     double fail_over_ms;        /* the limit of a call or of that percentile; < 0 = unset */
     struct req_budgets budgets;
     int include_warmup;         /* warm-up calls go into summaries and gates too */
+    long long min_calls;        /* calls enough for a timing gate's percentile; 0 = unset */
     int compact;                /* calls as compact records (crec.h) */
     unsigned long given;        /* the rows a parser set: 1UL << REQ_ROW_<member> */
 };
@@ -142,6 +143,7 @@ enum {
     X(budgets, REQ_BUDGETS, NULL, "budget", 0, 0, GATES_MAX, 0, 0, 0, "", REQ_CLI | REQ_AGENT)                 \
     X(include_warmup, REQ_BOOL, "include_warmup", "include-warmup", 0, 0, 1, 0, 0, 0, "",                      \
       REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)                                                                    \
+    X(min_calls, REQ_INT, NULL, "min-calls", 0, 1, LLONG_MAX, 0, 0, 0, "", REQ_CLI | REQ_AGENT)               \
     X(compact, REQ_BOOL, "compact", NULL, 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT)
 
 /* A startup trace's regex when it gives none: every class. */
@@ -191,7 +193,8 @@ int req_set(const struct req_field *f, const char *value, enum req_form form, st
 /* The fields given to r by a parser (the command line's, form
  * REQ_FORM_CLI, or the option string's, REQ_FORM_AGENT) that do not go
  * together: the gates' (percentile needs fail-over-ms; min-ms leaves out
- * the calls they judge), include-warmup (needs aggregate or a gate),
+ * the calls they judge; min-calls needs a percentile or a budget),
+ * include-warmup (needs aggregate or a gate),
  * interval and slowest (need aggregate, which excludes min-ms and the
  * percentiles a summary does not carry). 0, or -1 with e set (MCT_E_ARG,
  * worded for form). */

@@ -279,7 +279,7 @@ int opts_gates(const struct agent_trace_opts *t, struct gates *g)
         .prefix = "", .class_name = r->cls, .method = r->method, .desc = req_desc(r),
         .max_calls = r->max_calls.item, .n_max_calls = r->max_calls.n, .budgets = r->budgets.item,
         .n_budgets = r->budgets.n, .percentile = r->percentile > 0 ? r->percentile : r->fail_over_ms >= 0 ? 100 : 0,
-        .fail_over_ms = r->fail_over_ms,
+        .fail_over_ms = r->fail_over_ms, .min_calls = r->min_calls,
     };
     return gates_wanted(g);
 }

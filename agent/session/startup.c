@@ -17,6 +17,7 @@
 #include "buf.h"
 #include "call.h"
 #include "gates.h"
+#include "replies.h"
 #include "msg.h"
 #include "proto.h"
 #include "session.h"
@@ -165,10 +166,8 @@ static mct_buf calls_text;
 static struct {
     int on;
     struct gates specs;         /* borrow the trace's options (the agent's, for the JVM's life) */
-    gates_tally *tally;         /* every call written; NULL when out of memory */
-    json_t *final;              /* the final summary (aggregate), judged instead */
+    replies *judge;             /* every call written, the final summary; NULL when out of memory */
     char error[MCT_ERR_MSG];    /* why the gates cannot be judged, "" when they can */
-    int include_warmup;         /* warm-up calls are judged too */
 } gt;
 
 /* Sets the gates of t up; a failure is the gate line's at the end. */
@@ -179,8 +178,8 @@ static void gates_begin(const struct agent_trace_opts *t)
     if (!opts_gates(t, &gt.specs))
         return;
     gt.on = 1;
-    gt.include_warmup = t->req.include_warmup;
-    if ((gt.tally = gates_tally_new(&e)) == NULL)
+    /* A plain fail-over-ms is the specs' percentile 100 (opts_gates). */
+    if ((gt.judge = replies_new(&gt.specs, t->req.include_warmup, -1, &e)) == NULL)
         snprintf(gt.error, sizeof gt.error, "the gates cannot be judged: %.400s", e.msg);
 }
 
@@ -189,8 +188,7 @@ static void gates_see_call(const mct_call *c)
 {
     mct_err e;
 
-    if (gt.on && gt.tally != NULL && gt.error[0] == '\0' && (gt.include_warmup || !call_warmup(c)) &&
-        gates_tally_add(gt.tally, &calls_tab, c, &e) < 0)
+    if (gt.on && gt.judge != NULL && gt.error[0] == '\0' && replies_call(gt.judge, &calls_tab, c, &e) < 0)
         snprintf(gt.error, sizeof gt.error, "the gates cannot count call #%llu: %.400s",
                  (unsigned long long)c->seq, e.msg);
 }
@@ -200,10 +198,8 @@ static void gates_see(const char *type, json_t *m)
 {
     if (!gt.on)
         return;
-    if (strcmp(type, "summary") == 0 && json_is_true(json_object_get(m, "final"))) {
-        json_decref(gt.final);
-        gt.final = json_incref(m);
-    }
+    if (gt.judge != NULL && strcmp(type, "summary") == 0 && json_is_true(json_object_get(m, "final")))
+        replies_final(gt.judge, m);
 }
 
 /* The gate line, right before the end (lock held): the verdict and one
@@ -221,30 +217,26 @@ static void gates_end(void)
     gt.on = 0;
     if (gt.error[0] != '\0')
         mct_err_set(&e, MCT_E_INTERNAL, "%s", gt.error);
-    else if (gt.final != NULL)
-        rc = gates_judge(&gt.specs, gt.final, NULL, failures, &e);
     else
-        rc = gates_tally_judge(gt.tally, &gt.specs, failures, &e);
+        rc = replies_verdict(gt.judge, failures, &e);
     if (rc < 0)
         json_array_append_new(failures, json_string(e.msg));
-    line = json_pack("{s:s, s:b, s:o}", "type", "gate", "passed", rc == 0, "failures", failures);
+    line = msg_gate_write(rc == 0, failures);
     if (line != NULL)
         write_line(line);
     json_decref(line);
-    gates_tally_free(gt.tally);
-    gt.tally = NULL;
-    json_decref(gt.final);
-    gt.final = NULL;
+    replies_free(gt.judge);
+    gt.judge = NULL;
 }
 
 /* The last line: end (the session's, or made here with reason), with
  * entry_loaded false when no plan came; closes the file (lock held). */
 static void write_end(json_t *end, const char *reason)
 {
-    json_t *own = end != NULL ? json_incref(end) : json_pack("{s:s, s:s}", "type", "end", "reason", reason);
+    json_t *own = end != NULL ? json_incref(end) : msg_end_line_write(reason);
 
     if (own != NULL && !st.plan_seen)
-        json_object_set_new(own, "entry_loaded", json_false());
+        msg_end_mark_unloaded(own);
     gates_end();
     st.ended = 1;
     /* The end a full disk refused is tried again at the JVM's exit: space
@@ -287,8 +279,7 @@ static void stop_to_exit(json_t *end)
 
     if (strcmp(json_string_value(json_object_get(end, "reason")), "stop") == 0 && detail != NULL &&
         strcmp(detail, SESSION_STOP_JVM_EXIT) == 0) {
-        json_object_set_new(end, "reason", json_string("jvm_exit"));
-        json_object_del(end, "detail");
+        msg_end_set_reason(end, "jvm_exit");
     }
 }
 
@@ -429,8 +420,8 @@ static json_t *start_line(const struct agent_trace_opts *t)
     char entry[3200];
 
     snprintf(entry, sizeof entry, "%s.%s%s", t->req.cls, t->req.method, req_desc(&t->req));
-    return json_pack("{s:s, s:i, s:s, s:s, s:s}", "type", "start", "pid", (int)getpid(), "vm", vm_facts()->name,
-                     "version", vm_facts()->version, "entry", entry);
+    return msg_start_write(&(struct msg_start){ .pid = getpid(), .vm = vm_facts()->name,
+                                                .version = vm_facts()->version, .entry = entry });
 }
 
 void startup_begin(const struct agent_trace_opts *t, int verbose)

@@ -144,8 +144,15 @@ static void test_budget(const json_t *s)
 {
     struct cli c;
 
-    parse(&c, "--budget", "t.R.find:p99=3", "--budget", "t.E.run:max=40", NULL);
+    parse(&c, "--budget", "t.R.find:p99=3", "--budget", "t.E.run:max=40", "--min-calls", "9", NULL);
     EXPECT(&c, s, 0, NULL);
+    /* 9 calls are too few for a p99, unless --min-calls says they are enough. */
+    parse(&c, "--budget", "t.R.find:p99=3", NULL);
+    EXPECT(&c, s, 1, "mcalltree: --budget t.R.find:p99=3: 9 calls of t.E.run are too few to tell their 99-th "
+                     "percentile (it takes at least 100; --min-calls N says how many are enough) (exit status 4)\n");
+    parse(&c, "--budget", "t.R.find:p99=3", "--min-calls", "10", NULL);
+    EXPECT(&c, s, 1, "mcalltree: --budget t.R.find:p99=3: 9 calls of t.E.run were judged, under --min-calls 10 "
+                     "(exit status 4)\n");
     parse(&c, "--budget", "t.R.find:p90=1.5", NULL);
     EXPECT(&c, s, 1, "mcalltree: --budget t.R.find:p90=1.5: t.E.run()V > t.R.find(J)V: p90 2.000 ms within one "
                      "entry call, over the budget of 1.5 ms (exit status 4)\n");
@@ -198,7 +205,7 @@ static json_t *call_of(unsigned long long total, int n)
 
 static int gate_adder(void *g, const call_tab *t, const mct_call *c, mct_err *e)
 {
-    return gate_add_call(g, t, c, e);
+    return gate_add_call(g, t, c, e) < 0 ? -1 : 0;
 }
 
 /* Reads call j and adds it to g; 0, or -1 with e set. */

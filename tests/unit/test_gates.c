@@ -124,7 +124,8 @@ static void test_judge(void)
     struct gates_max_calls m[2];
     struct gates_budget b;
     struct gates g = { .prefix = "", .class_name = "t.E", .method = "run", .desc = "", .max_calls = m,
-                       .n_max_calls = 2, .budgets = &b, .n_budgets = 1, .percentile = 90, .fail_over_ms = 15 };
+                       .n_max_calls = 2, .budgets = &b, .n_budgets = 1, .percentile = 90, .fail_over_ms = 15,
+                       .min_calls = 4 };
     json_t *s = json_loads(text, 0, NULL), *f = json_array();
     mct_err e;
 
@@ -147,6 +148,22 @@ static void test_judge(void)
     g.fail_over_ms = 20;
     CHECK_INT(gates_judge(&g, s, NULL, f, &e), 0);
     CHECK_INT((int)json_array_size(f), 0);
+    /* The 4 calls are too few for a p90 unless min-calls says they are enough. */
+    g.min_calls = 0;
+    CHECK_INT(gates_judge(&g, s, NULL, f, &e), 1);
+    CHECK_INT((int)json_array_size(f), 1);
+    CHECK_STR(json_string_value(json_array_get(f, 0)), "percentile 90: 4 calls of t.E.run are too few to tell their "
+                                                        "90-th percentile (it takes at least 10; min-calls N says how "
+                                                        "many are enough)");
+    json_array_clear(f);
+    g.min_calls = 5;
+    CHECK_INT(gates_judge(&g, s, NULL, f, &e), 1);
+    CHECK_STR(json_string_value(json_array_get(f, 0)), "percentile 90: 4 calls of t.E.run were judged, under "
+                                                        "min-calls 5");
+    json_array_clear(f);
+    g.min_calls = 0;
+    CHECK(gates_calls_needed(&g, 50) == 2 && gates_calls_needed(&g, 90) == 10 && gates_calls_needed(&g, 99) == 100 &&
+          gates_calls_needed(&g, 99.9) == 1000 && gates_calls_needed(&g, 100) == 1 && gates_calls_needed(&g, 75) == 4);
     g.percentile = 75;
     CHECK_INT(gates_judge(&g, s, NULL, f, &e), -1);
     CHECK_STR(e.msg, "percentile 75: a summary carries the percentiles 50, 90, 99 and 100 of the entry method's "
@@ -179,7 +196,7 @@ static void test_tally(void)
                  i, i);
         call = json_loads(buf, 0, NULL);
         CHECK_INT(call_from_json(&tab, &c, call, &e), 0);
-        CHECK_INT(gates_tally_add(t, &tab, &c, &e), 0);
+        CHECK_INT(gates_tally_add(t, &tab, &c, 1, &e), 0);
         json_decref(call);
     }
     CHECK_INT(gates_tally_judge(t, &g, f, &e), 1);

@@ -1,0 +1,120 @@
+/* test_replies.c — protocol/replies.c, the one judge of a session's replies:
+ * the call-count gates count warm-up calls, the timing gates and a plain
+ * fail-over-ms leave them out (unless include-warmup), every call read is
+ * counted, and a final summary is judged instead of the calls. */
+#include "check.h"
+
+#include <stdio.h>
+
+#include "readcall.h"
+#include "replies.h"
+
+/* A call of t.E.run()V of total_ns, calling t.R.find(J)V n times; warm-up
+ * when warm. A new reference. */
+static json_t *call_of(unsigned long long total, int n, int warm)
+{
+    char buf[1024];
+    json_t *j;
+
+    snprintf(buf, sizeof buf,
+             "{\"type\":\"call\",\"seq\":1,\"thread\":{\"id\":1,\"name\":\"main\"},\"start_ns\":5,%s\"root\":"
+             "{\"class\":\"t.E\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":%llu,"
+             "\"self_ns\":%llu,\"min_ns\":%llu,\"max_ns\":%llu,\"throws\":0,\"children\":["
+             "{\"class\":\"t.R\",\"method\":\"find\",\"desc\":\"(J)V\",\"calls\":%d,\"total_ns\":%d,"
+             "\"self_ns\":%d,\"min_ns\":1,\"max_ns\":1,\"throws\":0,\"children\":[]}]}}",
+             warm ? "\"warmup\":true," : "", total, total - (unsigned long long)n, total, total, n, n, n);
+    j = json_loads(buf, 0, NULL);
+    CHECK(j != NULL);
+    return j;
+}
+
+static int adder(void *r, const call_tab *t, const mct_call *c, mct_err *e)
+{
+    return replies_call(r, t, c, e);
+}
+
+/* Feeds 10 calls of 1 ms calling find 3 times, and one warm-up call of
+ * 100 ms calling it 5 times; the warm-up call's replies_call answer. */
+static int feed(replies *r)
+{
+    mct_err e;
+    int timed = -2;
+
+    for (int i = 0; i < 11; i++) {
+        json_t *j = call_of(i == 5 ? 100000000ULL : 1000000ULL, i == 5 ? 5 : 3, i == 5);
+        int rc = readcall(j, adder, r, &e);
+
+        CHECK(rc >= 0);
+        if (i == 5)
+            timed = rc;
+        json_decref(j);
+    }
+    return timed;
+}
+
+static void test_rules(void)
+{
+    static const char maxtext[] = "t.R.find=4";
+    struct gates_max_calls m;
+    struct gates g = { .prefix = "", .class_name = "t.E", .method = "run", .desc = "()V", .max_calls = &m,
+                       .n_max_calls = 1, .percentile = 100, .fail_over_ms = 50 };
+    json_t *f = json_array();
+    replies *r;
+    mct_err e;
+
+    CHECK_INT(gates_parse_max_calls("", maxtext, &m, &e), 0);
+    /* The warm-up call's 5 finds fail max-calls; its 100 ms is left out of
+     * the percentile 100 (1 ms, under 50). */
+    r = replies_new(&g, 0, -1, &e);
+    CHECK(r != NULL && replies_gated(r));
+    CHECK_INT(feed(r), 0);
+    CHECK(replies_counts(r).seen == 11 && replies_counts(r).warmup == 1 && replies_counts(r).timed == 10);
+    CHECK_INT(replies_verdict(r, f, &e), 1);
+    CHECK_INT((int)json_array_size(f), 1);
+    CHECK_STR(json_string_value(json_array_get(f, 0)), "max-calls t.R.find=4: t.R.find(J)V was called 5 times in "
+                                                        "one entry call, over the limit of 4");
+    replies_free(r);
+    json_array_clear(f);
+    /* With include-warmup the warm-up call is timed too: both fail. */
+    r = replies_new(&g, 1, -1, &e);
+    CHECK_INT(feed(r), 1);
+    CHECK_INT(replies_verdict(r, f, &e), 1);
+    CHECK_INT((int)json_array_size(f), 2);
+    CHECK(strstr(json_string_value(json_array_get(f, 1)), "percentile 100: the 100-th percentile of the 11 calls of "
+                                                          "t.E.run()V is 100.000 ms") != NULL);
+    replies_free(r);
+    json_array_clear(f);
+    json_decref(f);
+}
+
+/* A plain fail-over-ms: the same timing rule, call by call. */
+static void test_over(void)
+{
+    json_t *slow = call_of(100000000ULL, 1, 0), *warm = call_of(100000000ULL, 1, 1);
+    call_tab t = { 0 };
+    mct_call c = { 0 };
+    replies *r, *all;
+    mct_err e;
+
+    r = replies_new(NULL, 0, 50, &e);
+    all = replies_new(NULL, 1, 50, &e);
+    CHECK(r != NULL && all != NULL && !replies_gated(r));
+    CHECK_INT(call_from_json(&t, &c, slow, &e), 0);
+    CHECK(replies_over(r, &c) && replies_over(all, &c));
+    CHECK_INT(call_from_json(&t, &c, warm, &e), 0);
+    CHECK(!replies_over(r, &c) && replies_over(all, &c));
+    CHECK_INT(replies_verdict(r, NULL, &e), 0);
+    call_free(&c);
+    call_tab_free(&t);
+    replies_free(r);
+    replies_free(all);
+    json_decref(slow);
+    json_decref(warm);
+}
+
+int main(void)
+{
+    test_rules();
+    test_over();
+    return check_status();
+}
