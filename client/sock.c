@@ -133,11 +133,13 @@ int sock_clear_dead_dir(const struct proc_target *t, int dirfd, const char *name
     dfd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dfd < 0)
         return 0;
-    if (!dead_content(dfd, st.st_uid, PROTO_SOCKET_NAME, &has_sock)) {
+    /* Only what a killed agent leaves: its socket. An empty directory of
+     * another user is not recognised (the checks then refuse it). */
+    if (!dead_content(dfd, st.st_uid, PROTO_SOCKET_NAME, &has_sock) || !has_sock) {
         close(dfd);
         return 0;
     }
-    if ((has_sock && unlinkat(dfd, PROTO_SOCKET_NAME, 0) < 0) ||
+    if (unlinkat(dfd, PROTO_SOCKET_NAME, 0) < 0 ||
         unlinkat(dirfd, name, AT_REMOVEDIR) < 0) {
         int err = errno;
 

@@ -26,8 +26,8 @@ int sock_open_private_dir(const struct proc_target *t, int dirfd, const char *na
 /* Recognises, in dirfd, the directory name (shown as `shown`) that a dead
  * agent of another user left for JVM t's pid (SIGKILL, the OOM killer): a
  * private (0700) directory, not a symbolic link, of a uid that may not
- * speak for t, holding nothing but a socket on which nothing listens, or
- * nothing at all. It removes it (the socket, then the directory) and
+ * speak for t, holding nothing but a socket on which nothing listens. It
+ * removes it (the socket, then the directory) and
  * returns 1; 0 when there is nothing of the kind (the checks of
  * sock_open_private_dir then say what is wrong), or -1 with e set
  * (MCT_E_IO) when it is such a directory but this user may not remove it,
