@@ -9,6 +9,7 @@
 #include <errno.h>
 
 #include "fmtutil.h"
+#include "msg.h"
 
 /* A call into o->text, which output.c writes after what f holds. */
 static int json_call(out *o, const call_tab *t, const mct_call *c)
@@ -32,11 +33,9 @@ static int json_summary(out *o, const json_t *summary)
 
     /* The wrap form: the object with its JVM's pid last (a shallow copy). */
     if (o->pid > 0) {
-        tagged = json_copy((json_t *)summary);
-        if (tagged == NULL || json_object_set_new(tagged, "pid", json_integer(o->pid)) < 0) {
-            json_decref(tagged);
+        tagged = msg_with_pid(summary, o->pid);
+        if (tagged == NULL)
             return -1;
-        }
         summary = tagged;
     }
     rc = fu_json_dump(o->f, summary, JSON_COMPACT) < 0 || fputc('\n', o->f) == EOF ? -1 : 0;

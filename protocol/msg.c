@@ -121,3 +121,14 @@ void msg_end_set_reason(json_t *end, const char *reason)
     json_object_set_new(end, "reason", json_string(reason));
     json_object_del(end, "detail");
 }
+
+json_t *msg_with_pid(const json_t *msg, long long pid)
+{
+    json_t *tagged = json_copy((json_t *)msg);
+
+    if (tagged == NULL || json_object_set_new(tagged, "pid", json_integer(pid)) < 0) {
+        json_decref(tagged);
+        return NULL;
+    }
+    return tagged;
+}

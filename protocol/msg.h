@@ -228,4 +228,8 @@ void msg_hello_clear(struct msg_hello *m);
 /* Frees what msg_plan_read allocated; the struct is then empty. */
 void msg_plan_clear(struct msg_plan *m);
 
+/* A shallow copy of the object msg with "pid":pid last (the wrap form tags
+ * each JVM's objects); a new reference, or NULL when out of memory. */
+json_t *msg_with_pid(const json_t *msg, long long pid);
+
 #endif
