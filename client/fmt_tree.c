@@ -11,6 +11,8 @@
  * The numbers stand in aligned columns left of the tree, as in `ps f` or
  * htop, so that they compare at any depth; % is of the call's total, N× is
  * shown when a node merges several calls (with their min, average and max).
+ * A call traced with --cpu has two more columns after self: cpu (the
+ * thread's CPU time in the node) and wait (total − cpu).
  * Tags after the name: `threw N×` (or the entry method's exception),
  * `[truncated]` (the node lost events), `[slow]` (with --slow-ms: the node's
  * slowest single call, max_ns, took at least that long — a node merging
@@ -61,6 +63,7 @@ struct tree {
     long long root_total;       /* the call's total, for the % column */
     double slow_ns;             /* --slow-ms in ns, < 0 for no highlight */
     size_t calls_w;             /* width of the calls column */
+    int cpu;                    /* the cpu and wait columns (a call with CPU times) */
     unsigned char last[FU_MAX_DEPTH]; /* last[d]: the node on the path at depth d is its parent's last child */
 };
 
@@ -70,6 +73,7 @@ struct tnode {
     const char *cls, *method, *desc;
     const char *exception;      /* the entry method's, or NULL */
     long long calls, total_ns, self_ns, min_ns, max_ns, throws;
+    long long cpu_ns;           /* a call's node with CPU times; else 0 */
     int truncated;
 };
 
@@ -82,7 +86,7 @@ static struct tnode of_call(const call_tab *tab, const mct_call *c, size_t i)
         .cls = m->cls, .method = m->name, .desc = m->desc, .exception = i == 0 ? c->exception : NULL,
         .calls = (long long)nd->calls, .total_ns = (long long)nd->total_ns, .self_ns = (long long)nd->self_ns,
         .min_ns = (long long)nd->min_ns, .max_ns = (long long)nd->max_ns, .throws = (long long)nd->throws,
-        .truncated = (nd->flags & CALL_N_TRUNCATED) != 0,
+        .cpu_ns = (long long)nd->cpu_ns, .truncated = (nd->flags & CALL_N_TRUNCATED) != 0,
     };
 }
 
@@ -192,6 +196,12 @@ static void put_header(const struct tree *t)
     fputs("  ", f);
     fu_put_right(f, "self", DUR_W);
     fputs("  ", f);
+    if (t->cpu) {
+        fu_put_right(f, "cpu", DUR_W);
+        fputs("  ", f);
+        fu_put_right(f, "wait", DUR_W);
+        fputs("  ", f);
+    }
     fu_put_right(f, "calls", t->calls_w);
     fputs("  method", f);
     sgr_end(t);
@@ -199,7 +209,7 @@ static void put_header(const struct tree *t)
 }
 
 /* Writes the columns of node: total (highlighted when slow), % of the
- * call, self, calls. */
+ * call, self, cpu and wait (with CPU times), calls. */
 static void put_numbers(const struct tree *t, const struct tnode *node, int slow)
 {
     FILE *f = t->o->f;
@@ -220,6 +230,14 @@ static void put_numbers(const struct tree *t, const struct tnode *node, int slow
     fu_duration(buf, sizeof buf, (double)node->self_ns);
     fputs("  ", f);
     fu_put_right(f, buf, DUR_W);
+    if (t->cpu) {
+        fu_duration(buf, sizeof buf, (double)node->cpu_ns);
+        fputs("  ", f);
+        fu_put_right(f, buf, DUR_W);
+        fu_duration(buf, sizeof buf, (double)(total - node->cpu_ns));
+        fputs("  ", f);
+        fu_put_right(f, buf, DUR_W);
+    }
     calls_text(buf, sizeof buf, node->calls);
     fputs("  ", f);
     fu_put_right(f, buf, t->calls_w);
@@ -349,6 +367,7 @@ static int tree_call(out *o, const call_tab *tab, const mct_call *call)
 
     t.root_total = (long long)call->nodes[0].total_ns;
     t.calls_w = calls_width(call);
+    t.cpu = (call->flags & CALL_F_CPU) != 0;
     if (o->calls > 0 || o->summaries > 0)
         fputc('\n', o->f);
     put_pid(o);

@@ -68,6 +68,7 @@ struct mct_request {
     struct req_budgets budgets;
     int include_warmup;         /* warm-up calls go into summaries and gates too */
     int compact;                /* calls as compact records (crec.h) */
+    int cpu;                    /* each node's CPU time too */
     unsigned long given;        /* the rows a parser set: 1UL << REQ_ROW_<member> */
 };
 
@@ -142,7 +143,8 @@ enum {
     X(budgets, REQ_BUDGETS, NULL, "budget", 0, 0, GATES_MAX, 0, 0, 0, "", REQ_CLI | REQ_AGENT)                 \
     X(include_warmup, REQ_BOOL, "include_warmup", "include-warmup", 0, 0, 1, 0, 0, 0, "",                      \
       REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)                                                                    \
-    X(compact, REQ_BOOL, "compact", NULL, 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT)
+    X(compact, REQ_BOOL, "compact", NULL, 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT)                                \
+    X(cpu, REQ_BOOL, "cpu", "cpu", 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)
 
 /* A startup trace's regex when it gives none: every class. */
 #define REQ_DEFAULT_REGEX ".*"

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -34,6 +35,7 @@ _Static_assert(offsetof(probe_slot, countdown) == 8 && offsetof(probe_slot, coun
 
 static _Atomic uint32_t cur_session;   /* 0: no session accepts new calls */
 static _Atomic int cur_depth;
+static _Atomic int cur_cpu;           /* probes stamp events with the CPU clock */
 static _Atomic uint64_t cur_sample;    /* trace one entry call in this many (the
                                           Java side decides, from slots.control) */
 static _Atomic(probe_thread *) registry;
@@ -74,13 +76,35 @@ jclass probe_class(void)
 
 /* --- recording ----------------------------------------------------------------- */
 
+/* The thread's CPU clock, read through the kernel: the vDSO does not serve
+ * CLOCK_THREAD_CPUTIME_ID, and perf's user-space read of a task clock
+ * needs the page's cap_user_time, which a kernel that does not trust the
+ * TSC for it (virtual machines) withholds. */
+uint64_t probe_cpu_stamp(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return PROBE_CPU_ON | ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+}
+
+/* An event's CPU stamp in t's call: 0 unless the session asked for it and
+ * the call is a platform thread's (probe.h). */
+static inline uint64_t cpu_stamp(const probe_thread *t)
+{
+    if (likely(!atomic_load_explicit(&cur_cpu, memory_order_relaxed)) || t->call_thread_ref)
+        return 0;
+    return probe_cpu_stamp();
+}
+
 /* Appends an event regardless of the fast-path limit: only for the ring's
  * reserve, which start_call keeps free for exactly these writes. */
-static void put(probe_thread *t, int32_t id, uint32_t kind, uint64_t ticks)
+static void put(probe_thread *t, int32_t id, uint32_t kind, uint64_t ticks, uint64_t cpu)
 {
     probe_ev *e = &t->ring[t->w & t->mask];
 
     e->t = ticks;
+    e->cpu = cpu;
     e->id = id;
     e->kind = kind;
     t->w++;
@@ -95,10 +119,12 @@ static __attribute__((noinline, cold)) void rec_overflow(probe_thread *t, int32_
 
     if (t->full_depth < 0) {
         t->full_depth = exitish ? t->depth : t->depth - 1;
-        put(t, -1, PROBE_OVERFLOW, clock_ticks());
+        put(t, -1, PROBE_OVERFLOW, clock_ticks(), 0);
     }
     if (exitish && t->depth <= t->full_depth) {
-        put(t, id, kind, clock_ticks());
+        uint64_t ticks = clock_ticks();
+
+        put(t, id, kind, ticks, cpu_stamp(t));
         t->full_depth = t->depth - 1;
     }
 }
@@ -111,6 +137,7 @@ static inline void rec(probe_thread *t, int32_t id, uint32_t kind)
         probe_ev *e = &t->ring[w & t->mask];
 
         e->t = clock_ticks();
+        e->cpu = cpu_stamp(t);
         e->id = id;
         e->kind = kind;
         t->w = w + 1;
@@ -452,7 +479,7 @@ static void root_enter(JNIEnv *env, probe_thread *t, jobject cur, jint id, int h
         jobject g = (*env)->NewGlobalRef(env, cur);
 
         if (g != NULL)
-            put(t, -1, PROBE_THREAD, (uint64_t)(uintptr_t)g);
+            put(t, -1, PROBE_THREAD, (uint64_t)(uintptr_t)g, 0);
     }
 }
 
@@ -534,7 +561,7 @@ static int root_leave(JNIEnv *env, probe_thread *t, jint id, uint32_t kind, jthr
 
             (*env)->DeleteLocalRef(env, k);
             if (g != NULL)
-                put(t, -1, PROBE_EXCEPTION, (uint64_t)(uintptr_t)g);
+                put(t, -1, PROBE_EXCEPTION, (uint64_t)(uintptr_t)g, 0);
         }
     }
     t->depth = d;
@@ -666,6 +693,11 @@ static void set_control(uint32_t session)
     if (n > UINT32_MAX)
         n = UINT32_MAX;
     atomic_store_explicit(&slots.control, session | n << 32, memory_order_release);
+}
+
+void probe_set_cpu(int on)
+{
+    atomic_store_explicit(&cur_cpu, on != 0, memory_order_relaxed);
 }
 
 void probe_set_sample(uint64_t sample)

@@ -130,9 +130,16 @@ enum probe_kind {
 
 typedef struct probe_ev {
     uint64_t t;           /* clock_ticks() */
+    uint64_t cpu;         /* with probe_set_cpu on, in a platform thread's call:
+                             its CPU stamp (PROBE_CPU_NS); 0 otherwise */
     int32_t id;           /* method number (methods.h) */
     uint32_t kind;
 } probe_ev;
+
+/* An event's CPU stamp: PROBE_CPU_ON and the thread's CPU clock in ns
+ * (the low 63 bits); 0 for none. */
+#define PROBE_CPU_ON (UINT64_C(1) << 63)
+#define PROBE_CPU_NS(c) ((c) & ~PROBE_CPU_ON)
 
 /* The cache line size the per-thread state is laid out for (two 64-byte
  * lines: the adjacent-line prefetcher moves them in pairs). */
@@ -215,6 +222,18 @@ const rw_probes *probe_methods(int root);
  * top), from the session that begins next, or the running one. Called by
  * the session before probe_session_begin. */
 void probe_set_sample(uint64_t sample);
+
+/* Whether the probes also stamp each event of a platform thread's call
+ * with the thread's CPU time (probe_ev.cpu), from the session that begins
+ * next: one clock read per probe when on, none when off. A virtual
+ * thread's calls are not stamped: its carrier's clock also runs for the
+ * other virtual threads it carries while this one is unmounted, which the
+ * probes cannot see. Called by the session before it measures the probes'
+ * cost (which then includes the read). */
+void probe_set_cpu(int on);
+
+/* The calling thread's CPU stamp (PROBE_CPU_ON | its CPU time in ns). */
+uint64_t probe_cpu_stamp(void);
 
 /* Starts accepting traced calls of session `session` (its entry methods are
  * those numbered with that session and root set), recording up to depth

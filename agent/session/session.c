@@ -291,6 +291,7 @@ static void read_request(struct session *s, const struct mct_request *r)
     s->sample = r->sample > 1 ? (uint64_t)r->sample : 1;
     s->include_warmup = r->include_warmup;
     s->compact = r->compact;
+    s->cpu = r->cpu;
 }
 
 /* What is wrong with a trace request that its schema cannot say, or NULL. */
@@ -396,6 +397,8 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         finish(s, jni, 0);
         return;
     }
+    /* The probes' measured cost includes the CPU clock's read when asked. */
+    probe_set_cpu(s->cpu);
     splan_calibrate(&s->sp, jni);
     /* The rings are this session's once the last one has shrunk them. */
     probe_consumer_begin();
