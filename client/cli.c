@@ -16,6 +16,7 @@ enum {
     OPT_AGENT,
     OPT_HELP,
     OPT_VERSION,
+    OPT_FOLDED_VALUE,
     OPT_ROW = 512
 };
 
@@ -29,6 +30,7 @@ static const struct option own_options[] = {
     { "agent", required_argument, NULL, OPT_AGENT },
     { "help", no_argument, NULL, OPT_HELP },
     { "version", no_argument, NULL, OPT_VERSION },
+    { "folded-value", required_argument, NULL, OPT_FOLDED_VALUE },
 };
 
 #define OWN_COUNT (sizeof own_options / sizeof own_options[0])
@@ -99,6 +101,8 @@ void cli_usage(FILE *f)
           "      --min-ms MS       print only calls that took at least MS ms\n"
           "  -f, --format FMT      json (default), tree, chrome, folded or html (one page)\n"
           "      --slow-ms MS      tree: highlight calls that took at least MS ms\n"
+          "      --folded-value V  folded: each stack's self time (wall, the default)\n"
+          "                        or its CPU time (cpu, with --cpu)\n"
           "  -o, --output FILE     write there instead of stdout\n"
           "      --include-jdk     also trace into classes of the JDK\n"
           "      --plan            print the methods that would be instrumented and exit\n"
@@ -122,6 +126,7 @@ void cli_usage(FILE *f)
           "      --slowest K       with --aggregate: keep the K slowest calls whole\n"
           "                        in each summary (0..1000)\n"
           "      --sample N        trace one entry call in N (each thread counts its own)\n"
+          "      --cpu             each node's CPU time too (cpu_ns; wait_ns is the rest)\n"
           "      --include-warmup  --aggregate and the gates also count warm-up calls\n"
           "                        (\"warmup\":true: begun before the JIT compiled the\n"
           "                        instrumented methods again), left out by default\n"
@@ -227,10 +232,11 @@ enum {
     GIVEN_TIMEOUT = 1 << 0,
     GIVEN_SLOW_MS = 1 << 1,
     GIVEN_FORMAT = 1 << 2,
-    GIVEN_OUTPUT = 1 << 3
+    GIVEN_OUTPUT = 1 << 3,
+    GIVEN_FOLDED_VALUE = 1 << 4
 };
 
-static const char *const given_names[] = { "--timeout", "--slow-ms", "--format", "--output" };
+static const char *const given_names[] = { "--timeout", "--slow-ms", "--format", "--output", "--folded-value" };
 
 /* The long name of the option whose getopt value is val, or NULL. */
 static const char *long_name(int val)
@@ -288,6 +294,15 @@ static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given
         if (*arg == '\0')
             return mct_err_set(e, MCT_E_ARG, "--output needs a file name");
         c->output = arg;
+        return 0;
+    case OPT_FOLDED_VALUE:
+        *given |= GIVEN_FOLDED_VALUE;
+        if (strcmp(arg, "wall") == 0)
+            c->folded_value = OUT_VALUE_WALL;
+        else if (strcmp(arg, "cpu") == 0)
+            c->folded_value = OUT_VALUE_CPU;
+        else
+            return mct_err_set(e, MCT_E_ARG, "--folded-value must be wall or cpu, got '%.64s'", arg);
         return 0;
     case OPT_INFO:
         c->mode = CLI_INFO;
@@ -433,6 +448,10 @@ static int check_together(const struct cli *c, mct_err *e)
         return -1;
     if (r->wait && r->plan_only)
         return mct_err_set(e, MCT_E_ARG, "--wait cannot be used with --plan (a plan is of loaded classes)");
+    if (c->folded_value != OUT_VALUE_WALL && c->format != CLI_FORMAT_FOLDED)
+        return mct_err_set(e, MCT_E_ARG, "--folded-value is for -f folded");
+    if (c->folded_value == OUT_VALUE_CPU && !r->cpu)
+        return mct_err_set(e, MCT_E_ARG, "--folded-value cpu needs --cpu (the calls carry no CPU time without it)");
     if (!r->aggregate)
         return 0;
     if (c->format == CLI_FORMAT_CHROME)

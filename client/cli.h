@@ -20,6 +20,12 @@ enum cli_mode {
     CLI_VERSION     /* --version */
 };
 
+/* What -f folded counts per stack (--folded-value). */
+enum out_value {
+    OUT_VALUE_WALL = 0,         /* self time */
+    OUT_VALUE_CPU               /* self CPU time (calls traced with --cpu) */
+};
+
 enum cli_format {
     CLI_FORMAT_JSON,
     CLI_FORMAT_TREE,
@@ -41,6 +47,7 @@ struct cli {
     enum cli_format format;
     int format_given;               /* -f was on the command line */
     const char *output;             /* -o FILE, NULL for stdout; borrowed */
+    enum out_value folded_value;    /* --folded-value (OUT_VALUE_WALL when not given) */
     const char *agent;              /* --agent PATH, NULL for the default; borrowed */
     char **command;                 /* CLI_WRAP: COMMAND and its arguments, NULL-terminated;
                                        borrowed from argv */

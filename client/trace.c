@@ -858,6 +858,7 @@ int trace_run(const struct cli *c, const struct proc_target *t)
         log_error("%s", e.msg);
         return MCT_EXIT_USAGE;
     }
+    r.out->value = c->folded_value;
     if (gate_wanted(c) && (r.gate = gate_new(c, &e)) == NULL) {
         log_error("%s", e.msg);
         out_close(r.out, &e);

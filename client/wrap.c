@@ -853,6 +853,7 @@ int wrap_run(const struct cli *c)
         log_error("%s", e.msg);
         return MCT_EXIT_USAGE;
     }
+    w.out->value = c->folded_value;
     if (make_dir(&w, &e) < 0) {
         log_error("%s", e.msg);
         out_close(w.out, &e);

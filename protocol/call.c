@@ -217,6 +217,15 @@ static int node_ok(const call_tab *t, const struct call_node *nd, size_t i, mct_
     return 0;
 }
 
+size_t call_subtree_end(const mct_call *c, size_t i)
+{
+    size_t open = 1;
+
+    for (; open > 0 && i < c->n_nodes; i++)
+        open += c->nodes[i].n_children - 1;
+    return i;
+}
+
 int call_check(const call_tab *t, const mct_call *c, mct_err *e)
 {
     uint32_t left[CALL_MAX_DEPTH]; /* children still to come, per open node */

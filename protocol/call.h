@@ -135,6 +135,9 @@ int call_set_names(mct_call *c, const char *thread_name, const char *exception);
  * at most CALL_MAX_DEPTH levels deep. 0, or -1 with e set (MCT_E_PROTO). */
 int call_check(const call_tab *t, const mct_call *c, mct_err *e);
 
+/* The index after node i's subtree in c (which passed call_check). */
+size_t call_subtree_end(const mct_call *c, size_t i);
+
 /* Whether the call is marked "warmup":true. */
 static inline int call_warmup(const mct_call *c)
 {

@@ -7,7 +7,9 @@
 #   wait_ns over 36 ms; wait_ns is total_ns - cpu_ns on every node, and the
 #   root's CPU time is at least its children's;
 # - without --cpu no node has cpu_ns; -f tree shows cpu and wait columns,
-#   -f chrome puts cpu_ns and wait_ns in a slice's args;
+#   -f chrome puts cpu_ns and wait_ns in a slice's args, -f folded
+#   --folded-value cpu counts each stack's self CPU time; --folded-value cpu
+#   without --cpu, and --cpu with --aggregate, are usage errors;
 # - JDK 21+: calls on virtual threads carry no CPU times (their carrier's
 #   clock also counts the virtual threads it carried meanwhile).
 . "$MCT_SRCDIR/tests/setup"
@@ -64,7 +66,20 @@ OUTLINE
     expect_rc 0 "--cpu -f chrome"
     expect_grep '"cpu_ns": *[0-9]+' "$OUT" "--cpu -f chrome: cpu_ns"
     expect_grep '"wait_ns": *[0-9]+' "$OUT" "--cpu -f chrome: wait_ns"
-    expect_restored "$PID" "after -f tree and chrome"
+    trace "$j-folded" --cpu -f folded --folded-value cpu -n 1 "$PID" tgt.Cpu run 2 "$RX"
+    expect_rc 0 "--folded-value cpu"
+    in_range "$(awk '$1 ~ /Cpu\.spin$/ { print $2 }' "$OUT")" 36000000 44000000 "--folded-value cpu: spin"
+    nap=$(awk '$1 ~ /Cpu\.nap$/ { print $2 }' "$OUT")
+    in_range "${nap:-0}" 0 4000000 "--folded-value cpu: nap"
+    expect_restored "$PID" "after -f tree, chrome and folded"
+
+    note "JDK $j: what --cpu does not go with"
+    trace "$j-fv" -f folded --folded-value cpu -n 1 "$PID" tgt.Cpu run 2 "$RX"
+    expect_rc 1 "--folded-value cpu without --cpu"
+    expect_grep 'folded-value cpu needs --cpu' "$ERR" "--folded-value cpu without --cpu"
+    trace "$j-agg" --cpu --aggregate -n 1 "$PID" tgt.Cpu run 2 "$RX"
+    expect_rc 1 "--cpu --aggregate"
+    expect_grep 'cpu cannot be used with --aggregate' "$ERR" "--cpu --aggregate"
     stop_jvm "$PID"
 
     if [ "$j" -ge 21 ]; then

@@ -285,8 +285,8 @@ static void test_round_trip(void)
           { "include-jdk", NULL }, { "count", "9" }, { "aggregate", NULL }, { "interval", "2.5" },
           { "slowest", "0" }, { "sample", "3" }, { "max-calls", "a.B.c(I)J=2" }, { "max-calls", "a.B.d=0" },
           { "percentile", "90" }, { "fail-over-ms", "1.25" }, { "budget", "a.B.c:p99=3" },
-          { "include-warmup", NULL }, { "cpu", NULL } },
-        { { "out", "x" }, { "min-ms", "2.5" }, { "sample", "1000000000" } },
+          { "include-warmup", NULL } },
+        { { "out", "x" }, { "min-ms", "2.5" }, { "sample", "1000000000" }, { "cpu", NULL } },
     };
     unsigned long rows = 0;
 

@@ -207,6 +207,86 @@ static void test_probe_cost(void)
     tree_free(t);
 }
 
+static void evc(uint32_t kind, int32_t id, uint64_t t, uint64_t cpu_ns)
+{
+    ev_buf[n_ev++] = (probe_ev){.t = t, .cpu = PROBE_CPU_ON | cpu_ns, .id = id, .kind = kind};
+}
+
+/* CPU stamps: a node's CPU time is its clock's change less the probes'
+ * cost, within its children's CPU time and its wall time; wait_ns is the
+ * rest. Both encodings carry them: the JSON read back and the compact
+ * record give the same call. */
+static void test_cpu(void)
+{
+    json_t *j, *root, *a, *b, *c;
+    call_tab tab = {0}, tab2 = {0};
+    mct_call call = {0}, call2 = {0};
+    call_defs defs = {0};
+    mct_buf rec = {0}, l1 = {0}, l2 = {0};
+    mct_err e;
+    tree *t;
+
+    n_ev = 0;
+    evc(PROBE_ROOT_ENTER, ROOT, 0, 5000);
+    evc(PROBE_ENTER, A, 10, 5010);
+    evc(PROBE_EXIT, A, 30, 5028);       /* 20 wall, 18 CPU */
+    evc(PROBE_ENTER, B, 40, 5040);
+    evc(PROBE_ENTER, C, 41, 5041);
+    evc(PROBE_EXIT, C, 51, 5051);       /* 10 wall, 10 CPU */
+    evc(PROBE_EXIT, B, 90, 5045);       /* its clock says 5, its child used 10 */
+    evc(PROBE_ROOT_EXIT, ROOT, 100, 5300); /* 300 CPU in 100 wall: clamped */
+    t = build(0);
+    CHECK(t != NULL);
+    if (t == NULL)
+        return;
+    j = render(t, NULL);
+    root = json_object_get(j, "root");
+    a = kid(root, 0);
+    b = kid(root, 1);
+    c = kid(b, 0);
+    CHECK_INT(num(a, "cpu_ns"), 18);
+    CHECK_INT(num(a, "wait_ns"), 2);
+    CHECK_INT(num(c, "cpu_ns"), 10);
+    CHECK_INT(num(b, "cpu_ns"), 10);
+    CHECK_INT(num(b, "wait_ns"), 40);
+    CHECK_INT(num(root, "cpu_ns"), 100);
+    CHECK_INT(num(root, "wait_ns"), 0);
+
+    CHECK_INT(call_from_json(&tab, &call, j, &e), 0);
+    CHECK(call.flags & CALL_F_CPU);
+    CHECK_INT(call_encode(&rec, &tab, &defs, &call), 0);
+    for (size_t at = 0; at < rec.len;) {
+        uint32_t n = 0;
+
+        CHECK_INT(proto_header_decode(rec.data + at, PROTO_REPLY, &n, &e), 0);
+        CHECK(call_decode(&tab2, &call2, rec.data + at + PROTO_HEADER_LEN, n, &e) > 0);
+        at += PROTO_HEADER_LEN + n;
+    }
+    CHECK(call2.flags & CALL_F_CPU);
+    CHECK_INT(call_json_line(&l1, &tab, &call), 0);
+    CHECK_INT(call_json_line(&l2, &tab2, &call2), 0);
+    CHECK(l1.len == l2.len && memcmp(l1.data, l2.data, l1.len) == 0);
+    /* Without stamps, none: the call is as it always was. */
+    json_decref(j);
+    tree_free(t);
+    n_ev = 0;
+    ev(PROBE_ROOT_ENTER, ROOT, 0);
+    ev(PROBE_ROOT_EXIT, ROOT, 100);
+    t = build(0);
+    j = t != NULL ? render(t, NULL) : NULL;
+    CHECK(j != NULL && json_object_get(json_object_get(j, "root"), "cpu_ns") == NULL);
+    json_decref(j);
+    tree_free(t);
+    buf_free(&rec);
+    buf_free(&l1);
+    buf_free(&l2);
+    call_defs_free(&defs);
+    call_free(&call);
+    call_free(&call2);
+    call_tab_free(&tab);
+    call_tab_free(&tab2);
+}
+
 /* Recursion of the entry method nests; an exit without an enter is ignored. */
 static void test_recursion(void)
 {
@@ -488,6 +568,7 @@ int main(void)
     CHECK_STR(mt_get(4)->cls, "com.shop.Price");
     test_merge_and_order();
     test_throws();
+    test_cpu();
     test_truncated();
     test_probe_cost();
     test_recursion();
