@@ -101,8 +101,9 @@ void cli_usage(FILE *f)
           "      --min-ms MS       print only calls that took at least MS ms\n"
           "  -f, --format FMT      json (default), tree, chrome, folded or html (one page)\n"
           "      --slow-ms MS      tree: highlight calls that took at least MS ms\n"
-          "      --folded-value V  folded: each stack's self time (wall, the default)\n"
-          "                        or its CPU time (cpu, with --cpu)\n"
+          "      --folded-value V  folded: each stack's self time (wall, the default),\n"
+          "                        CPU time (cpu, with --cpu) or bytes allocated\n"
+          "                        (alloc, with --alloc)\n"
           "  -o, --output FILE     write there instead of stdout\n"
           "      --include-jdk     also trace into classes of the JDK\n"
           "      --plan            print the methods that would be instrumented and exit\n"
@@ -127,6 +128,7 @@ void cli_usage(FILE *f)
           "                        in each summary (0..1000)\n"
           "      --sample N        trace one entry call in N (each thread counts its own)\n"
           "      --cpu             each node's CPU time too (cpu_ns; wait_ns is the rest)\n"
+          "      --alloc           each node's bytes allocated too (alloc_bytes)\n"
           "      --include-warmup  --aggregate and the gates also count warm-up calls\n"
           "                        (\"warmup\":true: begun before the JIT compiled the\n"
           "                        instrumented methods again), left out by default\n"
@@ -301,8 +303,10 @@ static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given
             c->folded_value = OUT_VALUE_WALL;
         else if (strcmp(arg, "cpu") == 0)
             c->folded_value = OUT_VALUE_CPU;
+        else if (strcmp(arg, "alloc") == 0)
+            c->folded_value = OUT_VALUE_ALLOC;
         else
-            return mct_err_set(e, MCT_E_ARG, "--folded-value must be wall or cpu, got '%.64s'", arg);
+            return mct_err_set(e, MCT_E_ARG, "--folded-value must be wall, cpu or alloc, got '%.64s'", arg);
         return 0;
     case OPT_INFO:
         c->mode = CLI_INFO;
@@ -452,6 +456,9 @@ static int check_together(const struct cli *c, mct_err *e)
         return mct_err_set(e, MCT_E_ARG, "--folded-value is for -f folded");
     if (c->folded_value == OUT_VALUE_CPU && !r->cpu)
         return mct_err_set(e, MCT_E_ARG, "--folded-value cpu needs --cpu (the calls carry no CPU time without it)");
+    if (c->folded_value == OUT_VALUE_ALLOC && !r->alloc)
+        return mct_err_set(e, MCT_E_ARG, "--folded-value alloc needs --alloc (the calls carry no allocations "
+                           "without it)");
     if (!r->aggregate)
         return 0;
     if (c->format == CLI_FORMAT_CHROME)

@@ -23,7 +23,8 @@ enum cli_mode {
 /* What -f folded counts per stack (--folded-value). */
 enum out_value {
     OUT_VALUE_WALL = 0,         /* self time */
-    OUT_VALUE_CPU               /* self CPU time (calls traced with --cpu) */
+    OUT_VALUE_CPU,              /* self CPU time (calls traced with --cpu) */
+    OUT_VALUE_ALLOC             /* self bytes allocated (calls traced with --alloc) */
 };
 
 enum cli_format {

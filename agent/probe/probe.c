@@ -36,6 +36,7 @@ _Static_assert(offsetof(probe_slot, countdown) == 8 && offsetof(probe_slot, coun
 static _Atomic uint32_t cur_session;   /* 0: no session accepts new calls */
 static _Atomic int cur_depth;
 static _Atomic int cur_cpu;           /* probes stamp events with the CPU clock */
+static _Atomic int cur_alloc;         /* probes stamp events with the bytes allocated */
 static _Atomic uint64_t cur_sample;    /* trace one entry call in this many (the
                                           Java side decides, from slots.control) */
 static _Atomic(probe_thread *) registry;
@@ -97,14 +98,47 @@ static inline uint64_t cpu_stamp(const probe_thread *t)
     return probe_cpu_stamp();
 }
 
+uint64_t probe_alloc_stamp(JNIEnv *env)
+{
+    const volatile char *jt;
+    uint64_t a1, a2;
+    uintptr_t start, top;
+
+    if (!bound.alloc_found || env == NULL)
+        return 0;
+    jt = (const volatile char *)env - bound.env_offset;
+    /* The thread reads its own counter, but a safepoint may retire its
+     * TLAB meanwhile (adding what it held to allocated_bytes, then
+     * emptying it): a read whose count changed under it is read again. */
+    do {
+        a1 = *(const volatile uint64_t *)(jt + bound.allocated_offset);
+        atomic_thread_fence(memory_order_acquire);
+        start = *(const volatile uintptr_t *)(jt + bound.tlab_start_offset);
+        top = *(const volatile uintptr_t *)(jt + bound.tlab_top_offset);
+        atomic_thread_fence(memory_order_acquire);
+        a2 = *(const volatile uint64_t *)(jt + bound.allocated_offset);
+    } while (unlikely(a1 != a2));
+    return PROBE_ALLOC_ON | (a1 + (top > start ? top - start : 0));
+}
+
+/* An event's allocation stamp in t's call: 0 unless the session asked for
+ * it and the call is a platform thread's. */
+static inline uint64_t alloc_stamp(JNIEnv *env, const probe_thread *t)
+{
+    if (likely(!atomic_load_explicit(&cur_alloc, memory_order_relaxed)) || t->call_thread_ref)
+        return 0;
+    return probe_alloc_stamp(env);
+}
+
 /* Appends an event regardless of the fast-path limit: only for the ring's
  * reserve, which start_call keeps free for exactly these writes. */
-static void put(probe_thread *t, int32_t id, uint32_t kind, uint64_t ticks, uint64_t cpu)
+static void put(probe_thread *t, int32_t id, uint32_t kind, uint64_t ticks, uint64_t cpu, uint64_t alloc)
 {
     probe_ev *e = &t->ring[t->w & t->mask];
 
     e->t = ticks;
     e->cpu = cpu;
+    e->alloc = alloc;
     e->id = id;
     e->kind = kind;
     t->w++;
@@ -112,24 +146,24 @@ static void put(probe_thread *t, int32_t id, uint32_t kind, uint64_t ticks, uint
 
 /* The ring reached the limit: mark the call, drop later enters, and keep
  * the exits of frames whose enter was recorded (they fit in the reserve). */
-static __attribute__((noinline, cold)) void rec_overflow(probe_thread *t, int32_t id, uint32_t kind)
+static __attribute__((noinline, cold)) void rec_overflow(JNIEnv *env, probe_thread *t, int32_t id, uint32_t kind)
 {
     uint32_t k = PROBE_KIND(kind);
     int exitish = k == PROBE_EXIT || k == PROBE_FAIL || k == PROBE_ROOT_EXIT || k == PROBE_ROOT_FAIL;
 
     if (t->full_depth < 0) {
         t->full_depth = exitish ? t->depth : t->depth - 1;
-        put(t, -1, PROBE_OVERFLOW, clock_ticks(), 0);
+        put(t, -1, PROBE_OVERFLOW, clock_ticks(), 0, 0);
     }
     if (exitish && t->depth <= t->full_depth) {
         uint64_t ticks = clock_ticks();
 
-        put(t, id, kind, ticks, cpu_stamp(t));
+        put(t, id, kind, ticks, cpu_stamp(t), alloc_stamp(env, t));
         t->full_depth = t->depth - 1;
     }
 }
 
-static inline void rec(probe_thread *t, int32_t id, uint32_t kind)
+static inline void rec(JNIEnv *env, probe_thread *t, int32_t id, uint32_t kind)
 {
     uint64_t w = t->w;
 
@@ -138,11 +172,12 @@ static inline void rec(probe_thread *t, int32_t id, uint32_t kind)
 
         e->t = clock_ticks();
         e->cpu = cpu_stamp(t);
+        e->alloc = alloc_stamp(env, t);
         e->id = id;
         e->kind = kind;
         t->w = w + 1;
     } else {
-        rec_overflow(t, id, kind);
+        rec_overflow(env, t, id, kind);
     }
 }
 
@@ -415,13 +450,13 @@ static void JNICALL n_enter(JNIEnv *env, jclass cls, jint k, jint id)
     if (likely(t->depth == 0))
         return;
     if (++t->depth <= t->max_depth)
-        rec(t, id, PROBE_ENTER);
+        rec(env, t, id, PROBE_ENTER);
 }
 
-static inline void leave(probe_thread *t, jint id, uint32_t kind)
+static inline void leave(JNIEnv *env, probe_thread *t, jint id, uint32_t kind)
 {
     if (t->depth <= t->max_depth)
-        rec(t, id, kind);
+        rec(env, t, id, kind);
     t->depth--;
 }
 
@@ -431,7 +466,7 @@ static void JNICALL n_exit(JNIEnv *env, jclass cls, jint k, jint id)
 
     if (likely(t->depth == 0))
         return;
-    leave(t, id, PROBE_EXIT);
+    leave(env, t, id, PROBE_EXIT);
 }
 
 static void JNICALL n_fail(JNIEnv *env, jclass cls, jthrowable ex, jint k, jint id)
@@ -440,7 +475,7 @@ static void JNICALL n_fail(JNIEnv *env, jclass cls, jthrowable ex, jint k, jint 
 
     if (t->depth == 0)
         return;
-    leave(t, id, PROBE_FAIL);
+    leave(env, t, id, PROBE_FAIL);
 }
 
 /* How an entry method is entered (Probe.ROOT, RECEIVER, OTHER): a call of
@@ -472,14 +507,14 @@ static void root_enter(JNIEnv *env, probe_thread *t, jobject cur, jint id, int h
     }
     t->root_nest++;
     if (t->depth <= t->max_depth)
-        rec(t, id, how == ENTER_OTHER ? PROBE_ENTER : PROBE_ROOT_ENTER);
+        rec(env, t, id, how == ENTER_OTHER ? PROBE_ENTER : PROBE_ROOT_ENTER);
     /* A pool state serves one virtual thread after another: the call
      * names its own (the worker frees the reference). */
     if (t->root_nest == 1 && t->call_thread_ref) {
         jobject g = (*env)->NewGlobalRef(env, cur);
 
         if (g != NULL)
-            put(t, -1, PROBE_THREAD, (uint64_t)(uintptr_t)g, 0);
+            put(t, -1, PROBE_THREAD, (uint64_t)(uintptr_t)g, 0, 0);
     }
 }
 
@@ -561,7 +596,7 @@ static int root_leave(JNIEnv *env, probe_thread *t, jint id, uint32_t kind, jthr
 
             (*env)->DeleteLocalRef(env, k);
             if (g != NULL)
-                put(t, -1, PROBE_EXCEPTION, (uint64_t)(uintptr_t)g, 0);
+                put(t, -1, PROBE_EXCEPTION, (uint64_t)(uintptr_t)g, 0, 0);
         }
     }
     t->depth = d;
@@ -570,7 +605,7 @@ static int root_leave(JNIEnv *env, probe_thread *t, jint id, uint32_t kind, jthr
     if (t->root_nest == 1)
         kind |= t->call_session << 4;
     if (d <= t->max_depth)
-        rec(t, id, kind);
+        rec(env, t, id, kind);
     if (nest == 1 && t->root_ext) {
         t->max_depth--;
         t->root_ext = 0;
@@ -698,6 +733,16 @@ static void set_control(uint32_t session)
 void probe_set_cpu(int on)
 {
     atomic_store_explicit(&cur_cpu, on != 0, memory_order_relaxed);
+}
+
+int probe_set_alloc(int on, const char **why)
+{
+    if (on && !bound.alloc_found) {
+        *why = bound.alloc_missing != NULL ? bound.alloc_missing : "the probes are not installed";
+        return -1;
+    }
+    atomic_store_explicit(&cur_alloc, on != 0, memory_order_relaxed);
+    return 0;
 }
 
 void probe_set_sample(uint64_t sample)
@@ -884,7 +929,7 @@ uint64_t probe_record_ticks(probe_ev *ring, uint64_t cap, int n)
     scratch.limit = UINT64_MAX;
     t0 = clock_ticks();
     for (r = 0; r < n; r++)
-        rec(&scratch, 1, PROBE_ENTER);
+        rec(NULL, &scratch, 1, PROBE_ENTER);
     t1 = clock_ticks();
     return t1 - t0;
 }

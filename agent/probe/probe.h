@@ -100,6 +100,7 @@
 
 #include <jni.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "err.h"
@@ -132,6 +133,8 @@ typedef struct probe_ev {
     uint64_t t;           /* clock_ticks() */
     uint64_t cpu;         /* with probe_set_cpu on, in a platform thread's call:
                              its CPU stamp (PROBE_CPU_NS); 0 otherwise */
+    uint64_t alloc;       /* with probe_set_alloc on, in a platform thread's call:
+                             its allocation stamp (PROBE_ALLOC_BYTES); 0 otherwise */
     int32_t id;           /* method number (methods.h) */
     uint32_t kind;
 } probe_ev;
@@ -140,6 +143,11 @@ typedef struct probe_ev {
  * (the low 63 bits); 0 for none. */
 #define PROBE_CPU_ON (UINT64_C(1) << 63)
 #define PROBE_CPU_NS(c) ((c) & ~PROBE_CPU_ON)
+
+/* An event's allocation stamp: PROBE_ALLOC_ON and the bytes the thread
+ * allocated since it started (the low 63 bits); 0 for none. */
+#define PROBE_ALLOC_ON (UINT64_C(1) << 63)
+#define PROBE_ALLOC_BYTES(a) ((a) & ~PROBE_ALLOC_ON)
 
 /* The cache line size the per-thread state is laid out for (two 64-byte
  * lines: the adjacent-line prefetcher moves them in pairs). */
@@ -234,6 +242,18 @@ void probe_set_cpu(int on);
 
 /* The calling thread's CPU stamp (PROBE_CPU_ON | its CPU time in ns). */
 uint64_t probe_cpu_stamp(void);
+
+/* Whether the probes also stamp each event of a platform thread's call
+ * with the bytes the thread allocated (probe_ev.alloc), from the session
+ * that begins next; as probe_set_cpu for virtual threads (a carrier's
+ * counter counts every virtual thread it carries). 0, or -1 when on is
+ * asked and probe_bind found no allocation counter in this JVM (nothing
+ * changes then; *why says why, a static string). */
+int probe_set_alloc(int on, const char **why);
+
+/* The bytes the thread of env allocated since it started, as a probe
+ * stamps it (PROBE_ALLOC_ON | bytes); 0 when probe_bind found no counter. */
+uint64_t probe_alloc_stamp(JNIEnv *env);
 
 /* Starts accepting traced calls of session `session` (its entry methods are
  * those numbered with that session and root set), recording up to depth
@@ -365,6 +385,15 @@ typedef struct probe_binding {
     jmethodID weak_ref_init;    /* its constructor */
     jmethodID is_virtual;       /* Thread.isVirtual, NULL before JDK 21 */
     jmethodID free_entry;       /* Probe.free(int): lets an entry go */
+    /* The JVM's own count of the bytes a thread allocated (HotSpot: the
+     * thread's allocated_bytes plus what its TLAB holds, as ThreadMXBean
+     * counts them), at offsets from the JavaThread, found from the JVM's
+     * gHotSpotVMStructs; alloc_found 0: none (--alloc refused). */
+    int alloc_found;
+    const char *alloc_missing;  /* with alloc_found 0: why (a static string) */
+    ptrdiff_t env_offset;       /* JNIEnv * - JavaThread * */
+    ptrdiff_t allocated_offset; /* jlong: bytes of retired TLABs and allocations outside one */
+    ptrdiff_t tlab_start_offset, tlab_top_offset; /* HeapWord *: the TLAB's used part */
 } probe_binding;
 
 /* Hands b to the probe path (copied); probe_class() is b->cls from now on. */

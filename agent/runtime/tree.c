@@ -13,7 +13,11 @@
  * CPU time (events stamped by probe_set_cpu): a frame's is the change of
  * its thread's CPU clock from its enter to its exit, less the probes' cost
  * counted as for its wall time, at most its (corrected) wall time and at
- * least its children's CPU time. */
+ * least its children's CPU time.
+ *
+ * Bytes allocated (events stamped by probe_set_alloc): a frame's are the
+ * change of its thread's count from its enter to its exit (the probes
+ * allocate nothing), at least its children's. */
 #include "tree.h"
 
 #include <stdlib.h>
@@ -43,6 +47,7 @@ struct node {
     uint64_t calls, throws;
     uint64_t total, min, max; /* corrected ticks */
     uint64_t cpu;             /* ns of CPU time */
+    uint64_t alloc;           /* bytes allocated */
     uint8_t truncated;
 };
 
@@ -53,6 +58,8 @@ struct frame {
     uint64_t below;           /* recorded calls below it */
     uint64_t cpu_start;       /* the enter's CPU stamp (0: none) */
     uint64_t child_cpu;       /* ns of CPU time of the calls made from it */
+    uint64_t alloc_start;     /* the enter's allocation stamp (0: none) */
+    uint64_t child_alloc;     /* bytes allocated by the calls made from it */
 };
 
 struct tree {
@@ -66,6 +73,7 @@ struct tree {
     uint64_t mult;            /* ns = ticks * mult >> 32 */
     int warmup;               /* tree_warmup marked it */
     int cpu;                  /* the events carry CPU stamps */
+    int alloc;                /* the events carry allocation stamps */
 };
 
 /* The children table's hash of the child of parent for method id. */
@@ -158,9 +166,20 @@ static uint64_t frame_cpu(const struct frame *f, uint64_t at, uint64_t d, uint64
     return c < f->child_cpu ? f->child_cpu : c;
 }
 
-/* Closes the top frame at time `at` (CPU stamp at_cpu), thrown or not, and
- * charges its parent. */
-static void close_frame(tree *t, struct frame *st, int *sp, uint64_t at, uint64_t at_cpu, int thrown)
+/* The bytes frame f allocated, closed at allocation stamp at. */
+static uint64_t frame_alloc(const struct frame *f, uint64_t at)
+{
+    uint64_t a = 0;
+
+    if (f->alloc_start != 0 && at != 0 && PROBE_ALLOC_BYTES(at) >= PROBE_ALLOC_BYTES(f->alloc_start))
+        a = PROBE_ALLOC_BYTES(at) - PROBE_ALLOC_BYTES(f->alloc_start);
+    return a < f->child_alloc ? f->child_alloc : a;
+}
+
+/* Closes the top frame at time `at` (CPU stamp at_cpu, allocation stamp
+ * at_alloc), thrown or not, and charges its parent. */
+static void close_frame(tree *t, struct frame *st, int *sp, uint64_t at, uint64_t at_cpu, uint64_t at_alloc,
+                        int thrown)
 {
     struct frame *f = &st[--*sp];
     struct node *nd = &t->nodes[f->node];
@@ -184,6 +203,13 @@ static void close_frame(tree *t, struct frame *st, int *sp, uint64_t at, uint64_
         nd->cpu += c;
         if (*sp > 0)
             st[*sp - 1].child_cpu += c;
+    }
+    if (t->alloc) {
+        uint64_t a = frame_alloc(f, at_alloc);
+
+        nd->alloc += a;
+        if (*sp > 0)
+            st[*sp - 1].child_alloc += a;
     }
     if (*sp > 0) {
         st[*sp - 1].child_sum += d;
@@ -216,7 +242,7 @@ static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, mct_err *
         nd = child(t, st[*sp - 1].node, e->id);
         if (nd == UINT32_MAX)
             return mct_err_set(err, MCT_E_NOMEM, "out of memory building a call tree");
-        st[*sp] = (struct frame){.node = nd, .start = e->t, .cpu_start = e->cpu};
+        st[*sp] = (struct frame){.node = nd, .start = e->t, .cpu_start = e->cpu, .alloc_start = e->alloc};
         (*sp)++;
     } else if (is_exit(k)) {
         for (i = *sp - 1; i >= 0 && t->nodes[st[i].node].id != e->id; i--)
@@ -224,8 +250,8 @@ static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, mct_err *
         if (i < 0)
             return 0; /* an exit without its enter: ignore */
         while (*sp > i + 1)
-            close_frame(t, st, sp, e->t, e->cpu, 1);
-        close_frame(t, st, sp, e->t, e->cpu, k == PROBE_FAIL || k == PROBE_ROOT_FAIL);
+            close_frame(t, st, sp, e->t, e->cpu, e->alloc, 1);
+        close_frame(t, st, sp, e->t, e->cpu, e->alloc, k == PROBE_FAIL || k == PROBE_ROOT_FAIL);
     } else if (k == PROBE_OVERFLOW) {
         for (i = 0; i < *sp; i++)
             t->nodes[st[i].node].truncated = 1;
@@ -256,7 +282,8 @@ tree *tree_build(const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err)
     t->mult = (uint64_t)(o->cal.ns_per_tick * 4294967296.0 + 0.5);
     t->start_tick = ev[0].t;
     t->cpu = ev[0].cpu != 0;
-    st[sp++] = (struct frame){.node = 0, .start = ev[0].t, .cpu_start = ev[0].cpu};
+    t->alloc = ev[0].alloc != 0;
+    st[sp++] = (struct frame){.node = 0, .start = ev[0].t, .cpu_start = ev[0].cpu, .alloc_start = ev[0].alloc};
     for (i = 1; i < n; i++) {
         if (step(t, st, &sp, &ev[i], err) < 0) {
             tree_free(t);
@@ -272,7 +299,7 @@ tree *tree_build(const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err)
         for (j = 0; j < sp; j++)
             t->nodes[st[j].node].truncated = 1;
         while (sp > 0)
-            close_frame(t, st, &sp, last, 0, 1);
+            close_frame(t, st, &sp, last, 0, 0, 1);
     }
     return t;
 }
@@ -372,7 +399,7 @@ static int fill(const tree *t, uint32_t i, call_tab *tab, mct_call *c, size_t *a
         .method = (uint32_t)nd->id, .n_children = nd->kids, .flags = nd->truncated ? CALL_N_TRUNCATED : 0u,
         .calls = nd->calls, .total_ns = total, .self_ns = total > child_total ? total - child_total : 0,
         .min_ns = ns(t, nd->min), .max_ns = ns(t, nd->max), .throws = nd->throws,
-        .cpu_ns = nd->cpu < total ? nd->cpu : total,
+        .cpu_ns = nd->cpu < total ? nd->cpu : total, .alloc_bytes = nd->alloc,
     };
     for (k = nd->first_child; k != 0; k = t->nodes[k].next_sibling)
         if (fill(t, k, tab, c, at, err) < 0)
@@ -388,7 +415,7 @@ int tree_call(const tree *t, call_tab *tab, mct_call *c, uint64_t seq, int64_t t
     size_t at = 0;
     int rc;
 
-    c->flags = (t->warmup ? CALL_F_WARMUP : 0u) | (t->cpu ? CALL_F_CPU : 0u);
+    c->flags = (t->warmup ? CALL_F_WARMUP : 0u) | (t->cpu ? CALL_F_CPU : 0u) | (t->alloc ? CALL_F_ALLOC : 0u);
     c->seq = seq;
     c->thread_id = thread_id;
     c->start_ns = (uint64_t)tree_start_ns(t);

@@ -292,6 +292,7 @@ static void read_request(struct session *s, const struct mct_request *r)
     s->include_warmup = r->include_warmup;
     s->compact = r->compact;
     s->cpu = r->cpu;
+    s->alloc = r->alloc;
 }
 
 /* What is wrong with a trace request that its schema cannot say, or NULL. */
@@ -359,6 +360,7 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     struct splan_tally t;
     hj *hier = NULL;
     mct_err err;
+    const char *why = NULL;
     int instrumented = 0;
 
     await_session_thread();
@@ -399,6 +401,13 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     }
     /* The probes' measured cost includes the CPU clock's read when asked. */
     probe_set_cpu(s->cpu);
+    if (probe_set_alloc(s->alloc, &why) < 0) {
+        hj_free(hier);
+        mct_err_set(&err, MCT_E_UNSUPPORTED, "--alloc cannot be used with this JVM: %s", why);
+        send_error(s, &err);
+        finish(s, jni, 0);
+        return;
+    }
     splan_calibrate(&s->sp, jni);
     /* The rings are this session's once the last one has shrunk them. */
     probe_consumer_begin();

@@ -56,6 +56,7 @@ struct session {
      * connection; the model each call is filled into, and its methods */
     int compact;
     int cpu;                    /* the probes stamp events with the CPU clock */
+    int alloc;                  /* ... and with the bytes the thread allocated */
     mct_buf out;
     call_defs defs;
     call_tab tab;

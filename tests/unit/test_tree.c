@@ -212,6 +212,74 @@ static void evc(uint32_t kind, int32_t id, uint64_t t, uint64_t cpu_ns)
     ev_buf[n_ev++] = (probe_ev){.t = t, .cpu = PROBE_CPU_ON | cpu_ns, .id = id, .kind = kind};
 }
 
+static void eva(uint32_t kind, int32_t id, uint64_t t, uint64_t bytes)
+{
+    ev_buf[n_ev++] = (probe_ev){.t = t, .alloc = PROBE_ALLOC_ON | bytes, .id = id, .kind = kind};
+}
+
+/* Allocation stamps: a node's bytes are its count's change, at least its
+ * children's; both encodings carry them. */
+static void test_alloc(void)
+{
+    json_t *j, *root, *a, *b;
+    call_tab tab = {0}, tab2 = {0};
+    mct_call call = {0}, call2 = {0};
+    call_defs defs = {0};
+    mct_buf rec = {0}, l1 = {0}, l2 = {0};
+    mct_err e;
+    tree *t;
+
+    n_ev = 0;
+    eva(PROBE_ROOT_ENTER, ROOT, 0, 1000);
+    eva(PROBE_ENTER, A, 10, 1000);
+    eva(PROBE_EXIT, A, 20, 1500);        /* 500 bytes */
+    eva(PROBE_ENTER, A, 30, 1600);
+    eva(PROBE_EXIT, A, 40, 1700);        /* 100 more: A merges 600 */
+    eva(PROBE_ENTER, B, 50, 1700);
+    eva(PROBE_EXIT, B, 60, 1700);        /* none */
+    eva(PROBE_ROOT_EXIT, ROOT, 100, 1800);
+    t = build(0);
+    CHECK(t != NULL);
+    if (t == NULL)
+        return;
+    j = render(t, NULL);
+    root = json_object_get(j, "root");
+    a = kid(root, 0);
+    b = kid(root, 1);
+    CHECK_INT(num(a, "alloc_bytes"), 600);
+    CHECK_INT(num(b, "alloc_bytes"), 0);
+    CHECK_INT(num(root, "alloc_bytes"), 800);
+    CHECK(json_object_get(root, "cpu_ns") == NULL);
+    CHECK_INT(call_from_json(&tab, &call, j, &e), 0);
+    CHECK(call.flags == CALL_F_ALLOC);
+    CHECK_INT(call_encode(&rec, &tab, &defs, &call), 0);
+    for (size_t at = 0; at < rec.len;) {
+        uint32_t n = 0;
+
+        CHECK_INT(proto_header_decode(rec.data + at, PROTO_REPLY, &n, &e), 0);
+        CHECK(call_decode(&tab2, &call2, rec.data + at + PROTO_HEADER_LEN, n, &e) > 0);
+        at += PROTO_HEADER_LEN + n;
+    }
+    CHECK(call2.flags == CALL_F_ALLOC);
+    CHECK_INT(call_json_line(&l1, &tab, &call), 0);
+    CHECK_INT(call_json_line(&l2, &tab2, &call2), 0);
+    CHECK(l1.len == l2.len && memcmp(l1.data, l2.data, l1.len) == 0);
+    /* A node with alloc_bytes under a root without is refused. */
+    json_object_del(root, "alloc_bytes");
+    CHECK_INT(call_from_json(&tab, &call, j, &e), -1);
+    CHECK(strstr(e.msg, "alloc_bytes: present though the root has none") != NULL);
+    json_decref(j);
+    tree_free(t);
+    buf_free(&rec);
+    buf_free(&l1);
+    buf_free(&l2);
+    call_defs_free(&defs);
+    call_free(&call);
+    call_free(&call2);
+    call_tab_free(&tab);
+    call_tab_free(&tab2);
+}
+
 /* CPU stamps: a node's CPU time is its clock's change less the probes'
  * cost, within its children's CPU time and its wall time; wait_ns is the
  * rest. Both encodings carry them: the JSON read back and the compact
@@ -569,6 +637,7 @@ int main(void)
     test_merge_and_order();
     test_throws();
     test_cpu();
+    test_alloc();
     test_truncated();
     test_probe_cost();
     test_recursion();

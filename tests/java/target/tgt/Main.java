@@ -214,6 +214,8 @@ public final class Main {
                 return () -> sink += Sleepy.run();
             case "cpu":
                 return () -> sink += Cpu.run();
+            case "alloc":
+                return () -> sink += Alloc.run();
             case "mixed":
                 int[] n = {0};
                 return () -> sink += Mixed.run(n[0]++);
