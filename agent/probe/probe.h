@@ -5,7 +5,8 @@
  * A traced call writes to an event ring (one producer: the call's thread;
  * one consumer: the worker): a platform thread's own ring, or for a virtual
  * thread the ring of a state it holds during the call (it may move to
- * another OS thread). A probe appends (number, kind, ticks); the outermost
+ * another OS thread). A probe appends (number, kind, ticks, and when the
+ * session asks, the thread's CPU and allocation stamps); the outermost
  * exit of an entry method publishes the call's events and the worker builds
  * the tree from them. An entry call holds an entry of the probe class's
  * table (one of two found from its thread id, each on a cache line of its

@@ -10,8 +10,9 @@
 #   -f chrome puts cpu_ns and wait_ns in a slice's args, -f folded
 #   --folded-value cpu counts each stack's self CPU time; --folded-value cpu
 #   without --cpu, and --cpu with --aggregate, are usage errors;
-# - JDK 21+: calls on virtual threads carry no CPU times (their carrier's
-#   clock also counts the virtual threads it carried meanwhile).
+# - JDK 21+: calls on virtual threads carry no CPU times nor allocations
+#   (their carrier's clock and count also count the virtual threads it
+#   carried meanwhile).
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
@@ -84,11 +85,12 @@ OUTLINE
 
     if [ "$j" -ge 21 ]; then
         scenario "$jdk" vthreads
-        note "JDK $j: calls on virtual threads carry no CPU times"
-        trace "$j-vt" --cpu -n 10 -t 60 "$PID" tgt.VWork job 3 "$RX"
-        expect_rc 0 "--cpu on virtual threads"
-        check_calls "$OUT" 10 "--cpu on virtual threads" -D 3
+        note "JDK $j: calls on virtual threads carry no CPU times nor allocations"
+        trace "$j-vt" --cpu --alloc -n 10 -t 60 "$PID" tgt.VWork job 3 "$RX"
+        expect_rc 0 "--cpu --alloc on virtual threads"
+        check_calls "$OUT" 10 "--cpu --alloc on virtual threads" -D 3
         expect_no_grep '"cpu_ns"' "$OUT" "--cpu on virtual threads"
+        expect_no_grep '"alloc_bytes"' "$OUT" "--alloc on virtual threads"
         expect_restored "$PID" "after --cpu on virtual threads"
         stop_jvm "$PID"
     fi
