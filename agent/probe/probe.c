@@ -89,15 +89,6 @@ uint64_t probe_cpu_stamp(void)
     return PROBE_CPU_ON | ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
 }
 
-/* An event's CPU stamp in t's call: 0 unless the session asked for it and
- * the call is a platform thread's (probe.h). */
-static inline uint64_t cpu_stamp(const probe_thread *t)
-{
-    if (likely(!atomic_load_explicit(&cur_cpu, memory_order_relaxed)) || t->call_thread_ref)
-        return 0;
-    return probe_cpu_stamp();
-}
-
 uint64_t probe_alloc_stamp(JNIEnv *env)
 {
     const volatile char *jt;
@@ -121,24 +112,29 @@ uint64_t probe_alloc_stamp(JNIEnv *env)
     return PROBE_ALLOC_ON | (a1 + (top > start ? top - start : 0));
 }
 
-/* An event's allocation stamp in t's call: 0 unless the session asked for
- * it and the call is a platform thread's. */
-static inline uint64_t alloc_stamp(JNIEnv *env, const probe_thread *t)
+/* What a call's events are stamped with (probe_thread.stamp). */
+enum {
+    STAMP_CPU = 1,
+    STAMP_ALLOC = 2,
+    STAMP_WRITE = 4     /* the thread has stamps: write them (0s for what is off) */
+};
+
+/* Stamps the event at position pos of t's call. */
+static __attribute__((noinline)) void stamp_put(JNIEnv *env, probe_thread *t, uint64_t pos)
 {
-    if (likely(!atomic_load_explicit(&cur_alloc, memory_order_relaxed)) || t->call_thread_ref)
-        return 0;
-    return probe_alloc_stamp(env);
+    probe_stamp *s = &atomic_load_explicit(&t->stamps, memory_order_relaxed)[pos & t->mask];
+
+    s->cpu = t->stamp & STAMP_CPU ? probe_cpu_stamp() : 0;
+    s->alloc = t->stamp & STAMP_ALLOC ? probe_alloc_stamp(env) : 0;
 }
 
 /* Appends an event regardless of the fast-path limit: only for the ring's
  * reserve, which start_call keeps free for exactly these writes. */
-static void put(probe_thread *t, int32_t id, uint32_t kind, uint64_t ticks, uint64_t cpu, uint64_t alloc)
+static void put(probe_thread *t, int32_t id, uint32_t kind, uint64_t ticks)
 {
     probe_ev *e = &t->ring[t->w & t->mask];
 
     e->t = ticks;
-    e->cpu = cpu;
-    e->alloc = alloc;
     e->id = id;
     e->kind = kind;
     t->w++;
@@ -153,12 +149,12 @@ static __attribute__((noinline, cold)) void rec_overflow(JNIEnv *env, probe_thre
 
     if (t->full_depth < 0) {
         t->full_depth = exitish ? t->depth : t->depth - 1;
-        put(t, -1, PROBE_OVERFLOW, clock_ticks(), 0, 0);
+        put(t, -1, PROBE_OVERFLOW, clock_ticks());
     }
     if (exitish && t->depth <= t->full_depth) {
-        uint64_t ticks = clock_ticks();
-
-        put(t, id, kind, ticks, cpu_stamp(t), alloc_stamp(env, t));
+        put(t, id, kind, clock_ticks());
+        if (t->stamp)
+            stamp_put(env, t, t->w - 1);
         t->full_depth = t->depth - 1;
     }
 }
@@ -171,10 +167,10 @@ static inline void rec(JNIEnv *env, probe_thread *t, int32_t id, uint32_t kind)
         probe_ev *e = &t->ring[w & t->mask];
 
         e->t = clock_ticks();
-        e->cpu = cpu_stamp(t);
-        e->alloc = alloc_stamp(env, t);
         e->id = id;
         e->kind = kind;
+        if (unlikely(t->stamp))
+            stamp_put(env, t, w);
         t->w = w + 1;
     } else {
         rec_overflow(env, t, id, kind);
@@ -200,6 +196,30 @@ static void ring_free(probe_ev *r, uint64_t cap)
         return;
     munmap(r, cap * sizeof(probe_ev));
     atomic_fetch_sub_explicit(&ring_bytes, cap * sizeof(probe_ev), memory_order_relaxed);
+}
+
+static probe_stamp *stamps_alloc(uint64_t cap)
+{
+    void *p = mmap(NULL, cap * sizeof(probe_stamp), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    if (p == MAP_FAILED)
+        return NULL;
+    atomic_fetch_add_explicit(&ring_bytes, cap * sizeof(probe_stamp), memory_order_relaxed);
+    return p;
+}
+
+/* Frees t's stamps (the caller owns them: the thread at the start of a
+ * call, or the worker when it frees the ring). */
+static void stamps_free(probe_thread *t)
+{
+    probe_stamp *s = atomic_load_explicit(&t->stamps, memory_order_relaxed);
+
+    if (s == NULL)
+        return;
+    munmap(s, t->stamps_cap * sizeof(probe_stamp));
+    atomic_fetch_sub_explicit(&ring_bytes, t->stamps_cap * sizeof(probe_stamp), memory_order_relaxed);
+    atomic_store_explicit(&t->stamps, NULL, memory_order_relaxed);
+    t->stamps_cap = 0;
 }
 
 uint64_t probe_ring_bytes(void)
@@ -284,7 +304,7 @@ static int no_call(probe_thread *t)
  * Past the limit, the ring keeps room for what is written after an
  * overflow: its mark, the exits of the frames recorded (at most depth + 1
  * open, see root_enter) and the exception. */
-static int start_call(probe_thread *t, uint32_t session, int depth, int k)
+static int start_call(probe_thread *t, uint32_t session, int depth, int k, unsigned stamp)
 {
     uint64_t consumed, cap;
     uint64_t reserve = (uint64_t)depth + 4;
@@ -310,6 +330,20 @@ static int start_call(probe_thread *t, uint32_t session, int depth, int k)
         t->mask = PROBE_RING_MIN - 1;
     }
     cap = t->mask + 1;
+    /* Stamps: as many as the ring's events when the call wants them, none
+     * otherwise; changed only while the ring holds no unread event (the
+     * worker reads the stamps of those), which a ring just taken never
+     * does. Stamps that cannot go yet are written as 0s. */
+    if (consumed == t->w && t->stamps_cap != (stamp != 0 ? cap : 0)) {
+        probe_stamp *fresh;
+
+        stamps_free(t);
+        if (stamp != 0 && (fresh = stamps_alloc(cap)) != NULL) {
+            t->stamps_cap = cap;
+            atomic_store_explicit(&t->stamps, fresh, memory_order_release);
+        }
+    }
+    t->stamp = t->stamps_cap == cap ? stamp | STAMP_WRITE : 0;
     if (cap - (t->w - consumed) < reserve + 16) {
         atomic_store_explicit(&slots.slot[k].behind, 1, memory_order_relaxed);
         atomic_store_explicit(&t->behind, k, memory_order_release);
@@ -376,6 +410,13 @@ static void release_entry(JNIEnv *env, int k)
     atomic_store_explicit(&entries[k].t, NULL, memory_order_release);
 }
 
+/* What the session asked the calls' events to be stamped with. */
+static unsigned session_stamps(void)
+{
+    return (atomic_load_explicit(&cur_cpu, memory_order_relaxed) ? STAMP_CPU : 0u) |
+           (atomic_load_explicit(&cur_alloc, memory_order_relaxed) ? STAMP_ALLOC : 0u);
+}
+
 /* Starts a traced call of session for cur, which holds entry k (me: the
  * OS thread's state): picks the state the call writes to (the OS thread's
  * for a platform thread, one of the pool's for a virtual one) and lets the
@@ -405,7 +446,8 @@ static __attribute__((noinline)) probe_thread *begin_call(JNIEnv *env, probe_thr
         bump(&me->dropped);
         return NULL;
     }
-    if (!start_call(t, session, atomic_load_explicit(&cur_depth, memory_order_relaxed), k)) {
+    if (!start_call(t, session, atomic_load_explicit(&cur_depth, memory_order_relaxed), k,
+                    virt ? 0u : session_stamps())) {
         if (virt)
             atomic_store_explicit(&t->vbusy, 0, memory_order_release);
         return NULL;
@@ -514,7 +556,7 @@ static void root_enter(JNIEnv *env, probe_thread *t, jobject cur, jint id, int h
         jobject g = (*env)->NewGlobalRef(env, cur);
 
         if (g != NULL)
-            put(t, -1, PROBE_THREAD, (uint64_t)(uintptr_t)g, 0, 0);
+            put(t, -1, PROBE_THREAD, (uint64_t)(uintptr_t)g);
     }
 }
 
@@ -596,7 +638,7 @@ static int root_leave(JNIEnv *env, probe_thread *t, jint id, uint32_t kind, jthr
 
             (*env)->DeleteLocalRef(env, k);
             if (g != NULL)
-                put(t, -1, PROBE_EXCEPTION, (uint64_t)(uintptr_t)g, 0, 0);
+                put(t, -1, PROBE_EXCEPTION, (uint64_t)(uintptr_t)g);
         }
     }
     t->depth = d;
@@ -837,6 +879,7 @@ void probe_maintain(probe_thread *t, JNIEnv *jni, uint64_t want_cap)
         t->depth = 0;
         t->w = atomic_load_explicit(&t->published, memory_order_relaxed);
         ring_free(t->ring, t->mask + 1);
+        stamps_free(t);
         t->ring = NULL;
         t->mask = 0;
         t->worker_cap = PROBE_RING_MIN;
@@ -864,6 +907,7 @@ int probe_shrink(probe_thread *t)
         /* Empty (consumed == published == w): positions carry over to the
          * ring its next traced call takes. */
         ring_free(t->ring, t->mask + 1);
+        stamps_free(t);
         t->ring = NULL;
         t->mask = 0;
         t->worker_cap = PROBE_RING_MIN;

@@ -5,8 +5,8 @@
  * A traced call writes to an event ring (one producer: the call's thread;
  * one consumer: the worker): a platform thread's own ring, or for a virtual
  * thread the ring of a state it holds during the call (it may move to
- * another OS thread). A probe appends (number, kind, ticks, and when the
- * session asks, the thread's CPU and allocation stamps); the outermost
+ * another OS thread). A probe appends (number, kind, ticks), and when the
+ * session asks, the thread's CPU and allocation stamps beside it; the outermost
  * exit of an entry method publishes the call's events and the worker builds
  * the tree from them. An entry call holds an entry of the probe class's
  * table (one of two found from its thread id, each on a cache line of its
@@ -132,13 +132,19 @@ enum probe_kind {
 
 typedef struct probe_ev {
     uint64_t t;           /* clock_ticks() */
-    uint64_t cpu;         /* with probe_set_cpu on, in a platform thread's call:
-                             its CPU stamp (PROBE_CPU_NS); 0 otherwise */
-    uint64_t alloc;       /* with probe_set_alloc on, in a platform thread's call:
-                             its allocation stamp (PROBE_ALLOC_BYTES); 0 otherwise */
     int32_t id;           /* method number (methods.h) */
     uint32_t kind;
 } probe_ev;
+
+/* An event's stamps, when the session asked for them (probe_set_cpu,
+ * probe_set_alloc): in an array beside the ring, at the event's index, so
+ * that a session without them writes and holds none. Only a platform
+ * thread's calls are stamped; the stamps of PROBE_OVERFLOW, EXCEPTION and
+ * THREAD events mean nothing. */
+typedef struct probe_stamp {
+    uint64_t cpu;         /* PROBE_CPU_ON | the thread's CPU time, or 0 */
+    uint64_t alloc;       /* PROBE_ALLOC_ON | the bytes it allocated, or 0 */
+} probe_stamp;
 
 /* An event's CPU stamp: PROBE_CPU_ON and the thread's CPU clock in ns
  * (the low 63 bits); 0 for none. */
@@ -174,12 +180,20 @@ typedef struct probe_thread {
     int root_ext;                 /* the second one raised max_depth by one (see root_enter) */
     int entry;                    /* the Probe table entry held during a traced call, or -1 */
     int call_thread_ref;          /* the current call records its thread (PROBE_THREAD) */
+    unsigned stamp;               /* the current call's stamps (probe.c's STAMP_*); 0: none */
     int32_t root_depth[64];       /* depth at which each open entry method was entered */
     /* the ring (NULL: none yet): written by the app thread when it takes
      * one and by the worker when it frees it (never both: in_call /
      * shrinking), read by both per event */
     _Alignas(PROBE_LINE) probe_ev *ring;
     uint64_t mask;                /* ring capacity - 1 (a power of 2) */
+    /* the stamps beside the ring (NULL: none), as many as its events:
+     * taken or let go by the app thread at the start of a call when the
+     * ring holds no unread event (released before the call's events;
+     * the worker reads them after `published`), freed by the worker with
+     * the ring */
+    _Atomic(probe_stamp *) stamps;
+    uint64_t stamps_cap;
     jobject thread;               /* global ref to the platform Thread, NULL for a
                                      virtual threads' state (each call names its thread);
                                      set when it first traces, cleared by the worker */
@@ -413,6 +427,7 @@ uint64_t probe_record_ticks(probe_ev *ring, uint64_t cap, int n);
 typedef struct probe_call {
     const probe_ev *ev;   /* its events in order, copied (valid during the
                              callback); NULL when the call is discarded */
+    const probe_stamp *stamps; /* their stamps, likewise; NULL: none */
     uint64_t len;         /* its event count (at least 2) */
     uint32_t session;     /* the session it started in */
     jobject thread;       /* the Thread that made it; NULL: unknown (borrowed) */

@@ -227,7 +227,7 @@ static int is_exit(uint32_t k)
     return k == PROBE_EXIT || k == PROBE_FAIL || k == PROBE_ROOT_EXIT || k == PROBE_ROOT_FAIL;
 }
 
-static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, mct_err *err)
+static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, const probe_stamp *sm, mct_err *err)
 {
     uint32_t k = PROBE_KIND(e->kind);
     int i;
@@ -242,7 +242,7 @@ static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, mct_err *
         nd = child(t, st[*sp - 1].node, e->id);
         if (nd == UINT32_MAX)
             return mct_err_set(err, MCT_E_NOMEM, "out of memory building a call tree");
-        st[*sp] = (struct frame){.node = nd, .start = e->t, .cpu_start = e->cpu, .alloc_start = e->alloc};
+        st[*sp] = (struct frame){.node = nd, .start = e->t, .cpu_start = sm->cpu, .alloc_start = sm->alloc};
         (*sp)++;
     } else if (is_exit(k)) {
         for (i = *sp - 1; i >= 0 && t->nodes[st[i].node].id != e->id; i--)
@@ -250,8 +250,8 @@ static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, mct_err *
         if (i < 0)
             return 0; /* an exit without its enter: ignore */
         while (*sp > i + 1)
-            close_frame(t, st, sp, e->t, e->cpu, e->alloc, 1);
-        close_frame(t, st, sp, e->t, e->cpu, e->alloc, k == PROBE_FAIL || k == PROBE_ROOT_FAIL);
+            close_frame(t, st, sp, e->t, sm->cpu, sm->alloc, 1);
+        close_frame(t, st, sp, e->t, sm->cpu, sm->alloc, k == PROBE_FAIL || k == PROBE_ROOT_FAIL);
     } else if (k == PROBE_OVERFLOW) {
         for (i = 0; i < *sp; i++)
             t->nodes[st[i].node].truncated = 1;
@@ -263,6 +263,7 @@ static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, mct_err *
 
 tree *tree_build(const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err)
 {
+    static const probe_stamp no_stamp;
     struct frame st[MAX_STACK];
     int sp = 0;
     tree *t;
@@ -281,11 +282,14 @@ tree *tree_build(const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err)
     t->o = *o;
     t->mult = (uint64_t)(o->cal.ns_per_tick * 4294967296.0 + 0.5);
     t->start_tick = ev[0].t;
-    t->cpu = ev[0].cpu != 0;
-    t->alloc = ev[0].alloc != 0;
-    st[sp++] = (struct frame){.node = 0, .start = ev[0].t, .cpu_start = ev[0].cpu, .alloc_start = ev[0].alloc};
+    if (o->stamps != NULL) {
+        t->cpu = o->stamps[0].cpu != 0;
+        t->alloc = o->stamps[0].alloc != 0;
+    }
+    st[sp++] = (struct frame){.node = 0, .start = ev[0].t, .cpu_start = o->stamps ? o->stamps[0].cpu : 0,
+                              .alloc_start = o->stamps ? o->stamps[0].alloc : 0};
     for (i = 1; i < n; i++) {
-        if (step(t, st, &sp, &ev[i], err) < 0) {
+        if (step(t, st, &sp, &ev[i], o->stamps != NULL ? &o->stamps[i] : &no_stamp, err) < 0) {
             tree_free(t);
             return NULL;
         }

@@ -12,10 +12,12 @@
 static int32_t ROOT, A, B, C;
 
 static probe_ev ev_buf[64];
+static probe_stamp st_buf[64];
 static size_t n_ev;
 
 static void ev(uint32_t kind, int32_t id, uint64_t t)
 {
+    st_buf[n_ev] = (probe_stamp){0};
     ev_buf[n_ev++] = (probe_ev){.t = t, .id = id, .kind = kind};
 }
 
@@ -23,6 +25,10 @@ static tree *build(uint64_t probe_ticks)
 {
     tree_opts o = {.cal = {.tick0 = 0, .ns_per_tick = 1.0, .wall0 = 1000}, .probe_ticks = probe_ticks};
     mct_err err;
+
+    for (size_t i = 0; i < n_ev; i++)
+        if (st_buf[i].cpu != 0 || st_buf[i].alloc != 0)
+            o.stamps = st_buf;
     tree *t = tree_build(ev_buf, n_ev, &o, &err);
 
     if (t == NULL)
@@ -209,12 +215,14 @@ static void test_probe_cost(void)
 
 static void evc(uint32_t kind, int32_t id, uint64_t t, uint64_t cpu_ns)
 {
-    ev_buf[n_ev++] = (probe_ev){.t = t, .cpu = PROBE_CPU_ON | cpu_ns, .id = id, .kind = kind};
+    ev(kind, id, t);
+    st_buf[n_ev - 1].cpu = PROBE_CPU_ON | cpu_ns;
 }
 
 static void eva(uint32_t kind, int32_t id, uint64_t t, uint64_t bytes)
 {
-    ev_buf[n_ev++] = (probe_ev){.t = t, .alloc = PROBE_ALLOC_ON | bytes, .id = id, .kind = kind};
+    ev(kind, id, t);
+    st_buf[n_ev - 1].alloc = PROBE_ALLOC_ON | bytes;
 }
 
 /* Allocation stamps: a node's bytes are its count's change, at least its
