@@ -28,6 +28,7 @@ static __thread probe_thread *self __attribute__((tls_model("initial-exec"))) = 
 _Static_assert(PROBE_TABLE_LEN == PROBE_ENTRIES * STRIDE, "probe.h says the table's length");
 _Static_assert(sizeof(probe_slot) == PROBE_LINE && offsetof(probe_slots, slot) == PROBE_LINE,
                "Probe.java's SLOT offsets");
+_Static_assert(sizeof(probe_stamp) == sizeof(probe_ev), "probe_record_ticks's scratch stamps");
 _Static_assert(offsetof(probe_slot, countdown) == 8 && offsetof(probe_slot, countdown_session) == 16 &&
                    offsetof(probe_slot, nest) == 20 && offsetof(probe_slot, dropped) == 24 &&
                    offsetof(probe_slot, behind) == 32,
@@ -120,7 +121,7 @@ enum {
 };
 
 /* Stamps the event at position pos of t's call. */
-static __attribute__((noinline)) void stamp_put(JNIEnv *env, probe_thread *t, uint64_t pos)
+static inline void stamp_put(JNIEnv *env, probe_thread *t, uint64_t pos)
 {
     probe_stamp *s = &atomic_load_explicit(&t->stamps, memory_order_relaxed)[pos & t->mask];
 
@@ -971,6 +972,12 @@ uint64_t probe_record_ticks(probe_ev *ring, uint64_t cap, int n)
     scratch.ring = ring;
     scratch.mask = cap - 1;
     scratch.limit = UINT64_MAX;
+    /* With stamps asked for, their reads and writes are part of the cost;
+     * the scratch ring serves as their scratch too (nothing reads it). */
+    if (session_stamps() != 0) {
+        atomic_store_explicit(&scratch.stamps, (probe_stamp *)(void *)ring, memory_order_relaxed);
+        scratch.stamp = session_stamps() | STAMP_WRITE;
+    }
     t0 = clock_ticks();
     for (r = 0; r < n; r++)
         rec(NULL, &scratch, 1, PROBE_ENTER);
