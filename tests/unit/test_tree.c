@@ -342,6 +342,14 @@ static void test_cpu(void)
     CHECK_INT(call_json_line(&l1, &tab, &call), 0);
     CHECK_INT(call_json_line(&l2, &tab2, &call2), 0);
     CHECK(l1.len == l2.len && memcmp(l1.data, l2.data, l1.len) == 0);
+    /* A reader refuses more CPU time than time, and cpu_ns on a child of a
+     * root without it. */
+    json_object_set_new(a, "cpu_ns", json_integer(num(a, "total_ns") + 1));
+    CHECK_INT(call_from_json(&tab, &call, j, &e), -1);
+    CHECK(strstr(e.msg, "is over its total_ns") != NULL);
+    json_object_del(root, "cpu_ns");
+    CHECK_INT(call_from_json(&tab, &call, j, &e), -1);
+    CHECK(strstr(e.msg, "cpu_ns: present though the root has none") != NULL);
     /* Without stamps, none: the call is as it always was. */
     json_decref(j);
     tree_free(t);
