@@ -18,7 +18,9 @@
  * or call JVMTI. Its two ends do more, once per traced call: the start
  * writes the thread into the entry with JNI (a thread's first traced call
  * also sets up its state, which allocates; a state's first traced call of
- * a session maps its ring; a virtual thread's calls Thread.isVirtual,
+ * a session maps its ring, and the stamps beside it when the session asks
+ * for them, again when the ring grew; a virtual thread's calls
+ * Thread.isVirtual,
  * takes a state from the virtual threads' pool, which allocates one when
  * all are held, and keeps a JNI reference to the thread), and an entry
  * method that throws keeps a JNI reference to the exception's class (the
