@@ -19,6 +19,7 @@ enum {
     OPT_OTLP_ENDPOINT,
     OPT_CLICKHOUSE,
     OPT_SERVICE,
+    OPT_FOLDED_VALUE,
     OPT_ROW = 512
 };
 
@@ -35,6 +36,7 @@ static const struct option own_options[] = {
     { "otlp-endpoint", required_argument, NULL, OPT_OTLP_ENDPOINT },
     { "clickhouse", required_argument, NULL, OPT_CLICKHOUSE },
     { "service", required_argument, NULL, OPT_SERVICE },
+    { "folded-value", required_argument, NULL, OPT_FOLDED_VALUE },
 };
 
 #define OWN_COUNT (sizeof own_options / sizeof own_options[0])
@@ -114,6 +116,9 @@ void cli_usage(FILE *f)
           "      --clickhouse URL  -f rows: insert into mcalltree.nodes over ClickHouse's\n"
           "                        HTTP interface at URL instead of writing\n"
           "      --slow-ms MS      tree: highlight calls that took at least MS ms\n"
+          "      --folded-value V  folded: each stack's self time (wall, the default),\n"
+          "                        CPU time (cpu, with --cpu) or bytes allocated\n"
+          "                        (alloc, with --alloc)\n"
           "  -o, --output FILE     write there instead of stdout\n"
           "      --include-jdk     also trace into classes of the JDK\n"
           "      --plan            print the methods that would be instrumented and exit\n"
@@ -140,6 +145,8 @@ void cli_usage(FILE *f)
           "      --slowest K       with --aggregate: keep the K slowest calls whole\n"
           "                        in each summary (0..1000)\n"
           "      --sample N        trace one entry call in N (each thread counts its own)\n"
+          "      --cpu             each node's CPU time too (cpu_ns; wait_ns is the rest)\n"
+          "      --alloc           each node's bytes allocated too (alloc_bytes)\n"
           "      --include-warmup  --aggregate and the gates also count warm-up calls\n"
           "                        (\"warmup\":true: begun before the JIT compiled the\n"
           "                        instrumented methods again), left out by default\n"
@@ -246,11 +253,12 @@ enum {
     GIVEN_SLOW_MS = 1 << 1,
     GIVEN_FORMAT = 1 << 2,
     GIVEN_OUTPUT = 1 << 3,
-    GIVEN_EXPORT = 1 << 4
+    GIVEN_EXPORT = 1 << 4,
+    GIVEN_FOLDED_VALUE = 1 << 5
 };
 
 static const char *const given_names[] = { "--timeout", "--slow-ms", "--format", "--output",
-                                           "--otlp-endpoint, --clickhouse or --service" };
+                                           "--otlp-endpoint, --clickhouse or --service", "--folded-value" };
 
 /* The long name of the option whose getopt value is val, or NULL. */
 static const char *long_name(int val)
@@ -308,6 +316,17 @@ static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given
         if (*arg == '\0')
             return mct_err_set(e, MCT_E_ARG, "--output needs a file name");
         c->output = arg;
+        return 0;
+    case OPT_FOLDED_VALUE:
+        *given |= GIVEN_FOLDED_VALUE;
+        if (strcmp(arg, "wall") == 0)
+            c->folded_value = OUT_VALUE_WALL;
+        else if (strcmp(arg, "cpu") == 0)
+            c->folded_value = OUT_VALUE_CPU;
+        else if (strcmp(arg, "alloc") == 0)
+            c->folded_value = OUT_VALUE_ALLOC;
+        else
+            return mct_err_set(e, MCT_E_ARG, "--folded-value must be wall, cpu or alloc, got '%.64s'", arg);
         return 0;
     case OPT_INFO:
         c->mode = CLI_INFO;
@@ -488,6 +507,13 @@ static int check_together(const struct cli *c, mct_err *e)
         return mct_err_set(e, MCT_E_ARG, "--wait cannot be used with --plan (a plan is of loaded classes)");
     if (check_export(c, e) < 0)
         return -1;
+    if (c->folded_value != OUT_VALUE_WALL && c->format != CLI_FORMAT_FOLDED)
+        return mct_err_set(e, MCT_E_ARG, "--folded-value is for -f folded");
+    if (c->folded_value == OUT_VALUE_CPU && !r->cpu)
+        return mct_err_set(e, MCT_E_ARG, "--folded-value cpu needs --cpu (the calls carry no CPU time without it)");
+    if (c->folded_value == OUT_VALUE_ALLOC && !r->alloc)
+        return mct_err_set(e, MCT_E_ARG, "--folded-value alloc needs --alloc (the calls carry no allocations "
+                           "without it)");
     if (!r->aggregate)
         return 0;
     if (c->format == CLI_FORMAT_OTLP || c->format == CLI_FORMAT_ROWS)

@@ -20,6 +20,13 @@ enum cli_mode {
     CLI_VERSION     /* --version */
 };
 
+/* What -f folded counts per stack (--folded-value). */
+enum out_value {
+    OUT_VALUE_WALL = 0,         /* self time */
+    OUT_VALUE_CPU,              /* self CPU time (calls traced with --cpu) */
+    OUT_VALUE_ALLOC             /* self bytes allocated (calls traced with --alloc) */
+};
+
 enum cli_format {
     CLI_FORMAT_JSON,
     CLI_FORMAT_TREE,
@@ -43,6 +50,7 @@ struct cli {
     enum cli_format format;
     int format_given;               /* -f was on the command line */
     const char *output;             /* -o FILE, NULL for stdout; borrowed */
+    enum out_value folded_value;    /* --folded-value (OUT_VALUE_WALL when not given) */
     const char *agent;              /* --agent PATH, NULL for the default; borrowed */
     const char *otlp_endpoint;      /* --otlp-endpoint URL (-f otlp), or NULL; borrowed */
     const char *clickhouse;         /* --clickhouse URL (-f rows), or NULL; borrowed */

@@ -100,7 +100,9 @@ static int name_thread(out *o, long long tid, const char *name)
 }
 
 /* The args of node nd's event (method m): its numbers as sent, the
- * optional keys, and the call's seq and exception for the entry method. */
+ * optional keys (cpu_ns and wait_ns with CPU times, alloc_bytes with
+ * allocations), and the call's seq
+ * and exception for the entry method. */
 static json_t *node_args(const struct call_method *m, const struct call_node *nd, const mct_call *call,
                          int depth)
 {
@@ -115,6 +117,12 @@ static json_t *node_args(const struct call_method *m, const struct call_node *nd
         json_object_set_new(args, "exception", json_string(call->exception));
     if (args != NULL && (nd->flags & CALL_N_TRUNCATED))
         json_object_set_new(args, "truncated", json_true());
+    if (args != NULL && (call->flags & CALL_F_CPU)) {
+        json_object_set_new(args, "cpu_ns", json_integer((json_int_t)nd->cpu_ns));
+        json_object_set_new(args, "wait_ns", json_integer((json_int_t)(nd->total_ns - nd->cpu_ns)));
+    }
+    if (args != NULL && (call->flags & CALL_F_ALLOC))
+        json_object_set_new(args, "alloc_bytes", json_integer((json_int_t)nd->alloc_bytes));
     return args;
 }
 

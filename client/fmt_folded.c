@@ -11,6 +11,10 @@
  * is the time of all printed calls together. A summary writes one line per
  * path, its self time summed over all the calls it covers.
  *
+ * With --folded-value cpu (calls traced with --cpu) the value is the
+ * node's self CPU time instead: its cpu_ns less its children's; with
+ * --folded-value alloc (--alloc), its self allocation in bytes.
+ *
  * A frame is Class.method, without the descriptor (overloads share a
  * frame, as in a profiler's stacks). ';', spaces and control characters
  * (C0, DEL and C1) in names become '_', so that a line always splits into
@@ -66,13 +70,36 @@ static int put_node(out *o, mct_buf *st, const json_t *node, int depth)
     return rc;
 }
 
+/* What o counts of node nd: its CPU time or its bytes allocated. */
+static uint64_t node_value(const out *o, const struct call_node *nd)
+{
+    return o->value == OUT_VALUE_CPU ? nd->cpu_ns : nd->alloc_bytes;
+}
+
+/* The value of node i of c that o counts: its self time, or its self CPU
+ * time or self allocation (its own less its children's). */
+static long long call_value(const out *o, const mct_call *c, size_t i)
+{
+    const struct call_node *nd = &c->nodes[i];
+    uint64_t kids = 0, own = node_value(o, nd);
+    size_t j = i + 1;
+
+    if (o->value == OUT_VALUE_WALL)
+        return (long long)nd->self_ns;
+    for (uint32_t k = 0; k < nd->n_children; k++) {
+        kids += node_value(o, &c->nodes[j]);
+        j = call_subtree_end(c, j);
+    }
+    return own > kids ? (long long)(own - kids) : 0;
+}
+
 /* put_node for node *i of call c; *i moves past its subtree. */
 static int put_call_node(out *o, mct_buf *st, const call_tab *t, const mct_call *c, size_t *i, int depth)
 {
-    const struct call_node *nd = &c->nodes[(*i)++];
+    const struct call_node *nd = &c->nodes[*i];
     const struct call_method *m = call_tab_get(t, nd->method);
     size_t mark = st->len;
-    int rc = put_frame(o, st, m->cls, m->name, (long long)nd->self_ns, depth);
+    int rc = put_frame(o, st, m->cls, m->name, call_value(o, c, (*i)++), depth);
 
     for (uint32_t k = 0; k < nd->n_children && rc == 0; k++)
         rc = put_call_node(o, st, t, c, i, depth + 1);

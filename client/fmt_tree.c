@@ -11,6 +11,9 @@
  * The numbers stand in aligned columns left of the tree, as in `ps f` or
  * htop, so that they compare at any depth; % is of the call's total, N× is
  * shown when a node merges several calls (with their min, average and max).
+ * A call traced with --cpu has two more columns after self: cpu (the
+ * thread's CPU time in the node) and wait (total − cpu); with --alloc, one
+ * more: alloc (the bytes the thread allocated in the node).
  * Tags after the name: `threw N×` (or the entry method's exception),
  * `[truncated]` (the node lost events), `[slow]` (with --slow-ms: the node's
  * slowest single call, max_ns, took at least that long — a node merging
@@ -47,6 +50,7 @@
 
 #define DUR_W 7                 /* columns of a duration: "12.3 µs" */
 #define PCT_W 6                 /* "100.0%" */
+#define BYTES_W 9               /* "1023.9 KiB" less a column: "12.3 MiB" */
 
 #define SGR_BOLD "1"
 #define SGR_DIM "2"
@@ -61,6 +65,8 @@ struct tree {
     long long root_total;       /* the call's total, for the % column */
     double slow_ns;             /* --slow-ms in ns, < 0 for no highlight */
     size_t calls_w;             /* width of the calls column */
+    int cpu;                    /* the cpu and wait columns (a call with CPU times) */
+    int alloc;                  /* the alloc column (a call with allocations) */
     unsigned char last[FU_MAX_DEPTH]; /* last[d]: the node on the path at depth d is its parent's last child */
 };
 
@@ -70,6 +76,8 @@ struct tnode {
     const char *cls, *method, *desc;
     const char *exception;      /* the entry method's, or NULL */
     long long calls, total_ns, self_ns, min_ns, max_ns, throws;
+    long long cpu_ns;           /* a call's node with CPU times; else 0 */
+    unsigned long long alloc_bytes; /* a call's node with allocations; else 0 */
     int truncated;
 };
 
@@ -82,7 +90,7 @@ static struct tnode of_call(const call_tab *tab, const mct_call *c, size_t i)
         .cls = m->cls, .method = m->name, .desc = m->desc, .exception = i == 0 ? c->exception : NULL,
         .calls = (long long)nd->calls, .total_ns = (long long)nd->total_ns, .self_ns = (long long)nd->self_ns,
         .min_ns = (long long)nd->min_ns, .max_ns = (long long)nd->max_ns, .throws = (long long)nd->throws,
-        .truncated = (nd->flags & CALL_N_TRUNCATED) != 0,
+        .cpu_ns = (long long)nd->cpu_ns, .alloc_bytes = nd->alloc_bytes, .truncated = (nd->flags & CALL_N_TRUNCATED) != 0,
     };
 }
 
@@ -192,14 +200,43 @@ static void put_header(const struct tree *t)
     fputs("  ", f);
     fu_put_right(f, "self", DUR_W);
     fputs("  ", f);
+    if (t->cpu) {
+        fu_put_right(f, "cpu", DUR_W);
+        fputs("  ", f);
+        fu_put_right(f, "wait", DUR_W);
+        fputs("  ", f);
+    }
+    if (t->alloc) {
+        fu_put_right(f, "alloc", BYTES_W);
+        fputs("  ", f);
+    }
     fu_put_right(f, "calls", t->calls_w);
     fputs("  method", f);
     sgr_end(t);
     fputc('\n', f);
 }
 
+/* Bytes as "512 B", "12.3 KiB", "4.00 MiB", "1.50 GiB". */
+static void bytes_text(char *buf, size_t size, unsigned long long v)
+{
+    static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB"};
+    double x = (double)v;
+    int u = -1;
+
+    if (v < 1024) {
+        snprintf(buf, size, "%llu B", v);
+        return;
+    }
+    while (x >= 1024 && u < 3) {
+        x /= 1024;
+        u++;
+    }
+    snprintf(buf, size, x < 10 ? "%.2f %s" : x < 100 ? "%.1f %s" : "%.0f %s", x, unit[u]);
+}
+
 /* Writes the columns of node: total (highlighted when slow), % of the
- * call, self, calls. */
+ * call, self, cpu and wait (with CPU times), alloc (with allocations),
+ * calls. */
 static void put_numbers(const struct tree *t, const struct tnode *node, int slow)
 {
     FILE *f = t->o->f;
@@ -220,6 +257,19 @@ static void put_numbers(const struct tree *t, const struct tnode *node, int slow
     fu_duration(buf, sizeof buf, (double)node->self_ns);
     fputs("  ", f);
     fu_put_right(f, buf, DUR_W);
+    if (t->cpu) {
+        fu_duration(buf, sizeof buf, (double)node->cpu_ns);
+        fputs("  ", f);
+        fu_put_right(f, buf, DUR_W);
+        fu_duration(buf, sizeof buf, (double)(total - node->cpu_ns));
+        fputs("  ", f);
+        fu_put_right(f, buf, DUR_W);
+    }
+    if (t->alloc) {
+        bytes_text(buf, sizeof buf, node->alloc_bytes);
+        fputs("  ", f);
+        fu_put_right(f, buf, BYTES_W);
+    }
     calls_text(buf, sizeof buf, node->calls);
     fputs("  ", f);
     fu_put_right(f, buf, t->calls_w);
@@ -349,6 +399,8 @@ static int tree_call(out *o, const call_tab *tab, const mct_call *call)
 
     t.root_total = (long long)call->nodes[0].total_ns;
     t.calls_w = calls_width(call);
+    t.cpu = (call->flags & CALL_F_CPU) != 0;
+    t.alloc = (call->flags & CALL_F_ALLOC) != 0;
     if (o->calls > 0 || o->summaries > 0)
         fputc('\n', o->f);
     put_pid(o);

@@ -51,6 +51,7 @@ struct out {
     int close_f;        /* f was opened by out_open */
     int color;          /* ANSI colours (tree, on a terminal, NO_COLOR unset) */
     double slow_ms;     /* --slow-ms, < 0 when not given */
+    enum out_value value; /* folded: what a stack counts (--folded-value; set after out_open) */
     unsigned long calls;/* calls written so far */
     unsigned long summaries; /* summaries written so far */
     long long pid;      /* the JVM of the next object (out_set_pid), 0: untagged */

@@ -909,6 +909,7 @@ int trace_run(const struct cli *c, const struct proc_target *t)
         return MCT_EXIT_USAGE;
     }
     out_export_options(r.out, c, t->pid);
+    r.out->value = c->folded_value;
     if (gate_wanted(c) && (r.gate = gate_new(c, &e)) == NULL) {
         log_error("%s", e.msg);
         out_close(r.out, &e);

@@ -1048,6 +1048,7 @@ int wrap_run(const struct cli *c)
         return MCT_EXIT_USAGE;
     }
     out_export_options(w.out, c, 0);
+    w.out->value = c->folded_value;
     if (make_dir(&w, &e) < 0) {
         log_error("%s", e.msg);
         out_close(w.out, &e);

@@ -9,6 +9,13 @@
 /* A call's fixed part after its type byte: flags, seq, thread id, start. */
 #define CALL_FIXED (1 + 8 + 8 + 8)
 
+/* The bytes of one node on the wire in a call of these flags. */
+static size_t node_bytes(unsigned flags)
+{
+    return CALL_NODE_BYTES + (flags & CALL_F_CPU ? CALL_NODE_CPU_BYTES : 0) +
+           (flags & CALL_F_ALLOC ? CALL_NODE_ALLOC_BYTES : 0);
+}
+
 /* ---- the model ---------------------------------------------------------------- */
 
 static void method_free(struct call_method *m)
@@ -203,9 +210,22 @@ static int node_ok(const call_tab *t, const struct call_node *nd, size_t i, mct_
         return mct_err_set(e, MCT_E_PROTO, "node %zu has unknown flags 0x%x", i, nd->flags);
     if (num_ok(nd->calls, "calls", e) < 0 || num_ok(nd->total_ns, "total_ns", e) < 0 ||
         num_ok(nd->self_ns, "self_ns", e) < 0 || num_ok(nd->min_ns, "min_ns", e) < 0 ||
-        num_ok(nd->max_ns, "max_ns", e) < 0 || num_ok(nd->throws, "throws", e) < 0)
+        num_ok(nd->max_ns, "max_ns", e) < 0 || num_ok(nd->throws, "throws", e) < 0 ||
+        num_ok(nd->alloc_bytes, "alloc_bytes", e) < 0)
         return -1;
+    if (nd->cpu_ns > nd->total_ns)
+        return mct_err_set(e, MCT_E_PROTO, "node %zu: cpu_ns %llu is over its total_ns %llu", i,
+                           (unsigned long long)nd->cpu_ns, (unsigned long long)nd->total_ns);
     return 0;
+}
+
+size_t call_subtree_end(const mct_call *c, size_t i)
+{
+    size_t open = 1;
+
+    for (; open > 0 && i < c->n_nodes; i++)
+        open += c->nodes[i].n_children - 1;
+    return i;
 }
 
 int call_check(const call_tab *t, const mct_call *c, mct_err *e)
@@ -357,7 +377,7 @@ int call_encode(mct_buf *b, const call_tab *t, call_defs *defs, const mct_call *
     put_str(b, c->thread_name);
     put_str(b, c->exception != NULL ? c->exception : "");
     buf_u4(b, (uint32_t)c->n_nodes);
-    w = buf_take(b, c->n_nodes * CALL_NODE_BYTES);
+    w = buf_take(b, c->n_nodes * node_bytes(c->flags));
     for (i = 0; w != NULL && i < c->n_nodes; i++) {
         const struct call_node *nd = &c->nodes[i];
 
@@ -370,6 +390,10 @@ int call_encode(mct_buf *b, const call_tab *t, call_defs *defs, const mct_call *
         w = be64(w, nd->min_ns);
         w = be64(w, nd->max_ns);
         w = be64(w, nd->throws);
+        if (c->flags & CALL_F_CPU)
+            w = be64(w, nd->cpu_ns);
+        if (c->flags & CALL_F_ALLOC)
+            w = be64(w, nd->alloc_bytes);
     }
     return call_frame_end(b, start);
 }
@@ -481,7 +505,7 @@ static int decode_call(const call_tab *t, mct_call *c, struct rd *r, mct_err *e)
     if (need(r, 4, "node count", e) < 0)
         return -1;
     n = (uint32_t)get_be(r, 4);
-    if (n == 0 || (size_t)(r->end - r->p) / CALL_NODE_BYTES < n)
+    if (n == 0 || (size_t)(r->end - r->p) / node_bytes(c->flags) < n)
         return mct_err_set(e, MCT_E_PROTO, "compact record: %u nodes do not fit the %zu bytes left", n,
                            (size_t)(r->end - r->p));
     if (call_nodes(c, n) == NULL)
@@ -498,6 +522,8 @@ static int decode_call(const call_tab *t, mct_call *c, struct rd *r, mct_err *e)
         nd->min_ns = get_be(r, 8);
         nd->max_ns = get_be(r, 8);
         nd->throws = get_be(r, 8);
+        nd->cpu_ns = c->flags & CALL_F_CPU ? get_be(r, 8) : 0;
+        nd->alloc_bytes = c->flags & CALL_F_ALLOC ? get_be(r, 8) : 0;
     }
     if (call_check(t, c, e) < 0)
         return mct_err_wrap(e, "compact record");
@@ -566,7 +592,7 @@ void call_json_str(mct_buf *b, const char *s)
 #define LIT(w, s) (memcpy((w), (s), sizeof(s) - 1), (w) + sizeof(s) - 1)
 
 /* The most a node's text holds besides its names and children. */
-#define NODE_TEXT_MAX 256
+#define NODE_TEXT_MAX 360
 
 /* Node i and its subtree; the index after it (b failed when out of memory). */
 static size_t node_line(mct_buf *b, const call_tab *t, const mct_call *c, size_t i)
@@ -589,6 +615,12 @@ static size_t node_line(mct_buf *b, const call_tab *t, const mct_call *c, size_t
     w = buf_dec_at(LIT(w, ",\"min_ns\":"), nd->min_ns);
     w = buf_dec_at(LIT(w, ",\"max_ns\":"), nd->max_ns);
     w = buf_dec_at(LIT(w, ",\"throws\":"), nd->throws);
+    if (c->flags & CALL_F_CPU) {
+        w = buf_dec_at(LIT(w, ",\"cpu_ns\":"), nd->cpu_ns);
+        w = buf_dec_at(LIT(w, ",\"wait_ns\":"), nd->total_ns - nd->cpu_ns);
+    }
+    if (c->flags & CALL_F_ALLOC)
+        w = buf_dec_at(LIT(w, ",\"alloc_bytes\":"), nd->alloc_bytes);
     if (nd->flags & CALL_N_TRUNCATED)
         w = LIT(w, ",\"truncated\":true");
     w = LIT(w, ",\"children\":[");
@@ -728,7 +760,7 @@ static int jbool(const json_t *obj, const char *key, int *v, const struct jpath 
 static int jnode(call_tab *t, mct_call *c, const json_t *n, int depth, struct jpath *p, mct_err *e)
 {
     static const char *const ints[] = {"calls", "total_ns", "self_ns", "min_ns", "max_ns", "throws"};
-    uint64_t v[6];
+    uint64_t v[6], cpu = 0, alloc = 0;
     const char *cls, *method, *desc, *exc;
     const json_t *kids;
     struct call_node *nd;
@@ -749,6 +781,24 @@ static int jnode(call_tab *t, mct_call *c, const json_t *n, int depth, struct jp
     for (i = 0; i < 6; i++)
         if (jint(n, ints[i], &v[i], p, e) < 0)
             return -1;
+    /* The root says whether the nodes hold CPU times and allocations: all
+     * do, or none. */
+    if (depth == 1 && json_object_get(n, "cpu_ns") != NULL)
+        c->flags |= CALL_F_CPU;
+    if (c->flags & CALL_F_CPU) {
+        if (jint(n, "cpu_ns", &cpu, p, e) < 0)
+            return -1;
+    } else if (json_object_get(n, "cpu_ns") != NULL) {
+        return jbad(e, p, "cpu_ns", "present though the root has none");
+    }
+    if (depth == 1 && json_object_get(n, "alloc_bytes") != NULL)
+        c->flags |= CALL_F_ALLOC;
+    if (c->flags & CALL_F_ALLOC) {
+        if (jint(n, "alloc_bytes", &alloc, p, e) < 0)
+            return -1;
+    } else if (json_object_get(n, "alloc_bytes") != NULL) {
+        return jbad(e, p, "alloc_bytes", "present though the root has none");
+    }
     kids = json_object_get(n, "children");
     if (kids == NULL)
         return jbad(e, p, "children", "missing (an array of nodes)");
@@ -765,6 +815,7 @@ static int jnode(call_tab *t, mct_call *c, const json_t *n, int depth, struct jp
         .method = id, .n_children = (uint32_t)json_array_size(kids),
         .flags = truncated ? CALL_N_TRUNCATED : 0u,
         .calls = v[0], .total_ns = v[1], .self_ns = v[2], .min_ns = v[3], .max_ns = v[4], .throws = v[5],
+        .cpu_ns = cpu, .alloc_bytes = alloc,
     };
     for (i = 0; i < json_array_size(kids); i++) {
         size_t mark = jpush(p, "children", (long)i);

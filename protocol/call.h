@@ -38,7 +38,9 @@
 #define CALL_REC 0x02
 /* Call flags. */
 #define CALL_F_WARMUP 0x01u    /* "warmup":true: the call began before its methods were compiled again */
-#define CALL_F_KNOWN CALL_F_WARMUP
+#define CALL_F_CPU 0x02u       /* every node holds cpu_ns (the session asked for --cpu) */
+#define CALL_F_ALLOC 0x04u     /* every node holds alloc_bytes (the session asked for --alloc) */
+#define CALL_F_KNOWN (CALL_F_WARMUP | CALL_F_CPU | CALL_F_ALLOC)
 /* Node flags. */
 #define CALL_N_TRUNCATED 0x01u
 /* Method numbers are below this. */
@@ -51,6 +53,10 @@
 /* A node on the wire: method (u32), flags (u8), children (u32), calls,
  * total_ns, self_ns, min_ns, max_ns, throws (u64). */
 #define CALL_NODE_BYTES (4 + 1 + 4 + 6 * 8)
+/* With CALL_F_CPU, each node on the wire is followed by cpu_ns (u64);
+ * with CALL_F_ALLOC, then by alloc_bytes (u64). */
+#define CALL_NODE_CPU_BYTES 8
+#define CALL_NODE_ALLOC_BYTES 8
 
 /* ---- the model ---------------------------------------------------------------- */
 
@@ -99,6 +105,10 @@ struct call_node {
     uint32_t n_children;
     unsigned flags;            /* CALL_N_* */
     uint64_t calls, total_ns, self_ns, min_ns, max_ns, throws;
+    uint64_t cpu_ns;           /* with CALL_F_CPU: the thread's CPU time in the node's
+                                  calls, at most total_ns (its wait is the rest); else 0 */
+    uint64_t alloc_bytes;      /* with CALL_F_ALLOC: the bytes the thread allocated in
+                                  the node's calls; else 0 */
 };
 
 /* A call; zero-initialise, reuse across calls, call_free. */
@@ -129,6 +139,9 @@ int call_set_names(mct_call *c, const char *thread_name, const char *exception);
  * not empty), known flags, every node's method defined, the nodes one tree
  * at most CALL_MAX_DEPTH levels deep. 0, or -1 with e set (MCT_E_PROTO). */
 int call_check(const call_tab *t, const mct_call *c, mct_err *e);
+
+/* The index after node i's subtree in c (which passed call_check). */
+size_t call_subtree_end(const mct_call *c, size_t i);
 
 /* Whether the call is marked "warmup":true. */
 static inline int call_warmup(const mct_call *c)

@@ -69,6 +69,8 @@ struct mct_request {
     int include_warmup;         /* warm-up calls go into summaries and gates too */
     long long min_calls;        /* calls enough for a timing gate's percentile; 0 = unset */
     int compact;                /* calls as compact records (crec.h) */
+    int cpu;                    /* each node's CPU time too */
+    int alloc;                  /* each node's bytes allocated too */
     unsigned long given;        /* the rows a parser set: 1UL << REQ_ROW_<member> */
 };
 
@@ -144,7 +146,9 @@ enum {
     X(include_warmup, REQ_BOOL, "include_warmup", "include-warmup", 0, 0, 1, 0, 0, 0, "",                      \
       REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)                                                                    \
     X(min_calls, REQ_INT, NULL, "min-calls", 0, 1, LLONG_MAX, 0, 0, 0, "", REQ_CLI | REQ_AGENT)               \
-    X(compact, REQ_BOOL, "compact", NULL, 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT)
+    X(compact, REQ_BOOL, "compact", NULL, 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT)                                \
+    X(cpu, REQ_BOOL, "cpu", "cpu", 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)                 \
+    X(alloc, REQ_BOOL, "alloc", "alloc", 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)
 
 /* A startup trace's regex when it gives none: every class. */
 #define REQ_DEFAULT_REGEX ".*"

@@ -1,9 +1,12 @@
 /* probe_install.c — the probe class in the JVM (see probe_install.h): its
  * class file defined in the boot loader, its natives bound, and what the
  * probe path needs of it (Probe.TABLE, Probe.receivers, Probe.free,
- * WeakReference, Thread.isVirtual) looked up once and handed to probe.c. */
+ * WeakReference, Thread.isVirtual, the thread's allocation counter) looked
+ * up once and handed to probe.c. */
 #include "probe_install.h"
 
+#include <dlfcn.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "probe.h"
@@ -95,6 +98,122 @@ static jmethodID find_is_virtual(JNIEnv *jni)
     return m;
 }
 
+/* HotSpot's table of its fields for debuggers (vmStructs.hpp): entries of
+ * gHotSpotVMStructs, laid out as the exported gHotSpotVMStructEntry*
+ * values say, ending with a NULL type name. */
+struct vm_structs {
+    const char *base;
+    uint64_t type, field, is_static, offset, stride;
+};
+
+/* The table of the libjvm that holds f (one of its JNI functions); 0, or -1
+ * with *why set. */
+static int vm_structs_find(void *f, struct vm_structs *vs, const char **why)
+{
+    static const char *const names[] = {"gHotSpotVMStructEntryTypeNameOffset", "gHotSpotVMStructEntryFieldNameOffset",
+                                        "gHotSpotVMStructEntryIsStaticOffset", "gHotSpotVMStructEntryOffsetOffset",
+                                        "gHotSpotVMStructEntryArrayStride"};
+    uint64_t *v[5];
+    const char *const *table;
+    Dl_info info;
+    void *lib;
+    size_t i;
+
+    if (dladdr(f, &info) == 0 || info.dli_fname == NULL)
+        return *why = "the JVM's library cannot be found", -1;
+    /* Already loaded: this only finds it, and the handle is let go at
+     * once (the JVM holds it). */
+    lib = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+    if (lib == NULL)
+        return *why = "the JVM's library cannot be opened", -1;
+    table = dlsym(lib, "gHotSpotVMStructs");
+    for (i = 0; i < 5; i++)
+        v[i] = dlsym(lib, names[i]);
+    dlclose(lib);
+    if (table == NULL || *table == NULL || v[0] == NULL || v[1] == NULL || v[2] == NULL || v[3] == NULL ||
+        v[4] == NULL)
+        return *why = "the JVM exports no gHotSpotVMStructs (not HotSpot?)", -1;
+    *vs = (struct vm_structs){*table, *v[0], *v[1], *v[2], *v[3], *v[4]};
+    return 0;
+}
+
+/* The offset of the non-static field type::field, or -1 when the table
+ * has none. */
+static ptrdiff_t vm_field(const struct vm_structs *vs, const char *type, const char *field)
+{
+    for (const char *e = vs->base;; e += vs->stride) {
+        const char *t = *(const char *const *)(e + vs->type);
+        const char *f = *(const char *const *)(e + vs->field);
+
+        if (t == NULL)
+            return -1;
+        if (f != NULL && strcmp(t, type) == 0 && strcmp(f, field) == 0 && *(const int32_t *)(e + vs->is_static) == 0)
+            return (ptrdiff_t)*(const uint64_t *)(e + vs->offset);
+    }
+}
+
+/* The calling thread's JavaThread, from java.lang.Thread.eetop (HotSpot
+ * keeps it there), or NULL. */
+static const char *current_java_thread(JNIEnv *jni)
+{
+    jclass tc = (*jni)->FindClass(jni, "java/lang/Thread");
+    jmethodID cur = tc != NULL ? (*jni)->GetStaticMethodID(jni, tc, "currentThread", "()Ljava/lang/Thread;") : NULL;
+    jfieldID eetop = tc != NULL ? (*jni)->GetFieldID(jni, tc, "eetop", "J") : NULL;
+    jobject t = cur != NULL && eetop != NULL ? (*jni)->CallStaticObjectMethod(jni, tc, cur) : NULL;
+    jlong v = t != NULL ? (*jni)->GetLongField(jni, t, eetop) : 0;
+
+    (*jni)->ExceptionClear(jni);
+    if (t != NULL)
+        (*jni)->DeleteLocalRef(jni, t);
+    if (tc != NULL)
+        (*jni)->DeleteLocalRef(jni, tc);
+    return (const char *)(uintptr_t)v;
+}
+
+/* The thread's allocation counter (probe_binding's alloc_* fields), found
+ * from the JVM's field table and checked: the bytes of a 1 MiB array the
+ * thread allocates must show in it. Leaves b->alloc_found 0 with
+ * b->alloc_missing saying why when anything is amiss. */
+static void find_alloc_counter(JNIEnv *jni, probe_binding *b)
+{
+    struct vm_structs vs;
+    const char *jt;
+    ptrdiff_t tlab, start, top;
+    uint64_t before, after;
+    jbyteArray probe;
+
+    b->alloc_found = 0;
+    if (vm_structs_find((void *)(*jni)->GetVersion, &vs, &b->alloc_missing) < 0)
+        return;
+    tlab = vm_field(&vs, "Thread", "_tlab");
+    start = vm_field(&vs, "ThreadLocalAllocBuffer", "_start");
+    top = vm_field(&vs, "ThreadLocalAllocBuffer", "_top");
+    b->allocated_offset = vm_field(&vs, "Thread", "_allocated_bytes");
+    if (tlab < 0 || start < 0 || top < 0 || b->allocated_offset < 0) {
+        b->alloc_missing = "the JVM's field table lacks Thread::_allocated_bytes or its TLAB's fields";
+        return;
+    }
+    b->tlab_start_offset = tlab + start;
+    b->tlab_top_offset = tlab + top;
+    jt = current_java_thread(jni);
+    if (jt == NULL || (const char *)jni <= jt || (const char *)jni - jt > 65536) {
+        b->alloc_missing = "the JVM's thread structure cannot be found from a JNIEnv";
+        return;
+    }
+    b->env_offset = (const char *)jni - jt;
+    b->alloc_found = 1;
+    probe_bind(b);
+    before = probe_alloc_stamp(jni);
+    probe = (*jni)->NewByteArray(jni, 1 << 20);
+    after = probe_alloc_stamp(jni);
+    (*jni)->ExceptionClear(jni);
+    if (probe != NULL)
+        (*jni)->DeleteLocalRef(jni, probe);
+    b->alloc_found = probe != NULL && after - before >= (1u << 20) && after - before < (2u << 20);
+    if (!b->alloc_found)
+        b->alloc_missing = "the JVM's allocation counter did not count a 1 MiB array";
+}
+
 int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err)
 {
     static jclass defined;  /* global ref: a class cannot be undefined, so a retry reuses it */
@@ -148,6 +267,7 @@ int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err)
         (*jni)->ExceptionClear(jni);
         return mct_err_set(err, MCT_E_JVMTI, "%s has no method free(int)", PROBE_CLASS);
     }
+    find_alloc_counter(jni, &b);
     b.cls = defined;
     probe_bind(&b);
     return 0;

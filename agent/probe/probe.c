@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -27,6 +28,7 @@ static __thread probe_thread *self __attribute__((tls_model("initial-exec"))) = 
 _Static_assert(PROBE_TABLE_LEN == PROBE_ENTRIES * STRIDE, "probe.h says the table's length");
 _Static_assert(sizeof(probe_slot) == PROBE_LINE && offsetof(probe_slots, slot) == PROBE_LINE,
                "Probe.java's SLOT offsets");
+_Static_assert(sizeof(probe_stamp) == sizeof(probe_ev), "probe_record_ticks's scratch stamps");
 _Static_assert(offsetof(probe_slot, countdown) == 8 && offsetof(probe_slot, countdown_session) == 16 &&
                    offsetof(probe_slot, nest) == 20 && offsetof(probe_slot, dropped) == 24 &&
                    offsetof(probe_slot, behind) == 32,
@@ -34,6 +36,8 @@ _Static_assert(offsetof(probe_slot, countdown) == 8 && offsetof(probe_slot, coun
 
 static _Atomic uint32_t cur_session;   /* 0: no session accepts new calls */
 static _Atomic int cur_depth;
+static _Atomic int cur_cpu;           /* probes stamp events with the CPU clock */
+static _Atomic int cur_alloc;         /* probes stamp events with the bytes allocated */
 static _Atomic uint64_t cur_sample;    /* trace one entry call in this many (the
                                           Java side decides, from slots.control) */
 static _Atomic(probe_thread *) registry;
@@ -74,6 +78,57 @@ jclass probe_class(void)
 
 /* --- recording ----------------------------------------------------------------- */
 
+/* The thread's CPU clock, read through the kernel: the vDSO does not serve
+ * CLOCK_THREAD_CPUTIME_ID, and perf's user-space read of a task clock
+ * needs the page's cap_user_time, which a kernel that does not trust the
+ * TSC for it (virtual machines) withholds. */
+uint64_t probe_cpu_stamp(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return PROBE_CPU_ON | ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+}
+
+uint64_t probe_alloc_stamp(JNIEnv *env)
+{
+    const volatile char *jt;
+    uint64_t a1, a2;
+    uintptr_t start, top;
+
+    if (!bound.alloc_found || env == NULL)
+        return 0;
+    jt = (const volatile char *)env - bound.env_offset;
+    /* The thread reads its own counter, but a safepoint may retire its
+     * TLAB meanwhile (adding what it held to allocated_bytes, then
+     * emptying it): a read whose count changed under it is read again. */
+    do {
+        a1 = *(const volatile uint64_t *)(jt + bound.allocated_offset);
+        atomic_thread_fence(memory_order_acquire);
+        start = *(const volatile uintptr_t *)(jt + bound.tlab_start_offset);
+        top = *(const volatile uintptr_t *)(jt + bound.tlab_top_offset);
+        atomic_thread_fence(memory_order_acquire);
+        a2 = *(const volatile uint64_t *)(jt + bound.allocated_offset);
+    } while (unlikely(a1 != a2));
+    return PROBE_ALLOC_ON | (a1 + (top > start ? top - start : 0));
+}
+
+/* What a call's events are stamped with (probe_thread.stamp). */
+enum {
+    STAMP_CPU = 1,
+    STAMP_ALLOC = 2,
+    STAMP_WRITE = 4     /* the thread has stamps: write them (0s for what is off) */
+};
+
+/* Stamps the event at position pos of t's call. */
+static inline void stamp_put(JNIEnv *env, probe_thread *t, uint64_t pos)
+{
+    probe_stamp *s = &atomic_load_explicit(&t->stamps, memory_order_relaxed)[pos & t->mask];
+
+    s->cpu = t->stamp & STAMP_CPU ? probe_cpu_stamp() : 0;
+    s->alloc = t->stamp & STAMP_ALLOC ? probe_alloc_stamp(env) : 0;
+}
+
 /* Appends an event regardless of the fast-path limit: only for the ring's
  * reserve, which start_call keeps free for exactly these writes. */
 static void put(probe_thread *t, int32_t id, uint32_t kind, uint64_t ticks)
@@ -88,7 +143,7 @@ static void put(probe_thread *t, int32_t id, uint32_t kind, uint64_t ticks)
 
 /* The ring reached the limit: mark the call, drop later enters, and keep
  * the exits of frames whose enter was recorded (they fit in the reserve). */
-static __attribute__((noinline, cold)) void rec_overflow(probe_thread *t, int32_t id, uint32_t kind)
+static __attribute__((noinline, cold)) void rec_overflow(JNIEnv *env, probe_thread *t, int32_t id, uint32_t kind)
 {
     uint32_t k = PROBE_KIND(kind);
     int exitish = k == PROBE_EXIT || k == PROBE_FAIL || k == PROBE_ROOT_EXIT || k == PROBE_ROOT_FAIL;
@@ -99,11 +154,13 @@ static __attribute__((noinline, cold)) void rec_overflow(probe_thread *t, int32_
     }
     if (exitish && t->depth <= t->full_depth) {
         put(t, id, kind, clock_ticks());
+        if (t->stamp)
+            stamp_put(env, t, t->w - 1);
         t->full_depth = t->depth - 1;
     }
 }
 
-static inline void rec(probe_thread *t, int32_t id, uint32_t kind)
+static inline void rec(JNIEnv *env, probe_thread *t, int32_t id, uint32_t kind)
 {
     uint64_t w = t->w;
 
@@ -113,9 +170,11 @@ static inline void rec(probe_thread *t, int32_t id, uint32_t kind)
         e->t = clock_ticks();
         e->id = id;
         e->kind = kind;
+        if (unlikely(t->stamp))
+            stamp_put(env, t, w);
         t->w = w + 1;
     } else {
-        rec_overflow(t, id, kind);
+        rec_overflow(env, t, id, kind);
     }
 }
 
@@ -138,6 +197,30 @@ static void ring_free(probe_ev *r, uint64_t cap)
         return;
     munmap(r, cap * sizeof(probe_ev));
     atomic_fetch_sub_explicit(&ring_bytes, cap * sizeof(probe_ev), memory_order_relaxed);
+}
+
+static probe_stamp *stamps_alloc(uint64_t cap)
+{
+    void *p = mmap(NULL, cap * sizeof(probe_stamp), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    if (p == MAP_FAILED)
+        return NULL;
+    atomic_fetch_add_explicit(&ring_bytes, cap * sizeof(probe_stamp), memory_order_relaxed);
+    return p;
+}
+
+/* Frees t's stamps (the caller owns them: the thread at the start of a
+ * call, or the worker when it frees the ring). */
+static void stamps_free(probe_thread *t)
+{
+    probe_stamp *s = atomic_load_explicit(&t->stamps, memory_order_relaxed);
+
+    if (s == NULL)
+        return;
+    munmap(s, t->stamps_cap * sizeof(probe_stamp));
+    atomic_fetch_sub_explicit(&ring_bytes, t->stamps_cap * sizeof(probe_stamp), memory_order_relaxed);
+    atomic_store_explicit(&t->stamps, NULL, memory_order_relaxed);
+    t->stamps_cap = 0;
 }
 
 uint64_t probe_ring_bytes(void)
@@ -222,7 +305,7 @@ static int no_call(probe_thread *t)
  * Past the limit, the ring keeps room for what is written after an
  * overflow: its mark, the exits of the frames recorded (at most depth + 1
  * open, see root_enter) and the exception. */
-static int start_call(probe_thread *t, uint32_t session, int depth, int k)
+static int start_call(probe_thread *t, uint32_t session, int depth, int k, unsigned stamp)
 {
     uint64_t consumed, cap;
     uint64_t reserve = (uint64_t)depth + 4;
@@ -248,6 +331,20 @@ static int start_call(probe_thread *t, uint32_t session, int depth, int k)
         t->mask = PROBE_RING_MIN - 1;
     }
     cap = t->mask + 1;
+    /* Stamps: as many as the ring's events when the call wants them, none
+     * otherwise; changed only while the ring holds no unread event (the
+     * worker reads the stamps of those), which a ring just taken never
+     * does. Stamps that cannot go yet are written as 0s. */
+    if (consumed == t->w && t->stamps_cap != (stamp != 0 ? cap : 0)) {
+        probe_stamp *fresh;
+
+        stamps_free(t);
+        if (stamp != 0 && (fresh = stamps_alloc(cap)) != NULL) {
+            t->stamps_cap = cap;
+            atomic_store_explicit(&t->stamps, fresh, memory_order_release);
+        }
+    }
+    t->stamp = t->stamps_cap == cap ? stamp | STAMP_WRITE : 0;
     if (cap - (t->w - consumed) < reserve + 16) {
         atomic_store_explicit(&slots.slot[k].behind, 1, memory_order_relaxed);
         atomic_store_explicit(&t->behind, k, memory_order_release);
@@ -314,6 +411,13 @@ static void release_entry(JNIEnv *env, int k)
     atomic_store_explicit(&entries[k].t, NULL, memory_order_release);
 }
 
+/* What the session asked the calls' events to be stamped with. */
+static unsigned session_stamps(void)
+{
+    return (atomic_load_explicit(&cur_cpu, memory_order_relaxed) ? STAMP_CPU : 0u) |
+           (atomic_load_explicit(&cur_alloc, memory_order_relaxed) ? STAMP_ALLOC : 0u);
+}
+
 /* Starts a traced call of session for cur, which holds entry k (me: the
  * OS thread's state): picks the state the call writes to (the OS thread's
  * for a platform thread, one of the pool's for a virtual one) and lets the
@@ -343,7 +447,8 @@ static __attribute__((noinline)) probe_thread *begin_call(JNIEnv *env, probe_thr
         bump(&me->dropped);
         return NULL;
     }
-    if (!start_call(t, session, atomic_load_explicit(&cur_depth, memory_order_relaxed), k)) {
+    if (!start_call(t, session, atomic_load_explicit(&cur_depth, memory_order_relaxed), k,
+                    virt ? 0u : session_stamps())) {
         if (virt)
             atomic_store_explicit(&t->vbusy, 0, memory_order_release);
         return NULL;
@@ -388,13 +493,13 @@ static void JNICALL n_enter(JNIEnv *env, jclass cls, jint k, jint id)
     if (likely(t->depth == 0))
         return;
     if (++t->depth <= t->max_depth)
-        rec(t, id, PROBE_ENTER);
+        rec(env, t, id, PROBE_ENTER);
 }
 
-static inline void leave(probe_thread *t, jint id, uint32_t kind)
+static inline void leave(JNIEnv *env, probe_thread *t, jint id, uint32_t kind)
 {
     if (t->depth <= t->max_depth)
-        rec(t, id, kind);
+        rec(env, t, id, kind);
     t->depth--;
 }
 
@@ -404,7 +509,7 @@ static void JNICALL n_exit(JNIEnv *env, jclass cls, jint k, jint id)
 
     if (likely(t->depth == 0))
         return;
-    leave(t, id, PROBE_EXIT);
+    leave(env, t, id, PROBE_EXIT);
 }
 
 static void JNICALL n_fail(JNIEnv *env, jclass cls, jthrowable ex, jint k, jint id)
@@ -413,7 +518,7 @@ static void JNICALL n_fail(JNIEnv *env, jclass cls, jthrowable ex, jint k, jint 
 
     if (t->depth == 0)
         return;
-    leave(t, id, PROBE_FAIL);
+    leave(env, t, id, PROBE_FAIL);
 }
 
 /* How an entry method is entered (Probe.ROOT, RECEIVER, OTHER): a call of
@@ -445,7 +550,7 @@ static void root_enter(JNIEnv *env, probe_thread *t, jobject cur, jint id, int h
     }
     t->root_nest++;
     if (t->depth <= t->max_depth)
-        rec(t, id, how == ENTER_OTHER ? PROBE_ENTER : PROBE_ROOT_ENTER);
+        rec(env, t, id, how == ENTER_OTHER ? PROBE_ENTER : PROBE_ROOT_ENTER);
     /* A pool state serves one virtual thread after another: the call
      * names its own (the worker frees the reference). */
     if (t->root_nest == 1 && t->call_thread_ref) {
@@ -543,7 +648,7 @@ static int root_leave(JNIEnv *env, probe_thread *t, jint id, uint32_t kind, jthr
     if (t->root_nest == 1)
         kind |= t->call_session << 4;
     if (d <= t->max_depth)
-        rec(t, id, kind);
+        rec(env, t, id, kind);
     if (nest == 1 && t->root_ext) {
         t->max_depth--;
         t->root_ext = 0;
@@ -668,6 +773,21 @@ static void set_control(uint32_t session)
     atomic_store_explicit(&slots.control, session | n << 32, memory_order_release);
 }
 
+void probe_set_cpu(int on)
+{
+    atomic_store_explicit(&cur_cpu, on != 0, memory_order_relaxed);
+}
+
+int probe_set_alloc(int on, const char **why)
+{
+    if (on && !bound.alloc_found) {
+        *why = bound.alloc_missing != NULL ? bound.alloc_missing : "the probes are not installed";
+        return -1;
+    }
+    atomic_store_explicit(&cur_alloc, on != 0, memory_order_relaxed);
+    return 0;
+}
+
 void probe_set_sample(uint64_t sample)
 {
     atomic_store_explicit(&cur_sample, sample, memory_order_relaxed);
@@ -760,6 +880,7 @@ void probe_maintain(probe_thread *t, JNIEnv *jni, uint64_t want_cap)
         t->depth = 0;
         t->w = atomic_load_explicit(&t->published, memory_order_relaxed);
         ring_free(t->ring, t->mask + 1);
+        stamps_free(t);
         t->ring = NULL;
         t->mask = 0;
         t->worker_cap = PROBE_RING_MIN;
@@ -787,6 +908,7 @@ int probe_shrink(probe_thread *t)
         /* Empty (consumed == published == w): positions carry over to the
          * ring its next traced call takes. */
         ring_free(t->ring, t->mask + 1);
+        stamps_free(t);
         t->ring = NULL;
         t->mask = 0;
         t->worker_cap = PROBE_RING_MIN;
@@ -850,9 +972,15 @@ uint64_t probe_record_ticks(probe_ev *ring, uint64_t cap, int n)
     scratch.ring = ring;
     scratch.mask = cap - 1;
     scratch.limit = UINT64_MAX;
+    /* With stamps asked for, their reads and writes are part of the cost;
+     * the scratch ring serves as their scratch too (nothing reads it). */
+    if (session_stamps() != 0) {
+        atomic_store_explicit(&scratch.stamps, (probe_stamp *)(void *)ring, memory_order_relaxed);
+        scratch.stamp = session_stamps() | STAMP_WRITE;
+    }
     t0 = clock_ticks();
     for (r = 0; r < n; r++)
-        rec(&scratch, 1, PROBE_ENTER);
+        rec(NULL, &scratch, 1, PROBE_ENTER);
     t1 = clock_ticks();
     return t1 - t0;
 }

@@ -5,7 +5,8 @@
  * A traced call writes to an event ring (one producer: the call's thread;
  * one consumer: the worker): a platform thread's own ring, or for a virtual
  * thread the ring of a state it holds during the call (it may move to
- * another OS thread). A probe appends (number, kind, ticks); the outermost
+ * another OS thread). A probe appends (number, kind, ticks), and when the
+ * session asks, the thread's CPU and allocation stamps beside it; the outermost
  * exit of an entry method publishes the call's events and the worker builds
  * the tree from them. An entry call holds an entry of the probe class's
  * table (one of two found from its thread id, each on a cache line of its
@@ -17,7 +18,9 @@
  * or call JVMTI. Its two ends do more, once per traced call: the start
  * writes the thread into the entry with JNI (a thread's first traced call
  * also sets up its state, which allocates; a state's first traced call of
- * a session maps its ring; a virtual thread's calls Thread.isVirtual,
+ * a session maps its ring, and the stamps beside it when the session asks
+ * for them, again when the ring grew; a virtual thread's calls
+ * Thread.isVirtual,
  * takes a state from the virtual threads' pool, which allocates one when
  * all are held, and keeps a JNI reference to the thread), and an entry
  * method that throws keeps a JNI reference to the exception's class (the
@@ -100,6 +103,7 @@
 
 #include <jni.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "err.h"
@@ -134,6 +138,26 @@ typedef struct probe_ev {
     uint32_t kind;
 } probe_ev;
 
+/* An event's stamps, when the session asked for them (probe_set_cpu,
+ * probe_set_alloc): in an array beside the ring, at the event's index, so
+ * that a session without them writes and holds none. Only a platform
+ * thread's calls are stamped; the stamps of PROBE_OVERFLOW, EXCEPTION and
+ * THREAD events mean nothing. */
+typedef struct probe_stamp {
+    uint64_t cpu;         /* PROBE_CPU_ON | the thread's CPU time, or 0 */
+    uint64_t alloc;       /* PROBE_ALLOC_ON | the bytes it allocated, or 0 */
+} probe_stamp;
+
+/* An event's CPU stamp: PROBE_CPU_ON and the thread's CPU clock in ns
+ * (the low 63 bits); 0 for none. */
+#define PROBE_CPU_ON (UINT64_C(1) << 63)
+#define PROBE_CPU_NS(c) ((c) & ~PROBE_CPU_ON)
+
+/* An event's allocation stamp: PROBE_ALLOC_ON and the bytes the thread
+ * allocated since it started (the low 63 bits); 0 for none. */
+#define PROBE_ALLOC_ON (UINT64_C(1) << 63)
+#define PROBE_ALLOC_BYTES(a) ((a) & ~PROBE_ALLOC_ON)
+
 /* The cache line size the per-thread state is laid out for (two 64-byte
  * lines: the adjacent-line prefetcher moves them in pairs). */
 #define PROBE_LINE 128
@@ -158,12 +182,20 @@ typedef struct probe_thread {
     int root_ext;                 /* the second one raised max_depth by one (see root_enter) */
     int entry;                    /* the Probe table entry held during a traced call, or -1 */
     int call_thread_ref;          /* the current call records its thread (PROBE_THREAD) */
+    unsigned stamp;               /* the current call's stamps (probe.c's STAMP_*); 0: none */
     int32_t root_depth[64];       /* depth at which each open entry method was entered */
     /* the ring (NULL: none yet): written by the app thread when it takes
      * one and by the worker when it frees it (never both: in_call /
      * shrinking), read by both per event */
     _Alignas(PROBE_LINE) probe_ev *ring;
     uint64_t mask;                /* ring capacity - 1 (a power of 2) */
+    /* the stamps beside the ring (NULL: none), as many as its events:
+     * taken or let go by the app thread at the start of a call when the
+     * ring holds no unread event (released before the call's events;
+     * the worker reads them after `published`), freed by the worker with
+     * the ring */
+    _Atomic(probe_stamp *) stamps;
+    uint64_t stamps_cap;
     jobject thread;               /* global ref to the platform Thread, NULL for a
                                      virtual threads' state (each call names its thread);
                                      set when it first traces, cleared by the worker */
@@ -215,6 +247,30 @@ const rw_probes *probe_methods(int root);
  * top), from the session that begins next, or the running one. Called by
  * the session before probe_session_begin. */
 void probe_set_sample(uint64_t sample);
+
+/* Whether the probes also stamp each event of a platform thread's call
+ * with the thread's CPU time (probe_ev.cpu), from the session that begins
+ * next: one clock read per probe when on, none when off. A virtual
+ * thread's calls are not stamped: its carrier's clock also runs for the
+ * other virtual threads it carries while this one is unmounted, which the
+ * probes cannot see. Called by the session before it measures the probes'
+ * cost (which then includes the read). */
+void probe_set_cpu(int on);
+
+/* The calling thread's CPU stamp (PROBE_CPU_ON | its CPU time in ns). */
+uint64_t probe_cpu_stamp(void);
+
+/* Whether the probes also stamp each event of a platform thread's call
+ * with the bytes the thread allocated (probe_ev.alloc), from the session
+ * that begins next; as probe_set_cpu for virtual threads (a carrier's
+ * counter counts every virtual thread it carries). 0, or -1 when on is
+ * asked and probe_bind found no allocation counter in this JVM (nothing
+ * changes then; *why says why, a static string). */
+int probe_set_alloc(int on, const char **why);
+
+/* The bytes the thread of env allocated since it started, as a probe
+ * stamps it (PROBE_ALLOC_ON | bytes); 0 when probe_bind found no counter. */
+uint64_t probe_alloc_stamp(JNIEnv *env);
 
 /* Starts accepting traced calls of session `session` (its entry methods are
  * those numbered with that session and root set), recording up to depth
@@ -346,6 +402,15 @@ typedef struct probe_binding {
     jmethodID weak_ref_init;    /* its constructor */
     jmethodID is_virtual;       /* Thread.isVirtual, NULL before JDK 21 */
     jmethodID free_entry;       /* Probe.free(int): lets an entry go */
+    /* The JVM's own count of the bytes a thread allocated (HotSpot: the
+     * thread's allocated_bytes plus what its TLAB holds, as ThreadMXBean
+     * counts them), at offsets from the JavaThread, found from the JVM's
+     * gHotSpotVMStructs; alloc_found 0: none (--alloc refused). */
+    int alloc_found;
+    const char *alloc_missing;  /* with alloc_found 0: why (a static string) */
+    ptrdiff_t env_offset;       /* JNIEnv * - JavaThread * */
+    ptrdiff_t allocated_offset; /* jlong: bytes of retired TLABs and allocations outside one */
+    ptrdiff_t tlab_start_offset, tlab_top_offset; /* HeapWord *: the TLAB's used part */
 } probe_binding;
 
 /* Hands b to the probe path (copied); probe_class() is b->cls from now on. */
@@ -364,6 +429,7 @@ uint64_t probe_record_ticks(probe_ev *ring, uint64_t cap, int n);
 typedef struct probe_call {
     const probe_ev *ev;   /* its events in order, copied (valid during the
                              callback); NULL when the call is discarded */
+    const probe_stamp *stamps; /* their stamps, likewise; NULL: none */
     uint64_t len;         /* its event count (at least 2) */
     uint32_t session;     /* the session it started in */
     jobject thread;       /* the Thread that made it; NULL: unknown (borrowed) */

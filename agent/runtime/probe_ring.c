@@ -22,6 +22,8 @@ static pthread_mutex_t consumer = PTHREAD_MUTEX_INITIALIZER;
 static int untidy;             /* a ring was left big: probe_tidy tries again */
 static probe_ev *scratch;      /* the call handed over, copied */
 static size_t scratch_cap;
+static probe_stamp *scratch_stamps; /* its stamps, copied */
+static size_t scratch_stamps_cap;
 static struct ready *heap;     /* probe_drain's */
 static size_t cap_heap;
 
@@ -95,6 +97,29 @@ static probe_ev *copy_call(const probe_thread *t, uint64_t pos, uint64_t len)
     return scratch;
 }
 
+/* Copies the stamps of the len events of a call at pos from t's ring
+ * (whose stamps are read after its published calls); NULL when it has
+ * none, or out of memory (the call is then built without them). */
+static const probe_stamp *copy_stamps(const probe_thread *t, uint64_t pos, uint64_t len)
+{
+    const probe_stamp *s = atomic_load_explicit(&t->stamps, memory_order_acquire);
+    uint64_t i;
+
+    if (s == NULL)
+        return NULL;
+    if (len > scratch_stamps_cap) {
+        probe_stamp *p = realloc(scratch_stamps, len * sizeof *p);
+
+        if (p == NULL)
+            return NULL;
+        scratch_stamps = p;
+        scratch_stamps_cap = len;
+    }
+    for (i = 0; i < len; i++)
+        scratch_stamps[i] = s[(pos + i) & t->mask];
+    return scratch_stamps;
+}
+
 /* Reads the call at r->c: 1, or 0 when r has no more calls (r->c < r->p
  * with an inconsistent length: the rest is skipped). */
 static int next_call(struct ready *r)
@@ -126,6 +151,7 @@ static void take_call(JNIEnv *jni, const probe_sink *sink, struct ready *r)
         uint64_t i;
 
         call.ev = copy_call(r->t, r->c, r->len);
+        call.stamps = copy_stamps(r->t, r->c, r->len);
         handed = call.ev != NULL;
         for (i = 0; handed && i < r->len; i++) {
             uint32_t k = PROBE_KIND(call.ev[i].kind);

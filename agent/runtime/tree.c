@@ -8,7 +8,16 @@
  *
  * All of it is integer ticks, converted to ns by an integer floor at the end:
  * sums are exact and floor(a) + floor(b) <= floor(a + b), so the children of
- * a node never add up to more than the node, in ns as in ticks. */
+ * a node never add up to more than the node, in ns as in ticks.
+ *
+ * CPU time (events stamped by probe_set_cpu): a frame's is the change of
+ * its thread's CPU clock from its enter to its exit, less the probes' cost
+ * counted as for its wall time, at most its (corrected) wall time and at
+ * least its children's CPU time.
+ *
+ * Bytes allocated (events stamped by probe_set_alloc): a frame's are the
+ * change of its thread's count from its enter to its exit (the probes
+ * allocate nothing), at least its children's. */
 #include "tree.h"
 
 #include <stdlib.h>
@@ -37,6 +46,8 @@ struct node {
     uint32_t kids;            /* children; beyond SCAN_KIDS they are in the table */
     uint64_t calls, throws;
     uint64_t total, min, max; /* corrected ticks */
+    uint64_t cpu;             /* ns of CPU time */
+    uint64_t alloc;           /* bytes allocated */
     uint8_t truncated;
 };
 
@@ -45,6 +56,10 @@ struct frame {
     uint64_t start;
     uint64_t child_sum;       /* corrected ticks of the calls made from it */
     uint64_t below;           /* recorded calls below it */
+    uint64_t cpu_start;       /* the enter's CPU stamp (0: none) */
+    uint64_t child_cpu;       /* ns of CPU time of the calls made from it */
+    uint64_t alloc_start;     /* the enter's allocation stamp (0: none) */
+    uint64_t child_alloc;     /* bytes allocated by the calls made from it */
 };
 
 struct tree {
@@ -57,6 +72,8 @@ struct tree {
     tree_opts o;
     uint64_t mult;            /* ns = ticks * mult >> 32 */
     int warmup;               /* tree_warmup marked it */
+    int cpu;                  /* the events carry CPU stamps */
+    int alloc;                /* the events carry allocation stamps */
 };
 
 /* The children table's hash of the child of parent for method id. */
@@ -134,8 +151,35 @@ static uint32_t child(tree *t, uint32_t parent, int32_t id)
     return c;
 }
 
-/* Closes the top frame at time `at`, thrown or not, and charges its parent. */
-static void close_frame(tree *t, struct frame *st, int *sp, uint64_t at, int thrown)
+static uint64_t ns(const tree *t, uint64_t ticks);
+
+/* The CPU time of frame f, closed at CPU stamp at, whose wall time is d ns
+ * once the probes' cost (cost ns, spent on the CPU) is taken off. */
+static uint64_t frame_cpu(const struct frame *f, uint64_t at, uint64_t d, uint64_t cost)
+{
+    uint64_t c = f->child_cpu;
+
+    if (f->cpu_start != 0 && at != 0 && PROBE_CPU_NS(at) >= PROBE_CPU_NS(f->cpu_start) + cost)
+        c = PROBE_CPU_NS(at) - PROBE_CPU_NS(f->cpu_start) - cost;
+    if (c > d)
+        c = d;
+    return c < f->child_cpu ? f->child_cpu : c;
+}
+
+/* The bytes frame f allocated, closed at allocation stamp at. */
+static uint64_t frame_alloc(const struct frame *f, uint64_t at)
+{
+    uint64_t a = 0;
+
+    if (f->alloc_start != 0 && at != 0 && PROBE_ALLOC_BYTES(at) >= PROBE_ALLOC_BYTES(f->alloc_start))
+        a = PROBE_ALLOC_BYTES(at) - PROBE_ALLOC_BYTES(f->alloc_start);
+    return a < f->child_alloc ? f->child_alloc : a;
+}
+
+/* Closes the top frame at time `at` (CPU stamp at_cpu, allocation stamp
+ * at_alloc), thrown or not, and charges its parent. */
+static void close_frame(tree *t, struct frame *st, int *sp, uint64_t at, uint64_t at_cpu, uint64_t at_alloc,
+                        int thrown)
 {
     struct frame *f = &st[--*sp];
     struct node *nd = &t->nodes[f->node];
@@ -153,6 +197,20 @@ static void close_frame(tree *t, struct frame *st, int *sp, uint64_t at, int thr
     nd->total += d;
     if (thrown)
         nd->throws++;
+    if (t->cpu) {
+        uint64_t c = frame_cpu(f, at_cpu, ns(t, d), ns(t, cost));
+
+        nd->cpu += c;
+        if (*sp > 0)
+            st[*sp - 1].child_cpu += c;
+    }
+    if (t->alloc) {
+        uint64_t a = frame_alloc(f, at_alloc);
+
+        nd->alloc += a;
+        if (*sp > 0)
+            st[*sp - 1].child_alloc += a;
+    }
     if (*sp > 0) {
         st[*sp - 1].child_sum += d;
         st[*sp - 1].below += 1 + f->below;
@@ -169,7 +227,7 @@ static int is_exit(uint32_t k)
     return k == PROBE_EXIT || k == PROBE_FAIL || k == PROBE_ROOT_EXIT || k == PROBE_ROOT_FAIL;
 }
 
-static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, mct_err *err)
+static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, const probe_stamp *sm, mct_err *err)
 {
     uint32_t k = PROBE_KIND(e->kind);
     int i;
@@ -184,7 +242,7 @@ static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, mct_err *
         nd = child(t, st[*sp - 1].node, e->id);
         if (nd == UINT32_MAX)
             return mct_err_set(err, MCT_E_NOMEM, "out of memory building a call tree");
-        st[*sp] = (struct frame){.node = nd, .start = e->t};
+        st[*sp] = (struct frame){.node = nd, .start = e->t, .cpu_start = sm->cpu, .alloc_start = sm->alloc};
         (*sp)++;
     } else if (is_exit(k)) {
         for (i = *sp - 1; i >= 0 && t->nodes[st[i].node].id != e->id; i--)
@@ -192,8 +250,8 @@ static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, mct_err *
         if (i < 0)
             return 0; /* an exit without its enter: ignore */
         while (*sp > i + 1)
-            close_frame(t, st, sp, e->t, 1);
-        close_frame(t, st, sp, e->t, k == PROBE_FAIL || k == PROBE_ROOT_FAIL);
+            close_frame(t, st, sp, e->t, sm->cpu, sm->alloc, 1);
+        close_frame(t, st, sp, e->t, sm->cpu, sm->alloc, k == PROBE_FAIL || k == PROBE_ROOT_FAIL);
     } else if (k == PROBE_OVERFLOW) {
         for (i = 0; i < *sp; i++)
             t->nodes[st[i].node].truncated = 1;
@@ -205,6 +263,7 @@ static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, mct_err *
 
 tree *tree_build(const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err)
 {
+    static const probe_stamp no_stamp;
     struct frame st[MAX_STACK];
     int sp = 0;
     tree *t;
@@ -223,9 +282,14 @@ tree *tree_build(const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err)
     t->o = *o;
     t->mult = (uint64_t)(o->cal.ns_per_tick * 4294967296.0 + 0.5);
     t->start_tick = ev[0].t;
-    st[sp++] = (struct frame){.node = 0, .start = ev[0].t};
+    if (o->stamps != NULL) {
+        t->cpu = o->stamps[0].cpu != 0;
+        t->alloc = o->stamps[0].alloc != 0;
+    }
+    st[sp++] = (struct frame){.node = 0, .start = ev[0].t, .cpu_start = o->stamps ? o->stamps[0].cpu : 0,
+                              .alloc_start = o->stamps ? o->stamps[0].alloc : 0};
     for (i = 1; i < n; i++) {
-        if (step(t, st, &sp, &ev[i], err) < 0) {
+        if (step(t, st, &sp, &ev[i], o->stamps != NULL ? &o->stamps[i] : &no_stamp, err) < 0) {
             tree_free(t);
             return NULL;
         }
@@ -239,7 +303,7 @@ tree *tree_build(const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err)
         for (j = 0; j < sp; j++)
             t->nodes[st[j].node].truncated = 1;
         while (sp > 0)
-            close_frame(t, st, &sp, last, 1);
+            close_frame(t, st, &sp, last, 0, 0, 1);
     }
     return t;
 }
@@ -339,6 +403,7 @@ static int fill(const tree *t, uint32_t i, call_tab *tab, mct_call *c, size_t *a
         .method = (uint32_t)nd->id, .n_children = nd->kids, .flags = nd->truncated ? CALL_N_TRUNCATED : 0u,
         .calls = nd->calls, .total_ns = total, .self_ns = total > child_total ? total - child_total : 0,
         .min_ns = ns(t, nd->min), .max_ns = ns(t, nd->max), .throws = nd->throws,
+        .cpu_ns = nd->cpu < total ? nd->cpu : total, .alloc_bytes = nd->alloc,
     };
     for (k = nd->first_child; k != 0; k = t->nodes[k].next_sibling)
         if (fill(t, k, tab, c, at, err) < 0)
@@ -354,7 +419,7 @@ int tree_call(const tree *t, call_tab *tab, mct_call *c, uint64_t seq, int64_t t
     size_t at = 0;
     int rc;
 
-    c->flags = t->warmup ? CALL_F_WARMUP : 0u;
+    c->flags = (t->warmup ? CALL_F_WARMUP : 0u) | (t->cpu ? CALL_F_CPU : 0u) | (t->alloc ? CALL_F_ALLOC : 0u);
     c->seq = seq;
     c->thread_id = thread_id;
     c->start_ns = (uint64_t)tree_start_ns(t);

@@ -19,6 +19,8 @@ typedef struct tree tree;
 typedef struct tree_opts {
     clock_cal cal;            /* converts ticks to ns */
     uint64_t probe_ticks;     /* subtracted per probe call, in ticks (probe_cost.ticks) */
+    const probe_stamp *stamps; /* the events' stamps, one per event, or NULL: none
+                                  (borrowed during tree_build only) */
 } tree_opts;
 
 /* Builds the tree of one call from its n events (as published: the first is

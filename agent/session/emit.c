@@ -147,6 +147,7 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_call *c)
     __atomic_fetch_add(&s->calls, 1, __ATOMIC_RELAXED);
     o.cal = s->sp.cal;
     o.probe_ticks = (uint64_t)(s->sp.probe.ticks + 0.5);
+    o.stamps = c->stamps;
     tr = tree_build(c->ev, c->len, &o, &err);
     if (tr == NULL) {
         vm_log("dropping a traced call: %s", err.msg);

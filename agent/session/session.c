@@ -304,6 +304,8 @@ static void read_request(struct session *s, const struct mct_request *r)
     s->sample = r->sample > 1 ? (uint64_t)r->sample : 1;
     s->include_warmup = r->include_warmup;
     s->compact = r->compact;
+    s->cpu = r->cpu;
+    s->alloc = r->alloc;
 }
 
 /* What is wrong with a trace request that its schema cannot say, or NULL. */
@@ -371,6 +373,7 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     struct splan_tally t;
     hj *hier = NULL;
     mct_err err;
+    const char *why = NULL;
     int instrumented = 0;
 
     await_session_thread();
@@ -406,6 +409,15 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         hj_free(hier);
         send_msg(s, splan_json(&s->sp));
         s->end_reason = "plan";
+        finish(s, jni, 0);
+        return;
+    }
+    /* The probes' measured cost includes the CPU clock's read when asked. */
+    probe_set_cpu(s->cpu);
+    if (probe_set_alloc(s->alloc, &why) < 0) {
+        hj_free(hier);
+        mct_err_set(&err, MCT_E_UNSUPPORTED, "--alloc cannot be used with this JVM: %s", why);
+        send_error(s, &err);
         finish(s, jni, 0);
         return;
     }

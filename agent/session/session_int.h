@@ -57,6 +57,8 @@ struct session {
      * under wlock); compact (call.h): the methods defined on the
      * connection; the model each call is filled into, and its methods */
     int compact;
+    int cpu;                    /* the probes stamp events with the CPU clock */
+    int alloc;                  /* ... and with the bytes the thread allocated */
     mct_buf out;
     call_defs defs;
     call_tab tab;

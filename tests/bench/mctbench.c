@@ -4,7 +4,8 @@
  * like a probe (static, an int argument, no result, JNIEnv and jclass
  * untouched): empty() is the JNI call alone; tsc() and mono() add the clock
  * read the agent makes (rdtsc on an invariant TSC, else CLOCK_MONOTONIC)
- * and a store of it, as the probe stores its event. */
+ * and a store of it, as the probe stores its event; tcpu() the thread's
+ * CPU clock, which the probes add with --cpu. */
 #include <jni.h>
 #include <stdint.h>
 #include <time.h>
@@ -15,6 +16,7 @@ static volatile uint64_t last;
 JNIEXPORT void JNICALL Java_mctbench_Native_empty(JNIEnv *env, jclass cls, jint id);
 JNIEXPORT void JNICALL Java_mctbench_Native_tsc(JNIEnv *env, jclass cls, jint id);
 JNIEXPORT void JNICALL Java_mctbench_Native_mono(JNIEnv *env, jclass cls, jint id);
+JNIEXPORT void JNICALL Java_mctbench_Native_tcpu(JNIEnv *env, jclass cls, jint id);
 
 JNIEXPORT void JNICALL Java_mctbench_Native_empty(JNIEnv *env, jclass cls, jint id)
 {
@@ -43,6 +45,17 @@ JNIEXPORT void JNICALL Java_mctbench_Native_mono(JNIEnv *env, jclass cls, jint i
     struct timespec ts;
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    last = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    (void)env;
+    (void)cls;
+    (void)id;
+}
+
+JNIEXPORT void JNICALL Java_mctbench_Native_tcpu(JNIEnv *env, jclass cls, jint id)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     last = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     (void)env;
     (void)cls;

@@ -12,10 +12,12 @@
 static int32_t ROOT, A, B, C;
 
 static probe_ev ev_buf[64];
+static probe_stamp st_buf[64];
 static size_t n_ev;
 
 static void ev(uint32_t kind, int32_t id, uint64_t t)
 {
+    st_buf[n_ev] = (probe_stamp){0};
     ev_buf[n_ev++] = (probe_ev){.t = t, .id = id, .kind = kind};
 }
 
@@ -23,6 +25,10 @@ static tree *build(uint64_t probe_ticks)
 {
     tree_opts o = {.cal = {.tick0 = 0, .ns_per_tick = 1.0, .wall0 = 1000}, .probe_ticks = probe_ticks};
     mct_err err;
+
+    for (size_t i = 0; i < n_ev; i++)
+        if (st_buf[i].cpu != 0 || st_buf[i].alloc != 0)
+            o.stamps = st_buf;
     tree *t = tree_build(ev_buf, n_ev, &o, &err);
 
     if (t == NULL)
@@ -205,6 +211,164 @@ static void test_probe_cost(void)
     CHECK(num(b, "total_ns") >= num(c, "total_ns"));
     json_decref(j);
     tree_free(t);
+}
+
+static void evc(uint32_t kind, int32_t id, uint64_t t, uint64_t cpu_ns)
+{
+    ev(kind, id, t);
+    st_buf[n_ev - 1].cpu = PROBE_CPU_ON | cpu_ns;
+}
+
+static void eva(uint32_t kind, int32_t id, uint64_t t, uint64_t bytes)
+{
+    ev(kind, id, t);
+    st_buf[n_ev - 1].alloc = PROBE_ALLOC_ON | bytes;
+}
+
+/* Allocation stamps: a node's bytes are its count's change, at least its
+ * children's; both encodings carry them. */
+static void test_alloc(void)
+{
+    json_t *j, *root, *a, *b;
+    call_tab tab = {0}, tab2 = {0};
+    mct_call call = {0}, call2 = {0};
+    call_defs defs = {0};
+    mct_buf rec = {0}, l1 = {0}, l2 = {0};
+    mct_err e;
+    tree *t;
+
+    n_ev = 0;
+    eva(PROBE_ROOT_ENTER, ROOT, 0, 1000);
+    eva(PROBE_ENTER, A, 10, 1000);
+    eva(PROBE_EXIT, A, 20, 1500);        /* 500 bytes */
+    eva(PROBE_ENTER, A, 30, 1600);
+    eva(PROBE_EXIT, A, 40, 1700);        /* 100 more: A merges 600 */
+    eva(PROBE_ENTER, B, 50, 1700);
+    eva(PROBE_EXIT, B, 60, 1700);        /* none */
+    eva(PROBE_ROOT_EXIT, ROOT, 100, 1800);
+    t = build(0);
+    CHECK(t != NULL);
+    if (t == NULL)
+        return;
+    j = render(t, NULL);
+    root = json_object_get(j, "root");
+    a = kid(root, 0);
+    b = kid(root, 1);
+    CHECK_INT(num(a, "alloc_bytes"), 600);
+    CHECK_INT(num(b, "alloc_bytes"), 0);
+    CHECK_INT(num(root, "alloc_bytes"), 800);
+    CHECK(json_object_get(root, "cpu_ns") == NULL);
+    CHECK_INT(call_from_json(&tab, &call, j, &e), 0);
+    CHECK(call.flags == CALL_F_ALLOC);
+    CHECK_INT(call_encode(&rec, &tab, &defs, &call), 0);
+    for (size_t at = 0; at < rec.len;) {
+        uint32_t n = 0;
+
+        CHECK_INT(proto_header_decode(rec.data + at, PROTO_REPLY, &n, &e), 0);
+        CHECK(call_decode(&tab2, &call2, rec.data + at + PROTO_HEADER_LEN, n, &e) > 0);
+        at += PROTO_HEADER_LEN + n;
+    }
+    CHECK(call2.flags == CALL_F_ALLOC);
+    CHECK_INT(call_json_line(&l1, &tab, &call), 0);
+    CHECK_INT(call_json_line(&l2, &tab2, &call2), 0);
+    CHECK(l1.len == l2.len && memcmp(l1.data, l2.data, l1.len) == 0);
+    /* A node with alloc_bytes under a root without is refused. */
+    json_object_del(root, "alloc_bytes");
+    CHECK_INT(call_from_json(&tab, &call, j, &e), -1);
+    CHECK(strstr(e.msg, "alloc_bytes: present though the root has none") != NULL);
+    json_decref(j);
+    tree_free(t);
+    buf_free(&rec);
+    buf_free(&l1);
+    buf_free(&l2);
+    call_defs_free(&defs);
+    call_free(&call);
+    call_free(&call2);
+    call_tab_free(&tab);
+    call_tab_free(&tab2);
+}
+
+/* CPU stamps: a node's CPU time is its clock's change less the probes'
+ * cost, within its children's CPU time and its wall time; wait_ns is the
+ * rest. Both encodings carry them: the JSON read back and the compact
+ * record give the same call. */
+static void test_cpu(void)
+{
+    json_t *j, *root, *a, *b, *c;
+    call_tab tab = {0}, tab2 = {0};
+    mct_call call = {0}, call2 = {0};
+    call_defs defs = {0};
+    mct_buf rec = {0}, l1 = {0}, l2 = {0};
+    mct_err e;
+    tree *t;
+
+    n_ev = 0;
+    evc(PROBE_ROOT_ENTER, ROOT, 0, 5000);
+    evc(PROBE_ENTER, A, 10, 5010);
+    evc(PROBE_EXIT, A, 30, 5028);       /* 20 wall, 18 CPU */
+    evc(PROBE_ENTER, B, 40, 5040);
+    evc(PROBE_ENTER, C, 41, 5041);
+    evc(PROBE_EXIT, C, 51, 5051);       /* 10 wall, 10 CPU */
+    evc(PROBE_EXIT, B, 90, 5045);       /* its clock says 5, its child used 10 */
+    evc(PROBE_ROOT_EXIT, ROOT, 100, 5300); /* 300 CPU in 100 wall: clamped */
+    t = build(0);
+    CHECK(t != NULL);
+    if (t == NULL)
+        return;
+    j = render(t, NULL);
+    root = json_object_get(j, "root");
+    a = kid(root, 0);
+    b = kid(root, 1);
+    c = kid(b, 0);
+    CHECK_INT(num(a, "cpu_ns"), 18);
+    CHECK_INT(num(a, "wait_ns"), 2);
+    CHECK_INT(num(c, "cpu_ns"), 10);
+    CHECK_INT(num(b, "cpu_ns"), 10);
+    CHECK_INT(num(b, "wait_ns"), 40);
+    CHECK_INT(num(root, "cpu_ns"), 100);
+    CHECK_INT(num(root, "wait_ns"), 0);
+
+    CHECK_INT(call_from_json(&tab, &call, j, &e), 0);
+    CHECK(call.flags & CALL_F_CPU);
+    CHECK_INT(call_encode(&rec, &tab, &defs, &call), 0);
+    for (size_t at = 0; at < rec.len;) {
+        uint32_t n = 0;
+
+        CHECK_INT(proto_header_decode(rec.data + at, PROTO_REPLY, &n, &e), 0);
+        CHECK(call_decode(&tab2, &call2, rec.data + at + PROTO_HEADER_LEN, n, &e) > 0);
+        at += PROTO_HEADER_LEN + n;
+    }
+    CHECK(call2.flags & CALL_F_CPU);
+    CHECK_INT(call_json_line(&l1, &tab, &call), 0);
+    CHECK_INT(call_json_line(&l2, &tab2, &call2), 0);
+    CHECK(l1.len == l2.len && memcmp(l1.data, l2.data, l1.len) == 0);
+    /* A reader refuses more CPU time than time, and cpu_ns on a child of a
+     * root without it. */
+    json_object_set_new(a, "cpu_ns", json_integer(num(a, "total_ns") + 1));
+    CHECK_INT(call_from_json(&tab, &call, j, &e), -1);
+    CHECK(strstr(e.msg, "is over its total_ns") != NULL);
+    json_object_del(root, "cpu_ns");
+    CHECK_INT(call_from_json(&tab, &call, j, &e), -1);
+    CHECK(strstr(e.msg, "cpu_ns: present though the root has none") != NULL);
+    /* Without stamps, none: the call is as it always was. */
+    json_decref(j);
+    tree_free(t);
+    n_ev = 0;
+    ev(PROBE_ROOT_ENTER, ROOT, 0);
+    ev(PROBE_ROOT_EXIT, ROOT, 100);
+    t = build(0);
+    j = t != NULL ? render(t, NULL) : NULL;
+    CHECK(j != NULL && json_object_get(json_object_get(j, "root"), "cpu_ns") == NULL);
+    json_decref(j);
+    tree_free(t);
+    buf_free(&rec);
+    buf_free(&l1);
+    buf_free(&l2);
+    call_defs_free(&defs);
+    call_free(&call);
+    call_free(&call2);
+    call_tab_free(&tab);
+    call_tab_free(&tab2);
 }
 
 /* Recursion of the entry method nests; an exit without an enter is ignored. */
@@ -488,6 +652,8 @@ int main(void)
     CHECK_STR(mt_get(4)->cls, "com.shop.Price");
     test_merge_and_order();
     test_throws();
+    test_cpu();
+    test_alloc();
     test_truncated();
     test_probe_cost();
     test_recursion();

@@ -39,6 +39,7 @@ import java.util.Arrays;
  *   empty     one empty JNI static call (libmctbench.so)
  *   tsc       one JNI static call that reads the TSC
  *   mono      one JNI static call that reads CLOCK_MONOTONIC
+ *   tcpu      one JNI static call that reads CLOCK_THREAD_CPUTIME_ID (--cpu's clock)
  *   nanotime  one System.nanoTime() (an intrinsic, no JNI)
  *
  * Properties: mctbench.lib (path of libmctbench.so, needed by the JNI
@@ -47,9 +48,10 @@ import java.util.Arrays;
  * "READY pid" when the workers run (in mode idle).
  */
 public final class Bench {
-    static final String[] MODES = {"idle", "entry", "paced", "outside", "empty", "tsc", "mono", "nanotime", "rate"};
+    static final String[] MODES = {"idle", "entry", "paced", "outside", "empty", "tsc", "mono", "nanotime", "rate",
+        "tcpu"};
     static final int IDLE = 0, ENTRY = 1, PACED = 2, OUTSIDE = 3, EMPTY = 4, TSC = 5, MONO = 6, NANOTIME = 7,
-            RATE = 8;
+            RATE = 8, TCPU = 9;
 
     static final long INTERVAL_NS = Long.getLong("mctbench.interval_ms", 100) * 1_000_000L;
     static final int PACED_BATCH = Integer.getInteger("mctbench.batch", 16);
@@ -100,6 +102,12 @@ public final class Bench {
     static void monoBatch(int n) {
         for (int i = 0; i < n; i++) {
             Native.mono(i);
+        }
+    }
+
+    static void tcpuBatch(int n) {
+        for (int i = 0; i < n; i++) {
+            Native.tcpu(i);
         }
     }
 
@@ -167,6 +175,10 @@ public final class Bench {
             case MONO:
                 n = 10000;
                 monoBatch(n);
+                break;
+            case TCPU:
+                n = 10000;
+                tcpuBatch(n);
                 break;
             default:
                 n = 10000;
@@ -243,7 +255,7 @@ public final class Bench {
             if (w[0].equals("mode") && w.length == 2) {
                 int m = Arrays.asList(MODES).indexOf(w[1]);
 
-                if (m < 0 || (m >= EMPTY && m <= MONO && lib == null)) {
+                if (m < 0 || ((m >= EMPTY && m <= MONO || m == TCPU) && lib == null)) {
                     System.out.println("E unknown or unavailable mode " + w[1]);
                     continue;
                 }

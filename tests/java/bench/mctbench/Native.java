@@ -17,4 +17,7 @@ final class Native {
 
     /** Reads CLOCK_MONOTONIC into a global: the clock where there is no invariant TSC. */
     static native void mono(int id);
+
+    /** Reads the thread's CPU clock into a global: what a probe adds with --cpu. */
+    static native void tcpu(int id);
 }

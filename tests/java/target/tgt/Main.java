@@ -212,6 +212,10 @@ public final class Main {
                 return () -> sink += Rec.run() + Rec.fact(5);
             case "sleepy":
                 return () -> sink += Sleepy.run();
+            case "cpu":
+                return () -> sink += Cpu.run();
+            case "alloc":
+                return () -> sink += Alloc.run();
             case "mixed":
                 int[] n = {0};
                 return () -> sink += Mixed.run(n[0]++);

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# --cpu: each node's CPU time (cpu_ns) and waiting (wait_ns = total_ns -
+# cpu_ns), on every test JDK (scenario cpu: tgt.Cpu.run calls spin, which
+# computes until its thread used 40 ms of CPU by the JVM's own clock, then
+# nap, which sleeps 40 ms):
+# - spin's cpu_ns is 40 ms within 10 %, nap's under 10 % of 40 ms and its
+#   wait_ns over 36 ms; wait_ns is total_ns - cpu_ns on every node, and the
+#   root's CPU time is at least its children's;
+# - without --cpu no node has cpu_ns; -f tree shows cpu and wait columns,
+#   -f chrome puts cpu_ns and wait_ns in a slice's args, -f folded
+#   --folded-value cpu counts each stack's self CPU time; --folded-value cpu
+#   without --cpu, and --cpu with --aggregate, are usage errors;
+# - JDK 21+: calls on virtual threads carry no CPU times nor allocations
+#   (their carrier's clock and count also count the virtual threads it
+#   carried meanwhile).
+. "$MCT_SRCDIR/tests/setup"
+. "$MCT_SRCDIR/tests/e2e/lib.sh"
+. "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
+
+RX='tgt\..*'
+
+# in_range VALUES LO HI WHAT: every value is in LO..HI.
+in_range() {
+    local v
+    [ -n "$1" ] || { soft_fail "$4: no value"; return; }
+    for v in $1; do
+        [ "$v" -ge "$2" ] && [ "$v" -le "$3" ] || soft_fail "$4: $v is outside $2..$3"
+    done
+}
+
+for jdk in $MCT_TEST_JDKS; do
+    scenario "$jdk" cpu
+    j=$MAJOR
+
+    note "JDK $j: --cpu tells computing from sleeping (tgt.Cpu.run)"
+    trace "$j-cpu" --cpu -n 3 "$PID" tgt.Cpu run 2 "$RX"
+    expect_rc 0 "--cpu"
+    check_calls "$OUT" 3 "--cpu" -D 2
+    expect_outline "$OUT" "--cpu" <<'OUTLINE'
+tgt.Cpu.run calls=1 throws=0
+  tgt.Cpu.spin calls=1 throws=0
+  tgt.Cpu.nap calls=1 throws=0
+OUTLINE
+    note "JDK $j: spin cpu_ns $(field "$OUT" run/spin cpu_ns | tr '\n' ' '), nap cpu_ns $(field "$OUT" run/nap cpu_ns | tr '\n' ' ')"
+    in_range "$(field "$OUT" run/spin cpu_ns)" 36000000 44000000 "spin's cpu_ns"
+    in_range "$(field "$OUT" run/nap cpu_ns)" 0 4000000 "nap's cpu_ns"
+    expect_all_ge "$(field "$OUT" run/nap wait_ns)" 36000000 "nap's wait_ns"
+    for p in run run/spin run/nap; do
+        paste <(field "$OUT" $p total_ns) <(field "$OUT" $p cpu_ns) <(field "$OUT" $p wait_ns) |
+            awk -v p="$p" '$1 != $2 + $3 { print "FAIL: " p ": total " $1 " != cpu " $2 " + wait " $3; bad = 1 }
+                           END { exit bad }' >&2 || soft_fail "wait_ns is not total_ns - cpu_ns"
+    done
+    paste <(field "$OUT" run cpu_ns) <(field "$OUT" run/spin cpu_ns) <(field "$OUT" run/nap cpu_ns) |
+        awk '$1 < $2 + $3 { bad = 1 } END { exit bad }' || soft_fail "run's cpu_ns is under its children's"
+    expect_restored "$PID" "after --cpu"
+
+    note "JDK $j: no cpu_ns without --cpu"
+    trace "$j-nocpu" -n 1 "$PID" tgt.Cpu run 2 "$RX"
+    expect_rc 0 "without --cpu"
+    expect_no_grep '"cpu_ns"' "$OUT" "without --cpu"
+
+    note "JDK $j: -f tree and -f chrome show them"
+    trace "$j-tree" --cpu -f tree -n 1 "$PID" tgt.Cpu run 2 "$RX"
+    expect_rc 0 "--cpu -f tree"
+    expect_grep 'total +% +self +cpu +wait +calls +method' "$OUT" "--cpu -f tree: the columns"
+    trace "$j-chrome" --cpu -f chrome -n 1 "$PID" tgt.Cpu run 2 "$RX"
+    expect_rc 0 "--cpu -f chrome"
+    expect_grep '"cpu_ns": *[0-9]+' "$OUT" "--cpu -f chrome: cpu_ns"
+    expect_grep '"wait_ns": *[0-9]+' "$OUT" "--cpu -f chrome: wait_ns"
+    trace "$j-folded" --cpu -f folded --folded-value cpu -n 1 "$PID" tgt.Cpu run 2 "$RX"
+    expect_rc 0 "--folded-value cpu"
+    in_range "$(awk '$1 ~ /Cpu\.spin$/ { print $2 }' "$OUT")" 36000000 44000000 "--folded-value cpu: spin"
+    nap=$(awk '$1 ~ /Cpu\.nap$/ { print $2 }' "$OUT")
+    in_range "${nap:-0}" 0 4000000 "--folded-value cpu: nap"
+    expect_restored "$PID" "after -f tree, chrome and folded"
+
+    note "JDK $j: what --cpu does not go with"
+    trace "$j-fv" -f folded --folded-value cpu -n 1 "$PID" tgt.Cpu run 2 "$RX"
+    expect_rc 1 "--folded-value cpu without --cpu"
+    expect_grep 'folded-value cpu needs --cpu' "$ERR" "--folded-value cpu without --cpu"
+    trace "$j-agg" --cpu --aggregate -n 1 "$PID" tgt.Cpu run 2 "$RX"
+    expect_rc 1 "--cpu --aggregate"
+    expect_grep 'cpu cannot be used with --aggregate' "$ERR" "--cpu --aggregate"
+    stop_jvm "$PID"
+
+    if [ "$j" -ge 21 ]; then
+        scenario "$jdk" vthreads
+        note "JDK $j: calls on virtual threads carry no CPU times nor allocations"
+        trace "$j-vt" --cpu --alloc -n 10 -t 60 "$PID" tgt.VWork job 3 "$RX"
+        expect_rc 0 "--cpu --alloc on virtual threads"
+        check_calls "$OUT" 10 "--cpu --alloc on virtual threads" -D 3
+        expect_no_grep '"cpu_ns"' "$OUT" "--cpu on virtual threads"
+        expect_no_grep '"alloc_bytes"' "$OUT" "--alloc on virtual threads"
+        expect_restored "$PID" "after --cpu on virtual threads"
+        stop_jvm "$PID"
+    fi
+done
+trace_done
