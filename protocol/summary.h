@@ -25,8 +25,11 @@
  * invocation as in SPEC §3) and, per entry call in which it ran: entries
  * (how many entry calls it ran in), calls_min/calls_max (its calls within
  * one entry call, over those entry calls only: an entry call in which it did
- * not run is not a 0) and the histogram of its total time within one entry
- * call (p50_ns, p90_ns, p99_ns, entry_max_ns in the JSON). Per method
+ * not run is not a 0) with their distribution (calls_hist in the JSON), and
+ * the histogram of its total time within one entry call (hist, with p50_ns,
+ * p90_ns, p99_ns, entry_min_ns, entry_max_ns in the JSON). The JSON carries
+ * both histograms as [bucket index, count] pairs of the buckets used, so
+ * that summaries merge exactly (sum_add_json). Per method
  * (class, method, desc, whatever the path) the summary keeps the most calls
  * in one entry call (`methods` in the JSON, for --max-calls).
  *
@@ -213,5 +216,13 @@ int sum_write_json(const sum *s, int final, mct_buf *b, mct_err *e);
  * most PROTO_MAX_DEPTH deep, slowest holding call objects; unknown keys are
  * allowed. 0, or -1 with e set (MCT_E_PROTO) naming the offending key. */
 int sum_json_check(const json_t *j, mct_err *e);
+
+/* Adds the summary object j (checked by sum_json_check) to dst, as
+ * sum_merge adds a sum: counts add up exactly, histograms bucket by bucket,
+ * so that the merged percentiles are those of one summary over all the
+ * calls (within SUM_HIST_REL_ERR). Every node must carry "hist",
+ * "calls_hist" and "entry_min_ns" (else MCT_E_PROTO: an older summary).
+ * 0 or -1 with e. */
+int sum_add_json(sum *dst, const json_t *j, mct_err *e);
 
 #endif
