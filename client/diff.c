@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "call.h"
 #include "exit.h"
 #include "fmt_html.h"
@@ -70,13 +71,58 @@ static ssize_t read_line(FILE *f, char **line, size_t *cap)
     return (ssize_t)n;
 }
 
-/* Reads the lines of f (named name) into a checked summary object. */
-static json_t *read_stream(FILE *f, const char *name, mct_err *e)
+/* The summaries of one JVM of a file (by "pid"; none: one JVM). */
+struct jvm_run {
+    json_int_t pid;
+    json_t *last, *last_final;
+    json_t *intervals;          /* with intervals: its non-final summaries, else NULL */
+};
+
+/* The run of each JVM (its last final summary, else its last) merged into
+ * one summary object (sum_add_json); a new reference or NULL with e. */
+static json_t *merge_jvms(struct jvm_run *runs, size_t n, const char *name, mct_err *e)
+{
+    size_t k = 0;
+    sum *m;
+    json_t *out = NULL;
+
+    for (size_t i = 0; i < n; i++) {
+        size_t ks = json_array_size(json_object_get(runs[i].last_final ? runs[i].last_final : runs[i].last,
+                                                    "slowest"));
+        k = ks > k ? ks : k;
+    }
+    if ((m = sum_new(k > SUM_SLOWEST_MAX ? SUM_SLOWEST_MAX : k, e)) == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *ivs = runs[i].intervals;
+        int bad = 0;
+
+        if (runs[i].last_final == NULL && ivs != NULL)
+            for (size_t v = 0; v < json_array_size(ivs) && !bad; v++)
+                bad = sum_add_json(m, json_array_get(ivs, v), e) < 0;
+        else
+            bad = sum_add_json(m, runs[i].last_final ? runs[i].last_final : runs[i].last, e) < 0;
+        if (bad) {
+            mct_err_wrap(e, "%s: merging the summaries of %zu JVMs (pid %lld)", name, n,
+                         (long long)runs[i].pid);
+            sum_free(m);
+            return NULL;
+        }
+    }
+    out = sum_to_json(m, 1, e);
+    sum_free(m);
+    return out;
+}
+
+/* Reads the lines of f (named name) into a checked summary object; *jvms:
+ * the JVMs whose summaries were merged into it (1 for calls). */
+static json_t *read_stream(FILE *f, const char *name, int intervals, size_t *jvms, mct_err *e)
 {
     char *line = NULL;
-    size_t cap = 0, lineno = 0, ncalls = 0;
+    size_t cap = 0, lineno = 0, ncalls = 0, nruns = 0, caprun = 0;
     ssize_t len;
-    json_t *last = NULL, *last_final = NULL, *result = NULL;
+    struct jvm_run *runs = NULL;
+    json_t *result = NULL;
     sum *s = sum_new(0, e);
     call_tab tab = {0};
     mct_call call = {0};
@@ -119,7 +165,7 @@ static json_t *read_stream(FILE *f, const char *name, mct_err *e)
             json_decref(j);
             goto out;
         }
-        if ((strcmp(type, "call") == 0 && last != NULL) || (strcmp(type, "summary") == 0 && ncalls > 0)) {
+        if ((strcmp(type, "call") == 0 && nruns > 0) || (strcmp(type, "summary") == 0 && ncalls > 0)) {
             mct_err_set(e, MCT_E_PROTO, "%s:%zu: calls and summaries in one file: give one run of "
                         "mcalltree, either its calls or its summaries", name, lineno);
             json_decref(j);
@@ -141,30 +187,58 @@ static json_t *read_stream(FILE *f, const char *name, mct_err *e)
             mct_err_wrap(e, "%s:%zu", name, lineno);
             goto out;
         }
-        json_decref(last);
-        last = j;
+        json_int_t pid = json_integer_value(json_object_get(j, "pid"));
+
+        for (i = 0; i < nruns && runs[i].pid != pid; i++)
+            ;
+        if (i == nruns) {
+            if (buf_grow(&runs, &caprun, nruns, sizeof *runs, 4) < 0) {
+                json_decref(j);
+                mct_err_set(e, MCT_E_NOMEM, "%s:%zu: out of memory", name, lineno);
+                goto out;
+            }
+            runs[nruns++] = (struct jvm_run){ .pid = pid };
+            if (intervals && (runs[i].intervals = json_array()) == NULL) {
+                json_decref(j);
+                mct_err_set(e, MCT_E_NOMEM, "%s:%zu: out of memory", name, lineno);
+                goto out;
+            }
+        }
+        if (runs[i].intervals != NULL && !json_is_true(json_object_get(j, "final")) &&
+            json_array_append(runs[i].intervals, j) < 0) {
+            json_decref(j);
+            mct_err_set(e, MCT_E_NOMEM, "%s:%zu: out of memory", name, lineno);
+            goto out;
+        }
+        json_decref(runs[i].last);
+        runs[i].last = j;
         if (json_is_true(json_object_get(j, "final"))) {
-            json_decref(last_final);
-            last_final = json_incref(j);
+            json_decref(runs[i].last_final);
+            runs[i].last_final = json_incref(j);
         }
     }
     if (ferror(f)) {
         mct_err_set(e, MCT_E_IO, "cannot read %s: %s", name, strerror(errno));
         goto out;
     }
+    *jvms = nruns > 1 ? nruns : 1;
     if (ncalls > 0)
         result = sum_to_json(s, 1, e);
-    else if (last_final != NULL)
-        result = json_incref(last_final);
-    else if (last != NULL)
-        result = json_incref(last);
+    else if (nruns > 1 || (nruns == 1 && runs[0].last_final == NULL && json_array_size(runs[0].intervals) > 1))
+        result = merge_jvms(runs, nruns, name, e);
+    else if (nruns == 1)
+        result = json_incref(runs[0].last_final != NULL ? runs[0].last_final : runs[0].last);
     else
         mct_err_set(e, MCT_E_PROTO, "%s: no call and no summary in it: not mcalltree's output; "
                     "give a file written by mcalltree -f json", name);
 out:
     free(line);
-    json_decref(last);
-    json_decref(last_final);
+    for (size_t i = 0; i < nruns; i++) {
+        json_decref(runs[i].last);
+        json_decref(runs[i].last_final);
+        json_decref(runs[i].intervals);
+    }
+    free(runs);
     sum_free(s);
     call_free(&call);
     call_tab_free(&tab);
@@ -173,29 +247,37 @@ out:
 
 /* The run read from f (opened from name; NULL: errno says why, code is the
  * error then), which it closes. */
-static json_t *read_opened(FILE *f, const char *name, int code, mct_err *e)
+static json_t *read_opened(FILE *f, const char *name, int code, int intervals, size_t *jvms, mct_err *e)
 {
     json_t *j;
+    size_t one;
 
     if (f == NULL) {
         mct_err_set(e, code, "cannot read %s: %s", name, strerror(errno));
         return NULL;
     }
-    j = read_stream(f, name, e);
+    j = read_stream(f, name, intervals, jvms != NULL ? jvms : &one, e);
     fclose(f);
     return j;
 }
 
+json_t *diff_read_runs(const char *path, int intervals, size_t *jvms, mct_err *e)
+{
+    if (strcmp(path, "-") == 0)
+        return read_opened(stdin, "stdin", MCT_E_IO, intervals, jvms, e);
+    return read_opened(fopen(path, "r"), path, MCT_E_IO, intervals, jvms, e);
+}
+
 json_t *diff_read_run(const char *path, mct_err *e)
 {
-    return read_opened(fopen(path, "r"), path, MCT_E_IO, e);
+    return diff_read_runs(path, 0, NULL, e);
 }
 
 json_t *diff_read_run_mem(const char *name, const char *data, size_t n, mct_err *e)
 {
     /* fmemopen refuses 0 bytes: a lone newline reads the same (no line) */
     return read_opened(n > 0 ? fmemopen((void *)data, n, "r") : fmemopen((void *)"\n", 1, "r"), name,
-                       MCT_E_NOMEM, e);
+                       MCT_E_NOMEM, 0, NULL, e);
 }
 
 /* ---- comparing two runs ---------------------------------------------------------- */
@@ -579,6 +661,7 @@ int diff_main(int argc, char **argv)
     json_t *base = NULL, *nw = NULL, *broots = NULL, *nroots = NULL;
     struct ctx c = { .o = &o };
     mct_err e;
+    size_t bj = 1, nj = 1;
     int rc = parse(argc, argv, &o, &base_path, &new_path);
 
     if (rc != 0) {
@@ -588,13 +671,17 @@ int diff_main(int argc, char **argv)
         }
         return MCT_EXIT_USAGE;
     }
-    base = diff_read_run(base_path, &e);
-    if (base == NULL || (nw = diff_read_run(new_path, &e)) == NULL) {
+    base = diff_read_runs(base_path, 0, &bj, &e);
+    if (base == NULL || (nw = diff_read_runs(new_path, 0, &nj, &e)) == NULL) {
         fu_clean(e.msg);
         fprintf(stderr, "mcalltree diff: %s\n", e.msg);
         json_decref(base);
         return MCT_EXIT_USAGE;
     }
+    if (bj > 1)
+        fprintf(stderr, "mcalltree diff: %s holds the summaries of %zu JVMs: compared merged\n", base_path, bj);
+    if (nj > 1)
+        fprintf(stderr, "mcalltree diff: %s holds the summaries of %zu JVMs: compared merged\n", new_path, nj);
     c.base_calls = nint(base, "calls");
     c.new_calls = nint(nw, "calls");
     c.failures = json_array();

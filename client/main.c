@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "conn.h"
 #include "diff.h"
+#include "merge.h"
 #include "exit.h"
 #include "fmtutil.h"
 #include "intr.h"
@@ -91,6 +92,8 @@ int main(int argc, char **argv)
     /* `mcalltree diff` has its own options (client/diff.c). */
     if (argc > 1 && strcmp(argv[1], "diff") == 0)
         return diff_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "merge") == 0)
+        return merge_main(argc - 1, argv + 1);
     if (cli_parse(argc, argv, &c, &e) < 0) {
         fprintf(stderr, "mcalltree: %s; try 'mcalltree --help'\n", e.msg);
         return MCT_EXIT_USAGE;
