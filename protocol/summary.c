@@ -164,6 +164,27 @@ int sum_hist_merge(struct sum_hist *dst, const struct sum_hist *src, mct_err *e)
     return 0;
 }
 
+void sum_hist_rank_bounds(const struct sum_hist *h, uint64_t rank, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t seen = 0;
+
+    *lo = h->min;
+    *hi = h->max;
+    for (uint32_t i = 0; i < h->n; i++) {
+        uint64_t blo, width;
+
+        seen += HIST_CNT(h->b[i]);
+        if (seen < rank)
+            continue;
+        hist_bucket(HIST_IDX(h->b[i]), &blo, &width);
+        if (blo > *lo && blo <= h->max)
+            *lo = blo;
+        if (blo + width - 1 < *hi && blo + width - 1 >= h->min)
+            *hi = blo + width - 1;
+        return;
+    }
+}
+
 uint64_t sum_hist_quantile(const struct sum_hist *h, double q)
 {
     uint64_t rank, seen = 0;
@@ -1336,12 +1357,8 @@ static uint64_t jint(const json_t *o, const char *key)
     return (uint64_t)json_integer_value(json_object_get(o, key));
 }
 
-/* Fills h from the checked [index,count] pairs at key of n, with min and
- * max; 0 or -1 with e (out of memory). Caller resets h. */
-static int hist_from_json(struct sum_hist *h, const json_t *n, const char *key, uint64_t min,
-                          uint64_t max, mct_err *e)
+int sum_hist_from_json(struct sum_hist *h, const json_t *a, uint64_t min, uint64_t max, mct_err *e)
 {
-    const json_t *a = json_object_get(n, key);
     size_t cnt = json_array_size(a);
 
     sum_hist_init(h);
@@ -1415,9 +1432,10 @@ static int json_node_add(sum *dst, struct snode *parent, const json_t *j, uint64
     src.calls_max = jint(j, "calls_max");
     src.truncated = json_is_true(json_object_get(j, "truncated"));
     src.seen = 1;
-    rc = hist_from_json(&src.hist, j, "hist", jint(j, "entry_min_ns"), jint(j, "entry_max_ns"), e);
+    rc = sum_hist_from_json(&src.hist, json_object_get(j, "hist"), jint(j, "entry_min_ns"),
+                            jint(j, "entry_max_ns"), e);
     if (rc == 0)
-        rc = hist_from_json(&src.chist, j, "calls_hist", src.calls_min, src.calls_max, e);
+        rc = sum_hist_from_json(&src.chist, json_object_get(j, "calls_hist"), src.calls_min, src.calls_max, e);
     if (rc == 0)
         rc = node_add(dst, d, &src, max_entries, e);
     sum_hist_reset(&src.hist);

@@ -109,6 +109,17 @@ int sum_hist_merge(struct sum_hist *dst, const struct sum_hist *src, mct_err *e)
  * sample; 0 for an empty histogram. q 0 is min, q 1 is max. */
 uint64_t sum_hist_quantile(const struct sum_hist *h, double q);
 
+/* The bounds of the bucket holding the sample of rank (1..count) in
+ * ascending order, clamped to min..max (min..max when past count): the
+ * sample lies within them, unless it was counted coarse. */
+void sum_hist_rank_bounds(const struct sum_hist *h, uint64_t rank, uint64_t *lo, uint64_t *hi);
+
+/* Fills h (made empty first) from a checked summary JSON histogram, its
+ * [index,count] pairs in a, with min and max (the node's entry_min_ns and
+ * entry_max_ns, or calls_min and calls_max); 0 or -1 with e (out of
+ * memory). Caller frees with sum_hist_reset. */
+int sum_hist_from_json(struct sum_hist *h, const json_t *a, uint64_t min, uint64_t max, mct_err *e);
+
 /* ---- summary ------------------------------------------------------------- */
 
 typedef struct sum sum;

@@ -55,12 +55,12 @@ for jdk in $MCT_TEST_JDKS; do
     note "JDK $j: one more call per entry call"
     diff_run "$j-ab" diff --fail-on-calls "$A1" "$B"
     expect_rc 4 "diff --fail-on-calls of a and b"
-    expect_grep '^mcalltree diff: --fail-on-calls: tgt\.Dif\.run\(Z\)J > tgt\.Dif\.extra\(\)J: calls per entry call 0 -> 1 \(added\)$' \
+    expect_grep '^mcalltree diff: --fail-on-calls: tgt\.Dif\.run\(Z\)J > tgt\.Dif\.extra\(\)J: calls per entry call 0 -> 1 \(added; reached by 0 of 40 -> 40 of 40 entry calls, two-proportion z-test p = [0-9.e-]+, under [0-9.e-]+\)$' \
         "$ERR" "the added node named"
     expect_grep '^ +- +1 \*.*  tgt\.Dif\.extra\(\)  \[added\]$' "$OUT" "the added node in the table"
     diff_run "$j-ba" diff --fail-on-calls "$B" "$A1"
     expect_rc 4 "diff --fail-on-calls of b and a"
-    expect_grep 'tgt\.Dif\.extra\(\)J: calls per entry call 1 -> 0 \(removed\)$' "$ERR" "the removed node named"
+    expect_grep 'tgt\.Dif\.extra\(\)J: calls per entry call 1 -> 0 \(removed; reached by 40 of 40 -> 0 of 40 entry calls, two-proportion z-test p = [0-9.e-]+, under [0-9.e-]+\)$' "$ERR" "the removed node named"
     diff_run "$j-ab-nogate" diff "$A1" "$B"
     expect_rc 0 "diff of a and b without a gate"
 done
