@@ -431,13 +431,14 @@ static void cmp_pct(struct ctx *c, const char *path, const char *label, double q
         dstat_quantile_ci(&hb, q, conf, &bl, &bh);
         dstat_quantile_ci(&hn, q, conf, &nl, &nh);
         out->has_ci = 1;
-        out->ci_lo = bh == 0 ? NAN : ((double)nl / (double)bh - 1) * 100;
-        out->ci_hi = bl == 0 ? NAN : ((double)nh / (double)bl - 1) * 100;
-        over = bh > 0 && out->ci_lo > lim && nl > bh && (long long)(nl - bh) >= c->o->min_ns;
+        /* an unbounded side (too few samples) bounds nothing */
+        out->ci_lo = bh == 0 || bh == UINT64_MAX ? -100 : ((double)nl / (double)bh - 1) * 100;
+        out->ci_hi = bl == 0 || nh == UINT64_MAX ? INFINITY : ((double)nh / (double)bl - 1) * 100;
+        over = bh > 0 && bh != UINT64_MAX && out->ci_lo > lim && nl > bh && nl - bh >= (uint64_t)c->o->min_ns;
         if (lim >= 0)
             check(c, label, path, !over, "--fail-over-pct %g: %s of %s grew from %s to %s (%+.1f%%; "
                   "%g%% interval of the change %+.1f%% .. %+.1f%%), %s %g%%", lim, label, path, from, to,
-                  out->pct, c->o->confidence * 100, out->ci_lo, isnan(out->ci_hi) ? INFINITY : out->ci_hi,
+                  out->pct, c->o->confidence * 100, out->ci_lo, out->ci_hi,
                   over ? "over" : "not surely over", lim);
     } else if (lim >= 0) {
         over = v > a && (long long)(v - a) >= c->o->min_ns && (a == 0 || out->pct > lim);

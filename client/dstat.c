@@ -39,16 +39,50 @@ double dstat_share_p(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2)
     return erfc(fabs(p1 - p2) / se / sqrt(2));
 }
 
-void dstat_quantile_ci(const struct sum_hist *h, double q, double conf, uint64_t *lo, uint64_t *hi)
+/* Ranks of the order statistics that bound the q-quantile, each side
+ * missed with probability at most a: *l the largest with P(X <= l - 1) <= a,
+ * *u the smallest with P(X >= u) <= a, X ~ Binomial(n, q) the samples
+ * under the quantile; 0 for no lower rank, n + 1 for no upper. Exact (the
+ * binomial's terms summed in log space) up to DSTAT_EXACT_MAX samples, the
+ * normal approximation above. */
+#define DSTAT_EXACT_MAX 1000000
+static void ranks(uint64_t n, double q, double a, uint64_t *l, uint64_t *u)
 {
-    double n = (double)h->count, z = dstat_norm_quantile(0.5 + conf / 2);
-    double half = z * sqrt(n * q * (1 - q)), rlo = floor(n * q - half), rhi = ceil(n * q + half) + 1;
-    uint64_t ignore;
+    double lp = (double)n * log1p(-q), cdf = 0, odds = log(q) - log1p(-q);
 
-    if (h->count == 0) {
-        *lo = *hi = 0;
+    if (n > DSTAT_EXACT_MAX) {
+        double z = dstat_norm_quantile(1 - a), half = z * sqrt((double)n * q * (1 - q));
+        double lo = floor((double)n * q - half), hi = ceil((double)n * q + half) + 1;
+
+        *l = lo < 1 ? 0 : (uint64_t)lo;
+        *u = hi > (double)n ? n + 1 : (uint64_t)hi;
         return;
     }
-    sum_hist_rank_bounds(h, rlo < 1 ? 1 : (uint64_t)rlo, lo, &ignore);
-    sum_hist_rank_bounds(h, rhi > n ? h->count : (uint64_t)rhi, &ignore, hi);
+    *l = 0;
+    *u = n + 1;
+    for (uint64_t k = 0; k < n; k++) {      /* cdf = P(X <= k) */
+        cdf += exp(lp);
+        if (cdf <= a)
+            *l = k + 1;
+        if (1 - cdf <= a) {
+            *u = k + 1;
+            return;
+        }
+        lp += log((double)(n - k)) - log((double)(k + 1)) + odds;
+    }
+}
+
+void dstat_quantile_ci(const struct sum_hist *h, double q, double conf, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t l, u, ignore;
+
+    *lo = 0;
+    *hi = UINT64_MAX;
+    if (h->count == 0)
+        return;
+    ranks(h->count, q, (1 - conf) / 2, &l, &u);
+    if (l >= 1)
+        sum_hist_rank_bounds(h, l, lo, &ignore);
+    if (u <= h->count)
+        sum_hist_rank_bounds(h, u, &ignore, hi);
 }

@@ -18,10 +18,11 @@ double dstat_norm_quantile(double p);
 double dstat_share_p(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2);
 
 /* The interval [*lo, *hi] that holds the q-quantile (0 < q < 1) of the
- * population h's samples were drawn from with confidence conf (0..1): the
- * order statistics of ranks n q -/+ z sqrt(n q (1 - q)) (the normal
- * approximation of the binomial), widened to their histogram buckets. An
- * empty h gives 0, 0. */
+ * population h's samples were drawn from with confidence conf (0..1),
+ * distribution-free: the order statistics whose ranks the binomial
+ * Bin(n, q) puts around the quantile, each side missed with probability
+ * (1 - conf) / 2, widened to their histogram buckets. Too few samples for
+ * a side leave it unbounded: *lo 0, *hi UINT64_MAX. */
 void dstat_quantile_ci(const struct sum_hist *h, double q, double conf, uint64_t *lo, uint64_t *hi);
 
 #endif

@@ -3,9 +3,10 @@
 
 #include <math.h>
 
+/* v as a JSON number; null when absent or not finite (JSON has no inf). */
 static json_t *num_or_null(int has, double v)
 {
-    return has && !isnan(v) ? json_real(v) : json_null();
+    return has && isfinite(v) ? json_real(v) : json_null();
 }
 
 static json_t *int_or_null(int has, uint64_t v)
@@ -21,7 +22,7 @@ static json_t *pct_json(const struct diffout_side *b, const struct diffout_side 
                           "pct", num_or_null(1, p->pct));
 
     if (o != NULL && p->has_ci &&
-        json_object_set_new(o, "ci_pct", json_pack("[f,f]", p->ci_lo, p->ci_hi)) < 0) {
+        json_object_set_new(o, "ci_pct", json_pack("[o,o]", num_or_null(1, p->ci_lo), num_or_null(1, p->ci_hi))) < 0) {
         json_decref(o);
         return NULL;
     }

@@ -18,9 +18,9 @@ struct diffout_side {
     uint64_t p50_ns, p99_ns;
 };
 
-/* A percentile's change: the base and new values, the change in % (NAN:
- * none), and the confidence interval of the ratio new/base in % change
- * (has_ci 0: no interval, the histograms were missing). */
+/* A percentile's change: the change in % (NAN: none), and the confidence
+ * interval of the change in % (has_ci 0: no interval, the histograms were
+ * missing; a side without bound is -100 or INFINITY, null in the JSON). */
 struct diffout_pct {
     double pct, ci_lo, ci_hi;
     int has_ci;
