@@ -16,6 +16,10 @@
 #include "diff.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <getopt.h>
 #include <math.h>
 #include <regex.h>
@@ -41,6 +45,7 @@
 #define DIFF_DIGITS 6               /* decimals of calls per entry call */
 #define DIFF_DIGITS_MAX 18
 #define DIFF_CONFIDENCE_DEFAULT 0.999
+#define DIFF_FIFO_WAIT_S 10
 
 /* ---- reading a run ------------------------------------------------------------ */
 
@@ -266,11 +271,56 @@ static json_t *read_opened(FILE *f, const char *name, int code, int intervals, s
     return j;
 }
 
+static void on_alarm(int sig)
+{
+    (void)sig;
+}
+
+/* path opened for reading; a FIFO waits at most DIFF_FIFO_WAIT_S for its
+ * writer (open blocks until one comes: without a bound, a FIFO nobody
+ * writes would hang diff). NULL with e set. */
+static FILE *open_run(const char *path, mct_err *e)
+{
+    struct stat st;
+    struct sigaction sa = { .sa_handler = on_alarm }, old;
+    int fd, err;
+    FILE *f;
+
+    if (stat(path, &st) != 0 || !S_ISFIFO(st.st_mode)) {
+        if ((f = fopen(path, "r")) == NULL)
+            mct_err_set(e, MCT_E_IO, "cannot read %s: %s", path, strerror(errno));
+        return f;
+    }
+    sigemptyset(&sa.sa_mask);   /* no SA_RESTART: the alarm ends the open */
+    sigaction(SIGALRM, &sa, &old);
+    alarm(DIFF_FIFO_WAIT_S);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    err = errno;
+    alarm(0);
+    sigaction(SIGALRM, &old, NULL);
+    if (fd < 0 && err == EINTR) {
+        mct_err_set(e, MCT_E_IO, "%s is a FIFO and no writer opened it within %d s: start the writer "
+                    "first (e.g. mcalltree ... -o %s &)", path, DIFF_FIFO_WAIT_S, path);
+        return NULL;
+    }
+    if (fd < 0 || (f = fdopen(fd, "r")) == NULL) {
+        mct_err_set(e, MCT_E_IO, "cannot read %s: %s", path, strerror(fd < 0 ? err : errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    return f;
+}
+
 json_t *diff_read_runs(const char *path, int intervals, size_t *jvms, mct_err *e)
 {
+    FILE *f;
+
     if (strcmp(path, "-") == 0)
         return read_opened(stdin, "stdin", MCT_E_IO, intervals, jvms, e);
-    return read_opened(fopen(path, "r"), path, MCT_E_IO, intervals, jvms, e);
+    if ((f = open_run(path, e)) == NULL)
+        return NULL;
+    return read_opened(f, path, MCT_E_IO, intervals, jvms, e);
 }
 
 json_t *diff_read_run(const char *path, mct_err *e)
