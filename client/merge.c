@@ -6,7 +6,6 @@
 #include "merge.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
@@ -30,9 +29,8 @@ static void usage(FILE *f)
 
 int merge_main(int argc, char **argv)
 {
-    json_t **runs;
     size_t k = 0;
-    sum *m = NULL;
+    sum *m;
     mct_buf out;
     mct_err e;
     int rc = MCT_EXIT_OK;
@@ -46,30 +44,32 @@ int merge_main(int argc, char **argv)
                 argc < 2 ? "give one or more files" : "unknown option");
         return MCT_EXIT_USAGE;
     }
-    if ((runs = calloc((size_t)argc, sizeof *runs)) == NULL) {
-        fprintf(stderr, "mcalltree merge: out of memory\n");
-        return MCT_EXIT_INTERNAL;
-    }
+    /* One input in memory at a time: the slowest calls are kept up to the
+     * most and trimmed to the most an input kept. */
+    if ((m = sum_new(SUM_SLOWEST_MAX, &e)) == NULL)
+        rc = MCT_EXIT_INTERNAL;
     for (int i = 1; i < argc && rc == MCT_EXIT_OK; i++) {
+        json_t *run = diff_read_runs(argv[i], 1, NULL, &e);
         size_t ks;
 
-        if ((runs[i] = diff_read_runs(argv[i], 1, NULL, &e)) == NULL) {
+        if (run == NULL) {
             rc = MCT_EXIT_USAGE;
             break;
         }
-        ks = json_array_size(json_object_get(runs[i], "slowest"));
+        ks = json_array_size(json_object_get(run, "slowest"));
         k = ks > k ? ks : k;
-    }
-    if (rc == MCT_EXIT_OK && (m = sum_new(k, &e)) == NULL)
-        rc = MCT_EXIT_INTERNAL;
-    for (int i = 1; i < argc && rc == MCT_EXIT_OK; i++)
-        if (sum_add_json(m, runs[i], &e) < 0) {
+        if (sum_add_json(m, run, &e) < 0) {
             mct_err_wrap(&e, "%s", argv[i]);
             rc = e.code == MCT_E_NOMEM ? MCT_EXIT_INTERNAL : MCT_EXIT_USAGE;
         }
+        json_decref(run);
+    }
     buf_init(&out);
-    if (rc == MCT_EXIT_OK && sum_write_json(m, 1, &out, &e) < 0)
-        rc = MCT_EXIT_INTERNAL;
+    if (rc == MCT_EXIT_OK) {
+        sum_slowest_limit(m, k);
+        if (sum_write_json(m, 1, &out, &e) < 0)
+            rc = MCT_EXIT_INTERNAL;
+    }
     if (rc != MCT_EXIT_OK) {
         fu_clean(e.msg);
         fprintf(stderr, "mcalltree merge: %s\n", e.msg);
@@ -82,8 +82,5 @@ int merge_main(int argc, char **argv)
     }
     buf_free(&out);
     sum_free(m);
-    for (int i = 1; i < argc; i++)
-        json_decref(runs[i]);
-    free(runs);
     return rc;
 }

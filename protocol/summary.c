@@ -738,6 +738,19 @@ static void slowest_keep(sum *s, uint64_t total_ns, char *json, size_t size)
     }
 }
 
+void sum_slowest_limit(sum *s, size_t k)
+{
+    if (k >= s->k)
+        return;
+    while (s->nheap > k) {
+        s->slow_json -= s->heap[0].size + 1;
+        free(s->heap[0].json);
+        s->heap[0] = s->heap[--s->nheap];
+        heap_down(s->heap, s->nheap, 0);
+    }
+    s->k = k;
+}
+
 /* ---- merge ------------------------------------------------------------------ */
 
 /* Adds the figures of src to d, which holds the same path (or the other

@@ -188,6 +188,10 @@ int sum_end(sum *s, mct_err *e);
  * a caller can skip rendering a call that would not be kept. */
 int sum_slowest_wants(const sum *s, uint64_t total_ns);
 
+/* Keeps at most k (below the k of sum_new) slowest calls from now on, the
+ * slowest of those kept. */
+void sum_slowest_limit(sum *s, size_t k);
+
 /* Adds call c (methods in t; a model that passed call_check) through the
  * visitor, and offers it to `slowest` (as a `call` object, rendered only
  * when kept). 0, or -1 with e set. */
