@@ -960,10 +960,10 @@ int diff_main(int argc, char **argv)
         if (!o.json) {
             printf("base: %llu entry calls (%s)\nnew:  %llu entry calls (%s)\n",
                    (unsigned long long)c.base_calls, base_path, (unsigned long long)c.new_calls, new_path);
-            printf("%-24s %-18s %-28s  %-28s\n", "calls per entry call", "share of entry",
-                   "p50 per entry call", "p99 per entry call");
-            printf("%-24s %-18s\n", "that reached the node", "calls reaching it");
-            printf("%10s  %10s    %7s  %7s    %8s  %8s  %8s  %8s  %8s  %8s  method\n", "base", "new", "base",
+            printf("%-24s%-18s%-30s%s\n", "calls per entry call", "share of entry", "  p50 per entry call",
+                   "  p99 per entry call");
+            printf("%-24s%s\n", "that reached the node", "calls reaching it");
+            printf("%10s  %10s  %7s  %7s    %8s  %8s  %8s  %8s  %8s  %8s  method\n", "base", "new", "base",
                    "new", "base", "new", "change", "base", "new", "change");
         }
         walk(&c, broots, nroots, 0, 0);
