@@ -89,7 +89,8 @@ int main(int argc, char **argv)
     mct_err e;
     int rc;
 
-    /* `mcalltree diff` has its own options (client/diff.c). */
+    /* `mcalltree diff` and `mcalltree merge` have their own options
+     * (client/diff.c, client/merge.c). */
     if (argc > 1 && strcmp(argv[1], "diff") == 0)
         return diff_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "merge") == 0)
