@@ -13,7 +13,7 @@ struct diffout_side {
     int present;                /* 0: the node is not in that run */
     const char *calls_per_entry;    /* node calls / entry calls, exact decimal text */
     uint64_t calls_min, calls_max;  /* calls per entry call that reached it */
-    const json_t *calls_hist;   /* borrowed: its [[calls,count],...], or NULL */
+    const json_t *calls_hist;   /* borrowed: its [calls,count,...] (summary.h), or NULL */
     double share;               /* entry calls that reached it / entry calls */
     uint64_t p50_ns, p99_ns;
 };

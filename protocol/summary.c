@@ -285,7 +285,7 @@ struct sum {
 #define NODE_BYTES (2 * (sizeof(struct snode) + 2 * NODE_BUCKETS * sizeof(uint64_t) + 3 * ALLOC_BYTES) + 64)
 #define METHOD_BYTES (sizeof(struct smethod) + 4 * ALLOC_BYTES + 64 + sizeof(struct smethod *))
 #define NODE_JSON 640
-#define BUCKET_JSON 44          /* [index,count], of up to 20 digits each */
+#define BUCKET_JSON 42          /* index,count, of up to 20 digits each */
 #define METHOD_JSON 160
 
 /* a + b, saturated at INT64_MAX so that every figure fits a JSON integer. */
@@ -908,12 +908,13 @@ static void put_u64(mct_buf *b, const char *key, uint64_t v)
     buf_printf(b, ",\"%s\":%" PRIu64, key, v > INT64_MAX ? (uint64_t)INT64_MAX : v);
 }
 
-/* ,"key":[[index,count],...] of h's buckets, ascending. */
+/* ,"key":[index,count,index,count,...] of h's buckets, ascending: flat,
+ * so that a reader's JSON tree holds no array per bucket. */
 static void hist_write(mct_buf *b, const char *key, const struct sum_hist *h)
 {
     buf_printf(b, ",\"%s\":[", key);
     for (uint32_t i = 0; i < h->n; i++)
-        buf_printf(b, "%s[%u,%" PRIu64 "]", i > 0 ? "," : "", HIST_IDX(h->b[i]), HIST_CNT(h->b[i]));
+        buf_printf(b, "%s%u,%" PRIu64, i > 0 ? "," : "", HIST_IDX(h->b[i]), HIST_CNT(h->b[i]));
     buf_ch(b, ']');
 }
 
@@ -1147,7 +1148,7 @@ static int vbool(const json_t *obj, const char *key, int optional, const struct 
     return json_is_boolean(j) ? 0 : vbad(e, p, key, "not true or false");
 }
 
-/* Checks the optional histogram at key of node n: [index,count] pairs,
+/* Checks the optional histogram at key of node n: index, count, ... (flat),
  * indexes ascending and in range, counts from 1, adding up to entries
  * (an other node's entries are approximate: at most). */
 static int vhist(const json_t *n, const char *key, uint64_t entries, const struct vpath *p, mct_err *e)
@@ -1158,21 +1159,19 @@ static int vhist(const json_t *n, const char *key, uint64_t entries, const struc
 
     if (h == NULL)
         return 0;
-    if (!json_is_array(h))
-        return vbad(e, p, key, "not an array of [bucket,count] pairs");
-    for (size_t i = 0; i < json_array_size(h); i++) {
-        const json_t *pair = json_array_get(h, i);
-        const json_t *ji = json_array_get(pair, 0), *jc = json_array_get(pair, 1);
+    if (!json_is_array(h) || json_array_size(h) % 2 != 0)
+        return vbad(e, p, key, "not an array of bucket, count, bucket, count, ...");
+    for (size_t i = 0; i < json_array_size(h) / 2; i++) {
+        const json_t *ji = json_array_get(h, 2 * i), *jc = json_array_get(h, 2 * i + 1);
         json_int_t idx = json_integer_value(ji), c = json_integer_value(jc);
 
-        if (!json_is_array(pair) || json_array_size(pair) != 2 || !json_is_integer(ji) ||
-            !json_is_integer(jc))
-            return vbad(e, p, key, "item %zu not a [bucket,count] pair of integers", i);
+        if (!json_is_integer(ji) || !json_is_integer(jc))
+            return vbad(e, p, key, "bucket %zu: not two integers (bucket, count)", i);
         if (idx <= last || idx >= (json_int_t)(SUM_HIST_GROUPS * SUM_HIST_SUB))
-            return vbad(e, p, key, "item %zu: bucket %lld not ascending or past %u", i, (long long)idx,
+            return vbad(e, p, key, "bucket %zu: index %lld not ascending or past %u", i, (long long)idx,
                         SUM_HIST_GROUPS * SUM_HIST_SUB - 1);
         if (c < 1 || (uint64_t)c > SUM_HIST_CNT_MAX)
-            return vbad(e, p, key, "item %zu: count %lld not between 1 and 2^51-1", i, (long long)c);
+            return vbad(e, p, key, "bucket %zu: count %lld not between 1 and 2^51-1", i, (long long)c);
         last = idx;
         total += (uint64_t)c;
     }
@@ -1372,7 +1371,7 @@ static uint64_t jint(const json_t *o, const char *key)
 
 int sum_hist_from_json(struct sum_hist *h, const json_t *a, uint64_t min, uint64_t max, mct_err *e)
 {
-    size_t cnt = json_array_size(a);
+    size_t cnt = json_array_size(a) / 2;
 
     sum_hist_init(h);
     if (cnt == 0)
@@ -1381,10 +1380,9 @@ int sum_hist_from_json(struct sum_hist *h, const json_t *a, uint64_t min, uint64
         return mct_err_set(e, MCT_E_NOMEM, "out of memory for a histogram");
     h->cap = h->n = (uint32_t)cnt;
     for (size_t i = 0; i < cnt; i++) {
-        const json_t *pair = json_array_get(a, i);
-        uint64_t c = (uint64_t)json_integer_value(json_array_get(pair, 1));
+        uint64_t c = (uint64_t)json_integer_value(json_array_get(a, 2 * i + 1));
 
-        h->b[i] = HIST_WORD((unsigned)json_integer_value(json_array_get(pair, 0)), c);
+        h->b[i] = HIST_WORD((unsigned)json_integer_value(json_array_get(a, 2 * i)), c);
         h->count = sat_add(h->count, c);
     }
     h->min = min;

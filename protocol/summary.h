@@ -28,7 +28,8 @@
  * not run is not a 0) with their distribution (calls_hist in the JSON), and
  * the histogram of its total time within one entry call (hist, with p50_ns,
  * p90_ns, p99_ns, entry_min_ns, entry_max_ns in the JSON). The JSON carries
- * both histograms as [bucket index, count] pairs of the buckets used, so
+ * both histograms as flat arrays [index, count, index, count, ...] of the
+ * buckets used, so
  * that summaries merge exactly (sum_add_json). Per method
  * (class, method, desc, whatever the path) the summary keeps the most calls
  * in one entry call (`methods` in the JSON, for --max-calls).
@@ -115,7 +116,7 @@ uint64_t sum_hist_quantile(const struct sum_hist *h, double q);
 void sum_hist_rank_bounds(const struct sum_hist *h, uint64_t rank, uint64_t *lo, uint64_t *hi);
 
 /* Fills h (made empty first) from a checked summary JSON histogram, its
- * [index,count] pairs in a, with min and max (the node's entry_min_ns and
+ * flat index, count, ... array a, with min and max (the node's entry_min_ns and
  * entry_max_ns, or calls_min and calls_max); 0 or -1 with e (out of
  * memory). Caller frees with sum_hist_reset. */
 int sum_hist_from_json(struct sum_hist *h, const json_t *a, uint64_t min, uint64_t max, mct_err *e);
