@@ -467,6 +467,16 @@ static const struct bad {
       "summary: warmup: not an integer >= 0" },
     { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[]}," GOOD_METHODS ",\"slowest\":[],\"seen\":\"x\"}",
       "summary: seen: not an integer >= 0" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"hist\":[5],\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
+      "summary: root.hist: not an array of bucket, count, bucket, count, ..." },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"hist\":[5,1,4,1],\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
+      "summary: root.hist: bucket 1: index 4 not ascending or past 7423" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"hist\":[5,1],\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
+      "summary: root.hist: its counts add up to 1, not entries (2)" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"calls_hist\":[1,0],\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
+      "summary: root.calls_hist: bucket 0: count 0 not between 1 and 2^51-1" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"entry_min_ns\":6,\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
+      "summary: root.entry_min_ns: 6, more than p50_ns" },
 };
 
 /* Warm-up calls and calls seen: counted apart (sum_add_warmup,
