@@ -1,7 +1,8 @@
 /* diff.h — `mcalltree diff BASE NEW`: compares two runs node by node (issue
  * 11). A run is a file mcalltree wrote with -f json: per-call NDJSON, which
  * is aggregated on reading (protocol/summary), or summary objects, of which
- * the last with "final":true (else the last) is taken. Prints, per call
+ * the last with "final":true (else the last) is taken, per JVM ("pid"):
+ * the runs of several JVMs are merged (sum_add_json). Prints, per call
  * path, the calls per entry call before and after (exact rationals), p50
  * and p99 before and after with their change in %, and the nodes added or
  * removed; as a table, or one JSON object with -f json. Gates:
@@ -23,6 +24,12 @@ int diff_main(int argc, char **argv);
  * sum_json_check, or NULL with e set (MCT_E_IO unreadable, MCT_E_PROTO not
  * mcalltree's output or malformed), the message naming file and line. */
 json_t *diff_read_run(const char *path, mct_err *e);
+
+/* diff_read_run, path "-" being stdin; *jvms (NULL: not wanted): how many
+ * JVMs' summaries (by "pid", as the wrap form writes them) the file held,
+ * each JVM's final (else last, or with intervals, all its interval
+ * summaries) merged into the one returned. */
+json_t *diff_read_runs(const char *path, int intervals, size_t *jvms, mct_err *e);
 
 /* diff_read_run over the n bytes at data, named name in messages. */
 json_t *diff_read_run_mem(const char *name, const char *data, size_t n, mct_err *e);

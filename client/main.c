@@ -13,6 +13,7 @@
 #include "fmtutil.h"
 #include "intr.h"
 #include "log.h"
+#include "merge.h"
 #include "proc.h"
 #include "proto.h"
 #include "trace.h"
@@ -89,11 +90,14 @@ int main(int argc, char **argv)
     mct_err e;
     int rc;
 
-    /* `mcalltree diff` has its own options (client/diff.c). */
+    /* `mcalltree diff` and `mcalltree merge` have their own options
+     * (client/diff.c, client/merge.c). */
     if (argc > 1 && strcmp(argv[1], "diff") == 0)
         return diff_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "verdict") == 0)
         return verdict_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "merge") == 0)
+        return merge_main(argc - 1, argv + 1);
     if (cli_parse(argc, argv, &c, &e) < 0) {
         fprintf(stderr, "mcalltree: %s; try 'mcalltree --help'\n", e.msg);
         return MCT_EXIT_USAGE;

@@ -164,6 +164,27 @@ int sum_hist_merge(struct sum_hist *dst, const struct sum_hist *src, mct_err *e)
     return 0;
 }
 
+void sum_hist_rank_bounds(const struct sum_hist *h, uint64_t rank, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t seen = 0;
+
+    *lo = h->min;
+    *hi = h->max;
+    for (uint32_t i = 0; i < h->n; i++) {
+        uint64_t blo, width;
+
+        seen += HIST_CNT(h->b[i]);
+        if (seen < rank)
+            continue;
+        hist_bucket(HIST_IDX(h->b[i]), &blo, &width);
+        if (blo > *lo && blo <= h->max)
+            *lo = blo;
+        if (blo + width - 1 < *hi && blo + width - 1 >= h->min)
+            *hi = blo + width - 1;
+        return;
+    }
+}
+
 uint64_t sum_hist_quantile(const struct sum_hist *h, double q)
 {
     uint64_t rank, seen = 0;
@@ -219,6 +240,7 @@ struct snode {
     uint64_t entries, calls_min, calls_max;
     uint64_t epoch, cur_calls, cur_total;
     struct sum_hist hist;       /* its total_ns per entry call */
+    struct sum_hist chist;      /* its calls per entry call */
     unsigned truncated : 1, seen : 1, is_other : 1;
 };
 
@@ -261,9 +283,10 @@ struct sum {
  * names aside. */
 #define ALLOC_BYTES 16
 #define NODE_BUCKETS 4
-#define NODE_BYTES (2 * (sizeof(struct snode) + NODE_BUCKETS * sizeof(uint64_t) + 2 * ALLOC_BYTES) + 64)
+#define NODE_BYTES (2 * (sizeof(struct snode) + 2 * NODE_BUCKETS * sizeof(uint64_t) + 3 * ALLOC_BYTES) + 64)
 #define METHOD_BYTES (sizeof(struct smethod) + 4 * ALLOC_BYTES + 64 + sizeof(struct smethod *))
-#define NODE_JSON 512
+#define NODE_JSON 640
+#define BUCKET_JSON 42          /* index,count, of up to 20 digits each */
 #define METHOD_JSON 160
 
 /* a + b, saturated at INT64_MAX so that every figure fits a JSON integer. */
@@ -284,7 +307,7 @@ static int over_budget(const sum *s)
 static int node_hist_add(sum *s, struct sum_hist *h, unsigned idx, uint64_t n, mct_err *e)
 {
     uint32_t pos;
-    size_t grown;
+    size_t grown = 0;
     int found = hist_find(h, idx, &pos);
 
     if (!found && h->n == h->cap && h->cap >= NODE_BUCKETS && over_budget(s)) {
@@ -298,6 +321,8 @@ static int node_hist_add(sum *s, struct sum_hist *h, unsigned idx, uint64_t n, m
         return -1;
     if (h->cap > NODE_BUCKETS)
         s->bytes += grown;
+    if (!found)
+        s->json += BUCKET_JSON;
     hist_put(h, pos, found, idx, n);
     return 0;
 }
@@ -466,6 +491,7 @@ static void node_free(struct snode *n, int top)
         k = next;
     }
     sum_hist_reset(&n->hist);
+    sum_hist_reset(&n->chist);
     if (!top)
         free(n);
 }
@@ -646,7 +672,8 @@ int sum_end(sum *s, mct_err *e)
         if (n->entries == 0 || n->cur_calls > n->calls_max)
             n->calls_max = n->cur_calls;
         n->entries++;
-        if (node_hist_record(s, &n->hist, n->cur_total, e) < 0)
+        if (node_hist_record(s, &n->hist, n->cur_total, e) < 0 ||
+            node_hist_record(s, &n->chist, n->cur_calls, e) < 0)
             return -1;
     }
     for (size_t i = 0; i < s->nmtouched; i++) {
@@ -719,6 +746,19 @@ static void slowest_keep(sum *s, uint64_t total_ns, char *json, size_t size)
     }
 }
 
+void sum_slowest_limit(sum *s, size_t k)
+{
+    if (k >= s->k)
+        return;
+    while (s->nheap > k) {
+        s->slow_json -= s->heap[0].size + 1;
+        free(s->heap[0].json);
+        s->heap[0] = s->heap[--s->nheap];
+        heap_down(s->heap, s->nheap, 0);
+    }
+    s->k = k;
+}
+
 /* ---- merge ------------------------------------------------------------------ */
 
 /* Adds the figures of src to d, which holds the same path (or the other
@@ -744,7 +784,9 @@ static int node_add(sum *dst, struct snode *d, const struct snode *src, uint64_t
     d->entries = sat_add(d->entries, src->entries);
     if (d->entries > max_entries)
         d->entries = max_entries;
-    return node_hist_merge(dst, &d->hist, &src->hist, e);
+    if (node_hist_merge(dst, &d->hist, &src->hist, e) < 0)
+        return -1;
+    return node_hist_merge(dst, &d->chist, &src->chist, e);
 }
 
 /* Adds the subtree under src, which folds into dst's other node o: its
@@ -874,6 +916,16 @@ static void put_u64(mct_buf *b, const char *key, uint64_t v)
     buf_printf(b, ",\"%s\":%" PRIu64, key, v > INT64_MAX ? (uint64_t)INT64_MAX : v);
 }
 
+/* ,"key":[index,count,index,count,...] of h's buckets, ascending: flat,
+ * so that a reader's JSON tree holds no array per bucket. */
+static void hist_write(mct_buf *b, const char *key, const struct sum_hist *h)
+{
+    buf_printf(b, ",\"%s\":[", key);
+    for (uint32_t i = 0; i < h->n; i++)
+        buf_printf(b, "%s%u,%" PRIu64, i > 0 ? "," : "", HIST_IDX(h->b[i]), HIST_CNT(h->b[i]));
+    buf_ch(b, ']');
+}
+
 static void node_write(struct wctx *w, const struct snode *n)
 {
     static const char other[] = "\"class\":\"" SUM_OTHER_CLASS "\",\"method\":\"" SUM_OTHER_METHOD
@@ -895,6 +947,9 @@ static void node_write(struct wctx *w, const struct snode *n)
     put_u64(b, "p90_ns", sum_hist_quantile(&n->hist, 0.90));
     put_u64(b, "p99_ns", sum_hist_quantile(&n->hist, 0.99));
     put_u64(b, "entry_max_ns", n->hist.max);
+    put_u64(b, "entry_min_ns", n->hist.min);
+    hist_write(b, "hist", &n->hist);
+    hist_write(b, "calls_hist", &n->chist);
     if (n->truncated)
         buf_str(b, ",\"truncated\":true");
     if (n->is_other)
@@ -1103,6 +1158,39 @@ static int vbool(const json_t *obj, const char *key, int optional, const struct 
     return json_is_boolean(j) ? 0 : vbad(e, p, key, "not true or false");
 }
 
+/* Checks the optional histogram at key of node n: index, count, ... (flat),
+ * indexes ascending and in range, counts from 1, adding up to entries
+ * (an other node's entries are approximate: at most). */
+static int vhist(const json_t *n, const char *key, uint64_t entries, const struct vpath *p, mct_err *e)
+{
+    const json_t *h = json_object_get(n, key);
+    uint64_t total = 0;
+    json_int_t last = -1;
+
+    if (h == NULL)
+        return 0;
+    if (!json_is_array(h) || json_array_size(h) % 2 != 0)
+        return vbad(e, p, key, "not an array of bucket, count, bucket, count, ...");
+    for (size_t i = 0; i < json_array_size(h) / 2; i++) {
+        const json_t *ji = json_array_get(h, 2 * i), *jc = json_array_get(h, 2 * i + 1);
+        json_int_t idx = json_integer_value(ji), c = json_integer_value(jc);
+
+        if (!json_is_integer(ji) || !json_is_integer(jc))
+            return vbad(e, p, key, "bucket %zu: not two integers (bucket, count)", i);
+        if (idx <= last || idx >= (json_int_t)(SUM_HIST_GROUPS * SUM_HIST_SUB))
+            return vbad(e, p, key, "bucket %zu: index %lld not ascending or past %u", i, (long long)idx,
+                        SUM_HIST_GROUPS * SUM_HIST_SUB - 1);
+        if (c < 1 || (uint64_t)c > SUM_HIST_CNT_MAX)
+            return vbad(e, p, key, "bucket %zu: count %lld not between 1 and 2^51-1", i, (long long)c);
+        last = idx;
+        total += (uint64_t)c;
+    }
+    if (json_is_true(json_object_get(n, "other")) ? total < entries : total != entries)
+        return vbad(e, p, key, "its counts add up to %llu, not entries (%llu)",
+                    (unsigned long long)total, (unsigned long long)entries);
+    return 0;
+}
+
 /* Checks a node at depth (1 = root) of a summary of summary_calls entry
  * calls. (A call's nodes are call_from_json's.) */
 static int vnode(const json_t *n, int depth, long long summary_calls, struct vpath *p, mct_err *e)
@@ -1135,6 +1223,12 @@ static int vnode(const json_t *n, int depth, long long summary_calls, struct vpa
                     (unsigned long long)cmin, (unsigned long long)cmax);
     if (p50 > p90 || p90 > p99 || p99 > emax)
         return vbad(e, p, "p50_ns", "p50_ns <= p90_ns <= p99_ns <= entry_max_ns does not hold");
+    if (vint(n, "entry_min_ns", 1, &v, p, e) < 0)
+        return -1;
+    if (json_object_get(n, "entry_min_ns") != NULL && v > p50)
+        return vbad(e, p, "entry_min_ns", "%llu, more than p50_ns", (unsigned long long)v);
+    if (vhist(n, "hist", entries, p, e) < 0 || vhist(n, "calls_hist", entries, p, e) < 0)
+        return -1;
     kids = json_object_get(n, "children");
     if (kids == NULL)
         return vbad(e, p, "children", "missing (an array of nodes)");
@@ -1275,5 +1369,156 @@ int sum_add_call(sum *s, const call_tab *t, const mct_call *c, mct_err *e)
     if (json == NULL)
         return mct_err_set(e, MCT_E_NOMEM, "out of memory keeping one of the slowest calls");
     slowest_keep(s, total, (char *)json, len);
+    return 0;
+}
+
+/* ---- reading a summary back (merging) --------------------------------------- */
+
+static uint64_t jint(const json_t *o, const char *key)
+{
+    return (uint64_t)json_integer_value(json_object_get(o, key));
+}
+
+int sum_hist_from_json(struct sum_hist *h, const json_t *a, uint64_t min, uint64_t max, mct_err *e)
+{
+    size_t cnt = json_array_size(a) / 2;
+
+    sum_hist_init(h);
+    if (cnt == 0)
+        return 0;
+    if ((h->b = malloc(cnt * sizeof *h->b)) == NULL)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory for a histogram");
+    h->cap = h->n = (uint32_t)cnt;
+    for (size_t i = 0; i < cnt; i++) {
+        uint64_t c = (uint64_t)json_integer_value(json_array_get(a, 2 * i + 1));
+
+        h->b[i] = HIST_WORD((unsigned)json_integer_value(json_array_get(a, 2 * i)), c);
+        h->count = sat_add(h->count, c);
+    }
+    h->min = min;
+    h->max = max;
+    return 0;
+}
+
+/* Adds the calls, self time and throws of the nodes under j to other node o. */
+static void json_fold(sum *dst, struct snode *o, const json_t *j)
+{
+    const json_t *kids = json_object_get(j, "children");
+
+    for (size_t i = 0; i < json_array_size(kids); i++) {
+        const json_t *k = json_array_get(kids, i);
+
+        o->calls = sat_add(o->calls, jint(k, "calls"));
+        o->self_ns = sat_add(o->self_ns, jint(k, "self_ns"));
+        o->throws = sat_add(o->throws, jint(k, "throws"));
+        o->truncated |= json_is_true(json_object_get(k, "truncated"));
+        if (!json_is_true(json_object_get(k, "other")))
+            dst->folded = sat_add(dst->folded, jint(k, "calls"));
+        json_fold(dst, o, k);
+    }
+}
+
+/* Adds the checked node j under d (dst's top for a root), then its
+ * children; 0 or -1 with e. */
+static int json_node_add(sum *dst, struct snode *parent, const json_t *j, uint64_t max_entries, mct_err *e)
+{
+    struct snode src = { 0 }, *d;
+    const json_t *kids = json_object_get(j, "children");
+    int rc;
+
+    if (json_object_get(j, "hist") == NULL || json_object_get(j, "calls_hist") == NULL ||
+        json_object_get(j, "entry_min_ns") == NULL)
+        return mct_err_set(e, MCT_E_PROTO, "a node without \"hist\", \"calls_hist\" or \"entry_min_ns\" "
+                           "(a summary of an older mcalltree): it cannot be merged exactly; trace again "
+                           "with this version");
+    if (json_is_true(json_object_get(j, "other")) && parent != &dst->top) {
+        d = other_get(parent, e);
+    } else {
+        struct smethod *m = method_get(dst, json_string_value(json_object_get(j, "class")),
+                                       json_string_value(json_object_get(j, "method")),
+                                       json_string_value(json_object_get(j, "desc")), e);
+
+        d = m == NULL ? NULL : child_get(dst, parent, m, e);
+    }
+    if (d == NULL)
+        return -1;
+    src.calls = jint(j, "calls");
+    src.total_ns = jint(j, "total_ns");
+    src.self_ns = jint(j, "self_ns");
+    src.min_ns = jint(j, "min_ns");
+    src.max_ns = jint(j, "max_ns");
+    src.throws = jint(j, "throws");
+    src.entries = jint(j, "entries");
+    src.calls_min = jint(j, "calls_min");
+    src.calls_max = jint(j, "calls_max");
+    src.truncated = json_is_true(json_object_get(j, "truncated"));
+    src.seen = 1;
+    rc = sum_hist_from_json(&src.hist, json_object_get(j, "hist"), jint(j, "entry_min_ns"),
+                            jint(j, "entry_max_ns"), e);
+    if (rc == 0)
+        rc = sum_hist_from_json(&src.chist, json_object_get(j, "calls_hist"), src.calls_min, src.calls_max, e);
+    if (rc == 0)
+        rc = node_add(dst, d, &src, max_entries, e);
+    sum_hist_reset(&src.hist);
+    sum_hist_reset(&src.chist);
+    if (rc < 0)
+        return -1;
+    if (d->is_other) {
+        if (!json_is_true(json_object_get(j, "other")))
+            dst->folded = sat_add(dst->folded, src.calls);
+        json_fold(dst, d, j);
+        return 0;
+    }
+    for (size_t i = 0; i < json_array_size(kids); i++)
+        if (json_node_add(dst, d, json_array_get(kids, i), max_entries, e) < 0)
+            return -1;
+    return 0;
+}
+
+int sum_add_json(sum *dst, const json_t *j, mct_err *e)
+{
+    uint64_t calls = jint(j, "calls"), max_entries = sat_add(dst->calls, calls);
+    const json_t *more = json_object_get(j, "more_roots"), *arr;
+
+    if (dst->in_call)
+        return mct_err_set(e, MCT_E_INTERNAL, "summary: merged in the middle of a call");
+    if (!json_is_null(json_object_get(j, "root")) &&
+        json_node_add(dst, &dst->top, json_object_get(j, "root"), max_entries, e) < 0)
+        return -1;
+    for (size_t i = 0; i < json_array_size(more); i++)
+        if (json_node_add(dst, &dst->top, json_array_get(more, i), max_entries, e) < 0)
+            return -1;
+    arr = json_object_get(j, "methods");
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        const json_t *jm = json_array_get(arr, i);
+        struct smethod *dm = method_get(dst, json_string_value(json_object_get(jm, "class")),
+                                        json_string_value(json_object_get(jm, "method")),
+                                        json_string_value(json_object_get(jm, "desc")), e);
+
+        if (dm == NULL)
+            return -1;
+        dm->calls = sat_add(dm->calls, jint(jm, "calls"));
+        dm->entries = sat_add(dm->entries, jint(jm, "entries"));
+        if (jint(jm, "calls_max") > dm->calls_max)
+            dm->calls_max = jint(jm, "calls_max");
+    }
+    arr = json_object_get(j, "slowest");
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        const json_t *c = json_array_get(arr, i);
+        uint64_t ns = jint(json_object_get(c, "root"), "total_ns");
+        char *text;
+
+        if (!sum_slowest_wants(dst, ns))
+            continue;
+        if ((text = json_dumps(c, JSON_COMPACT | JSON_PRESERVE_ORDER)) == NULL)
+            return mct_err_set(e, MCT_E_NOMEM, "out of memory keeping one of the slowest calls");
+        slowest_keep(dst, ns, text, strlen(text));
+    }
+    dst->calls = max_entries;
+    dst->not_traced = sat_add(dst->not_traced, jint(j, "not_traced"));
+    dst->warmup = sat_add(dst->warmup, jint(j, "warmup"));
+    dst->seen = sat_add(dst->seen, jint(j, "seen"));
+    dst->folded = sat_add(dst->folded, jint(j, "folded"));
+    dst->coarse = sat_add(dst->coarse, jint(j, "coarse"));
     return 0;
 }

@@ -25,8 +25,12 @@
  * invocation as in SPEC §3) and, per entry call in which it ran: entries
  * (how many entry calls it ran in), calls_min/calls_max (its calls within
  * one entry call, over those entry calls only: an entry call in which it did
- * not run is not a 0) and the histogram of its total time within one entry
- * call (p50_ns, p90_ns, p99_ns, entry_max_ns in the JSON). Per method
+ * not run is not a 0) with their distribution (calls_hist in the JSON), and
+ * the histogram of its total time within one entry call (hist, with p50_ns,
+ * p90_ns, p99_ns, entry_min_ns, entry_max_ns in the JSON). The JSON carries
+ * both histograms as flat arrays [index, count, index, count, ...] of the
+ * buckets used, so
+ * that summaries merge exactly (sum_add_json). Per method
  * (class, method, desc, whatever the path) the summary keeps the most calls
  * in one entry call (`methods` in the JSON, for --max-calls).
  *
@@ -106,6 +110,17 @@ int sum_hist_merge(struct sum_hist *dst, const struct sum_hist *src, mct_err *e)
  * sample; 0 for an empty histogram. q 0 is min, q 1 is max. */
 uint64_t sum_hist_quantile(const struct sum_hist *h, double q);
 
+/* The bounds of the bucket holding the sample of rank (1..count) in
+ * ascending order, clamped to min..max (min..max when past count): the
+ * sample lies within them, unless it was counted coarse. */
+void sum_hist_rank_bounds(const struct sum_hist *h, uint64_t rank, uint64_t *lo, uint64_t *hi);
+
+/* Fills h (made empty first) from a checked summary JSON histogram, its
+ * flat index, count, ... array a, with min and max (the node's entry_min_ns and
+ * entry_max_ns, or calls_min and calls_max); 0 or -1 with e (out of
+ * memory). Caller frees with sum_hist_reset. */
+int sum_hist_from_json(struct sum_hist *h, const json_t *a, uint64_t min, uint64_t max, mct_err *e);
+
 /* ---- summary ------------------------------------------------------------- */
 
 typedef struct sum sum;
@@ -179,6 +194,10 @@ int sum_end(sum *s, mct_err *e);
  * a caller can skip rendering a call that would not be kept. */
 int sum_slowest_wants(const sum *s, uint64_t total_ns);
 
+/* Keeps at most k (below the k of sum_new) slowest calls from now on, the
+ * slowest of those kept. */
+void sum_slowest_limit(sum *s, size_t k);
+
 /* Adds call c (methods in t; a model that passed call_check) through the
  * visitor, and offers it to `slowest` (as a `call` object, rendered only
  * when kept). 0, or -1 with e set. */
@@ -219,5 +238,13 @@ int sum_write_json(const sum *s, int final, mct_buf *b, mct_err *e);
  * most PROTO_MAX_DEPTH deep, slowest holding call objects; unknown keys are
  * allowed. 0, or -1 with e set (MCT_E_PROTO) naming the offending key. */
 int sum_json_check(const json_t *j, mct_err *e);
+
+/* Adds the summary object j (checked by sum_json_check) to dst, as
+ * sum_merge adds a sum: counts add up exactly, histograms bucket by bucket,
+ * so that the merged percentiles are those of one summary over all the
+ * calls (within SUM_HIST_REL_ERR). Every node must carry "hist",
+ * "calls_hist" and "entry_min_ns" (else MCT_E_PROTO: an older summary).
+ * 0 or -1 with e. */
+int sum_add_json(sum *dst, const json_t *j, mct_err *e);
 
 #endif

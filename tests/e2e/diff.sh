@@ -8,7 +8,8 @@
 # - the diff of a and b without a gate exits 0 and shows the node added;
 # - bad inputs each get their message and exit 1: a missing file, a file
 #   that is not mcalltree's output, a malformed call, a malformed summary,
-#   a missing argument, a bad --fail-over-pct.
+#   a missing argument, a bad --fail-over-pct, a FIFO nobody writes (within
+#   10 s); a FIFO written is read.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
@@ -55,12 +56,12 @@ for jdk in $MCT_TEST_JDKS; do
     note "JDK $j: one more call per entry call"
     diff_run "$j-ab" diff --fail-on-calls "$A1" "$B"
     expect_rc 4 "diff --fail-on-calls of a and b"
-    expect_grep '^mcalltree diff: --fail-on-calls: tgt\.Dif\.run\(Z\)J > tgt\.Dif\.extra\(\)J: calls per entry call 0 -> 1 \(added\)$' \
+    expect_grep '^mcalltree diff: --fail-on-calls: tgt\.Dif\.run\(Z\)J > tgt\.Dif\.extra\(\)J: calls per entry call 0 -> 1 \(added; reached by 0 of 40 -> 40 of 40 entry calls, two-proportion z-test p = [0-9.e-]+, under [0-9.e-]+\)$' \
         "$ERR" "the added node named"
     expect_grep '^ +- +1 \*.*  tgt\.Dif\.extra\(\)  \[added\]$' "$OUT" "the added node in the table"
     diff_run "$j-ba" diff --fail-on-calls "$B" "$A1"
     expect_rc 4 "diff --fail-on-calls of b and a"
-    expect_grep 'tgt\.Dif\.extra\(\)J: calls per entry call 1 -> 0 \(removed\)$' "$ERR" "the removed node named"
+    expect_grep 'tgt\.Dif\.extra\(\)J: calls per entry call 1 -> 0 \(removed; reached by 40 of 40 -> 0 of 40 entry calls, two-proportion z-test p = [0-9.e-]+, under [0-9.e-]+\)$' "$ERR" "the removed node named"
     diff_run "$j-ab-nogate" diff "$A1" "$B"
     expect_rc 0 "diff of a and b without a gate"
 done
@@ -70,6 +71,14 @@ A1=$(ls "$MCT_TMP"/*-a1.json | head -1)
 diff_run missing diff "$MCT_TMP/nonexistent.json" "$A1"
 expect_rc 1 "a missing file"
 expect_grep "^mcalltree diff: cannot read $MCT_TMP/nonexistent\.json: No such file or directory$" "$ERR" "a missing file"
+mkfifo "$MCT_TMP/fifo"
+diff_run fifo diff "$MCT_TMP/fifo" "$A1"
+expect_rc 1 "a FIFO nobody writes"
+expect_grep "^mcalltree diff: $MCT_TMP/fifo is a FIFO and no writer opened it within 10 s: start the writer first" "$ERR" \
+    "a FIFO nobody writes"
+cat "$A1" >"$MCT_TMP/fifo" &
+diff_run fifo-written diff --fail-on-calls "$MCT_TMP/fifo" "$A1"
+expect_rc 0 "a FIFO written"
 printf 'hello\n' >"$MCT_TMP/notjson.txt"
 diff_run notjson diff "$A1" "$MCT_TMP/notjson.txt"
 expect_rc 1 "a text file"

@@ -314,6 +314,43 @@ static void test_merge_and_roots(void)
     sum_free(y);
 }
 
+/* Summaries merged from their JSON (sum_add_json) equal one summary over
+ * all their calls: counts, both histograms, slowest; and the calls-per-entry
+ * distribution is in calls_hist. A summary without histograms is refused. */
+static void test_merge_json(void)
+{
+    mct_err e;
+    sum *all = sum_new(2, &e), *x = sum_new(2, &e), *y = sum_new(2, &e), *m = sum_new(2, &e);
+    json_t *jx, *jy, *ja, *jm, *a;
+
+    add_three(all);
+    add_three(all);
+    add_three(x);
+    add_three(y);
+    jx = sum_to_json(x, 0, &e);
+    jy = sum_to_json(y, 1, &e);
+    CHECK(jx != NULL && jy != NULL && sum_json_check(jx, &e) == 0);
+    CHECK(sum_add_json(m, jx, &e) == 0 && sum_add_json(m, jy, &e) == 0);
+    ja = sum_to_json(all, 1, &e);
+    jm = sum_to_json(m, 1, &e);
+    CHECK(ja != NULL && jm != NULL && json_equal(ja, jm));
+    a = json_object_get(kid(json_object_get(ja, "root"), "a"), "calls_hist");
+    CHECK_INT(json_array_size(a), 4);           /* 3 and 5 calls, twice each */
+    CHECK_INT(json_integer_value(json_array_get(a, 0)), 3);
+    CHECK_INT(json_integer_value(json_array_get(a, 1)), 2);
+    CHECK_INT(json_integer_value(json_array_get(a, 2)), 5);
+    json_object_del(json_object_get(jx, "root"), "hist");
+    CHECK(sum_add_json(m, jx, &e) < 0 && e.code == MCT_E_PROTO && strstr(e.msg, "older") != NULL);
+    json_decref(jx);
+    json_decref(jy);
+    json_decref(ja);
+    json_decref(jm);
+    sum_free(all);
+    sum_free(x);
+    sum_free(y);
+    sum_free(m);
+}
+
 /* A summary rendered, parsed back and checked is the same object. */
 static void test_round_trip(void)
 {
@@ -430,6 +467,16 @@ static const struct bad {
       "summary: warmup: not an integer >= 0" },
     { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[]}," GOOD_METHODS ",\"slowest\":[],\"seen\":\"x\"}",
       "summary: seen: not an integer >= 0" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"hist\":[5],\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
+      "summary: root.hist: not an array of bucket, count, bucket, count, ..." },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"hist\":[5,1,4,1],\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
+      "summary: root.hist: bucket 1: index 4 not ascending or past 7423" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"hist\":[5,1],\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
+      "summary: root.hist: its counts add up to 1, not entries (2)" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"calls_hist\":[1,0],\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
+      "summary: root.calls_hist: bucket 0: count 0 not between 1 and 2^51-1" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"entry_min_ns\":6,\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
+      "summary: root.entry_min_ns: 6, more than p50_ns" },
 };
 
 /* Warm-up calls and calls seen: counted apart (sum_add_warmup,
@@ -772,6 +819,7 @@ int main(void)
     test_counts();
     test_merge_and_roots();
     test_round_trip();
+    test_merge_json();
     test_slowest();
     test_visitor_errors();
     test_rejections();

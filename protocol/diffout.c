@@ -1,0 +1,60 @@
+/* diffout.c — see diffout.h. */
+#include "diffout.h"
+
+#include <math.h>
+
+/* v as a JSON number; null when absent or not finite (JSON has no inf). */
+static json_t *num_or_null(int has, double v)
+{
+    return has && isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *int_or_null(int has, uint64_t v)
+{
+    return has ? json_integer((json_int_t)(v > INT64_MAX ? INT64_MAX : v)) : json_null();
+}
+
+static json_t *pct_json(const struct diffout_side *b, const struct diffout_side *n, int p50,
+                        const struct diffout_pct *p)
+{
+    json_t *o = json_pack("{s:o,s:o,s:o}", "base", int_or_null(b->present, p50 ? b->p50_ns : b->p99_ns),
+                          "new", int_or_null(n->present, p50 ? n->p50_ns : n->p99_ns),
+                          "pct", num_or_null(1, p->pct));
+
+    if (o != NULL && p->has_ci &&
+        json_object_set_new(o, "ci_pct", json_pack("[o,o]", num_or_null(1, p->ci_lo), num_or_null(1, p->ci_hi))) < 0) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+static json_t *reached_json(const struct diffout_side *s)
+{
+    if (!s->present)
+        return json_null();
+    return json_pack("{s:I,s:I,s:O?}", "min", (json_int_t)s->calls_min, "max", (json_int_t)s->calls_max,
+                     "hist", s->calls_hist);
+}
+
+json_t *diffout_row(const struct diffout_row *r)
+{
+    return json_pack("{s:s,s:i,s:s,s:s,s:s,s:s,s:{s:s,s:s},s:{s:o,s:o},s:{s:o,s:o,s:o},s:o,s:o,s:b}",
+                     "path", r->path, "depth", r->depth, "class", r->class_name, "method", r->method,
+                     "desc", r->desc, "status", r->status,
+                     "calls_per_entry", "base", r->base.calls_per_entry, "new", r->new_.calls_per_entry,
+                     "calls_reached", "base", reached_json(&r->base), "new", reached_json(&r->new_),
+                     "share", "base", num_or_null(1, r->base.share), "new", num_or_null(1, r->new_.share),
+                     "p_value", num_or_null(1, r->share_p),
+                     "p50_ns", pct_json(&r->base, &r->new_, 1, &r->p50),
+                     "p99_ns", pct_json(&r->base, &r->new_, 0, &r->p99), "ignored", r->ignored);
+}
+
+json_t *diffout_doc(const char *base_file, uint64_t base_calls, const char *new_file, uint64_t new_calls,
+                    double confidence, json_t *nodes, json_t *failures)
+{
+    return json_pack("{s:s,s:{s:s,s:I},s:{s:s,s:I},s:f,s:O,s:O}", "type", "diff",
+                     "base", "file", base_file, "calls", (json_int_t)base_calls,
+                     "new", "file", new_file, "calls", (json_int_t)new_calls,
+                     "confidence", confidence, "nodes", nodes, "failures", failures);
+}

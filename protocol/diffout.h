@@ -1,0 +1,46 @@
+/* diffout.h — the objects `mcalltree diff -f json` writes (README "diff"):
+ * one row per call path and the document around them. Built here, in
+ * protocol/, as every message is; client/diff.c fills the plain structs. */
+#ifndef MCT_DIFFOUT_H
+#define MCT_DIFFOUT_H
+
+#include <stdint.h>
+
+#include <jansson.h>
+
+/* One side of a row: what the node shows in one run. */
+struct diffout_side {
+    int present;                /* 0: the node is not in that run */
+    const char *calls_per_entry;    /* node calls / entry calls, exact decimal text */
+    uint64_t calls_min, calls_max;  /* calls per entry call that reached it */
+    const json_t *calls_hist;   /* borrowed: its [calls,count,...] (summary.h), or NULL */
+    double share;               /* entry calls that reached it / entry calls */
+    uint64_t p50_ns, p99_ns;
+};
+
+/* A percentile's change: the change in % (NAN: none), and the confidence
+ * interval of the change in % (has_ci 0: no interval, the histograms were
+ * missing; a side without bound is -100 or INFINITY, null in the JSON). */
+struct diffout_pct {
+    double pct, ci_lo, ci_hi;
+    int has_ci;
+};
+
+struct diffout_row {
+    const char *path, *class_name, *method, *desc, *status;
+    int depth, ignored;
+    struct diffout_side base, new_;
+    double share_p;             /* the share test's p-value (NAN: not tested) */
+    struct diffout_pct p50, p99;
+};
+
+/* The row object; a new reference or NULL (out of memory). */
+json_t *diffout_row(const struct diffout_row *r);
+
+/* The document {"type":"diff","base":{"file","calls"},"new":{...},
+ * "confidence":C,"nodes":NODES,"failures":FAILURES} (nodes and failures
+ * borrowed, referenced); a new reference or NULL (out of memory). */
+json_t *diffout_doc(const char *base_file, uint64_t base_calls, const char *new_file, uint64_t new_calls,
+                    double confidence, json_t *nodes, json_t *failures);
+
+#endif
