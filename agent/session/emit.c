@@ -121,6 +121,12 @@ void send_last(struct session *s, json_t *end, int instrumented)
 {
     mct_err err;
 
+    /* The calls since the last interval's summary get one of their own
+     * first, so that the intervals together hold every call of the final
+     * summary (merging them gives it back). */
+    if (s->aggregate && instrumented && s->interval_ns > 0 && sum_calls(s->agg) > 0 &&
+        send_summary(s, 0, &err) < 0)
+        summary_lost(s, "last interval's", &err);
     if (s->aggregate && instrumented && send_summary(s, 1, &err) < 0)
         summary_lost(s, "final", &err);
     if (end != NULL)

@@ -25,8 +25,9 @@ int send_summary(struct session *s, int final, mct_err *err);
  * unless the client is gone or stalled (the client can tell that). */
 void summary_lost(const struct session *s, const char *which, const mct_err *err);
 
-/* The session's last messages: the final summary when aggregating and
- * instrumented, then end (stolen), for as long as the client reads them. */
+/* The session's last messages: when aggregating and instrumented, the
+ * last interval's summary (with --interval, when it holds calls) and the
+ * final summary; then end (stolen), for as long as the client reads them. */
 void send_last(struct session *s, json_t *end, int instrumented);
 
 #endif

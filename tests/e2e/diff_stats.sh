@@ -15,7 +15,8 @@
 # - +30 % at p50 on the 5 ms node: detected every time, with its interval;
 # - merge: the summaries of 3 runs, merged, equal the summary of all their
 #   calls (counts and histograms exactly), and diff accepts the merge; the
-#   agent's --interval summaries merge (their calls add up) and pass diff
+#   agent's --interval summaries merge into the final summary exactly (the
+#   last interval's comes before it) and pass diff
 #   against the run's final summary;
 #   the summaries of two JVMs in one file are merged by diff, which says so.
 . "$MCT_SRCDIR/tests/setup"
@@ -124,6 +125,13 @@ for jdk in $MCT_TEST_JDKS; do
         want=$((want + c))
     done
     expect_field "$MCT_TMP/$j-ivm.json" calls "$want"
+    # the last interval's summary comes before the final one: together the
+    # intervals hold every call of the final summary, and their merge is it
+    expect_field "$MCT_TMP/$j-fin.json" calls "$want"
+    sed 's/.*"root"://; s/,"methods".*//' "$MCT_TMP/$j-ivm.json" >"$MCT_TMP/$j-ivm.root"
+    sed 's/.*"root"://; s/,"methods".*//' "$MCT_TMP/$j-fin.json" >"$MCT_TMP/$j-fin.root"
+    cmp -s "$MCT_TMP/$j-ivm.root" "$MCT_TMP/$j-fin.root" ||
+        fail "the merged interval summaries' tree differs from the final summary's"
     trace "$j-ivdiff" diff --fail-on-calls "$MCT_TMP/$j-ivm.json" "$MCT_TMP/$j-fin.json"
     expect_rc 0 "diff of the merged intervals and the final summary"
 
