@@ -11,14 +11,17 @@ void reader_init(reader *rd, call_tab *tab, mct_call *call, replies *judge, cons
     *rd = (reader){.tab = tab, .call = call, .judge = judge, .cb = cb, .ctx = ctx};
 }
 
-/* The call just read: judged, then handed on. */
-static int got_call(reader *rd, mct_err *e)
+/* The call just read: handed on, then judged whatever the callback did
+ * with it (a judge that cannot count it says so in its verdict). */
+static int got_call(reader *rd)
 {
     const struct reader_cb *cb = rd->cb;
+    int rc = cb->on_call != NULL ? cb->on_call(rd->ctx, rd->tab, rd->call) : 0;
+    mct_err e;
 
-    if (rd->judge != NULL && replies_call(rd->judge, rd->tab, rd->call, e) < 0)
-        return -1;
-    return cb->on_call != NULL ? cb->on_call(rd->ctx, rd->tab, rd->call) : 0;
+    if (rd->judge != NULL)
+        replies_call(rd->judge, rd->tab, rd->call, &e);
+    return rc;
 }
 
 int reader_json(reader *rd, json_t *msg, mct_err *e)
@@ -31,7 +34,7 @@ int reader_json(reader *rd, json_t *msg, mct_err *e)
     if (strcmp(type, "call") == 0) {
         if (call_from_json(rd->tab, rd->call, msg, e) < 0)
             return -1;
-        return got_call(rd, e);
+        return got_call(rd);
     }
     if (strcmp(type, "summary") == 0) {
         /* The final summary is judged instead of the calls. */
@@ -63,5 +66,5 @@ int reader_compact(reader *rd, const unsigned char *payload, size_t len, mct_err
 
     if (n < 0)
         return -1;
-    return n == CALL_REC ? got_call(rd, e) : 0;
+    return n == CALL_REC ? got_call(rd) : 0;
 }

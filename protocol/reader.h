@@ -31,7 +31,8 @@ struct reader_cb {
     int (*on_status)(void *ctx, const json_t *status);
     /* The startup trace's verdict line: passed 1 or 0. */
     int (*on_gate)(void *ctx, int passed);
-    int (*on_end)(void *ctx, const json_t *end);
+    /* The end message (the source may amend it before it writes it). */
+    int (*on_end)(void *ctx, json_t *end);
     int (*on_error)(void *ctx, const json_t *error);
     /* Any other type (the startup trace's start line, a type this reader
      * does not know). */
@@ -53,8 +54,8 @@ void reader_init(reader *rd, call_tab *tab, mct_call *call, replies *judge, cons
 
 /* One message msg (it passed proto_validate or the wrap line check, so it
  * has a "type"): dispatched. 0 or a callback's value > 0; -1 with e set
- * when a call cannot be read (MCT_E_PROTO naming what) or judged (out of
- * memory; the judge then says so in its verdict). */
+ * when a call cannot be read (MCT_E_PROTO, MCT_E_NOMEM naming what). A
+ * call the judge cannot count is not an error here: its verdict says so. */
 int reader_json(reader *rd, json_t *msg, mct_err *e);
 
 /* Whether payload (len bytes, len > 0) is a compact call frame. */
