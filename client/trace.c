@@ -167,7 +167,7 @@ struct run {
     mct_call rec;        /* the last call */
     reader rd;           /* the session's replies, to the callbacks below */
     int rd_rc;           /* the exit status an end or an error gave */
-    json_t *plan;        /* await_plan: the plan that came */
+    json_t *plan;        /* await_plan: the plan that came, until it returns it */
 };
 
 /* Durations within this many probe costs of 0 are not trustworthy. */
@@ -610,7 +610,7 @@ static int error_status(const json_t *msg)
 }
 
 /* The end: the session is over, with the exit status it gives. */
-static int on_end(void *ctx, const json_t *msg)
+static int on_end(void *ctx, json_t *msg)
 {
     struct run *r = ctx;
 
@@ -828,8 +828,11 @@ static json_t *await_plan(struct run *r, int *rc)
             return NULL;
         }
         if (n > 0) {
+            /* The plan passes to the caller; an error left it NULL. */
+            m = r->plan;
+            r->plan = NULL;
             *rc = r->rd_rc;
-            return r->plan;
+            return m;
         }
     }
 }

@@ -287,6 +287,7 @@ static int on_line(void *ctx, const char *type, const json_t *m)
     return 0;
 }
 
+/* The plan: the entry class loaded. */
 static int on_plan(void *ctx, json_t *m)
 {
     st.plan_seen = 1;
@@ -305,6 +306,7 @@ static int on_status(void *ctx, const json_t *m)
     return st.verbose ? on_line(ctx, "status", m) : 0;
 }
 
+/* An error: the end says so when the session sends none. */
 static int on_error(void *ctx, const json_t *m)
 {
     st.error_seen = 1;
