@@ -17,6 +17,7 @@
 #include "mtime.h"
 #include "msg.h"
 #include "output.h"
+#include "reader.h"
 #include "summary.h"
 
 static long long num(const json_t *o, const char *key)
@@ -164,6 +165,9 @@ struct run {
     double deaf_ms;      /* the longest it was not (busy, stopped, output blocked) */
     call_tab tab;        /* the calls' methods (compact: as defined) */
     mct_call rec;        /* the last call */
+    reader rd;           /* the session's replies, to the callbacks below */
+    int rd_rc;           /* the exit status an end or an error gave */
+    json_t *plan;        /* await_plan: the plan that came, until it returns it */
 };
 
 /* Durations within this many probe costs of 0 are not trustworthy. */
@@ -287,14 +291,15 @@ static int counts_timed(const struct cli *c)
 }
 
 /* A call, compact or JSON: to the output, then to the gates. */
-static void on_call(struct run *r, const mct_call *c)
+static int on_call(void *ctx, const call_tab *tab, const mct_call *c)
 {
+    struct run *r = ctx;
     mct_err e;
 
     /* -n judged calls were seen: what still comes is not the session's. */
     if (r->counted)
-        return;
-    if (!r->output_broken && out_call(r->out, &r->tab, c, &e) < 0) {
+        return 0;
+    if (!r->output_broken && out_call(r->out, tab, c, &e) < 0) {
         output_failed(r, &e);
     } else if (!r->output_broken) {
         r->printed++;
@@ -302,19 +307,20 @@ static void on_call(struct run *r, const mct_call *c)
     }
     /* Judged whatever became of the output; counts warm-up ones too. After
      * an error the session is ending: said once. */
-    if (r->gate != NULL && r->rc == MCT_EXIT_OK && gate_add_call(r->gate, &r->tab, c, &e) < 0) {
+    if (r->gate != NULL && r->rc == MCT_EXIT_OK && gate_add_call(r->gate, tab, c, &e) < 0) {
         log_error("the gates cannot count call #%llu: %s", (unsigned long long)c->seq, e.msg);
         r->rc = MCT_EXIT_INTERNAL;
         send_stop(r, "gate error");
     }
     if (!gate_judges(r->c, c))
-        return;
+        return 0;
     r->judged++;
     check_over(r, (long long)c->seq, (double)c->nodes[0].total_ns);
     if (counts_timed(r->c) && r->judged >= r->c->req.count) {
         r->counted = 1;
         send_stop(r, "count");
     }
+    return 0;
 }
 
 /* A plain --fail-over-ms with --aggregate: the longest entry call of the
@@ -336,8 +342,9 @@ static void over_in_summary(struct run *r, const json_t *summary)
 
 /* A summary (--aggregate), checked by proto_read (sum_json_check): to the
  * output as it comes. */
-static void on_summary(struct run *r, const json_t *summary)
+static int on_summary(void *ctx, const json_t *summary)
 {
+    struct run *r = ctx;
     mct_err e;
 
     if (json_is_true(json_object_get(summary, "final"))) {
@@ -356,6 +363,7 @@ static void on_summary(struct run *r, const json_t *summary)
     }
     if (!r->output_broken && out_summary(r->out, summary, &e) < 0)
         output_failed(r, &e);
+    return 0;
 }
 
 /* Instrumented classes were unloaded (n so far): said at once the first
@@ -373,25 +381,27 @@ static void say_unloaded(struct run *r, long long n, int final)
     r->unloaded = n;
 }
 
-static void on_status(struct run *r, const json_t *msg)
+static int on_status(void *ctx, const json_t *msg)
 {
+    struct run *r = ctx;
     struct msg_status m;
     mct_err e;
 
     if (msg_status_read(msg, &m, &e) < 0) {
         log_verbose("ignoring a status: %s", e.msg);
-        return;
+        return 0;
     }
     say_unloaded(r, nz(m.unloaded_classes), 0);
     if (m.calls < 0 && m.note != NULL) {
         log_verbose("%s", m.note);
-        return;
+        return 0;
     }
     log_verbose("%lld call%s completed, %lld printed, %lld under --min-ms, %lld not traced (busy), "
                 "%lld method%s instrumented (%lld as their class loaded), %lld waiting for their class%s%s",
                 nz(m.calls), m.calls == 1 ? "" : "s", nz(m.printed), nz(m.filtered), nz(m.dropped),
                 nz(m.instrumented), m.instrumented == 1 ? "" : "s", nz(m.late), nz(m.pending),
                 m.note != NULL && m.note[0] ? "; " : "", m.note != NULL ? m.note : "");
+    return 0;
 }
 
 /* Warm-up calls (end's warmup), said once at the end: what they are, and
@@ -458,7 +468,7 @@ static int judge_gates(struct run *r)
 }
 
 /* The session's end as the agent reports it; returns the exit status. */
-static int on_end(struct run *r, const json_t *msg)
+static int end_status(struct run *r, const json_t *msg)
 {
     struct msg_end m;
     long long busy;
@@ -586,7 +596,7 @@ static int read_failed(struct run *r, const mct_err *e)
     return MCT_EXIT_INTERNAL;
 }
 
-static int on_error(const json_t *msg)
+static int error_status(const json_t *msg)
 {
     struct msg_error m;
     mct_err e;
@@ -598,6 +608,45 @@ static int on_error(const json_t *msg)
     log_error("the agent reports %s: %s", m.name, m.message);
     return proto_code_exit(m.code);
 }
+
+/* The end: the session is over, with the exit status it gives. */
+static int on_end(void *ctx, json_t *msg)
+{
+    struct run *r = ctx;
+
+    r->rd_rc = end_status(r, msg);
+    return 1;
+}
+
+/* An error: the session is over, with the exit status its code gives. */
+static int on_error(void *ctx, const json_t *msg)
+{
+    struct run *r = ctx;
+
+    r->rd_rc = error_status(msg);
+    return 1;
+}
+
+/* Another reply while streaming: not one this client acts on. */
+static int on_other(void *ctx, const char *type, const json_t *msg)
+{
+    (void)ctx;
+    (void)msg;
+    log_verbose("ignoring a \"%s\" message", type);
+    return 0;
+}
+
+/* A plan while streaming: there is one per session, and it came. */
+static int on_late_plan(void *ctx, json_t *msg)
+{
+    return on_other(ctx, "plan", msg);
+}
+
+/* What the stream does with each reply. */
+static const struct reader_cb streamed = {
+    .on_plan = on_late_plan, .on_call = on_call, .on_summary = on_summary, .on_status = on_status,
+    .on_end = on_end, .on_error = on_error, .on_other = on_other,
+};
 
 /* How long poll may wait: until the next deadline, at most READ_WAIT_MS. */
 static int wait_ms(const struct run *r)
@@ -664,11 +713,11 @@ static int stream(struct run *r)
     int handled_signals = 0;
 
     r->bytes_at = r->ready_at = mct_now_ms();
+    reader_init(&r->rd, &r->tab, &r->rec, NULL, &streamed, r);
     for (;;) {
         const unsigned char *payload;
         uint32_t len;
         json_t *m;
-        const char *type;
         mct_err e;
         int n;
 
@@ -688,43 +737,33 @@ static int stream(struct run *r)
                 return read_failed(r, &e);
             continue;
         }
-        if (n > 0 && (payload[0] == CALL_DEF || payload[0] == CALL_REC)) {
-            n = call_decode(&r->tab, &r->rec, payload, len, &e);
-            if (n == CALL_REC)
-                on_call(r, &r->rec);
-            if (n >= 0)
-                continue;
+        if (n > 0 && reader_is_compact(payload, len)) {
+            n = reader_compact(&r->rd, payload, len, &e);
+        } else if (n > 0) {
+            m = proto_parse((const char *)payload, len, PROTO_REPLY, &e);
+            n = m == NULL ? -1 : reader_json(&r->rd, m, &e);
+            json_decref(m);
         }
-        m = n < 0 ? NULL : proto_parse((const char *)payload, len, PROTO_REPLY, &e);
-        if (m == NULL)
+        if (n < 0)
             return read_failed(r, &e);
-        type = proto_type(m);
-        if (strcmp(type, "call") == 0) {
-            if (call_from_json(&r->tab, &r->rec, m, &e) < 0) {
-                json_decref(m);
-                return read_failed(r, &e);
-            }
-            on_call(r, &r->rec);
-        } else if (strcmp(type, "summary") == 0) {
-            on_summary(r, m);
-        } else if (strcmp(type, "status") == 0) {
-            on_status(r, m);
-        } else if (strcmp(type, "end") == 0) {
-            int rc = on_end(r, m);
-
-            json_decref(m);
-            return rc;
-        } else if (strcmp(type, "error") == 0) {
-            int rc = on_error(m);
-
-            json_decref(m);
-            return rc;
-        } else {
-            log_verbose("ignoring a \"%s\" message", type);
-        }
-        json_decref(m);
+        if (n > 0)
+            return r->rd_rc;
     }
 }
+
+/* The plan: kept for the session; the wait is over. */
+static int on_plan(void *ctx, json_t *msg)
+{
+    struct run *r = ctx;
+
+    r->plan = json_incref(msg);
+    return 1;
+}
+
+/* What the wait for the plan does with each reply; others are not due yet. */
+static const struct reader_cb awaited = {
+    .on_plan = on_plan, .on_status = on_status, .on_error = on_error,
+};
 
 /* A signal before the session started (e says where): the client stops, as
  * asked, with status 0; the agent stops planning, or restores whatever it
@@ -742,8 +781,8 @@ static json_t *await_plan(struct run *r, int *rc)
     double deadline = mct_now_ms() + TRACE_PLAN_TIMEOUT_MS;
     json_t *m;
     mct_err e;
-    const char *type;
 
+    reader_init(&r->rd, &r->tab, &r->rec, NULL, &awaited, r);
     for (;;) {
         double left = deadline - mct_now_ms();
         int n;
@@ -781,17 +820,20 @@ static json_t *await_plan(struct run *r, int *rc)
             }
             return NULL;
         }
-        type = proto_type(m);
-        if (strcmp(type, "plan") == 0)
-            return m;
-        if (strcmp(type, "error") == 0) {
-            *rc = on_error(m);
-            json_decref(m);
+        n = reader_json(&r->rd, m, &e);
+        json_decref(m);
+        if (n < 0) {
+            log_error("no answer to the trace request: %s", e.msg);
+            *rc = MCT_EXIT_INTERNAL;
             return NULL;
         }
-        if (strcmp(type, "status") == 0)
-            on_status(r, m);
-        json_decref(m);
+        if (n > 0) {
+            /* The plan passes to the caller; an error left it NULL. */
+            m = r->plan;
+            r->plan = NULL;
+            *rc = r->rd_rc;
+            return m;
+        }
     }
 }
 

@@ -22,6 +22,7 @@
 #include "log.h"
 #include "msg.h"
 #include "output.h"
+#include "reader.h"
 #include "wrapline.h"
 
 /* How often the files are looked at while COMMAND runs. */
@@ -182,6 +183,8 @@ struct wrap {
     int gate_typo;          /* a gate names a method a JVM's plan does not trace */
     call_tab tab;           /* the calls' methods, all JVMs */
     mct_call call;          /* the last call read */
+    reader rd;              /* the lines, to the callbacks below */
+    struct jvm *cur;        /* the JVM whose line the reader has */
 };
 
 /* Stops reading j's file, and lets its line go; the reason was said. */
@@ -284,36 +287,35 @@ static void emit(struct wrap *w, struct jvm *j, const mct_call *c, const json_t 
     w->written++;
 }
 
-static void on_call(struct wrap *w, struct jvm *j, const json_t *obj)
+static int on_call(void *ctx, const call_tab *tab, const mct_call *c)
 {
-    const mct_call *c = &w->call;
+    struct wrap *w = ctx;
+    struct jvm *j = w->cur;
     char what[64];
     mct_err e;
 
-    /* Checked by wrapline_parse (call_json_check): read the same way. */
-    if (call_from_json(&w->tab, &w->call, obj, &e) < 0) {
-        log_error("JVM pid %lld: a bad call in its trace file (%s); ignoring the rest", j->pid, e.msg);
-        drop(w, j);
-        return;
-    }
     emit(w, j, c, NULL);
     /* Every call goes to the gates (the call counts judge warm-up ones too);
      * a warm-up call is timed only when asked. */
-    if (j->gate != NULL && !j->judged && gate_add_call(j->gate, &w->tab, c, &e) < 0) {
+    if (j->gate != NULL && !j->judged && gate_add_call(j->gate, tab, c, &e) < 0) {
         log_error("JVM pid %lld: the gates cannot count call #%llu: %s", j->pid, (unsigned long long)c->seq,
                   e.msg);
         w->trouble = MCT_EXIT_INTERNAL;
         j->judged = 1;
     }
     if (!gate_judges(w->c, c))
-        return;
+        return 0;
     w->seen++;
     snprintf(what, sizeof what, "call #%llu", (unsigned long long)c->seq);
     check_over(w, j, what, (double)c->nodes[0].total_ns / 1e6);
+    return 0;
 }
 
-static void on_summary(struct wrap *w, struct jvm *j, const json_t *summary)
+static int on_summary(void *ctx, const json_t *summary)
 {
+    struct wrap *w = ctx;
+    struct jvm *j = w->cur;
+
     if (json_is_true(json_object_get(summary, "final"))) {
         w->seen += json_integer_value(json_object_get(summary, "calls"));
         check_over(w, j, "its slowest call",
@@ -321,13 +323,16 @@ static void on_summary(struct wrap *w, struct jvm *j, const json_t *summary)
         judge_gates(w, j, summary);
     }
     emit(w, j, NULL, summary);
+    return 0;
 }
 
 /* The plan: every method a gate names must be traced (a typo in
  * --max-calls must not pass as "no such call"); such a JVM's gates are not
  * judged, and the run exits 1 (wrap.h). */
-static void on_plan(struct wrap *w, struct jvm *j, const json_t *msg)
+static int on_plan(void *ctx, json_t *msg)
 {
+    struct wrap *w = ctx;
+    struct jvm *j = w->cur;
     struct msg_plan p;
     char *text = NULL;
     size_t size = 0;
@@ -337,7 +342,7 @@ static void on_plan(struct wrap *w, struct jvm *j, const json_t *msg)
     j->planned = 1;
     if (msg_plan_read(msg, &p, &e) < 0) {
         msg_plan_clear(&p);
-        return;
+        return 0;
     }
     log_verbose("JVM pid %lld: %lld method%s instrumented, %lld when their class loads, %lld "
                 "left out", j->pid, p.summary.instrumented, p.summary.instrumented == 1 ? "" : "s",
@@ -358,10 +363,13 @@ static void on_plan(struct wrap *w, struct jvm *j, const json_t *msg)
         }
     }
     msg_plan_clear(&p);
+    return 0;
 }
 
-static void on_status(struct jvm *j, const json_t *msg)
+static int on_status(void *ctx, const json_t *msg)
 {
+    struct wrap *w = ctx;
+    struct jvm *j = w->cur;
     struct msg_status m;
     mct_err e;
 
@@ -369,18 +377,31 @@ static void on_status(struct jvm *j, const json_t *msg)
         log_verbose("JVM pid %lld: %lld call%s completed, %lld written%s%s", j->pid,
                     m.calls < 0 ? 0 : m.calls, m.calls == 1 ? "" : "s", m.printed < 0 ? 0 : m.printed,
                     m.note != NULL ? "; " : "", m.note != NULL ? m.note : "");
+    return 0;
 }
 
-static void on_error(struct wrap *w, struct jvm *j, const json_t *msg)
+static int on_error(void *ctx, const json_t *msg)
 {
+    struct wrap *w = ctx;
+    struct jvm *j = w->cur;
     struct msg_error m;
     mct_err e;
 
     if (msg_error_read(msg, &m, &e) < 0)
-        return;
+        return 0;
     log_error("JVM pid %lld: the agent reports %s: %s", j->pid, m.name, m.message);
     if (w->trouble == 0)
         w->trouble = proto_code_exit(m.code);
+    return 0;
+}
+
+/* The agent's own verdict (its gate line): the client judges again. */
+static int on_gate(void *ctx, int passed)
+{
+    struct wrap *w = ctx;
+
+    log_verbose("JVM pid %lld: the agent's gates %s", w->cur->pid, passed ? "passed" : "failed");
+    return 0;
 }
 
 /* What was written of j's trace, for the messages: "N calls written". */
@@ -432,18 +453,27 @@ static void say_counts(const struct jvm *j, const json_t *msg)
               m.seen == 1 ? "" : "s", m.calls, busy, m.warmup > 0 ? m.warmup : 0);
 }
 
-static void on_end(struct wrap *w, struct jvm *j, const json_t *msg)
+static int on_end(void *ctx, json_t *msg)
 {
+    struct wrap *w = ctx;
+    struct jvm *j = w->cur;
     const json_t *loaded = json_object_get(msg, "entry_loaded");
 
     j->ended = 1;
     if (loaded != NULL && !json_is_true(loaded)) {
         log_error("JVM pid %lld: %s never loaded, nothing traced", j->pid, w->c->req.cls);
-        return;
+        return 0;
     }
     say_counts(j, msg);
     end_gates(w, j);
+    return 0;
 }
+
+/* What the lines of a JVM's file do, after its start line. */
+static const struct reader_cb wrap_lines = {
+    .on_plan = on_plan, .on_call = on_call, .on_summary = on_summary, .on_status = on_status,
+    .on_gate = on_gate, .on_end = on_end, .on_error = on_error,
+};
 
 /* Handles one checked line of j's file. */
 static void on_line(struct wrap *w, struct jvm *j, json_t *o)
@@ -471,21 +501,15 @@ static void on_line(struct wrap *w, struct jvm *j, json_t *o)
     } else if (j->ended) {
         log_error("JVM pid %lld: a \"%s\" line after the end; ignoring the rest", j->pid, type);
         drop(w, j);
-    } else if (strcmp(type, "call") == 0) {
-        on_call(w, j, o);
-    } else if (strcmp(type, "summary") == 0) {
-        on_summary(w, j, o);
-    } else if (strcmp(type, "plan") == 0) {
-        on_plan(w, j, o);
-    } else if (strcmp(type, "status") == 0) {
-        on_status(j, o);
-    } else if (strcmp(type, "error") == 0) {
-        on_error(w, j, o);
-    } else if (strcmp(type, "gate") == 0) {
-        log_verbose("JVM pid %lld: the agent's gates %s", j->pid,
-                    json_is_true(json_object_get(o, "passed")) ? "passed" : "failed");
-    } else if (strcmp(type, "end") == 0) {
-        on_end(w, j, o);
+    } else {
+        mct_err e;
+
+        w->cur = j;
+        /* Checked by wrapline_parse (call_json_check): read the same way. */
+        if (reader_json(&w->rd, o, &e) < 0) {
+            log_error("JVM pid %lld: a bad call in its trace file (%s); ignoring the rest", j->pid, e.msg);
+            drop(w, j);
+        }
     }
 }
 
@@ -1034,6 +1058,7 @@ int wrap_run(const struct cli *c)
     int status = MCT_EXIT_OK;
     mct_err e;
 
+    reader_init(&w.rd, &w.tab, &w.call, NULL, &wrap_lines, &w);
     if (catch_signals(&e) < 0) {
         log_error("%s", e.msg);
         return MCT_EXIT_INTERNAL;

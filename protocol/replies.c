@@ -56,7 +56,8 @@ int replies_call(replies *r, const call_tab *tab, const mct_call *c, mct_err *e)
     r->n.warmup += warm;
     r->n.timed += timed;
     if (r->tally != NULL && r->broken.code == 0 && gates_tally_add(r->tally, tab, c, timed, e) < 0) {
-        r->broken = *e;
+        mct_err_set(&r->broken, e->code, "the gates cannot count call #%llu: %.400s", (unsigned long long)c->seq,
+                    e->msg);
         return -1;
     }
     return timed;

@@ -52,7 +52,8 @@ void replies_free(replies *r);
 
 /* A call read (methods in tab, not kept): counted and tallied. 1 when the
  * timing rules judge it, 0 when they leave it out (warm-up), -1 with e set
- * (out of memory; the judge cannot give a verdict from then on). */
+ * (out of memory; from then on the verdict is that error, naming the
+ * call). */
 int replies_call(replies *r, const call_tab *tab, const mct_call *c, mct_err *e);
 
 /* Whether call c, judged by replies_call, is over a plain fail-over-ms. */

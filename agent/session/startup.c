@@ -20,6 +20,7 @@
 #include "replies.h"
 #include "msg.h"
 #include "proto.h"
+#include "reader.h"
 #include "session.h"
 #include "summary.h"
 #include "vm.h"
@@ -43,7 +44,8 @@ static struct {
     int ended;          /* the end line was written, or is kept in tail */
     char *tail;         /* the end line a full disk refused, written at the JVM's exit */
     char path[4200];
-} st = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, "" };
+    reader rd;          /* the session's replies, to the callbacks of the writer */
+} st = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, "", {0} };
 
 /* Asks the session to end (lock held), detail in its end line; the
  * session drains what completed and sends its end to the writer. */
@@ -183,25 +185,6 @@ static void gates_begin(const struct agent_trace_opts *t)
         snprintf(gt.error, sizeof gt.error, "the gates cannot be judged: %.400s", e.msg);
 }
 
-/* A call written (lock held): into the tally. */
-static void gates_see_call(const mct_call *c)
-{
-    mct_err e;
-
-    if (gt.on && gt.judge != NULL && gt.error[0] == '\0' && replies_call(gt.judge, &calls_tab, c, &e) < 0)
-        snprintf(gt.error, sizeof gt.error, "the gates cannot count call #%llu: %.400s",
-                 (unsigned long long)c->seq, e.msg);
-}
-
-/* A line written (lock held): the final summary kept. */
-static void gates_see(const char *type, json_t *m)
-{
-    if (!gt.on)
-        return;
-    if (gt.judge != NULL && strcmp(type, "summary") == 0 && json_is_true(json_object_get(m, "final")))
-        replies_final(gt.judge, m);
-}
-
 /* The gate line, right before the end (lock held): the verdict and one
  * message per failure; the JVM's exit status is not touched. */
 static void gates_end(void)
@@ -215,6 +198,7 @@ static void gates_end(void)
         return;
     }
     gt.on = 0;
+    st.rd.judge = NULL;
     if (gt.error[0] != '\0')
         mct_err_set(&e, MCT_E_INTERNAL, "%s", gt.error);
     else
@@ -283,21 +267,66 @@ static void stop_to_exit(json_t *end)
     }
 }
 
-/* A call (lock held): read into the model (proto_read checked it), written
- * by its one JSON writer, and counted by the gates. */
-static void write_call(const json_t *m)
+/* A call (lock held): read into the model by the reader (proto_read
+ * checked it), written by its one JSON writer. */
+static int on_call(void *ctx, const call_tab *tab, const mct_call *c)
 {
-    mct_err e;
-
-    if (call_from_json(&calls_tab, &calls_last, m, &e) < 0) {
-        vm_log("reading the startup trace's session: %s", e.msg);
-        return;
-    }
+    (void)ctx;
     buf_reset(&calls_text);
-    if (st.file >= 0 && call_json_line(&calls_text, &calls_tab, &calls_last) == 0)
+    if (st.file >= 0 && call_json_line(&calls_text, tab, c) == 0)
         write_text((const char *)calls_text.data, calls_text.len);
-    gates_see_call(&calls_last);
+    return 0;
 }
+
+/* A reply written as it came (lock held). */
+static int on_line(void *ctx, const char *type, const json_t *m)
+{
+    (void)ctx;
+    (void)type;
+    write_line(m);
+    return 0;
+}
+
+/* The plan: the entry class loaded. */
+static int on_plan(void *ctx, json_t *m)
+{
+    st.plan_seen = 1;
+    return on_line(ctx, "plan", m);
+}
+
+/* A summary; the reader gave the final one to the judge. */
+static int on_summary(void *ctx, const json_t *m)
+{
+    return on_line(ctx, "summary", m);
+}
+
+/* A status, only with verbose. */
+static int on_status(void *ctx, const json_t *m)
+{
+    return st.verbose ? on_line(ctx, "status", m) : 0;
+}
+
+/* An error: the end says so when the session sends none. */
+static int on_error(void *ctx, const json_t *m)
+{
+    st.error_seen = 1;
+    return on_line(ctx, "error", m);
+}
+
+/* The end: the last line; the writer stops. */
+static int on_end(void *ctx, json_t *m)
+{
+    (void)ctx;
+    stop_to_exit(m);
+    write_end(m, NULL);
+    return 1;
+}
+
+/* What the writer does with each reply of the session. */
+static const struct reader_cb lines = {
+    .on_plan = on_plan, .on_call = on_call, .on_summary = on_summary, .on_status = on_status,
+    .on_end = on_end, .on_error = on_error, .on_other = on_line,
+};
 
 /* The writer: every reply of the session to a line, until its end. */
 static void *writer_main(void *arg)
@@ -307,7 +336,6 @@ static void *writer_main(void *arg)
         struct pollfd pfd = {.fd = st.sock, .events = POLLIN};
         mct_err e;
         json_t *m;
-        const char *type;
 
         /* A session that sends nothing still ends when its file is gone. */
         if (poll(&pfd, 1, 1000) == 0) {
@@ -317,22 +345,13 @@ static void *writer_main(void *arg)
             continue;
         }
         m = proto_read(st.sock, PROTO_REPLY, -1, &e);
-        type = m != NULL ? proto_type(m) : "";
         pthread_mutex_lock(&st.lock);
         if (m == NULL) {
             if (e.code != MCT_E_EOF)
                 vm_log("reading the startup trace's session: %s", e.msg);
             write_end(NULL, st.error_seen ? "error" : "agent_closed");
-        } else if (strcmp(type, "end") == 0) {
-            stop_to_exit(m);
-            write_end(m, NULL);
-        } else if (strcmp(type, "call") == 0) {
-            write_call(m);
-        } else if (strcmp(type, "status") != 0 || st.verbose) {
-            st.plan_seen |= strcmp(type, "plan") == 0;
-            st.error_seen |= strcmp(type, "error") == 0;
-            write_line(m);
-            gates_see(type, m);
+        } else if (reader_json(&st.rd, m, &e) < 0) {
+            vm_log("reading the startup trace's session: %s", e.msg);
         }
         if (st.ended) {
             st.running = 0;
@@ -457,6 +476,7 @@ void startup_begin(const struct agent_trace_opts *t, int verbose)
     write_line(start);
     json_decref(start);
     gates_begin(t);
+    reader_init(&st.rd, &calls_tab, &calls_last, gt.judge, &lines, NULL);
     st.sock = sv[0];
     st.running = 1;
     if (pthread_create(&tid, NULL, writer_main, NULL) != 0) {
