@@ -4,7 +4,7 @@
  * a percentile (--budget). They are judged on a summary object (as
  * sum_to_json writes it and the agent sends it with --aggregate): in the
  * per-call mode the client feeds every call it receives into the gate's own
- * summary (gate_add_call) and judges it at the end (gate_finish); with an
+ * summary (through gate_judge) and judges it at the end (gate_finish); with an
  * agent's summary, gate_check judges that. A thin layer over
  * protocol/gates.h, which the agent's startup trace shares. A failed gate is
  * said on the given stream, one line each ("mcalltree: " first, " (exit
@@ -23,6 +23,7 @@
 #include "call.h"
 #include "cli.h"
 #include "err.h"
+#include "replies.h"
 #include "msg.h"
 
 typedef struct gate gate;
@@ -55,10 +56,10 @@ void gate_free(gate *g);
  * on err, not an error. */
 int gate_plan_check(const gate *g, const struct msg_plan *plan, FILE *err, mct_err *e);
 
-/* Adds one received call (methods in t) to the gate's judge, warm-up or
- * not (replies_call): 1 when the timing gates judge it, 0 when they leave
- * it out, -1 with e set (out of memory). call is not kept. */
-int gate_add_call(gate *g, const call_tab *t, const mct_call *call, mct_err *e);
+/* The judge of the calls received (per-call mode), borrowed until
+ * gate_free: the reader of the session's replies (protocol/reader.h) hands
+ * it every call, warm-up or not (replies_call). */
+replies *gate_judge(gate *g);
 
 /* Judges summary (a summary object) against the gates, writing a line on
  * err for each failure: 1 when a gate failed (exit status 4), 0 when all

@@ -305,13 +305,8 @@ static int on_call(void *ctx, const call_tab *tab, const mct_call *c)
         r->printed++;
         warn_short(r, c);
     }
-    /* Judged whatever became of the output; counts warm-up ones too. After
-     * an error the session is ending: said once. */
-    if (r->gate != NULL && r->rc == MCT_EXIT_OK && gate_add_call(r->gate, tab, c, &e) < 0) {
-        log_error("the gates cannot count call #%llu: %s", (unsigned long long)c->seq, e.msg);
-        r->rc = MCT_EXIT_INTERNAL;
-        send_stop(r, "gate error");
-    }
+    /* The reader hands the call to the gates' judge too, whatever became of
+     * the output. */
     if (!gate_judges(r->c, c))
         return 0;
     r->judged++;
@@ -713,7 +708,7 @@ static int stream(struct run *r)
     int handled_signals = 0;
 
     r->bytes_at = r->ready_at = mct_now_ms();
-    reader_init(&r->rd, &r->tab, &r->rec, NULL, &streamed, r);
+    reader_init(&r->rd, &r->tab, &r->rec, r->gate != NULL ? gate_judge(r->gate) : NULL, &streamed, r);
     for (;;) {
         const unsigned char *payload;
         uint32_t len;
@@ -782,7 +777,7 @@ static json_t *await_plan(struct run *r, int *rc)
     json_t *m;
     mct_err e;
 
-    reader_init(&r->rd, &r->tab, &r->rec, NULL, &awaited, r);
+    reader_init(&r->rd, &r->tab, &r->rec, r->gate != NULL ? gate_judge(r->gate) : NULL, &awaited, r);
     for (;;) {
         double left = deadline - mct_now_ms();
         int n;

@@ -292,17 +292,9 @@ static int on_call(void *ctx, const call_tab *tab, const mct_call *c)
     struct wrap *w = ctx;
     struct jvm *j = w->cur;
     char what[64];
-    mct_err e;
 
     emit(w, j, c, NULL);
-    /* Every call goes to the gates (the call counts judge warm-up ones too);
-     * a warm-up call is timed only when asked. */
-    if (j->gate != NULL && !j->judged && gate_add_call(j->gate, tab, c, &e) < 0) {
-        log_error("JVM pid %lld: the gates cannot count call #%llu: %s", j->pid, (unsigned long long)c->seq,
-                  e.msg);
-        w->trouble = MCT_EXIT_INTERNAL;
-        j->judged = 1;
-    }
+    /* The reader hands every call to this JVM's gates too (on_line). */
     if (!gate_judges(w->c, c))
         return 0;
     w->seen++;
@@ -505,6 +497,8 @@ static void on_line(struct wrap *w, struct jvm *j, json_t *o)
         mct_err e;
 
         w->cur = j;
+        /* This JVM's calls go to its own gates, until it was judged. */
+        w->rd.judge = j->gate != NULL && !j->judged ? gate_judge(j->gate) : NULL;
         /* Checked by wrapline_parse (call_json_check): read the same way. */
         if (reader_json(&w->rd, o, &e) < 0) {
             log_error("JVM pid %lld: a bad call in its trace file (%s); ignoring the rest", j->pid, e.msg);

@@ -6,7 +6,7 @@
 
 #include "call.h"
 
-/* A consumer of one call: sum_add_call, gate_add_call, ... over ctx. */
+/* A consumer of one call: sum_add_call, replies_call, ... over ctx. */
 typedef int readcall_fn(void *ctx, const call_tab *t, const mct_call *c, mct_err *e);
 
 /* Reads j (call_from_json) into a fresh model and hands it to add(ctx);

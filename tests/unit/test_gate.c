@@ -205,7 +205,7 @@ static json_t *call_of(unsigned long long total, int n)
 
 static int gate_adder(void *g, const call_tab *t, const mct_call *c, mct_err *e)
 {
-    return gate_add_call(g, t, c, e) < 0 ? -1 : 0;
+    return replies_call(gate_judge(g), t, c, e) < 0 ? -1 : 0;
 }
 
 /* Reads call j and adds it to g; 0, or -1 with e set. */
