@@ -136,6 +136,8 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_call *c)
     tree_opts o;
     tree *tr;
     mct_err err;
+    /* Counted on every call of the session's entry methods, filtered or not. */
+    int first = root != NULL && mine && warm_first(c->ev[0].id);
 
     if (root == NULL || !mine || raw < s->min_ns) {
         if (root != NULL && mine) {
@@ -151,7 +153,7 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_call *c)
     if (tr == NULL) {
         vm_log("dropping a traced call: %s", err.msg);
     } else if (s->aggregate) {
-        int warmup = tree_warmup(tr, warm_marks);
+        int warmup = tree_warmup(tr, first, warm_marks);
 
         if (warmup) {
             s->warmup++;
@@ -162,7 +164,7 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_call *c)
     } else if (tree_total_ns(tr) < s->min_ns) {
         s->filtered++;
     } else {
-        int warmup = tree_warmup(tr, warm_marks);
+        int warmup = tree_warmup(tr, first, warm_marks);
 
         if (model_call(s, jni, c, tr, s->seq + 1, 1, &err) < 0) {
             vm_log("dropping a traced call: %s", err.msg);

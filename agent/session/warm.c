@@ -49,6 +49,11 @@ static int enabled;
  * they can), and the methods that stopped marking (warm_stale). */
 static char unknown[512];
 static long long stale_count;
+/* calls[id]: the calls of entry method id handled since it was last
+ * instrumented (warm_first), saturating at WARM_FIRST_CALLS; the session
+ * thread's alone, of any session's methods, bound or not. */
+static uint8_t *first_calls;
+static size_t n_first_calls;
 
 static size_t slot_of(const struct warm *w, jmethodID m)
 {
@@ -254,16 +259,24 @@ void warm_retransformed(void)
     atomic_store_explicit(&owned->after, 1, memory_order_release);
 }
 
-/* vm_class_methods: method m of a class retransformed again. */
+/* vm_class_methods: method m of class cls retransformed again. */
 static void rearm_one(void *arg, jmethodID m, const char *name, const char *sig)
 {
-    struct warm *w = arg;
-    int32_t id = lookup(w, m);
+    const char *cls = arg;
+    struct warm *w = owned;
+    int32_t id = mt_find(cls, name, sig);
+    uint64_t v;
 
-    (void)name;
-    (void)sig;
-    if (id < 0 || (uint32_t)id >= w->n_ids ||
-        atomic_load_explicit(&w->since[id], memory_order_relaxed) == 0)
+    if (id >= 0 && (size_t)id < n_first_calls)
+        first_calls[id] = 0;
+    id = w != NULL ? lookup(w, m) : -1;
+    if (id < 0 || (uint32_t)id >= w->n_ids)
+        return;
+    /* Only a method compiled before the session: one compiled first during
+     * it (a cold JVM, a trace from its start) is the JIT's ordinary
+     * progress, which the first calls' rule covers (warm_first). */
+    v = atomic_load_explicit(&w->since[id], memory_order_relaxed);
+    if (v == 0 || v == SEEN)
         return;
     atomic_store_explicit(&w->since[id], HOT, memory_order_relaxed);
     w->armed[id] = clock_ticks();
@@ -274,9 +287,33 @@ void warm_rearm(jclass *classes, size_t n)
 {
     mct_err e;
 
-    for (size_t i = 0; owned != NULL && i < n; i++)
-        if (vm_class_methods(classes[i], rearm_one, owned, &e) < 0)
+    for (size_t i = 0; i < n; i++) {
+        char *name = vm_class_name(classes[i], &e);
+
+        if (name == NULL || vm_class_methods(classes[i], rearm_one, name, &e) < 0)
             vm_debug("warm-up marks after instrumenting again: %s", e.msg);
+        free(name);
+    }
+}
+
+int warm_first(int32_t root)
+{
+    if (root < 0)
+        return 0;
+    if ((size_t)root >= n_first_calls) {
+        size_t n = (size_t)root + 64u;
+        uint8_t *p = realloc(first_calls, n);
+
+        if (p == NULL)
+            return 0; /* out of memory: the compile events' rule still holds */
+        memset(p + n_first_calls, 0, n - n_first_calls);
+        first_calls = p;
+        n_first_calls = n;
+    }
+    if (first_calls[root] >= WARM_FIRST_CALLS)
+        return 0;
+    first_calls[root]++;
+    return 1;
 }
 
 int warm_marks(int32_t id, uint64_t start)
@@ -315,6 +352,9 @@ void warm_end(void)
     struct timespec nap = { 0, 100000 };
     mct_err e;
 
+    free(first_calls);
+    first_calls = NULL;
+    n_first_calls = 0;
     if (owned == NULL)
         return;
     for (uint32_t id = 0; id < owned->n_ids; id++)

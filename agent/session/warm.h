@@ -32,7 +32,17 @@
  *
  * A class retransformed again during the session (a later extension of
  * the plan) discards its methods' new code too: warm_rearm, before that
- * retransform, makes them "compiled before, not again" anew.
+ * retransform, makes its methods that were compiled before the session
+ * "compiled before, not again" anew. Those first compiled during the
+ * session are left alone: in a cold JVM (a trace from its start) that is
+ * the JIT's ordinary progress, not a slowdown of our making.
+ *
+ * Whatever the compile events say, the first WARM_FIRST_CALLS calls of
+ * each entry method after it was instrumented (the session's start, its
+ * class's load, or warm_rearm) are warm-up (warm_first): they link the
+ * probes and the call sites the rewrite added, and run interpreted, many
+ * times slower than the next ones (a late attach's first call: 0.5 ms
+ * against 4-15 us).
  *
  * Threads: one session at a time; its thread calls warm_begin,
  * warm_retransformed, warm_rearm and warm_end, and its worker (the same
@@ -62,6 +72,10 @@
  * marks the calls it is in (the bound above). */
 #define WARM_BOUND_S 30
 
+/* The calls of each entry method, from when it was instrumented, that are
+ * warm-up whatever the compile events say (warm_first). */
+#define WARM_FIRST_CALLS 2
+
 /* Before retransforming classes[0..n) for session gen (whose methods are
  * numbered already): binds the jmethodIDs of the session's methods in them,
  * enables CompiledMethodLoad and replays it, so that the methods compiled
@@ -82,6 +96,11 @@ void warm_rearm(jclass *classes, size_t n);
 /* Whether method id, in a call whose root entered at tick start, makes the
  * call warm-up (the rule above); 0 when warm_begin did not succeed. */
 int warm_marks(int32_t id, uint64_t start);
+
+/* Whether a call of entry method root, handled now, is one of its first
+ * WARM_FIRST_CALLS since it was instrumented (the session began, its class
+ * loaded, or warm_rearm); counts it. The worker's alone. */
+int warm_first(int32_t root);
 
 /* Of the last session (after warm_end): the methods that stopped marking
  * calls because they were not compiled again within WARM_BOUND_S; -1 when
