@@ -2,8 +2,8 @@
  * calls it makes are faked here (classes and methods are plain structs, the
  * CompiledMethodLoad callback is called directly), so that which calls are
  * marked can be checked against the rule in warm.h: compiled before and not
- * again, cold before, compiled again, the bound, a retransform again, and a
- * JVM that cannot tell. */
+ * again, cold before, compiled again, the bound, a retransform again, the
+ * first calls of an entry method, and a JVM that cannot tell. */
 #include <jvmti.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -127,12 +127,20 @@ int main(void)
     /* big is never compiled again: it marks until the bound, then not. */
     CHECK(warm_marks(big, t + bound / 2));
     CHECK(!warm_marks(big, t + bound + bound / 100));
-    /* Retransformed again: total and cold lost their new code, big starts
-     * a new bound. */
+    /* The first WARM_FIRST_CALLS calls of an entry method are warm-up,
+     * whatever the compile events say; the next are not. */
+    for (int k = 0; k < WARM_FIRST_CALLS; k++)
+        CHECK(warm_first(cold));
+    CHECK(!warm_first(cold));
+    /* Retransformed again: total lost its new code, big starts a new
+     * bound; cold, first compiled during the session (the JIT's ordinary
+     * progress, as in a cold JVM), does not mark again, but its first
+     * calls count anew. */
     warm_rearm(classes, 1);
     t = clock_ticks();
     CHECK(warm_marks(total, t));
-    CHECK(warm_marks(cold, t));
+    CHECK(!warm_marks(cold, t));
+    CHECK(warm_first(cold));
     CHECK(warm_marks(big, t + bound / 2));
     compiled(MID(0));
     CHECK(!warm_marks(total, clock_ticks() + 1));
