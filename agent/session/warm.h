@@ -13,11 +13,12 @@
  * was compiled before the session had not been compiled again when the call
  * began (its root's enter tick), and the call began less than WARM_BOUND_S
  * after the method was retransformed. A method that was not compiled before
- * never marks a call: it would have run interpreted anyway. So a session
- * started with the JVM (-agentpath) has practically no warm-up call (only
- * JDK methods compiled during startup can mark one, with --include-jdk),
- * and one on a JVM that does not compile (-Xint) none. A method compiled
- * again at any tier (C1 included) counts as compiled again.
+ * never marks a call: it would have run interpreted anyway. So in a session
+ * started with the JVM (-agentpath) only JDK methods compiled during
+ * startup can mark a call (with --include-jdk), and in a JVM that does not
+ * compile (-Xint) none can; only the first calls' rule (below) marks calls
+ * there. A method compiled again at any tier (C1 included) counts as
+ * compiled again.
  *
  * The bound: a method that is never compiled again (instrumented past
  * HugeMethodLimit, code cache full, made not compilable) would otherwise
