@@ -49,15 +49,34 @@ static int enabled;
  * they can), and the methods that stopped marking (warm_stale). */
 static char unknown[512];
 static long long stale_count;
-/* calls[id]: the calls of entry method id handled since it was last
- * instrumented (warm_first), saturating at WARM_FIRST_CALLS; the session
- * thread's alone, of any session's methods, bound or not. */
-static uint8_t *first_calls;
-static size_t n_first_calls;
+/* first_left[id]: how many more calls of entry method id are warm-up
+ * (warm_first); WARM_FIRST_CALLS when its class was retransformed, 0 for
+ * a method instrumented as its class loaded. The session thread's alone. */
+static uint8_t *first_left;
+static size_t n_first_left;
 
 static size_t slot_of(const struct warm *w, jmethodID m)
 {
     return (size_t)kit_hash_u64((uintptr_t)m) & w->mask;
+}
+
+/* Method id's class is retransformed: its next WARM_FIRST_CALLS calls are
+ * warm-up (out of memory: not marked; the compile events' rule holds). */
+static void arm_first(int32_t id)
+{
+    if (id < 0)
+        return;
+    if ((size_t)id >= n_first_left) {
+        size_t n = (size_t)id + 64u;
+        uint8_t *p = realloc(first_left, n);
+
+        if (p == NULL)
+            return;
+        memset(p + n_first_left, 0, n - n_first_left);
+        first_left = p;
+        n_first_left = n;
+    }
+    first_left[id] = WARM_FIRST_CALLS;
 }
 
 /* The number bound to m, or -1. */
@@ -228,10 +247,7 @@ int warm_begin(uint32_t gen, jclass *classes, size_t n, mct_err *e)
         rc = mct_err_set(e, MCT_E_NOMEM, "out of memory binding %zu methods to follow their compilation; "
                          "warm-up calls are not marked (give the JVM more native memory)", b.n);
     free(b.ms);
-    free(b.ids);
-    if (rc == 0 && w == NULL)
-        return 0; /* none of the session's methods is loaded: none to follow */
-    if (rc == 0) {
+    if (rc == 0 && w != NULL) {
         owned = w;
         atomic_store(&cur, w);
         enabled = vm_set_compiled_load(on_compiled, e) == 0;
@@ -244,6 +260,10 @@ int warm_begin(uint32_t gen, jclass *classes, size_t n, mct_err *e)
         snprintf(unknown, sizeof unknown, "%s", e->msg);
         stale_count = -1;
     }
+    /* The first calls' rule holds also when the compile events cannot. */
+    for (size_t k = 0; !b.failed && k < b.n; k++)
+        arm_first(b.ids[k]);
+    free(b.ids);
     return rc;
 }
 
@@ -267,8 +287,7 @@ static void rearm_one(void *arg, jmethodID m, const char *name, const char *sig)
     int32_t id = mt_find(cls, name, sig);
     uint64_t v;
 
-    if (id >= 0 && (size_t)id < n_first_calls)
-        first_calls[id] = 0;
+    arm_first(id);
     id = w != NULL ? lookup(w, m) : -1;
     if (id < 0 || (uint32_t)id >= w->n_ids)
         return;
@@ -298,21 +317,9 @@ void warm_rearm(jclass *classes, size_t n)
 
 int warm_first(int32_t root)
 {
-    if (root < 0)
+    if (root < 0 || (size_t)root >= n_first_left || first_left[root] == 0)
         return 0;
-    if ((size_t)root >= n_first_calls) {
-        size_t n = (size_t)root + 64u;
-        uint8_t *p = realloc(first_calls, n);
-
-        if (p == NULL)
-            return 0; /* out of memory: the compile events' rule still holds */
-        memset(p + n_first_calls, 0, n - n_first_calls);
-        first_calls = p;
-        n_first_calls = n;
-    }
-    if (first_calls[root] >= WARM_FIRST_CALLS)
-        return 0;
-    first_calls[root]++;
+    first_left[root]--;
     return 1;
 }
 
@@ -352,9 +359,9 @@ void warm_end(void)
     struct timespec nap = { 0, 100000 };
     mct_err e;
 
-    free(first_calls);
-    first_calls = NULL;
-    n_first_calls = 0;
+    free(first_left);
+    first_left = NULL;
+    n_first_left = 0;
     if (owned == NULL)
         return;
     for (uint32_t id = 0; id < owned->n_ids; id++)

@@ -16,8 +16,8 @@
  * never marks a call: it would have run interpreted anyway. So in a session
  * started with the JVM (-agentpath) only JDK methods compiled during
  * startup can mark a call (with --include-jdk), and in a JVM that does not
- * compile (-Xint) none can; only the first calls' rule (below) marks calls
- * there. A method compiled again at any tier (C1 included) counts as
+ * compile (-Xint) none can; there only the first calls' rule (below)
+ * marks calls, of classes retransformed. A method compiled again at any tier (C1 included) counts as
  * compiled again.
  *
  * The bound: a method that is never compiled again (instrumented past
@@ -39,11 +39,13 @@
  * the JIT's ordinary progress, not a slowdown of our making.
  *
  * Whatever the compile events say, the first WARM_FIRST_CALLS calls of
- * each entry method after it was instrumented (the session's start, its
- * class's load, or warm_rearm) are warm-up (warm_first): they link the
- * probes and the call sites the rewrite added, and run interpreted, many
- * times slower than the next ones (a late attach's first call: 0.5 ms
- * against 4-15 us).
+ * each entry method after its class was retransformed (warm_begin's
+ * classes, warm_rearm's) are warm-up (warm_first): they link the probes
+ * and the call sites the rewrite added, and run interpreted, many times
+ * slower than the next ones (a late attach's first call: 0.5 ms against
+ * 4-15 us). A class instrumented as it loads (a trace from the JVM's
+ * start, a class loaded later) has none: its first calls are the
+ * application's own cold start, not of our making.
  *
  * Threads: one session at a time; its thread calls warm_begin,
  * warm_retransformed, warm_rearm and warm_end, and its worker (the same
@@ -73,8 +75,8 @@
  * marks the calls it is in (the bound above). */
 #define WARM_BOUND_S 30
 
-/* The calls of each entry method, from when it was instrumented, that are
- * warm-up whatever the compile events say (warm_first). */
+/* The calls of each entry method, from when its class was retransformed,
+ * that are warm-up whatever the compile events say (warm_first). */
 #define WARM_FIRST_CALLS 2
 
 /* Before retransforming classes[0..n) for session gen (whose methods are
@@ -99,8 +101,8 @@ void warm_rearm(jclass *classes, size_t n);
 int warm_marks(int32_t id, uint64_t start);
 
 /* Whether a call of entry method root, handled now, is one of its first
- * WARM_FIRST_CALLS since it was instrumented (the session began, its class
- * loaded, or warm_rearm); counts it. The worker's alone. */
+ * WARM_FIRST_CALLS since its class was retransformed (warm_begin's
+ * classes, warm_rearm's); counts it. The worker's alone. */
 int warm_first(int32_t root);
 
 /* Of the last session (after warm_end): the methods that stopped marking
