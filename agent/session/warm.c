@@ -154,6 +154,7 @@ static void JNICALL on_compiled(jvmtiEnv *jvmti, jmethodID method, jint code_siz
 struct binds {
     uint32_t gen;
     const char *cls;            /* the class being listed (internal name) */
+    int ran;                    /* it is initialized: its code may have run */
     jmethodID *ms;
     int32_t *ids;
     size_t n, cap_ms, cap_ids;
@@ -176,6 +177,11 @@ static void bind(void *arg, jmethodID m, const char *name, const char *sig)
     }
     b->ms[b->n] = m;
     b->ids[b->n++] = id;
+    /* A class not yet initialized (a trace from the JVM's start, which
+     * instruments the entry class as it is prepared) has run none of its
+     * code: its first calls are the program's own cold start. */
+    if (b->ran)
+        arm_first(id);
 }
 
 static void warm_free(struct warm *w)
@@ -240,6 +246,7 @@ int warm_begin(uint32_t gen, jclass *classes, size_t n, mct_err *e)
             break;
         }
         b.cls = name;
+        b.ran = vm_class_initialized(classes[i]);
         rc = vm_class_methods(classes[i], bind, &b, e);
         free(name);
     }
@@ -260,9 +267,6 @@ int warm_begin(uint32_t gen, jclass *classes, size_t n, mct_err *e)
         snprintf(unknown, sizeof unknown, "%s", e->msg);
         stale_count = -1;
     }
-    /* The first calls' rule holds also when the compile events cannot. */
-    for (size_t k = 0; !b.failed && k < b.n; k++)
-        arm_first(b.ids[k]);
     free(b.ids);
     return rc;
 }

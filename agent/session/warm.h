@@ -43,9 +43,10 @@
  * classes, warm_rearm's) are warm-up (warm_first): they link the probes
  * and the call sites the rewrite added, and run interpreted, many times
  * slower than the next ones (a late attach's first call: 0.5 ms against
- * 4-15 us). A class instrumented as it loads (a trace from the JVM's
- * start, a class loaded later) has none: its first calls are the
- * application's own cold start, not of our making.
+ * 4-15 us). A class not initialized yet when retransformed (a trace from
+ * the JVM's start instruments the entry class as it is prepared) or
+ * instrumented as it loads has none: its first calls are the program's own
+ * cold start, not of our making.
  *
  * Threads: one session at a time; its thread calls warm_begin,
  * warm_retransformed, warm_rearm and warm_end, and its worker (the same
