@@ -54,6 +54,8 @@ static long long stale_count;
  * a method instrumented as its class loaded. The session thread's alone. */
 static uint8_t *first_left;
 static size_t n_first_left;
+/* warm_from_start: the session traces from the JVM's start. */
+static int from_start;
 
 static size_t slot_of(const struct warm *w, jmethodID m)
 {
@@ -64,7 +66,7 @@ static size_t slot_of(const struct warm *w, jmethodID m)
  * warm-up (out of memory: not marked; the compile events' rule holds). */
 static void arm_first(int32_t id)
 {
-    if (id < 0)
+    if (id < 0 || from_start)
         return;
     if ((size_t)id >= n_first_left) {
         size_t n = (size_t)id + 64u;
@@ -317,6 +319,11 @@ void warm_rearm(jclass *classes, size_t n)
             vm_debug("warm-up marks after instrumenting again: %s", e.msg);
         free(name);
     }
+}
+
+void warm_from_start(int on)
+{
+    from_start = on;
 }
 
 int warm_first(int32_t root)

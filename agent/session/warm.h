@@ -106,6 +106,13 @@ int warm_marks(int32_t id, uint64_t start);
  * classes, warm_rearm's); counts it. The worker's alone. */
 int warm_first(int32_t root);
 
+/* The next session's trace started with the JVM (on: -agentpath
+ * ...=trace=, the wrap form) or not (off: a client attached). A trace from
+ * the JVM's start has no first calls' rule: its first calls are the
+ * program's own cold start, not code our retransformation made cold. Set
+ * before the session begins. */
+void warm_from_start(int on);
+
 /* Of the last session (after warm_end): the methods that stopped marking
  * calls because they were not compiled again within WARM_BOUND_S; -1 when
  * warm_begin failed. */
