@@ -203,6 +203,11 @@ void sum_slowest_limit(sum *s, size_t k);
  * when kept). 0, or -1 with e set. */
 int sum_add_call(sum *s, const struct call_tab *t, const struct mct_call *c, mct_err *e);
 
+/* Adds warm-up call c, left out of the summary's nodes, calls and slowest,
+ * to its methods' counts (calls, calls_max, entries), which count every
+ * call: a count does not depend on the JIT. 0, or -1 with e set. */
+int sum_count_call(sum *s, const struct call_tab *t, const struct mct_call *c, mct_err *e);
+
 /* Adds src (its nodes, methods, counts, slowest) to dst, as if dst had
  * seen src's calls too (an interval into the whole run), within dst's
  * budget (paths past it fold; an other node's entries, calls_min/max and

@@ -773,6 +773,14 @@ int vm_replay_compiled(mct_err *e)
     return 0;
 }
 
+int vm_class_initialized(jclass k)
+{
+    jint status = 0;
+
+    return (*vm.jvmti)->GetClassStatus(vm.jvmti, k, &status) == JVMTI_ERROR_NONE &&
+           (status & JVMTI_CLASS_STATUS_INITIALIZED) != 0;
+}
+
 int vm_class_methods(jclass k, void (*fn)(void *arg, jmethodID m, const char *name, const char *sig),
                      void *arg, mct_err *e)
 {

@@ -94,6 +94,10 @@ int vm_replay_compiled(mct_err *e);
 int vm_class_methods(jclass k, void (*fn)(void *arg, jmethodID m, const char *name, const char *sig),
                      void *arg, mct_err *e);
 
+/* 1 when class k is initialized (its code may have run), 0 when not or
+ * the JVM cannot say. */
+int vm_class_initialized(jclass k);
+
 /* Facts for the agent's hello, read once when the JVM became live (borrowed,
  * valid for the life of the library). */
 struct vm_facts {

@@ -343,8 +343,9 @@ size_t tree_nodes(const tree *t)
     return t->n_nodes;
 }
 
-int tree_warmup(tree *t, int (*marks)(int32_t id, uint64_t start))
+int tree_warmup(tree *t, int first, int (*marks)(int32_t id, uint64_t start))
 {
+    t->warmup = first != 0;
     for (uint32_t i = 0; i < t->n_nodes && !t->warmup; i++)
         t->warmup = marks(t->nodes[i].id, t->start_tick) != 0;
     return t->warmup;

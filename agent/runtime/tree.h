@@ -42,10 +42,11 @@ uintptr_t tree_exception(const tree *t);
 /* Number of nodes (distinct call paths). */
 size_t tree_nodes(const tree *t);
 
-/* Marks t as a warm-up call when marks(id, start) holds for the method
+/* Marks t as a warm-up call when first is nonzero (the caller's rule on the
+ * call as a whole: warm_first) or marks(id, start) holds for the method
  * number id of one of its nodes, start being the tick its root entered at
- * (the rule is the caller's: warm_marks); returns the mark. */
-int tree_warmup(tree *t, int (*marks)(int32_t id, uint64_t start));
+ * (the caller's rule on methods: warm_marks); returns the mark. */
+int tree_warmup(tree *t, int first, int (*marks)(int32_t id, uint64_t start));
 
 /* Fills c with call t numbered seq: its nodes in pre-order, flags
  * (CALL_F_WARMUP when tree_warmup marked it), the thread (thread_name

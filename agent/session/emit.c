@@ -46,15 +46,25 @@ static void call_done(struct session *s, int warmup)
         end_session(s, "count");
 }
 
-/* aggregate: adds call c (tree tr) to the interval's summary; renders it
+/* aggregate: adds call c (tree tr) to the interval's summary (counts_only: a
+ * warm-up call left out, to its methods' counts only); renders it
  * only when it would be among the slowest kept (seq: its rank among the
  * calls aggregated). */
-static void aggregate_call(struct session *s, JNIEnv *jni, const probe_call *c, const tree *tr)
+static void aggregate_call(struct session *s, JNIEnv *jni, const probe_call *c, const tree *tr, int counts_only)
 {
     mct_err err;
 
-    if (model_call(s, jni, c, tr, s->printed + 1, sum_slowest_wants(s->agg, tree_total_ns(tr)), &err) < 0) {
+    if (model_call(s, jni, c, tr, s->printed + 1, !counts_only && sum_slowest_wants(s->agg, tree_total_ns(tr)),
+                   &err) < 0) {
         vm_log("dropping a traced call: %s", err.msg);
+        return;
+    }
+    if (counts_only) {
+        /* A warm-up call left out: its methods' counts only (--max-calls). */
+        if (sum_count_call(s->agg, &s->tab, &s->call, &err) < 0) {
+            vm_log("summarising a call: %s; the calls of this interval are lost", err.msg);
+            sum_reset(s->agg);
+        }
         return;
     }
     if (sum_add_call(s->agg, &s->tab, &s->call, &err) < 0) {
@@ -142,6 +152,8 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_call *c)
     tree_opts o;
     tree *tr;
     mct_err err;
+    /* Counted on every call of the session's entry methods, filtered or not. */
+    int first = root != NULL && mine && warm_first(c->ev[0].id);
 
     if (root == NULL || !mine || raw < s->min_ns) {
         if (root != NULL && mine) {
@@ -158,18 +170,17 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_call *c)
     if (tr == NULL) {
         vm_log("dropping a traced call: %s", err.msg);
     } else if (s->aggregate) {
-        int warmup = tree_warmup(tr, warm_marks);
+        int warmup = tree_warmup(tr, first, warm_marks);
 
         if (warmup) {
             s->warmup++;
             sum_add_warmup(s->agg, 1);
         }
-        if (!warmup || s->include_warmup)
-            aggregate_call(s, jni, c, tr);
+        aggregate_call(s, jni, c, tr, warmup && !s->include_warmup);
     } else if (tree_total_ns(tr) < s->min_ns) {
         s->filtered++;
     } else {
-        int warmup = tree_warmup(tr, warm_marks);
+        int warmup = tree_warmup(tr, first, warm_marks);
 
         if (model_call(s, jni, c, tr, s->seq + 1, 1, &err) < 0) {
             vm_log("dropping a traced call: %s", err.msg);

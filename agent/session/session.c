@@ -27,6 +27,7 @@
 #include "splan.h"
 #include "summary.h"
 #include "vm.h"
+#include "warm.h"
 
 /* How often the session looks for instrumented classes that were
  * unloaded (inst_unloaded). */
@@ -589,10 +590,17 @@ static void on_tick(void)
     probe_tidy(jni);
 }
 
+/* A client's trace request on the listener: an attach, not the JVM's start. */
+static enum server_verdict on_client_trace(int fd, json_t *req, const struct server_peer *peer, int last)
+{
+    warm_from_start(0);
+    return on_trace(fd, req, peer, last);
+}
+
 void session_register(void)
 {
     static const struct server_session_ops ops = {
-        .trace = on_trace,
+        .trace = on_client_trace,
         .session = on_info,
         .tick = on_tick,
     };
@@ -609,6 +617,7 @@ void session_start_local(int fd, json_t *req)
 
     if (msg_trace_read(req, &r, &err) == 0 && r.wait && !r.plan_only && await_watch(r.cls, &err) < 0)
         vm_log("%s", err.msg);
+    warm_from_start(1);
     on_trace(fd, req, &self, 1);
     pthread_mutex_lock(&slock);
     started = current != NULL;

@@ -49,10 +49,36 @@ static int enabled;
  * they can), and the methods that stopped marking (warm_stale). */
 static char unknown[512];
 static long long stale_count;
+/* first_left[id]: how many more calls of entry method id are warm-up
+ * (warm_first); WARM_FIRST_CALLS when its class was retransformed, 0 for
+ * a method instrumented as its class loaded. The session thread's alone. */
+static uint8_t *first_left;
+static size_t n_first_left;
+/* warm_from_start: the session traces from the JVM's start. */
+static int from_start;
 
 static size_t slot_of(const struct warm *w, jmethodID m)
 {
     return (size_t)kit_hash_u64((uintptr_t)m) & w->mask;
+}
+
+/* Method id's class is retransformed: its next WARM_FIRST_CALLS calls are
+ * warm-up (out of memory: not marked; the compile events' rule holds). */
+static void arm_first(int32_t id)
+{
+    if (id < 0 || from_start)
+        return;
+    if ((size_t)id >= n_first_left) {
+        size_t n = (size_t)id + 64u;
+        uint8_t *p = realloc(first_left, n);
+
+        if (p == NULL)
+            return;
+        memset(p + n_first_left, 0, n - n_first_left);
+        first_left = p;
+        n_first_left = n;
+    }
+    first_left[id] = WARM_FIRST_CALLS;
 }
 
 /* The number bound to m, or -1. */
@@ -130,6 +156,7 @@ static void JNICALL on_compiled(jvmtiEnv *jvmti, jmethodID method, jint code_siz
 struct binds {
     uint32_t gen;
     const char *cls;            /* the class being listed (internal name) */
+    int ran;                    /* it is initialized: its code may have run */
     jmethodID *ms;
     int32_t *ids;
     size_t n, cap_ms, cap_ids;
@@ -152,6 +179,11 @@ static void bind(void *arg, jmethodID m, const char *name, const char *sig)
     }
     b->ms[b->n] = m;
     b->ids[b->n++] = id;
+    /* A class not yet initialized (a trace from the JVM's start, which
+     * instruments the entry class as it is prepared) has run none of its
+     * code: its first calls are the program's own cold start. */
+    if (b->ran)
+        arm_first(id);
 }
 
 static void warm_free(struct warm *w)
@@ -216,6 +248,7 @@ int warm_begin(uint32_t gen, jclass *classes, size_t n, mct_err *e)
             break;
         }
         b.cls = name;
+        b.ran = vm_class_initialized(classes[i]);
         rc = vm_class_methods(classes[i], bind, &b, e);
         free(name);
     }
@@ -223,10 +256,7 @@ int warm_begin(uint32_t gen, jclass *classes, size_t n, mct_err *e)
         rc = mct_err_set(e, MCT_E_NOMEM, "out of memory binding %zu methods to follow their compilation; "
                          "warm-up calls are not marked (give the JVM more native memory)", b.n);
     free(b.ms);
-    free(b.ids);
-    if (rc == 0 && w == NULL)
-        return 0; /* none of the session's methods is loaded: none to follow */
-    if (rc == 0) {
+    if (rc == 0 && w != NULL) {
         owned = w;
         atomic_store(&cur, w);
         enabled = vm_set_compiled_load(on_compiled, e) == 0;
@@ -239,6 +269,7 @@ int warm_begin(uint32_t gen, jclass *classes, size_t n, mct_err *e)
         snprintf(unknown, sizeof unknown, "%s", e->msg);
         stale_count = -1;
     }
+    free(b.ids);
     return rc;
 }
 
@@ -254,16 +285,23 @@ void warm_retransformed(void)
     atomic_store_explicit(&owned->after, 1, memory_order_release);
 }
 
-/* vm_class_methods: method m of a class retransformed again. */
+/* vm_class_methods: method m of class cls retransformed again. */
 static void rearm_one(void *arg, jmethodID m, const char *name, const char *sig)
 {
-    struct warm *w = arg;
-    int32_t id = lookup(w, m);
+    const char *cls = arg;
+    struct warm *w = owned;
+    int32_t id = mt_find(cls, name, sig);
+    uint64_t v;
 
-    (void)name;
-    (void)sig;
-    if (id < 0 || (uint32_t)id >= w->n_ids ||
-        atomic_load_explicit(&w->since[id], memory_order_relaxed) == 0)
+    arm_first(id);
+    id = w != NULL ? lookup(w, m) : -1;
+    if (id < 0 || (uint32_t)id >= w->n_ids)
+        return;
+    /* Only a method compiled before the session: one compiled first during
+     * it (a cold JVM, a trace from its start) is the JIT's ordinary
+     * progress, which the first calls' rule covers (warm_first). */
+    v = atomic_load_explicit(&w->since[id], memory_order_relaxed);
+    if (v == 0 || v == SEEN)
         return;
     atomic_store_explicit(&w->since[id], HOT, memory_order_relaxed);
     w->armed[id] = clock_ticks();
@@ -274,9 +312,26 @@ void warm_rearm(jclass *classes, size_t n)
 {
     mct_err e;
 
-    for (size_t i = 0; owned != NULL && i < n; i++)
-        if (vm_class_methods(classes[i], rearm_one, owned, &e) < 0)
+    for (size_t i = 0; i < n; i++) {
+        char *name = vm_class_name(classes[i], &e);
+
+        if (name == NULL || vm_class_methods(classes[i], rearm_one, name, &e) < 0)
             vm_debug("warm-up marks after instrumenting again: %s", e.msg);
+        free(name);
+    }
+}
+
+void warm_from_start(int on)
+{
+    from_start = on;
+}
+
+int warm_first(int32_t root)
+{
+    if (root < 0 || (size_t)root >= n_first_left || first_left[root] == 0)
+        return 0;
+    first_left[root]--;
+    return 1;
 }
 
 int warm_marks(int32_t id, uint64_t start)
@@ -315,6 +370,9 @@ void warm_end(void)
     struct timespec nap = { 0, 100000 };
     mct_err e;
 
+    free(first_left);
+    first_left = NULL;
+    n_first_left = 0;
     if (owned == NULL)
         return;
     for (uint32_t id = 0; id < owned->n_ids; id++)

@@ -13,11 +13,12 @@
  * was compiled before the session had not been compiled again when the call
  * began (its root's enter tick), and the call began less than WARM_BOUND_S
  * after the method was retransformed. A method that was not compiled before
- * never marks a call: it would have run interpreted anyway. So a session
- * started with the JVM (-agentpath) has practically no warm-up call (only
- * JDK methods compiled during startup can mark one, with --include-jdk),
- * and one on a JVM that does not compile (-Xint) none. A method compiled
- * again at any tier (C1 included) counts as compiled again.
+ * never marks a call: it would have run interpreted anyway. So in a session
+ * started with the JVM (-agentpath) only JDK methods compiled during
+ * startup can mark a call (with --include-jdk), and in a JVM that does not
+ * compile (-Xint) none can; there only the first calls' rule (below)
+ * marks calls, of classes retransformed. A method compiled again at any tier (C1 included) counts as
+ * compiled again.
  *
  * The bound: a method that is never compiled again (instrumented past
  * HugeMethodLimit, code cache full, made not compilable) would otherwise
@@ -32,7 +33,20 @@
  *
  * A class retransformed again during the session (a later extension of
  * the plan) discards its methods' new code too: warm_rearm, before that
- * retransform, makes them "compiled before, not again" anew.
+ * retransform, makes its methods that were compiled before the session
+ * "compiled before, not again" anew. Those first compiled during the
+ * session are left alone: in a cold JVM (a trace from its start) that is
+ * the JIT's ordinary progress, not a slowdown of our making.
+ *
+ * Whatever the compile events say, the first WARM_FIRST_CALLS calls of
+ * each entry method after its class was retransformed (warm_begin's
+ * classes, warm_rearm's) are warm-up (warm_first): they link the probes
+ * and the call sites the rewrite added, and run interpreted, many times
+ * slower than the next ones (a late attach's first call: 0.5 ms against
+ * 4-15 us). A class not initialized yet when retransformed (a trace from
+ * the JVM's start instruments the entry class as it is prepared) or
+ * instrumented as it loads has none: its first calls are the program's own
+ * cold start, not of our making.
  *
  * Threads: one session at a time; its thread calls warm_begin,
  * warm_retransformed, warm_rearm and warm_end, and its worker (the same
@@ -62,6 +76,10 @@
  * marks the calls it is in (the bound above). */
 #define WARM_BOUND_S 30
 
+/* The calls of each entry method, from when its class was retransformed,
+ * that are warm-up whatever the compile events say (warm_first). */
+#define WARM_FIRST_CALLS 2
+
 /* Before retransforming classes[0..n) for session gen (whose methods are
  * numbered already): binds the jmethodIDs of the session's methods in them,
  * enables CompiledMethodLoad and replays it, so that the methods compiled
@@ -82,6 +100,18 @@ void warm_rearm(jclass *classes, size_t n);
 /* Whether method id, in a call whose root entered at tick start, makes the
  * call warm-up (the rule above); 0 when warm_begin did not succeed. */
 int warm_marks(int32_t id, uint64_t start);
+
+/* Whether a call of entry method root, handled now, is one of its first
+ * WARM_FIRST_CALLS since its class was retransformed (warm_begin's
+ * classes, warm_rearm's); counts it. The worker's alone. */
+int warm_first(int32_t root);
+
+/* The next session's trace started with the JVM (on: -agentpath
+ * ...=trace=, the wrap form) or not (off: a client attached). A trace from
+ * the JVM's start has no first calls' rule: its first calls are the
+ * program's own cold start, not code our retransformation made cold. Set
+ * before the session begins. */
+void warm_from_start(int on);
 
 /* Of the last session (after warm_end): the methods that stopped marking
  * calls because they were not compiled again within WARM_BOUND_S; -1 when

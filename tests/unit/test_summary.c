@@ -479,6 +479,56 @@ static const struct bad {
       "summary: root.entry_min_ns: 6, more than p50_ns" },
 };
 
+static int sum_counter(void *s, const call_tab *t, const mct_call *c, mct_err *e)
+{
+    return sum_count_call(s, t, c, e);
+}
+
+/* A method of summary j by name, or NULL. */
+static const json_t *method_of(const json_t *j, const char *m)
+{
+    const json_t *arr = json_object_get(j, "methods");
+
+    for (size_t i = 0; i < json_array_size(arr); i++)
+        if (strcmp(json_string_value(json_object_get(json_array_get(arr, i), "method")), m) == 0)
+            return json_array_get(arr, i);
+    return NULL;
+}
+
+/* A warm-up call left out (sum_count_call) counts in the methods only:
+ * the nodes and calls do not hold it; the check takes methods'
+ * entries up to calls plus warmup, not more. */
+static void test_count_call(void)
+{
+    json_t *call = call_of(NODE("a", "b", 1, 10, 4, 10, 10, 0, NODE("a", "c", 2, 6, 6, 3, 3, 0, "")));
+    const json_t *b, *c;
+    json_t *j;
+    mct_err e;
+    sum *s = sum_new(0, &e);
+
+    CHECK(call != NULL && s != NULL);
+    CHECK(add_json(s, call, &e) == 0);
+    CHECK(readcall(call, sum_counter, s, &e) == 0);
+    sum_add_warmup(s, 1);
+    j = sum_to_json(s, 1, &e);
+    CHECK(j != NULL && sum_json_check(j, &e) == 0);
+    CHECK_INT(geti(j, "calls"), 1);
+    CHECK_INT(geti(json_object_get(j, "root"), "entries"), 1);
+    CHECK_INT(geti(json_object_get(j, "root"), "calls"), 1);
+    b = method_of(j, "b");
+    c = method_of(j, "c");
+    CHECK(b != NULL && c != NULL);
+    CHECK_INT(geti(b, "calls"), 2);
+    CHECK_INT(geti(b, "entries"), 2);
+    CHECK_INT(geti(c, "calls"), 4);
+    CHECK_INT(geti(c, "calls_max"), 2);
+    json_object_set_new(j, "warmup", json_integer(0));
+    CHECK(sum_json_check(j, &e) < 0 && strstr(e.msg, "entries") != NULL);
+    json_decref(j);
+    json_decref(call);
+    sum_free(s);
+}
+
 /* Warm-up calls and calls seen: counted apart (sum_add_warmup,
  * sum_add_seen), merged, written as "warmup" and "seen"; a summary without
  * the keys (an older agent's) still reads. */
@@ -818,6 +868,7 @@ int main(void)
     test_hist_quantiles();
     test_counts();
     test_merge_and_roots();
+    test_count_call();
     test_round_trip();
     test_merge_json();
     test_slowest();

@@ -2,8 +2,8 @@
  * calls it makes are faked here (classes and methods are plain structs, the
  * CompiledMethodLoad callback is called directly), so that which calls are
  * marked can be checked against the rule in warm.h: compiled before and not
- * again, cold before, compiled again, the bound, a retransform again, and a
- * JVM that cannot tell. */
+ * again, cold before, compiled again, the bound, a retransform again, the
+ * first calls of an entry method, and a JVM that cannot tell. */
 #include <jvmti.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -37,6 +37,12 @@ char *vm_class_name(jclass k, mct_err *e)
 {
     (void)e;
     return strdup(((struct fake_class *)(void *)k)->name);
+}
+
+int vm_class_initialized(jclass k)
+{
+    (void)k;
+    return 1;
 }
 
 int vm_class_methods(jclass k, void (*fn)(void *arg, jmethodID m, const char *name, const char *sig), void *arg,
@@ -101,6 +107,9 @@ int main(void)
     CHECK_INT(warm_begin(2, classes, 1, &err), 0);
     CHECK(callback == NULL);
     CHECK(!warm_marks(total, clock_ticks()));
+    /* Not a method of this session: its first calls are not armed (nor
+     * are those of a class not initialized yet: test_warm fakes them all). */
+    CHECK(!warm_first(total));
     warm_end();
 
     /* total and big were compiled before the session, cold was not. */
@@ -127,12 +136,20 @@ int main(void)
     /* big is never compiled again: it marks until the bound, then not. */
     CHECK(warm_marks(big, t + bound / 2));
     CHECK(!warm_marks(big, t + bound + bound / 100));
-    /* Retransformed again: total and cold lost their new code, big starts
-     * a new bound. */
+    /* The first WARM_FIRST_CALLS calls of an entry method are warm-up,
+     * whatever the compile events say; the next are not. */
+    for (int k = 0; k < WARM_FIRST_CALLS; k++)
+        CHECK(warm_first(cold));
+    CHECK(!warm_first(cold));
+    /* Retransformed again: total lost its new code, big starts a new
+     * bound; cold, first compiled during the session (the JIT's ordinary
+     * progress, as in a cold JVM), does not mark again, but its first
+     * calls count anew. */
     warm_rearm(classes, 1);
     t = clock_ticks();
     CHECK(warm_marks(total, t));
-    CHECK(warm_marks(cold, t));
+    CHECK(!warm_marks(cold, t));
+    CHECK(warm_first(cold));
     CHECK(warm_marks(big, t + bound / 2));
     compiled(MID(0));
     CHECK(!warm_marks(total, clock_ticks() + 1));
