@@ -50,6 +50,7 @@ static uint64_t gen(call_tab *t, struct call_node *nodes, size_t *i, size_t n, u
     char cls[32], name[32];
     mct_err e;
 
+    memset(nd, 0, sizeof *nd);
     snprintf(cls, sizeof cls, "p.M%zu", me);
     snprintf(name, sizeof name, "m%u", depth);
     if (call_tab_intern(t, cls, name, "()V", &nd->method, &e) < 0) {
