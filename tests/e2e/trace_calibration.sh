@@ -7,11 +7,14 @@
 #   floor: recording an event) from the plan, and again from the end;
 # - a CPU-bound load on every core, from before the JVM starts to its
 #   first session: the figure stays within FACTOR (5) times the quiet one;
-#   the load stopped, the next session measures its own, within that as
-#   well (the figure is the cheapest of many short bursts, which load
+#   the load stopped, the next session's figure is within that as well.
+#   That each session measures anew is the quiet sessions' check only: the
+#   cheapest burst is a whole number of clock ticks, so two sessions may
+#   well report the same figures, three in a row rarely. (The figure is
+#   the cheapest of many short bursts, which load
 #   hardly moves: on the 2-core build machine, itself busy, it stayed
 #   within a few percent; 5 leaves room for a busier machine and still
-#   catches a figure that load drives, such as a mean of the bursts);
+#   catches a figure that load drives, such as a mean of the bursts.)
 # - a JVM that only interprets (-Xint) makes a probe call cost far more
 #   than recording an event: the figure is not trusted, stderr says so and
 #   which durations are not trustworthy, and at most 4 times the floor is
@@ -112,7 +115,6 @@ for jdk in $MCT_TEST_JDKS; do
     start_load
     scenario "$jdk" shape
     session "$j-load"
-    loaded=$P_ALL
     stop_load
     at_most "$P_COST" "$bound" "$j-load: the cost measured under load is over $FACTOR times the quiet $quiet ns"
     at_most "$P_NS" "$bound" "$j-load: what is subtracted under load is over $FACTOR times the quiet $quiet ns"
@@ -120,7 +122,6 @@ for jdk in $MCT_TEST_JDKS; do
 
     note "JDK $j: the load stopped, the next session measures its own"
     session "$j-after"
-    [ "$P_ALL" != "$loaded" ] || fail "$j-after: the figures of the loaded session again: not measured anew"
     at_most "$P_COST" "$bound" "$j-after: the cost is over $FACTOR times the quiet $quiet ns"
     expect_restored "$PID" "after $j-after"
     stop_jvm "$PID"
