@@ -11,6 +11,7 @@
 #include "request.h"
 
 #define CLI_GATES_MAX GATES_MAX /* most --max-calls, and most --budget, options */
+#define CLI_PIDS_MAX 256        /* most JVMs of one command (a pid list, --jvms) */
 
 enum cli_mode {
     CLI_TRACE,      /* mcalltree [OPTIONS] <pid> <class> <method> <depth> <regex> */
@@ -39,7 +40,11 @@ enum cli_format {
 
 struct cli {
     enum cli_mode mode;
-    pid_t pid;
+    pid_t pid;                      /* the JVM, or the first of pids */
+    pid_t pids[CLI_PIDS_MAX];       /* the <pid> position: one pid or a list */
+    size_t n_pids;
+    const char *jvms;               /* --jvms REGEX: the local JVMs whose main class or jar
+                                       matches, in place of <pid>; borrowed */
     /* The trace asked for (request.h): the positional arguments and every
      * option that is a request row (REQ_CLI), gates included; its strings
      * are borrowed from argv, its method from method_text. */

@@ -169,6 +169,11 @@ void out_set_pid(out *o, long long pid)
     o->pid = pid;
 }
 
+void out_set_host(out *o, const char *host)
+{
+    o->host = host;
+}
+
 int out_close(out *o, mct_err *e)
 {
     int rc = o->abandoned ? 0 : put_text(o);

@@ -56,6 +56,7 @@ struct out {
     unsigned long summaries; /* summaries written so far */
     long long pid;      /* the JVM of the next object (out_set_pid), 0: untagged */
     long long pid_shown;/* tree: the pid of the last "pid N" line, 0: none */
+    const char *host;   /* the JVMs' host (out_set_host), shown with their pid; NULL: not shown */
     const struct out_format *fmt;
     void *state;        /* the format's own, freed by its end() */
     mct_buf text;       /* lines a format left for output.c to write, not in f yet */
@@ -101,8 +102,13 @@ void out_set_export(out *o, const struct out_export *x);
  * when out_set_pid names each (the wrap form). */
 void out_export_options(out *o, const struct cli *c, long long pid);
 
-/* Tags the objects written from now on with the JVM's pid (> 0). */
+/* Tags the objects written from now on with the JVM's pid (> 0; 0:
+ * untagged again). */
 void out_set_pid(out *o, long long pid);
+
+/* Objects tagged with a pid also name host (borrowed for the output's
+ * life): json adds "host" after "pid", tree its "pid N" line "on HOST". */
+void out_set_host(out *o, const char *host);
 
 /* Finishes the document, flushes and closes; 0 or -1 with e set. Frees o. */
 int out_close(out *o, mct_err *e);
