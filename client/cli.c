@@ -117,6 +117,8 @@ void cli_usage(FILE *f)
           "  -f, --format FMT      json (default), tree, chrome, folded, html (one page),\n"
           "                        otlp (OTLP/HTTP JSON traces) or rows (ClickHouse)\n"
           "      --otlp-endpoint URL  -f otlp: POST to URL/v1/traces instead of writing\n"
+          "                        (--aggregate: the summaries' histograms to\n"
+          "                        URL/v1/metrics)\n"
           "      --service NAME    -f otlp: service.name (default: the JVM's main class or jar)\n"
           "      --clickhouse URL  -f rows: insert into mcalltree.nodes over ClickHouse's\n"
           "                        HTTP interface at URL instead of writing\n"
@@ -562,10 +564,9 @@ static int check_together(const struct cli *c, mct_err *e)
                            "without it)");
     if (!r->aggregate)
         return 0;
-    if (c->format == CLI_FORMAT_OTLP || c->format == CLI_FORMAT_ROWS)
-        return mct_err_set(e, MCT_E_ARG, "-f %s cannot be used with --aggregate yet: it exports each call "
-                           "(use -f json for the summary, and mcalltree merge across JVMs)",
-                           format_names[c->format]);
+    if (c->format == CLI_FORMAT_ROWS)
+        return mct_err_set(e, MCT_E_ARG, "-f rows cannot be used with --aggregate yet: it exports each call "
+                           "(use -f json for the summary, and mcalltree merge across JVMs)");
     if (c->format == CLI_FORMAT_CHROME)
         return mct_err_set(e, MCT_E_ARG, "-f chrome cannot be used with --aggregate: the chrome format "
                            "shows single calls, not summaries (use -f json, tree or folded)");
