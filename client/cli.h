@@ -35,7 +35,9 @@ enum cli_format {
     CLI_FORMAT_FOLDED,
     CLI_FORMAT_HTML,
     CLI_FORMAT_OTLP,            /* OTLP/HTTP JSON traces, a span per node */
-    CLI_FORMAT_ROWS             /* a JSON row per node, for ClickHouse */
+    CLI_FORMAT_ROWS,            /* a JSON row per node, for ClickHouse */
+    CLI_FORMAT_FRAMES           /* not an option: a session's calls and summaries as
+                                   protocol frames, to client/multi.c (fmt_frames) */
 };
 
 struct cli {

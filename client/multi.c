@@ -20,7 +20,10 @@
 #include "gate.h"
 #include "intr.h"
 #include "log.h"
+#include "msg.h"
 #include "output.h"
+#include "proto.h"
+#include "reader.h"
 #include "summary.h"
 #include "trace.h"
 
@@ -29,13 +32,16 @@
 
 /* One JVM's session, seen from here. */
 struct jvm {
+    struct multi *m;
     pid_t pid;              /* the JVM */
     pid_t child;            /* its session's process; 0 when none was started */
-    int fd[2];              /* its stdout (JSON lines) and stderr; -1 at their end */
-    mct_buf line[2];        /* the part of a line read so far, per fd */
+    int fd[2];              /* its stdout (frames) and stderr (lines); -1 at their end */
+    proto_rbuf rb;          /* its frames read so far */
+    mct_buf line;           /* the part of a stderr line read so far */
+    reader rd;              /* its frames to on_call and on_summary */
     call_tab tab;           /* the methods of its calls */
+    mct_call call;          /* its last call */
     int rc;                 /* its session's exit status */
-    long long calls;        /* calls it sent */
     int finals;             /* final summaries it sent (merged) */
 };
 
@@ -48,7 +54,6 @@ struct multi {
     gate *gate;
     sum *merged;            /* --aggregate: the JVMs' final summaries */
     size_t slowest;         /* the most slowest calls a final summary kept */
-    mct_call call;
     long long judged;       /* calls the timing gates judged */
     int over;               /* a call (or the merged run) over a plain --fail-over-ms */
     int output_broken;
@@ -120,8 +125,9 @@ long multi_select(const char *regex, pid_t *pids, size_t cap, mct_err *e)
 
 /* ---- the children ------------------------------------------------------ */
 
-/* The request a child sends: c's, written as JSON lines on its stdout; the
- * gates are judged here, on the merged run, not per JVM. */
+/* The request a child sends: c's, its calls and summaries written as
+ * frames on its stdout (fmt_frames); the gates are judged here, on the
+ * merged run, not per JVM. */
 static struct cli child_cli(const struct cli *c, pid_t pid)
 {
     struct cli cc = *c;
@@ -129,7 +135,7 @@ static struct cli child_cli(const struct cli *c, pid_t pid)
     cc.pid = pid;
     cc.n_pids = 1;
     cc.jvms = NULL;
-    cc.format = CLI_FORMAT_JSON;
+    cc.format = CLI_FORMAT_FRAMES;
     cc.format_given = 0;
     cc.output = NULL;
     cc.otlp_endpoint = cc.clickhouse = cc.service = NULL;
@@ -201,7 +207,65 @@ static int start(struct multi *m, struct jvm *j, multi_open_fn open, mct_err *e)
     return 0;
 }
 
-/* ---- what the children write ------------------------------------------- */
+/* ---- what the children write ------------------------------------------ */
+
+/* A child writes its session's calls as compact frames (PROTOCOL.md
+ * "Compact calls": a method's names once, then records) and its summaries
+ * as JSON frames: what an agent sends, read here by the one reader of
+ * replies, with no JSON text per call on either side. */
+static int frames_begin(out *o)
+{
+    o->state = calloc(1, sizeof(call_defs));
+    if (o->state == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return 0;
+}
+
+static int frames_call(out *o, const call_tab *t, const mct_call *c)
+{
+    if (call_encode(&o->text, t, o->state, c) < 0) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return 0;
+}
+
+static int frames_summary(out *o, const json_t *summary)
+{
+    char *text = json_dumps(summary, JSON_COMPACT);
+    mct_buf b;
+    size_t start;
+    int rc = -1;
+
+    buf_init(&b);
+    start = call_frame_begin(&b, 0);
+    if (text != NULL) {
+        buf_str(&b, text);
+        rc = call_frame_end(&b, start) == 0 && fwrite(b.data, 1, b.len, o->f) == b.len ? 0 : -1;
+    }
+    if (rc < 0 && errno == 0)
+        errno = ENOMEM;
+    free(text);
+    buf_free(&b);
+    return rc;
+}
+
+static int frames_end(out *o)
+{
+    call_defs_free(o->state);
+    free(o->state);
+    o->state = NULL;
+    return 0;
+}
+
+const struct out_format fmt_frames = {
+    .begin = frames_begin,
+    .call = frames_call,
+    .summary = frames_summary,
+    .end = frames_end,
+};
 
 /* The output failed (e): a closed pipe stops every session quietly. */
 static void output_failed(struct multi *m, const mct_err *e)
@@ -218,111 +282,132 @@ static void output_failed(struct multi *m, const mct_err *e)
             kill(m->jvms[i].child, SIGINT);
 }
 
-/* A call of JVM j: to the output, tagged, and to the gates. */
-static void on_call(struct multi *m, struct jvm *j, const json_t *o)
+/* A call of a JVM (ctx; the reader gave it to the gates' judge): to the
+ * output, tagged; a plain --fail-over-ms judged. */
+static int on_call(void *ctx, const call_tab *tab, const mct_call *c)
 {
+    struct jvm *j = ctx;
+    struct multi *m = j->m;
     mct_err e;
 
-    if (call_from_json(&j->tab, &m->call, o, &e) < 0) {
-        log_error("JVM pid %d: a call its session wrote cannot be read: %s", (int)j->pid, e.msg);
-        m->rc = MCT_EXIT_INTERNAL;
-        return;
-    }
-    j->calls++;
     out_set_pid(m->out, j->pid);
-    if (!m->output_broken && out_call(m->out, &j->tab, &m->call, &e) < 0)
+    if (!m->output_broken && out_call(m->out, tab, c, &e) < 0)
         output_failed(m, &e);
-    if (m->gate != NULL && replies_call(gate_judge(m->gate), &j->tab, &m->call, &e) < 0) {
-        log_error("judging the gates: %s", e.msg);
-        m->rc = MCT_EXIT_INTERNAL;
-    }
-    if (!gate_judges(m->c, &m->call))
-        return;
+    if (!gate_judges(m->c, c))
+        return 0;
     m->judged++;
     if (m->c->req.fail_over_ms >= 0 && m->c->req.percentile == 0 &&
-        (double)m->call.nodes[0].total_ns > m->c->req.fail_over_ms * 1e6) {
+        (double)c->nodes[0].total_ns > m->c->req.fail_over_ms * 1e6) {
         if (!m->over)
             log_error("JVM pid %d: call #%llu took %.3f ms, over --fail-over-ms %g (exit status 4)", (int)j->pid,
-                      (unsigned long long)m->call.seq, (double)m->call.nodes[0].total_ns / 1e6,
-                      m->c->req.fail_over_ms);
+                      (unsigned long long)c->seq, (double)c->nodes[0].total_ns / 1e6, m->c->req.fail_over_ms);
         m->over = 1;
     }
+    return 0;
 }
 
-/* A summary of JVM j: its final one is merged (the merge is what is
+/* A summary of a JVM (ctx): its final one is merged (the merge is what is
  * printed); an interval's does not come (--interval needs one JVM). */
-static void on_summary(struct multi *m, struct jvm *j, const json_t *o)
+static int on_summary(void *ctx, const json_t *summary)
 {
-    size_t k = json_array_size(json_object_get(o, "slowest"));
+    struct jvm *j = ctx;
+    struct multi *m = j->m;
+    size_t k = json_array_size(json_object_get(summary, "slowest"));
     mct_err e;
 
-    if (!json_is_true(json_object_get(o, "final")))
-        return;
-    if (sum_add_json(m->merged, o, &e) < 0) {
+    if (!json_is_true(json_object_get(summary, "final")))
+        return 0;
+    if (sum_add_json(m->merged, summary, &e) < 0) {
         log_error("JVM pid %d: merging its summary: %s", (int)j->pid, e.msg);
         m->rc = MCT_EXIT_INTERNAL;
-        return;
+        return 0;
     }
     j->finals++;
     m->slowest = k > m->slowest ? k : m->slowest;
+    return 0;
 }
 
-/* A whole line of JVM j's fd k: an object of its output, or a message. */
-static void on_line(struct multi *m, struct jvm *j, int k, char *line, size_t len)
-{
-    const char *type;
-    json_error_t je;
-    json_t *o;
+/* What a child's frames may hold. */
+static const struct reader_cb from_child = {
+    .on_call = on_call,
+    .on_summary = on_summary,
+};
 
-    if (k == 1) {
-        /* Its messages, each named by the JVM ("mcalltree: " is theirs). */
-        line[len] = '\0';
-        fu_clean(line);
-        fprintf(stderr, "mcalltree: JVM pid %d: %s\n", (int)j->pid,
-                strncmp(line, "mcalltree: ", 11) == 0 ? line + 11 : line);
-        return;
-    }
-    o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
-    type = json_string_value(json_object_get(o, "type"));
-    if (type != NULL && strcmp(type, "call") == 0) {
-        on_call(m, j, o);
-    } else if (type != NULL && strcmp(type, "summary") == 0) {
-        on_summary(m, j, o);
-    } else {
-        log_error("JVM pid %d: its session wrote a line that is not a call or a summary", (int)j->pid);
-        m->rc = MCT_EXIT_INTERNAL;
-    }
-    json_decref(o);
+/* Stops reading fd k of JVM j. */
+static void end_fd(struct jvm *j, int k)
+{
+    close(j->fd[k]);
+    j->fd[k] = -1;
 }
 
-/* Reads what fd k of JVM j holds and handles its whole lines; at its end
- * (or an error) the fd is closed and -1. */
-static void drain(struct multi *m, struct jvm *j, int k)
+/* Reads JVM j's frames and hands each to its reader; at their end (or a
+ * frame that cannot be read) stops reading them. */
+static void drain_frames(struct multi *m, struct jvm *j)
 {
-    mct_buf *b = &j->line[k];
-    uint8_t *room = buf_take(b, 65536);
+    const unsigned char *payload;
+    uint32_t len;
+    mct_err end, e;
+    int got = proto_rbuf_fill(&j->rb, j->fd[0], PROTO_REPLY, &end), n;
+
+    if (got < 0)
+        goto failed;
+    while ((n = proto_rbuf_next(&j->rb, PROTO_REPLY, &payload, &len, &e)) > 0) {
+        if (reader_is_compact(payload, len)) {
+            n = reader_compact(&j->rd, payload, len, &e);
+        } else {
+            json_t *msg = proto_parse((const char *)payload, len, PROTO_REPLY, &e);
+
+            n = msg == NULL ? -1 : reader_json(&j->rd, msg, &e);
+            json_decref(msg);
+        }
+        if (n < 0)
+            break;
+    }
+    if (n < 0 || (got == 0 && end.code == MCT_E_CUT)) {
+        end = n < 0 ? e : end;
+        goto failed;
+    }
+    if (got == 0)
+        end_fd(j, 0);
+    return;
+failed:
+    log_error("JVM pid %d: its session's output cannot be read: %s", (int)j->pid, end.msg);
+    m->rc = MCT_EXIT_INTERNAL;
+    end_fd(j, 0);
+}
+
+/* Reads JVM j's messages and writes each whole line on stderr, named by
+ * the JVM ("mcalltree: " is theirs); at their end stops reading them. */
+static void drain_messages(struct multi *m, struct jvm *j)
+{
+    mct_buf *b = &j->line;
+    uint8_t *room = buf_take(b, 4096);
     ssize_t n;
     size_t start = 0;
 
     if (room == NULL) {
-        log_error("JVM pid %d: out of memory reading its session", (int)j->pid);
+        log_error("JVM pid %d: out of memory reading its messages", (int)j->pid);
         m->rc = MCT_EXIT_INTERNAL;
         buf_reset(b);
         return;
     }
-    n = read(j->fd[k], room, 65536);
-    b->len -= 65536 - (n > 0 ? (size_t)n : 0);
+    n = read(j->fd[1], room, 4096);
+    b->len -= 4096 - (n > 0 ? (size_t)n : 0);
     if (n < 0 && errno == EINTR)
         return;
     if (n <= 0) {
-        close(j->fd[k]);
-        j->fd[k] = -1;
+        end_fd(j, 1);
         return;
     }
     for (size_t i = b->len - (size_t)n; i < b->len; i++) {
+        char *line = (char *)b->data + start;
+
         if (b->data[i] != '\n')
             continue;
-        on_line(m, j, k, (char *)b->data + start, i - start);
+        b->data[i] = '\0';
+        fu_clean(line);
+        fprintf(stderr, "mcalltree: JVM pid %d: %s\n", (int)j->pid,
+                strncmp(line, "mcalltree: ", 11) == 0 ? line + 11 : line);
         start = i + 1;
     }
     memmove(b->data, b->data + start, b->len - start);
@@ -373,8 +458,10 @@ static void loop(struct multi *m)
                 continue;
             for (size_t i = 0; i < m->n; i++)
                 for (int k = 0; k < 2; k++)
-                    if (m->jvms[i].fd[k] == p[q].fd)
-                        drain(m, &m->jvms[i], k);
+                    if (m->jvms[i].fd[k] == p[q].fd && k == 0)
+                        drain_frames(m, &m->jvms[i]);
+                    else if (m->jvms[i].fd[k] == p[q].fd)
+                        drain_messages(m, &m->jvms[i]);
         }
     }
     free(p);
@@ -540,8 +627,15 @@ int multi_run(const struct cli *c, multi_open_fn open)
         log_error("out of memory");
         m.rc = MCT_EXIT_INTERNAL;
     }
-    for (size_t i = 0; m.jvms != NULL && i < m.n; i++)
-        m.jvms[i] = (struct jvm){ .pid = pids[i], .fd = { -1, -1 } };
+    for (size_t i = 0; m.jvms != NULL && i < m.n; i++) {
+        struct jvm *j = &m.jvms[i];
+
+        *j = (struct jvm){ .m = &m, .pid = pids[i], .fd = { -1, -1 } };
+        /* Per call, the reader hands every call to the gates' judge; the
+         * merged summary is judged at the end. */
+        reader_init(&j->rd, &j->tab, &j->call, m.gate != NULL && !c->req.aggregate ? gate_judge(m.gate) : NULL,
+                    &from_child, j);
+    }
     for (size_t i = 0; i < m.n && m.rc == MCT_EXIT_OK; i++) {
         if (start(&m, &m.jvms[i], open, &e) < 0) {
             log_error("JVM pid %d: cannot start its session: %s", (int)pids[i], e.msg);
@@ -557,12 +651,12 @@ int multi_run(const struct cli *c, multi_open_fn open)
             code = MCT_EXIT_INTERNAL;
     }
     for (size_t i = 0; m.jvms != NULL && i < m.n; i++) {
-        buf_free(&m.jvms[i].line[0]);
-        buf_free(&m.jvms[i].line[1]);
+        proto_rbuf_free(&m.jvms[i].rb);
+        buf_free(&m.jvms[i].line);
         call_tab_free(&m.jvms[i].tab);
+        call_free(&m.jvms[i].call);
     }
     free(m.jvms);
-    call_free(&m.call);
     sum_free(m.merged);
     gate_free(m.gate);
     return code;

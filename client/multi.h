@@ -1,7 +1,9 @@
 /* multi.h — one request to several JVMs (a list of pids, or --jvms REGEX):
  * each JVM's session is trace_run (client/trace.h, one JVM) in a child
- * process of its own, writing JSON lines and messages into two pipes; this
- * process polls all the pipes in one loop (no thread), writes every call
+ * process of its own, writing its calls and summaries as the agent's reply
+ * frames (compact calls: no JSON text per call) and its messages into two
+ * pipes; this process polls all the pipes in one loop (no thread), reads
+ * the frames with the one reader of replies (reader.h), writes every call
  * through the one output tagged with its JVM's pid and host, merges the
  * final summaries of --aggregate exactly into the one summary it prints
  * (sum_add_json), judges the gates on the merged run, and says which JVM

@@ -21,6 +21,7 @@ static const struct out_format *format_of(enum cli_format f)
     case CLI_FORMAT_HTML: return &fmt_html;
     case CLI_FORMAT_OTLP: return &fmt_otlp;
     case CLI_FORMAT_ROWS: return &fmt_rows;
+    case CLI_FORMAT_FRAMES: return &fmt_frames;
     default: return &fmt_json;
     }
 }

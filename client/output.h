@@ -67,6 +67,9 @@ struct out {
 };
 
 extern const struct out_format fmt_json, fmt_tree, fmt_chrome, fmt_folded, fmt_html, fmt_otlp, fmt_rows;
+/* A session's calls and summaries as the agent's reply frames, for the
+ * process that runs several JVMs' sessions (client/multi.c). */
+extern const struct out_format fmt_frames;
 
 /* Gives up on the output when a stop is due and writing it is blocked
  * (nobody reads the pipe): what is buffered is dropped, and out_call,
