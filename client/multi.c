@@ -20,7 +20,6 @@
 #include "gate.h"
 #include "intr.h"
 #include "log.h"
-#include "msg.h"
 #include "output.h"
 #include "proto.h"
 #include "reader.h"
@@ -92,6 +91,8 @@ long multi_select(const char *regex, pid_t *pids, size_t cap, mct_err *e)
     DIR *dir;
     int rc;
 
+    if (strlen(regex) > REQ_TEXT_MAX)
+        return mct_err_set(e, MCT_E_ARG, "--jvms: the regex is longer than %d bytes", REQ_TEXT_MAX);
     snprintf(anchored, sizeof anchored, "^(%s)$", regex);
     rc = regcomp(&rx, anchored, REG_EXTENDED | REG_NOSUB);
     if (rc != 0) {
@@ -105,7 +106,7 @@ long multi_select(const char *regex, pid_t *pids, size_t cap, mct_err *e)
         regfree(&rx);
         return mct_err_set(e, MCT_E_IO, "cannot list /proc: %s", strerror(errno));
     }
-    while ((d = readdir(dir)) != NULL && n < cap) {
+    while ((d = readdir(dir)) != NULL && n <= cap) {
         char *end;
         long v = strtol(d->d_name, &end, 10);
 
@@ -114,11 +115,13 @@ long multi_select(const char *regex, pid_t *pids, size_t cap, mct_err *e)
         /* The command line first: reading it is cheaper than the maps. */
         if (proc_java_main((pid_t)v, name, sizeof name) < 0 || regexec(&rx, name, 0, NULL, 0) != 0)
             continue;
-        if (attachable_jvm((pid_t)v))
-            pids[n++] = (pid_t)v;
+        if (attachable_jvm((pid_t)v) && n++ < cap)
+            pids[n - 1] = (pid_t)v;
     }
     closedir(dir);
     regfree(&rx);
+    if (n > cap)
+        return mct_err_set(e, MCT_E_LIMIT, "--jvms '%.200s' matches more than %zu JVMs: narrow it", regex, cap);
     qsort(pids, n, sizeof *pids, by_pid);
     return (long)n;
 }
@@ -591,7 +594,7 @@ static size_t targets(const struct cli *c, pid_t *pids, int *code)
     n = multi_select(c->jvms, pids, CLI_PIDS_MAX, &e);
     if (n < 0) {
         log_error("%s", e.msg);
-        *code = e.code == MCT_E_ARG ? MCT_EXIT_USAGE : MCT_EXIT_INTERNAL;
+        *code = e.code == MCT_E_ARG || e.code == MCT_E_LIMIT ? MCT_EXIT_USAGE : MCT_EXIT_INTERNAL;
         return 0;
     }
     *code = MCT_EXIT_ATTACH;

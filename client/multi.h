@@ -25,7 +25,8 @@ typedef int (*multi_open_fn)(pid_t pid, struct proc_target *t);
 /* The local JVMs this user may attach to whose main class or jar, as
  * `jps -l` names them (proc_java_main), matches regex (POSIX extended, the
  * whole name), this process left out, in pids (cap of them, ascending);
- * their number, or -1 with e set (MCT_E_ARG: a bad regex; MCT_E_IO). */
+ * their number, or -1 with e set (MCT_E_ARG: a bad regex; MCT_E_LIMIT: more
+ * than cap match; MCT_E_IO). */
 long multi_select(const char *regex, pid_t *pids, size_t cap, mct_err *e);
 
 /* Runs c's request in every JVM of c (c->pids, or those --jvms selects),
