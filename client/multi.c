@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -153,7 +154,7 @@ static struct cli child_cli(const struct cli *c, pid_t pid)
 
 /* In the child: the session of JVM j; never returns. */
 static void child_main(const struct multi *m, const struct jvm *j, const int so[2], const int se[2],
-                       multi_open_fn open)
+                       multi_open_fn open, pid_t parent)
 {
     struct cli cc = child_cli(m->c, j->pid);
     struct proc_target t;
@@ -162,6 +163,10 @@ static void child_main(const struct multi *m, const struct jvm *j, const int so[
     /* Its own process group: a Ctrl-C reaches this process, which passes
      * it on once, and not every session twice. */
     setpgid(0, 0);
+    /* This process gone (killed), the session stops as on a Ctrl-C rather
+     * than leave the JVM instrumented until its next call. */
+    if (prctl(PR_SET_PDEATHSIG, SIGINT) < 0 || getppid() != parent)
+        raise(SIGINT);
     if (dup2(so[1], STDOUT_FILENO) < 0 || dup2(se[1], STDERR_FILENO) < 0)
         _exit(MCT_EXIT_INTERNAL);
     close(so[0]);
@@ -182,6 +187,7 @@ static void child_main(const struct multi *m, const struct jvm *j, const int so[
 /* Starts JVM j's session; 0, or -1 with e set. */
 static int start(struct multi *m, struct jvm *j, multi_open_fn open, mct_err *e)
 {
+    pid_t parent = getpid();
     int so[2], se[2];
 
     if (pipe2(so, O_CLOEXEC) < 0)
@@ -196,7 +202,7 @@ static int start(struct multi *m, struct jvm *j, multi_open_fn open, mct_err *e)
     fflush(stderr);
     j->child = fork();
     if (j->child == 0)
-        child_main(m, j, so, se, open);
+        child_main(m, j, so, se, open, parent);
     close(so[1]);
     close(se[1]);
     if (j->child < 0) {
@@ -211,64 +217,6 @@ static int start(struct multi *m, struct jvm *j, multi_open_fn open, mct_err *e)
 }
 
 /* ---- what the children write ------------------------------------------ */
-
-/* A child writes its session's calls as compact frames (PROTOCOL.md
- * "Compact calls": a method's names once, then records) and its summaries
- * as JSON frames: what an agent sends, read here by the one reader of
- * replies, with no JSON text per call on either side. */
-static int frames_begin(out *o)
-{
-    o->state = calloc(1, sizeof(call_defs));
-    if (o->state == NULL) {
-        errno = ENOMEM;
-        return -1;
-    }
-    return 0;
-}
-
-static int frames_call(out *o, const call_tab *t, const mct_call *c)
-{
-    if (call_encode(&o->text, t, o->state, c) < 0) {
-        errno = ENOMEM;
-        return -1;
-    }
-    return 0;
-}
-
-static int frames_summary(out *o, const json_t *summary)
-{
-    char *text = json_dumps(summary, JSON_COMPACT);
-    mct_buf b;
-    size_t start;
-    int rc = -1;
-
-    buf_init(&b);
-    start = call_frame_begin(&b, 0);
-    if (text != NULL) {
-        buf_str(&b, text);
-        rc = call_frame_end(&b, start) == 0 && fwrite(b.data, 1, b.len, o->f) == b.len ? 0 : -1;
-    }
-    if (rc < 0 && errno == 0)
-        errno = ENOMEM;
-    free(text);
-    buf_free(&b);
-    return rc;
-}
-
-static int frames_end(out *o)
-{
-    call_defs_free(o->state);
-    free(o->state);
-    o->state = NULL;
-    return 0;
-}
-
-const struct out_format fmt_frames = {
-    .begin = frames_begin,
-    .call = frames_call,
-    .summary = frames_summary,
-    .end = frames_end,
-};
 
 /* The output failed (e): a closed pipe stops every session quietly. */
 static void output_failed(struct multi *m, const mct_err *e)

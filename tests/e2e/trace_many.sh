@@ -13,7 +13,9 @@
 #   (--max-calls over the calls of both);
 # - --jvms with the jar's name: A and B (C is gone), nothing else;
 # - usage errors: --interval and --plan with several JVMs, a pid twice,
-#   --jvms with a pid, a bad --jvms regex.
+#   --jvms with a pid, a bad --jvms regex;
+# - the command killed (SIGKILL) mid-session: each JVM's session stops
+#   (its process is told), and the JVMs are restored.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
@@ -43,7 +45,7 @@ expect_grep "^mcalltree: --jvms 'a\(' is not a POSIX extended regex" "$ERR" "a b
 # go DIR N: DIR's JVM runs N calls; waits until they are done.
 go() {
     rm -f "$1/done"
-    echo "$2" >"$1/go"
+    echo "$2" >"$1/go.tmp" && mv "$1/go.tmp" "$1/go"   # whole when the JVM reads it
     wait_until 60 test -e "$1/done" || fail "$1: the JVM did not run its $2 calls"
 }
 
@@ -59,6 +61,11 @@ stop_client() {
     RC=0
     wait "$BG_PID" || RC=$?
     MCT_LAST_ERR=$BG_ERR
+}
+
+# restored PID: the JVM answers --info with no session.
+restored() {
+    "$MCT" --info "$1" 2>/dev/null | grep -q '"session":null'
 }
 
 # tracing N: the client's stderr says N sessions began.
@@ -128,6 +135,14 @@ for jdk in $MCT_TEST_JDKS; do
     [ "$(grep -c '^mcalltree: JVM pid [0-9]*: tracing' "$BG_ERR")" = 2 ] || fail "--jvms: not two JVMs: $(cat "$BG_ERR")"
     [ "$(count "$BG_OUT" "$PA")" = 3 ] || soft_fail "--jvms: A's calls: $(count "$BG_OUT" "$PA"), want 3"
     [ "$(count "$BG_OUT" "$PB")" = 4 ] || soft_fail "--jvms: B's calls: $(count "$BG_OUT" "$PB"), want 4"
+    note "JDK $j: the command killed: its sessions stop, the JVMs are restored"
+    background "$j-killed" -t 300 "$PA,$PB" tgt.Counted run 2 "$RX"
+    wait_until 60 tracing 2 || fail "killed: the two sessions did not begin: $(cat "$BG_ERR")"
+    kill -9 "$BG_PID"
+    wait_until 30 restored "$PA" || fail "killed: JVM A still has its session"
+    wait_until 30 restored "$PB" || fail "killed: JVM B still has its session"
+    expect_restored "$PA" "killed: A"
+    expect_restored "$PB" "killed: B"
     stop_target "$PA"
     stop_target "$PB"
     kill "$PX"
