@@ -379,7 +379,7 @@ static void pass_signal(struct multi *m)
  * the jvms. */
 static void loop(struct multi *m)
 {
-    struct pollfd *p = calloc(2 * m->n, sizeof *p);
+    struct pollfd p[2 * CLI_PIDS_MAX];   /* m->n is at most CLI_PIDS_MAX */
     int signals = 0;
 
     for (;;) {
@@ -415,7 +415,6 @@ static void loop(struct multi *m)
                         drain_messages(m, &m->jvms[i]);
         }
     }
-    free(p);
     for (size_t i = 0; i < m->n; i++) {
         struct jvm *j = &m->jvms[i];
         int status;
