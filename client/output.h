@@ -11,10 +11,10 @@
  *
  * The wrap form (client/wrap.h) and several JVMs' sessions (client/multi.h)
  * write objects of several JVMs through one output, each after out_set_pid
- * (the latter also name the host, out_set_host): json adds "pid" to each object, tree
- * writes a "pid N" line when the JVM changes, chrome uses the pid as the
- * events' process, folded leaves its lines untagged (a flame graph of the
- * whole command sums equal stacks of all its JVMs). */
+ * (the latter also name the host, out_set_host): json adds "pid" to each
+ * object, tree writes a "pid N" line when the JVM changes, chrome uses the
+ * pid as the events' process, folded leaves its lines untagged (a flame
+ * graph of the whole command sums equal stacks of all its JVMs). */
 #ifndef MCT_OUTPUT_H
 #define MCT_OUTPUT_H
 
