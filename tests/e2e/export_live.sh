@@ -19,7 +19,8 @@
 #   JVMs (scenario agg: counts known exactly) sends the merged summary's
 #   6 points, each node's count the sum of both JVMs' entry calls;
 # - the fleet p99: the calls of two JVMs (one command, warm-up calls left
-#   out) inserted as rows, README's p99 query per node agrees with the p99
+#   out, at least 100 each) inserted as rows, README's p99 query per node
+#   agrees with the p99
 #   of `mcalltree merge` of the same calls within the histogram's error
 #   (1/128), and its entry calls, calls and JVMs are merge's.
 # The encoders against every field are tested with synthetic calls
@@ -128,10 +129,15 @@ for jdk in $MCT_TEST_JDKS; do
         fail "JDK $j: the merged points' counts are not the two JVMs' calls"
 
     note "JDK $j: README's fleet p99 in ClickHouse agrees with mcalltree merge"
-    trace "$j-fleet" -n 150 -t 120 "$PA,$PB" tgt.Agg run 2 "$RX"
-    expect_rc 0 "two JVMs, 150 calls each"
+    # for a time, not a count: on a busy machine a JVM's first hundreds of
+    # calls may all be warm-up ones, which README's query leaves out
+    trace "$j-fleet" -t 8 "$PA,$PB" tgt.Agg run 2 "$RX"
+    expect_rc 0 "two JVMs for 8 s"
     FLEET=$MCT_TMP/$j-fleet.json
     grep -v '"warmup":true' "$OUT" >"$FLEET"
+    for p in "$PA" "$PB"; do
+        [ "$(grep -c "\"pid\":$p," "$FLEET")" -ge 100 ] || fail "JDK $j: JVM $p ran fewer than 100 calls past warm-up"
+    done
     # a p99 over a multiple of 100 samples is one rank apart in ClickHouse's
     # quantileExact (position 0.99 n) and the nearest rank: no node gets one
     while [ $(($(wc -l <"$FLEET") % 100)) = 0 ] || [ $(($(grep -c '"method":"branch"' "$FLEET") % 100)) = 0 ]; do
