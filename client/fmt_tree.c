@@ -382,13 +382,14 @@ static void put_node(struct tree *t, const call_tab *tab, const mct_call *c, siz
     }
 }
 
-/* The wrap form: a "pid N" line before the first object of each JVM and
- * whenever the JVM changes, after the blank line that separates objects. */
+/* Several JVMs: a "pid N" line ("pid N on HOST" when the output names the
+ * host) before the first object of each JVM and whenever the JVM changes,
+ * after the blank line that separates objects. */
 static void put_pid(out *o)
 {
     if (o->pid <= 0 || o->pid == o->pid_shown)
         return;
-    fprintf(o->f, "pid %lld\n", o->pid);
+    fprintf(o->f, "pid %lld%s%s\n", o->pid, o->host != NULL ? " on " : "", o->host != NULL ? o->host : "");
     o->pid_shown = o->pid;
 }
 
