@@ -147,3 +147,46 @@ int gate_finish(const gate *g, FILE *err, mct_err *e)
 
     return print(failures != NULL ? replies_verdict(g->judge, failures, e) : -1, failures, err, e);
 }
+
+/* The messages of failures (a JSON array of strings) joined by newlines,
+ * in a buffer of the caller's. */
+static const char *joined(const json_t *failures, char *buf, size_t size)
+{
+    size_t len = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < json_array_size(failures) && len < size; i++) {
+        int n = snprintf(buf + len, size - len, "%s%s", i > 0 ? "\n" : "",
+                         json_string_value(json_array_get(failures, i)));
+
+        len += n > 0 ? (size_t)n : 0;
+    }
+    return buf;
+}
+
+int gate_junit(const gate *g, junit *ju, const char *suite, mct_err *e)
+{
+    json_t *cases = json_array();
+    char message[8192];
+    mct_err why;
+    int rc = 0;
+
+    if (cases == NULL)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory for the gates' verdicts");
+    if (replies_cases(g->judge, cases, &why) < 0) {
+        if (why.code == MCT_E_NOMEM)
+            rc = mct_err_set(e, why.code, "%s", why.msg);
+        else if (junit_case(ju, suite, "the gates", 0, why.msg) < 0)
+            rc = mct_err_set(e, MCT_E_NOMEM, "out of memory for the JUnit report");
+    }
+    for (size_t i = 0; rc == 0 && i < json_array_size(cases); i++) {
+        const json_t *c = json_array_get(cases, i);
+        int passed = json_is_true(json_object_get(c, "passed"));
+
+        if (junit_case(ju, suite, json_string_value(json_object_get(c, "gate")), passed,
+                       passed ? NULL : joined(json_object_get(c, "failures"), message, sizeof message)) < 0)
+            rc = mct_err_set(e, MCT_E_NOMEM, "out of memory for the JUnit report");
+    }
+    json_decref(cases);
+    return rc;
+}

@@ -23,6 +23,7 @@
 #include "call.h"
 #include "cli.h"
 #include "err.h"
+#include "junit.h"
 #include "replies.h"
 #include "msg.h"
 
@@ -72,5 +73,12 @@ int gate_check(const gate *g, const json_t *summary, FILE *err, mct_err *e);
 /* Judges the calls added with gate_add_call, as gate_check does (the
  * percentile of --percentile from the calls' own durations, any P). */
 int gate_finish(const gate *g, FILE *err, mct_err *e);
+
+/* Records the verdict of each gate of g in ju, one case a gate under
+ * suite, from what gate_check and gate_finish judged (the final summary
+ * or the calls): a failed one with the messages those print, a gate with
+ * nothing to judge failed. When the gates cannot be judged, one failed
+ * case "the gates" with the reason. 0, or -1 with e set (out of memory). */
+int gate_junit(const gate *g, junit *ju, const char *suite, mct_err *e);
 
 #endif

@@ -87,8 +87,9 @@ char *wrap_agent_options(const struct cli *c, const char *dir, mct_err *e)
     if (!buf_failed(&file)) {
         r.out = (const char *)file.data;
         /* The gates are judged here, over what the files hold (wrap_run),
-         * so none goes to the agent. */
-        req_optstr_write(&r, 0, &b);
+         * so none goes to the agent; but -n of judged calls is counted
+         * there (replies_counts_judged), by the timing gates' rule. */
+        req_optstr_write(&r, replies_counts_judged(&c->req), &b);
         buf_ch(&b, '\0');
         s = buf_steal(&b, &len);
     }
@@ -158,6 +159,7 @@ struct jvm {
     int planned;            /* the plan line came: the entry class loaded */
     gate *gate;             /* --max-calls, --percentile, --budget; NULL: none */
     int judged;             /* the gates were judged, or cannot be (a typo) */
+    const char *unjudged;   /* judged but without verdicts: why (--junit), or NULL */
 };
 
 struct wrap {
@@ -233,6 +235,7 @@ static void judge_gates(struct wrap *w, struct jvm *j, const json_t *summary)
     f = open_memstream(&text, &size);
     if (f == NULL) {
         log_error("JVM pid %lld: judging the gates: %s", j->pid, strerror(errno));
+        j->unjudged = "the gates could not be judged (stderr says why)";
         w->trouble = MCT_EXIT_INTERNAL;
         return;
     }
@@ -241,6 +244,7 @@ static void judge_gates(struct wrap *w, struct jvm *j, const json_t *summary)
     relay(j, text);
     free(text);
     if (rc < 0) {
+        j->unjudged = "the gates could not be judged (stderr says why)";
         log_error("JVM pid %lld: judging the gates: %s", j->pid, e.msg);
         w->trouble = MCT_EXIT_INTERNAL;
         return;
@@ -351,6 +355,7 @@ static int on_plan(void *ctx, json_t *msg)
         if (rc < 0) {
             log_error("JVM pid %lld: %s; its gates are not judged (exit status 1)", j->pid, e.msg);
             j->judged = 1;
+            j->unjudged = "not judged: a gate names a method this JVM's plan does not trace (stderr says which)";
             w->gate_typo = 1;
         }
     }
@@ -423,6 +428,7 @@ static void end_gates(struct wrap *w, struct jvm *j)
     log_error("JVM pid %lld: its trace has no final summary, its gates cannot be judged (exit status 4)",
               j->pid);
     j->judged = 1;
+    j->unjudged = "its trace has no final summary: the gates cannot be judged";
     w->n_judged++;
     w->gate_failed = 1;
 }
@@ -1045,6 +1051,47 @@ static int verdict(struct wrap *w, int status)
     return w->trouble;
 }
 
+/* --junit: a suite per JVM that loaded the entry class, a case per gate
+ * (or one failed case saying why its gates have no verdicts), one failed
+ * case when no JVM traced a call; the exit status, status unless the file
+ * cannot be written. */
+static int write_junit(const struct wrap *w, int status)
+{
+    const struct cli *c = w->c;
+    junit *ju = junit_new();
+    char suite[3300];
+    size_t suites = 0;
+    mct_err e;
+    int rc = ju != NULL ? 0 : mct_err_set(&e, MCT_E_NOMEM, "--junit %s: out of memory", c->junit);
+
+    for (size_t i = 0; rc == 0 && i < w->n_jvms; i++) {
+        const struct jvm *j = &w->jvms[i];
+
+        if (j->gate == NULL || !j->planned)
+            continue;
+        snprintf(suite, sizeof suite, "mcalltree %s.%s%s (JVM pid %lld)", c->req.cls, c->req.method,
+                 req_desc(&c->req), j->pid);
+        suites++;
+        if (j->judged && j->unjudged == NULL)
+            rc = gate_junit(j->gate, ju, suite, &e);
+        else if (junit_case(ju, suite, "the gates", 0, j->unjudged != NULL ? j->unjudged
+                            : "not judged: its trace file could not be read to its end (stderr says why)") < 0)
+            rc = mct_err_set(&e, MCT_E_NOMEM, "--junit %s: out of memory", c->junit);
+    }
+    if (rc == 0 && suites == 0) {
+        snprintf(suite, sizeof suite, "mcalltree %s.%s%s", c->req.cls, c->req.method, req_desc(&c->req));
+        if (junit_case(ju, suite, "the gates", 0, "no JVM traced a call of the entry method: nothing to judge") < 0)
+            rc = mct_err_set(&e, MCT_E_NOMEM, "--junit %s: out of memory", c->junit);
+    }
+    if (rc == 0)
+        rc = junit_write(ju, c->junit, &e);
+    junit_free(ju);
+    if (rc == 0)
+        return status;
+    log_error("%s", e.msg);
+    return status == MCT_EXIT_OK || status == MCT_EXIT_FAILOVER ? MCT_EXIT_USAGE : status;
+}
+
 int wrap_run(const struct cli *c)
 {
     struct wrap w = { .c = c, .dirfd = -1 };
@@ -1085,6 +1132,8 @@ int wrap_run(const struct cli *c)
             status = verdict(&w, status);
         }
     }
+    if (c->junit != NULL)
+        status = write_junit(&w, status);
     for (size_t i = 0; i < w.n_jvms; i++) {
         if (w.jvms[i].fd >= 0)
             close(w.jvms[i].fd);
