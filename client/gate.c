@@ -164,29 +164,43 @@ static const char *joined(const json_t *failures, char *buf, size_t size)
     return buf;
 }
 
-int gate_junit(const gate *g, junit *ju, const char *suite, mct_err *e)
+json_t *gate_unjudged(const char *why)
+{
+    return json_pack("[{s:s, s:b, s:[s]}]", "gate", "the gates", "passed", 0, "failures", why);
+}
+
+json_t *gate_cases(const gate *g, mct_err *e)
 {
     json_t *cases = json_array();
-    char message[8192];
     mct_err why;
-    int rc = 0;
 
-    if (cases == NULL)
-        return mct_err_set(e, MCT_E_NOMEM, "out of memory for the gates' verdicts");
-    if (replies_cases(g->judge, cases, &why) < 0) {
-        if (why.code == MCT_E_NOMEM)
-            rc = mct_err_set(e, why.code, "%s", why.msg);
-        else if (junit_case(ju, suite, "the gates", 0, why.msg) < 0)
-            rc = mct_err_set(e, MCT_E_NOMEM, "out of memory for the JUnit report");
+    if (cases == NULL) {
+        mct_err_set(e, MCT_E_NOMEM, "out of memory for the gates' verdicts");
+        return NULL;
     }
-    for (size_t i = 0; rc == 0 && i < json_array_size(cases); i++) {
+    if (replies_cases(g->judge, cases, &why) == 0)
+        return cases;
+    json_decref(cases);
+    if (why.code == MCT_E_NOMEM) {
+        mct_err_set(e, why.code, "%s", why.msg);
+        return NULL;
+    }
+    if ((cases = gate_unjudged(why.msg)) == NULL)
+        mct_err_set(e, MCT_E_NOMEM, "out of memory for the gates' verdicts");
+    return cases;
+}
+
+int gate_cases_junit(const json_t *cases, junit *ju, const char *suite)
+{
+    char message[8192];
+
+    for (size_t i = 0; i < json_array_size(cases); i++) {
         const json_t *c = json_array_get(cases, i);
         int passed = json_is_true(json_object_get(c, "passed"));
 
         if (junit_case(ju, suite, json_string_value(json_object_get(c, "gate")), passed,
                        passed ? NULL : joined(json_object_get(c, "failures"), message, sizeof message)) < 0)
-            rc = mct_err_set(e, MCT_E_NOMEM, "out of memory for the JUnit report");
+            return -1;
     }
-    json_decref(cases);
-    return rc;
+    return 0;
 }

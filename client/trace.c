@@ -925,30 +925,35 @@ static int session(struct run *r)
     return stream(r);
 }
 
-/* --junit: the gates' verdicts, or one failed case when the session
- * ended (exit status code) before they were judged; the exit status. */
-static int write_junit(const struct run *r, int code)
+/* The gates' verdicts, or one failed case when the session ended (exit
+ * status code) before they were judged: a fact of the output (the page of
+ * -f html shows them) and, with --junit, a JUnit report; the exit status. */
+static int report_gates(const struct run *r, int code)
 {
     const struct cli *c = r->c;
-    junit *ju = junit_new();
+    junit *ju = NULL;
+    json_t *cases;
     char suite[3200], why[128];
     mct_err e;
     int rc = 0;
 
-    if (ju == NULL) {
-        log_error("--junit %s: out of memory", c->junit);
-        return MCT_EXIT_INTERNAL;
-    }
-    snprintf(suite, sizeof suite, "mcalltree %s.%s%s", c->req.cls, c->req.method, req_desc(&c->req));
     snprintf(why, sizeof why, "not judged: the trace ended with exit status %d before the gates were (its "
              "stderr says why)", code);
-    if (r->gates_judged)
-        rc = gate_junit(r->gate, ju, suite, &e);
-    else if (junit_case(ju, suite, "the gates", 0, why) < 0)
-        rc = mct_err_set(&e, MCT_E_NOMEM, "out of memory");
-    if (rc == 0)
-        rc = junit_write(ju, c->junit, &e);
-    junit_free(ju);
+    cases = r->gates_judged ? gate_cases(r->gate, &e) : gate_unjudged(why);
+    if (cases == NULL) {
+        log_error("the gates' verdicts: out of memory");
+        return code == MCT_EXIT_OK || code == MCT_EXIT_FAILOVER ? MCT_EXIT_INTERNAL : code;
+    }
+    out_fact(r->out, "gates", cases);
+    if (c->junit != NULL) {
+        snprintf(suite, sizeof suite, "mcalltree %s.%s%s", c->req.cls, c->req.method, req_desc(&c->req));
+        if ((ju = junit_new()) == NULL || gate_cases_junit(cases, ju, suite) < 0)
+            rc = mct_err_set(&e, MCT_E_NOMEM, "--junit %s: out of memory", c->junit);
+        else
+            rc = junit_write(ju, c->junit, &e);
+        junit_free(ju);
+    }
+    json_decref(cases);
     if (rc < 0) {
         log_error("%s", e.msg);
         return code == MCT_EXIT_OK || code == MCT_EXIT_FAILOVER ? MCT_EXIT_USAGE : code;
@@ -977,8 +982,8 @@ int trace_run(const struct cli *c, const struct proc_target *t)
         return MCT_EXIT_INTERNAL;
     }
     code = session(&r);
-    if (c->junit != NULL && r.gate != NULL)
-        code = write_junit(&r, code);
+    if (r.gate != NULL && !c->req.plan_only)
+        code = report_gates(&r, code);
     proto_rbuf_free(&r.rb);
     call_tab_free(&r.tab);
     call_free(&r.rec);

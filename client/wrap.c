@@ -1051,41 +1051,65 @@ static int verdict(struct wrap *w, int status)
     return w->trouble;
 }
 
-/* --junit: a suite per JVM that loaded the entry class, a case per gate
- * (or one failed case saying why its gates have no verdicts), one failed
- * case when no JVM traced a call; the exit status, status unless the file
- * cannot be written. */
-static int write_junit(const struct wrap *w, int status)
+/* The cases of j's gates (gate_cases), or one failed case saying why it
+ * has none; NULL when out of memory. */
+static json_t *jvm_cases(const struct jvm *j)
+{
+    mct_err e;
+
+    if (j->judged && j->unjudged == NULL)
+        return gate_cases(j->gate, &e);
+    return gate_unjudged(j->unjudged != NULL ? j->unjudged
+                         : "not judged: its trace file could not be read to its end (stderr says why)");
+}
+
+/* The gates' verdicts of each JVM that loaded the entry class, each case
+ * tagged with its "pid", or one failed case when no JVM traced a call: a
+ * fact of the output (the page of -f html shows them) and, with --junit,
+ * a JUnit report (a suite per JVM); the exit status, status unless out of
+ * memory or the report cannot be written. */
+static int report_gates(const struct wrap *w, int status)
 {
     const struct cli *c = w->c;
-    junit *ju = junit_new();
+    junit *ju = c->junit != NULL ? junit_new() : NULL;
+    json_t *all = json_array();
     char suite[3300];
-    size_t suites = 0;
+    int rc = all != NULL && (c->junit == NULL || ju != NULL) ? 0 : -1;
     mct_err e;
-    int rc = ju != NULL ? 0 : mct_err_set(&e, MCT_E_NOMEM, "--junit %s: out of memory", c->junit);
 
     for (size_t i = 0; rc == 0 && i < w->n_jvms; i++) {
         const struct jvm *j = &w->jvms[i];
+        json_t *cases;
 
         if (j->gate == NULL || !j->planned)
             continue;
         snprintf(suite, sizeof suite, "mcalltree %s.%s%s (JVM pid %lld)", c->req.cls, c->req.method,
                  req_desc(&c->req), j->pid);
-        suites++;
-        if (j->judged && j->unjudged == NULL)
-            rc = gate_junit(j->gate, ju, suite, &e);
-        else if (junit_case(ju, suite, "the gates", 0, j->unjudged != NULL ? j->unjudged
-                            : "not judged: its trace file could not be read to its end (stderr says why)") < 0)
-            rc = mct_err_set(&e, MCT_E_NOMEM, "--junit %s: out of memory", c->junit);
+        cases = jvm_cases(j);
+        rc = cases != NULL && (ju == NULL || gate_cases_junit(cases, ju, suite) == 0) ? 0 : -1;
+        for (size_t k = 0; rc == 0 && k < json_array_size(cases); k++) {
+            json_t *one = json_array_get(cases, k);
+
+            rc = json_object_set_new(one, "pid", json_integer(j->pid)) | json_array_append(all, one);
+        }
+        json_decref(cases);
     }
-    if (rc == 0 && suites == 0) {
+    if (rc == 0 && json_array_size(all) == 0) {
+        json_t *none = gate_unjudged("no JVM traced a call of the entry method: nothing to judge");
+
         snprintf(suite, sizeof suite, "mcalltree %s.%s%s", c->req.cls, c->req.method, req_desc(&c->req));
-        if (junit_case(ju, suite, "the gates", 0, "no JVM traced a call of the entry method: nothing to judge") < 0)
-            rc = mct_err_set(&e, MCT_E_NOMEM, "--junit %s: out of memory", c->junit);
+        rc = none != NULL && (ju == NULL || gate_cases_junit(none, ju, suite) == 0) &&
+             json_array_extend(all, none) == 0 ? 0 : -1;
+        json_decref(none);
     }
-    if (rc == 0)
+    if (rc < 0)
+        mct_err_set(&e, MCT_E_NOMEM, "the gates' verdicts: out of memory");
+    else
+        out_fact(w->out, "gates", all);
+    if (rc == 0 && ju != NULL)
         rc = junit_write(ju, c->junit, &e);
     junit_free(ju);
+    json_decref(all);
     if (rc == 0)
         return status;
     log_error("%s", e.msg);
@@ -1132,8 +1156,8 @@ int wrap_run(const struct cli *c)
             status = verdict(&w, status);
         }
     }
-    if (c->junit != NULL)
-        status = write_junit(&w, status);
+    if (gate_wanted(c))
+        status = report_gates(&w, status);
     for (size_t i = 0; i < w.n_jvms; i++) {
         if (w.jvms[i].fd >= 0)
             close(w.jvms[i].fd);
