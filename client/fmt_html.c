@@ -139,17 +139,18 @@ static int run_page(FILE *f, const json_t *facts, const json_t *runs, long long 
     return rc;
 }
 
-int html_summary_write(FILE *f, const json_t *summary, const json_t *facts)
+int html_summary_write(FILE *f, const json_t *summary, const json_t *merged)
 {
     json_t *runs = json_pack("[{s:n,s:O}]", "pid", "summary", summary);
-    int rc;
+    json_t *facts = json_pack("{s:O}", "merged", merged);
+    int rc = -1;
 
-    if (runs == NULL) {
+    if (runs == NULL || facts == NULL)
         errno = ENOMEM;
-        return -1;
-    }
-    rc = run_page(f, facts, runs, 0, 0, 0);
+    else
+        rc = run_page(f, facts, runs, 0, 0, 0);
     json_decref(runs);
+    json_decref(facts);
     return rc;
 }
 

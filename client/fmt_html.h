@@ -22,9 +22,9 @@ int html_page_write(FILE *f, const json_t *data);
  * html_page_write. */
 int html_diff_write(FILE *f, const json_t *diff, const json_t *base, const json_t *new_);
 
-/* Writes the run page of summary (a summary object, e.g. `mcalltree
- * merge`'s) with facts (an object: "merged", the files merged; borrowed);
- * 0 or -1 as html_page_write. */
-int html_summary_write(FILE *f, const json_t *summary, const json_t *facts);
+/* Writes the run page of summary (a summary object, `mcalltree merge`'s),
+ * merged from the files named in merged (an array of strings); both
+ * borrowed. 0 or -1 as html_page_write. */
+int html_summary_write(FILE *f, const json_t *summary, const json_t *merged);
 
 #endif

@@ -1088,9 +1088,7 @@ static int report_gates(const struct wrap *w, int status)
         cases = jvm_cases(j);
         rc = cases != NULL && (ju == NULL || gate_cases_junit(cases, ju, suite) == 0) ? 0 : -1;
         for (size_t k = 0; rc == 0 && k < json_array_size(cases); k++) {
-            json_t *one = json_array_get(cases, k);
-
-            rc = json_object_set_new(one, "pid", json_integer(j->pid)) | json_array_append(all, one);
+            rc = json_array_append_new(all, msg_with_pid(json_array_get(cases, k), j->pid));
         }
         json_decref(cases);
     }

@@ -102,6 +102,12 @@ int replies_verdict(const replies *r, json_t *failures, mct_err *e)
     return gates_tally_judge(r->tally, &r->gates, failures, e);
 }
 
+json_t *replies_case_new(const char *gate, int passed, json_t *failures)
+{
+    return json_pack("{s:s, s:b, s:o}", "gate", gate, "passed", passed,
+                     "failures", failures != NULL ? failures : json_array());
+}
+
 /* The verdict of the one gate of view, named name, appended to cases as
  * replies_cases says; 0 or -1 with e set. */
 static int judge_case(const replies *r, const struct gates *view, const char *name, json_t *cases, mct_err *e)
@@ -118,7 +124,7 @@ static int judge_case(const replies *r, const struct gates *view, const char *na
         json_decref(failures);
         return -1;
     }
-    c = json_pack("{s:s, s:b, s:o}", "gate", name, "passed", rc == 0, "failures", failures);
+    c = replies_case_new(name, rc == 0, failures);
     if (c == NULL || json_array_append_new(cases, c) < 0)
         return mct_err_set(e, MCT_E_NOMEM, "out of memory for the gates' verdicts");
     return 0;

@@ -81,6 +81,11 @@ int replies_gated(const replies *r);
  * (what made judging impossible). */
 int replies_verdict(const replies *r, json_t *failures, mct_err *e);
 
+/* A case of replies_cases: gate, passed, failures (a JSON array of
+ * strings, its reference taken; NULL: none). A new reference, or NULL
+ * (out of memory). */
+json_t *replies_case_new(const char *gate, int passed, json_t *failures);
+
 /* Each gate's verdict over what was read, as replies_verdict judges them
  * but one gate at a time, in the order max-calls, percentile, budgets: one
  * object per gate appended to cases (a JSON array), {"gate": its option
