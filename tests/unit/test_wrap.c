@@ -120,7 +120,7 @@ static void test_options(void)
     CHECK_INT(parse(&c, &e, argv, "-n", "5", "--percentile", "90", "--fail-over-ms", "3", "a.B", "run", "1", ".*",
                     "--", "sh", NULL), 0);
     s = wrap_agent_options(&c, "/t", &e);
-    CHECK_STR(s, "trace=a.B.run,depth=1,regex=.*,out=/t/{pid}.ndjson,count=5,fail-over-ms=3,percentile=90");
+    CHECK_STR(s, "trace=a.B.run,depth=1,regex=.*,out=/t/{pid}.ndjson,count=5,percentile=90,fail-over-ms=3");
     free(s);
 }
 
