@@ -156,8 +156,8 @@ static const char *joined(const json_t *failures, char *buf, size_t size)
 
     buf[0] = '\0';
     for (size_t i = 0; i < json_array_size(failures) && len < size; i++) {
-        int n = snprintf(buf + len, size - len, "%s%s", i > 0 ? "\n" : "",
-                         json_string_value(json_array_get(failures, i)));
+        const char *m = json_string_value(json_array_get(failures, i));
+        int n = m == NULL ? 0 : snprintf(buf + len, size - len, "%s%s", len > 0 ? "\n" : "", m);
 
         len += n > 0 ? (size_t)n : 0;
     }
@@ -208,9 +208,10 @@ int gate_cases_junit(const json_t *cases, junit *ju, const char *suite)
 
     for (size_t i = 0; i < json_array_size(cases); i++) {
         const json_t *c = json_array_get(cases, i);
+        const char *name = json_string_value(json_object_get(c, "gate"));
         int passed = json_is_true(json_object_get(c, "passed"));
 
-        if (junit_case(ju, suite, json_string_value(json_object_get(c, "gate")), passed,
+        if (junit_case(ju, suite, name != NULL ? name : "?", passed,
                        passed ? NULL : joined(json_object_get(c, "failures"), message, sizeof message)) < 0)
             return -1;
     }

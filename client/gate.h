@@ -85,8 +85,9 @@ json_t *gate_cases(const gate *g, mct_err *e);
  * reference, or NULL (out of memory). */
 json_t *gate_unjudged(const char *why);
 
-/* Records cases (gate_cases, gate_unjudged) in ju under suite, one test
- * case each, a failed one with its messages; 0, or -1 out of memory. */
+/* Records cases (gate_cases, gate_unjudged, or a file's: members of the
+ * wrong type are read as absent) in ju under suite, one test case each, a
+ * failed one with its messages; 0, or -1 out of memory. */
 int gate_cases_junit(const json_t *cases, junit *ju, const char *suite);
 
 #endif

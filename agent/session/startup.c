@@ -202,23 +202,27 @@ static void gates_begin(const struct agent_trace_opts *t)
  * message per failure; the JVM's exit status is not touched. */
 static void gates_end(void)
 {
-    json_t *failures = json_array(), *line;
+    json_t *failures = json_array(), *gates = json_array(), *line;
     int rc = -1;
     mct_err e;
 
-    if (!gt.on || failures == NULL) {
+    if (!gt.on || failures == NULL || gates == NULL) {
         json_decref(failures);
+        json_decref(gates);
         return;
     }
     gt.on = 0;
     st.rd.judge = NULL;
     if (gt.error[0] != '\0')
         mct_err_set(&e, MCT_E_INTERNAL, "%s", gt.error);
-    else
-        rc = replies_verdict(gt.judge, failures, &e);
-    if (rc < 0)
+    else if ((rc = replies_verdict(gt.judge, failures, &e)) >= 0 && replies_cases(gt.judge, gates, &e) < 0)
+        rc = -1;
+    if (rc < 0) {
         json_array_append_new(failures, json_string(e.msg));
-    line = msg_gate_write(rc == 0, failures);
+        json_array_clear(gates);
+        json_array_append_new(gates, replies_case_new("the gates", 0, json_incref(failures)));
+    }
+    line = msg_gate_write(rc == 0, failures, gates);
     if (line != NULL)
         write_line(line);
     json_decref(line);

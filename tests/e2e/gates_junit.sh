@@ -11,7 +11,10 @@
 #   no gate, or with --plan, is a usage error; an unwritable file is said;
 # - the wrap form (tgt.Wrapped, run() calls twice() once): a suite for the
 #   JVM, named by its pid, passing at the true count and failing one under;
-#   a command that starts no JVM: one failed case, nothing to judge.
+#   a command that starts no JVM: one failed case, nothing to judge;
+# - mcalltree verdict --junit OUT of a startup trace (-agentpath with
+#   max-calls= at the true count and one under): a case per gate from the
+#   agent's gate line; a file that is not complete: one failed case.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
@@ -151,5 +154,27 @@ for jdk in $MCT_TEST_JDKS; do
     expect_rc 4 "wrap, no JVM"
     junit_check "$x" 1 1 "wrap, no JVM"
     junit_failure "$x" "the gates" "no JVM traced a call of the entry method: nothing to judge" "wrap, no JVM"
+
+    note "JDK $j: mcalltree verdict --junit"
+    f=$MCT_TMP/$j-start.ndjson
+    timeout 60 "${java[@]}" "-agentpath:$MCT_AGENT=trace=tgt.StartEntry.run,depth=2,regex=tgt%5C..*,out=$f,max-calls=tgt.StartEntry.twice=1,max-calls=tgt.StartEntry.twice=0" \
+        tgt.Start now 5 >"$MCT_TMP/$j-start.out" 2>&1 || fail "the startup trace's JVM: $(cat "$MCT_TMP/$j-start.out")"
+    x=$MCT_TMP/$j-verdict.xml
+    trace "$j-verdict" verdict --junit "$x" "$f"
+    expect_rc 4 "verdict, a gate one under"
+    junit_check "$x" 2 1 "verdict"
+    grep -qF "<testcase classname=\"mcalltree verdict $f\" name=\"max-calls tgt.StartEntry.twice=1\"/>" "$x" ||
+        fail "verdict: no passed case for max-calls=tgt.StartEntry.twice=1: $(cat "$x")"
+    junit_failure "$x" "max-calls tgt.StartEntry.twice=0" \
+        "max-calls tgt.StartEntry.twice=0: tgt.StartEntry.twice(I)J was called 1 times in one entry call, over the limit of 0" \
+        "verdict"
+    head -n 3 "$f" >"$f.cut"
+    x=$MCT_TMP/$j-verdict-cut.xml
+    trace "$j-verdict-cut" verdict --junit "$x" "$f.cut"
+    expect_rc 5 "verdict of a file cut short"
+    junit_check "$x" 1 1 "verdict of a file cut short"
+    junit_failure "$x" "the gates" \
+        "not judged: the file is not to be trusted or not complete (exit status 5; stderr says why)" \
+        "verdict of a file cut short"
 done
 trace_done
