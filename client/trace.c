@@ -982,7 +982,8 @@ int trace_run(const struct cli *c, const struct proc_target *t)
         return MCT_EXIT_INTERNAL;
     }
     code = session(&r);
-    if (r.gate != NULL && !c->req.plan_only)
+    /* Each gate judged again on its own: only for who shows them. */
+    if (r.gate != NULL && !c->req.plan_only && (c->junit != NULL || c->format == CLI_FORMAT_HTML))
         code = report_gates(&r, code);
     proto_rbuf_free(&r.rb);
     call_tab_free(&r.tab);

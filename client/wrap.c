@@ -1154,7 +1154,8 @@ int wrap_run(const struct cli *c)
             status = verdict(&w, status);
         }
     }
-    if (gate_wanted(c))
+    /* Each gate judged again on its own: only for who shows them. */
+    if (gate_wanted(c) && (c->junit != NULL || c->format == CLI_FORMAT_HTML))
         status = report_gates(&w, status);
     for (size_t i = 0; i < w.n_jvms; i++) {
         if (w.jvms[i].fd >= 0)
