@@ -21,6 +21,7 @@ enum {
     OPT_SERVICE,
     OPT_FOLDED_VALUE,
     OPT_JVMS,
+    OPT_JUNIT,
     OPT_ROW = 512
 };
 
@@ -39,6 +40,7 @@ static const struct option own_options[] = {
     { "service", required_argument, NULL, OPT_SERVICE },
     { "folded-value", required_argument, NULL, OPT_FOLDED_VALUE },
     { "jvms", required_argument, NULL, OPT_JVMS },
+    { "junit", required_argument, NULL, OPT_JUNIT },
 };
 
 #define OWN_COUNT (sizeof own_options / sizeof own_options[0])
@@ -142,6 +144,8 @@ void cli_usage(FILE *f)
           "                        exit with status 4 if the method's time within one\n"
           "                        entry call, at STAT (p50, p90, p99 or max), is over\n"
           "                        MS ms at any of its call paths (repeatable)\n"
+          "      --junit FILE      also write each gate's verdict (--max-calls,\n"
+          "                        --percentile, --budget) as a JUnit XML test case\n"
           "      --min-calls N     the calls enough to judge --percentile or a\n"
           "                        --budget at p50/p90/p99; without it, fewer than\n"
           "                        100/(100-P) calls (100 for P 99) fail the gate\n"
@@ -294,11 +298,13 @@ enum {
     GIVEN_FORMAT = 1 << 2,
     GIVEN_OUTPUT = 1 << 3,
     GIVEN_EXPORT = 1 << 4,
-    GIVEN_FOLDED_VALUE = 1 << 5
+    GIVEN_FOLDED_VALUE = 1 << 5,
+    GIVEN_JUNIT = 1 << 6
 };
 
 static const char *const given_names[] = { "--timeout", "--slow-ms", "--format", "--output",
-                                           "--otlp-endpoint, --clickhouse or --service", "--folded-value" };
+                                           "--otlp-endpoint, --clickhouse or --service", "--folded-value",
+                                           "--junit" };
 
 /* The long name of the option whose getopt value is val, or NULL. */
 static const char *long_name(int val)
@@ -356,6 +362,12 @@ static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given
         if (*arg == '\0')
             return mct_err_set(e, MCT_E_ARG, "--output needs a file name");
         c->output = arg;
+        return 0;
+    case OPT_JUNIT:
+        *given |= GIVEN_JUNIT;
+        if (*arg == '\0')
+            return mct_err_set(e, MCT_E_ARG, "--junit needs a file name");
+        c->junit = arg;
         return 0;
     case OPT_FOLDED_VALUE:
         *given |= GIVEN_FOLDED_VALUE;
@@ -555,6 +567,12 @@ static int check_together(const struct cli *c, mct_err *e)
         return mct_err_set(e, MCT_E_ARG, "--wait cannot be used with --plan (a plan is of loaded classes)");
     if (check_export(c, e) < 0)
         return -1;
+    if (c->junit != NULL && r->plan_only)
+        return mct_err_set(e, MCT_E_ARG, "--junit cannot be used with --plan: --plan judges nothing");
+    if (c->junit != NULL && r->max_calls.n == 0 && r->budgets.n == 0 && r->percentile == 0)
+        return mct_err_set(e, MCT_E_ARG, "--junit writes the verdicts of --max-calls, --percentile with "
+                           "--fail-over-ms, or --budget: give one (a plain --fail-over-ms MS is --percentile 100 "
+                           "--fail-over-ms MS)");
     if (c->folded_value != OUT_VALUE_WALL && c->format != CLI_FORMAT_FOLDED)
         return mct_err_set(e, MCT_E_ARG, "--folded-value is for -f folded");
     if (c->folded_value == OUT_VALUE_CPU && !r->cpu)

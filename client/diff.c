@@ -349,6 +349,7 @@ struct diff_opts {
     regex_t ignore[DIFF_IGNORE_MAX];
     size_t nignore;
     const char *junit;          /* --junit FILE, or NULL */
+    const char *output;         /* -o FILE instead of stdout, or NULL */
 };
 
 struct ctx {
@@ -774,6 +775,7 @@ static void usage(FILE *f)
           "\n"
           "Options:\n"
           "  -f, --format FMT      table (default), json (one object) or html (a page)\n"
+          "  -o, --output FILE     write there instead of stdout\n"
           "      --fail-on-calls   exit 4 when a node's calls per entry call that reached\n"
           "                        it changed, or its share of entry calls changed\n"
           "                        significantly (two-proportion z-test; a node added\n"
@@ -828,6 +830,7 @@ static int parse(int argc, char **argv, struct diff_opts *o, const char **base, 
         { "confidence", required_argument, NULL, OPT_CONFIDENCE },
         { "ignore", required_argument, NULL, OPT_IGNORE },
         { "junit", required_argument, NULL, OPT_JUNIT },
+        { "output", required_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -839,7 +842,7 @@ static int parse(int argc, char **argv, struct diff_opts *o, const char **base, 
     o->confidence = DIFF_CONFIDENCE_DEFAULT;
     optind = 0;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":f:h", opts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":f:o:h", opts, NULL)) != -1) {
         switch (opt) {
         case 'f':
             if (strcmp(optarg, "json") == 0)
@@ -889,6 +892,9 @@ static int parse(int argc, char **argv, struct diff_opts *o, const char **base, 
         case OPT_JUNIT:
             o->junit = optarg;
             break;
+        case 'o':
+            o->output = optarg;
+            break;
         case 'h':
             return 1;
         case ':':
@@ -937,6 +943,14 @@ int diff_main(int argc, char **argv)
         fprintf(stderr, "mcalltree diff: %s holds the summaries of %zu JVMs: compared merged\n", base_path, bj);
     if (nj > 1)
         fprintf(stderr, "mcalltree diff: %s holds the summaries of %zu JVMs: compared merged\n", new_path, nj);
+    /* -o: what goes to stdout goes to FILE, once both inputs were read. */
+    if (o.output != NULL && freopen(o.output, "w", stdout) == NULL) {
+        fprintf(stderr, "mcalltree diff: -o %s: cannot write: %s\n", o.output, strerror(errno));
+        json_decref(base);
+        json_decref(nw);
+        free_opts(&o);
+        return MCT_EXIT_USAGE;
+    }
     c.base_calls = nint(base, "calls");
     c.new_calls = nint(nw, "calls");
     c.failures = json_array();

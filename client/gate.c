@@ -147,3 +147,73 @@ int gate_finish(const gate *g, FILE *err, mct_err *e)
 
     return print(failures != NULL ? replies_verdict(g->judge, failures, e) : -1, failures, err, e);
 }
+
+/* The messages of failures (a JSON array of strings) joined by newlines,
+ * in a buffer of the caller's. */
+static const char *joined(const json_t *failures, char *buf, size_t size)
+{
+    size_t len = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < json_array_size(failures) && len < size; i++) {
+        const char *m = json_string_value(json_array_get(failures, i));
+        int n = m == NULL ? 0 : snprintf(buf + len, size - len, "%s%s", len > 0 ? "\n" : "", m);
+
+        len += n > 0 ? (size_t)n : 0;
+    }
+    return buf;
+}
+
+json_t *gate_unjudged(const char *why)
+{
+    json_t *failures = json_array(), *cases = json_array();
+
+    if (failures == NULL || cases == NULL || json_array_append_new(failures, json_string(why)) < 0) {
+        json_decref(failures);
+        json_decref(cases);
+        return NULL;
+    }
+    /* The case takes failures; a case not made is not appended (-1). */
+    if (json_array_append_new(cases, replies_case_new("the gates", 0, failures)) < 0) {
+        json_decref(cases);
+        return NULL;
+    }
+    return cases;
+}
+
+json_t *gate_cases(const gate *g, mct_err *e)
+{
+    json_t *cases = json_array();
+    mct_err why;
+
+    if (cases == NULL) {
+        mct_err_set(e, MCT_E_NOMEM, "out of memory for the gates' verdicts");
+        return NULL;
+    }
+    if (replies_cases(g->judge, cases, &why) == 0)
+        return cases;
+    json_decref(cases);
+    if (why.code == MCT_E_NOMEM) {
+        mct_err_set(e, why.code, "%s", why.msg);
+        return NULL;
+    }
+    if ((cases = gate_unjudged(why.msg)) == NULL)
+        mct_err_set(e, MCT_E_NOMEM, "out of memory for the gates' verdicts");
+    return cases;
+}
+
+int gate_cases_junit(const json_t *cases, junit *ju, const char *suite)
+{
+    char message[8192];
+
+    for (size_t i = 0; i < json_array_size(cases); i++) {
+        const json_t *c = json_array_get(cases, i);
+        const char *name = json_string_value(json_object_get(c, "gate"));
+        int passed = json_is_true(json_object_get(c, "passed"));
+
+        if (junit_case(ju, suite, name != NULL ? name : "?", passed,
+                       passed ? NULL : joined(json_object_get(c, "failures"), message, sizeof message)) < 0)
+            return -1;
+    }
+    return 0;
+}

@@ -23,6 +23,7 @@
 #include "call.h"
 #include "cli.h"
 #include "err.h"
+#include "junit.h"
 #include "replies.h"
 #include "msg.h"
 
@@ -72,5 +73,21 @@ int gate_check(const gate *g, const json_t *summary, FILE *err, mct_err *e);
 /* Judges the calls added with gate_add_call, as gate_check does (the
  * percentile of --percentile from the calls' own durations, any P). */
 int gate_finish(const gate *g, FILE *err, mct_err *e);
+
+/* The verdict of each gate of g, from what gate_check and gate_finish
+ * judged (the final summary or the calls), as replies_cases gives them
+ * (objects {"gate","passed","failures"}); when the gates cannot be judged,
+ * one failed case "the gates" with the reason. A new reference, or NULL
+ * with e set (out of memory). */
+json_t *gate_cases(const gate *g, mct_err *e);
+
+/* A one-case array saying the gates were not judged: why (copied). A new
+ * reference, or NULL (out of memory). */
+json_t *gate_unjudged(const char *why);
+
+/* Records cases (gate_cases, gate_unjudged, or a file's: members of the
+ * wrong type are read as absent) in ju under suite, one test case each, a
+ * failed one with its messages; 0, or -1 out of memory. */
+int gate_cases_junit(const json_t *cases, junit *ju, const char *suite);
 
 #endif

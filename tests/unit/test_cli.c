@@ -156,6 +156,12 @@ static void test_modes(void)
 static void test_errors(void)
 {
     USAGE_ERROR("missing arguments: <pid> <class>", "-v");
+    USAGE_ERROR("--junit writes the verdicts of --max-calls, --percentile with --fail-over-ms, or --budget: give "
+                "one", "--junit", "x.xml", "--fail-over-ms", "5", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--junit cannot be used with --plan", "--junit", "x.xml", "--plan", "--max-calls", "a.B.m=1", "1",
+                "a.B", "m", "3", "x");
+    USAGE_ERROR("--junit needs a file name", "--junit", "", "--max-calls", "a.B.m=1", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--junit cannot be used with --info", "--info", "1", "--junit", "x.xml");
     USAGE_ERROR("missing arguments: <method> <depth> <regex>", "1", "a.B");
     USAGE_ERROR("missing argument: <regex>", "1", "a.B", "m", "3");
     /* One argument short and the first not a number: the pid was forgotten. */
