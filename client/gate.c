@@ -7,6 +7,7 @@
 
 #include "fmtutil.h"
 #include "gates.h"
+#include "output.h"
 #include "replies.h"
 #include "summary.h"
 
@@ -216,4 +217,25 @@ int gate_cases_junit(const json_t *cases, junit *ju, const char *suite)
             return -1;
     }
     return 0;
+}
+
+int gate_report(const gate *g, int judged, const char *why, struct out *o, const char *junit_path, const char *suite,
+                mct_err *e)
+{
+    json_t *cases = judged ? gate_cases(g, e) : gate_unjudged(why);
+    junit *ju = NULL;
+    int rc = 0;
+
+    if (cases == NULL)
+        return mct_err_set(e, MCT_E_NOMEM, "the gates' verdicts: out of memory");
+    out_fact(o, "gates", cases);
+    if (junit_path != NULL) {
+        if ((ju = junit_new()) == NULL || gate_cases_junit(cases, ju, suite) < 0)
+            rc = mct_err_set(e, MCT_E_NOMEM, "--junit %s: out of memory", junit_path);
+        else
+            rc = junit_write(ju, junit_path, e);
+        junit_free(ju);
+    }
+    json_decref(cases);
+    return rc;
 }

@@ -28,6 +28,7 @@
 #include "msg.h"
 
 typedef struct gate gate;
+struct out;
 
 /* Whether c sets a gate judged on a summary (--max-calls, --percentile,
  * --budget); the plain --fail-over-ms judges single calls, not these. */
@@ -89,5 +90,12 @@ json_t *gate_unjudged(const char *why);
  * wrong type are read as absent) in ju under suite, one test case each, a
  * failed one with its messages; 0, or -1 out of memory. */
 int gate_cases_junit(const json_t *cases, junit *ju, const char *suite);
+
+/* The verdicts of g for who shows them: gate_cases when judged, else
+ * gate_unjudged(why); a fact "gates" of o (the page of -f html shows it)
+ * and, when junit_path is not NULL, a JUnit report of one suite there.
+ * 0, or -1 with e set (out of memory, the report not written). */
+int gate_report(const gate *g, int judged, const char *why, struct out *o, const char *junit_path, const char *suite,
+                mct_err *e);
 
 #endif

@@ -55,6 +55,7 @@ struct multi {
     sum *merged;            /* --aggregate: the JVMs' final summaries */
     size_t slowest;         /* the most slowest calls a final summary kept */
     long long judged;       /* calls the timing gates judged */
+    int gates_judged;       /* the gates have their verdicts */
     int over;               /* a call (or the merged run) over a plain --fail-over-ms */
     int output_broken;
     int rc;                 /* an error of this process (output, gates) */
@@ -469,6 +470,7 @@ static int finish_aggregate(struct multi *m)
         output_failed(m, &e);
     if (m->gate != NULL && (verdict = gate_check(m->gate, s, stderr, &e)) < 0)
         log_error("judging the gates: %s", e.msg);
+    m->gates_judged = verdict >= 0;
     if (verdict >= 0 && m->c->req.fail_over_ms >= 0 && m->c->req.percentile == 0) {
         double ms = (double)json_integer_value(json_object_get(json_object_get(s, "root"), "entry_max_ns")) / 1e6;
 
@@ -490,6 +492,7 @@ static int finish_calls(struct multi *m)
 
     if (m->gate != NULL && (verdict = gate_finish(m->gate, stderr, &e)) < 0)
         log_error("judging the gates: %s", e.msg);
+    m->gates_judged = verdict >= 0;
     if (verdict == 0 && m->gate == NULL && m->c->req.fail_over_ms >= 0 && m->judged == 0) {
         log_error("--fail-over-ms %g: no call to judge in any JVM (exit status 4)", m->c->req.fail_over_ms);
         verdict = 1;
@@ -553,6 +556,26 @@ static size_t targets(const struct cli *c, pid_t *pids, int *code)
     return (size_t)n;
 }
 
+/* The merged run's gate verdicts, or one failed case when they were not
+ * judged, for the page and --junit; the exit status. */
+static int report_gates(const struct multi *m, int code)
+{
+    const struct cli *c = m->c;
+    char suite[3200];
+    mct_err e;
+
+    snprintf(suite, sizeof suite, "mcalltree %s.%s%s (%zu JVMs)", c->req.cls, c->req.method, req_desc(&c->req),
+             m->n);
+    if (gate_report(m->gate, m->gates_judged, "not judged: no JVM sent what the gates judge (stderr says why)",
+                    m->out, c->junit, suite, &e) < 0) {
+        log_error("%s", e.msg);
+        if (code != MCT_EXIT_OK && code != MCT_EXIT_FAILOVER)
+            return code;
+        return e.code == MCT_E_NOMEM ? MCT_EXIT_INTERNAL : MCT_EXIT_USAGE;
+    }
+    return code;
+}
+
 int multi_run(const struct cli *c, multi_open_fn open)
 {
     struct multi m = { .c = c, .rc = MCT_EXIT_OK };
@@ -595,6 +618,8 @@ int multi_run(const struct cli *c, multi_open_fn open)
     if (m.rc == MCT_EXIT_OK)
         loop(&m);
     code = finish(&m);
+    if (m.gate != NULL && (c->junit != NULL || c->format == CLI_FORMAT_HTML))
+        code = report_gates(&m, code);
     if (out_close(m.out, &e) < 0 && !m.output_broken) {
         log_error("%s", e.msg);
         if (code == MCT_EXIT_OK || code == MCT_EXIT_FAILOVER)

@@ -517,6 +517,18 @@ static int end_status(struct run *r, const json_t *msg)
 /* The longest wait for the agent's messages. */
 #define READ_WAIT_MS 200
 
+/* 1 when the target is gone, given up to a second to finish exiting: a
+ * killed JVM's sockets close before the kernel makes it a zombie. */
+static int target_gone(const struct run *r)
+{
+    for (int i = 0; i < 20; i++) {
+        if (!proc_alive(r->t))
+            return 1;
+        usleep(50 * 1000);
+    }
+    return 0;
+}
+
 /* The connection ended without an `end`: the JVM died, or the agent. */
 static int on_eof(struct run *r)
 {
@@ -526,7 +538,7 @@ static int on_eof(struct run *r)
         log_error("the output was not being read: the agent ended the session on its side; stopped as asked");
         return MCT_EXIT_OK;
     }
-    if (!proc_alive(r->t)) {
+    if (target_gone(r)) {
         log_error("the target JVM (pid %d) exited during the session; %lld call%s printed", (int)r->t->pid,
                   r->printed, r->printed == 1 ? "" : "s");
     } else if (r->deaf_ms + READ_WAIT_MS + 1 >= PROTO_STALL_S * 1000) {
@@ -931,32 +943,17 @@ static int session(struct run *r)
 static int report_gates(const struct run *r, int code)
 {
     const struct cli *c = r->c;
-    junit *ju = NULL;
-    json_t *cases;
     char suite[3200], why[128];
     mct_err e;
-    int rc = 0;
 
     snprintf(why, sizeof why, "not judged: the trace ended with exit status %d before the gates were (its "
              "stderr says why)", code);
-    cases = r->gates_judged ? gate_cases(r->gate, &e) : gate_unjudged(why);
-    if (cases == NULL) {
-        log_error("the gates' verdicts: out of memory");
-        return code == MCT_EXIT_OK || code == MCT_EXIT_FAILOVER ? MCT_EXIT_INTERNAL : code;
-    }
-    out_fact(r->out, "gates", cases);
-    if (c->junit != NULL) {
-        snprintf(suite, sizeof suite, "mcalltree %s.%s%s", c->req.cls, c->req.method, req_desc(&c->req));
-        if ((ju = junit_new()) == NULL || gate_cases_junit(cases, ju, suite) < 0)
-            rc = mct_err_set(&e, MCT_E_NOMEM, "--junit %s: out of memory", c->junit);
-        else
-            rc = junit_write(ju, c->junit, &e);
-        junit_free(ju);
-    }
-    json_decref(cases);
-    if (rc < 0) {
+    snprintf(suite, sizeof suite, "mcalltree %s.%s%s", c->req.cls, c->req.method, req_desc(&c->req));
+    if (gate_report(r->gate, r->gates_judged, why, r->out, c->junit, suite, &e) < 0) {
         log_error("%s", e.msg);
-        return code == MCT_EXIT_OK || code == MCT_EXIT_FAILOVER ? MCT_EXIT_USAGE : code;
+        if (code != MCT_EXIT_OK && code != MCT_EXIT_FAILOVER)
+            return code;
+        return e.code == MCT_E_NOMEM ? MCT_EXIT_INTERNAL : MCT_EXIT_USAGE;
     }
     return code;
 }

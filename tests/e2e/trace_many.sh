@@ -110,7 +110,7 @@ for jdk in $MCT_TEST_JDKS; do
     [ "$(field "$BG_OUT" run/step calls)" = 160 ] || soft_fail "merged step calls: $(field "$BG_OUT" run/step calls)"
 
     note "JDK $j: per call over A,B; --max-calls judged on the calls of both"
-    background "$j-calls" --max-calls tgt.Counted.step=1 "$PA,$PB" tgt.Counted run 2 "$RX"
+    background "$j-calls" --max-calls tgt.Counted.step=1 --junit "$MCT_TMP/$j-calls.xml" "$PA,$PB" tgt.Counted run 2 "$RX"
     wait_until 60 tracing 2 || fail "the two sessions did not begin: $(cat "$BG_ERR")"
     go "$MCT_TMP/$j-A" 7
     go "$MCT_TMP/$j-B" 9
@@ -118,6 +118,15 @@ for jdk in $MCT_TEST_JDKS; do
     stop_client "per call"
     expect_rc 4 "--max-calls step=1 (each call makes 2)"
     [ "$(wc -l <"$BG_OUT")" = 16 ] || fail "A,B per call: $(wc -l <"$BG_OUT") lines, want 16 calls"
+    # --junit: the merged run's one gate, failed, in a suite naming both JVMs
+    python3 - "$MCT_TMP/$j-calls.xml" <<'PY' || fail "--junit over two JVMs: $(cat "$MCT_TMP/$j-calls.xml")"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+cases = root.findall('.//testcase')
+assert root.get('tests') == '1' and root.get('failures') == '1', root.attrib
+assert len(cases) == 1 and cases[0].find('failure') is not None
+assert '(2 JVMs)' in cases[0].get('classname', '') + ''.join(s.get('name', '') for s in root.findall('testsuite'))
+PY
     # each JVM's calls numbered on their own, checked apart
     grep "\"pid\":$PA,\"host\":\"$HOST\"}\$" "$BG_OUT" >"$BG_OUT.A"
     grep "\"pid\":$PB,\"host\":\"$HOST\"}\$" "$BG_OUT" >"$BG_OUT.B"
