@@ -124,9 +124,20 @@ enum probe_kind {
     PROBE_OVERFLOW,       /* the ring was full: later events of the call lost */
     PROBE_EXCEPTION,      /* t holds a JNI global ref to the class of the
                              exception that ended the call (the worker frees it) */
-    PROBE_THREAD          /* t holds a JNI global ref to the virtual thread
+    PROBE_THREAD,         /* t holds a JNI global ref to the virtual thread
                              that made the call (the worker frees it) */
+    PROBE_HANDOFF,        /* a task was handed to another thread here
+                             (--follow-async): id is its task method, kind >> 4
+                             its hand-off number (PROBE_HANDOFF_SEQ) */
+    PROBE_INLINE,         /* the task of hand-off kind >> 4 ran here, inside
+                             this call (a thread already in a traced call) */
+    PROBE_TASK            /* right after the root's enter: this call is the
+                             run of the task of hand-off kind >> 4 */
 };
+
+/* Hand-off numbers: the low bits of a counter, enough to tell apart the
+ * hand-offs in flight (a session waits for its tasks a bounded time). */
+#define PROBE_HANDOFF_SEQ(x) ((uint32_t)(x) & 0x0fffffffu)
 
 #define PROBE_KIND(k) ((k) & 15u)
 #define PROBE_LEN(k) ((k) >> 4)
@@ -384,7 +395,7 @@ typedef struct probe_native {
     void *tracing, *counting;
 } probe_native;
 
-#define PROBE_N_NATIVES 10
+#define PROBE_N_NATIVES 14
 extern const probe_native probe_natives[PROBE_N_NATIVES];
 
 /* Before the probe class initializes (it asks counting0 as it does): the

@@ -198,8 +198,8 @@ static void test_refused(void)
     refused(&b, "unknown call flags 0x80");
     buf_reset(&b);
     defs(&b);
-    call(&b, 0, 1, "main", "", (const struct tnode[]){{0, 0, 4, 1, 1, 1, 1, 1, 0}}, 1, 1);
-    refused(&b, "node 0 has unknown flags 0x4");
+    call(&b, 0, 1, "main", "", (const struct tnode[]){{0, 0, 8, 1, 1, 1, 1, 1, 0}}, 1, 1);
+    refused(&b, "node 0 has unknown flags 0x8");
     buf_reset(&b);
     defs(&b);
     call(&b, 0, 1, "ma\xffin", "", TREE, 4, 4);

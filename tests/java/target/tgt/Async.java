@@ -1,0 +1,131 @@
+package tgt;
+
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Work handed to other threads (scenario async, --follow-async): each entry
+ * method hands tasks off and shows under which node they belong.
+ * pool(): two tasks submitted to a fixed pool of two threads named
+ * async-pool-N (a Callable and a Runnable), both waited for, each running
+ * work(); chain(): a CompletableFuture chain, supplyAsync(stepA) on pool
+ * async-a-N, then thenApplyAsync(stepB) on pool async-b-N, joined;
+ * slow(): hands a task that sleeps 1 s to a thread async-slow-N, then
+ * sleeps 100 ms itself (the task is still running when a short
+ * --async-wait is over); full(): a pool of one thread and a queue of one,
+ * both taken by tasks that sleep 3 s, so that a task is rejected (caught).
+ */
+public final class Async {
+    private Async() {
+    }
+
+    static volatile long sink;
+
+    private static ExecutorService pool(String name, int n) {
+        AtomicInteger seq = new AtomicInteger();
+        return Executors.newFixedThreadPool(n, r -> {
+            Thread t = new Thread(r, name + "-" + seq.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    static final ExecutorService POOL = pool("async-pool", 2);
+    static final ExecutorService A = pool("async-a", 1);
+    static final ExecutorService B = pool("async-b", 1);
+    static final AtomicInteger SLOWS = new AtomicInteger();
+    static final ExecutorService SLOW = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "async-slow-" + SLOWS.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+    });
+
+    public static long pool() throws Exception {
+        Future<Long> f = POOL.submit(() -> work(3));
+        Future<?> g = POOL.submit(() -> {
+            sink += work(5);
+        });
+        long v = f.get();
+        g.get();
+        return v;
+    }
+
+    static long work(int n) {
+        long x = 0;
+        for (int i = 0; i < n * 1000; i++) {
+            x += i ^ n;
+        }
+        return x;
+    }
+
+    public static long chain() {
+        return CompletableFuture.supplyAsync(Async::stepA, A).thenApplyAsync(Async::stepB, B).join();
+    }
+
+    static long stepA() {
+        return work(2);
+    }
+
+    static long stepB(long v) {
+        return v + work(4);
+    }
+
+    public static long slow() {
+        SLOW.execute(() -> nap(1000));
+        nap(100);
+        return work(1);
+    }
+
+    static void nap(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    static final ThreadPoolExecutor FULL = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(1), r -> {
+                Thread t = new Thread(r, "async-full");
+                t.setDaemon(true);
+                return t;
+            });
+
+    /** The scenario's loop body: which entry method to call. */
+    static Runnable entry(String which) {
+        switch (which == null ? "pool" : which) {
+            case "chain":
+                return () -> sink += chain();
+            case "slow":
+                return () -> sink += slow();
+            case "full":
+                return () -> sink += full();
+            default:
+                return () -> {
+                    try {
+                        sink += pool();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                };
+        }
+    }
+
+    public static long full() {
+        try {
+            FULL.execute(() -> nap(3000));
+            FULL.execute(() -> nap(3000));
+            FULL.execute(() -> nap(3000));
+        } catch (RejectedExecutionException e) {
+            sink++;
+        }
+        return work(1);
+    }
+}
