@@ -241,9 +241,11 @@ static int node_ok(const call_tab *t, const mct_call *c, const struct call_node 
         return mct_err_set(e, MCT_E_PROTO, "node %zu has unknown flags 0x%x", i, nd->flags);
     if ((nd->flags & CALL_N_ASYNC) && !(c->flags & CALL_F_ASYNC))
         return mct_err_set(e, MCT_E_PROTO, "node %zu is async in a call not flagged so", i);
-    if ((nd->flags & CALL_N_PENDING) && (!(nd->flags & CALL_N_ASYNC) || nd->calls != 0 || nd->n_children != 0))
-        return mct_err_set(e, MCT_E_PROTO, "node %zu is pending but not an async node without calls", i);
-    if ((nd->flags & (CALL_N_ASYNC | CALL_N_PENDING)) == CALL_N_ASYNC &&
+    if ((nd->flags & CALL_N_NOT_RUN) &&
+        ((nd->flags & CALL_N_NOT_RUN) == CALL_N_NOT_RUN || !(nd->flags & CALL_N_ASYNC) || nd->calls != 0 ||
+         nd->n_children != 0))
+        return mct_err_set(e, MCT_E_PROTO, "node %zu is pending or rejected but not an async node without calls", i);
+    if ((nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) == CALL_N_ASYNC &&
         (nd->thread >= c->n_threads || strlen(c->threads[nd->thread]) > CALL_STR_MAX ||
          !proto_utf8_valid(c->threads[nd->thread], strlen(c->threads[nd->thread]))))
         return mct_err_set(e, MCT_E_PROTO, "node %zu: an async node without its thread's name (UTF-8)", i);
@@ -439,7 +441,7 @@ int call_encode(mct_buf *b, const call_tab *t, call_defs *defs, const mct_call *
     for (i = 0; w != NULL && (c->flags & CALL_F_ASYNC) && i < c->n_nodes; i++) {
         const struct call_node *nd = &c->nodes[i];
 
-        if ((nd->flags & (CALL_N_ASYNC | CALL_N_PENDING)) == CALL_N_ASYNC) {
+        if ((nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) == CALL_N_ASYNC) {
             buf_u8(b, nd->queued_ns);
             put_str(b, c->threads[nd->thread]);
         }
@@ -583,7 +585,7 @@ static int decode_call(const call_tab *t, mct_call *c, struct rd *r, mct_err *e)
         size_t cap = 0;
         int rc;
 
-        if ((nd->flags & (CALL_N_ASYNC | CALL_N_PENDING)) != CALL_N_ASYNC)
+        if ((nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) != CALL_N_ASYNC)
             continue;
         if (need(r, 8, "an async node's queued_ns", e) < 0)
             return -1;
@@ -699,10 +701,12 @@ static size_t node_line(mct_buf *b, const call_tab *t, const mct_call *c, size_t
         w = LIT(w, ",\"async\":true");
     if (nd->flags & CALL_N_PENDING)
         w = LIT(w, ",\"pending\":true");
-    if ((nd->flags & (CALL_N_ASYNC | CALL_N_PENDING)) == CALL_N_ASYNC)
+    if (nd->flags & CALL_N_REJECTED)
+        w = LIT(w, ",\"rejected\":true");
+    if ((nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) == CALL_N_ASYNC)
         w = buf_dec_at(LIT(w, ",\"queued_ns\":"), nd->queued_ns);
     b->len -= m->keys_len + NODE_TEXT_MAX - (size_t)(w - w0);
-    if ((nd->flags & (CALL_N_ASYNC | CALL_N_PENDING)) == CALL_N_ASYNC) {
+    if ((nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) == CALL_N_ASYNC) {
         buf_str(b, ",\"thread\":");
         call_json_str(b, c->threads[nd->thread]);
     }
@@ -847,7 +851,7 @@ static int jnode(call_tab *t, mct_call *c, const json_t *n, int depth, struct jp
     const json_t *kids;
     struct call_node *nd;
     size_t at = c->n_nodes, i;
-    int truncated, async, pending;
+    int truncated, async, pending, rejected;
     uint64_t queued = 0;
     uint32_t thread = UINT32_MAX;
     const char *tname = NULL;
@@ -860,11 +864,11 @@ static int jnode(call_tab *t, mct_call *c, const json_t *n, int depth, struct jp
     if (jstr(n, "class", 0, 1, &cls, p, e) < 0 || jstr(n, "method", 0, 1, &method, p, e) < 0 ||
         jstr(n, "desc", 0, 1, &desc, p, e) < 0 || jstr(n, "exception", 1, 1, &exc, p, e) < 0 ||
         jbool(n, "truncated", &truncated, p, e) < 0 || jbool(n, "async", &async, p, e) < 0 ||
-        jbool(n, "pending", &pending, p, e) < 0)
+        jbool(n, "pending", &pending, p, e) < 0 || jbool(n, "rejected", &rejected, p, e) < 0)
         return -1;
-    if (pending && !async)
-        return jbad(e, p, "pending", "true on a node that is not async");
-    if (async && !pending) {
+    if ((pending || rejected) && !async)
+        return jbad(e, p, pending ? "pending" : "rejected", "true on a node that is not async");
+    if (async && !pending && !rejected) {
         if (jstr(n, "thread", 0, 0, &tname, p, e) < 0 || jint(n, "queued_ns", &queued, p, e) < 0)
             return -1;
     } else if (json_object_get(n, "thread") != NULL || json_object_get(n, "queued_ns") != NULL) {
@@ -912,7 +916,8 @@ static int jnode(call_tab *t, mct_call *c, const json_t *n, int depth, struct jp
     nd = &c->nodes[at];
     *nd = (struct call_node){
         .method = id, .n_children = (uint32_t)json_array_size(kids),
-        .flags = (truncated ? CALL_N_TRUNCATED : 0u) | (async ? CALL_N_ASYNC : 0u) | (pending ? CALL_N_PENDING : 0u),
+        .flags = (truncated ? CALL_N_TRUNCATED : 0u) | (async ? CALL_N_ASYNC : 0u) | (pending ? CALL_N_PENDING : 0u) |
+                 (rejected ? CALL_N_REJECTED : 0u),
         .calls = v[0], .total_ns = v[1], .self_ns = v[2], .min_ns = v[3], .max_ns = v[4], .throws = v[5],
         .cpu_ns = cpu, .alloc_bytes = alloc, .queued_ns = queued, .thread = thread,
     };

@@ -19,6 +19,11 @@ typedef struct ho_task {
 
 extern const ho_task ho_tasks[HO_KINDS];
 
+/* The probe class's static void method called with the kind's task
+ * method's number right after a hand-off site returned: a hand-off whose
+ * site threw instead (the executor refused the task) was rejected. */
+#define HO_HANDED "handed"
+
 /* The kind of the task an invoke of (owner, name, desc) hands off, with
  * *swap set when one more argument follows the task (the Executor, a
  * result), or -1 when the invoke is no hand-off. */

@@ -60,6 +60,7 @@ struct meth {
     int receiver;          /* the entry probe takes `this` (aload_0 first) */
     uint16_t enter_ref, exit_ref, fail_ref;
     uint16_t ho_ref[HO_KINDS];     /* the wrappers of the kinds met, 0: none */
+    uint16_t handed_ref;           /* the probe after a hand-off site, 0: none */
     uint8_t ho_idcode[HO_KINDS][3]; /* push the kind's task method's number */
     uint32_t ho_idlen[HO_KINDS];
     uint32_t code_end;     /* new pc after the last old instruction = the handler */
@@ -395,6 +396,12 @@ static uint32_t site_len(const struct meth *M, const struct ins *I)
     return I->ho < 0 ? 0 : M->ho_idlen[I->ho] + 3 + (I->ho_swap ? 2u : 0u);
 }
 
+/* The probe put after a hand-off site, saying it returned (0: none). */
+static uint32_t handed_len(const struct meth *M, const struct ins *I)
+{
+    return I->ho < 0 ? 0 : M->ho_idlen[I->ho] + 3;
+}
+
 static int layout(struct meth *M)
 {
     uint32_t i, pass;
@@ -424,7 +431,7 @@ static int layout(struct meth *M)
                 I->len = 1 + pad + (I->in.form == BC_FORM_TABLESWITCH ? 12 + 4 * I->in.ntargets
                                                                        : 8 + 8 * I->in.ntargets);
             }
-            pos += I->len;
+            pos += I->len + handed_len(M, I);
             if (pos > 65535 + 16)
                 break;
         }
@@ -533,6 +540,11 @@ static void emit_code(const struct meth *M, mct_buf *b)
         default:
             buf_bytes(b, code + in->pc, in->len);
             break;
+        }
+        if (I->ho >= 0) {
+            buf_bytes(b, M->ho_idcode[I->ho], M->ho_idlen[I->ho]);
+            buf_u1(b, BC_INVOKESTATIC);
+            buf_u2(b, M->handed_ref);
         }
     }
     /* the catch-all handler */
@@ -951,6 +963,11 @@ static int find_sites(struct meth *M, const rw_target *t)
         if ((I->in.op != BC_INVOKEVIRTUAL && I->in.op != BC_INVOKEINTERFACE && I->in.op != BC_INVOKESTATIC) ||
             cf_member_ref(M->c, I->in.index, &ref) < 0 || (k = ho_site(ref.owner, ref.name, ref.desc, &swap)) < 0)
             continue;
+        if (M->handed_ref == 0) {
+            if ((r = cpool_methodref(M->cp, t->probes->owner, HO_HANDED, "(I)V", M->err)) < 0)
+                return FATAL;
+            M->handed_ref = (uint16_t)r;
+        }
         if (M->ho_ref[k] == 0) {
             if ((r = cpool_methodref(M->cp, t->probes->owner, ho_tasks[k].wrap, ho_tasks[k].wrap_desc, M->err)) < 0 ||
                 encode_int(M, t->handoff[k], M->ho_idcode[k], &M->ho_idlen[k]) != OK)

@@ -55,7 +55,8 @@ typedef struct rw_target {
      * method (HO_KINDS of them, borrowed); each hand-off site of the method
      * then passes its task through the kind's wrapper of probes->owner
      * first (push id; invokestatic wrap; swapped around the argument that
-     * follows the task, if any). NULL: sites left alone. */
+     * follows the task, if any), and calls HO_HANDED after it (push id;
+     * invokestatic handed (I)V). NULL: sites left alone. */
     const int32_t *handoff;
 } rw_target;
 

@@ -699,6 +699,15 @@ static jlong JNICALL n_handoff(JNIEnv *env, jclass cls, jint k, jint id)
     return (jlong)((uint64_t)t->call_session << 40 | (uint64_t)(t->max_depth - t->depth) << 28 | seq);
 }
 
+/* The site of the last hand-off of the traced call at k returned. */
+static void JNICALL n_handed(JNIEnv *env, jclass cls, jint k)
+{
+    probe_thread *t = state_of(k);
+
+    if (t->depth > 0 && t->depth < t->max_depth && t->w < t->limit)
+        rec(env, t, -1, PROBE_HANDED);
+}
+
 /* The task of token runs inside the traced call at k. */
 static void JNICALL n_inline(JNIEnv *env, jclass cls, jint k, jlong token)
 {
@@ -996,6 +1005,7 @@ const probe_native probe_natives[PROBE_N_NATIVES] = {
     /* the diagnostic mode never follows a hand-off: no session runs */
     {"handoff0", "(II)J", n_handoff, n_handoff},
     {"inline0", "(IJ)V", n_inline, n_inline},
+    {"handed0", "(I)V", n_handed, n_handed},
     {"taskBegin0", "(Ljava/lang/Thread;IJI)Z", n_task_begin, n_task_begin},
     {"taskEnd0", "(Ljava/lang/Throwable;II)Z", n_task_end, n_task_end},
 };

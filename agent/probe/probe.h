@@ -131,8 +131,10 @@ enum probe_kind {
                              its hand-off number (PROBE_HANDOFF_SEQ) */
     PROBE_INLINE,         /* the task of hand-off kind >> 4 ran here, inside
                              this call (a thread already in a traced call) */
-    PROBE_TASK            /* right after the root's enter: this call is the
+    PROBE_TASK,           /* right after the root's enter: this call is the
                              run of the task of hand-off kind >> 4 */
+    PROBE_HANDED          /* the site of the frame's last hand-off returned
+                             (one that does not was refused: it threw) */
 };
 
 /* Hand-off numbers: the low bits of a counter, enough to tell apart the
@@ -395,7 +397,7 @@ typedef struct probe_native {
     void *tracing, *counting;
 } probe_native;
 
-#define PROBE_N_NATIVES 14
+#define PROBE_N_NATIVES 15
 extern const probe_native probe_natives[PROBE_N_NATIVES];
 
 /* Before the probe class initializes (it asks counting0 as it does): the

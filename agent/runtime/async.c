@@ -160,7 +160,7 @@ static int complete(async *a, const struct held *h, int depth)
     for (size_t i = 0; i < h->n_wants; i++) {
         const struct held *r;
 
-        if (ran_inline(a, h->wants[i].h.seq))
+        if (h->wants[i].h.rejected || ran_inline(a, h->wants[i].h.seq))
             continue;
         r = run_of(a, h->wants[i].h.seq);
         if (r == NULL || depth >= CALL_MAX_DEPTH || !complete(a, r, depth + 1))
@@ -211,14 +211,15 @@ static size_t put_node(struct build *b, struct held *h, size_t i, int depth)
 
         if (ho->node != i || ran_inline(b->a, ho->seq))
             continue;
-        r = depth + 1 < CALL_MAX_DEPTH ? run_of(b->a, ho->seq) : NULL;
+        r = depth + 1 < CALL_MAX_DEPTH && !ho->rejected ? run_of(b->a, ho->seq) : NULL;
         if (r != NULL) {
             if (put_run(b, r, ho, depth + 1) < 0)
                 return SIZE_MAX;
         } else {
-            struct call_node pending = {.method = (uint32_t)ho->method, .flags = CALL_N_ASYNC | CALL_N_PENDING};
+            struct call_node none = {.method = (uint32_t)ho->method,
+                                     .flags = CALL_N_ASYNC | (ho->rejected ? CALL_N_REJECTED : CALL_N_PENDING)};
 
-            if (tree_define(b->tab, ho->method, &b->err) < 0 || append(b->out, &pending) == SIZE_MAX)
+            if (tree_define(b->tab, ho->method, &b->err) < 0 || append(b->out, &none) == SIZE_MAX)
                 return SIZE_MAX;
         }
     }

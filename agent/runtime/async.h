@@ -8,8 +8,9 @@
  * included, has come or ran inside a traced call (a thread already
  * tracing: its calls are that call's, no node of their own), or once its
  * wait is over: the missing tasks are then nodes marked pending (not
- * ended, or never run: rejected, cancelled, dropped). The worker's thread
- * only; no JNI. */
+ * ended, or never run: cancelled, discarded, not traced). A task whose
+ * hand-off threw (the executor refused it) is a node marked rejected,
+ * waited for by none. The worker's thread only; no JNI. */
 #ifndef MCT_ASYNC_H
 #define MCT_ASYNC_H
 

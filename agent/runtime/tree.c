@@ -81,6 +81,7 @@ struct tree {
     uint32_t *inlined;
     size_t n_inlined, cap_inlined;
     uint32_t task;            /* PROBE_TASK's hand-off number, or 0 */
+    size_t open_handoffs;     /* hand-offs made in frames still open */
 };
 
 /* The children table's hash of the child of parent for method id. */
@@ -194,6 +195,13 @@ static void close_frame(tree *t, struct frame *st, int *sp, uint64_t at, uint64_
     uint64_t cost = t->o.probe_ticks * (1 + 2 * f->below);
     uint64_t d = raw > cost ? raw - cost : 0;
 
+    /* A hand-off of the frame whose site never returned: it threw. */
+    for (size_t h = t->n_handoffs; t->open_handoffs > 0 && h-- > 0;)
+        if (t->handoffs[h].frame == *sp) {
+            t->handoffs[h].rejected = !t->handoffs[h].handed;
+            t->handoffs[h].frame = -1;
+            t->open_handoffs--;
+        }
     if (d < f->child_sum)
         d = f->child_sum;
     if (nd->calls == 0 || d < nd->min)
@@ -267,8 +275,16 @@ static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, const pro
     } else if (k == PROBE_HANDOFF && *sp > 0) {
         if (buf_grow(&t->handoffs, &t->cap_handoffs, t->n_handoffs, sizeof *t->handoffs, 8) < 0)
             return mct_err_set(err, MCT_E_NOMEM, "out of memory building a call tree");
-        t->handoffs[t->n_handoffs++] = (tree_handoff){
-            .seq = PROBE_HANDOFF_SEQ(e->kind >> 4), .method = e->id, .node = st[*sp - 1].node, .tick = e->t};
+        t->handoffs[t->n_handoffs++] = (tree_handoff){.seq = PROBE_HANDOFF_SEQ(e->kind >> 4), .method = e->id,
+                                                      .node = st[*sp - 1].node, .tick = e->t, .frame = *sp - 1};
+        t->open_handoffs++;
+    } else if (k == PROBE_HANDED) {
+        /* The frame's last hand-off whose site had not returned yet. */
+        for (size_t h = t->n_handoffs; h-- > 0;)
+            if (t->handoffs[h].frame == *sp - 1 && !t->handoffs[h].handed) {
+                t->handoffs[h].handed = 1;
+                break;
+            }
     } else if (k == PROBE_INLINE) {
         if (buf_grow(&t->inlined, &t->cap_inlined, t->n_inlined, sizeof *t->inlined, 8) < 0)
             return mct_err_set(err, MCT_E_NOMEM, "out of memory building a call tree");

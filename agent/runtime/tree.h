@@ -49,6 +49,9 @@ typedef struct tree_handoff {
     uint32_t node;            /* the node that handed it off: its index in the
                                  model, once tree_call filled one */
     uint64_t tick;            /* when */
+    int rejected;             /* its site threw: the task was refused */
+    int frame;                /* (tree.c: the frame it was made in, while open; -1 after) */
+    int handed;               /* (tree.c: its site returned) */
 } tree_handoff;
 
 /* The call's hand-offs in order, *n of them (borrowed, until tree_free). */

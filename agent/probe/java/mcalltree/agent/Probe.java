@@ -68,7 +68,8 @@ import java.util.function.Supplier;
  * instance of this class, which, run on a thread in no entry call, traces
  * the run there as a call of its own that the agent puts under the node
  * that handed it off (on a thread already in a traced call, it runs as
- * part of that call).
+ * part of that call). After the site returns it calls handed: a hand-off
+ * whose site threw instead was rejected.
  */
 public final class Probe implements Runnable, Callable<Object>, Supplier<Object>, Function<Object, Object>,
         Consumer<Object> {
@@ -420,6 +421,14 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
         return k < 0 || task == null ? task : (Consumer<Object>) handoff(task, k, id);
     }
 
+    /** A hand-off site returned (its task was not refused). */
+    public static void handed(int id) {
+        int k = entry();
+        if (k >= 0) {
+            handed0(k);
+        }
+    }
+
     /**
      * The task starts on this thread: traced as a call of its own when the
      * thread is in no entry call (the entry it holds, or -1), else said to
@@ -530,6 +539,9 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
      * when it is not followed (no depth left, the ring full).
      */
     private static native long handoff0(int k, int id);
+
+    /** The last hand-off site of the traced call at entry k returned. */
+    private static native void handed0(int k);
 
     /** The task of token runs inside the traced call at entry k. */
     private static native void inline0(int k, long token);
