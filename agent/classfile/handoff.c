@@ -1,10 +1,13 @@
 /* handoff.c — see handoff.h.
  *
  * A site is known by the static type the caller invokes on (javac names
- * it): the executor interfaces and classes of java.util.concurrent, and
- * CompletableFuture/CompletionStage. The task is the first argument; one
- * reference argument may follow it. An executor of the application's own
- * type is a hand-off only when called through one of these types. */
+ * it): the executor interfaces and classes of java.util.concurrent,
+ * CompletableFuture/CompletionStage, and a new Thread (its constructor,
+ * Thread.startVirtualThread, a Thread.Builder's start and unstarted). The
+ * task is the first argument; one reference argument may follow it (an
+ * Executor, a result, a thread's name). An executor or thread of the
+ * application's own type is a hand-off only when called through one of
+ * these types. */
 #include "handoff.h"
 
 #include <string.h>
@@ -30,6 +33,12 @@ static const char *const executors[] = {
 static const char *const stages[] = {
     "java/util/concurrent/CompletableFuture",
     "java/util/concurrent/CompletionStage",
+};
+
+static const char *const builders[] = {
+    "java/lang/Thread$Builder",
+    "java/lang/Thread$Builder$OfPlatform",
+    "java/lang/Thread$Builder$OfVirtual",
 };
 
 static int one_of(const char *s, const char *const *set, size_t n)
@@ -61,6 +70,12 @@ int ho_site(const char *owner, const char *name, const char *desc, int *swap)
             return -1;
     } else if (one_of(owner, stages, sizeof stages / sizeof *stages)) {
         if (len <= 5 || strcmp(name + len - 5, "Async") != 0)
+            return -1;
+    } else if (strcmp(owner, "java/lang/Thread") == 0) {
+        if (strcmp(name, "<init>") != 0 && strcmp(name, "startVirtualThread") != 0)
+            return -1;
+    } else if (one_of(owner, builders, sizeof builders / sizeof *builders)) {
+        if (strcmp(name, "start") != 0 && strcmp(name, "unstarted") != 0)
             return -1;
     } else {
         return -1;

@@ -960,7 +960,8 @@ static int find_sites(struct meth *M, const rw_target *t)
         cf_ref ref;
         int k, swap = 0, r;
 
-        if ((I->in.op != BC_INVOKEVIRTUAL && I->in.op != BC_INVOKEINTERFACE && I->in.op != BC_INVOKESTATIC) ||
+        if ((I->in.op != BC_INVOKEVIRTUAL && I->in.op != BC_INVOKEINTERFACE && I->in.op != BC_INVOKESTATIC &&
+             I->in.op != BC_INVOKESPECIAL) ||
             cf_member_ref(M->c, I->in.index, &ref) < 0 || (k = ho_site(ref.owner, ref.name, ref.desc, &swap)) < 0)
             continue;
         if (M->handed_ref == 0) {

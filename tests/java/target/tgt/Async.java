@@ -2,6 +2,7 @@ package tgt;
 
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -20,7 +21,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * slow(): hands a task that sleeps 1 s to a thread async-slow-N, then
  * sleeps 100 ms itself (the task is still running when a short
  * --async-wait is over); full(): a pool of one thread and a queue of one,
- * both taken by tasks that sleep 3 s, so that a task is rejected (caught).
+ * both taken by tasks that sleep 3 s, so that a task is rejected (caught);
+ * thread(): a new platform thread async-thread runs work(), joined;
+ * nested(): a task on async-pool-N that hands work() to async-inner-1;
+ * spy(): a task run at once by its executor on the caller's thread (Spy).
  */
 public final class Async {
     private Async() {
@@ -98,6 +102,49 @@ public final class Async {
                 return t;
             });
 
+    public static long thread() {
+        Thread t = new Thread(() -> sink += work(6), "async-thread");
+        t.start();
+        try {
+            t.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return sink;
+    }
+
+    /**
+     * An executor that runs each task at once on the caller's thread, and
+     * prints "TASK CLASS" whenever the class of the tasks it is given
+     * changes (a tracer's wrapper, or the application's own lambda).
+     */
+    static final class Spy implements Executor {
+        private String last = "";
+
+        @Override
+        public void execute(Runnable task) {
+            String name = task.getClass().getName();
+            if (!name.equals(last)) {
+                last = name;
+                System.out.println("TASK " + name.replaceAll("/.*", ""));
+            }
+            task.run();
+        }
+    }
+
+    static final Executor SPY = new Spy();
+
+    public static long spy() {
+        SPY.execute(() -> sink += work(1));
+        return sink;
+    }
+
+    static final ExecutorService INNER = pool("async-inner", 1);
+
+    public static long nested() throws Exception {
+        return POOL.submit(() -> INNER.submit(() -> work(2)).get()).get();
+    }
+
     /** The scenario's loop body: which entry method to call. */
     static Runnable entry(String which) {
         switch (which == null ? "pool" : which) {
@@ -107,6 +154,18 @@ public final class Async {
                 return () -> sink += slow();
             case "full":
                 return () -> sink += full();
+            case "thread":
+                return () -> sink += thread();
+            case "spy":
+                return () -> sink += spy();
+            case "nested":
+                return () -> {
+                    try {
+                        sink += nested();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                };
             default:
                 return () -> {
                     try {
