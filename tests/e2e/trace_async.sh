@@ -17,6 +17,8 @@
 #   executor gets the application's own task again (the target prints the
 #   class of the tasks it is given when it changes): no wrapper is left,
 #   no class stays instrumented;
+# - JDK 21+: a task on a virtual thread of its own (the virtual thread per
+#   task executor);
 # - without --follow-async no node is async; --async-wait alone is a usage
 #   error.
 . "$MCT_SRCDIR/tests/setup"
@@ -103,12 +105,12 @@ OUTLINE
     expect_outline "$OUT" "nested" <<'OUTLINE'
 tgt.Async.nested calls=1 throws=0
   java.util.concurrent.Callable.call calls=1 throws=0 async
-    tgt.Async.lambda$nested$9 calls=1 throws=0
+    tgt.Async.lambda$nested$10 calls=1 throws=0
       java.util.concurrent.Callable.call calls=1 throws=0 async
-        tgt.Async.lambda$nested$8 calls=1 throws=0
+        tgt.Async.lambda$nested$9 calls=1 throws=0
           tgt.Async.work calls=1 throws=0
 OUTLINE
-    expect_all "$(threads "$OUT" nested/Callable.call/lambda\$nested\$9/Callable.call)" async-inner-1 \
+    expect_all "$(threads "$OUT" nested/Callable.call/lambda\$nested\$10/Callable.call)" async-inner-1 \
         "nested: the inner task's thread"
     stop_jvm "$PID"
     scenario "$jdk" async thread
@@ -171,5 +173,21 @@ OUTLINE
     expect_restored "$PID" "after spy"
     wait_log_last "$LOG" '^TASK tgt\.Async\$\$Lambda' "spy: the application's task after the session"
     stop_jvm "$PID"
+
+    if [ "$j" -ge 21 ]; then
+        scenario "$jdk" async virtual
+        note "JDK $j: a task on a virtual thread of its own"
+        trace "$j-virtual" --follow-async -n 3 "$PID" tgt.Async virtual 4 "$RX"
+        expect_rc 0 "virtual"
+        check_calls "$OUT" 3 "virtual" -D 4
+        expect_outline "$OUT" "virtual" <<'OUTLINE'
+tgt.Async.virtual calls=1 throws=0
+  java.util.concurrent.Callable.call calls=1 throws=0 async
+    tgt.Async.lambda$virtual$8 calls=1 throws=0
+      tgt.Async.work calls=1 throws=0
+OUTLINE
+        expect_restored "$PID" "after virtual"
+        stop_jvm "$PID"
+    fi
 done
 trace_done

@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * both taken by tasks that sleep 3 s, so that a task is rejected (caught);
  * thread(): a new platform thread async-thread runs work(), joined;
  * nested(): a task on async-pool-N that hands work() to async-inner-1;
- * spy(): a task run at once by its executor on the caller's thread (Spy).
+ * spy(): a task run at once by its executor on the caller's thread (Spy);
+ * virtual(): a task on a virtual thread of its own (JDK 21+), waited for.
  */
 public final class Async {
     private Async() {
@@ -139,6 +140,21 @@ public final class Async {
         return sink;
     }
 
+    /** A virtual thread per task (JDK 21+, found by reflection: this compiles for 17). */
+    static final ExecutorService VIRTUAL = virtualPerTask();
+
+    private static ExecutorService virtualPerTask() {
+        try {
+            return (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+        } catch (ReflectiveOperationException e) {
+            return null;
+        }
+    }
+
+    public static long virtual() throws Exception {
+        return VIRTUAL.submit(() -> work(2)).get();
+    }
+
     static final ExecutorService INNER = pool("async-inner", 1);
 
     public static long nested() throws Exception {
@@ -158,6 +174,14 @@ public final class Async {
                 return () -> sink += thread();
             case "spy":
                 return () -> sink += spy();
+            case "virtual":
+                return () -> {
+                    try {
+                        sink += virtual();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                };
             case "nested":
                 return () -> {
                     try {

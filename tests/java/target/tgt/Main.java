@@ -18,7 +18,8 @@ import java.nio.file.StandardCopyOption;
  * inside the entry method at once (default 24); "counted DIR" calls
  * Counted.run and Counted.nest as often as DIR/go says (see counted);
  * "spied [WHERE]" reads plug.Lam from WHERE (see Spied); "async WHICH"
- * calls one of Async's entry methods (pool, chain, slow, full, thread, nested, spy).
+ * calls one of Async's entry methods (pool, chain, slow, full, thread, nested, spy,
+ * virtual).
  */
 public final class Main {
     private Main() {
