@@ -1,8 +1,9 @@
 /* handoff.h — the call sites that hand a task to another thread: an
  * executor's execute and submit, ForkJoinPool's, CompletableFuture's
- * *Async stages, and a new thread's Runnable. With --follow-async the rewriter passes the task of such
- * a site through a wrapper of the probe class (rewrite.h), which follows it
- * to the thread that runs it. Pure C, no state. */
+ * *Async stages, StructuredTaskScope.fork, and a new thread's Runnable.
+ * With --follow-async the rewriter passes the task of such a site through
+ * a wrapper of the probe class (rewrite.h), which follows it to the thread
+ * that runs it. Pure C, no state. */
 #ifndef MCT_HANDOFF_H
 #define MCT_HANDOFF_H
 
