@@ -24,7 +24,11 @@
  * takes a state from the virtual threads' pool, which allocates one when
  * all are held, and keeps a JNI reference to the thread), and an entry
  * method that throws keeps a JNI reference to the exception's class (the
- * worker frees both). Nothing the probes write is shared between
+ * worker frees both). With --follow-async, a hand-off made in a traced
+ * call takes its number from a counter all threads share (one atomic add:
+ * once per hand-off, as the ends are once per call; its wrapper is
+ * allocated in Java), and the run of a handed-off task starts and ends as
+ * an entry call does. Nothing else the probes write is shared between
  * threads: each thread's state is its own, its fields grouped on cache
  * lines by writer (below), and its counters are summed by the worker.
  *

@@ -16,7 +16,7 @@
 /* How long past the wait a task's run is kept for a call still running. */
 #define ORPHAN_NS (UINT64_C(60) * 1000000000u)
 #define MAX_HELD 4096
-#define MAX_RUNS 65536
+#define MAX_RUNS 16384
 
 /* A hand-off of a held model: tree_handoff, node an index into the model. */
 struct want {
