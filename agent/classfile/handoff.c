@@ -2,9 +2,9 @@
  *
  * A site is known by the static type the caller invokes on (javac names
  * it): the executor interfaces and classes of java.util.concurrent,
- * CompletableFuture/CompletionStage, StructuredTaskScope.fork, and a new
- * Thread (its constructor, Thread.startVirtualThread, a Thread.Builder's
- * start and unstarted). The
+ * CompletableFuture/CompletionStage, StructuredTaskScope.fork, a servlet's
+ * AsyncContext.start, and a new Thread (its constructor,
+ * Thread.startVirtualThread, a Thread.Builder's start and unstarted). The
  * task is the first argument; one reference argument may follow it (an
  * Executor, a result, a thread's name). An executor or thread of the
  * application's own type is a hand-off only when called through one of
@@ -80,6 +80,9 @@ int ho_site(const char *owner, const char *name, const char *desc, int *swap)
             return -1;
     } else if (strcmp(owner, "java/util/concurrent/StructuredTaskScope") == 0) {
         if (strcmp(name, "fork") != 0)
+            return -1;
+    } else if (strcmp(owner, "jakarta/servlet/AsyncContext") == 0 || strcmp(owner, "javax/servlet/AsyncContext") == 0) {
+        if (strcmp(name, "start") != 0)
             return -1;
     } else {
         return -1;

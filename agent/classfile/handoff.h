@@ -1,6 +1,7 @@
 /* handoff.h — the call sites that hand a task to another thread: an
  * executor's execute and submit, ForkJoinPool's, CompletableFuture's
- * *Async stages, StructuredTaskScope.fork, and a new thread's Runnable.
+ * *Async stages, StructuredTaskScope.fork, a servlet's AsyncContext.start,
+ * and a new thread's Runnable.
  * With --follow-async the rewriter passes the task of such a site through
  * a wrapper of the probe class (rewrite.h), which follows it to the thread
  * that runs it. Pure C, no state. */

@@ -695,6 +695,7 @@ static void test_handoff(void)
         {"java/util/concurrent/CompletableFuture", "supplyAsync", "(Ljava/util/function/Supplier;)Ljava/util/concurrent/CompletableFuture;", HO_GET, 0},
         {"java/lang/Thread", "<init>", "(Ljava/lang/Runnable;Ljava/lang/String;)V", HO_RUN, 1},
         {"java/lang/Thread$Builder$OfVirtual", "start", "(Ljava/lang/Runnable;)Ljava/lang/Thread;", HO_RUN, 0},
+        {"jakarta/servlet/AsyncContext", "start", "(Ljava/lang/Runnable;)V", HO_RUN, 0},
         {"java/util/concurrent/StructuredTaskScope", "fork", "(Ljava/util/concurrent/Callable;)Ljava/util/concurrent/StructuredTaskScope$Subtask;", HO_CALL, 0},
         {"com/shop/Pool", "execute", "(Ljava/lang/Runnable;)V", -1, 0},
         {"java/util/concurrent/Executor", "execute", "(Ljava/lang/Object;)V", -1, 0},
