@@ -15,7 +15,9 @@
  * thread's CPU time in the node) and wait (total − cpu); with --alloc, one
  * more: alloc (the bytes the thread allocated in the node).
  * Tags after the name: `threw N×` (or the entry method's exception),
- * `[truncated]` (the node lost events), `[slow]` (with --slow-ms: the node's
+ * `[truncated]` (the node lost events), `[async on "THREAD", queued D]` (a
+ * task handed off and run on THREAD after D in the queue; its time is not
+ * its parent's), `[async, pending: not ended]`, `[async, rejected]`, `[slow]` (with --slow-ms: the node's
  * slowest single call, max_ns, took at least that long — a node merging
  * many short calls is not slow however large its total).
  *
@@ -79,6 +81,10 @@ struct tnode {
     long long cpu_ns;           /* a call's node with CPU times; else 0 */
     unsigned long long alloc_bytes; /* a call's node with allocations; else 0 */
     int truncated;
+    const char *async_thread;   /* a call's async node: the thread the task ran on ("" when pending); else NULL */
+    long long queued_ns;        /* a call's async node: its time in the queue */
+    int pending;                /* a call's async node whose task had not ended */
+    int rejected;               /* a call's async node whose task the executor refused */
 };
 
 static struct tnode of_call(const call_tab *tab, const mct_call *c, size_t i)
@@ -91,6 +97,9 @@ static struct tnode of_call(const call_tab *tab, const mct_call *c, size_t i)
         .calls = (long long)nd->calls, .total_ns = (long long)nd->total_ns, .self_ns = (long long)nd->self_ns,
         .min_ns = (long long)nd->min_ns, .max_ns = (long long)nd->max_ns, .throws = (long long)nd->throws,
         .cpu_ns = (long long)nd->cpu_ns, .alloc_bytes = nd->alloc_bytes, .truncated = (nd->flags & CALL_N_TRUNCATED) != 0,
+        .async_thread = !(nd->flags & CALL_N_ASYNC) ? NULL : (nd->flags & CALL_N_NOT_RUN) ? "" : c->threads[nd->thread],
+        .queued_ns = (long long)nd->queued_ns, .pending = (nd->flags & CALL_N_PENDING) != 0,
+        .rejected = (nd->flags & CALL_N_REJECTED) != 0,
     };
 }
 
@@ -351,6 +360,17 @@ static void put_tags(const struct tree *t, const struct tnode *node, int slow, i
     if (node->truncated) {
         fputs("  ", f);
         put_styled(t, SGR_WARN, "[truncated]");
+    }
+    if (node->pending || node->rejected) {
+        fputs("  ", f);
+        put_styled(t, SGR_WARN, node->pending ? "[async, pending: not ended]" : "[async, rejected]");
+    } else if (node->async_thread != NULL) {
+        char dur[FU_DUR_MAX + 16];
+
+        fu_duration(dur, sizeof dur, (double)node->queued_ns);
+        fputs("  ", f);
+        put_styled3(t, SGR_WARN, "[async on \"", node->async_thread, "\", queued ");
+        put_styled3(t, SGR_WARN, "", dur, "]");
     }
     if (cut) {
         fputs("  ", f);

@@ -134,8 +134,38 @@ int call_tab_intern(call_tab *t, const char *cls, const char *name, const char *
     return 0;
 }
 
+/* c holds no async node's thread name. */
+static void threads_clear(mct_call *c)
+{
+    for (size_t i = 0; i < c->n_threads; i++)
+        free(c->threads[i]);
+    c->n_threads = 0;
+}
+
+int call_add_thread(mct_call *c, const char *name, uint32_t *at)
+{
+    char *copy;
+
+    if (c->n_threads == c->cap_threads) {
+        size_t cap = c->cap_threads ? c->cap_threads * 2 : 8;
+        char **p = realloc(c->threads, cap * sizeof *p);
+
+        if (p == NULL)
+            return -1;
+        c->threads = p;
+        c->cap_threads = cap;
+    }
+    if ((copy = strdup(name)) == NULL)
+        return -1;
+    *at = (uint32_t)c->n_threads;
+    c->threads[c->n_threads++] = copy;
+    return 0;
+}
+
 void call_free(mct_call *c)
 {
+    threads_clear(c);
+    free(c->threads);
     free(c->thread_name);
     free(c->exception);
     free(c->nodes);
@@ -186,6 +216,7 @@ static int set_exception(mct_call *c, const char *exception)
 
 int call_set_names(mct_call *c, const char *thread_name, const char *exception)
 {
+    threads_clear(c);
     if (thread_name == NULL)
         thread_name = "";
     if (copy_str(&c->thread_name, &c->cap_name, thread_name, strlen(thread_name)) < 0)
@@ -202,12 +233,24 @@ static int num_ok(uint64_t v, const char *what, mct_err *e)
     return 0;
 }
 
-static int node_ok(const call_tab *t, const struct call_node *nd, size_t i, mct_err *e)
+static int node_ok(const call_tab *t, const mct_call *c, const struct call_node *nd, size_t i, mct_err *e)
 {
     if (call_tab_get(t, nd->method) == NULL)
         return mct_err_set(e, MCT_E_PROTO, "node %zu names method %u, which was never defined", i, nd->method);
-    if (nd->flags & ~CALL_N_TRUNCATED)
+    if (nd->flags & ~CALL_N_KNOWN)
         return mct_err_set(e, MCT_E_PROTO, "node %zu has unknown flags 0x%x", i, nd->flags);
+    if ((nd->flags & CALL_N_ASYNC) && !(c->flags & CALL_F_ASYNC))
+        return mct_err_set(e, MCT_E_PROTO, "node %zu is async in a call not flagged so", i);
+    if ((nd->flags & CALL_N_NOT_RUN) &&
+        ((nd->flags & CALL_N_NOT_RUN) == CALL_N_NOT_RUN || !(nd->flags & CALL_N_ASYNC) || nd->calls != 0 ||
+         nd->n_children != 0))
+        return mct_err_set(e, MCT_E_PROTO, "node %zu is pending or rejected but not an async node without calls", i);
+    if ((nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) == CALL_N_ASYNC &&
+        (nd->thread >= c->n_threads || strlen(c->threads[nd->thread]) > CALL_STR_MAX ||
+         !proto_utf8_valid(c->threads[nd->thread], strlen(c->threads[nd->thread]))))
+        return mct_err_set(e, MCT_E_PROTO, "node %zu: an async node without its thread's name (UTF-8)", i);
+    if (num_ok(nd->queued_ns, "queued_ns", e) < 0)
+        return -1;
     if (num_ok(nd->calls, "calls", e) < 0 || num_ok(nd->total_ns, "total_ns", e) < 0 ||
         num_ok(nd->self_ns, "self_ns", e) < 0 || num_ok(nd->min_ns, "min_ns", e) < 0 ||
         num_ok(nd->max_ns, "max_ns", e) < 0 || num_ok(nd->throws, "throws", e) < 0 ||
@@ -253,7 +296,7 @@ int call_check(const call_tab *t, const mct_call *c, mct_err *e)
 
         if (i > 0 && depth == 0)
             return mct_err_set(e, MCT_E_PROTO, "%zu nodes after the root's tree", c->n_nodes - i);
-        if (node_ok(t, nd, i, e) < 0)
+        if (node_ok(t, c, nd, i, e) < 0)
             return -1;
         if (depth > 0)
             left[depth - 1]--;
@@ -395,6 +438,14 @@ int call_encode(mct_buf *b, const call_tab *t, call_defs *defs, const mct_call *
         if (c->flags & CALL_F_ALLOC)
             w = be64(w, nd->alloc_bytes);
     }
+    for (i = 0; w != NULL && (c->flags & CALL_F_ASYNC) && i < c->n_nodes; i++) {
+        const struct call_node *nd = &c->nodes[i];
+
+        if ((nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) == CALL_N_ASYNC) {
+            buf_u8(b, nd->queued_ns);
+            put_str(b, c->threads[nd->thread]);
+        }
+    }
     return call_frame_end(b, start);
 }
 
@@ -524,6 +575,29 @@ static int decode_call(const call_tab *t, mct_call *c, struct rd *r, mct_err *e)
         nd->throws = get_be(r, 8);
         nd->cpu_ns = c->flags & CALL_F_CPU ? get_be(r, 8) : 0;
         nd->alloc_bytes = c->flags & CALL_F_ALLOC ? get_be(r, 8) : 0;
+        nd->queued_ns = 0;
+        nd->thread = UINT32_MAX;
+    }
+    threads_clear(c);
+    for (i = 0; (c->flags & CALL_F_ASYNC) && i < n; i++) {
+        struct call_node *nd = &c->nodes[i];
+        char *name = NULL;
+        size_t cap = 0;
+        int rc;
+
+        if ((nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) != CALL_N_ASYNC)
+            continue;
+        if (need(r, 8, "an async node's queued_ns", e) < 0)
+            return -1;
+        nd->queued_ns = get_be(r, 8);
+        if (get_str(r, &name, &cap, 0, "an async node's thread", e) < 0) {
+            free(name);
+            return -1;
+        }
+        rc = call_add_thread(c, name, &nd->thread);
+        free(name);
+        if (rc < 0)
+            return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a compact record");
     }
     if (call_check(t, c, e) < 0)
         return mct_err_wrap(e, "compact record");
@@ -592,7 +666,7 @@ void call_json_str(mct_buf *b, const char *s)
 #define LIT(w, s) (memcpy((w), (s), sizeof(s) - 1), (w) + sizeof(s) - 1)
 
 /* The most a node's text holds besides its names and children. */
-#define NODE_TEXT_MAX 360
+#define NODE_TEXT_MAX 440
 
 /* Node i and its subtree; the index after it (b failed when out of memory). */
 static size_t node_line(mct_buf *b, const call_tab *t, const mct_call *c, size_t i)
@@ -623,8 +697,20 @@ static size_t node_line(mct_buf *b, const call_tab *t, const mct_call *c, size_t
         w = buf_dec_at(LIT(w, ",\"alloc_bytes\":"), nd->alloc_bytes);
     if (nd->flags & CALL_N_TRUNCATED)
         w = LIT(w, ",\"truncated\":true");
-    w = LIT(w, ",\"children\":[");
+    if (nd->flags & CALL_N_ASYNC)
+        w = LIT(w, ",\"async\":true");
+    if (nd->flags & CALL_N_PENDING)
+        w = LIT(w, ",\"pending\":true");
+    if (nd->flags & CALL_N_REJECTED)
+        w = LIT(w, ",\"rejected\":true");
+    if ((nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) == CALL_N_ASYNC)
+        w = buf_dec_at(LIT(w, ",\"queued_ns\":"), nd->queued_ns);
     b->len -= m->keys_len + NODE_TEXT_MAX - (size_t)(w - w0);
+    if ((nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) == CALL_N_ASYNC) {
+        buf_str(b, ",\"thread\":");
+        call_json_str(b, c->threads[nd->thread]);
+    }
+    buf_str(b, ",\"children\":[");
     for (k = 0; k < nd->n_children && !buf_failed(b); k++) {
         if (k > 0)
             buf_ch(b, ',');
@@ -765,7 +851,10 @@ static int jnode(call_tab *t, mct_call *c, const json_t *n, int depth, struct jp
     const json_t *kids;
     struct call_node *nd;
     size_t at = c->n_nodes, i;
-    int truncated;
+    int truncated, async, pending, rejected;
+    uint64_t queued = 0;
+    uint32_t thread = UINT32_MAX;
+    const char *tname = NULL;
     uint32_t id;
 
     if (!json_is_object(n))
@@ -774,8 +863,22 @@ static int jnode(call_tab *t, mct_call *c, const json_t *n, int depth, struct jp
         return jbad(e, p, NULL, "nested deeper than 64 levels");
     if (jstr(n, "class", 0, 1, &cls, p, e) < 0 || jstr(n, "method", 0, 1, &method, p, e) < 0 ||
         jstr(n, "desc", 0, 1, &desc, p, e) < 0 || jstr(n, "exception", 1, 1, &exc, p, e) < 0 ||
-        jbool(n, "truncated", &truncated, p, e) < 0)
+        jbool(n, "truncated", &truncated, p, e) < 0 || jbool(n, "async", &async, p, e) < 0 ||
+        jbool(n, "pending", &pending, p, e) < 0 || jbool(n, "rejected", &rejected, p, e) < 0)
         return -1;
+    if ((pending || rejected) && !async)
+        return jbad(e, p, pending ? "pending" : "rejected", "true on a node that is not async");
+    if (async && !pending && !rejected) {
+        if (jstr(n, "thread", 0, 0, &tname, p, e) < 0 || jint(n, "queued_ns", &queued, p, e) < 0)
+            return -1;
+    } else if (json_object_get(n, "thread") != NULL || json_object_get(n, "queued_ns") != NULL) {
+        return jbad(e, p, json_object_get(n, "thread") != NULL ? "thread" : "queued_ns",
+                    "present on a node that is not an async task that ran");
+    }
+    if (async)
+        c->flags |= CALL_F_ASYNC;
+    if (tname != NULL && call_add_thread(c, tname, &thread) < 0)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a call");
     if (exc != NULL && depth > 1)
         return jbad(e, p, "exception", "only the root may hold one");
     for (i = 0; i < 6; i++)
@@ -813,9 +916,10 @@ static int jnode(call_tab *t, mct_call *c, const json_t *n, int depth, struct jp
     nd = &c->nodes[at];
     *nd = (struct call_node){
         .method = id, .n_children = (uint32_t)json_array_size(kids),
-        .flags = truncated ? CALL_N_TRUNCATED : 0u,
+        .flags = (truncated ? CALL_N_TRUNCATED : 0u) | (async ? CALL_N_ASYNC : 0u) | (pending ? CALL_N_PENDING : 0u) |
+                 (rejected ? CALL_N_REJECTED : 0u),
         .calls = v[0], .total_ns = v[1], .self_ns = v[2], .min_ns = v[3], .max_ns = v[4], .throws = v[5],
-        .cpu_ns = cpu, .alloc_bytes = alloc,
+        .cpu_ns = cpu, .alloc_bytes = alloc, .queued_ns = queued, .thread = thread,
     };
     for (i = 0; i < json_array_size(kids); i++) {
         size_t mark = jpush(p, "children", (long)i);

@@ -40,9 +40,19 @@
 #define CALL_F_WARMUP 0x01u    /* "warmup":true: the call began before its methods were compiled again */
 #define CALL_F_CPU 0x02u       /* every node holds cpu_ns (the session asked for --cpu) */
 #define CALL_F_ALLOC 0x04u     /* every node holds alloc_bytes (the session asked for --alloc) */
-#define CALL_F_KNOWN (CALL_F_WARMUP | CALL_F_CPU | CALL_F_ALLOC)
+#define CALL_F_ASYNC 0x08u     /* some nodes are CALL_N_ASYNC (the session asked for --follow-async) */
+#define CALL_F_KNOWN (CALL_F_WARMUP | CALL_F_CPU | CALL_F_ALLOC | CALL_F_ASYNC)
 /* Node flags. */
 #define CALL_N_TRUNCATED 0x01u
+#define CALL_N_ASYNC 0x02u     /* "async":true: a task handed off to another thread, run there
+                                  (its thread, queued_ns) */
+#define CALL_N_PENDING 0x04u   /* "pending":true, with CALL_N_ASYNC: the task had not ended
+                                  when the call was written (no thread, all counts 0) */
+#define CALL_N_REJECTED 0x08u  /* "rejected":true, with CALL_N_ASYNC: the executor refused the
+                                  task (its hand-off threw; no thread, all counts 0) */
+#define CALL_N_KNOWN (CALL_N_TRUNCATED | CALL_N_ASYNC | CALL_N_PENDING | CALL_N_REJECTED)
+/* An async node whose task never ran here: pending or rejected. */
+#define CALL_N_NOT_RUN (CALL_N_PENDING | CALL_N_REJECTED)
 /* Method numbers are below this. */
 #define CALL_MAX_ID (1u << 24)
 /* Most levels of nodes in a call, the root included. */
@@ -54,7 +64,9 @@
  * total_ns, self_ns, min_ns, max_ns, throws (u64). */
 #define CALL_NODE_BYTES (4 + 1 + 4 + 6 * 8)
 /* With CALL_F_CPU, each node on the wire is followed by cpu_ns (u64);
- * with CALL_F_ALLOC, then by alloc_bytes (u64). */
+ * with CALL_F_ALLOC, then by alloc_bytes (u64). With CALL_F_ASYNC the
+ * nodes are followed by each async node's (not pending nor rejected)
+ * queued_ns (u64) and thread name (string), in the nodes' order. */
 #define CALL_NODE_CPU_BYTES 8
 #define CALL_NODE_ALLOC_BYTES 8
 
@@ -109,6 +121,9 @@ struct call_node {
                                   calls, at most total_ns (its wait is the rest); else 0 */
     uint64_t alloc_bytes;      /* with CALL_F_ALLOC: the bytes the thread allocated in
                                   the node's calls; else 0 */
+    uint64_t queued_ns;        /* CALL_N_ASYNC: from the hand-off to the task's start; else 0 */
+    uint32_t thread;           /* CALL_N_ASYNC (not pending nor rejected): its thread's name,
+                                  threads[thread] */
 };
 
 /* A call; zero-initialise, reuse across calls, call_free. */
@@ -121,6 +136,8 @@ typedef struct mct_call {
     struct call_node *nodes;   /* n_nodes >= 1, nodes[0] the root */
     size_t n_nodes, cap_nodes;
     size_t cap_name, cap_exc;  /* (the strings' buffers) */
+    char **threads;            /* the async nodes' thread names (UTF-8), n_threads of them */
+    size_t n_threads, cap_threads;
 } mct_call;
 
 /* Frees what c holds; c is empty again. */
@@ -131,8 +148,13 @@ void call_free(mct_call *c);
 struct call_node *call_nodes(mct_call *c, size_t n);
 
 /* Copies the thread's name (NULL: "") and the exception (NULL: none) into
- * c; 0, or -1 when out of memory. */
+ * c, which holds no async node's thread name then; 0, or -1 when out of
+ * memory. */
 int call_set_names(mct_call *c, const char *thread_name, const char *exception);
+
+/* Adds a copy of name (an async node's thread) to c's threads; its index
+ * into *at; 0, or -1 when out of memory. */
+int call_add_thread(mct_call *c, const char *name, uint32_t *at);
 
 /* Checks that c (methods in t) is a call: seq >= 1, every number at most
  * INT64_MAX, strings UTF-8 of at most CALL_STR_MAX bytes (the exception

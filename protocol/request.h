@@ -28,6 +28,8 @@
 #define REQ_TEXT_MAX 4096       /* longest regex or file name */
 #define REQ_MS_MAX 1000000000LL /* longest duration a person gives, in ms */
 #define REQ_NS_PER_MS 1000000LL
+#define REQ_ASYNC_WAIT_MAX 60000LL /* longest --async-wait, in ms */
+#define REQ_ASYNC_WAIT_DEF 2000LL  /* --async-wait when not given */
 
 /* The gates a request carries (the command line's, a startup trace's):
  * their texts borrowed like the request's strings. */
@@ -71,6 +73,8 @@ struct mct_request {
     int compact;                /* calls as compact records (crec.h) */
     int cpu;                    /* each node's CPU time too */
     int alloc;                  /* each node's bytes allocated too */
+    int follow_async;           /* tasks handed to other threads are traced there */
+    long long async_wait_ms;    /* how long a call waits for its tasks; -1: not given */
     unsigned long given;        /* the rows a parser set: 1UL << REQ_ROW_<member> */
 };
 
@@ -148,7 +152,11 @@ enum {
     X(min_calls, REQ_INT, NULL, "min-calls", 0, 1, LLONG_MAX, 0, 0, 0, "", REQ_CLI | REQ_AGENT)               \
     X(compact, REQ_BOOL, "compact", NULL, 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT)                                \
     X(cpu, REQ_BOOL, "cpu", "cpu", 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)                 \
-    X(alloc, REQ_BOOL, "alloc", "alloc", 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)
+    X(alloc, REQ_BOOL, "alloc", "alloc", 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)           \
+    X(follow_async, REQ_BOOL, "follow_async", "follow-async", 0, 0, 1, 0, 0, 0, "",                            \
+      REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)                                                                    \
+    X(async_wait_ms, REQ_INT, "async_wait_ms", "async-wait", 0, 0, REQ_ASYNC_WAIT_MAX, 0, -1, -1, "",          \
+      REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)
 
 /* A startup trace's regex when it gives none: every class. */
 #define REQ_DEFAULT_REGEX ".*"

@@ -20,6 +20,7 @@
 #include "buf.h"
 #include "bytecode.h"
 #include "cpool.h"
+#include "handoff.h"
 #include "stackmap.h"
 
 #define NO_IDX UINT32_MAX
@@ -32,6 +33,8 @@ struct ins {
     uint32_t len;      /* its new length (widening, switch padding) */
     uint8_t widened;   /* a 16-bit branch written as goto_w */
     int32_t frame;     /* its frame in fl, or -1 */
+    int8_t ho;         /* a hand-off site: its task's kind (handoff.h); -1: none */
+    uint8_t ho_swap;   /* an argument follows the task */
 };
 
 /* The rewrite of one method. */
@@ -56,6 +59,10 @@ struct meth {
     uint32_t idlen;
     int receiver;          /* the entry probe takes `this` (aload_0 first) */
     uint16_t enter_ref, exit_ref, fail_ref;
+    uint16_t ho_ref[HO_KINDS];     /* the wrappers of the kinds met, 0: none */
+    uint16_t handed_ref;           /* the probe after a hand-off site, 0: none */
+    uint8_t ho_idcode[HO_KINDS][3]; /* push the kind's task method's number */
+    uint32_t ho_idlen[HO_KINDS];
     uint32_t code_end;     /* new pc after the last old instruction = the handler */
     uint32_t total;        /* new code length */
 };
@@ -120,6 +127,7 @@ static int decode(struct meth *M)
         if (I->in.op == BC_JSR || I->in.op == BC_JSR_W || I->in.op == BC_RET)
             return skip(M, "uses jsr/ret subroutines");
         I->frame = -1;
+        I->ho = -1;
         M->at[pc] = (int32_t)M->n++;
         pc += I->in.len;
     }
@@ -382,6 +390,18 @@ static uint32_t enter_len(const struct meth *M)
     return probe_len(M) + (M->receiver ? 1 : 0);
 }
 
+/* The wrapper put before a hand-off site (0: none). */
+static uint32_t site_len(const struct meth *M, const struct ins *I)
+{
+    return I->ho < 0 ? 0 : M->ho_idlen[I->ho] + 3 + (I->ho_swap ? 2u : 0u);
+}
+
+/* The probe put after a hand-off site, saying it returned (0: none). */
+static uint32_t handed_len(const struct meth *M, const struct ins *I)
+{
+    return I->ho < 0 ? 0 : M->ho_idlen[I->ho] + 3;
+}
+
 static int layout(struct meth *M)
 {
     uint32_t i, pass;
@@ -403,6 +423,7 @@ static int layout(struct meth *M)
             I->tgt = (uint32_t)pos;
             if (is_return(I))
                 pos += probe_len(M);
+            pos += site_len(M, I);
             I->npc = (uint32_t)pos;
             if (I->in.form == BC_FORM_TABLESWITCH || I->in.form == BC_FORM_LOOKUPSWITCH) {
                 uint32_t pad = (uint32_t)((4 - ((pos + 1) & 3)) & 3);
@@ -410,7 +431,7 @@ static int layout(struct meth *M)
                 I->len = 1 + pad + (I->in.form == BC_FORM_TABLESWITCH ? 12 + 4 * I->in.ntargets
                                                                        : 8 + 8 * I->in.ntargets);
             }
-            pos += I->len;
+            pos += I->len + handed_len(M, I);
             if (pos > 65535 + 16)
                 break;
         }
@@ -470,6 +491,15 @@ static void emit_code(const struct meth *M, mct_buf *b)
             put_probe(M, b, M->enter_ref);
         if (is_return(I))
             put_probe(M, b, M->exit_ref);
+        if (I->ho >= 0) {
+            if (I->ho_swap)
+                buf_u1(b, BC_SWAP);
+            buf_bytes(b, M->ho_idcode[I->ho], M->ho_idlen[I->ho]);
+            buf_u1(b, BC_INVOKESTATIC);
+            buf_u2(b, M->ho_ref[I->ho]);
+            if (I->ho_swap)
+                buf_u1(b, BC_SWAP);
+        }
         switch (in->form) {
         case BC_FORM_BRANCH:
             if (!I->widened) {
@@ -510,6 +540,11 @@ static void emit_code(const struct meth *M, mct_buf *b)
         default:
             buf_bytes(b, code + in->pc, in->len);
             break;
+        }
+        if (I->ho >= 0) {
+            buf_bytes(b, M->ho_idcode[I->ho], M->ho_idlen[I->ho]);
+            buf_u1(b, BC_INVOKESTATIC);
+            buf_u2(b, M->handed_ref);
         }
     }
     /* the catch-all handler */
@@ -874,36 +909,74 @@ static int emit_method(struct meth *M, mct_buf *b)
     return OK;
 }
 
-/* Push id: the shortest of iconst, bipush, sipush, ldc, ldc_w. */
-static int encode_id(struct meth *M, int32_t id)
+/* Push id into code (*len bytes): the shortest of iconst, bipush, sipush,
+ * ldc, ldc_w. */
+static int encode_int(struct meth *M, int32_t id, uint8_t code[3], uint32_t *len)
 {
     if (id >= -1 && id <= 5) {
-        M->idcode[0] = (uint8_t)(BC_ICONST_0 + id);
-        M->idlen = 1;
+        code[0] = (uint8_t)(BC_ICONST_0 + id);
+        *len = 1;
     } else if (id >= -128 && id <= 127) {
-        M->idcode[0] = BC_BIPUSH;
-        M->idcode[1] = (uint8_t)id;
-        M->idlen = 2;
+        code[0] = BC_BIPUSH;
+        code[1] = (uint8_t)id;
+        *len = 2;
     } else if (id >= -32768 && id <= 32767) {
-        M->idcode[0] = BC_SIPUSH;
-        M->idcode[1] = (uint8_t)((uint16_t)id >> 8);
-        M->idcode[2] = (uint8_t)id;
-        M->idlen = 3;
+        code[0] = BC_SIPUSH;
+        code[1] = (uint8_t)((uint16_t)id >> 8);
+        code[2] = (uint8_t)id;
+        *len = 3;
     } else {
         int k = cpool_integer(M->cp, id, M->err);
 
         if (k < 0)
             return FATAL;
         if (k <= 255) {
-            M->idcode[0] = BC_LDC;
-            M->idcode[1] = (uint8_t)k;
-            M->idlen = 2;
+            code[0] = BC_LDC;
+            code[1] = (uint8_t)k;
+            *len = 2;
         } else {
-            M->idcode[0] = BC_LDC_W;
-            M->idcode[1] = (uint8_t)(k >> 8);
-            M->idcode[2] = (uint8_t)k;
-            M->idlen = 3;
+            code[0] = BC_LDC_W;
+            code[1] = (uint8_t)(k >> 8);
+            code[2] = (uint8_t)k;
+            *len = 3;
         }
+    }
+    return OK;
+}
+
+static int encode_id(struct meth *M, int32_t id)
+{
+    return encode_int(M, id, M->idcode, &M->idlen);
+}
+
+/* Marks the method's hand-off sites (t->handoff: followed), each kind met
+ * with its wrapper's reference and its task method's number. */
+static int find_sites(struct meth *M, const rw_target *t)
+{
+    uint32_t i;
+
+    for (i = 0; t->handoff != NULL && i < M->n; i++) {
+        struct ins *I = &M->ins[i];
+        cf_ref ref;
+        int k, swap = 0, r;
+
+        if ((I->in.op != BC_INVOKEVIRTUAL && I->in.op != BC_INVOKEINTERFACE && I->in.op != BC_INVOKESTATIC &&
+             I->in.op != BC_INVOKESPECIAL) ||
+            cf_member_ref(M->c, I->in.index, &ref) < 0 || (k = ho_site(ref.owner, ref.name, ref.desc, &swap)) < 0)
+            continue;
+        if (M->handed_ref == 0) {
+            if ((r = cpool_methodref(M->cp, t->probes->owner, HO_HANDED, "(I)V", M->err)) < 0)
+                return FATAL;
+            M->handed_ref = (uint16_t)r;
+        }
+        if (M->ho_ref[k] == 0) {
+            if ((r = cpool_methodref(M->cp, t->probes->owner, ho_tasks[k].wrap, ho_tasks[k].wrap_desc, M->err)) < 0 ||
+                encode_int(M, t->handoff[k], M->ho_idcode[k], &M->ho_idlen[k]) != OK)
+                return FATAL;
+            M->ho_ref[k] = (uint16_t)r;
+        }
+        I->ho = (int8_t)k;
+        I->ho_swap = (uint8_t)swap;
     }
     return OK;
 }
@@ -964,7 +1037,8 @@ static int rewrite_method(struct meth *M, const rw_target *t, mct_buf *b)
         if (rc != OK)
             return rc;
     }
-    if ((rc = encode_id(M, t->id)) != OK || (rc = probe_refs(M, t->probes)) != OK)
+    if ((rc = encode_id(M, t->id)) != OK || (rc = probe_refs(M, t->probes)) != OK ||
+        (rc = find_sites(M, t)) != OK)
         return rc;
     if ((rc = layout(M)) != OK)
         return rc;

@@ -51,6 +51,13 @@ typedef struct rw_target {
     uint16_t method;          /* index into cf_class.methods */
     int32_t id;               /* passed to the probes */
     const rw_probes *probes;  /* borrowed */
+    /* With hand-offs followed: the number of each handoff.h kind's task
+     * method (HO_KINDS of them, borrowed); each hand-off site of the method
+     * then passes its task through the kind's wrapper of probes->owner
+     * first (push id; invokestatic wrap; swapped around the argument that
+     * follows the task, if any), and calls HO_HANDED after it (push id;
+     * invokestatic handed (I)V). NULL: sites left alone. */
+    const int32_t *handoff;
 } rw_target;
 
 enum rw_status {

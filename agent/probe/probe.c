@@ -59,6 +59,7 @@ static jmethodID is_virtual;           /* Thread.isVirtual, NULL before JDK 21 *
 static probe_binding bound;            /* what probe_bind was given */
 static _Atomic uint64_t count_enter, count_exit, count_fail;
 static _Atomic uint64_t ring_bytes;    /* held by all rings */
+static _Atomic uint32_t handoffs;      /* hand-off numbers handed out */
 
 static const rw_probes methods_plain = {PROBE_CLASS, "enter", "exit", "fail", 0};
 static const rw_probes methods_root = {PROBE_CLASS, "rootEnter", "rootExit", "rootFail", 0};
@@ -424,7 +425,7 @@ static unsigned session_stamps(void)
  * Java side see the thread trace (the entry's element). NULL when the call
  * does not start (counted as dropped). */
 static __attribute__((noinline)) probe_thread *begin_call(JNIEnv *env, probe_thread *me, jobject cur, int k,
-                                                          uint32_t session)
+                                                          uint32_t session, int depth)
 {
     probe_thread *t;
     int virt;
@@ -447,8 +448,7 @@ static __attribute__((noinline)) probe_thread *begin_call(JNIEnv *env, probe_thr
         bump(&me->dropped);
         return NULL;
     }
-    if (!start_call(t, session, atomic_load_explicit(&cur_depth, memory_order_relaxed), k,
-                    virt ? 0u : session_stamps())) {
+    if (!start_call(t, session, depth, k, virt ? 0u : session_stamps())) {
         if (virt)
             atomic_store_explicit(&t->vbusy, 0, memory_order_release);
         return NULL;
@@ -596,7 +596,7 @@ static jboolean JNICALL n_root_begin(JNIEnv *env, jclass cls, jobject cur, jlong
         bump(&me->unslotted);
         return JNI_FALSE;
     }
-    if ((t = begin_call(env, me, cur, e / STRIDE, s)) == NULL)
+    if ((t = begin_call(env, me, cur, e / STRIDE, s, atomic_load_explicit(&cur_depth, memory_order_relaxed))) == NULL)
         return JNI_FALSE;
     root_enter(env, t, cur, id, how);
     return JNI_TRUE;
@@ -672,6 +672,77 @@ static jboolean JNICALL n_root_fail(JNIEnv *env, jclass cls, jthrowable ex, jint
     probe_thread *t = state_of(k);
 
     return t->depth > 0 && root_leave(env, t, id, PROBE_ROOT_FAIL, ex) ? JNI_TRUE : JNI_FALSE;
+}
+
+/* --- hand-offs (--follow-async) -------------------------------------------------------
+ * A token says where a wrapped task belongs: the session (bits 40..), the
+ * levels of depth left below the node that handed it off (bits 28..39) and
+ * its hand-off number (the low 28 bits); 0 is none. */
+#define TOKEN_SEQ(x) PROBE_HANDOFF_SEQ(x)
+#define TOKEN_LEVELS(x) ((int)(((uint64_t)(x) >> 28) & 0xfff))
+#define TOKEN_SESSION(x) ((uint32_t)((uint64_t)(x) >> 40))
+
+/* A task whose method is id is handed off in the traced call at k: the
+ * hand-off is recorded at the current frame, and the task followed, when
+ * a level is left for it and the ring has room (else 0). */
+static jlong JNICALL n_handoff(JNIEnv *env, jclass cls, jint k, jint id)
+{
+    probe_thread *t = state_of(k);
+    uint32_t seq;
+
+    if (t->depth == 0 || t->depth >= t->max_depth || t->w >= t->limit)
+        return 0;
+    seq = PROBE_HANDOFF_SEQ(atomic_fetch_add_explicit(&handoffs, 1, memory_order_relaxed) + 1);
+    if (seq == 0)
+        seq = 1;
+    rec(env, t, id, PROBE_HANDOFF | seq << 4);
+    return (jlong)((uint64_t)t->call_session << 40 | (uint64_t)(t->max_depth - t->depth) << 28 | seq);
+}
+
+/* The site of the last hand-off of the traced call at k returned. */
+static void JNICALL n_handed(JNIEnv *env, jclass cls, jint k)
+{
+    probe_thread *t = state_of(k);
+
+    if (t->depth > 0 && t->depth < t->max_depth && t->w < t->limit)
+        rec(env, t, -1, PROBE_HANDED);
+}
+
+/* The task of token runs inside the traced call at k. */
+static void JNICALL n_inline(JNIEnv *env, jclass cls, jint k, jlong token)
+{
+    probe_thread *t = state_of(k);
+
+    if (t->depth > 0 && t->w < t->limit)
+        rec(env, t, -1, PROBE_INLINE | TOKEN_SEQ(token) << 4);
+}
+
+/* The task of token (its method id) starts on thread cur, which holds
+ * entry e and is in no entry call: traced as a call of its own, of the
+ * levels left to it, while its session runs. */
+static jboolean JNICALL n_task_begin(JNIEnv *env, jclass cls, jobject cur, jint e, jlong token, jint id)
+{
+    uint32_t s = TOKEN_SESSION(token);
+    probe_thread *me, *t;
+
+    if (s == 0 || s != atomic_load_explicit(&cur_session, memory_order_acquire) || TOKEN_LEVELS(token) < 1 ||
+        (uint32_t)e >= PROBE_TABLE_LEN || (uint32_t)e % STRIDE != 0)
+        return JNI_FALSE;
+    if ((me = self) == &idle && (me = attach()) == NULL)
+        return JNI_FALSE;
+    if ((t = begin_call(env, me, cur, e / STRIDE, s, TOKEN_LEVELS(token))) == NULL)
+        return JNI_FALSE;
+    root_enter(env, t, cur, id, ENTER_ROOT);
+    rec(env, t, -1, PROBE_TASK | TOKEN_SEQ(token) << 4);
+    return JNI_TRUE;
+}
+
+static jboolean JNICALL n_task_end(JNIEnv *env, jclass cls, jthrowable ex, jint k, jint id)
+{
+    probe_thread *t = state_of(k);
+
+    return t->depth > 0 && root_leave(env, t, id, ex != NULL ? PROBE_ROOT_FAIL : PROBE_ROOT_EXIT, ex) ? JNI_TRUE
+                                                                                                       : JNI_FALSE;
 }
 
 /* Counting natives for the diagnostic mode. */
@@ -931,6 +1002,12 @@ const probe_native probe_natives[PROBE_N_NATIVES] = {
     {"enter0", "(II)V", n_enter, c_enter},
     {"exit0", "(II)V", n_exit, c_exit},
     {"fail0", "(Ljava/lang/Throwable;II)V", n_fail, c_fail},
+    /* the diagnostic mode never follows a hand-off: no session runs */
+    {"handoff0", "(II)J", n_handoff, n_handoff},
+    {"inline0", "(IJ)V", n_inline, n_inline},
+    {"handed0", "(I)V", n_handed, n_handed},
+    {"taskBegin0", "(Ljava/lang/Thread;IJI)Z", n_task_begin, n_task_begin},
+    {"taskEnd0", "(Ljava/lang/Throwable;II)Z", n_task_end, n_task_end},
 };
 
 int probe_prepare(int counting)

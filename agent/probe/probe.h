@@ -24,7 +24,11 @@
  * takes a state from the virtual threads' pool, which allocates one when
  * all are held, and keeps a JNI reference to the thread), and an entry
  * method that throws keeps a JNI reference to the exception's class (the
- * worker frees both). Nothing the probes write is shared between
+ * worker frees both). With --follow-async, a hand-off made in a traced
+ * call takes its number from a counter all threads share (one atomic add:
+ * once per hand-off, as the ends are once per call; its wrapper is
+ * allocated in Java), and the run of a handed-off task starts and ends as
+ * an entry call does. Nothing else the probes write is shared between
  * threads: each thread's state is its own, its fields grouped on cache
  * lines by writer (below), and its counters are summed by the worker.
  *
@@ -124,9 +128,22 @@ enum probe_kind {
     PROBE_OVERFLOW,       /* the ring was full: later events of the call lost */
     PROBE_EXCEPTION,      /* t holds a JNI global ref to the class of the
                              exception that ended the call (the worker frees it) */
-    PROBE_THREAD          /* t holds a JNI global ref to the virtual thread
+    PROBE_THREAD,         /* t holds a JNI global ref to the virtual thread
                              that made the call (the worker frees it) */
+    PROBE_HANDOFF,        /* a task was handed to another thread here
+                             (--follow-async): id is its task method, kind >> 4
+                             its hand-off number (PROBE_HANDOFF_SEQ) */
+    PROBE_INLINE,         /* the task of hand-off kind >> 4 ran here, inside
+                             this call (a thread already in a traced call) */
+    PROBE_TASK,           /* right after the root's enter: this call is the
+                             run of the task of hand-off kind >> 4 */
+    PROBE_HANDED          /* the site of the frame's last hand-off returned
+                             (one that does not was refused: it threw) */
 };
+
+/* Hand-off numbers: the low bits of a counter, enough to tell apart the
+ * hand-offs in flight (a session waits for its tasks a bounded time). */
+#define PROBE_HANDOFF_SEQ(x) ((uint32_t)(x) & 0x0fffffffu)
 
 #define PROBE_KIND(k) ((k) & 15u)
 #define PROBE_LEN(k) ((k) >> 4)
@@ -384,7 +401,7 @@ typedef struct probe_native {
     void *tracing, *counting;
 } probe_native;
 
-#define PROBE_N_NATIVES 10
+#define PROBE_N_NATIVES 15
 extern const probe_native probe_natives[PROBE_N_NATIVES];
 
 /* Before the probe class initializes (it asks counting0 as it does): the

@@ -91,7 +91,7 @@ static jclass JNICALL f_define(JNIEnv *env, const char *name, jobject loader, co
                 natives = 0;
         }
         /* what the rewriter calls, and what the agent binds and times */
-        defined_ok = natives == 10 && cf_find_method(c, "free", "(I)V") != NULL && cf_find_method(c, "counting0", "()Z") != NULL &&
+        defined_ok = natives == PROBE_N_NATIVES && cf_find_method(c, "free", "(I)V") != NULL && cf_find_method(c, "counting0", "()Z") != NULL &&
                      cf_find_method(c, "spin", "(I)V") != NULL &&
                      cf_find_method(c, "enter0", "(II)V") != NULL &&
                      cf_find_method(c, "enter", "(I)V") != NULL && cf_find_method(c, "exit", "(I)V") != NULL &&
@@ -101,7 +101,12 @@ static jclass JNICALL f_define(JNIEnv *env, const char *name, jobject loader, co
                      cf_find_method(c, "rootExit", "(I)V") != NULL &&
                      cf_find_method(c, "rootFail", "(Ljava/lang/Throwable;I)V") != NULL &&
                      cf_find_method(c, "rootExitOn", "(I)V") != NULL &&
-                     cf_find_method(c, "rootFailOn", "(Ljava/lang/Throwable;I)V") != NULL;
+                     cf_find_method(c, "rootFailOn", "(Ljava/lang/Throwable;I)V") != NULL &&
+                     cf_find_method(c, "wrapRun", "(Ljava/lang/Runnable;I)Ljava/lang/Runnable;") != NULL &&
+                     cf_find_method(c, "wrapCall", "(Ljava/util/concurrent/Callable;I)Ljava/util/concurrent/Callable;") != NULL &&
+                     cf_find_method(c, "wrapGet", "(Ljava/util/function/Supplier;I)Ljava/util/function/Supplier;") != NULL &&
+                     cf_find_method(c, "wrapApply", "(Ljava/util/function/Function;I)Ljava/util/function/Function;") != NULL &&
+                     cf_find_method(c, "wrapAccept", "(Ljava/util/function/Consumer;I)Ljava/util/function/Consumer;") != NULL;
     }
     cf_free(c);
     return fake_class;

@@ -17,7 +17,9 @@ import java.nio.file.StandardCopyOption;
  * back (see reload); "overlap N" keeps N threads (and N virtual ones)
  * inside the entry method at once (default 24); "counted DIR" calls
  * Counted.run and Counted.nest as often as DIR/go says (see counted);
- * "spied [WHERE]" reads plug.Lam from WHERE (see Spied).
+ * "spied [WHERE]" reads plug.Lam from WHERE (see Spied); "async WHICH"
+ * calls one of Async's entry methods (pool, chain, slow, full, thread, nested, spy,
+ * virtual).
  */
 public final class Main {
     private Main() {
@@ -214,6 +216,8 @@ public final class Main {
                 return () -> sink += Sleepy.run();
             case "cpu":
                 return () -> sink += Cpu.run();
+            case "async":
+                return Async.entry(arg);
             case "alloc":
                 return () -> sink += Alloc.run();
             case "mixed":

@@ -3,7 +3,11 @@ package mcalltree.agent;
 import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The probes that instrumented code calls. The agent defines this class in
@@ -54,9 +58,30 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *
  * In the agent's counting mode (COUNTING, fixed when the class
  * initializes) every probe goes native.
+ *
+ * Hand-offs (--follow-async): a site that hands a task to another thread
+ * (an executor's execute or submit, a CompletableFuture *Async stage)
+ * passes the task through wrapRun, wrapCall, wrapGet, wrapApply or
+ * wrapAccept first. Outside a traced call that is the thread check of the
+ * other probes and the task itself back, nothing allocated; inside one the
+ * agent records the hand-off and the task comes back wrapped in an
+ * instance of this class, which, run on a thread in no entry call, traces
+ * the run there as a call of its own that the agent puts under the node
+ * that handed it off (on a thread already in a traced call, it runs as
+ * part of that call). After the site returns it calls handed: a hand-off
+ * whose site threw instead was rejected.
  */
-public final class Probe {
-    private Probe() {
+public final class Probe implements Runnable, Callable<Object>, Supplier<Object>, Function<Object, Object>,
+        Consumer<Object> {
+    /** A wrapped task: the task, the agent's hand-off token, its method's number. */
+    private final Object task;
+    private final long token;
+    private final int id;
+
+    private Probe(Object task, long token, int id) {
+        this.task = task;
+        this.token = token;
+        this.id = id;
     }
 
     /** Entries (a power of 2) and the elements between two of them. */
@@ -361,7 +386,171 @@ public final class Probe {
         OWNER.set(k, null);
     }
 
+    /** The wrapper of task handed off in the traced call at entry k, or task. */
+    private static Object handoff(Object task, int k, int id) {
+        long token = handoff0(k, id);
+        return token == 0 ? task : new Probe(task, token, id);
+    }
+
+    public static Runnable wrapRun(Runnable task, int id) {
+        int k = entry();
+        return k < 0 || task == null ? task : (Runnable) handoff(task, k, id);
+    }
+
+    @SuppressWarnings("unchecked")
+    public static Callable<Object> wrapCall(Callable<Object> task, int id) {
+        int k = entry();
+        return k < 0 || task == null ? task : (Callable<Object>) handoff(task, k, id);
+    }
+
+    @SuppressWarnings("unchecked")
+    public static Supplier<Object> wrapGet(Supplier<Object> task, int id) {
+        int k = entry();
+        return k < 0 || task == null ? task : (Supplier<Object>) handoff(task, k, id);
+    }
+
+    @SuppressWarnings("unchecked")
+    public static Function<Object, Object> wrapApply(Function<Object, Object> task, int id) {
+        int k = entry();
+        return k < 0 || task == null ? task : (Function<Object, Object>) handoff(task, k, id);
+    }
+
+    @SuppressWarnings("unchecked")
+    public static Consumer<Object> wrapAccept(Consumer<Object> task, int id) {
+        int k = entry();
+        return k < 0 || task == null ? task : (Consumer<Object>) handoff(task, k, id);
+    }
+
+    /** A hand-off site returned (its task was not refused). */
+    public static void handed(int id) {
+        int k = entry();
+        if (k >= 0) {
+            handed0(k);
+        }
+    }
+
+    /**
+     * The task starts on this thread: traced as a call of its own when the
+     * thread is in no entry call (the entry it holds, or -1), else said to
+     * run inside the current call.
+     */
+    private int begin() {
+        Thread c = Thread.currentThread();
+        long tid = c.getId();
+        int k = held(c, tid);
+        if (k >= 0) {
+            if ((k & (STRIDE - 1)) == 0) {
+                inline0(k, token);
+            }
+            return -1;
+        }
+        int e = claim(c, tid);
+        if (e < 0) {
+            return -1;
+        }
+        if (!taskBegin0(c, e, token, id)) {
+            OWNER.lazySet(e, null);
+            return -1;
+        }
+        return e;
+    }
+
+    /** The task traced at entry e (-1: none) ended (t: what it threw, or null). */
+    private void end(int e, Throwable t) {
+        if (e >= 0 && taskEnd0(t, e, id)) {
+            OWNER.lazySet(e, null);
+        }
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public Object call() throws Exception {
+        int e = begin();
+        Object r;
+        try {
+            r = ((Callable<Object>) task).call();
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    @Override
+    public void run() {
+        int e = begin();
+        try {
+            ((Runnable) task).run();
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public Object get() {
+        int e = begin();
+        Object r;
+        try {
+            r = ((Supplier<Object>) task).get();
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public Object apply(Object v) {
+        int e = begin();
+        Object r;
+        try {
+            r = ((Function<Object, Object>) task).apply(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void accept(Object v) {
+        int e = begin();
+        try {
+            ((Consumer<Object>) task).accept(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+    }
+
     private static native boolean counting0();
+
+    /**
+     * Records a hand-off in the traced call at entry k; its token, or 0
+     * when it is not followed (no depth left, the ring full).
+     */
+    private static native long handoff0(int k, int id);
+
+    /** The last hand-off site of the traced call at entry k returned. */
+    private static native void handed0(int k);
+
+    /** The task of token runs inside the traced call at entry k. */
+    private static native void inline0(int k, long token);
+
+    /** Starts tracing the task of token on thread c, which holds entry e; false when it does not start. */
+    private static native boolean taskBegin0(Thread c, int e, long token, int id);
+
+    /** The task traced at entry k ends: true when that ends its call (always, but after a bug). */
+    private static native boolean taskEnd0(Throwable t, int k, int id);
 
     private static native ByteBuffer slots0();
 
