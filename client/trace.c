@@ -282,12 +282,12 @@ static void output_failed(struct run *r, const mct_err *e)
 }
 
 /* Whether -n counts the calls the timing gates judge (--percentile,
- * --budget, per call), warm-up ones left out unless --include-warmup:
+ * --budget, --max-alloc, per call), warm-up ones left out unless --include-warmup:
  * this client then counts them and stops the session, not the agent. */
 static int counts_timed(const struct cli *c)
 {
     return c->req.count > 0 && !c->req.aggregate && !c->req.include_warmup &&
-           (c->req.percentile > 0 || c->req.budgets.n > 0);
+           (c->req.percentile > 0 || c->req.budgets.n > 0 || c->req.max_alloc.n > 0);
 }
 
 /* A call, compact or JSON: to the output, then to the gates. */

@@ -71,6 +71,7 @@ struct mct_request {
     int compact;                /* calls as compact records (crec.h) */
     int cpu;                    /* each node's CPU time too */
     int alloc;                  /* each node's bytes allocated too */
+    struct req_max_calls max_alloc; /* the max-alloc gates: bytes in one entry call */
     unsigned long given;        /* the rows a parser set: 1UL << REQ_ROW_<member> */
 };
 
@@ -86,7 +87,7 @@ enum req_type {
     REQ_SEC,        /* seconds as a decimal; the member and the wire hold ms */
     REQ_PERCENTILE, /* a number over 0, at most 100 (gates.h) */
     REQ_LIMIT_MS,   /* milliseconds as a decimal, >= 0, kept as a double (gates.h) */
-    REQ_MAX_CALLS,  /* a gate list: CLASS.METHOD=N, repeatable (gates.h) */
+    REQ_MAX_CALLS,  /* a gate list: CLASS.METHOD=N, repeatable (gates.h: max-calls, max-alloc) */
     REQ_BUDGETS     /* a gate list: CLASS.METHOD:STAT=MS, repeatable (gates.h) */
 };
 
@@ -148,7 +149,8 @@ enum {
     X(min_calls, REQ_INT, NULL, "min-calls", 0, 1, LLONG_MAX, 0, 0, 0, "", REQ_CLI | REQ_AGENT)               \
     X(compact, REQ_BOOL, "compact", NULL, 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT)                                \
     X(cpu, REQ_BOOL, "cpu", "cpu", 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)                 \
-    X(alloc, REQ_BOOL, "alloc", "alloc", 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)
+    X(alloc, REQ_BOOL, "alloc", "alloc", 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)          \
+    X(max_alloc, REQ_MAX_CALLS, NULL, "max-alloc", 0, 0, GATES_MAX, 0, 0, 0, "", REQ_CLI | REQ_AGENT)
 
 /* A startup trace's regex when it gives none: every class. */
 #define REQ_DEFAULT_REGEX ".*"
@@ -197,7 +199,8 @@ int req_set(const struct req_field *f, const char *value, enum req_form form, st
 /* The fields given to r by a parser (the command line's, form
  * REQ_FORM_CLI, or the option string's, REQ_FORM_AGENT) that do not go
  * together: the gates' (percentile needs fail-over-ms; min-ms leaves out
- * the calls they judge; min-calls needs a percentile or a budget),
+ * the calls they judge; min-calls needs a percentile or a budget; a cpu_
+ * budget needs cpu, max-alloc needs alloc),
  * include-warmup (needs aggregate or a gate),
  * interval and slowest (need aggregate, which excludes min-ms and the
  * percentiles a summary does not carry). 0, or -1 with e set (MCT_E_ARG,

@@ -37,7 +37,7 @@ static const struct {
                                   "'a.R.find=2'" },
     { BUDGET, "", "a.R.find:p99", "budget takes CLASS.METHOD:STAT=MS (com.shop.Repo.find:p99=20), got "
                                   "'a.R.find:p99'" },
-    { BUDGET, "--", "a.R.find:p75=2", "--budget a.R.find:p75=2: 'p75' is not p50, p90, p99 or max" },
+    { BUDGET, "--", "a.R.find:p75=2", "--budget a.R.find:p75=2: 'p75' is not p50, p90, p99 or max, nor (with --cpu) cpu_p50, cpu_p90, cpu_p99 or cpu_max" },
     { BUDGET, "", "a.R.find:p50=-2", "budget a.R.find:p50=-2: the budget must be a number of milliseconds >= 0, "
                                      "got '-2'" },
     { BUDGET, "--", "R:p50=2", "--budget: 'R' is not CLASS.METHOD (a binary class name with dots, a dot, a "

@@ -400,7 +400,7 @@ static void test_slowest(void)
 /* The visitor refuses calls out of order and trees too deep. */
 static void test_visitor_errors(void)
 {
-    struct sum_fig f = { "t.E", "run", "()V", 1, 1, 1, 1, 1, 0, 0 };
+    struct sum_fig f = { "t.E", "run", "()V", 1, 1, 1, 1, 1, 0, 0, 0, { 0 } };
     mct_err e;
     sum *s = sum_new(0, &e);
 
@@ -660,7 +660,7 @@ static void add_walk(sum *s, uint64_t *calls, uint64_t *self, uint64_t per_metho
                                            "m6", "m7", "m8", "m9", "m10", "m11" };
     mct_err e;
     int ok = sum_begin(s, &e) == 0;
-    struct sum_fig f = { "t.K", "run", "()J", 1, (WALK_DEPTH + 1) * 10 * walk_scale, 10 * walk_scale, 0, 0, 0, 0 };
+    struct sum_fig f = { "t.K", "run", "()J", 1, (WALK_DEPTH + 1) * 10 * walk_scale, 10 * walk_scale, 0, 0, 0, 0, 0, { 0 } };
 
     f.min_ns = f.max_ns = f.total_ns;
     ok = ok && sum_enter(s, &f, &e) == 0;
@@ -670,7 +670,7 @@ static void add_walk(sum *s, uint64_t *calls, uint64_t *self, uint64_t per_metho
         walk_seed = walk_seed * 6364136223846793005ull + 1442695040888963407ull;
         m = (int)((walk_seed >> 40) % 12);
         f = (struct sum_fig){ "t.K", names[m], "(J)J", 1, (uint64_t)(WALK_DEPTH - d) * 10 * walk_scale,
-                              10 * walk_scale, 0, 0, 0, 0 };
+                              10 * walk_scale, 0, 0, 0, 0, 0, { 0 } };
         f.min_ns = f.max_ns = f.total_ns;
         ok = sum_enter(s, &f, &e) == 0;
         per_method[m]++;
