@@ -224,9 +224,9 @@ uint64_t sum_hist_quantile(const struct sum_hist *h, double q)
 /* ---- the summary tree ------------------------------------------------------ */
 
 const struct sum_xkeys sum_xkeys[SUM_X_N] = {
-    [SUM_X_CPU] = { CALL_F_CPU, 1, "cpu_ns", "wait_ns", "cpu_p50_ns", "cpu_p90_ns", "cpu_p99_ns",
+    [SUM_X_CPU] = { CALL_F_CPU, 1, "cpu", "cpu_ns", "wait_ns", "cpu_p50_ns", "cpu_p90_ns", "cpu_p99_ns",
                     "cpu_entry_min_ns", "cpu_entry_max_ns", "cpu_hist" },
-    [SUM_X_ALLOC] = { CALL_F_ALLOC, 0, "alloc_bytes", NULL, "alloc_p50_bytes", "alloc_p90_bytes",
+    [SUM_X_ALLOC] = { CALL_F_ALLOC, 0, "alloc", "alloc_bytes", NULL, "alloc_p50_bytes", "alloc_p90_bytes",
                       "alloc_p99_bytes", "alloc_entry_min_bytes", "alloc_entry_max_bytes", "alloc_hist" },
 };
 

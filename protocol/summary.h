@@ -140,6 +140,7 @@ enum sum_xfig { SUM_X_CPU, SUM_X_ALLOC, SUM_X_N };
 struct sum_xkeys {
     unsigned flag;              /* CALL_F_CPU, CALL_F_ALLOC: the calls that carry it */
     int within_total;           /* at most total_ns: "rest" is total_ns minus it */
+    const char *name;           /* "cpu", "alloc": how people read it */
     const char *total, *rest, *p50, *p90, *p99, *entry_min, *entry_max, *hist;
 };
 
