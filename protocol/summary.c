@@ -293,19 +293,18 @@ struct sum {
     size_t slow_json;           /* the heap's calls' JSON, in bytes */
 };
 
-/* A node's share of the budget: itself and the first buckets of its two
- * histograms and of one per figure (blocks of the allocator, ALLOC_BYTES
- * each besides), twice (for the other node it may get), and its slot in
- * the index; a method's; the JSON of a node (keys, punctuation, 13
- * numbers of up to 19 digits, and 7 more keys and numbers a figure) and of
+/* A node's share of the budget: itself and the first buckets of its
+ * histograms, two and one per figure the calls carry (blocks of the
+ * allocator, ALLOC_BYTES each besides), twice (for the other node it may
+ * get), and its slot in the index; a method's; the JSON of a node (keys,
+ * punctuation, 13 numbers of up to 19 digits, and 7 more a figure) and of
  * a method, names aside. */
 #define ALLOC_BYTES 16
 #define NODE_BUCKETS 4
-#define NODE_HISTS (2 + SUM_X_N)
-#define NODE_BYTES (2 * (sizeof(struct snode) + NODE_HISTS * (NODE_BUCKETS * sizeof(uint64_t) + ALLOC_BYTES) + \
-                         ALLOC_BYTES) + 64)
+#define HIST_BYTES (NODE_BUCKETS * sizeof(uint64_t) + ALLOC_BYTES)
+#define NODE_BYTES(nx) (2 * (sizeof(struct snode) + (2 + (nx)) * HIST_BYTES + ALLOC_BYTES) + 64)
 #define METHOD_BYTES (sizeof(struct smethod) + 4 * ALLOC_BYTES + 64 + sizeof(struct smethod *))
-#define NODE_JSON (640 + SUM_X_N * 280)
+#define NODE_JSON(nx) (640 + (nx) * 280)
 #define BUCKET_JSON 42          /* index,count, of up to 20 digits each */
 #define METHOD_JSON 160
 
@@ -477,6 +476,7 @@ static struct snode *child_get(sum *s, struct snode *parent, struct smethod *m, 
     uint64_t h = node_hash(pkey, m);
     struct snode *n;
     kit_cursor cur;
+    size_t nx;                  /* the figures the calls carry */
 
     for (uintptr_t v = kit_table_first(&s->node_index, h, &cur); v != 0;
          v = kit_table_next(&s->node_index, &cur)) {
@@ -494,8 +494,9 @@ static struct snode *child_get(sum *s, struct snode *parent, struct smethod *m, 
     n->parent = pkey;
     add_kid(parent, n);
     kit_table_add(&s->node_index, h, (uintptr_t)n);        /* room reserved above */
-    s->bytes += NODE_BYTES;
-    s->json += 2 * NODE_JSON + m->jlen + strlen(SUM_OTHER_CLASS SUM_OTHER_METHOD SUM_OTHER_DESC);
+    nx = __builtin_popcount(s->xhave);
+    s->bytes += NODE_BYTES(nx);
+    s->json += 2 * NODE_JSON(nx) + m->jlen + strlen(SUM_OTHER_CLASS SUM_OTHER_METHOD SUM_OTHER_DESC);
     return n;
 }
 
@@ -892,6 +893,8 @@ int sum_merge(sum *dst, const sum *src, mct_err *e)
 {
     if (dst->in_call || src->in_call)
         return mct_err_set(e, MCT_E_INTERNAL, "summary: merged in the middle of a call");
+    dst->xhave |= src->xhave;   /* first: the nodes it makes are charged for them */
+    dst->xlack |= src->xlack;
     if (node_merge(dst, &dst->top, &src->top, sat_add(dst->calls, src->calls), e) < 0)
         return -1;
     for (size_t i = 0; i < src->nmethods; i++) {
@@ -921,8 +924,6 @@ int sum_merge(sum *dst, const sum *src, mct_err *e)
     dst->seen = sat_add(dst->seen, src->seen);
     dst->folded = sat_add(dst->folded, src->folded);
     dst->coarse = sat_add(dst->coarse, src->coarse);
-    dst->xhave |= src->xhave;
-    dst->xlack |= src->xlack;
     return 0;
 }
 
@@ -1624,6 +1625,12 @@ int sum_add_json(sum *dst, const json_t *j, mct_err *e)
 
     if (dst->in_call)
         return mct_err_set(e, MCT_E_INTERNAL, "summary: merged in the middle of a call");
+    if (calls > 0) {            /* first: the nodes it makes are charged for them */
+        unsigned xf = vxflags(json_object_get(j, "root"));
+
+        dst->xhave |= xf;
+        dst->xlack |= ~xf & XFLAGS;
+    }
     if (!json_is_null(json_object_get(j, "root")) &&
         json_node_add(dst, &dst->top, json_object_get(j, "root"), max_entries, e) < 0)
         return -1;
@@ -1662,12 +1669,6 @@ int sum_add_json(sum *dst, const json_t *j, mct_err *e)
     dst->seen = sat_add(dst->seen, jint(j, "seen"));
     dst->folded = sat_add(dst->folded, jint(j, "folded"));
     dst->coarse = sat_add(dst->coarse, jint(j, "coarse"));
-    if (calls > 0) {
-        unsigned xf = vxflags(json_object_get(j, "root"));
-
-        dst->xhave |= xf;
-        dst->xlack |= ~xf & XFLAGS;
-    }
     return 0;
 }
 
