@@ -143,9 +143,15 @@ void cli_usage(FILE *f)
           "      --budget CLASS.METHOD:STAT=MS\n"
           "                        exit with status 4 if the method's time within one\n"
           "                        entry call, at STAT (p50, p90, p99 or max), is over\n"
-          "                        MS ms at any of its call paths (repeatable)\n"
+          "                        MS ms at any of its call paths (repeatable); its\n"
+          "                        CPU time with --cpu: cpu_p50, cpu_p90, cpu_p99, cpu_max\n"
+          "      --max-alloc CLASS.METHOD=BYTES\n"
+          "                        with --alloc: exit with status 4 if the method\n"
+          "                        allocated more than BYTES within one entry call at\n"
+          "                        any of its call paths (repeatable)\n"
           "      --junit FILE      also write each gate's verdict (--max-calls,\n"
-          "                        --percentile, --budget) as a JUnit XML test case\n"
+          "                        --percentile, --budget, --max-alloc) as a JUnit\n"
+          "                        XML test case\n"
           "      --min-calls N     the calls enough to judge --percentile or a\n"
           "                        --budget at p50/p90/p99; without it, fewer than\n"
           "                        100/(100-P) calls (100 for P 99) fail the gate\n"
@@ -156,8 +162,10 @@ void cli_usage(FILE *f)
           "      --slowest K       with --aggregate: keep the K slowest calls whole\n"
           "                        in each summary (0..1000)\n"
           "      --sample N        trace one entry call in N (each thread counts its own)\n"
-          "      --cpu             each node's CPU time too (cpu_ns; wait_ns is the rest)\n"
-          "      --alloc           each node's bytes allocated too (alloc_bytes)\n"
+          "      --cpu             each node's CPU time too (cpu_ns; wait_ns is the rest;\n"
+          "                        with --aggregate, its percentiles per entry call)\n"
+          "      --alloc           each node's bytes allocated too (alloc_bytes; with\n"
+          "                        --aggregate, its percentiles per entry call)\n"
           "      --follow-async    trace tasks handed to executors and *Async stages\n"
           "                        on the threads that run them, under the node that\n"
           "                        handed them off (\"async\":true)\n"
@@ -177,7 +185,8 @@ void cli_usage(FILE *f)
           "      --version         the version\n"
           "\n"
           "Exit status: 0 done, 1 usage error, 2 cannot attach or connect, 3 the JVM\n"
-          "refused the request, 4 a gate failed (--fail-over-ms, --max-calls, --budget)\n"
+          "refused the request, 4 a gate failed (--fail-over-ms, --max-calls, --budget,\n"
+          "--max-alloc) "
           "or no call to judge, 5 internal or protocol error.\n"
           "With -- COMMAND: COMMAND's status (128+N when signal N killed it; 127 when it\n"
           "is not found, 126 when it cannot be run); if that is 0: 4 when a gate failed,\n"
@@ -573,9 +582,9 @@ static int check_together(const struct cli *c, mct_err *e)
         return -1;
     if (c->junit != NULL && r->plan_only)
         return mct_err_set(e, MCT_E_ARG, "--junit cannot be used with --plan: --plan judges nothing");
-    if (c->junit != NULL && r->max_calls.n == 0 && r->budgets.n == 0 && r->percentile == 0)
+    if (c->junit != NULL && r->max_calls.n == 0 && r->budgets.n == 0 && r->max_alloc.n == 0 && r->percentile == 0)
         return mct_err_set(e, MCT_E_ARG, "--junit writes the verdicts of --max-calls, --percentile with "
-                           "--fail-over-ms, or --budget: give one (a plain --fail-over-ms MS is --percentile 100 "
+                           "--fail-over-ms, --budget or --max-alloc: give one (a plain --fail-over-ms MS is --percentile 100 "
                            "--fail-over-ms MS)");
     if (c->folded_value != OUT_VALUE_WALL && c->format != CLI_FORMAT_FOLDED)
         return mct_err_set(e, MCT_E_ARG, "--folded-value is for -f folded");

@@ -31,6 +31,7 @@
 
 #include "buf.h"
 #include "call.h"
+#include "dfig.h"
 #include "diffout.h"
 #include "dstat.h"
 #include "exit.h"
@@ -466,7 +467,7 @@ static int node_hist(const json_t *n, struct sum_hist *h)
 static void cmp_pct(struct ctx *c, const char *path, const char *label, double q, const json_t *b,
                     const json_t *n, const char *key, struct diffout_pct *out)
 {
-    uint64_t a = nint(b, key), v = nint(n, key), bl, bh, nl, nh;
+    uint64_t a = nint(b, key), v = nint(n, key);
     struct sum_hist hb, hn;
     int rb = node_hist(b, &hb), rn = node_hist(n, &hn);
     double lim = c->o->fail_over_pct, conf = 1 - c->alpha / 2;
@@ -479,13 +480,8 @@ static void cmp_pct(struct ctx *c, const char *path, const char *label, double q
     fu_duration(from, sizeof from, (double)a);
     fu_duration(to, sizeof to, (double)v);
     if (rb > 0 && rn > 0) {
-        dstat_quantile_ci(&hb, q, conf, &bl, &bh);
-        dstat_quantile_ci(&hn, q, conf, &nl, &nh);
         out->has_ci = 1;
-        /* an unbounded side (too few samples) bounds nothing */
-        out->ci_lo = bh == 0 || bh == UINT64_MAX ? -100 : ((double)nl / (double)bh - 1) * 100;
-        out->ci_hi = bl == 0 || nh == UINT64_MAX ? INFINITY : ((double)nh / (double)bl - 1) * 100;
-        over = bh > 0 && bh != UINT64_MAX && out->ci_lo > lim && nl > bh && nl - bh >= (uint64_t)c->o->min_ns;
+        over = dstat_change(&hb, &hn, q, conf, lim, (uint64_t)c->o->min_ns, &out->ci_lo, &out->ci_hi);
         if (lim >= 0)
             check(c, label, path, !over, "--fail-over-pct %g: %s of %s grew from %s to %s (%+.1f%%; "
                   "%g%% interval of the change %+.1f%% .. %+.1f%%), %s %g%%", lim, label, path, from, to,
@@ -499,6 +495,41 @@ static void cmp_pct(struct ctx *c, const char *path, const char *label, double q
     }
     sum_hist_reset(&hb);
     sum_hist_reset(&hn);
+}
+
+/* Compares the p50 and p99 of the figures both b and n carry (--cpu,
+ * --alloc: dfig.h) into r, and checks --fail-over-pct on them as on the
+ * time (a CPU time only when it grew by --min-ns, allocations by any
+ * bytes). */
+static void cmp_figs(struct ctx *c, const char *path, const json_t *b, const json_t *n, struct diffout_row *r)
+{
+    static const double qs[] = { 0.50, 0.99 };
+    double lim = c->o->fail_over_pct;
+
+    for (int x = 0; x < SUM_X_N; x++) {
+        for (size_t i = 0; i < sizeof qs / sizeof qs[0] && dfig_both(b, n, (enum sum_xfig)x); i++) {
+            const struct sum_xkeys *k = &sum_xkeys[x];
+            struct dfig_change ch;
+            char label[32], from[FU_DUR_MAX], to[FU_DUR_MAX];
+
+            if (dfig_compare(b, n, (enum sum_xfig)x, qs[i], 1 - c->alpha / 2, lim,
+                             x == SUM_X_CPU ? (uint64_t)c->o->min_ns : 0, &ch) < 0) {
+                c->oom = 1;
+                continue;
+            }
+            if (r->nfigs < DIFFOUT_FIGS)
+                r->figs[r->nfigs++] = (struct diffout_fig){ i == 0 ? k->p50 : k->p99, ch.base, ch.new_, ch.pct };
+            if (lim < 0)
+                continue;
+            snprintf(label, sizeof label, "%s p%d", k->name, i == 0 ? 50 : 99);
+            dfig_text((enum sum_xfig)x, ch.base, from, sizeof from);
+            dfig_text((enum sum_xfig)x, ch.new_, to, sizeof to);
+            check(c, label, path, !ch.over, "--fail-over-pct %g: %s of %s grew from %s to %s (%+.1f%%; "
+                  "%g%% interval of the change %+.1f%% .. %+.1f%%), %s %g%%", lim, label, path, from, to,
+                  ch.pct.pct, c->o->confidence * 100, ch.pct.ci_lo, ch.pct.ci_hi,
+                  ch.over ? "over" : "not surely over", lim);
+        }
+    }
 }
 
 /* calls_min..calls_max of a node as text ("3", "2..4"; "-" for none). */
@@ -638,6 +669,7 @@ static void row(struct ctx *c, int depth, const json_t *b, const json_t *n, int 
         }
         cmp_pct(c, path, "p50", 0.50, b, n, "p50_ns", &r.p50);
         cmp_pct(c, path, "p99", 0.99, b, n, "p99_ns", &r.p99);
+        cmp_figs(c, path, b, n, &r);
         c->o = o;
     }
     if (c->o->json) {

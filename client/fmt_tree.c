@@ -35,6 +35,10 @@
  *     400 µs    410 µs    650 µs     280 µs            20×  ├─ tgt.Price.of(long)
  *    5.00 µs   9.00 µs   9.00 µs    3.00 µs    2.50× (1–4)  └─ tgt.Tax.rate()  in 600 of 1200 calls
  *
+ * With --cpu and --alloc, the p50 and p99 of the node's CPU time and bytes
+ * allocated within one entry call follow p99 (cpu p50, cpu p99, alloc p50,
+ * alloc p99).
+ *
  * Figures are over the entry calls in which the node ran ("in K of N
  * calls" when not all of them): p50/p90/p99 of the node's time within one
  * entry call, self/call its average self time per entry call, calls/call
@@ -49,6 +53,7 @@
 #include <time.h>
 
 #include "fmtutil.h"
+#include "summary.h"
 
 #define DUR_W 7                 /* columns of a duration: "12.3 µs" */
 #define PCT_W 6                 /* "100.0%" */
@@ -225,24 +230,6 @@ static void put_header(const struct tree *t)
     fputc('\n', f);
 }
 
-/* Bytes as "512 B", "12.3 KiB", "4.00 MiB", "1.50 GiB". */
-static void bytes_text(char *buf, size_t size, unsigned long long v)
-{
-    static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB"};
-    double x = (double)v;
-    int u = -1;
-
-    if (v < 1024) {
-        snprintf(buf, size, "%llu B", v);
-        return;
-    }
-    while (x >= 1024 && u < 3) {
-        x /= 1024;
-        u++;
-    }
-    snprintf(buf, size, x < 10 ? "%.2f %s" : x < 100 ? "%.1f %s" : "%.0f %s", x, unit[u]);
-}
-
 /* Writes the columns of node: total (highlighted when slow), % of the
  * call, self, cpu and wait (with CPU times), alloc (with allocations),
  * calls. */
@@ -275,7 +262,7 @@ static void put_numbers(const struct tree *t, const struct tnode *node, int slow
         fu_put_right(f, buf, DUR_W);
     }
     if (t->alloc) {
-        bytes_text(buf, sizeof buf, node->alloc_bytes);
+        fu_bytes(buf, sizeof buf, node->alloc_bytes);
         fputs("  ", f);
         fu_put_right(f, buf, BYTES_W);
     }
@@ -448,6 +435,36 @@ static void per_call_text(char *buf, size_t size, const json_t *node)
                  entries > 0 ? (double)fu_int(node, "calls") / (double)entries : 0.0, lo, hi);
 }
 
+/* The width of a summary's column of figure x (sum_xkeys). */
+static size_t xfig_w(enum sum_xfig x)
+{
+    return x == SUM_X_CPU ? DUR_W + 1 : BYTES_W;
+}
+
+/* Writes the p50 and p99 columns of the figures the summary's nodes carry
+ * (--cpu, --alloc): their titles (node NULL) or node's values. */
+static void put_sum_xfigs(const struct tree *t, const json_t *node)
+{
+    char buf[64];
+
+    for (int x = 0; x < SUM_X_N; x++) {
+        const struct sum_xkeys *k = &sum_xkeys[x];
+
+        if (!(x == SUM_X_CPU ? t->cpu : t->alloc))
+            continue;
+        for (int i = 0; i < 2; i++) {
+            if (node == NULL)
+                snprintf(buf, sizeof buf, "%s p%d", k->name, i == 0 ? 50 : 99);
+            else if (x == SUM_X_CPU)
+                fu_duration(buf, sizeof buf, (double)fu_int(node, i == 0 ? k->p50 : k->p99));
+            else
+                fu_bytes(buf, sizeof buf, (unsigned long long)fu_int(node, i == 0 ? k->p50 : k->p99));
+            fputs("  ", t->o->f);
+            fu_put_right(t->o->f, buf, xfig_w((enum sum_xfig)x));
+        }
+    }
+}
+
 /* Writes a summary node at depth and, up to FU_MAX_DEPTH levels, its
  * children. */
 static void put_sum_node(struct tree *t, const json_t *node, int depth, long long n)
@@ -464,6 +481,7 @@ static void put_sum_node(struct tree *t, const json_t *node, int depth, long lon
         fputs(i == 0 ? " " : "  ", t->o->f);
         fu_put_right(t->o->f, buf, DUR_W + 1);
     }
+    put_sum_xfigs(t, node);
     fu_duration(buf, sizeof buf, fu_int(node, "entries") > 0 ?
                 (double)fu_int(node, "self_ns") / (double)fu_int(node, "entries") : 0.0);
     fputs("  ", t->o->f);
@@ -513,6 +531,8 @@ static int tree_summary(out *o, const json_t *summary)
     fputc('\n', f);
     if (!json_is_object(json_object_get(summary, "root")))
         return ferror(f) ? -1 : 0;
+    t.cpu = json_object_get(json_object_get(summary, "root"), sum_xkeys[SUM_X_CPU].total) != NULL;
+    t.alloc = json_object_get(json_object_get(summary, "root"), sum_xkeys[SUM_X_ALLOC].total) != NULL;
     sgr(&t, SGR_DIM);
     fputc(' ', f);
     fu_put_right(f, "p50", DUR_W + 1);
@@ -520,6 +540,7 @@ static int tree_summary(out *o, const json_t *summary)
     fu_put_right(f, "p90", DUR_W + 1);
     fputs("  ", f);
     fu_put_right(f, "p99", DUR_W + 1);
+    put_sum_xfigs(&t, NULL);
     fputs("  ", f);
     fu_put_right(f, "self/call", DUR_W + 2);
     fputs("  ", f);

@@ -32,7 +32,7 @@ __attribute__((format(printf, 2, 3))) static void say(FILE *err, const char *fmt
 
 int gate_wanted(const struct cli *c)
 {
-    return c->req.max_calls.n > 0 || c->req.budgets.n > 0 || c->req.percentile > 0;
+    return c->req.max_calls.n > 0 || c->req.budgets.n > 0 || c->req.max_alloc.n > 0 || c->req.percentile > 0;
 }
 
 int gate_percentile_in_summary(double p)
@@ -56,7 +56,8 @@ gate *gate_new(const struct cli *c, mct_err *e)
     g->gates = (struct gates){
         .prefix = "--", .class_name = c->req.cls, .method = c->req.method, .desc = req_desc(&c->req),
         .max_calls = c->req.max_calls.item, .n_max_calls = c->req.max_calls.n, .budgets = c->req.budgets.item,
-        .n_budgets = c->req.budgets.n, .percentile = c->req.percentile, .fail_over_ms = c->req.fail_over_ms,
+        .n_budgets = c->req.budgets.n, .max_alloc = c->req.max_alloc.item, .n_max_alloc = c->req.max_alloc.n,
+        .percentile = c->req.percentile, .fail_over_ms = c->req.fail_over_ms,
         .min_calls = c->req.min_calls,
     };
     if ((g->judge = replies_new(&g->gates, c->req.include_warmup, c->req.fail_over_ms, e)) == NULL) {
@@ -115,6 +116,9 @@ int gate_plan_check(const gate *g, const struct msg_plan *plan, FILE *err, mct_e
             return -1;
     for (size_t i = 0; i < c->n_budgets; i++)
         if (plan_has(&c->budgets[i].name, "--budget", c->budgets[i].arg, plan, err, e) < 0)
+            return -1;
+    for (size_t i = 0; i < c->n_max_alloc; i++)
+        if (plan_has(&c->max_alloc[i].name, "--max-alloc", c->max_alloc[i].arg, plan, err, e) < 0)
             return -1;
     return 0;
 }

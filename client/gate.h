@@ -1,7 +1,8 @@
 /* gate.h — the CI gates over the calls of a session: call
  * counts per entry call (--max-calls), a percentile of the entry method's
- * duration (--percentile with --fail-over-ms) and per-node time budgets at
- * a percentile (--budget). They are judged on a summary object (as
+ * duration (--percentile with --fail-over-ms), per-node time budgets at
+ * a percentile (--budget, CPU times too) and per-node allocations in one
+ * entry call (--max-alloc). They are judged on a summary object (as
  * sum_to_json writes it and the agent sends it with --aggregate): in the
  * per-call mode the client feeds every call it receives into the gate's own
  * summary (through gate_judge) and judges it at the end (gate_finish); with an

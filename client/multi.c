@@ -147,6 +147,7 @@ static struct cli child_cli(const struct cli *c, pid_t pid)
     cc.folded_value = OUT_VALUE_WALL;
     cc.req.max_calls.n = 0;
     cc.req.budgets.n = 0;
+    cc.req.max_alloc.n = 0;
     cc.req.percentile = 0;
     cc.req.fail_over_ms = -1;
     cc.req.min_calls = 0;

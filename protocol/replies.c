@@ -22,7 +22,7 @@ int replies_timed(int include_warmup, const mct_call *c)
 
 int replies_counts_judged(const struct mct_request *q)
 {
-    return q->count > 0 && !q->aggregate && !q->include_warmup && (q->percentile > 0 || q->budgets.n > 0);
+    return q->count > 0 && !q->aggregate && !q->include_warmup && (q->percentile > 0 || q->budgets.n > 0 || q->max_alloc.n > 0);
 }
 
 replies *replies_new(const struct gates *g, int include_warmup, double fail_over_ms, mct_err *e)

@@ -75,6 +75,7 @@ struct mct_request {
     int alloc;                  /* each node's bytes allocated too */
     int follow_async;           /* tasks handed to other threads are traced there */
     long long async_wait_ms;    /* how long a call waits for its tasks; -1: not given */
+    struct req_max_calls max_alloc; /* the max-alloc gates: bytes in one entry call */
     unsigned long given;        /* the rows a parser set: 1UL << REQ_ROW_<member> */
 };
 
@@ -90,7 +91,7 @@ enum req_type {
     REQ_SEC,        /* seconds as a decimal; the member and the wire hold ms */
     REQ_PERCENTILE, /* a number over 0, at most 100 (gates.h) */
     REQ_LIMIT_MS,   /* milliseconds as a decimal, >= 0, kept as a double (gates.h) */
-    REQ_MAX_CALLS,  /* a gate list: CLASS.METHOD=N, repeatable (gates.h) */
+    REQ_MAX_CALLS,  /* a gate list: CLASS.METHOD=N, repeatable (gates.h: max-calls, max-alloc) */
     REQ_BUDGETS     /* a gate list: CLASS.METHOD:STAT=MS, repeatable (gates.h) */
 };
 
@@ -156,7 +157,8 @@ enum {
     X(follow_async, REQ_BOOL, "follow_async", "follow-async", 0, 0, 1, 0, 0, 0, "",                            \
       REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)                                                                    \
     X(async_wait_ms, REQ_INT, "async_wait_ms", "async-wait", 0, 0, REQ_ASYNC_WAIT_MAX, 0, -1, -1, "",          \
-      REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)
+      REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)                                                                    \
+    X(max_alloc, REQ_MAX_CALLS, NULL, "max-alloc", 0, 0, GATES_MAX, 0, 0, 0, "", REQ_CLI | REQ_AGENT)
 
 /* A startup trace's regex when it gives none: every class. */
 #define REQ_DEFAULT_REGEX ".*"
@@ -205,7 +207,8 @@ int req_set(const struct req_field *f, const char *value, enum req_form form, st
 /* The fields given to r by a parser (the command line's, form
  * REQ_FORM_CLI, or the option string's, REQ_FORM_AGENT) that do not go
  * together: the gates' (percentile needs fail-over-ms; min-ms leaves out
- * the calls they judge; min-calls needs a percentile or a budget),
+ * the calls they judge; min-calls needs a percentile or a budget; a cpu_
+ * budget needs cpu, max-alloc needs alloc),
  * include-warmup (needs aggregate or a gate),
  * interval and slowest (need aggregate, which excludes min-ms and the
  * percentiles a summary does not carry). 0, or -1 with e set (MCT_E_ARG,

@@ -223,6 +223,16 @@ uint64_t sum_hist_quantile(const struct sum_hist *h, double q)
 
 /* ---- the summary tree ------------------------------------------------------ */
 
+const struct sum_xkeys sum_xkeys[SUM_X_N] = {
+    [SUM_X_CPU] = { CALL_F_CPU, 1, "cpu", "cpu_ns", "wait_ns", "cpu_p50_ns", "cpu_p90_ns", "cpu_p99_ns",
+                    "cpu_entry_min_ns", "cpu_entry_max_ns", "cpu_hist" },
+    [SUM_X_ALLOC] = { CALL_F_ALLOC, 0, "alloc", "alloc_bytes", NULL, "alloc_p50_bytes", "alloc_p90_bytes",
+                      "alloc_p99_bytes", "alloc_entry_min_bytes", "alloc_entry_max_bytes", "alloc_hist" },
+};
+
+/* The CALL_F_* of every figure of sum_xkeys. */
+#define XFLAGS (CALL_F_CPU | CALL_F_ALLOC)
+
 struct smethod {
     char *class_name, *method, *desc;
     size_t idx;                 /* in s->methods */
@@ -241,6 +251,10 @@ struct snode {
     uint64_t epoch, cur_calls, cur_total;
     struct sum_hist hist;       /* its total_ns per entry call */
     struct sum_hist chist;      /* its calls per entry call */
+    struct {
+        uint64_t sum, cur;      /* over all calls; within the entry call of epoch */
+        struct sum_hist hist;   /* per entry call, when the calls carry it */
+    } x[SUM_X_N];               /* the figures of sum_xkeys */
     unsigned truncated : 1, seen : 1, is_other : 1;
 };
 
@@ -258,6 +272,8 @@ struct sum {
     uint64_t folded;            /* calls folded into other nodes */
     uint64_t coarse;            /* samples counted in a bucket near theirs */
     int64_t span_start, span_end; /* wall-clock ns covered (sum_set_span) */
+    unsigned xhave, xlack;      /* the figures (XFLAGS) some call carried, some lacked */
+    unsigned xcur;              /* those the call being added carries */
     size_t bytes, json;         /* charged to the budget: memory, JSON text */
     struct snode top;           /* unnamed; its children are the roots */
     struct smethod **methods;   /* in order of first appearance */
@@ -277,16 +293,18 @@ struct sum {
     size_t slow_json;           /* the heap's calls' JSON, in bytes */
 };
 
-/* A node's share of the budget: itself and its first buckets (two blocks
- * of the allocator, ALLOC_BYTES each besides), twice (for the other node
- * it may get), and its slot in the index; a method's; the JSON of a node
- * (keys, punctuation, 13 numbers of up to 19 digits) and of a method,
- * names aside. */
+/* A node's share of the budget: itself and the first buckets of its
+ * histograms, two and one per figure the calls carry (blocks of the
+ * allocator, ALLOC_BYTES each besides), twice (for the other node it may
+ * get), and its slot in the index; a method's; the JSON of a node (keys,
+ * punctuation, 13 numbers of up to 19 digits, and 7 more a figure) and of
+ * a method, names aside. */
 #define ALLOC_BYTES 16
 #define NODE_BUCKETS 4
-#define NODE_BYTES (2 * (sizeof(struct snode) + 2 * NODE_BUCKETS * sizeof(uint64_t) + 3 * ALLOC_BYTES) + 64)
+#define HIST_BYTES (NODE_BUCKETS * sizeof(uint64_t) + ALLOC_BYTES)
+#define NODE_BYTES(nx) (2 * (sizeof(struct snode) + (2 + (nx)) * HIST_BYTES + ALLOC_BYTES) + 64)
 #define METHOD_BYTES (sizeof(struct smethod) + 4 * ALLOC_BYTES + 64 + sizeof(struct smethod *))
-#define NODE_JSON 640
+#define NODE_JSON(nx) (640 + (nx) * 280)
 #define BUCKET_JSON 42          /* index,count, of up to 20 digits each */
 #define METHOD_JSON 160
 
@@ -458,6 +476,7 @@ static struct snode *child_get(sum *s, struct snode *parent, struct smethod *m, 
     uint64_t h = node_hash(pkey, m);
     struct snode *n;
     kit_cursor cur;
+    size_t nx;                  /* the figures the calls carry */
 
     for (uintptr_t v = kit_table_first(&s->node_index, h, &cur); v != 0;
          v = kit_table_next(&s->node_index, &cur)) {
@@ -475,8 +494,9 @@ static struct snode *child_get(sum *s, struct snode *parent, struct smethod *m, 
     n->parent = pkey;
     add_kid(parent, n);
     kit_table_add(&s->node_index, h, (uintptr_t)n);        /* room reserved above */
-    s->bytes += NODE_BYTES;
-    s->json += 2 * NODE_JSON + m->jlen + strlen(SUM_OTHER_CLASS SUM_OTHER_METHOD SUM_OTHER_DESC);
+    nx = __builtin_popcount(s->xhave);
+    s->bytes += NODE_BYTES(nx);
+    s->json += 2 * NODE_JSON(nx) + m->jlen + strlen(SUM_OTHER_CLASS SUM_OTHER_METHOD SUM_OTHER_DESC);
     return n;
 }
 
@@ -493,6 +513,8 @@ static void node_free(struct snode *n, int top)
     }
     sum_hist_reset(&n->hist);
     sum_hist_reset(&n->chist);
+    for (int x = 0; x < SUM_X_N; x++)
+        sum_hist_reset(&n->x[x].hist);
     if (!top)
         free(n);
 }
@@ -535,6 +557,7 @@ void sum_reset(sum *s)
     s->ntouched = s->nmtouched = 0;
     s->calls = s->not_traced = s->warmup = s->seen = s->folded = s->coarse = 0;
     s->span_start = s->span_end = 0;
+    s->xhave = s->xlack = 0;
     s->bytes = s->json = 0;
     s->in_call = s->depth = s->roots_entered = 0;
 }
@@ -621,6 +644,11 @@ int sum_enter(sum *s, const struct sum_fig *f, mct_err *e)
         return mct_err_set(e, MCT_E_PROTO, "summary: a call tree deeper than %d levels",
                            PROTO_MAX_DEPTH);
     parent = s->depth == 0 ? &s->top : s->stack[s->depth - 1];
+    if (s->depth == 0 && !s->counts_only) {
+        s->xcur = f->xflags & XFLAGS;
+        s->xhave |= s->xcur;
+        s->xlack |= ~s->xcur & XFLAGS;
+    }
     m = method_get(s, f->class_name, f->method, f->desc, e);
     if (m == NULL)
         return -1;
@@ -642,6 +670,8 @@ int sum_enter(sum *s, const struct sum_fig *f, mct_err *e)
         s->touched[s->ntouched++] = n;
         n->epoch = s->epoch;
         n->cur_calls = n->cur_total = 0;
+        for (int x = 0; x < SUM_X_N; x++)
+            n->x[x].cur = 0;
     }
     if (method_touch(s, m, e) < 0)
         return -1;
@@ -653,6 +683,10 @@ int sum_enter(sum *s, const struct sum_fig *f, mct_err *e)
         n->seen = 1;
         n->total_ns = sat_add(n->total_ns, f->total_ns);
         n->cur_total = sat_add(n->cur_total, f->total_ns);
+        for (int x = 0; x < SUM_X_N; x++) {
+            n->x[x].sum = sat_add(n->x[x].sum, f->x[x]);
+            n->x[x].cur = sat_add(n->x[x].cur, f->x[x]);
+        }
     }
     if (n->is_other)
         s->folded = sat_add(s->folded, f->calls);
@@ -692,6 +726,9 @@ int sum_end(sum *s, mct_err *e)
         if (node_hist_record(s, &n->hist, n->cur_total, e) < 0 ||
             node_hist_record(s, &n->chist, n->cur_calls, e) < 0)
             return -1;
+        for (int x = 0; x < SUM_X_N; x++)
+            if ((s->xcur & sum_xkeys[x].flag) && node_hist_record(s, &n->x[x].hist, n->x[x].cur, e) < 0)
+                return -1;
     }
     for (size_t i = 0; i < s->nmtouched; i++) {
         struct smethod *m = s->mtouched[i];
@@ -801,6 +838,11 @@ static int node_add(sum *dst, struct snode *d, const struct snode *src, uint64_t
     d->entries = sat_add(d->entries, src->entries);
     if (d->entries > max_entries)
         d->entries = max_entries;
+    for (int x = 0; x < SUM_X_N; x++) {
+        d->x[x].sum = sat_add(d->x[x].sum, src->x[x].sum);
+        if (node_hist_merge(dst, &d->x[x].hist, &src->x[x].hist, e) < 0)
+            return -1;
+    }
     if (node_hist_merge(dst, &d->hist, &src->hist, e) < 0)
         return -1;
     return node_hist_merge(dst, &d->chist, &src->chist, e);
@@ -851,6 +893,8 @@ int sum_merge(sum *dst, const sum *src, mct_err *e)
 {
     if (dst->in_call || src->in_call)
         return mct_err_set(e, MCT_E_INTERNAL, "summary: merged in the middle of a call");
+    dst->xhave |= src->xhave;   /* first: the nodes it makes are charged for them */
+    dst->xlack |= src->xlack;
     if (node_merge(dst, &dst->top, &src->top, sat_add(dst->calls, src->calls), e) < 0)
         return -1;
     for (size_t i = 0; i < src->nmethods; i++) {
@@ -909,6 +953,7 @@ int sum_take(sum *dst, sum *src, mct_err *e)
 struct wctx {
     mct_buf *b;
     char **names;               /* by smethod idx; caller frees */
+    unsigned xflags;            /* the figures written: those every call carried */
 };
 
 /* The names c, m, d as that JSON text (malloc'd), or NULL (out of memory,
@@ -967,6 +1012,22 @@ static void node_write(struct wctx *w, const struct snode *n)
     put_u64(b, "entry_min_ns", n->hist.min);
     hist_write(b, "hist", &n->hist);
     hist_write(b, "calls_hist", &n->chist);
+    for (int x = 0; x < SUM_X_N; x++) {
+        const struct sum_xkeys *k = &sum_xkeys[x];
+        const struct sum_hist *h = &n->x[x].hist;
+
+        if (!(w->xflags & k->flag))
+            continue;
+        put_u64(b, k->total, n->x[x].sum);
+        if (k->rest != NULL)
+            put_u64(b, k->rest, n->total_ns - n->x[x].sum);
+        put_u64(b, k->p50, sum_hist_quantile(h, 0.50));
+        put_u64(b, k->p90, sum_hist_quantile(h, 0.90));
+        put_u64(b, k->p99, sum_hist_quantile(h, 0.99));
+        put_u64(b, k->entry_max, h->max);
+        put_u64(b, k->entry_min, h->min);
+        hist_write(b, k->hist, h);
+    }
     if (n->truncated)
         buf_str(b, ",\"truncated\":true");
     if (n->is_other)
@@ -1011,7 +1072,7 @@ static int slowest_write(const sum *s, mct_buf *b)
 
 int sum_write_json(const sum *s, int final, mct_buf *b, mct_err *e)
 {
-    struct wctx w = { b, calloc(s->nmethods + 1, sizeof(char *)) };
+    struct wctx w = { b, calloc(s->nmethods + 1, sizeof(char *)), s->xhave & ~s->xlack };
     int bad = w.names == NULL;
 
     for (size_t i = 0; i < s->nmethods && !bad; i++) {
@@ -1084,6 +1145,12 @@ json_t *sum_to_json(const sum *s, int final, mct_err *e)
 }
 
 /* ---- reading: checks of untrusted summaries and calls --------------------------- */
+
+/* An integer of a checked object (0 when absent). */
+static uint64_t jint(const json_t *o, const char *key)
+{
+    return (uint64_t)json_integer_value(json_object_get(o, key));
+}
 
 /* Where a check is, as "root.children[2].calls" (cut short when very deep). */
 struct vpath {
@@ -1208,9 +1275,60 @@ static int vhist(const json_t *n, const char *key, uint64_t entries, const struc
     return 0;
 }
 
+/* The figures of sum_xkeys node n carries (XFLAGS bits). */
+static unsigned vxflags(const json_t *n)
+{
+    unsigned f = 0;
+
+    for (int x = 0; x < SUM_X_N; x++)
+        if (json_object_get(n, sum_xkeys[x].total) != NULL)
+            f |= sum_xkeys[x].flag;
+    return f;
+}
+
+/* Checks the figures of sum_xkeys of node n, which has entries and
+ * total_ns: present exactly when the root's (xflags), each with its
+ * percentiles ordered and its histogram. */
+static int vxfigs(const json_t *n, unsigned xflags, uint64_t entries, uint64_t total, const struct vpath *p,
+                  mct_err *e)
+{
+    for (int x = 0; x < SUM_X_N; x++) {
+        const struct sum_xkeys *k = &sum_xkeys[x];
+        uint64_t fig, rest, p50, p90, p99, emin, emax;
+
+        if (!(xflags & k->flag)) {
+            if (json_object_get(n, k->total) != NULL)
+                return vbad(e, p, k->total, "present though the root has none");
+            continue;
+        }
+        if (vint(n, k->total, 0, &fig, p, e) < 0 || vint(n, k->p50, 0, &p50, p, e) < 0 ||
+            vint(n, k->p90, 0, &p90, p, e) < 0 || vint(n, k->p99, 0, &p99, p, e) < 0 ||
+            vint(n, k->entry_min, 0, &emin, p, e) < 0 || vint(n, k->entry_max, 0, &emax, p, e) < 0 ||
+            vhist(n, k->hist, entries, p, e) < 0)
+            return -1;
+        if (json_object_get(n, k->hist) == NULL)
+            return vbad(e, p, k->hist, "missing (an array of bucket, count, ...)");
+        if (emin > p50 || p50 > p90 || p90 > p99 || p99 > emax)
+            return vbad(e, p, k->p50, "%s <= %s <= %s <= %s <= %s does not hold", k->entry_min, k->p50, k->p90,
+                        k->p99, k->entry_max);
+        if (k->within_total && fig > total)
+            return vbad(e, p, k->total, "%llu, more than total_ns (%llu)", (unsigned long long)fig,
+                        (unsigned long long)total);
+        rest = total - fig;
+        if (k->rest != NULL && vint(n, k->rest, 1, &rest, p, e) < 0)
+            return -1;
+        if (k->rest != NULL && rest != total - fig)
+            return vbad(e, p, k->rest, "%llu, not total_ns - %s (%llu)", (unsigned long long)rest, k->total,
+                        (unsigned long long)(total - fig));
+    }
+    return 0;
+}
+
 /* Checks a node at depth (1 = root) of a summary of summary_calls entry
- * calls. (A call's nodes are call_from_json's.) */
-static int vnode(const json_t *n, int depth, long long summary_calls, struct vpath *p, mct_err *e)
+ * calls, whose root carries the figures xflags. (A call's nodes are
+ * call_from_json's.) */
+static int vnode(const json_t *n, int depth, long long summary_calls, unsigned xflags, struct vpath *p,
+                 mct_err *e)
 {
     static const char *const ints[] = { "calls", "total_ns", "self_ns", "min_ns", "max_ns", "throws" };
     const json_t *kids;
@@ -1244,7 +1362,8 @@ static int vnode(const json_t *n, int depth, long long summary_calls, struct vpa
         return -1;
     if (json_object_get(n, "entry_min_ns") != NULL && v > p50)
         return vbad(e, p, "entry_min_ns", "%llu, more than p50_ns", (unsigned long long)v);
-    if (vhist(n, "hist", entries, p, e) < 0 || vhist(n, "calls_hist", entries, p, e) < 0)
+    if (vhist(n, "hist", entries, p, e) < 0 || vhist(n, "calls_hist", entries, p, e) < 0 ||
+        vxfigs(n, xflags, entries, jint(n, "total_ns"), p, e) < 0)
         return -1;
     kids = json_object_get(n, "children");
     if (kids == NULL)
@@ -1254,7 +1373,7 @@ static int vnode(const json_t *n, int depth, long long summary_calls, struct vpa
     for (size_t i = 0; i < json_array_size(kids); i++) {
         size_t mark = vpush(p, "%schildren[%zu]", p->len > 0 ? "." : "", i);
 
-        if (vnode(json_array_get(kids, i), depth + 1, summary_calls, p, e) < 0)
+        if (vnode(json_array_get(kids, i), depth + 1, summary_calls, xflags, p, e) < 0)
             return -1;
         vpop(p, mark);
     }
@@ -1295,7 +1414,7 @@ int sum_json_check(const json_t *j, mct_err *e)
     if (!json_is_null(root)) {
         size_t mark = vpush(&p, "root");
 
-        if (vnode(root, 1, (long long)calls, &p, e) < 0)
+        if (vnode(root, 1, (long long)calls, vxflags(root), &p, e) < 0)
             return -1;
         vpop(&p, mark);
     }
@@ -1305,7 +1424,7 @@ int sum_json_check(const json_t *j, mct_err *e)
     for (size_t i = 0; i < json_array_size(arr); i++) {
         size_t mark = vpush(&p, "more_roots[%zu]", i);
 
-        if (vnode(json_array_get(arr, i), 1, (long long)calls, &p, e) < 0)
+        if (vnode(json_array_get(arr, i), 1, (long long)calls, vxflags(root), &p, e) < 0)
             return -1;
         vpop(&p, mark);
     }
@@ -1358,6 +1477,7 @@ static int add_node(sum *s, const call_tab *t, const mct_call *c, size_t *i, mct
         .calls = nd->calls, .total_ns = nd->total_ns, .self_ns = nd->self_ns,
         .min_ns = nd->min_ns, .max_ns = nd->max_ns, .throws = nd->throws,
         .truncated = (nd->flags & CALL_N_TRUNCATED) != 0,
+        .xflags = c->flags & XFLAGS, .x = { [SUM_X_CPU] = nd->cpu_ns, [SUM_X_ALLOC] = nd->alloc_bytes },
     };
 
     if (sum_enter(s, &f, e) < 0)
@@ -1391,11 +1511,6 @@ int sum_add_call(sum *s, const call_tab *t, const mct_call *c, mct_err *e)
 }
 
 /* ---- reading a summary back (merging) --------------------------------------- */
-
-static uint64_t jint(const json_t *o, const char *key)
-{
-    return (uint64_t)json_integer_value(json_object_get(o, key));
-}
 
 int sum_hist_from_json(struct sum_hist *h, const json_t *a, uint64_t min, uint64_t max, mct_err *e)
 {
@@ -1475,10 +1590,20 @@ static int json_node_add(sum *dst, struct snode *parent, const json_t *j, uint64
                             jint(j, "entry_max_ns"), e);
     if (rc == 0)
         rc = sum_hist_from_json(&src.chist, json_object_get(j, "calls_hist"), src.calls_min, src.calls_max, e);
+    for (int x = 0; x < SUM_X_N; x++) {
+        const struct sum_xkeys *k = &sum_xkeys[x];
+
+        src.x[x].sum = jint(j, k->total);
+        if (rc == 0 && json_object_get(j, k->total) != NULL)
+            rc = sum_hist_from_json(&src.x[x].hist, json_object_get(j, k->hist), jint(j, k->entry_min),
+                                    jint(j, k->entry_max), e);
+    }
     if (rc == 0)
         rc = node_add(dst, d, &src, max_entries, e);
     sum_hist_reset(&src.hist);
     sum_hist_reset(&src.chist);
+    for (int x = 0; x < SUM_X_N; x++)
+        sum_hist_reset(&src.x[x].hist);
     if (rc < 0)
         return -1;
     if (d->is_other) {
@@ -1500,6 +1625,12 @@ int sum_add_json(sum *dst, const json_t *j, mct_err *e)
 
     if (dst->in_call)
         return mct_err_set(e, MCT_E_INTERNAL, "summary: merged in the middle of a call");
+    if (calls > 0) {            /* first: the nodes it makes are charged for them */
+        unsigned xf = vxflags(json_object_get(j, "root"));
+
+        dst->xhave |= xf;
+        dst->xlack |= ~xf & XFLAGS;
+    }
     if (!json_is_null(json_object_get(j, "root")) &&
         json_node_add(dst, &dst->top, json_object_get(j, "root"), max_entries, e) < 0)
         return -1;

@@ -32,7 +32,8 @@
  * buckets used, so
  * that summaries merge exactly (sum_add_json). Per method
  * (class, method, desc, whatever the path) the summary keeps the most calls
- * in one entry call (`methods` in the JSON, for --max-calls).
+ * in one entry call (`methods` in the JSON, for --max-calls). With --cpu
+ * and --alloc a node carries their figures too (sum_xkeys below).
  *
  * Entry calls whose nodes are `"truncated":true` are counted like any
  * other: what they recorded is real, and leaving them out would make counts
@@ -127,12 +128,34 @@ typedef struct sum sum;
 struct call_tab;
 struct mct_call;
 
+/* The figures a node holds besides its time when the calls carry them
+ * (--cpu: the thread's CPU time in ns; --alloc: the bytes it allocated),
+ * one row each: summed over all calls like total_ns (an other node's are
+ * those of the calls where the paths left the kept ones), and per entry
+ * call in a histogram with the same percentiles as hist. A summary writes
+ * a figure only when every call added to it carried it (runs with and
+ * without --cpu merged carry no CPU times). The JSON keys are the row's. */
+enum sum_xfig { SUM_X_CPU, SUM_X_ALLOC, SUM_X_N };
+
+struct sum_xkeys {
+    unsigned flag;              /* CALL_F_CPU, CALL_F_ALLOC: the calls that carry it */
+    int within_total;           /* at most total_ns: "rest" is total_ns minus it */
+    const char *name;           /* "cpu", "alloc": how people read it */
+    const char *total, *rest, *p50, *p90, *p99, *entry_min, *entry_max, *hist;
+};
+
+extern const struct sum_xkeys sum_xkeys[SUM_X_N];
+
 /* The figures of one node of a per-call tree, as the visitor gets them.
- * Names are borrowed for the duration of the call to sum_enter. */
+ * Names are borrowed for the duration of the call to sum_enter. xflags:
+ * the CALL_F_* of the figures x the call carries (the same on every node
+ * of a call). */
 struct sum_fig {
     const char *class_name, *method, *desc;
     uint64_t calls, total_ns, self_ns, min_ns, max_ns, throws;
     int truncated;
+    unsigned xflags;
+    uint64_t x[SUM_X_N];
 };
 
 /* Most slowest calls a summary may keep (--slowest). */
@@ -239,7 +262,8 @@ int sum_write_json(const sum *s, int final, mct_buf *b, mct_err *e);
 
 /* Checks that j is a summary object as sum_to_json writes it (it comes from
  * files: untrusted): every field typed and in range, counts consistent
- * (calls_min <= calls_max, entries <= calls, p50 <= p90 <= p99), nodes at
+ * (calls_min <= calls_max, entries <= calls, p50 <= p90 <= p99), the
+ * figures of sum_xkeys on every node or on none, as the root, nodes at
  * most PROTO_MAX_DEPTH deep, slowest holding call objects; unknown keys are
  * allowed. 0, or -1 with e set (MCT_E_PROTO) naming the offending key. */
 int sum_json_check(const json_t *j, mct_err *e);

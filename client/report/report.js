@@ -54,6 +54,19 @@
         return (ns / 1e9).toPrecision(3) + " s";
     }
 
+    function bytes(n) {
+        if (n === null || n === undefined || Number.isNaN(n)) {
+            return "-";
+        }
+        const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+        let u = 0;
+        while (n >= 1024 && u < units.length - 1) {
+            n /= 1024;
+            u++;
+        }
+        return (u === 0 ? n.toFixed(0) : n.toPrecision(3)) + " " + units[u];
+    }
+
     function num(n, digits) {
         if (n === null || n === undefined || Number.isNaN(n)) {
             return "-";
@@ -514,6 +527,16 @@
         row("calls per entry call", "min " + num(sn.calls_min) + ", max " + num(sn.calls_max));
         row("time per entry call", "p50 " + dur(sn.p50_ns) + ", p90 " + dur(sn.p90_ns) + ", p99 " + dur(sn.p99_ns) +
             ", max " + dur(sn.entry_max_ns) + ", mean " + dur(sn.total_ns / calls));
+        if (sn.cpu_ns !== undefined) {
+            row("CPU time per entry call", "p50 " + dur(sn.cpu_p50_ns) + ", p90 " + dur(sn.cpu_p90_ns) + ", p99 " +
+                dur(sn.cpu_p99_ns) + ", max " + dur(sn.cpu_entry_max_ns) + ", mean " + dur(sn.cpu_ns / calls) +
+                " (waiting: mean " + dur(sn.wait_ns / calls) + ")");
+        }
+        if (sn.alloc_bytes !== undefined) {
+            row("bytes allocated per entry call", "p50 " + bytes(sn.alloc_p50_bytes) + ", p90 " +
+                bytes(sn.alloc_p90_bytes) + ", p99 " + bytes(sn.alloc_p99_bytes) + ", max " +
+                bytes(sn.alloc_entry_max_bytes) + ", mean " + bytes(sn.alloc_bytes / calls));
+        }
         row("one invocation", "min " + dur(sn.min_ns) + ", max " + dur(sn.max_ns));
         row("self per entry call", dur(sn.self_ns / calls) + " (" + num(sn.total_ns > 0 ? 100 * sn.self_ns / sn.total_ns : 0, 1) + "% of its time)");
         row("throws", num(sn.throws) + (sn.truncated ? " (truncated nodes)" : ""));

@@ -112,7 +112,7 @@ for jdk in $MCT_TEST_JDKS; do
     note "JDK $j: --junit usage errors"
     trace "$j-nogate" -n 3 --junit "$MCT_TMP/$j-nogate.xml" "$PID" tgt.Dif run 2 "$RX"
     expect_rc 1 "--junit without a gate"
-    expect_grep '^mcalltree: --junit writes the verdicts of --max-calls, --percentile with --fail-over-ms, or --budget: give one' \
+    expect_grep '^mcalltree: --junit writes the verdicts of --max-calls, --percentile with --fail-over-ms, --budget or --max-alloc: give one' \
         "$ERR" "--junit without a gate"
     trace "$j-plan" --plan --max-calls tgt.Dif.step=3 --junit "$MCT_TMP/$j-plan.xml" "$PID" tgt.Dif run 2 "$RX"
     expect_rc 1 "--junit with --plan"

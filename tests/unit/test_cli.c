@@ -342,6 +342,14 @@ static void test_gates(void)
                 "3", "x");
     USAGE_ERROR("--budget a.B.m:p99=-1: the budget must be a number of milliseconds >= 0, got '-1'",
                 "--budget", "a.B.m:p99=-1", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--budget a.B.m:cpu_p90=3 needs --cpu: without it the calls carry no CPU times", "--budget",
+                "a.B.m:cpu_p90=3", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--max-alloc a.B.m=4096 needs --alloc: without it the calls carry no allocations",
+                "--aggregate", "--max-alloc", "a.B.m=4096", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--max-alloc a.B.m=4k: BYTES must be an integer >= 0", "--alloc", "--max-alloc", "a.B.m=4k", "1",
+                "a.B", "m", "3", "x");
+    USAGE_ERROR("--max-alloc cannot be used with --min-ms", "--alloc", "--max-alloc", "a.B.m=1", "--min-ms", "1",
+                "1", "a.B", "m", "3", "x");
     USAGE_ERROR("--budget: '' is not a method name", "--budget", "B.:p99=1", "1", "a.B", "m", "3", "x");
     USAGE_ERROR("--max-calls cannot be used with --min-ms", "--max-calls", "a.B.m=1", "--min-ms", "2", "1",
                 "a.B", "m", "3", "x");
