@@ -156,8 +156,8 @@ static void test_modes(void)
 static void test_errors(void)
 {
     USAGE_ERROR("missing arguments: <pid> <class>", "-v");
-    USAGE_ERROR("--junit writes the verdicts of --max-calls, --percentile with --fail-over-ms, or --budget: give "
-                "one", "--junit", "x.xml", "--fail-over-ms", "5", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--junit writes the verdicts of --max-calls, --percentile with --fail-over-ms, --budget or "
+                "--max-alloc: give one", "--junit", "x.xml", "--fail-over-ms", "5", "1", "a.B", "m", "3", "x");
     USAGE_ERROR("--junit cannot be used with --plan", "--junit", "x.xml", "--plan", "--max-calls", "a.B.m=1", "1",
                 "a.B", "m", "3", "x");
     USAGE_ERROR("--junit needs a file name", "--junit", "", "--max-calls", "a.B.m=1", "1", "a.B", "m", "3", "x");
