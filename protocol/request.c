@@ -306,6 +306,9 @@ int req_check(const struct mct_request *r, enum req_form form, mct_err *e)
                            row == REQ_ROW_interval_ms ? "it says how often a summary is written" :
                            "it keeps slow calls in the summaries");
     }
+    if (req_given(r, REQ_ROW_args_len) && !r->args)
+        return mct_err_set(e, MCT_E_ARG, "%s needs %s: it says how many characters of a String argument are kept",
+                           named(REQ_ROW_args_len, form, a, sizeof a), ref(REQ_ROW_args, NULL, form, b, sizeof b));
     if ((r->cpu || r->alloc) && r->aggregate)
         return mct_err_set(e, MCT_E_ARG, "%s cannot be used with %s: summaries do not carry %s yet",
                            named(r->cpu ? REQ_ROW_cpu : REQ_ROW_alloc, form, a, sizeof a),

@@ -28,6 +28,8 @@
 #define REQ_TEXT_MAX 4096       /* longest regex or file name */
 #define REQ_MS_MAX 1000000000LL /* longest duration a person gives, in ms */
 #define REQ_NS_PER_MS 1000000LL
+#define REQ_ARGS_LEN_MAX 1024   /* most characters of a String argument kept (--args-len) */
+#define REQ_ARGS_LEN_DEFAULT 64
 
 /* The gates a request carries (the command line's, a startup trace's):
  * their texts borrowed like the request's strings. */
@@ -71,6 +73,8 @@ struct mct_request {
     int compact;                /* calls as compact records (crec.h) */
     int cpu;                    /* each node's CPU time too */
     int alloc;                  /* each node's bytes allocated too */
+    int args;                   /* the entry method's arguments on each call printed or kept */
+    long long args_len;         /* characters of a String argument kept */
     unsigned long given;        /* the rows a parser set: 1UL << REQ_ROW_<member> */
 };
 
@@ -148,7 +152,10 @@ enum {
     X(min_calls, REQ_INT, NULL, "min-calls", 0, 1, LLONG_MAX, 0, 0, 0, "", REQ_CLI | REQ_AGENT)               \
     X(compact, REQ_BOOL, "compact", NULL, 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT)                                \
     X(cpu, REQ_BOOL, "cpu", "cpu", 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)                 \
-    X(alloc, REQ_BOOL, "alloc", "alloc", 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)
+    X(alloc, REQ_BOOL, "alloc", "alloc", 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)          \
+    X(args, REQ_BOOL, "args", "args", 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)             \
+    X(args_len, REQ_INT, "args_len", "args-len", 0, 1, REQ_ARGS_LEN_MAX, 1, REQ_ARGS_LEN_DEFAULT,             \
+      REQ_ARGS_LEN_DEFAULT, "", REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)
 
 /* A startup trace's regex when it gives none: every class. */
 #define REQ_DEFAULT_REGEX ".*"

@@ -59,6 +59,8 @@ struct session {
     int compact;
     int cpu;                    /* the probes stamp events with the CPU clock */
     int alloc;                  /* ... and with the bytes the thread allocated */
+    int args;                   /* the entry methods pass their arguments (--args) */
+    int args_len;               /* characters of a String argument kept */
     mct_buf out;
     call_defs defs;
     call_tab tab;

@@ -216,6 +216,8 @@ public final class Main {
                 return () -> sink += Cpu.run();
             case "alloc":
                 return () -> sink += Alloc.run();
+            case "args":
+                return () -> sink += Args.run();
             case "mixed":
                 int[] n = {0};
                 return () -> sink += Mixed.run(n[0]++);
