@@ -158,9 +158,8 @@ int call_args(mct_call *c, size_t n)
         c->args = p;
         c->cap_args = n;
     }
-    memset(c->args, 0, n * sizeof *c->args);
     for (size_t i = 0; i < n; i++)
-        c->args[i].type = CALL_ARG_NULL;
+        c->args[i] = (struct call_arg){.type = CALL_ARG_NULL};
     c->n_args = n;
     return 0;
 }
