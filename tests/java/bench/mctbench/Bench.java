@@ -41,6 +41,8 @@ import java.util.Arrays;
  *   mono      one JNI static call that reads CLOCK_MONOTONIC
  *   tcpu      one JNI static call that reads CLOCK_THREAD_CPUTIME_ID (--cpu's clock)
  *   nanotime  one System.nanoTime() (an intrinsic, no JNI)
+ *   args      one Tree.withArgs call (a long, a String of 100 characters,
+ *             an object, an enum constant), paced as paced is
  *
  * Properties: mctbench.lib (path of libmctbench.so, needed by the JNI
  * modes), mctbench.threads (1: the workers started, all active at first),
@@ -49,9 +51,13 @@ import java.util.Arrays;
  */
 public final class Bench {
     static final String[] MODES = {"idle", "entry", "paced", "outside", "empty", "tsc", "mono", "nanotime", "rate",
-        "tcpu"};
+        "tcpu", "args"};
     static final int IDLE = 0, ENTRY = 1, PACED = 2, OUTSIDE = 3, EMPTY = 4, TSC = 5, MONO = 6, NANOTIME = 7,
-            RATE = 8, TCPU = 9;
+            RATE = 8, TCPU = 9, ARGS = 10;
+
+    /** withArgs's arguments: a String longer than --args keeps by default, an object. */
+    static final String TEXT = "0123456789".repeat(10);
+    static final Object BOX = new Object();
 
     static final long INTERVAL_NS = Long.getLong("mctbench.interval_ms", 100) * 1_000_000L;
     static final int PACED_BATCH = Integer.getInteger("mctbench.batch", 16);
@@ -76,6 +82,13 @@ public final class Bench {
     static long entryBatch(long x, int n) {
         for (int i = 0; i < n; i++) {
             x += Tree.entry(x + i);
+        }
+        return x;
+    }
+
+    static long argsBatch(long x, int n) {
+        for (int i = 0; i < n; i++) {
+            x += Tree.withArgs(x + i, TEXT, BOX, Thread.State.RUNNABLE);
         }
         return x;
     }
@@ -160,6 +173,10 @@ public final class Bench {
                 n = 1000;
                 x = midBatch(x, n);
                 break;
+            case ARGS:
+                n = PACED_BATCH;
+                x = argsBatch(x, n);
+                break;
             case RATE:
                 n = PACED_BATCH;
                 next = rateBatch(next, gap, n);
@@ -191,7 +208,7 @@ public final class Bench {
             if (k < batches.length) {
                 batches[k++] = t1 - t0;
             }
-            if (m == PACED) {
+            if (m == PACED || m == ARGS) {
                 spinUntil(t1 + PACED_GAP_NS);
                 t1 = System.nanoTime();
             }
