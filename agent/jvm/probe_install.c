@@ -85,17 +85,16 @@ static int find_weak_ref(JNIEnv *jni, probe_binding *b, mct_err *err)
 }
 
 /* What the probes read arguments with (kept across a retry): the String
- * and Enum classes, Enum.name, System.identityHashCode. */
+ * and Enum classes, Enum.name. */
 static int find_arg_readers(JNIEnv *jni, probe_binding *b, mct_err *err)
 {
-    static jclass string_class, enum_class, system_class;
+    static jclass string_class, enum_class;
     static jfieldID enum_name;
-    static jmethodID identity_hash;
-    static const char *const names[3] = {"java/lang/String", "java/lang/Enum", "java/lang/System"};
-    jclass *held[3] = {&string_class, &enum_class, &system_class};
+    static const char *const names[2] = {"java/lang/String", "java/lang/Enum"};
+    jclass *held[2] = {&string_class, &enum_class};
     int i;
 
-    for (i = 0; i < 3; i++) {
+    for (i = 0; i < 2; i++) {
         jclass local;
 
         if (*held[i] != NULL)
@@ -104,22 +103,17 @@ static int find_arg_readers(JNIEnv *jni, probe_binding *b, mct_err *err)
         if (local != NULL) {
             if (i == 1)
                 enum_name = (*jni)->GetFieldID(jni, local, "name", "Ljava/lang/String;");
-            if (i == 2)
-                identity_hash = (*jni)->GetStaticMethodID(jni, local, "identityHashCode", "(Ljava/lang/Object;)I");
-            if ((i != 1 || enum_name != NULL) && (i != 2 || identity_hash != NULL))
+            if (i != 1 || enum_name != NULL)
                 *held[i] = (*jni)->NewGlobalRef(jni, local);
             (*jni)->DeleteLocalRef(jni, local);
         }
         (*jni)->ExceptionClear(jni);
         if (*held[i] == NULL)
-            return mct_err_set(err, MCT_E_JVMTI, "cannot find %s (with Enum.name and System.identityHashCode)",
-                               names[i]);
+            return mct_err_set(err, MCT_E_JVMTI, "cannot find %s (and Enum.name)", names[i]);
     }
     b->string_class = string_class;
     b->enum_class = enum_class;
     b->enum_name = enum_name;
-    b->system_class = system_class;
-    b->identity_hash = identity_hash;
     return 0;
 }
 

@@ -753,8 +753,9 @@ static void arg_chars(JNIEnv *env, probe_thread *t, jstring s, uint32_t type)
             (uint64_t)buf[i] | (uint64_t)buf[i + 1] << 16 | (uint64_t)buf[i + 2] << 32 | (uint64_t)buf[i + 3] << 48);
 }
 
-/* A reference argument: read through JNI only (its class, a field of an
- * enum constant, its identity hash), never by calling one of its methods. */
+/* A reference argument: read through JNI only (a String's characters, an
+ * enum constant's name field), never by calling one of its methods; any
+ * other object is held (a global ref) for the worker to name. */
 static void JNICALL n_arg_ref(JNIEnv *env, jclass cls, jint k, jobject v)
 {
     probe_thread *t = arg_state(k, 1);
@@ -775,17 +776,9 @@ static void JNICALL n_arg_ref(JNIEnv *env, jclass cls, jint k, jobject v)
             put(t, 0, PROBE_ARG | PROBE_ARG_ENUM << 4, 0);
         }
     } else {
-        jclass c = (*env)->GetObjectClass(env, v);
-        jobject g = c != NULL ? (*env)->NewGlobalRef(env, c) : NULL;
-        jint hash = (*env)->CallStaticIntMethod(env, bound.system_class, bound.identity_hash, v);
+        jobject g = (*env)->NewGlobalRef(env, v);
 
-        if ((*env)->ExceptionCheck(env)) {
-            (*env)->ExceptionClear(env);
-            hash = 0;
-        }
-        if (c != NULL)
-            (*env)->DeleteLocalRef(env, c);
-        put(t, hash, PROBE_ARG | PROBE_ARG_OBJECT << 4, (uint64_t)(uintptr_t)g);
+        put(t, 0, PROBE_ARG | PROBE_ARG_OBJECT << 4, (uint64_t)(uintptr_t)g);
     }
     t->args_pos = t->w;
 }

@@ -18,9 +18,9 @@
  * or call JVMTI. Its two ends do more, once per traced call: the start
  * writes the thread into the entry with JNI and, with --args, records the
  * entry method's arguments (a String's or enum name's characters copied
- * into the ring with GetStringRegion, an object's identity hash through
- * System.identityHashCode and a JNI global ref to its class, which the
- * worker frees; never a method of the argument) (a thread's first traced call
+ * into the ring with GetStringRegion, any other object held by a JNI
+ * global ref, which the worker names and frees; never a method of the
+ * argument) (a thread's first traced call
  * also sets up its state, which allocates; a state's first traced call of
  * a session maps its ring, and the stamps beside it when the session asks
  * for them, again when the ring grew; a virtual thread's calls
@@ -145,8 +145,10 @@ enum probe_kind {
  * primitive's t is its bits (zero-extended; a float or double's canonical
  * ones, as Float.floatToIntBits); a String's or an enum constant's t is
  * how many of its characters follow (at most the session's args_len) and
- * id its length; an object's t is a JNI global ref to its class (0: none
- * could be taken; the worker frees it) and id its identity hash. */
+ * id its length; an object's t is a JNI global ref to the object itself
+ * (0: none could be taken), which the worker asks for its class and
+ * identity hash, then frees: the call's thread pays one NewGlobalRef, not
+ * a call into Java. */
 enum probe_arg_type {
     PROBE_ARG_BOOLEAN = 0, PROBE_ARG_BYTE, PROBE_ARG_CHAR, PROBE_ARG_SHORT, PROBE_ARG_INT, PROBE_ARG_LONG,
     PROBE_ARG_FLOAT, PROBE_ARG_DOUBLE, PROBE_ARG_NULL, PROBE_ARG_STRING, PROBE_ARG_ENUM, PROBE_ARG_OBJECT
@@ -456,8 +458,6 @@ typedef struct probe_binding {
     jclass string_class;        /* java.lang.String */
     jclass enum_class;          /* java.lang.Enum */
     jfieldID enum_name;         /* Enum.name */
-    jclass system_class;        /* java.lang.System */
-    jmethodID identity_hash;    /* System.identityHashCode */
     /* The JVM's own count of the bytes a thread allocated (HotSpot: the
      * thread's allocated_bytes plus what its TLAB holds, as ThreadMXBean
      * counts them), at offsets from the JavaThread, found from the JVM's

@@ -62,16 +62,18 @@ static int set_chars(struct call_arg *a, const probe_ev *ev, uint64_t chars)
     return 0;
 }
 
-/* Names class k (0: unknown) into a's text, as UTF-8. */
-static int set_class(struct call_arg *a, uintptr_t k, args_class_name name)
+/* Object obj (0: none was held) as a's class name, in UTF-8, and hash. */
+static int set_object(struct call_arg *a, JNIEnv *jni, uintptr_t obj, args_object_info info)
 {
     char buf[1024];
     char *utf8;
+    int32_t hash = 0;
     int rc;
 
-    if (k == 0)
+    if (obj == 0)
         return call_arg_text(a, "?", 1);
-    name((jclass)k, buf, sizeof buf);
+    info(jni, (jobject)obj, buf, sizeof buf, &hash);
+    a->bits = (uint32_t)hash;
     utf8 = mutf8_dup(buf);
     if (utf8 == NULL)
         return -1;
@@ -81,7 +83,7 @@ static int set_class(struct call_arg *a, uintptr_t k, args_class_name name)
     return rc;
 }
 
-int args_fill(mct_call *c, const probe_ev *ev, size_t n, args_class_name name, const call_tab *tab,
+int args_fill(mct_call *c, JNIEnv *jni, const probe_ev *ev, size_t n, args_object_info info, const call_tab *tab,
               mct_err *err)
 {
     size_t i, count = 0, k = 0;
@@ -115,8 +117,7 @@ int args_fill(mct_call *c, const probe_ev *ev, size_t n, args_class_name name, c
             rc = set_chars(a, e + 1, chars);
             i += events;
         } else if (a->type == PROBE_ARG_OBJECT) {
-            a->bits = (uint32_t)e->id;
-            rc = set_class(a, (uintptr_t)e->t, name);
+            rc = set_object(a, jni, (uintptr_t)e->t, info);
         }
         if (rc < 0)
             return mct_err_set(err, MCT_E_NOMEM, "out of memory rendering a call's arguments");

@@ -11,16 +11,15 @@
 #include "err.h"
 #include "probe.h"
 
-/* Writes the binary name of class k (modified UTF-8, cut to size) into
- * buf; the reference stays the caller's. */
-typedef void (*args_class_name)(jclass k, char *buf, size_t size);
+/* Writes the name of object obj's class (modified UTF-8, cut to size)
+ * into name and its identity hash into *hash; obj stays the caller's. */
+typedef void (*args_object_info)(JNIEnv *jni, jobject obj, char *name, size_t size, int32_t *hash);
 
 /* Fills c's arguments (and CALL_F_ARGS) from the n events of a call (ev,
- * borrowed), naming objects' classes with name; c holds the rest of the
- * call already (tree_call). A String's lone surrogates and U+0000 become
- * U+FFFD. 0, or -1 with err set (out of memory, or a model call_check
- * refuses). */
-int args_fill(mct_call *c, const probe_ev *ev, size_t n, args_class_name name, const call_tab *tab,
+ * borrowed), objects through info; c holds the rest of the call already
+ * (tree_call). A String's lone surrogates and U+0000 become U+FFFD. 0, or
+ * -1 with err set (out of memory, or a model call_check refuses). */
+int args_fill(mct_call *c, JNIEnv *jni, const probe_ev *ev, size_t n, args_object_info info, const call_tab *tab,
               mct_err *err);
 
 #endif

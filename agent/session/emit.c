@@ -36,7 +36,7 @@ static int model_call(struct session *s, JNIEnv *jni, const probe_call *c, const
         vm_thread_info(jni, c->thread, &tid, tname, sizeof tname);
     if (tree_call(tr, &s->tab, &s->call, seq, tid, tname, named && tree_exception(tr) ? exname : NULL, err) < 0)
         return -1;
-    return named && s->args ? args_fill(&s->call, c->ev, c->len, vm_exception_name, &s->tab, err) : 0;
+    return named && s->args ? args_fill(&s->call, jni, c->ev, c->len, vm_object_info, &s->tab, err) : 0;
 }
 
 /* A call was sent (or aggregated): counted, warm-up (1) or not, and the
