@@ -783,7 +783,8 @@ static void JNICALL n_arg_ref(JNIEnv *env, jclass cls, jint k, jobject v)
     t->args_pos = t->w;
 }
 
-/* Counting natives for the diagnostic mode. */
+/* Counting natives for the diagnostic mode (which passes no arguments:
+ * it rewrites with probe_methods(0)). */
 static void JNICALL c_arg(JNIEnv *env, jclass cls, jint k, jint type, jlong bits)
 {
 }

@@ -27,9 +27,9 @@ static void test_invalid(void)
 
     CHECK_INT(opts_parse("bogus", &o, &e), -1);
     CHECK_INT(e.code, MCT_E_ARG);
-    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget, include-warmup, min-calls, cpu, alloc)");
+    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget, include-warmup, min-calls, cpu, alloc, args, args-len)");
     CHECK_INT(opts_parse("verbose,x=1", &o, &e), -1);
-    CHECK_STR(e.msg, "unknown option 'x' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget, include-warmup, min-calls, cpu, alloc)");
+    CHECK_STR(e.msg, "unknown option 'x' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget, include-warmup, min-calls, cpu, alloc, args, args-len)");
     CHECK_INT(opts_parse("verbose=1", &o, &e), -1);
     CHECK_STR(e.msg, "option 'verbose' takes no value");
     CHECK_INT(opts_parse("verbose,", &o, &e), -1);
@@ -286,7 +286,8 @@ static void test_round_trip(void)
           { "slowest", "0" }, { "sample", "3" }, { "max-calls", "a.B.c(I)J=2" }, { "max-calls", "a.B.d=0" },
           { "percentile", "90" }, { "fail-over-ms", "1.25" }, { "budget", "a.B.c:p99=3" },
           { "include-warmup", NULL }, { "min-calls", "30" } },
-        { { "out", "x" }, { "min-ms", "2.5" }, { "sample", "1000000000" }, { "cpu", NULL }, { "alloc", NULL } },
+        { { "out", "x" }, { "min-ms", "2.5" }, { "sample", "1000000000" }, { "cpu", NULL }, { "alloc", NULL },
+          { "args", NULL }, { "args-len", "1024" } },
     };
     unsigned long rows = 0;
 
@@ -322,7 +323,8 @@ static void test_round_trip(void)
         CHECK_STR(q->regex, r.regex != NULL ? r.regex : REQ_DEFAULT_REGEX);
         CHECK(q->depth == (r.depth != 0 ? r.depth : 3));
         CHECK(q->include_jdk == r.include_jdk && q->aggregate == r.aggregate &&
-              q->include_warmup == r.include_warmup && q->cpu == r.cpu && q->alloc == r.alloc);
+              q->include_warmup == r.include_warmup && q->cpu == r.cpu && q->alloc == r.alloc &&
+              q->args == r.args && q->args_len == r.args_len);
         CHECK(q->min_ns == r.min_ns && q->count == r.count && q->interval_ms == r.interval_ms &&
               q->slowest == r.slowest && q->sample == r.sample);
         CHECK(q->percentile == r.percentile && q->fail_over_ms == r.fail_over_ms && q->min_calls == r.min_calls);
