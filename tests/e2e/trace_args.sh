@@ -16,6 +16,8 @@
 # - --aggregate --slowest 2: the kept calls hold them;
 # - -f tree shows them on a line under the call's title, -f chrome on the
 #   entry method's slice;
+# - the wrap form (the agent's option string, calls read back from JSON
+#   lines) carries them too;
 # - --args-len 0, 1025, and without --args are usage errors.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
@@ -81,6 +83,16 @@ for jdk in $MCT_TEST_JDKS; do
     expect_no_grep 'BOMB TOUCHED' "$LOG" "--args called a method of an argument"
     expect_restored "$PID" "after --args"
     stop_jvm "$PID"
+
+    note "JDK $j: the wrap form (a trace from the JVM's start: calls as JSON lines)"
+    trace "$j-wrap" --args --args-len 5 -n 2 tgt.Args call 1 "$RX" -- "$jdk/bin/java" -cp "$MCT_CLASSES" tgt.Args 5
+    expect_rc 0 "--args in the wrap form"
+    lines_match "$OUT" "$CUT" 2 "--args in the wrap form"
+    expect_no_grep 'BOMB TOUCHED' "$OUT" "--args in the wrap form called a method of an argument"
+    want=$(sed -n 's/^BOMB identityHashCode //p' "$OUT")
+    hashes=$(grep -oE 'Bomb","hash":-?[0-9]+' "$OUT" | sort -u | sed 's/^Bomb",//')
+    [ "$hashes" = "\"hash\":$want" ] ||
+        soft_fail "--args in the wrap form: the Bomb's hash is '$hashes', System.identityHashCode says '$want'"
 done
 
 note "usage errors"

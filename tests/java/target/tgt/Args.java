@@ -52,6 +52,16 @@ public final class Args {
     private Args() {
     }
 
+    /** The wrap form's program: calls run() n times (default 20), then exits. */
+    public static void main(String[] args) {
+        int n = args.length > 0 ? Integer.parseInt(args[0]) : 20;
+
+        for (int i = 0; i < n; i++) {
+            run();
+        }
+        System.out.println("sink " + sink);
+    }
+
     public static long run() {
         return new Args().call(true, (byte) -7, 'q', (short) -300, 123456789, -9876543210L, 1.5f, -2.25,
                 LONG, WIDE, null, Color.GREEN, BOMB, INTS);
