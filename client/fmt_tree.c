@@ -14,6 +14,8 @@
  * A call traced with --cpu has two more columns after self: cpu (the
  * thread's CPU time in the node) and wait (total − cpu); with --alloc, one
  * more: alloc (the bytes the thread allocated in the node).
+ * A call traced with --args has a line under its title: the entry
+ * method's arguments (put_args).
  * Tags after the name: `threw N×` (or the entry method's exception),
  * `[truncated]` (the node lost events), `[async on "THREAD", queued D]` (a
  * task handed off and run on THREAD after D in the queue; its time is not
@@ -50,6 +52,7 @@
  * each JVM and above any tree whose JVM differs from the previous one. */
 #include "output.h"
 
+#include <string.h>
 #include <time.h>
 
 #include "fmtutil.h"
@@ -199,6 +202,71 @@ static void put_title(const struct tree *t, const mct_call *call)
     fprintf(t->o->f, "  %s.%03lld  thread \"", when, start / 1000000 % 1000);
     put_styled(t, SGR_BOLD, call->thread_name);
     fprintf(t->o->f, "\" (id %lld)%s\n", (long long)call->thread_id, call_warmup(call) ? "  [warm-up]" : "");
+}
+
+/* Writes the line of the entry method's arguments (a call traced with
+ * --args): `args: 3, -5L, 'x', 1.5f, "text…" (1000 chars), null, RED,
+ * tgt.Bomb@1b6d3586` (an object as its class and identity hash in hex,
+ * the form Object.toString has, though no toString ran). */
+static void put_args(const struct tree *t, const mct_call *call)
+{
+    FILE *f = t->o->f;
+
+    if (!(call->flags & CALL_F_ARGS))
+        return;
+    sgr(t, SGR_DIM);
+    fputs("   args:", f);
+    sgr_end(t);
+    if (call->n_args == 0)
+        fputs(" none", f);
+    for (size_t i = 0; i < call->n_args; i++) {
+        const struct call_arg *a = &call->args[i];
+
+        fputs(i > 0 ? ", " : " ", f);
+        switch (a->type) {
+        case CALL_ARG_BOOLEAN: fputs(a->bits ? "true" : "false", f); break;
+        case CALL_ARG_BYTE: fprintf(f, "(byte) %d", (int8_t)a->bits); break;
+        case CALL_ARG_SHORT: fprintf(f, "(short) %d", (int16_t)a->bits); break;
+        case CALL_ARG_INT: fprintf(f, "%d", (int32_t)a->bits); break;
+        case CALL_ARG_LONG: fprintf(f, "%lldL", (long long)(int64_t)a->bits); break;
+        case CALL_ARG_CHAR:
+            if (a->bits >= 0x20 && a->bits < 0x7f)
+                fprintf(f, "'%c'", (int)a->bits);
+            else
+                fprintf(f, "'\\u%04x'", (unsigned)a->bits);
+            break;
+        case CALL_ARG_FLOAT: {
+            uint32_t v = (uint32_t)a->bits;
+            float x;
+
+            memcpy(&x, &v, 4);
+            fprintf(f, "%.9gf", x);
+            break;
+        }
+        case CALL_ARG_DOUBLE: {
+            double x;
+
+            memcpy(&x, &a->bits, 8);
+            fprintf(f, "%.17g", x);
+            break;
+        }
+        case CALL_ARG_NULL: fputs("null", f); break;
+        case CALL_ARG_STRING:
+            fputc('"', f);
+            fu_put_text(f, a->text);
+            fputc('"', f);
+            if (call_arg_cut(a))
+                fprintf(f, "… (%llu chars)", (unsigned long long)a->length);
+            break;
+        case CALL_ARG_ENUM: fu_put_text(f, a->text); break;
+        case CALL_ARG_OBJECT:
+            fu_put_text(f, a->text);
+            fprintf(f, "@%x", (unsigned)a->bits);
+            break;
+        default: break;
+        }
+    }
+    fputc('\n', f);
 }
 
 /* Writes the column titles, aligned with put_numbers. */
@@ -413,6 +481,7 @@ static int tree_call(out *o, const call_tab *tab, const mct_call *call)
         fputc('\n', o->f);
     put_pid(o);
     put_title(&t, call);
+    put_args(&t, call);
     put_header(&t);
     put_node(&t, tab, call, &i, 0);
     return ferror(o->f) ? -1 : 0;

@@ -323,6 +323,9 @@ int req_check(const struct mct_request *r, enum req_form form, mct_err *e)
         return mct_err_set(e, MCT_E_ARG, "%s %s needs %s: without it the calls carry no allocations",
                            ref(REQ_ROW_max_alloc, NULL, form, a, sizeof a), r->max_alloc.item[0].arg,
                            ref(REQ_ROW_alloc, NULL, form, b, sizeof b));
+    if (req_given(r, REQ_ROW_args_len) && !r->args)
+        return mct_err_set(e, MCT_E_ARG, "%s needs %s: it says how many characters of a String argument are kept",
+                           named(REQ_ROW_args_len, form, a, sizeof a), ref(REQ_ROW_args, NULL, form, b, sizeof b));
     if (!r->aggregate)
         return 0;
     if (req_given(r, REQ_ROW_min_ns))

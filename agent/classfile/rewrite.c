@@ -58,6 +58,7 @@ struct meth {
     uint8_t idcode[3];     /* push id */
     uint32_t idlen;
     int receiver;          /* the entry probe takes `this` (aload_0 first) */
+    mct_buf args;          /* after the entry probe: the arguments to their probes */
     uint16_t enter_ref, exit_ref, fail_ref;
     uint16_t ho_ref[HO_KINDS];     /* the wrappers of the kinds met, 0: none */
     uint16_t handed_ref;           /* the probe after a hand-off site, 0: none */
@@ -387,7 +388,7 @@ static uint32_t probe_len(const struct meth *M)
 
 static uint32_t enter_len(const struct meth *M)
 {
-    return probe_len(M) + (M->receiver ? 1 : 0);
+    return probe_len(M) + (M->receiver ? 1 : 0) + (uint32_t)M->args.len;
 }
 
 /* The wrapper put before a hand-off site (0: none). */
@@ -487,8 +488,10 @@ static void emit_code(const struct meth *M, mct_buf *b)
 
         if (i == 0 && M->receiver)
             buf_u1(b, BC_ALOAD_0);
-        if (i == 0)
+        if (i == 0) {
             put_probe(M, b, M->enter_ref);
+            buf_bytes(b, M->args.data, M->args.len);
+        }
         if (is_return(I))
             put_probe(M, b, M->exit_ref);
         if (I->ho >= 0) {
@@ -996,6 +999,56 @@ static int probe_refs(struct meth *M, const rw_probes *p)
     return OK;
 }
 
+/* The argument sequence (rw_probes.arg): each argument loaded from its
+ * slot and passed to the probe of its type, in M->args. It pushes at most
+ * two slots on an empty stack, which the max_stack the entry probe needs
+ * covers. */
+static int args_code(struct meth *M, const rw_probes *p)
+{
+    /* xload, xload_0 of I, J, F, D, A (JVMS 6.5). */
+    static const uint8_t load[5] = {0x15, 0x16, 0x17, 0x18, 0x19}, load0[5] = {0x1a, 0x1e, 0x22, 0x26, 0x2a};
+    const char *d = M->m->desc;
+    uint32_t slot = (M->m->access & CF_ACC_STATIC) ? 0 : 1;
+    char name[64];
+
+    if (d[0] != '(' || strlen(p->arg) + 2 > sizeof name)
+        return skip(M, "its descriptor cannot pass arguments to probes");
+    for (d++; *d != ')';) {
+        char t = *d == '[' ? 'L' : *d;
+        int kind = t == 'J' ? 1 : t == 'F' ? 2 : t == 'D' ? 3 : t == 'L' ? 4 : 0;
+        int ref;
+
+        if (cf_field_desc_skip(&d) < 0 || strchr("ZBCSIJFDL", t) == NULL)
+            return skip(M, "its descriptor cannot pass arguments to probes");
+        snprintf(name, sizeof name, "%s%c", p->arg, t);
+        if (t == 'L') {
+            ref = cpool_methodref(M->cp, p->owner, name, "(Ljava/lang/Object;)V", M->err);
+        } else {
+            char desc[5] = {'(', t, ')', 'V', '\0'};
+
+            ref = cpool_methodref(M->cp, p->owner, name, desc, M->err);
+        }
+        if (ref < 0)
+            return FATAL;
+        if (slot <= 3) {
+            buf_u1(&M->args, (uint8_t)(load0[kind] + slot));
+        } else if (slot <= 255) {
+            buf_u1(&M->args, load[kind]);
+            buf_u1(&M->args, (uint8_t)slot);
+        } else {
+            buf_u1(&M->args, BC_WIDE);
+            buf_u1(&M->args, load[kind]);
+            buf_u2(&M->args, (uint16_t)slot);
+        }
+        buf_u1(&M->args, BC_INVOKESTATIC);
+        buf_u2(&M->args, (uint16_t)ref);
+        slot += kind == 1 || kind == 3 ? 2 : 1;
+    }
+    if (buf_failed(&M->args))
+        return mct_err_set(M->err, MCT_E_NOMEM, "out of memory rewriting %s.%s", M->c->name, M->m->name);
+    return OK;
+}
+
 static int rewrite_method(struct meth *M, const rw_target *t, mct_buf *b)
 {
     const cf_member *m = M->m;
@@ -1040,6 +1093,8 @@ static int rewrite_method(struct meth *M, const rw_target *t, mct_buf *b)
     if ((rc = encode_id(M, t->id)) != OK || (rc = probe_refs(M, t->probes)) != OK ||
         (rc = find_sites(M, t)) != OK)
         return rc;
+    if (t->probes->arg != NULL && (rc = args_code(M, t->probes)) != OK)
+        return rc;
     if ((rc = layout(M)) != OK)
         return rc;
     for (i = 0; i < M->n; i++)
@@ -1060,6 +1115,7 @@ static int rewrite_method(struct meth *M, const rw_target *t, mct_buf *b)
 
 static void meth_free(struct meth *M)
 {
+    buf_free(&M->args);
     free(M->ins);
     free(M->at);
     sm_list_free(&M->fl);

@@ -5,6 +5,8 @@
  *   - at entry:        push id; invokestatic probes->owner.enter (I)V
  *                      (with enter_receiver: aload_0; push id; invokestatic
  *                      probes->owner.enter (Ljava/lang/Object;I)V)
+ *                      then, with probes->arg, for each argument:
+ *                      xload slot; invokestatic probes->owner.<arg>T
  *   - before a return: push id; invokestatic probes->owner.exit (I)V
  *   - a catch-all handler, appended after the code and last in the exception
  *     table, covering the method after the entry probe (in a constructor: after
@@ -44,6 +46,11 @@ typedef struct rw_probes {
     const char *fail;   /* static void fail(Throwable t, int id) */
     int enter_receiver; /* enter is static void enter(Object receiver, int id)
                            and gets `this` (instance methods only) */
+    const char *arg;    /* NULL, or a prefix: after the entry probe, each of
+                           the method's arguments in order is passed to the
+                           static void method <arg>T(T v), T its type's
+                           letter (Z B C S I J F D, L for any reference:
+                           (Ljava/lang/Object;)V) */
 } rw_probes;
 
 /* One method to instrument. */

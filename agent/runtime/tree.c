@@ -488,7 +488,7 @@ int tree_call(const tree *t, call_tab *tab, mct_call *c, uint64_t seq, int64_t t
     c->thread_id = thread_id;
     c->start_ns = (uint64_t)tree_start_ns(t);
     if ((exception != NULL && exc == NULL) || call_set_names(c, thread_name, exc) < 0 ||
-        call_nodes(c, t->n_nodes) == NULL) {
+        call_nodes(c, t->n_nodes) == NULL || call_args(c, 0) < 0) {
         free(owned);
         return mct_err_set(err, MCT_E_NOMEM, "out of memory rendering a call");
     }

@@ -3,6 +3,7 @@
  * frames), or adds it to the interval's summary, and sends the summaries. */
 #include "emit.h"
 
+#include "args.h"
 #include "async.h"
 #include "buf.h"
 #include "clock.h"
@@ -21,9 +22,9 @@
 /* Compact calls are written once a pass, or when this many bytes wait. */
 #define OUT_FLUSH_BYTES ((size_t)256 * 1024)
 
-/* Fills s->call with call c, whose tree is tr, numbered seq; its thread
- * and exception only when named (aggregate: only the slowest kept show
- * them). 0, or -1 with err set (the call is dropped). */
+/* Fills s->call with call c, whose tree is tr, numbered seq; its thread,
+ * exception and arguments only when named (aggregate: only the slowest
+ * kept show them). 0, or -1 with err set (the call is dropped). */
 static int model_call(struct session *s, JNIEnv *jni, const probe_call *c, const tree *tr, uint64_t seq,
                       int named, mct_err *err)
 {
@@ -34,7 +35,9 @@ static int model_call(struct session *s, JNIEnv *jni, const probe_call *c, const
         vm_exception_name(c->exception, exname, sizeof exname);
     if (named)
         vm_thread_info(jni, c->thread, &tid, tname, sizeof tname);
-    return tree_call(tr, &s->tab, &s->call, seq, tid, tname, named && tree_exception(tr) ? exname : NULL, err);
+    if (tree_call(tr, &s->tab, &s->call, seq, tid, tname, named && tree_exception(tr) ? exname : NULL, err) < 0)
+        return -1;
+    return named && s->args ? args_fill(&s->call, jni, c->ev, c->len, vm_object_info, &s->tab, err) : 0;
 }
 
 /* A call was sent (or aggregated): counted, warm-up (1) or not, and the

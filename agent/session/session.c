@@ -310,6 +310,8 @@ static void read_request(struct session *s, const struct mct_request *r)
     s->alloc = r->alloc;
     s->follow_async = r->follow_async;
     s->async_wait_ns = (uint64_t)(r->async_wait_ms >= 0 ? r->async_wait_ms : REQ_ASYNC_WAIT_DEF) * 1000000u;
+    s->args = r->args;
+    s->args_len = (int)r->args_len;
 }
 
 /* What is wrong with a trace request that its schema cannot say, or NULL. */
@@ -418,6 +420,7 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     }
     /* The probes' measured cost includes the CPU clock's read when asked. */
     probe_set_cpu(s->cpu);
+    probe_set_args(s->args, s->args_len);
     if (probe_set_alloc(s->alloc, &why) < 0) {
         hj_free(hier);
         mct_err_set(&err, MCT_E_UNSUPPORTED, "--alloc cannot be used with this JVM: %s", why);

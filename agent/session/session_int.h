@@ -64,6 +64,8 @@ struct session {
     int follow_async;
     struct async *async;
     uint64_t async_wait_ns;
+    int args;                   /* the entry methods pass their arguments (--args) */
+    int args_len;               /* characters of a String argument kept */
     mct_buf out;
     call_defs defs;
     call_tab tab;

@@ -22,8 +22,8 @@
 #include "rewrite.h"
 #include "stackmap.h"
 
-static const rw_probes probes = {"test/Probe", "enter", "exit", "fail", 0};
-static const rw_probes receiver_probes = {"test/Probe", "enterOn", "exit", "fail", 1};
+static const rw_probes probes = {"test/Probe", "enter", "exit", "fail", 0, NULL};
+static const rw_probes receiver_probes = {"test/Probe", "enterOn", "exit", "fail", 1, NULL};
 
 /* One rewrite: the input bytes, the outcome, the output and its view. */
 struct rw {
@@ -805,6 +805,67 @@ static void test_handoff(void)
     free(d);
 }
 
+/* rw_probes.arg: after the entry probe, each argument loaded from its
+ * slot (two for long and double, from 1 in an instance method) and passed
+ * to the probe of its type, before the catch-all's range. */
+static void test_args(void)
+{
+    static const rw_probes arg_probes = {"test/Probe", "enter", "exit", "fail", 0, "arg"};
+    static const uint8_t ret[] = {BC_RETURN};
+    static const uint8_t want[] = {
+        0x05, BC_INVOKESTATIC, 0, 0,                 /* 0: iconst_2; enter */
+        0x1a, BC_INVOKESTATIC, 0, 0,                 /* 4: iload_0; argI */
+        0x1f, BC_INVOKESTATIC, 0, 0,                 /* 8: lload_1; argJ */
+        0x2d, BC_INVOKESTATIC, 0, 0,                 /* 12: aload_3; argL */
+        0x18, 4, BC_INVOKESTATIC, 0, 0,              /* 16: dload 4; argD */
+        0x19, 6, BC_INVOKESTATIC, 0, 0,              /* 21: aload 6; argL */
+        0x05, BC_INVOKESTATIC, 0, 0, BC_RETURN,      /* 26: exit; 30: return */
+        BC_DUP, 0x05, BC_INVOKESTATIC, 0, 0, BC_ATHROW
+    };
+    static const struct { uint32_t at; const char *name, *desc; } refs[] = {
+        {6, "argI", "(I)V"}, {10, "argJ", "(J)V"}, {14, "argL", "(Ljava/lang/Object;)V"},
+        {19, "argD", "(D)V"}, {24, "argL", "(Ljava/lang/Object;)V"},
+    };
+    struct rw r;
+    size_t len, i;
+    uint8_t *d;
+    cf_ref ref;
+
+    d = one_method(52, CF_ACC_STATIC, "(IJLjava/lang/String;D[I)V", ret, sizeof ret, 0, 7, NULL, 0, NULL, 0, &len,
+                   NULL);
+    if (rw_run_with(&r, d, len, 0, 2, &arg_probes) == 0) {
+        const cf_code *oc = r.oc ? r.oc->methods[0].code : NULL;
+
+        CHECK_INT(r.o.status, RW_REWRITTEN);
+        CHECK(oc != NULL && oc->code_len == sizeof want);
+        for (i = 0; oc != NULL && i < sizeof want && i < oc->code_len; i++) {
+            if (i >= 3 && (want[i - 2] == BC_INVOKESTATIC || want[i - 1] == BC_INVOKESTATIC))
+                continue;
+            if (oc->code[i] != want[i]) {
+                fprintf(stderr, "args: code[%zu] = 0x%02x, want 0x%02x\n", i, oc->code[i], want[i]);
+                check_failures++;
+            }
+        }
+        for (i = 0; oc != NULL && oc->code_len == sizeof want && i < sizeof refs / sizeof refs[0]; i++)
+            CHECK(cf_member_ref(r.oc, u2at(oc->code + refs[i].at), &ref) == 0 &&
+                  strcmp(ref.owner, "test/Probe") == 0 && strcmp(ref.name, refs[i].name) == 0 &&
+                  strcmp(ref.desc, refs[i].desc) == 0);
+        CHECK(oc != NULL && oc->max_stack >= 2 && oc->handlers[0].start == 26);
+    }
+    rw_done(&r);
+
+    /* An instance method: `this` is not an argument. */
+    d = one_method(52, 0, "(Z)V", ret, sizeof ret, 0, 2, NULL, 0, NULL, 0, &len, NULL);
+    if (rw_run_with(&r, d, len, 0, 2, &arg_probes) == 0) {
+        const cf_code *oc = r.oc ? r.oc->methods[0].code : NULL;
+
+        CHECK(oc != NULL && oc->code_len > 8 && oc->code[4] == 0x1b &&
+              cf_member_ref(r.oc, u2at(oc->code + 6), &ref) == 0 && strcmp(ref.name, "argZ") == 0 &&
+              strcmp(ref.desc, "(Z)V") == 0);
+    }
+    rw_done(&r);
+}
+
 static void test_errors(void)
 {
     static const uint8_t ret[] = {BC_RETURN};
@@ -1375,6 +1436,7 @@ int main(void)
     test_widening();
     test_skips();
     test_receiver();
+    test_args();
     test_errors();
     test_ids();
     test_cpool();

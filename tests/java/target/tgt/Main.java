@@ -222,6 +222,8 @@ public final class Main {
             case "alloc":
                 Alloc.size = arg == null ? 1_000_000 : Integer.parseInt(arg);
                 return () -> sink += Alloc.run();
+            case "args":
+                return () -> sink += Args.run();
             case "mixed":
                 int[] n = {0};
                 return () -> sink += Mixed.run(n[0]++);

@@ -379,6 +379,93 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
     }
 
     /**
+     * The entry method's arguments (--args): right after its entry probe,
+     * each argument is passed to the method of its type, in order. Only a
+     * traced call goes native, where the start of the call records them
+     * (probe.c: nothing else ran in the call yet); everywhere else they
+     * cost what an ordinary probe outside a traced call costs. Floats and
+     * doubles go as their canonical bits (one NaN), a reference as itself
+     * (the native reads it without calling any of its methods).
+     */
+    private static final int ARG_BOOLEAN = 0;
+    private static final int ARG_BYTE = 1;
+    private static final int ARG_CHAR = 2;
+    private static final int ARG_SHORT = 3;
+    private static final int ARG_INT = 4;
+    private static final int ARG_LONG = 5;
+    private static final int ARG_FLOAT = 6;
+    private static final int ARG_DOUBLE = 7;
+
+    public static void argZ(boolean v) {
+        int k = entry();
+        if (k >= 0) {
+            arg0(k, ARG_BOOLEAN, v ? 1 : 0);
+        }
+    }
+
+    public static void argB(byte v) {
+        int k = entry();
+        if (k >= 0) {
+            arg0(k, ARG_BYTE, v);
+        }
+    }
+
+    public static void argC(char v) {
+        int k = entry();
+        if (k >= 0) {
+            arg0(k, ARG_CHAR, v);
+        }
+    }
+
+    public static void argS(short v) {
+        int k = entry();
+        if (k >= 0) {
+            arg0(k, ARG_SHORT, v);
+        }
+    }
+
+    public static void argI(int v) {
+        int k = entry();
+        if (k >= 0) {
+            arg0(k, ARG_INT, v);
+        }
+    }
+
+    public static void argJ(long v) {
+        int k = entry();
+        if (k >= 0) {
+            arg0(k, ARG_LONG, v);
+        }
+    }
+
+    public static void argF(float v) {
+        int k = entry();
+        if (k >= 0) {
+            arg0(k, ARG_FLOAT, Float.floatToIntBits(v));
+        }
+    }
+
+    public static void argD(double v) {
+        int k = entry();
+        if (k >= 0) {
+            arg0(k, ARG_DOUBLE, Double.doubleToLongBits(v));
+        }
+    }
+
+    public static void argL(Object v) {
+        int k = entry();
+        if (k >= 0) {
+            argRef0(k, v);
+        }
+    }
+
+    /** A primitive argument of the traced call at entry k: its type and bits. */
+    private static native void arg0(int k, int type, long bits);
+
+    /** A reference argument of the traced call at entry k. */
+    private static native void argRef0(int k, Object v);
+
+    /**
      * The agent gives back entry k of a thread that ended inside its
      * traced call.
      */
