@@ -4,6 +4,7 @@ import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import jdk.internal.vm.annotation.DontInline;
 import jdk.internal.vm.annotation.ForceInline;
 
 /**
@@ -42,7 +43,8 @@ import jdk.internal.vm.annotation.ForceInline;
  * one byte, not its size, of the inlining budget of the method the JIT
  * compiles, so an instrumented method inlines into its callers as it did
  * before (without, the probes' inlined bytecode used up C2's budget
- * and large instrumented callees were refused).
+ * and large instrumented callees were refused). fail, which only an
+ * exception reaches, is never inlined: its call is the smallest IR.
  *
  * An entry method the named class inherits runs for other classes too: it
  * calls rootEnterOn with its receiver, and only a call on an instance of
@@ -175,7 +177,13 @@ public final class Probe {
         }
     }
 
-    @ForceInline
+    /**
+     * Never inlined: it runs in every instrumented method's catch-all,
+     * which the JIT compiles into each caller the method is inlined into;
+     * a plain call there is the least IR, and an exception costs far more
+     * than the call.
+     */
+    @DontInline
     public static void fail(Throwable t, int id) {
         int k = entry();
         if (k >= 0 || COUNTING) {
