@@ -8,6 +8,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import jdk.internal.vm.annotation.DontInline;
+import jdk.internal.vm.annotation.ForceInline;
 
 /**
  * The probes that instrumented code calls. The agent defines this class in
@@ -40,7 +42,13 @@ import java.util.function.Supplier;
  * ended. A call not traced, and every probe outside an entry call, stays
  * in Java: Thread.currentThread(), its id and two or four loads and
  * compares, which the JIT inlines into the caller (TABLE is final: its
- * reference and length are constants).
+ * reference and length are constants). Those probes are ForceInline (the
+ * class is the boot loader's, which HotSpot trusts with it): each counts
+ * one byte, not its size, of the inlining budget of the method the JIT
+ * compiles, so an instrumented method inlines into its callers as it did
+ * before (without, the probes' inlined bytecode used up C2's budget
+ * and large instrumented callees were refused). fail, which only an
+ * exception reaches, is never inlined: its call is the smallest IR.
  *
  * An entry method the named class inherits runs for other classes too: it
  * calls rootEnterOn with its receiver, and only a call on an instance of
@@ -129,16 +137,19 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
     static volatile WeakReference<?>[] receivers;
 
     /** The first entry of a thread whose id is id (its index in TABLE). */
+    @ForceInline
     private static int first(long id) {
         return ((int) id & (ENTRIES - 1)) * STRIDE;
     }
 
     /** Its second entry. */
+    @ForceInline
     private static int second(long id) {
         return (int) ((id * 0x9E3779B97F4A7C15L) >>> 54) * STRIDE;
     }
 
     /** The index of the current thread's entry, or -1 (not in a traced call). */
+    @ForceInline
     private static int entry() {
         Thread c = Thread.currentThread();
         long id = c.getId();
@@ -175,6 +186,7 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
         return held(c, c.getId());
     }
 
+    @ForceInline
     public static void enter(int id) {
         int k = entry();
         if (k >= 0 || COUNTING) {
@@ -182,6 +194,7 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
         }
     }
 
+    @ForceInline
     public static void exit(int id) {
         int k = entry();
         if (k >= 0 || COUNTING) {
@@ -189,6 +202,13 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
         }
     }
 
+    /**
+     * Never inlined: it runs in every instrumented method's catch-all,
+     * which the JIT compiles into each caller the method is inlined into;
+     * a plain call there is the least IR, and an exception costs far more
+     * than the call.
+     */
+    @DontInline
     public static void fail(Throwable t, int id) {
         int k = entry();
         if (k >= 0 || COUNTING) {
