@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# -f html, the self-contained report (issue 26), in headless Chromium driven
+# -f html, the self-contained report, in headless Chromium driven
 # by tests/e2e/html_check.mjs (playwright-core and Debian's chromium, both
 # installed by scripts/deps' mct_install_browser; npm's packages go into the
 # build tree). Skips (77) only when they cannot be installed.

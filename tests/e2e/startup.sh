@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tracing from the JVM's start (issue 12), on every test JDK:
+# Tracing from the JVM's start, on every test JDK:
 # -agentpath:libmcalltree.so=trace=...,out=DIR/{pid}.ndjson on tgt.Start,
 # which calls tgt.StartEntry.run five times as soon as it starts and exits:
 # the file holds the start line, the plan, the five calls (entry and callee:
