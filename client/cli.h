@@ -58,6 +58,8 @@ struct cli {
     int format_given;               /* -f was on the command line */
     const char *output;             /* -o FILE, NULL for stdout; borrowed */
     const char *junit;              /* --junit FILE (the gates' verdicts), or NULL; borrowed */
+    int gates_plan_only;            /* the gates are only checked against the plan: they are
+                                       judged elsewhere (one JVM of several) */
     enum out_value folded_value;    /* --folded-value (OUT_VALUE_WALL when not given) */
     const char *agent;              /* --agent PATH, NULL for the default; borrowed */
     const char *otlp_endpoint;      /* --otlp-endpoint URL (-f otlp), or NULL; borrowed */

@@ -132,7 +132,8 @@ long multi_select(const char *regex, pid_t *pids, size_t cap, mct_err *e)
 
 /* The request a child sends: c's, its calls and summaries written as
  * frames on its stdout (fmt_frames); the gates are judged here, on the
- * merged run, not per JVM. */
+ * merged run: a child only checks them against its JVM's plan (and counts
+ * -n by their rule). */
 static struct cli child_cli(const struct cli *c, pid_t pid)
 {
     struct cli cc = *c;
@@ -145,10 +146,8 @@ static struct cli child_cli(const struct cli *c, pid_t pid)
     cc.output = NULL;
     cc.otlp_endpoint = cc.clickhouse = cc.service = NULL;
     cc.folded_value = OUT_VALUE_WALL;
-    cc.req.max_calls.n = 0;
-    cc.req.budgets.n = 0;
-    cc.req.max_alloc.n = 0;
-    cc.req.percentile = 0;
+    cc.gates_plan_only = 1;
+    cc.junit = NULL;
     cc.req.fail_over_ms = -1;
     cc.req.min_calls = 0;
     return cc;
@@ -469,6 +468,8 @@ static int finish_aggregate(struct multi *m)
     out_set_pid(m->out, 0);
     if (!m->output_broken && out_summary(m->out, s, &e) < 0)
         output_failed(m, &e);
+    if (m->gate != NULL)
+        replies_final(gate_judge(m->gate), s);
     if (m->gate != NULL && (verdict = gate_check(m->gate, s, stderr, &e)) < 0)
         log_error("judging the gates: %s", e.msg);
     m->gates_judged = verdict >= 0;

@@ -917,6 +917,10 @@ static int session(struct run *r)
         json_decref(plan);
         return MCT_EXIT_USAGE;
     }
+    if (c->gates_plan_only) {
+        gate_free(r->gate);
+        r->gate = NULL;
+    }
     if (c->req.plan_only) {
         code = show_plan_only(r, plan, &p);
         warn_plan(c, &p);

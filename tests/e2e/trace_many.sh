@@ -144,6 +144,22 @@ PY
     [ "$(grep -c '^mcalltree: JVM pid [0-9]*: tracing' "$BG_ERR")" = 2 ] || fail "--jvms: not two JVMs: $(cat "$BG_ERR")"
     [ "$(count "$BG_OUT" "$PA")" = 3 ] || soft_fail "--jvms: A's calls: $(count "$BG_OUT" "$PA"), want 3"
     [ "$(count "$BG_OUT" "$PB")" = 4 ] || soft_fail "--jvms: B's calls: $(count "$BG_OUT" "$PB"), want 4"
+    note "JDK $j: a gate on a method no plan holds: each JVM refuses it, nothing is judged"
+    background "$j-noplan" --aggregate --max-calls tgt.Counted.nothere=1 --junit "$MCT_TMP/$j-noplan.xml" \
+        "$PA,$PB" tgt.Counted run 2 "$RX"
+    wait_until 60 sh -c "! kill -0 $BG_PID 2>/dev/null" || fail "no plan: the client did not end"
+    RC=0
+    wait "$BG_PID" || RC=$?
+    MCT_LAST_ERR=$BG_ERR
+    expect_rc 1 "a gate on a method no plan holds"
+    for p in "$PA" "$PB"; do
+        expect_grep "^mcalltree: JVM pid $p: --max-calls tgt.Counted.nothere=1: no method tgt.Counted.nothere among" \
+            "$BG_ERR" "no plan: JVM $p's refusal"
+    done
+    expect_grep 'failure message="not judged: no JVM sent what the gates judge' "$MCT_TMP/$j-noplan.xml" \
+        "no plan: --junit says the gates were not judged"
+    wait_until 30 restored "$PA" || fail "no plan: JVM A still has its session"
+    wait_until 30 restored "$PB" || fail "no plan: JVM B still has its session"
     note "JDK $j: the command killed: its sessions stop, the JVMs are restored"
     background "$j-killed" -t 300 "$PA,$PB" tgt.Counted run 2 "$RX"
     wait_until 60 tracing 2 || fail "killed: the two sessions did not begin: $(cat "$BG_ERR")"
