@@ -23,6 +23,9 @@
 #   thread, not inside its parent on the caller's track, from the start of
 #   the node that handed it off plus its queued_ns, with a flow event pair
 #   from the hand-off to it (nested: the inner task on async-inner-1's);
+# - a task given to an executor type of the application's own (own:
+#   tgt.Async$Own, an Executor wrapping a pool, called as Own and outside
+#   the regex) is followed to async-own-1 like a JDK executor's;
 # - without --follow-async no node is async; --async-wait alone is a usage
 #   error.
 . "$MCT_SRCDIR/tests/setup"
@@ -159,6 +162,21 @@ OUTLINE
     expect_rc 0 "thread"
     check_calls "$OUT" 2 "thread" -D 4
     expect_all "$(threads "$OUT" thread/Runnable.run)" async-thread "thread: the new thread"
+    stop_jvm "$PID"
+
+    scenario "$jdk" async own
+    note "JDK $j: an executor type of the application's own"
+    trace "$j-own" --follow-async -n 2 "$PID" tgt.Async own 4 'tgt\.Async'
+    expect_rc 0 "own"
+    check_calls "$OUT" 2 "own" -D 4
+    expect_outline "$OUT" "own" <<'OUTLINE'
+tgt.Async.own calls=1 throws=0
+  java.lang.Runnable.run calls=1 throws=0 async
+    tgt.Async.lambda$own$23 calls=1 throws=0
+      tgt.Async.work calls=1 throws=0
+OUTLINE
+    expect_all "$(threads "$OUT" own/Runnable.run)" async-own-1 "own: the pool's thread"
+    expect_restored "$PID" "after own"
     stop_jvm "$PID"
 
     scenario "$jdk" async slow
