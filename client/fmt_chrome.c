@@ -28,8 +28,9 @@
  * only: tids from ASYNC_TID up, named after the thread), beginning
  * queued_ns after the start of the node that handed it off (the agent
  * sends no hand-off time: the hand-off is placed at that node's start, as
- * early as it can have been), as wide as its total even past its
- * parent's end, and a flow event pair ("ph":"s" then "f") links the
+ * early as it can have been; a task of the call that one thread ran after
+ * another, placed so early, begins where the other ended), as wide as its
+ * total even past its parent's end, and a flow event pair ("ph":"s" then "f") links the
  * hand-off to it. A pending or rejected task, which never ran, is an
  * instant event on its parent's track.
  *
@@ -59,6 +60,7 @@ struct chrome {
     unsigned long events;       /* events written */
     json_t *threads;            /* object: "pid:tid" of threads and "pid" of JVMs already named */
     json_t *tasks;              /* object: an async task's thread name -> its track's tid */
+    json_t *ends;               /* object: the call's tasks' thread name -> where its last one ended */
     unsigned long flows;        /* flow ids given out */
 };
 
@@ -185,18 +187,25 @@ static int put_task(out *o, const call_tab *t, const mct_call *call, size_t *i, 
 {
     struct chrome *c = o->state;
     const struct call_node *nd = &call->nodes[*i];
-    long long to, at = from_ns;
+    const char *name;
+    long long to, at = from_ns, dur;
     unsigned long id;
 
     if (nd->flags & CALL_N_NOT_RUN)
         return put_node(o, t, call, i, depth, tid, from_ns, -1);
-    if ((to = task_tid(o, call->threads[nd->thread])) < 0)
+    name = call->threads[nd->thread];
+    if ((to = task_tid(o, name)) < 0)
         return -1;
     at += nd->queued_ns > (unsigned long long)(LLONG_MAX - at) ? LLONG_MAX - at : (long long)nd->queued_ns;
+    if (at < json_integer_value(json_object_get(c->ends, name)))
+        at = (long long)json_integer_value(json_object_get(c->ends, name));
+    dur = nd->total_ns > (unsigned long long)(LLONG_MAX - at) ? LLONG_MAX - at : (long long)nd->total_ns;
+    if (json_object_set_new(c->ends, name, json_integer((json_int_t)(at + dur))) < 0)
+        return -1;
     id = ++c->flows;
     if (put_flow(o, "s", id, tid, from_ns) < 0 || put_flow(o, "f", id, to, at) < 0)
         return -1;
-    return put_node(o, t, call, i, depth, to, at, (long long)nd->total_ns);
+    return put_node(o, t, call, i, depth, to, at, dur);
 }
 
 /* Writes node *i's event on track tid at ts_ns, dur_ns wide (relative to
@@ -257,7 +266,7 @@ static int chrome_call(out *o, const call_tab *t, const mct_call *call)
     struct chrome *c = o->state;
     size_t i = 0;
 
-    if (name_thread(o, call->thread_id, call->thread_name) < 0)
+    if (name_thread(o, call->thread_id, call->thread_name) < 0 || json_object_clear(c->ends) < 0)
         return -1;
     if (put_node(o, t, call, &i, 0, call->thread_id, call_ts(c, (long long)call->start_ns),
                  (long long)call->nodes[0].total_ns) < 0)
@@ -272,9 +281,12 @@ static int chrome_begin(out *o)
     struct chrome *c = calloc(1, sizeof *c);
     struct timespec now;
 
-    if (c == NULL || (c->threads = json_object()) == NULL || (c->tasks = json_object()) == NULL) {
-        if (c != NULL)
+    if (c == NULL || (c->threads = json_object()) == NULL || (c->tasks = json_object()) == NULL ||
+        (c->ends = json_object()) == NULL) {
+        if (c != NULL) {
             json_decref(c->threads);
+            json_decref(c->tasks);
+        }
         free(c);
         return -1;
     }
@@ -287,6 +299,7 @@ static int chrome_begin(out *o)
     if (put_meta(o, "process_name", 0, "mcalltree") < 0 || ferror(o->f)) {
         json_decref(c->threads);
         json_decref(c->tasks);
+        json_decref(c->ends);
         free(c);
         o->state = NULL;
         return -1;
@@ -302,6 +315,7 @@ static int chrome_end(out *o)
     fputs("\n]\n", o->f);
     json_decref(c->threads);
     json_decref(c->tasks);
+    json_decref(c->ends);
     free(c);
     o->state = NULL;
     return ferror(o->f) ? -1 : 0;
