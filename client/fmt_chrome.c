@@ -22,6 +22,18 @@
  * time. Widths are clamped to the parent's end should the totals ever
  * exceed it, so that the events always nest.
  *
+ * A task handed off to another thread (an async node) is no part of that
+ * layout: its parent's width holds none of it. Its events are on a track
+ * of their own per thread name (the agent sends the task's thread by name
+ * only: tids from ASYNC_TID up, named after the thread), beginning
+ * queued_ns after the start of the node that handed it off (the agent
+ * sends no hand-off time: the hand-off is placed at that node's start, as
+ * early as it can have been; a task of the call that one thread ran after
+ * another, placed so early, begins where the other ended), as wide as its
+ * total even past its parent's end, and a flow event pair ("ph":"s" then "f") links the
+ * hand-off to it. A pending or rejected task, which never ran, is an
+ * instant event on its parent's track.
+ *
  * Timestamps count from the earlier of the moment the output was opened and
  * the first call's start, not from the first call's start alone: calls
  * arrive in order of completion, so a long call on another thread may have
@@ -38,6 +50,8 @@
 #include "fmtutil.h"
 
 #define CHROME_PID 1
+/* The first tid of the async tasks' tracks, far above Java thread ids. */
+#define ASYNC_TID 1000000000LL
 #define CHROME_DUMP_FLAGS (JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15))
 
 struct chrome {
@@ -45,6 +59,9 @@ struct chrome {
     int have_call;              /* origin_ns has seen the first call */
     unsigned long events;       /* events written */
     json_t *threads;            /* object: "pid:tid" of threads and "pid" of JVMs already named */
+    json_t *tasks;              /* object: an async task's thread name -> its track's tid */
+    json_t *ends;               /* object: the call's tasks' thread name -> where its last one ended */
+    unsigned long flows;        /* flow ids given out */
 };
 
 /* Writes one event, after a separator unless it is the first; takes ev. */
@@ -125,34 +142,111 @@ static json_t *node_args(const struct call_method *m, const struct call_node *nd
     }
     if (args != NULL && (call->flags & CALL_F_ALLOC))
         json_object_set_new(args, "alloc_bytes", json_integer((json_int_t)nd->alloc_bytes));
+    if (args != NULL && (nd->flags & CALL_N_ASYNC)) {
+        json_object_set_new(args, "async", json_true());
+        if (nd->flags & CALL_N_PENDING)
+            json_object_set_new(args, "pending", json_true());
+        else if (nd->flags & CALL_N_REJECTED)
+            json_object_set_new(args, "rejected", json_true());
+        else
+            json_object_set_new(args, "queued_ns", json_integer((json_int_t)nd->queued_ns));
+    }
     return args;
 }
 
-/* Writes node *i's event at ts_ns, dur_ns wide (relative to the origin;
- * depth 0 is the entry method), then lays its children out after one
- * another from ts_ns within that width (see the top); *i moves past its
- * subtree. */
-static int put_node(out *o, const call_tab *t, const mct_call *call, size_t *i, int depth, long long ts_ns,
-                    long long dur_ns)
+/* The tid of the track of async tasks run on thread `name` (named the
+ * first time), or -1 when out of memory. */
+static long long task_tid(out *o, const char *name)
+{
+    struct chrome *c = o->state;
+    json_t *have = json_object_get(c->tasks, name);
+    long long tid;
+
+    if (have != NULL)
+        return (long long)json_integer_value(have);
+    tid = ASYNC_TID + (long long)json_object_size(c->tasks);
+    if (json_object_set_new(c->tasks, name, json_integer((json_int_t)tid)) < 0 ||
+        name_thread(o, tid, name) < 0)
+        return -1;
+    return tid;
+}
+
+/* Writes a flow event (ph "s" or "f") of flow id at ts_ns on track tid. */
+static int put_flow(out *o, const char *ph, unsigned long id, long long tid, long long ts_ns)
+{
+    return put_event(o, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:f, s:s}", "name", "handoff",
+                                  "cat", "mcalltree", "ph", ph, "id", (json_int_t)id, "pid", chrome_pid(o),
+                                  "tid", (json_int_t)tid, "ts", (double)ts_ns / 1e3, "bp", "e"));
+}
+
+static int put_node(out *o, const call_tab *t, const mct_call *call, size_t *i, int depth, long long tid,
+                    long long ts_ns, long long dur_ns);
+
+/* Writes async node *i, a task handed off by a node on track tid that
+ * began at from_ns (see the top); *i moves past its subtree. */
+static int put_task(out *o, const call_tab *t, const mct_call *call, size_t *i, int depth, long long tid,
+                    long long from_ns)
+{
+    struct chrome *c = o->state;
+    const struct call_node *nd = &call->nodes[*i];
+    const char *name;
+    long long to, at = from_ns, dur;
+    unsigned long id;
+
+    if (nd->flags & CALL_N_NOT_RUN)
+        return put_node(o, t, call, i, depth, tid, from_ns, -1);
+    name = call->threads[nd->thread];
+    if ((to = task_tid(o, name)) < 0)
+        return -1;
+    at += nd->queued_ns > (unsigned long long)(LLONG_MAX - at) ? LLONG_MAX - at : (long long)nd->queued_ns;
+    if (at < json_integer_value(json_object_get(c->ends, name)))
+        at = (long long)json_integer_value(json_object_get(c->ends, name));
+    dur = nd->total_ns > (unsigned long long)(LLONG_MAX - at) ? LLONG_MAX - at : (long long)nd->total_ns;
+    if (json_object_set_new(c->ends, name, json_integer((json_int_t)(at + dur))) < 0)
+        return -1;
+    id = ++c->flows;
+    if (put_flow(o, "s", id, tid, from_ns) < 0 || put_flow(o, "f", id, to, at) < 0)
+        return -1;
+    return put_node(o, t, call, i, depth, to, at, dur);
+}
+
+/* Writes node *i's event on track tid at ts_ns, dur_ns wide (relative to
+ * the origin; depth 0 is the entry method; dur_ns -1: an instant event,
+ * a task that never ran), then lays its children out after one another
+ * from ts_ns within that width and its async children on their threads
+ * (see the top); *i moves past its subtree. */
+static int put_node(out *o, const call_tab *t, const mct_call *call, size_t *i, int depth, long long tid,
+                    long long ts_ns, long long dur_ns)
 {
     const struct call_node *nd = &call->nodes[(*i)++];
     const struct call_method *m = call_tab_get(t, nd->method);
     long long at = ts_ns, end;
+    json_t *ev;
 
     if (dur_ns > LLONG_MAX - ts_ns)
         dur_ns = LLONG_MAX - ts_ns;     /* absurd numbers must not overflow */
-    end = ts_ns + dur_ns;
-    if (put_event(o, json_pack("{s:s++, s:s, s:s, s:I, s:I, s:f, s:f, s:o}", "name", m->cls, ".", m->name,
-                               "cat", "mcalltree", "ph", "X", "pid", chrome_pid(o),
-                               "tid", (json_int_t)call->thread_id, "ts", (double)ts_ns / 1e3,
-                               "dur", (double)dur_ns / 1e3, "args", node_args(m, nd, call, depth))) < 0)
+    end = ts_ns + (dur_ns > 0 ? dur_ns : 0);
+    ev = json_pack("{s:s++, s:s, s:s, s:I, s:I, s:f, s:o}", "name", m->cls, ".", m->name, "cat", "mcalltree",
+                   "ph", dur_ns < 0 ? "i" : "X", "pid", chrome_pid(o), "tid", (json_int_t)tid,
+                   "ts", (double)ts_ns / 1e3, "args", node_args(m, nd, call, depth));
+    if (ev != NULL && json_object_set_new(ev, dur_ns < 0 ? "s" : "dur",
+                                          dur_ns < 0 ? json_string("t") : json_real((double)dur_ns / 1e3)) < 0) {
+        json_decref(ev);
+        ev = NULL;
+    }
+    if (put_event(o, ev) < 0)
         return -1;
     for (uint32_t k = 0; k < nd->n_children; k++) {
         long long w = (long long)call->nodes[*i].total_ns;
 
+        if (call->nodes[*i].flags & CALL_N_ASYNC) {
+            if (put_task(o, t, call, i, depth + 1, tid, ts_ns) < 0)
+                return -1;
+            continue;
+        }
         if (w > end - at)
             w = end - at;
-        if (put_node(o, t, call, i, depth + 1, at, w) < 0)
+        if (put_node(o, t, call, i, depth + 1, tid, at, w) < 0)
             return -1;
         at += w;
     }
@@ -174,9 +268,10 @@ static int chrome_call(out *o, const call_tab *t, const mct_call *call)
     struct chrome *c = o->state;
     size_t i = 0;
 
-    if (name_thread(o, call->thread_id, call->thread_name) < 0)
+    if (name_thread(o, call->thread_id, call->thread_name) < 0 || json_object_clear(c->ends) < 0)
         return -1;
-    if (put_node(o, t, call, &i, 0, call_ts(c, (long long)call->start_ns), (long long)call->nodes[0].total_ns) < 0)
+    if (put_node(o, t, call, &i, 0, call->thread_id, call_ts(c, (long long)call->start_ns),
+                 (long long)call->nodes[0].total_ns) < 0)
         return -1;
     return ferror(o->f) ? -1 : 0;
 }
@@ -188,7 +283,12 @@ static int chrome_begin(out *o)
     struct chrome *c = calloc(1, sizeof *c);
     struct timespec now;
 
-    if (c == NULL || (c->threads = json_object()) == NULL) {
+    if (c == NULL || (c->threads = json_object()) == NULL || (c->tasks = json_object()) == NULL ||
+        (c->ends = json_object()) == NULL) {
+        if (c != NULL) {
+            json_decref(c->threads);
+            json_decref(c->tasks);
+        }
         free(c);
         return -1;
     }
@@ -200,6 +300,8 @@ static int chrome_begin(out *o)
     fputc('[', o->f);
     if (put_meta(o, "process_name", 0, "mcalltree") < 0 || ferror(o->f)) {
         json_decref(c->threads);
+        json_decref(c->tasks);
+        json_decref(c->ends);
         free(c);
         o->state = NULL;
         return -1;
@@ -214,6 +316,8 @@ static int chrome_end(out *o)
 
     fputs("\n]\n", o->f);
     json_decref(c->threads);
+    json_decref(c->tasks);
+    json_decref(c->ends);
     free(c);
     o->state = NULL;
     return ferror(o->f) ? -1 : 0;

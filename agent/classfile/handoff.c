@@ -4,9 +4,10 @@
  * it): the executor interfaces and classes of java.util.concurrent,
  * CompletableFuture/CompletionStage, StructuredTaskScope.fork, a servlet's
  * AsyncContext.start, and a new Thread (its constructor,
- * Thread.startVirtualThread, a Thread.Builder's start and unstarted). The
- * task is the first argument; one reference argument may follow it (an
- * Executor, a result, a thread's name). An executor or thread of the
+ * Thread.startVirtualThread, a Thread.Builder's start and unstarted), and
+ * the executor types of the application that the caller says implement
+ * Executor. The task is the first argument; one reference argument may
+ * follow it (an Executor, a result, a thread's name). A thread of the
  * application's own type is a hand-off only when called through one of
  * these types. */
 #include "handoff.h"
@@ -60,13 +61,13 @@ static const char *ref_end(const char *p)
     return e + 1;
 }
 
-int ho_site(const char *owner, const char *name, const char *desc, int *swap)
+int ho_site(const char *owner, const char *name, const char *desc, int own_executor, int *swap)
 {
     size_t len = strlen(name);
     const char *p, *end;
     int k;
 
-    if (one_of(owner, executors, sizeof executors / sizeof *executors)) {
+    if (own_executor || one_of(owner, executors, sizeof executors / sizeof *executors)) {
         if (strcmp(name, "execute") != 0 && strcmp(name, "submit") != 0)
             return -1;
     } else if (one_of(owner, stages, sizeof stages / sizeof *stages)) {

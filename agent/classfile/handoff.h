@@ -28,7 +28,9 @@ extern const ho_task ho_tasks[HO_KINDS];
 
 /* The kind of the task an invoke of (owner, name, desc) hands off, with
  * *swap set when one more argument follows the task (the Executor, a
- * result), or -1 when the invoke is no hand-off. */
-int ho_site(const char *owner, const char *name, const char *desc, int *swap);
+ * result), or -1 when the invoke is no hand-off. own_executor: owner is an
+ * application type known to implement java.util.concurrent.Executor, whose
+ * execute and submit are hand-offs as the JDK executors' are. */
+int ho_site(const char *owner, const char *name, const char *desc, int own_executor, int *swap);
 
 #endif

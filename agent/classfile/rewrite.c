@@ -952,6 +952,11 @@ static int encode_id(struct meth *M, int32_t id)
     return encode_int(M, id, M->idcode, &M->idlen);
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* Marks the method's hand-off sites (t->handoff: followed), each kind met
  * with its wrapper's reference and its task method's number. */
 static int find_sites(struct meth *M, const rw_target *t)
@@ -961,11 +966,15 @@ static int find_sites(struct meth *M, const rw_target *t)
     for (i = 0; t->handoff != NULL && i < M->n; i++) {
         struct ins *I = &M->ins[i];
         cf_ref ref;
-        int k, swap = 0, r;
+        int k, own, swap = 0, r;
 
         if ((I->in.op != BC_INVOKEVIRTUAL && I->in.op != BC_INVOKEINTERFACE && I->in.op != BC_INVOKESTATIC &&
              I->in.op != BC_INVOKESPECIAL) ||
-            cf_member_ref(M->c, I->in.index, &ref) < 0 || (k = ho_site(ref.owner, ref.name, ref.desc, &swap)) < 0)
+            cf_member_ref(M->c, I->in.index, &ref) < 0)
+            continue;
+        own = I->in.op != BC_INVOKESTATIC && t->n_executors > 0 &&
+              bsearch(&ref.owner, t->executors, t->n_executors, sizeof *t->executors, cmp_name) != NULL;
+        if ((k = ho_site(ref.owner, ref.name, ref.desc, own, &swap)) < 0)
             continue;
         if (M->handed_ref == 0) {
             if ((r = cpool_methodref(M->cp, t->probes->owner, HO_HANDED, "(I)V", M->err)) < 0)

@@ -65,6 +65,12 @@ typedef struct rw_target {
      * follows the task, if any), and calls HO_HANDED after it (push id;
      * invokestatic handed (I)V). NULL: sites left alone. */
     const int32_t *handoff;
+    /* With handoff: the application's types that implement
+     * java.util.concurrent.Executor (internal names sorted by strcmp,
+     * n_executors of them, borrowed), whose execute and submit sites are
+     * hand-offs too. */
+    const char *const *executors;
+    size_t n_executors;
 } rw_target;
 
 enum rw_status {

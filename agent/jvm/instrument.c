@@ -65,6 +65,8 @@ static struct iclass *all_classes;
 static atomic_size_t n_rewritten;
 static int32_t follow_ids[HO_KINDS]; /* the task methods' numbers (under lock) */
 static int following;                 /* hand-off sites are followed (under lock) */
+static char **follow_execs;           /* the application's executor types, sorted (under lock) */
+static size_t n_follow_execs;
 static size_t n_unloaded;            /* rewritten copies found unloaded (under lock) */
 
 /* Leftovers: copies rewritten as they loaded whose class was not defined
@@ -386,6 +388,8 @@ static int rewrite_class(jvmtiEnv *jvmti, JNIEnv *jni, struct iclass *c, struct 
         targets[n].id = m->id;
         targets[n].probes = probe_methods(m->root);
         targets[n].handoff = following ? follow_ids : NULL;
+        targets[n].executors = (const char *const *)follow_execs;
+        targets[n].n_executors = following ? n_follow_execs : 0;
         who[n++] = m;
     }
     if (n == 0)
@@ -498,13 +502,51 @@ static void JNICALL hook(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined, jobject
     pthread_mutex_unlock(&lock);
 }
 
-void inst_follow(const int32_t *ids)
+/* Frees the executor types' names (under lock). */
+static void drop_execs(void)
 {
+    for (size_t i = 0; i < n_follow_execs; i++)
+        free(follow_execs[i]);
+    free(follow_execs);
+    follow_execs = NULL;
+    n_follow_execs = 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int inst_follow(const int32_t *ids, const char *const *executors, size_t n)
+{
+    char **names = n > 0 ? calloc(n, sizeof *names) : NULL;
+    size_t i, kept = 0;
+
+    if (n > 0 && names == NULL)
+        return -1;
+    for (i = 0; i < n; i++)
+        if ((names[i] = strdup(executors[i])) == NULL) {
+            while (i > 0)
+                free(names[--i]);
+            free(names);
+            return -1;
+        }
+    if (n > 0)
+        qsort(names, n, sizeof *names, cmp_name);
+    for (i = 0; i < n; i++)
+        if (kept > 0 && strcmp(names[kept - 1], names[i]) == 0)
+            free(names[i]);
+        else
+            names[kept++] = names[i];
     pthread_mutex_lock(&lock);
+    drop_execs();
     following = ids != NULL;
     if (ids != NULL)
         memcpy(follow_ids, ids, sizeof follow_ids);
+    follow_execs = names;
+    n_follow_execs = kept;
     pthread_mutex_unlock(&lock);
+    return 0;
 }
 
 int inst_init(JNIEnv *jni, mct_err *err)
@@ -859,6 +901,7 @@ int inst_restore(JNIEnv *jni, mct_err *err)
     list = all_classes;
     all_classes = NULL;
     following = 0;
+    drop_execs();
     kit_table_free(&by_name);
     n_unloaded = 0;
     pthread_mutex_unlock(&lock);

@@ -51,9 +51,11 @@ int inst_add(const char *cls, const char *name, const char *desc, int32_t id, in
 
 /* From now on until inst_restore, the hook also rewrites the hand-off
  * sites of the methods it instruments (rewrite.h), ids being the numbers
- * of handoff.h's HO_KINDS task methods (copied); NULL: it does not. Call
- * before the classes are retransformed. */
-void inst_follow(const int32_t *ids);
+ * of handoff.h's HO_KINDS task methods, executors the n internal names of
+ * the application's types that implement java.util.concurrent.Executor
+ * (all copied); ids NULL: it does not. Call before the classes are
+ * retransformed. 0, or -1 when out of memory (nothing followed then). */
+int inst_follow(const int32_t *ids, const char *const *executors, size_t n);
 
 /* Retransforms n classes so the hook rewrites them. When the JVM refuses the
  * batch (one bad class fails it all), retries one by one, marks the methods

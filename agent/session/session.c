@@ -442,7 +442,7 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     s->seen_base = probe_seen();
     probe_set_sample(s->sample);
     instrumented = 1;
-    if (splan_instrument(&s->sp, jni, &err) < 0) {
+    if (splan_instrument(&s->sp, jni, hier, &err) < 0) {
         hj_free(hier);
         send_error(s, &err);
         finish(s, jni, instrumented);

@@ -358,23 +358,80 @@ static int watch_receivers(JNIEnv *jni, jclass named, mct_err *err)
     return rc;
 }
 
+/* The names of the application's loaded types below
+ * java.util.concurrent.Executor in hier (borrowed from it) into *out (the
+ * caller frees the array), *n of them; 0, or -1 when out of memory. Only
+ * what JVMTI says of classes already loaded is read: nothing is loaded,
+ * initialised or run. A type of the JDK is left to handoff.c's names. */
+static int own_executors(hj *hier, const char ***out, size_t *n)
+{
+    hier_class *root = hj_ops.find(hier, "java/util/concurrent/Executor", NULL);
+    hier_class **seen = NULL;
+    size_t n_seen = 0, cap_seen = 0, cap = 0, i, k, j;
+    const char **names = NULL;
+    int rc = 0;
+
+    *out = NULL;
+    *n = 0;
+    if (root == NULL)
+        return 0;
+    if (buf_grow(&seen, &cap_seen, 0, sizeof *seen, 16) < 0)
+        return -1;
+    seen[n_seen++] = root;
+    for (i = 0; i < n_seen && rc == 0; i++) {
+        hier_class *const *subs;
+        size_t n_subs = hj_ops.subtypes(hier, seen[i], &subs);
+
+        if (i > 0 && !(hj_ops.flags(hier, seen[i]) & HIER_JDK)) {
+            if (buf_grow(&names, &cap, *n, sizeof *names, 16) < 0)
+                rc = -1;
+            else
+                names[(*n)++] = hj_ops.name(hier, seen[i]);
+        }
+        for (k = 0; k < n_subs && rc == 0; k++) {
+            for (j = 0; j < n_seen && seen[j] != subs[k]; j++)
+                ;
+            if (j < n_seen)
+                continue;
+            if (buf_grow(&seen, &cap_seen, n_seen, sizeof *seen, 16) < 0)
+                rc = -1;
+            else
+                seen[n_seen++] = subs[k];
+        }
+    }
+    free(seen);
+    if (rc < 0) {
+        free(names);
+        *n = 0;
+        return -1;
+    }
+    *out = names;
+    return 0;
+}
+
 /* --follow-async: numbers the methods the handed-off tasks run (their
- * nodes' methods) and tells the hook to rewrite the hand-off sites. */
-static int follow(struct splan *s, mct_err *err)
+ * nodes' methods) and tells the hook to rewrite the hand-off sites, those
+ * on the application's executor types of hier included. */
+static int follow(struct splan *s, hj *hier, mct_err *err)
 {
     int32_t ids[HO_KINDS];
-    int k;
+    const char **execs;
+    size_t n;
+    int k, rc;
 
     for (k = 0; k < HO_KINDS; k++)
         if ((ids[k] = mt_add(ho_tasks[k].iface, ho_tasks[k].name, ho_tasks[k].desc, s->gen, 0, err)) < 0)
             return -1;
-    inst_follow(ids);
-    return 0;
+    if (own_executors(hier, &execs, &n) < 0)
+        return mct_err_set(err, MCT_E_NOMEM, "out of memory listing the application's executor types");
+    rc = inst_follow(ids, execs, n);
+    free(execs);
+    return rc < 0 ? mct_err_set(err, MCT_E_NOMEM, "out of memory following hand-offs") : 0;
 }
 
 /* Numbers the methods to instrument, tells the hook about them and
  * retransforms their loaded classes. */
-int splan_instrument(struct splan *s, JNIEnv *jni, mct_err *err)
+int splan_instrument(struct splan *s, JNIEnv *jni, hj *hier, mct_err *err)
 {
     struct class_set cs = {0};
     uint64_t t0 = now_ns();
@@ -383,7 +440,7 @@ int splan_instrument(struct splan *s, JNIEnv *jni, mct_err *err)
     int rc = 0;
 
     if (s->follow_async)
-        rc = follow(s, err);
+        rc = follow(s, hier, err);
     for (i = 0; i < s->n_methods && rc == 0; i++) {
         struct smethod *m = s->methods[i];
         const plan_method *pm = m->pm;

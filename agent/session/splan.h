@@ -90,10 +90,11 @@ int splan_make(struct splan *s, JNIEnv *jni, hj **hier, int (*gone)(void *), voi
 /* Measures the probes' cost (before instrumenting). */
 void splan_calibrate(struct splan *s, JNIEnv *jni);
 
-/* Numbers the methods to instrument, tells the hook about them,
- * retransforms their loaded classes, follows the receivers and starts the
- * probes for the session. 0, or -1 with err set. */
-int splan_instrument(struct splan *s, JNIEnv *jni, mct_err *err);
+/* Numbers the methods to instrument, tells the hook about them (with
+ * follow_async, the application's executor types among hier's classes
+ * too), retransforms their loaded classes, follows the receivers and
+ * starts the probes for the session. 0, or -1 with err set. */
+int splan_instrument(struct splan *s, JNIEnv *jni, hj *hier, mct_err *err);
 
 /* The plan was sent: the hook may extend it from now on. */
 void splan_ready(struct splan *s);

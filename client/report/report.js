@@ -767,44 +767,74 @@
     }
 
     /* One call as Chrome's trace viewer lays it out: children one after
-     * another from their parent's start, each as wide as its total. */
+     * another from their parent's start, each as wide as its total. A task
+     * handed off to another thread (an async node) takes none of its
+     * parent's width: it is drawn below, on rows of its own under a label
+     * naming its thread, from its parent's start plus its queued_ns (the
+     * call holds no hand-off time: that start is the earliest it can have
+     * been), and the axis reaches the end of the last task. */
     function showTimeline(i) {
         const call = summary.slowest[i];
         const box = $("timeline");
         const width = box.clientWidth - 2;
-        const total = Math.max(1, call.root.total_ns);
+        const spans = [];       /* [node, start ns, row] */
+        const tasks = [];       /* [node, start ns] of the tasks that ran */
+        const lay = (n, start, row) => {
+            spans.push([n, start, row]);
+            let at = start;
+            for (const k of n.children || []) {
+                if (k.async) {
+                    if (!k.pending && !k.rejected) {
+                        tasks.push([k, start + (k.queued_ns || 0)]);
+                    }
+                    continue;
+                }
+                lay(k, at, row + 1);
+                at += k.total_ns;
+            }
+        };
+        const rowsOf = () => spans.reduce((m, [, , row]) => Math.max(m, row + 1), 0);
+        lay(call.root, 0, 0);
+        const labels = [];      /* [text, row] */
+        for (let q = 0; q < tasks.length; q++) {
+            const [k, start] = tasks[q];
+            const row = rowsOf();
+            labels.push(["thread " + (k.thread || "?") + ": a task handed off, queued " + dur(k.queued_ns || 0), row]);
+            lay(k, start, row + 1);
+        }
+        const total = Math.max(1, spans.reduce((m, [n, start]) => Math.max(m, start + n.total_ns), 0));
         const frag = document.createDocumentFragment();
-        let maxDepth = 0;
-        const place = (n, start, depth) => {
+        for (const [text, row] of labels) {
+            const d = el("div", { "class": "lane" }, text);
+            d.style.top = (row * ROW_PX) + "px";
+            frag.appendChild(d);
+        }
+        for (const [n, start, row] of spans) {
             const w = n.total_ns / total * width;
             if (w < MIN_PX) {
-                return;
+                continue;
             }
-            const d = el("div", { "class": "span", title: n.class + "." + n.method + params(n.desc) + "  " + dur(n.total_ns) +
-                " (" + n.calls + " call" + (n.calls === 1 ? "" : "s") + ")" });
+            const d = el("div", { "class": "span" + (n.async ? " async" : ""),
+                title: n.class + "." + n.method + params(n.desc) + "  " + dur(n.total_ns) +
+                " (" + n.calls + " call" + (n.calls === 1 ? "" : "s") + ")" +
+                (n.async ? ", on " + n.thread + " after " + dur(n.queued_ns || 0) + " queued" : "") });
             d.style.left = (start / total * width).toFixed(1) + "px";
             d.style.width = w.toFixed(1) + "px";
-            d.style.top = (depth * ROW_PX) + "px";
+            d.style.top = (row * ROW_PX) + "px";
             const self = n.total_ns > 0 ? n.self_ns / n.total_ns : 0;
-            d.style.background = n.throws > 0 ? "hsl(280, 60%, 75%)" : "hsl(" + (200 - 40 * self) + ", 60%, " + (78 - 14 * self) + "%)";
+            d.style.backgroundColor = n.throws > 0 ? "hsl(280, 60%, 75%)" : "hsl(" + (200 - 40 * self) + ", 60%, " + (78 - 14 * self) + "%)";
             if (w > 30) {
                 d.textContent = n.class + "." + n.method;
             }
             frag.appendChild(d);
-            maxDepth = Math.max(maxDepth, depth);
-            let at = start;
-            for (const k of n.children || []) {
-                place(k, at, depth + 1);
-                at += k.total_ns;
-            }
-        };
-        place(call.root, 0, 0);
+        }
         box.textContent = "";
         box.appendChild(el("div", { "class": "hint" }, "call #" + call.seq + ", " + dur(call.root.total_ns) +
-            " (merged calls of a node are one span, as wide as their total)"));
+            " (merged calls of a node are one span, as wide as their total" +
+            (tasks.length > 0 ? "; tasks on other threads below, each on its own rows" : "") + ")"));
         const lane = el("div");
         lane.style.position = "relative";
-        lane.style.height = ((maxDepth + 1) * ROW_PX) + "px";
+        lane.style.height = (rowsOf() * ROW_PX) + "px";
         lane.appendChild(frag);
         box.appendChild(lane);
         for (const r of $("slowest").tBodies[0].rows) {

@@ -15,6 +15,10 @@
 //   merge PAGE PNG N    the page of mcalltree merge of N runs: no console
 //                       error, no request, one rectangle per visible node,
 //                       the files merged and the entry calls in the facts
+//   async PAGE PNG THREAD  a page of --follow-async calls whose slowest
+//                       call handed tasks off: its timeline draws each task
+//                       below the caller's rows, hatched, under a label
+//                       naming its thread (matching the regex THREAD)
 //   big PAGE SUMMARY PNG  PAGE with its data replaced by SUMMARY (a run of
 //                       gen N; the page written next to SUMMARY): renders,
 //                       stays responsive; prints the times
@@ -356,6 +360,37 @@ async function checkMerge(file, png, n) {
     await browser.close();
 }
 
+async function checkAsync(file, png, thread) {
+    const { data } = pageData(file);
+    const call = data.runs[0].summary.slowest[0];
+    const depth = (n) => 1 + Math.max(0, ...(n.children || []).filter((k) => !k.async).map(depth));
+    const tasks = (call.root.children || []).filter((k) => k.async && !k.pending && !k.rejected);
+    const { browser, page } = await open(file);
+    if (tasks.length === 0) {
+        fail("async: the slowest call handed no task off");
+    }
+    const rowPx = await page.$eval("#timeline .span", (d) => d.offsetHeight);
+    const spans = await page.$$eval("#timeline .span", (ds) => ds.map((d) => ({ cls: d.className, top: d.offsetTop })));
+    const lanes = await page.$$eval("#timeline .lane", (ds) => ds.map((d) => ({ text: d.textContent, top: d.offsetTop })));
+    const below = depth(call.root) * rowPx;
+    const asyncSpans = spans.filter((s) => s.cls.split(" ").includes("async"));
+    if (asyncSpans.length !== tasks.length) {
+        fail("async: " + asyncSpans.length + " task spans drawn, the call has " + tasks.length + " tasks");
+    }
+    for (const s of asyncSpans) {
+        if (s.top < below) {
+            fail("async: a task span at " + s.top + " px, among the caller's rows (above " + below + " px)");
+        }
+    }
+    const re = new RegExp("^thread " + thread + ": ");
+    if (lanes.length !== tasks.length || !lanes.every((l) => re.test(l.text) && l.top >= below)) {
+        fail("async: the tasks' labels are " + JSON.stringify(lanes) + ", want " + tasks.length + " naming " + thread +
+            " below " + below + " px");
+    }
+    await page.screenshot({ path: png, fullPage: true });
+    await browser.close();
+}
+
 async function checkBig(file, summaryFile, png) {
     const summary = JSON.parse(readFileSync(summaryFile, "utf8"));
     const { html, data, at, len } = pageData(file);
@@ -394,10 +429,12 @@ if (cmd === "gen") {
     await checkGates(args[0], args[1]);
 } else if (cmd === "merge") {
     await checkMerge(args[0], args[1], Number(args[2]));
+} else if (cmd === "async") {
+    await checkAsync(args[0], args[1], args[2]);
 } else if (cmd === "big") {
     await checkBig(args[0], args[1], args[2]);
 } else {
-    console.error("usage: html_check.mjs gen|run|diff|gates|merge|big ...");
+    console.error("usage: html_check.mjs gen|run|diff|gates|merge|async|big ...");
     process.exit(2);
 }
 process.exit(failed > 0 ? 1 : 0);

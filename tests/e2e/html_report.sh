@@ -15,6 +15,9 @@
 #   and its evidence at the top (exit status 4);
 # - mcalltree merge -f html -o FILE of two --aggregate runs: the page of the
 #   merged summary (their calls added up, the files named).
+# - --follow-async --aggregate --slowest 1 -f html of scenario async pool (tgt.Async): the slowest
+#   call's timeline draws its two tasks below the caller's rows, hatched,
+#   each under a label naming its thread (async-pool-N).
 # Then, without a JVM:
 # - diff -f html -o FILE --fail-over-pct 50 of two synthetic summaries (one
 #   node's time tripled, one removed, one added with "</script>" in its
@@ -76,6 +79,14 @@ for jdk in $MCT_TEST_JDKS; do
     expect_grep '"type":"summary","final":true,"calls":40,' "$MCT_TMP/$j-merge.html" "the merged summary of 40 calls"
     check "JDK $j merge" merge "$MCT_TMP/$j-merge.html" "$ART/html_merge-$j.png" 2
     stop_target "$PID"
+
+    scenario "$jdk" async pool
+    note "JDK $j: --follow-async -f html"
+    trace "$j-async" --follow-async --aggregate --slowest 1 -n 3 -t 120 -f html -o "$MCT_TMP/$j-async.html" "$PID" \
+        tgt.Async pool 4 "$RX"
+    expect_rc 0 "--follow-async -f html"
+    check "JDK $j async" async "$MCT_TMP/$j-async.html" "$ART/html_async-$j.png" 'async-pool-[12]'
+    stop_jvm "$PID"
 done
 
 note "diff -f html"

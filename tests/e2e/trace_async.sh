@@ -19,6 +19,13 @@
 #   no class stays instrumented;
 # - JDK 21+: a task on a virtual thread of its own (the virtual thread per
 #   task executor);
+# - -f chrome draws each task on a track of its own named after its
+#   thread, not inside its parent on the caller's track, from the start of
+#   the node that handed it off plus its queued_ns, with a flow event pair
+#   from the hand-off to it (nested: the inner task on async-inner-1's);
+# - a task given to an executor type of the application's own (own:
+#   tgt.Async$Own, an Executor wrapping a pool, called as Own and outside
+#   the regex) is followed to async-own-1 like a JDK executor's;
 # - without --follow-async no node is async; --async-wait alone is a usage
 #   error.
 . "$MCT_SRCDIR/tests/setup"
@@ -46,6 +53,40 @@ last_task_is() {
 # threads FILE PATH: the thread names of the node at PATH, one per call.
 threads() {
     field "$1" "$2" thread
+}
+
+# chrome_tasks FILE WHAT: in -f chrome FILE (calls of scenario nested),
+# each task's slice (Callable.call) is on a track other than the slice of
+# the node that handed it off, that track named after the thread it ran on
+# (async-pool-N, then async-inner-1), beginning its queued_ns after that
+# node's start, and a flow pair leads from that node's track to it.
+chrome_tasks() {
+    python3 - "$1" <<'PY' || fail "$2: the tasks' slices (above)"
+import json, re, sys
+ev = json.load(open(sys.argv[1]))
+names = {e["tid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e["name"] == "thread_name"}
+xs = [e for e in ev if e.get("ph") == "X"]
+flows = {}
+for e in ev:
+    if e.get("ph") in ("s", "f"):
+        flows.setdefault(e["id"], {})[e["ph"]] = e
+roots = [i for i, e in enumerate(xs) if e["name"] == "tgt.Async.nested"]
+assert len(roots) == 2, "%d slices of tgt.Async.nested, want 2" % len(roots)
+for r in roots:
+    # the events of a call: the root, its task, the task's lambda, the
+    # inner task, its lambda, work (pre-order, as written)
+    root, task, lam, inner = xs[r], xs[r + 1], xs[r + 2], xs[r + 3]
+    assert task["name"] == "java.util.concurrent.Callable.call" and task["args"].get("async"), task
+    assert inner["name"] == "java.util.concurrent.Callable.call" and inner["args"].get("async"), inner
+    for parent, t, want in ((root, task, r"async-pool-[12]"), (lam, inner, r"async-inner-1")):
+        assert t["tid"] != parent["tid"], "task on its parent's track %r" % t
+        assert re.fullmatch(want, names.get(t["tid"], "")), \
+            "task's track %r named %r, want %s" % (t["tid"], names.get(t["tid"]), want)
+        assert abs(t["ts"] - parent["ts"] - t["args"]["queued_ns"] / 1e3) < 1, (parent, t)
+        assert any(f.get("s", {}).get("tid") == parent["tid"] and f.get("f", {}).get("tid") == t["tid"]
+                   and f["f"]["ts"] == t["ts"] for f in flows.values()), "no flow to %r" % t
+    assert lam["tid"] == task["tid"], "the task's own callee off its track"
+PY
 }
 
 for jdk in $MCT_TEST_JDKS; do
@@ -112,12 +153,30 @@ tgt.Async.nested calls=1 throws=0
 OUTLINE
     expect_all "$(threads "$OUT" nested/Callable.call/lambda\$nested\$10/Callable.call)" async-inner-1 \
         "nested: the inner task's thread"
+    trace "$j-nested-chrome" --follow-async -f chrome -n 2 "$PID" tgt.Async nested 6 "$RX"
+    expect_rc 0 "nested, -f chrome"
+    chrome_tasks "$OUT" "nested, -f chrome"
     stop_jvm "$PID"
     scenario "$jdk" async thread
     trace "$j-thread" --follow-async -n 2 "$PID" tgt.Async thread 4 "$RX"
     expect_rc 0 "thread"
     check_calls "$OUT" 2 "thread" -D 4
     expect_all "$(threads "$OUT" thread/Runnable.run)" async-thread "thread: the new thread"
+    stop_jvm "$PID"
+
+    scenario "$jdk" async own
+    note "JDK $j: an executor type of the application's own"
+    trace "$j-own" --follow-async -n 2 "$PID" tgt.Async own 4 'tgt\.Async'
+    expect_rc 0 "own"
+    check_calls "$OUT" 2 "own" -D 4
+    expect_outline "$OUT" "own" <<'OUTLINE'
+tgt.Async.own calls=1 throws=0
+  java.lang.Runnable.run calls=1 throws=0 async
+    tgt.Async.lambda$own$23 calls=1 throws=0
+      tgt.Async.work calls=1 throws=0
+OUTLINE
+    expect_all "$(threads "$OUT" own/Runnable.run)" async-own-1 "own: the pool's thread"
+    expect_restored "$PID" "after own"
     stop_jvm "$PID"
 
     scenario "$jdk" async slow

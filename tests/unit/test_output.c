@@ -300,6 +300,56 @@ static void test_chrome(void)
     free(text);
 }
 
+/* Tasks handed off (--follow-async): two on thread w-1, queued 100 and
+ * 200 us, running 300 us each, and a pending one. */
+static const char CALL_ASYNC[] =
+    "{\"type\":\"call\",\"seq\":4,\"thread\":{\"id\":1,\"name\":\"main\"},"
+    "\"start_ns\":1000000000123456789,"
+    "\"root\":{\"class\":\"tgt.A\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":1,"
+    "\"total_ns\":1000000,\"self_ns\":1000000,\"min_ns\":1000000,\"max_ns\":1000000,\"throws\":0,"
+    "\"children\":["
+    "{\"class\":\"java.lang.Runnable\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":1,"
+    "\"total_ns\":300000,\"self_ns\":300000,\"min_ns\":300000,\"max_ns\":300000,\"throws\":0,"
+    "\"async\":true,\"thread\":\"w-1\",\"queued_ns\":100000,\"children\":[]},"
+    "{\"class\":\"java.lang.Runnable\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":1,"
+    "\"total_ns\":300000,\"self_ns\":300000,\"min_ns\":300000,\"max_ns\":300000,\"throws\":0,"
+    "\"async\":true,\"thread\":\"w-1\",\"queued_ns\":200000,\"children\":[]},"
+    "{\"class\":\"java.lang.Runnable\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":0,"
+    "\"total_ns\":0,\"self_ns\":0,\"min_ns\":0,\"max_ns\":0,\"throws\":0,"
+    "\"async\":true,\"pending\":true,\"children\":[]}]}}";
+
+/* -f chrome of tasks handed off: on a track of their thread's (named once),
+ * queued_ns after their parent's start, the second one after the first on
+ * that thread; a flow pair each; the pending one an instant on the
+ * caller's track. */
+static void test_chrome_async(void)
+{
+    const char *const calls[] = { CALL_ASYNC, NULL };
+    char *text = render(CLI_FORMAT_CHROME, -1, 0, calls);
+    json_t *events = chrome_events(text);
+    const long long w = 1000000000;
+
+    CHECK_INT(json_array_size(events), 11);
+    check_event(events, 1, "M", "thread_name", 1, 0, 0);
+    check_event(events, 2, "X", "tgt.A.run", 1, 0, 1000);
+    check_event(events, 3, "M", "thread_name", w, 0, 0);
+    CHECK_STR(json_string_value(json_object_get(json_object_get(json_array_get(events, 3), "args"), "name")), "w-1");
+    check_event(events, 4, "s", "handoff", 1, 0, 0);
+    check_event(events, 5, "f", "handoff", w, 0, 0);
+    CHECK(json_number_value(json_object_get(json_array_get(events, 5), "ts")) == 100);
+    check_event(events, 6, "X", "java.lang.Runnable.run", w, 100, 300);
+    CHECK(json_is_true(json_object_get(json_object_get(json_array_get(events, 6), "args"), "async")));
+    CHECK_INT(json_integer_value(json_object_get(json_object_get(json_array_get(events, 6), "args"), "queued_ns")),
+              100000);
+    check_event(events, 7, "s", "handoff", 1, 0, 0);
+    check_event(events, 8, "f", "handoff", w, 0, 0);
+    check_event(events, 9, "X", "java.lang.Runnable.run", w, 400, 300);
+    check_event(events, 10, "i", "java.lang.Runnable.run", 1, 0, 0);
+    CHECK(json_is_true(json_object_get(json_object_get(json_array_get(events, 10), "args"), "pending")));
+    json_decref(events);
+    free(text);
+}
+
 static void test_chrome_unterminated(void)
 {
     out *o = open_fmt(CLI_FORMAT_CHROME, -1, 0);
@@ -625,6 +675,7 @@ int main(void)
     test_tree_color();
     test_tree_truncated_color();
     test_chrome();
+    test_chrome_async();
     test_chrome_unterminated();
     test_chrome_empty_and_order();
     test_folded();

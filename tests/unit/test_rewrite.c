@@ -685,26 +685,29 @@ static void test_handoff(void)
 {
     static const struct {
         const char *owner, *name, *desc;
-        int kind, swap;
+        int kind, swap, own;        /* own: the owner is an application executor type */
     } sites[] = {
-        {"java/util/concurrent/ExecutorService", "submit", "(Ljava/util/concurrent/Callable;)Ljava/util/concurrent/Future;", HO_CALL, 0},
-        {"java/util/concurrent/ExecutorService", "submit", "(Ljava/lang/Runnable;Ljava/lang/Object;)Ljava/util/concurrent/Future;", HO_RUN, 1},
-        {"java/util/concurrent/Executor", "execute", "(Ljava/lang/Runnable;)V", HO_RUN, 0},
-        {"java/util/concurrent/CompletableFuture", "thenApplyAsync", "(Ljava/util/function/Function;Ljava/util/concurrent/Executor;)Ljava/util/concurrent/CompletableFuture;", HO_APPLY, 1},
-        {"java/util/concurrent/CompletionStage", "thenAcceptAsync", "(Ljava/util/function/Consumer;)Ljava/util/concurrent/CompletionStage;", HO_ACCEPT, 0},
-        {"java/util/concurrent/CompletableFuture", "supplyAsync", "(Ljava/util/function/Supplier;)Ljava/util/concurrent/CompletableFuture;", HO_GET, 0},
-        {"java/lang/Thread", "<init>", "(Ljava/lang/Runnable;Ljava/lang/String;)V", HO_RUN, 1},
-        {"java/lang/Thread$Builder$OfVirtual", "start", "(Ljava/lang/Runnable;)Ljava/lang/Thread;", HO_RUN, 0},
-        {"jakarta/servlet/AsyncContext", "start", "(Ljava/lang/Runnable;)V", HO_RUN, 0},
-        {"java/util/concurrent/StructuredTaskScope", "fork", "(Ljava/util/concurrent/Callable;)Ljava/util/concurrent/StructuredTaskScope$Subtask;", HO_CALL, 0},
-        {"com/shop/Pool", "execute", "(Ljava/lang/Runnable;)V", -1, 0},
-        {"java/util/concurrent/Executor", "execute", "(Ljava/lang/Object;)V", -1, 0},
-        {"java/util/concurrent/CompletableFuture", "thenApply", "(Ljava/util/function/Function;)Ljava/util/concurrent/CompletableFuture;", -1, 0},
-        {"java/util/concurrent/ForkJoinPool", "execute", "(Ljava/util/concurrent/ForkJoinTask;)V", -1, 0},
-        {"java/util/concurrent/CompletableFuture", "thenCombineAsync", "(Ljava/util/concurrent/CompletionStage;Ljava/util/function/BiFunction;)Ljava/util/concurrent/CompletableFuture;", -1, 0},
-        {"java/util/concurrent/ExecutorService", "submit", "(Ljava/lang/Runnable;Ljava/lang/Object;Ljava/lang/Object;)V", -1, 0},
-        {"java/util/concurrent/ExecutorService", "submit", "(Ljava/lang/Runnable;J)V", -1, 0},
-        {"java/lang/Thread", "start", "()V", -1, 0},
+        {"java/util/concurrent/ExecutorService", "submit", "(Ljava/util/concurrent/Callable;)Ljava/util/concurrent/Future;", HO_CALL, 0, 0},
+        {"java/util/concurrent/ExecutorService", "submit", "(Ljava/lang/Runnable;Ljava/lang/Object;)Ljava/util/concurrent/Future;", HO_RUN, 1, 0},
+        {"java/util/concurrent/Executor", "execute", "(Ljava/lang/Runnable;)V", HO_RUN, 0, 0},
+        {"java/util/concurrent/CompletableFuture", "thenApplyAsync", "(Ljava/util/function/Function;Ljava/util/concurrent/Executor;)Ljava/util/concurrent/CompletableFuture;", HO_APPLY, 1, 0},
+        {"java/util/concurrent/CompletionStage", "thenAcceptAsync", "(Ljava/util/function/Consumer;)Ljava/util/concurrent/CompletionStage;", HO_ACCEPT, 0, 0},
+        {"java/util/concurrent/CompletableFuture", "supplyAsync", "(Ljava/util/function/Supplier;)Ljava/util/concurrent/CompletableFuture;", HO_GET, 0, 0},
+        {"java/lang/Thread", "<init>", "(Ljava/lang/Runnable;Ljava/lang/String;)V", HO_RUN, 1, 0},
+        {"java/lang/Thread$Builder$OfVirtual", "start", "(Ljava/lang/Runnable;)Ljava/lang/Thread;", HO_RUN, 0, 0},
+        {"jakarta/servlet/AsyncContext", "start", "(Ljava/lang/Runnable;)V", HO_RUN, 0, 0},
+        {"java/util/concurrent/StructuredTaskScope", "fork", "(Ljava/util/concurrent/Callable;)Ljava/util/concurrent/StructuredTaskScope$Subtask;", HO_CALL, 0, 0},
+        {"com/shop/Pool", "execute", "(Ljava/lang/Runnable;)V", -1, 0, 0},
+        {"java/util/concurrent/Executor", "execute", "(Ljava/lang/Object;)V", -1, 0, 0},
+        {"java/util/concurrent/CompletableFuture", "thenApply", "(Ljava/util/function/Function;)Ljava/util/concurrent/CompletableFuture;", -1, 0, 0},
+        {"java/util/concurrent/ForkJoinPool", "execute", "(Ljava/util/concurrent/ForkJoinTask;)V", -1, 0, 0},
+        {"java/util/concurrent/CompletableFuture", "thenCombineAsync", "(Ljava/util/concurrent/CompletionStage;Ljava/util/function/BiFunction;)Ljava/util/concurrent/CompletableFuture;", -1, 0, 0},
+        {"java/util/concurrent/ExecutorService", "submit", "(Ljava/lang/Runnable;Ljava/lang/Object;Ljava/lang/Object;)V", -1, 0, 0},
+        {"java/util/concurrent/ExecutorService", "submit", "(Ljava/lang/Runnable;J)V", -1, 0, 0},
+        {"java/lang/Thread", "start", "()V", -1, 0, 0},
+        {"com/shop/Pool", "execute", "(Ljava/lang/Runnable;)V", HO_RUN, 0, 1},
+        {"com/shop/Pool", "submit", "(Ljava/util/concurrent/Callable;)Ljava/util/concurrent/Future;", HO_CALL, 0, 1},
+        {"com/shop/Pool", "shutdown", "()V", -1, 0, 1},
     };
     static const int32_t ids[HO_KINDS] = {20, 21, 22, 23, 24};
     /* static void m(ThreadPoolExecutor e, Runnable r, Supplier s):
@@ -740,7 +743,7 @@ static void test_handoff(void)
     cf_ref ref;
 
     for (i = 0; i < sizeof sites / sizeof sites[0]; i++) {
-        int swap = -1, k = ho_site(sites[i].owner, sites[i].name, sites[i].desc, &swap);
+        int swap = -1, k = ho_site(sites[i].owner, sites[i].name, sites[i].desc, sites[i].own, &swap);
 
         if (k != sites[i].kind || (k >= 0 && swap != sites[i].swap)) {
             fprintf(stderr, "ho_site(%s.%s%s) = %d swap %d, want %d swap %d\n", sites[i].owner, sites[i].name,

@@ -25,7 +25,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * thread(): a new platform thread async-thread runs work(), joined;
  * nested(): a task on async-pool-N that hands work() to async-inner-1;
  * spy(): a task run at once by its executor on the caller's thread (Spy);
- * virtual(): a task on a virtual thread of its own (JDK 21+), waited for.
+ * virtual(): a task on a virtual thread of its own (JDK 21+), waited for;
+ * own(): a task given to an executor type of the application's own (Own,
+ * which hands it to a pool of one thread async-own-1), called as Own, not
+ * as an Executor, waited for.
  */
 public final class Async {
     private Async() {
@@ -182,6 +185,14 @@ public final class Async {
                         throw new IllegalStateException(e);
                     }
                 };
+            case "own":
+                return () -> {
+                    try {
+                        sink += own();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                };
             case "nested":
                 return () -> {
                     try {
@@ -210,5 +221,27 @@ public final class Async {
             sink++;
         }
         return work(1);
+    }
+
+    /**
+     * An executor type of the application's own wrapping a pool, as a
+     * Spring TaskExecutor does: the sites that use it name Own, not a JDK
+     * executor type.
+     */
+    static final class Own implements Executor {
+        private final ExecutorService delegate = pool("async-own", 1);
+
+        @Override
+        public void execute(Runnable task) {
+            delegate.execute(task);
+        }
+    }
+
+    static final Own OWN = new Own();
+
+    public static long own() throws Exception {
+        CompletableFuture<Long> done = new CompletableFuture<>();
+        OWN.execute(() -> done.complete(work(2)));
+        return done.get();
     }
 }
