@@ -142,6 +142,7 @@ int replies_cases(const replies *r, json_t *cases, mct_err *e)
         return mct_err_set(e, r->broken.code, "%s", r->broken.msg);
     /* One gate a view: the others emptied. */
     view.n_budgets = 0;
+    view.n_max_alloc = 0;
     view.percentile = 0;
     view.n_max_calls = 1;
     for (size_t i = 0; i < g->n_max_calls; i++) {
@@ -163,6 +164,14 @@ int replies_cases(const replies *r, json_t *cases, mct_err *e)
     for (size_t i = 0; i < g->n_budgets; i++) {
         view.budgets = &g->budgets[i];
         snprintf(name, sizeof name, "%sbudget %s", g->prefix, g->budgets[i].arg);
+        if (judge_case(r, &view, name, cases, e) < 0)
+            return -1;
+    }
+    view.n_budgets = 0;
+    view.n_max_alloc = 1;
+    for (size_t i = 0; i < g->n_max_alloc; i++) {
+        view.max_alloc = &g->max_alloc[i];
+        snprintf(name, sizeof name, "%smax-alloc %s", g->prefix, g->max_alloc[i].arg);
         if (judge_case(r, &view, name, cases, e) < 0)
             return -1;
     }

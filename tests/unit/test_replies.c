@@ -170,6 +170,41 @@ static void test_cases(void)
     json_decref(cases);
 }
 
+/* A --max-alloc gate is a case of its own, and the other gates' cases
+ * do not judge it: a held max-calls passes beside a failed max-alloc. */
+static void test_cases_alloc(void)
+{
+    static const char line[] =
+        "{\"type\":\"call\",\"seq\":1,\"thread\":{\"id\":1,\"name\":\"main\"},\"start_ns\":5,\"root\":"
+        "{\"class\":\"t.E\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":9,\"self_ns\":8,"
+        "\"min_ns\":9,\"max_ns\":9,\"throws\":0,\"alloc_bytes\":200,\"children\":[{\"class\":\"t.R\","
+        "\"method\":\"find\",\"desc\":\"(J)V\",\"calls\":1,\"total_ns\":1,\"self_ns\":1,\"min_ns\":1,"
+        "\"max_ns\":1,\"throws\":0,\"alloc_bytes\":100,\"children\":[]}]}}";
+    struct gates_max_calls m, a;
+    struct gates g = { .prefix = "--", .class_name = "t.E", .method = "run", .desc = "()V", .max_calls = &m,
+                       .n_max_calls = 1, .max_alloc = &a, .n_max_alloc = 1 };
+    json_t *cases = json_array(), *j = json_loads(line, 0, NULL), *c;
+    replies *r;
+    mct_err e;
+
+    CHECK_INT(gates_parse_max_calls("--", "t.R.find=1", &m, &e), 0);
+    CHECK_INT(gates_parse_max_alloc("--", "t.R.find=64", &a, &e), 0);
+    r = replies_new(&g, 1, -1, &e);
+    CHECK(r != NULL && j != NULL);
+    CHECK(readcall(j, adder, r, &e) >= 0);
+    CHECK_INT(replies_cases(r, cases, &e), 0);
+    CHECK_INT((int)json_array_size(cases), 2);
+    c = json_array_get(cases, 0);
+    CHECK_STR(json_string_value(json_object_get(c, "gate")), "--max-calls t.R.find=1");
+    CHECK(json_is_true(json_object_get(c, "passed")));
+    c = json_array_get(cases, 1);
+    CHECK_STR(json_string_value(json_object_get(c, "gate")), "--max-alloc t.R.find=64");
+    CHECK(json_is_false(json_object_get(c, "passed")) && json_array_size(json_object_get(c, "failures")) == 1);
+    replies_free(r);
+    json_decref(j);
+    json_decref(cases);
+}
+
 /* -n counts the judged calls with a timing gate, per call, warm-up calls
  * left out; else every call. */
 static void test_counts_judged(void)
@@ -199,6 +234,7 @@ int main(void)
     test_rules();
     test_over();
     test_cases();
+    test_cases_alloc();
     test_counts_judged();
     return check_status();
 }
