@@ -164,6 +164,12 @@ int sum_hist_merge(struct sum_hist *dst, const struct sum_hist *src, mct_err *e)
     return 0;
 }
 
+void sum_hist_bucket(const struct sum_hist *h, uint32_t i, unsigned *idx, uint64_t *count)
+{
+    *idx = HIST_IDX(h->b[i]);
+    *count = HIST_CNT(h->b[i]);
+}
+
 void sum_hist_rank_bounds(const struct sum_hist *h, uint64_t rank, uint64_t *lo, uint64_t *hi)
 {
     uint64_t seen = 0;
@@ -238,10 +244,20 @@ struct snode {
     struct snode *other;        /* the child that holds the paths past the budget */
     uint64_t calls, total_ns, self_ns, min_ns, max_ns, throws;
     uint64_t entries, calls_min, calls_max;
-    uint64_t epoch, cur_calls, cur_total;
+    union {
+        struct {                /* while calls are added */
+            uint64_t epoch, cur_calls, cur_total;
+        };
+        struct {                /* a node read from a summary's text (pts) */
+            uint64_t p50, p90, p99;
+        };
+    };
     struct sum_hist hist;       /* its total_ns per entry call */
     struct sum_hist chist;      /* its calls per entry call */
     unsigned truncated : 1, seen : 1, is_other : 1;
+    /* Read from a summary's text and nothing added since: its percentiles
+     * are the text's (pts); the keys it came without (an older summary). */
+    unsigned pts : 1, no_hist : 1, no_chist : 1, no_emin : 1;
 };
 
 struct slow {
@@ -259,6 +275,7 @@ struct sum {
     uint64_t coarse;            /* samples counted in a bucket near theirs */
     int64_t span_start, span_end; /* wall-clock ns covered (sum_set_span) */
     size_t bytes, json;         /* charged to the budget: memory, JSON text */
+    int unbounded;              /* reading a summary's text: its size bounds it */
     struct snode top;           /* unnamed; its children are the roots */
     struct smethod **methods;   /* in order of first appearance */
     size_t nmethods, capmethods;
@@ -300,7 +317,7 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
  * made. */
 static int over_budget(const sum *s)
 {
-    return s->bytes >= SUM_BUDGET_BYTES || s->json >= SUM_JSON_BUDGET;
+    return !s->unbounded && (s->bytes >= SUM_BUDGET_BYTES || s->json >= SUM_JSON_BUDGET);
 }
 
 /* Adds n samples to bucket idx of node histogram h, within s's budget:
@@ -339,10 +356,77 @@ static int node_hist_record(sum *s, struct sum_hist *h, uint64_t v, mct_err *e)
     return 0;
 }
 
+/* Adds src's buckets to dst's in one pass, when that takes s no further
+ * than its budget (the buckets node_hist_add would make, charged the
+ * same); 1 when done, 0 when not (past the budget: bucket by bucket), -1
+ * with e. */
+static int node_hist_union(sum *s, struct sum_hist *dst, const struct sum_hist *src, mct_err *e)
+{
+    uint32_t i = 0, j = 0, fresh = 0, k;
+    size_t cap = dst->cap, bytes = 0;
+
+    while (i < dst->n && j < src->n) {
+        unsigned a = HIST_IDX(dst->b[i]), b = HIST_IDX(src->b[j]);
+
+        fresh += b < a;
+        i += a <= b;
+        j += b <= a;
+    }
+    fresh += src->n - j;
+    if (fresh == 0 && src->n > 0) {
+        for (i = 0, j = 0; j < src->n; i++)
+            if (HIST_IDX(dst->b[i]) == HIST_IDX(src->b[j]))
+                hist_bump(dst, i, HIST_CNT(src->b[j++]));
+        return 1;
+    }
+    while (cap < (size_t)dst->n + fresh) {
+        size_t grown = cap == 0 ? 4 : cap;
+
+        if (cap + grown > NODE_BUCKETS)
+            bytes += grown * sizeof *dst->b;
+        cap += grown;
+    }
+    if (!s->unbounded && (s->bytes + bytes >= SUM_BUDGET_BYTES ||
+                          s->json + (size_t)fresh * BUCKET_JSON >= SUM_JSON_BUDGET))
+        return 0;
+    if (cap > dst->cap) {
+        uint64_t *p = realloc(dst->b, cap * sizeof *p);
+
+        if (p == NULL)
+            return mct_err_set(e, MCT_E_NOMEM, "out of memory for a histogram");
+        dst->b = p;
+        dst->cap = (uint32_t)cap;
+    }
+    s->bytes += bytes;
+    s->json += (size_t)fresh * BUCKET_JSON;
+    /* from the top down, so that dst's buckets move at most once */
+    i = dst->n;
+    j = src->n;
+    k = dst->n + fresh;
+    while (j > 0) {
+        unsigned a = i > 0 ? HIST_IDX(dst->b[i - 1]) : 0, b = HIST_IDX(src->b[j - 1]);
+
+        if (i > 0 && a > b) {
+            dst->b[--k] = dst->b[--i];
+        } else if (i > 0 && a == b) {
+            dst->b[--k] = dst->b[--i];
+            hist_bump(dst, k, HIST_CNT(src->b[--j]));
+        } else {
+            dst->b[--k] = src->b[--j];
+        }
+    }
+    dst->n += fresh;
+    return 1;
+}
+
 /* Adds src to node histogram dst (node_hist_add). */
 static int node_hist_merge(sum *s, struct sum_hist *dst, const struct sum_hist *src, mct_err *e)
 {
-    for (uint32_t i = 0; i < src->n; i++)
+    int rc = node_hist_union(s, dst, src, e);
+
+    if (rc < 0)
+        return -1;
+    for (uint32_t i = 0; rc == 0 && i < src->n; i++)
         if (node_hist_add(s, dst, HIST_IDX(src->b[i]), HIST_CNT(src->b[i]), e) < 0)
             return -1;
     if (src->count > 0)
@@ -636,6 +720,10 @@ int sum_enter(sum *s, const struct sum_fig *f, mct_err *e)
     n = inner ? parent : child_get(s, parent, m, e);
     if (n == NULL)
         return -1;
+    if (n->pts) {               /* its percentiles come from its histogram now */
+        n->pts = 0;
+        n->epoch = 0;
+    }
     if (n->epoch != s->epoch) {
         if (grow(&s->touched, s->ntouched, &s->captouched, e) < 0)
             return -1;
@@ -782,6 +870,10 @@ void sum_slowest_limit(sum *s, size_t k)
  * node it folds into); entries at most max_entries. */
 static int node_add(sum *dst, struct snode *d, const struct snode *src, uint64_t max_entries, mct_err *e)
 {
+    if (d->pts && !d->no_hist) {  /* merged: its percentiles from the histograms */
+        d->pts = 0;
+        d->p50 = d->p90 = d->p99 = 0;
+    }
     if (!d->seen || src->min_ns < d->min_ns)
         d->min_ns = src->min_ns;
     if (!d->seen || src->max_ns > d->max_ns)
@@ -827,6 +919,10 @@ static int node_merge(sum *dst, struct snode *d, const struct snode *src, uint64
     for (const struct snode *sk = src->first; sk != NULL; sk = sk->next) {
         struct snode *dk;
 
+        if (sk->no_hist || sk->no_chist || sk->no_emin)
+            return mct_err_set(e, MCT_E_PROTO, "a node without \"hist\", \"calls_hist\" or \"entry_min_ns\" "
+                               "(a summary of an older mcalltree): it cannot be merged exactly; trace again "
+                               "with this version");
         if (sk->is_other) {
             dk = other_get(d, e);
         } else {
@@ -930,16 +1026,26 @@ static char *names_json(const char *c, const char *m, const char *d)
 
 static void put_u64(mct_buf *b, const char *key, uint64_t v)
 {
-    buf_printf(b, ",\"%s\":%" PRIu64, key, v > INT64_MAX ? (uint64_t)INT64_MAX : v);
+    buf_str(b, ",\"");
+    buf_str(b, key);
+    buf_str(b, "\":");
+    buf_dec(b, v > INT64_MAX ? (uint64_t)INT64_MAX : v);
 }
 
 /* ,"key":[index,count,index,count,...] of h's buckets, ascending: flat,
  * so that a reader's JSON tree holds no array per bucket. */
 static void hist_write(mct_buf *b, const char *key, const struct sum_hist *h)
 {
-    buf_printf(b, ",\"%s\":[", key);
-    for (uint32_t i = 0; i < h->n; i++)
-        buf_printf(b, "%s%u,%" PRIu64, i > 0 ? "," : "", HIST_IDX(h->b[i]), HIST_CNT(h->b[i]));
+    buf_str(b, ",\"");
+    buf_str(b, key);
+    buf_str(b, "\":[");
+    for (uint32_t i = 0; i < h->n; i++) {
+        if (i > 0)
+            buf_ch(b, ',');
+        buf_dec(b, HIST_IDX(h->b[i]));
+        buf_ch(b, ',');
+        buf_dec(b, HIST_CNT(h->b[i]));
+    }
     buf_ch(b, ']');
 }
 
@@ -960,13 +1066,16 @@ static void node_write(struct wctx *w, const struct snode *n)
     put_u64(b, "entries", n->entries);
     put_u64(b, "calls_min", n->calls_min);
     put_u64(b, "calls_max", n->calls_max);
-    put_u64(b, "p50_ns", sum_hist_quantile(&n->hist, 0.50));
-    put_u64(b, "p90_ns", sum_hist_quantile(&n->hist, 0.90));
-    put_u64(b, "p99_ns", sum_hist_quantile(&n->hist, 0.99));
+    put_u64(b, "p50_ns", n->pts ? n->p50 : sum_hist_quantile(&n->hist, 0.50));
+    put_u64(b, "p90_ns", n->pts ? n->p90 : sum_hist_quantile(&n->hist, 0.90));
+    put_u64(b, "p99_ns", n->pts ? n->p99 : sum_hist_quantile(&n->hist, 0.99));
     put_u64(b, "entry_max_ns", n->hist.max);
-    put_u64(b, "entry_min_ns", n->hist.min);
-    hist_write(b, "hist", &n->hist);
-    hist_write(b, "calls_hist", &n->chist);
+    if (!n->no_emin)
+        put_u64(b, "entry_min_ns", n->hist.min);
+    if (!n->no_hist)
+        hist_write(b, "hist", &n->hist);
+    if (!n->no_chist)
+        hist_write(b, "calls_hist", &n->chist);
     if (n->truncated)
         buf_str(b, ",\"truncated\":true");
     if (n->is_other)
@@ -984,7 +1093,8 @@ static int cmp_slow_desc(const void *a, const void *b)
 {
     const struct slow *x = a, *y = b;
 
-    return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : 0;
+    /* the same time: by text, so that the order does not depend on the heap's */
+    return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : strcmp(x->json, y->json);
 }
 
 /* Appends the slowest calls, slowest first; 0 or -1 (out of memory). */
@@ -1083,11 +1193,132 @@ json_t *sum_to_json(const sum *s, int final, mct_err *e)
     return j;
 }
 
-/* ---- reading: checks of untrusted summaries and calls --------------------------- */
+/* Feeds node *i of c and its subtree to the visitor; *i moves past them. */
+static int add_node(sum *s, const call_tab *t, const mct_call *c, size_t *i, mct_err *e)
+{
+    const struct call_node *nd = &c->nodes[(*i)++];
+    const struct call_method *m = call_tab_get(t, nd->method);
+    struct sum_fig f = {
+        .class_name = m->cls, .method = m->name, .desc = m->desc,
+        .calls = nd->calls, .total_ns = nd->total_ns, .self_ns = nd->self_ns,
+        .min_ns = nd->min_ns, .max_ns = nd->max_ns, .throws = nd->throws,
+        .truncated = (nd->flags & CALL_N_TRUNCATED) != 0,
+    };
+
+    if (sum_enter(s, &f, e) < 0)
+        return -1;
+    for (uint32_t k = 0; k < nd->n_children; k++)
+        if (add_node(s, t, c, i, e) < 0)
+            return -1;
+    return sum_leave(s, e);
+}
+
+int sum_add_call(sum *s, const call_tab *t, const mct_call *c, mct_err *e)
+{
+    uint64_t total = c->nodes[0].total_ns;
+    size_t i = 0, len;
+    mct_buf text;
+    uint8_t *json;
+
+    if (sum_begin(s, e) < 0 || add_node(s, t, c, &i, e) < 0 || sum_end(s, e) < 0)
+        return -1;
+    if (!sum_slowest_wants(s, total))
+        return 0;
+    /* Its JSON text, as a call line has it, without the newline. */
+    buf_init(&text);
+    if (call_json_line(&text, t, c) == 0 && text.len > 0)
+        text.data[--text.len] = '\0';
+    json = buf_steal(&text, &len);
+    if (json == NULL)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory keeping one of the slowest calls");
+    slowest_keep(s, total, (char *)json, len);
+    return 0;
+}
+
+int sum_count_call(sum *s, const call_tab *t, const mct_call *c, mct_err *e)
+{
+    size_t i = 0;
+    int rc;
+
+    s->counts_only = 1;
+    rc = sum_begin(s, e) < 0 || add_node(s, t, c, &i, e) < 0 || sum_end(s, e) < 0 ? -1 : 0;
+    s->counts_only = 0;
+    return rc;
+}
+
+/* ---- a summary's nodes, read-only ---------------------------------------------- */
+
+const sum_node *sum_root(const sum *s)
+{
+    return s->top.first;
+}
+
+const sum_node *sum_node_kid(const sum_node *n)
+{
+    return n->first;
+}
+
+const sum_node *sum_node_next(const sum_node *n)
+{
+    return n->next;
+}
+
+void sum_node_view(const sum_node *n, struct sum_view *v)
+{
+    *v = (struct sum_view){
+        .class_name = n->is_other ? SUM_OTHER_CLASS : n->m->class_name,
+        .method = n->is_other ? SUM_OTHER_METHOD : n->m->method,
+        .desc = n->is_other ? SUM_OTHER_DESC : n->m->desc,
+        .calls = n->calls, .total_ns = n->total_ns, .self_ns = n->self_ns, .min_ns = n->min_ns,
+        .max_ns = n->max_ns, .throws = n->throws, .entries = n->entries, .calls_min = n->calls_min,
+        .calls_max = n->calls_max,
+        .p50_ns = n->pts ? n->p50 : sum_hist_quantile(&n->hist, 0.50),
+        .p90_ns = n->pts ? n->p90 : sum_hist_quantile(&n->hist, 0.90),
+        .p99_ns = n->pts ? n->p99 : sum_hist_quantile(&n->hist, 0.99),
+        .entry_min_ns = n->hist.min, .entry_max_ns = n->hist.max,
+        .hist = n->no_hist || n->no_emin ? NULL : &n->hist,
+        .chist = n->no_chist ? NULL : &n->chist,
+        .truncated = n->truncated, .other = n->is_other,
+        .method_idx = n->is_other ? SUM_NO_METHOD : n->m->idx,
+    };
+}
+
+size_t sum_method_count(const sum *s)
+{
+    return s->nmethods;
+}
+
+void sum_method_names(const sum *s, size_t i, const char **c, const char **m, const char **d)
+{
+    *c = s->methods[i]->class_name;
+    *m = s->methods[i]->method;
+    *d = s->methods[i]->desc;
+}
+
+size_t sum_method_find(const sum *s, const char *c, const char *m, const char *d)
+{
+    kit_cursor cur;
+
+    for (uintptr_t v = kit_table_first(&s->method_index, names_hash(c, m, d), &cur); v != 0;
+         v = kit_table_next(&s->method_index, &cur)) {
+        const struct smethod *sm = (const struct smethod *)v;
+
+        if (strcmp(sm->method, m) == 0 && strcmp(sm->class_name, c) == 0 && strcmp(sm->desc, d) == 0)
+            return sm->idx;
+    }
+    return SUM_NO_METHOD;
+}
+
+size_t sum_slowest_count(const sum *s)
+{
+    return s->nheap;
+}
+
+/* ---- reading a summary's JSON text ------------------------------------------------ */
 
 /* Where a check is, as "root.children[2].calls" (cut short when very deep). */
 struct vpath {
-    const char *what;           /* "summary", "call" */
+    const char *what;           /* "summary" */
     char buf[400];
     size_t len;
 };
@@ -1132,422 +1363,668 @@ static int vbad(mct_err *e, const struct vpath *p, const char *key, const char *
                        p->len > 0 && key != NULL ? "." : "", key != NULL ? key : "", msg);
 }
 
-/* obj[key] as an integer >= 0 into *v (optional: absent leaves *v). */
-static int vint(const json_t *obj, const char *key, int optional, uint64_t *v, const struct vpath *p,
-                mct_err *e)
-{
-    const json_t *j = json_object_get(obj, key);
+/* A node's keys; the integers are NK_CALLS .. NK_EMIN. */
+enum {
+    NK_CLASS, NK_METHOD, NK_DESC, NK_CALLS, NK_TOTAL, NK_SELF, NK_MIN, NK_MAX, NK_THROWS,
+    NK_ENTRIES, NK_CMIN, NK_CMAX, NK_P50, NK_P90, NK_P99, NK_EMAX, NK_EMIN, NK_HIST, NK_CHIST,
+    NK_TRUNCATED, NK_OTHER, NK_EXCEPTION, NK_CHILDREN, NK_N
+};
+static const char *const node_keys[NK_N] = {
+    "class", "method", "desc", "calls", "total_ns", "self_ns", "min_ns", "max_ns", "throws",
+    "entries", "calls_min", "calls_max", "p50_ns", "p90_ns", "p99_ns", "entry_max_ns", "entry_min_ns",
+    "hist", "calls_hist", "truncated", "other", "exception", "children"
+};
 
-    if (j == NULL) {
-        if (optional)
+/* The summary object's keys, and a method's. */
+enum {
+    TK_TYPE, TK_FINAL, TK_CALLS, TK_NOT_TRACED, TK_ROOT, TK_MORE, TK_METHODS, TK_SLOWEST,
+    TK_WARMUP, TK_SEEN, TK_FOLDED, TK_COARSE, TK_PID, TK_N
+};
+static const char *const top_keys[TK_N] = {
+    "type", "final", "calls", "not_traced", "root", "more_roots", "methods", "slowest",
+    "warmup", "seen", "folded", "coarse", "pid"
+};
+enum { MK_CLASS, MK_METHOD, MK_DESC, MK_CALLS, MK_CMAX, MK_ENTRIES, MK_N };
+static const char *const method_keys[MK_N] = { "class", "method", "desc", "calls", "calls_max", "entries" };
+
+/* One summary's text being read. */
+struct rctx {
+    sum *s;                     /* NULL: checking only */
+    jtok *t;
+    struct vpath p;
+    int flags;
+    uint64_t base_calls;        /* s's calls before */
+    int calls_known;
+    uint64_t calls;             /* the summary's "calls", once read */
+    /* nodes read before "calls": the one with the fewest (0) or most entries */
+    int pend;
+    uint64_t pend_entries;
+    char pend_path[sizeof ((struct vpath *)0)->buf];
+    uint64_t *ments;            /* each method's entries, checked at the end */
+    size_t nments, capments;
+    size_t *listed;             /* by method index: 1 + its place in "methods", 0 not yet */
+    size_t nlisted;
+    char *names[PROTO_MAX_DEPTH + 1][3];  /* names of the node at each depth (0: a method's) */
+    size_t ncap[PROTO_MAX_DEPTH + 1][3];
+    mct_buf rec;                /* a slowest call's text */
+};
+
+/* The tokenizer's error, as e. */
+static int syntax(struct rctx *r, mct_err *e)
+{
+    return mct_err_set(e, MCT_E_PROTO, "%s: not JSON (%s)", r->p.what, r->t->err);
+}
+
+/* Key k's index in keys[n] (its position expected first: *next), or -1. */
+static int key_index(const char *k, const char *const *keys, int n, int *next)
+{
+    if (*next < n && strcmp(keys[*next], k) == 0)
+        return (*next)++;
+    for (int i = 0; i < n; i++)
+        if (strcmp(keys[i], k) == 0) {
+            *next = i + 1;
+            return i;
+        }
+    return -1;
+}
+
+/* The next key of an object in *key (its index in keys, -1 unknown, whose
+ * value is skipped), and the kind of its value's first token in *k, checked
+ * given once (*seen); 1, 0 at the object's end, -1 with e. */
+static int next_key(struct rctx *r, const char *const *keys, int n, int *guess, uint32_t *seen, int *key,
+                    int *k, mct_err *e)
+{
+    for (;;) {
+        *k = jt_next(r->t);
+        if (*k == JT_OBJ_END)
             return 0;
-        return vbad(e, p, key, "missing (an integer >= 0)");
+        if (*k != JT_KEY)
+            return syntax(r, e);
+        *key = key_index(r->t->str, keys, n, guess);
+        if (*key >= 0 && (*seen & 1u << *key))
+            return vbad(e, &r->p, keys[*key], "given twice");
+        *k = jt_next(r->t);
+        if (*key >= 0) {
+            *seen |= 1u << *key;
+            return 1;
+        }
+        if (jt_skip(r->t, *k) < 0)
+            return syntax(r, e);
     }
-    if (!json_is_integer(j) || json_integer_value(j) < 0)
-        return vbad(e, p, key, "not an integer >= 0");
-    *v = (uint64_t)json_integer_value(j);
+}
+
+/* An integer >= 0 (token k) into *v. */
+static int read_int(struct rctx *r, int k, const char *key, uint64_t *v, mct_err *e)
+{
+    if (k == JT_ERR)
+        return syntax(r, e);
+    if (k != JT_INT || r->t->ival < 0)
+        return vbad(e, &r->p, key, "not an integer >= 0");
+    *v = (uint64_t)r->t->ival;
     return 0;
 }
 
-/* obj[key] as a non-empty string of at most 65535 bytes. */
-static int vstr(const json_t *obj, const char *key, int optional, const struct vpath *p, mct_err *e)
+static int read_bool(struct rctx *r, int k, const char *key, int *v, mct_err *e)
 {
-    const json_t *j = json_object_get(obj, key);
-
-    if (j == NULL)
-        return optional ? 0 : vbad(e, p, key, "missing (a string)");
-    if (!json_is_string(j))
-        return vbad(e, p, key, "not a string");
-    if (json_string_length(j) == 0 || json_string_length(j) > 65535)
-        return vbad(e, p, key, "a string of %zu bytes, not 1 to 65535", json_string_length(j));
-    if (strlen(json_string_value(j)) != json_string_length(j))
-        return vbad(e, p, key, "holds a NUL character");
+    if (k == JT_ERR)
+        return syntax(r, e);
+    if (k != JT_TRUE && k != JT_FALSE)
+        return vbad(e, &r->p, key, "not true or false");
+    *v = k == JT_TRUE;
     return 0;
 }
 
-/* obj[key], when present, is a boolean. */
-static int vbool(const json_t *obj, const char *key, int optional, const struct vpath *p, mct_err *e)
+/* A non-empty string of at most 65535 bytes (token k), copied into *buf
+ * (capacity *cap) unless buf is NULL. */
+static int read_str(struct rctx *r, int k, const char *key, char **buf, size_t *cap, mct_err *e)
 {
-    const json_t *j = json_object_get(obj, key);
-
-    if (j == NULL)
-        return optional ? 0 : vbad(e, p, key, "missing (true or false)");
-    return json_is_boolean(j) ? 0 : vbad(e, p, key, "not true or false");
-}
-
-/* Checks the optional histogram at key of node n: index, count, ... (flat),
- * indexes ascending and in range, counts from 1, adding up to entries
- * (an other node's entries are approximate: at most). */
-static int vhist(const json_t *n, const char *key, uint64_t entries, const struct vpath *p, mct_err *e)
-{
-    const json_t *h = json_object_get(n, key);
-    uint64_t total = 0;
-    json_int_t last = -1;
-
-    if (h == NULL)
+    if (k == JT_ERR)
+        return syntax(r, e);
+    if (k != JT_STR)
+        return vbad(e, &r->p, key, "not a string");
+    if (r->t->len == 0 || r->t->len > 65535)
+        return vbad(e, &r->p, key, "a string of %zu bytes, not 1 to 65535", r->t->len);
+    if (buf == NULL)
         return 0;
-    if (!json_is_array(h) || json_array_size(h) % 2 != 0)
-        return vbad(e, p, key, "not an array of bucket, count, bucket, count, ...");
-    for (size_t i = 0; i < json_array_size(h) / 2; i++) {
-        const json_t *ji = json_array_get(h, 2 * i), *jc = json_array_get(h, 2 * i + 1);
-        json_int_t idx = json_integer_value(ji), c = json_integer_value(jc);
+    if (*cap < r->t->len + 1) {
+        char *p = realloc(*buf, r->t->len + 1);
 
-        if (!json_is_integer(ji) || !json_is_integer(jc))
-            return vbad(e, p, key, "bucket %zu: not two integers (bucket, count)", i);
-        if (idx <= last || idx >= (json_int_t)(SUM_HIST_GROUPS * SUM_HIST_SUB))
-            return vbad(e, p, key, "bucket %zu: index %lld not ascending or past %u", i, (long long)idx,
+        if (p == NULL)
+            return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a summary");
+        *buf = p;
+        *cap = r->t->len + 1;
+    }
+    memcpy(*buf, r->t->str, r->t->len + 1);
+    return 0;
+}
+
+/* A histogram (token k): index, count, ... flat, indexes ascending and in
+ * range, counts from 1, into h (NULL: checked only); *total: its count. */
+static int read_hist(struct rctx *r, int k, const char *key, struct sum_hist *h, uint64_t *total, mct_err *e)
+{
+    int64_t last = -1;
+    size_t grown;
+
+    *total = 0;
+    if (k == JT_ERR)
+        return syntax(r, e);
+    if (k != JT_ARR)
+        return vbad(e, &r->p, key, "not an array of bucket, count, bucket, count, ...");
+    for (size_t i = 0; (k = jt_next(r->t)) != JT_ARR_END; i++) {
+        int64_t idx = r->t->ival;
+
+        if (k == JT_ERR)
+            return syntax(r, e);
+        if (k == JT_INT && (k = jt_next(r->t)) == JT_ARR_END)
+            return vbad(e, &r->p, key, "not an array of bucket, count, bucket, count, ...");
+        if (k == JT_ERR)
+            return syntax(r, e);
+        if (k != JT_INT)
+            return vbad(e, &r->p, key, "bucket %zu: not two integers (bucket, count)", i);
+        if (idx <= last || idx >= (int64_t)(SUM_HIST_GROUPS * SUM_HIST_SUB))
+            return vbad(e, &r->p, key, "bucket %zu: index %lld not ascending or past %u", i, (long long)idx,
                         SUM_HIST_GROUPS * SUM_HIST_SUB - 1);
-        if (c < 1 || (uint64_t)c > SUM_HIST_CNT_MAX)
-            return vbad(e, p, key, "bucket %zu: count %lld not between 1 and 2^51-1", i, (long long)c);
+        if (r->t->ival < 1 || (uint64_t)r->t->ival > SUM_HIST_CNT_MAX)
+            return vbad(e, &r->p, key, "bucket %zu: count %lld not between 1 and 2^51-1", i,
+                        (long long)r->t->ival);
         last = idx;
-        total += (uint64_t)c;
+        *total += (uint64_t)r->t->ival;
+        if (h == NULL)
+            continue;
+        if (hist_room(h, &grown, e) < 0)
+            return -1;
+        h->b[h->n++] = HIST_WORD(idx, (uint64_t)r->t->ival);
     }
-    if (json_is_true(json_object_get(n, "other")) ? total < entries : total != entries)
-        return vbad(e, p, key, "its counts add up to %llu, not entries (%llu)",
-                    (unsigned long long)total, (unsigned long long)entries);
+    if (h != NULL)
+        h->count = *total > INT64_MAX ? INT64_MAX : *total;
     return 0;
 }
 
-/* Checks a node at depth (1 = root) of a summary of summary_calls entry
- * calls. (A call's nodes are call_from_json's.) */
-static int vnode(const json_t *n, int depth, long long summary_calls, struct vpath *p, mct_err *e)
+/* The node of the text at depth, under parent (s's top for a root), with
+ * the names read into r->names[depth] and other its "other", new: a path
+ * twice (which the budget of the agent never makes) is refused, so that
+ * the summary read holds what the text says. NULL with e. */
+static struct snode *node_at(struct rctx *r, struct snode *parent, int depth, int other, mct_err *e)
 {
-    static const char *const ints[] = { "calls", "total_ns", "self_ns", "min_ns", "max_ns", "throws" };
-    const json_t *kids;
-    uint64_t v, entries, cmin, cmax, p50, p90, p99, emax;
+    struct smethod *m;
+    struct snode *d;
 
-    if (!json_is_object(n))
-        return vbad(e, p, NULL, "not an object (a node)");
+    if (other && parent == &r->s->top) {
+        vbad(e, &r->p, "other", "true on a root (only a node under another holds the paths past the budget)");
+        return NULL;
+    }
+    if (other) {
+        d = other_get(parent, e);
+    } else {
+        m = method_get(r->s, r->names[depth][0], r->names[depth][1], r->names[depth][2], e);
+        d = m == NULL ? NULL : child_get(r->s, parent, m, e);
+    }
+    if (d != NULL && d->seen) {
+        vbad(e, &r->p, NULL, other ? "a second other node under its parent" :
+             "the path of a node before it again (a summary holds a call path once)");
+        return NULL;
+    }
+    return d;
+}
+
+/* Adds the figures of a node of the text (v, its keys in seen) to d, new,
+ * as read; src holds its histograms. */
+static int node_put(struct rctx *r, struct snode *d, struct snode *src, const uint64_t *v, uint32_t seen,
+                    int other, mct_err *e)
+{
+    src->calls = v[NK_CALLS];
+    src->total_ns = v[NK_TOTAL];
+    src->self_ns = v[NK_SELF];
+    src->min_ns = v[NK_MIN];
+    src->max_ns = v[NK_MAX];
+    src->throws = v[NK_THROWS];
+    src->entries = v[NK_ENTRIES];
+    src->calls_min = v[NK_CMIN];
+    src->calls_max = v[NK_CMAX];
+    src->seen = 1;
+    src->hist.min = v[NK_EMIN];
+    src->hist.max = v[NK_EMAX];
+    src->chist.min = v[NK_CMIN];
+    src->chist.max = v[NK_CMAX];
+    if (node_add(r->s, d, src, r->calls_known ? sat_add(r->base_calls, r->calls) : UINT64_MAX, e) < 0)
+        return -1;
+    if (d->is_other && !other)
+        r->s->folded = sat_add(r->s->folded, src->calls);
+    d->pts = 1;
+    d->p50 = v[NK_P50];
+    d->p90 = v[NK_P90];
+    d->p99 = v[NK_P99];
+    d->no_hist = !(seen & 1u << NK_HIST);
+    d->no_chist = !(seen & 1u << NK_CHIST);
+    d->no_emin = !(seen & 1u << NK_EMIN);
+    d->hist.min = v[NK_EMIN];
+    d->hist.max = v[NK_EMAX];
+    return 0;
+}
+
+/* Checks what a node's keys say together (all of them read). */
+static int node_check(struct rctx *r, const uint64_t *v, uint32_t seen, int other, const uint64_t *totals,
+                      mct_err *e)
+{
+    for (int i = NK_CLASS; i <= NK_DESC; i++)
+        if (!(seen & 1u << i))
+            return vbad(e, &r->p, node_keys[i], "missing (a string)");
+    for (int i = NK_CALLS; i <= NK_EMAX; i++)
+        if (!(seen & 1u << i))
+            return vbad(e, &r->p, node_keys[i], "missing (an integer >= 0)");
+    if (r->calls_known && (v[NK_ENTRIES] < 1 || v[NK_ENTRIES] > r->calls))
+        return vbad(e, &r->p, "entries", "%llu, not between 1 and the summary's calls (%lld)",
+                    (unsigned long long)v[NK_ENTRIES], (long long)r->calls);
+    if (!r->calls_known && (!r->pend || (r->pend_entries > 0 && (v[NK_ENTRIES] == 0 ||
+                                                                  v[NK_ENTRIES] > r->pend_entries)))) {
+        r->pend = 1;
+        r->pend_entries = v[NK_ENTRIES];
+        memcpy(r->pend_path, r->p.buf, r->p.len + 1);
+    }
+    if (v[NK_CMIN] > v[NK_CMAX])
+        return vbad(e, &r->p, "calls_min", "%llu, more than calls_max (%llu)",
+                    (unsigned long long)v[NK_CMIN], (unsigned long long)v[NK_CMAX]);
+    if (v[NK_P50] > v[NK_P90] || v[NK_P90] > v[NK_P99] || v[NK_P99] > v[NK_EMAX])
+        return vbad(e, &r->p, "p50_ns", "p50_ns <= p90_ns <= p99_ns <= entry_max_ns does not hold");
+    if ((seen & 1u << NK_EMIN) && v[NK_EMIN] > v[NK_P50])
+        return vbad(e, &r->p, "entry_min_ns", "%llu, more than p50_ns", (unsigned long long)v[NK_EMIN]);
+    for (int i = 0; i < 2; i++)
+        if ((seen & 1u << (NK_HIST + i)) && (other ? totals[i] < v[NK_ENTRIES] : totals[i] != v[NK_ENTRIES]))
+            return vbad(e, &r->p, node_keys[NK_HIST + i], "its counts add up to %llu, not entries (%llu)",
+                        (unsigned long long)totals[i], (unsigned long long)v[NK_ENTRIES]);
+    if (!(seen & 1u << NK_CHILDREN))
+        return vbad(e, &r->p, "children", "missing (an array of nodes)");
+    return 0;
+}
+
+static int read_node(struct rctx *r, int k, struct snode *parent, struct snode *fold, int depth, mct_err *e);
+
+/* A node's children (token k), under d, or folded into fold. */
+static int read_kids(struct rctx *r, int k, struct snode *d, struct snode *fold, int depth, mct_err *e)
+{
+    if (k == JT_ERR)
+        return syntax(r, e);
+    if (k != JT_ARR)
+        return vbad(e, &r->p, "children", "not an array");
+    for (size_t i = 0; (k = jt_next(r->t)) != JT_ARR_END; i++) {
+        size_t mark = vpush(&r->p, "%schildren[%zu]", r->p.len > 0 ? "." : "", i);
+
+        if (read_node(r, k, d, fold, depth + 1, e) < 0)
+            return -1;
+        vpop(&r->p, mark);
+    }
+    return 0;
+}
+
+/* The node whose first token is k, at depth (1: a root), under parent
+ * (s's top for a root), or, with fold, into the other node that takes its
+ * subtree (its calls, self time and throws). */
+static int read_node(struct rctx *r, int k, struct snode *parent, struct snode *fold, int depth, mct_err *e)
+{
+    uint64_t v[NK_N] = { 0 }, totals[2] = { 0, 0 };
+    uint32_t seen = 0;
+    int truncated = 0, other = 0, kids = 0, key, guess = 0, more, rc = -1;
+    struct snode src = { 0 }, *d = NULL;
+
+    if (k == JT_ERR)
+        return syntax(r, e);
+    if (k != JT_OBJ)
+        return vbad(e, &r->p, NULL, "not an object (a node)");
     if (depth > PROTO_MAX_DEPTH)
-        return vbad(e, p, NULL, "nested deeper than %d levels", PROTO_MAX_DEPTH);
-    if (vstr(n, "class", 0, p, e) < 0 || vstr(n, "method", 0, p, e) < 0 ||
-        vstr(n, "desc", 0, p, e) < 0 || vstr(n, "exception", 1, p, e) < 0 ||
-        vbool(n, "truncated", 1, p, e) < 0 || vbool(n, "other", 1, p, e) < 0)
-        return -1;
-    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-        if (vint(n, ints[i], 0, &v, p, e) < 0)
-            return -1;
-    if (vint(n, "entries", 0, &entries, p, e) < 0 || vint(n, "calls_min", 0, &cmin, p, e) < 0 ||
-        vint(n, "calls_max", 0, &cmax, p, e) < 0 || vint(n, "p50_ns", 0, &p50, p, e) < 0 ||
-        vint(n, "p90_ns", 0, &p90, p, e) < 0 || vint(n, "p99_ns", 0, &p99, p, e) < 0 ||
-        vint(n, "entry_max_ns", 0, &emax, p, e) < 0)
-        return -1;
-    if (entries < 1 || entries > (uint64_t)summary_calls)
-        return vbad(e, p, "entries", "%llu, not between 1 and the summary's calls (%lld)",
-                    (unsigned long long)entries, summary_calls);
-    if (cmin > cmax)
-        return vbad(e, p, "calls_min", "%llu, more than calls_max (%llu)",
-                    (unsigned long long)cmin, (unsigned long long)cmax);
-    if (p50 > p90 || p90 > p99 || p99 > emax)
-        return vbad(e, p, "p50_ns", "p50_ns <= p90_ns <= p99_ns <= entry_max_ns does not hold");
-    if (vint(n, "entry_min_ns", 1, &v, p, e) < 0)
-        return -1;
-    if (json_object_get(n, "entry_min_ns") != NULL && v > p50)
-        return vbad(e, p, "entry_min_ns", "%llu, more than p50_ns", (unsigned long long)v);
-    if (vhist(n, "hist", entries, p, e) < 0 || vhist(n, "calls_hist", entries, p, e) < 0)
-        return -1;
-    kids = json_object_get(n, "children");
-    if (kids == NULL)
-        return vbad(e, p, "children", "missing (an array of nodes)");
-    if (!json_is_array(kids))
-        return vbad(e, p, "children", "not an array");
-    for (size_t i = 0; i < json_array_size(kids); i++) {
-        size_t mark = vpush(p, "%schildren[%zu]", p->len > 0 ? "." : "", i);
+        return vbad(e, &r->p, NULL, "nested deeper than %d levels", PROTO_MAX_DEPTH);
+    while ((more = next_key(r, node_keys, NK_N, &guess, &seen, &key, &k, e)) > 0) {
+        const char *name = node_keys[key];
 
-        if (vnode(json_array_get(kids, i), depth + 1, summary_calls, p, e) < 0)
+        switch (key) {
+        case NK_CLASS:
+        case NK_METHOD:
+        case NK_DESC:
+            more = read_str(r, k, name, &r->names[depth][key], &r->ncap[depth][key], e);
+            break;
+        case NK_EXCEPTION:
+            more = read_str(r, k, name, NULL, NULL, e);
+            break;
+        case NK_TRUNCATED:
+            more = read_bool(r, k, name, &truncated, e);
+            break;
+        case NK_OTHER:
+            more = read_bool(r, k, name, &other, e);
+            break;
+        case NK_HIST:
+        case NK_CHIST:
+            more = read_hist(r, k, name, fold != NULL ? NULL : key == NK_HIST ? &src.hist : &src.chist,
+                             &totals[key - NK_HIST], e);
+            break;
+        case NK_CHILDREN:
+            for (int i = NK_CLASS; i <= NK_DESC && more >= 0; i++)
+                if (!(seen & 1u << i))
+                    more = vbad(e, &r->p, node_keys[i], "missing (a string)");
+            if (more >= 0 && fold == NULL && (d = node_at(r, parent, depth, other, e)) == NULL)
+                more = -1;
+            if (more >= 0)
+                more = read_kids(r, k, d, fold != NULL || !d->is_other ? fold : d, depth, e);
+            kids = 1;
+            break;
+        default:
+            more = read_int(r, k, name, &v[key], e);
+            break;
+        }
+        if (more < 0)
+            goto out;
+        if (kids && (key == NK_OTHER || key <= NK_DESC)) {
+            vbad(e, &r->p, name, "after children (give a node's names and \"other\" before its children)");
+            goto out;
+        }
+    }
+    if (more < 0 || node_check(r, v, seen, other, totals, e) < 0)
+        goto out;
+    src.truncated = truncated != 0;
+    if (fold != NULL) {
+        fold->calls = sat_add(fold->calls, v[NK_CALLS]);
+        fold->self_ns = sat_add(fold->self_ns, v[NK_SELF]);
+        fold->throws = sat_add(fold->throws, v[NK_THROWS]);
+        fold->truncated |= src.truncated;
+        if (!other)
+            r->s->folded = sat_add(r->s->folded, v[NK_CALLS]);
+        rc = 0;
+    } else {
+        rc = node_put(r, d, &src, v, seen, other, e);
+    }
+out:
+    sum_hist_reset(&src.hist);
+    sum_hist_reset(&src.chist);
+    return rc;
+}
+
+/* A method of the list (token k, the i-th). */
+static int read_method(struct rctx *r, int k, size_t i, mct_err *e)
+{
+    uint64_t v[MK_N] = { 0 };
+    uint32_t seen = 0;
+    int key, guess = 0, more;
+    struct smethod *dm;
+
+    if (k == JT_ERR)
+        return syntax(r, e);
+    if (k != JT_OBJ)
+        return vbad(e, &r->p, NULL, "not an object");
+    while ((more = next_key(r, method_keys, MK_N, &guess, &seen, &key, &k, e)) > 0) {
+        if (key <= MK_DESC)
+            more = read_str(r, k, method_keys[key], &r->names[0][key], &r->ncap[0][key], e);
+        else
+            more = read_int(r, k, method_keys[key], &v[key], e);
+        if (more < 0)
             return -1;
-        vpop(p, mark);
+    }
+    if (more < 0)
+        return -1;
+    for (int j = 0; j < MK_N; j++)
+        if (!(seen & 1u << j))
+            return vbad(e, &r->p, method_keys[j], j <= MK_DESC ? "missing (a string)" : "missing (an integer >= 0)");
+    if (v[MK_CMAX] > v[MK_CALLS])
+        return vbad(e, &r->p, "calls_max", "%llu, more than calls (%llu)", (unsigned long long)v[MK_CMAX],
+                    (unsigned long long)v[MK_CALLS]);
+    if (buf_grow(&r->ments, &r->capments, r->nments, sizeof *r->ments, 16) < 0)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a summary");
+    r->ments[r->nments++] = v[MK_ENTRIES];
+    if ((dm = method_get(r->s, r->names[0][0], r->names[0][1], r->names[0][2], e)) == NULL)
+        return -1;
+    if (dm->idx < r->nlisted && r->listed[dm->idx] != 0)
+        return vbad(e, &r->p, NULL, "the method of methods[%zu] again (a summary lists a method once)",
+                    r->listed[dm->idx] - 1);
+    if (dm->idx >= r->nlisted) {
+        size_t cap = dm->idx + 1 > 2 * r->nlisted ? dm->idx + 1 : 2 * r->nlisted;
+        size_t *p = realloc(r->listed, cap * sizeof *p);
+
+        if (p == NULL)
+            return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a summary");
+        memset(p + r->nlisted, 0, (cap - r->nlisted) * sizeof *p);
+        r->listed = p;
+        r->nlisted = cap;
+    }
+    r->listed[dm->idx] = i + 1;
+    dm->calls = sat_add(dm->calls, v[MK_CALLS]);
+    dm->entries = sat_add(dm->entries, v[MK_ENTRIES]);
+    if (v[MK_CMAX] > dm->calls_max)
+        dm->calls_max = v[MK_CMAX];
+    return 0;
+}
+
+/* The slowest calls (token k): each a call object, checked, kept (flags). */
+static int read_slowest(struct rctx *r, int k, size_t *n, mct_err *e)
+{
+    if (k == JT_ERR)
+        return syntax(r, e);
+    if (k != JT_ARR)
+        return vbad(e, &r->p, "slowest", "not an array");
+    for (*n = 0;; (*n)++) {
+        const char *text;
+        size_t len;
+        json_error_t je;
+        json_t *c;
+        char at[32];
+        int rc;
+
+        buf_reset(&r->rec);
+        r->t->rec = &r->rec;
+        k = jt_next(r->t);
+        rc = k == JT_ARR_END ? 0 : jt_skip(r->t, k);
+        r->t->rec = NULL;
+        if (k == JT_ARR_END)
+            return 0;
+        if (rc < 0 || k == JT_ERR)
+            return syntax(r, e);
+        if (buf_failed(&r->rec))
+            return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a summary");
+        if (*n >= SUM_SLOWEST_MAX)
+            return vbad(e, &r->p, "slowest", "%zu calls, more than a summary keeps", *n + 1);
+        text = (const char *)r->rec.data;
+        len = r->rec.len;
+        while (len > 0 && (*text == ',' || *text == ' ' || *text == '\t' || *text == '\r'))
+            text++, len--;
+        c = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+        snprintf(at, sizeof at, "slowest[%zu]", *n);
+        if (c == NULL)
+            return mct_err_set(e, MCT_E_PROTO, "%s: %s: not JSON (%s)", r->p.what, at, je.text);
+        rc = call_json_check_at(c, "summary", at, e);
+        if (rc == 0 && (r->flags & SUM_READ_SLOWEST)) {
+            uint64_t ns = (uint64_t)json_integer_value(json_object_get(json_object_get(c, "root"), "total_ns"));
+            char *keep;
+
+            if (sum_slowest_wants(r->s, ns)) {
+                if ((keep = json_dumps(c, JSON_COMPACT | JSON_PRESERVE_ORDER)) == NULL)
+                    rc = mct_err_set(e, MCT_E_NOMEM, "out of memory keeping one of the slowest calls");
+                else
+                    slowest_keep(r->s, ns, keep, strlen(keep));
+            }
+        }
+        json_decref(c);
+        if (rc < 0)
+            return -1;
+    }
+}
+
+/* Checks what the summary's keys say together, all read. */
+static int top_check(struct rctx *r, const uint64_t *v, uint32_t seen, int root_null, size_t nslow, mct_err *e)
+{
+    static const int req[] = { TK_TYPE, TK_FINAL, TK_CALLS, TK_NOT_TRACED };
+    static const char *const what[] = { "missing (\"summary\")", "missing (true or false)",
+                                        "missing (an integer >= 0)", "missing (an integer >= 0)" };
+
+    for (size_t i = 0; i < sizeof req / sizeof req[0]; i++)
+        if (!(seen & 1u << req[i]))
+            return vbad(e, &r->p, top_keys[req[i]], "%s", what[i]);
+    if (!(seen & 1u << TK_ROOT))
+        return vbad(e, &r->p, "root", "missing (a node, or null when calls is 0)");
+    if (root_null != (v[TK_CALLS] == 0))
+        return vbad(e, &r->p, "root", v[TK_CALLS] == 0 ? "not null although calls is 0" :
+                    "null although calls is %llu", (unsigned long long)v[TK_CALLS]);
+    if (r->pend && (r->pend_entries < 1 || r->pend_entries > v[TK_CALLS])) {
+        memcpy(r->p.buf, r->pend_path, sizeof r->p.buf);
+        r->p.len = strlen(r->p.buf);
+        return vbad(e, &r->p, "entries", "%llu, not between 1 and the summary's calls (%lld)",
+                    (unsigned long long)r->pend_entries, (long long)v[TK_CALLS]);
+    }
+    if (!(seen & 1u << TK_METHODS))
+        return vbad(e, &r->p, "methods", "missing (an array)");
+    for (size_t i = 0; i < r->nments; i++)
+        if (r->ments[i] > sat_add(v[TK_CALLS], v[TK_WARMUP])) {
+            size_t mark = vpush(&r->p, "methods[%zu]", i);
+            int rc = vbad(e, &r->p, "entries", "%llu, more than the summary's calls and warm-up calls (%llu)",
+                          (unsigned long long)r->ments[i], (unsigned long long)(v[TK_CALLS] + v[TK_WARMUP]));
+
+            vpop(&r->p, mark);
+            return rc;
+        }
+    if (!(seen & 1u << TK_SLOWEST))
+        return vbad(e, &r->p, "slowest", "missing (an array)");
+    if (nslow > v[TK_CALLS])
+        return vbad(e, &r->p, "slowest", "%zu calls, more than the summary's calls", nslow);
+    return 0;
+}
+
+/* One list of the summary (key, token k): its roots, methods or slowest. */
+static int read_list(struct rctx *r, int key, int k, int root_null, size_t *nslow, mct_err *e)
+{
+    struct snode *top = &r->s->top;
+
+    if (key == TK_SLOWEST)
+        return read_slowest(r, k, nslow, e);
+    if (k == JT_ERR)
+        return syntax(r, e);
+    if (k != JT_ARR || (key == TK_MORE && root_null))
+        return vbad(e, &r->p, top_keys[key], key == TK_MORE ? "not an array of nodes after a root" :
+                    "not an array");
+    for (size_t i = 0; (k = jt_next(r->t)) != JT_ARR_END; i++) {
+        size_t mark = vpush(&r->p, "%s[%zu]", top_keys[key], i);
+        int rc = key == TK_MORE ? read_node(r, k, top, NULL, 1, e) : read_method(r, k, i, e);
+
+        if (rc < 0)
+            return -1;
+        vpop(&r->p, mark);
     }
     return 0;
 }
 
-/* The "type" of obj is want. */
-static int vtype(const json_t *obj, const char *want, const struct vpath *p, mct_err *e)
+/* sum_read over r. */
+static int read_summary(struct rctx *r, struct sum_info *info, mct_err *e)
 {
-    const json_t *t = json_object_get(obj, "type");
+    uint64_t v[TK_N] = { 0 };
+    uint32_t seen = 0;
+    int key, k, guess = 0, more, root_null = 1;
+    size_t nslow = 0;
 
-    if (!json_is_object(obj))
-        return vbad(e, p, NULL, "not a JSON object");
-    if (t == NULL)
-        return vbad(e, p, "type", "missing (\"%s\")", want);
-    if (!json_is_string(t) || strcmp(json_string_value(t), want) != 0)
-        return vbad(e, p, "type", "not \"%s\"", want);
+    if (r->flags & SUM_READ_TYPE_READ) {
+        seen |= 1u << TK_TYPE;
+        guess = TK_FINAL;
+    } else if ((k = jt_next(r->t)) != JT_OBJ) {
+        return k == JT_ERR ? syntax(r, e) : vbad(e, &r->p, NULL, "not a JSON object");
+    }
+    while ((more = next_key(r, top_keys, TK_N, &guess, &seen, &key, &k, e)) > 0) {
+        switch (key) {
+        case TK_TYPE:
+            if (k == JT_ERR)
+                return syntax(r, e);
+            if (k != JT_STR || strcmp(r->t->str, "summary") != 0)
+                return vbad(e, &r->p, "type", "not \"summary\"");
+            break;
+        case TK_FINAL:
+            more = read_bool(r, k, "final", &info->final, e);
+            break;
+        case TK_PID:
+            if (k == JT_INT)
+                info->pid = r->t->ival;
+            else if (jt_skip(r->t, k) < 0)
+                more = syntax(r, e);
+            break;
+        case TK_ROOT:
+            if (k == JT_NULL)
+                break;
+            root_null = 0;
+            if (r->calls_known && r->calls == 0)
+                return vbad(e, &r->p, "root", "not null although calls is 0");
+            vpush(&r->p, "root");
+            more = read_node(r, k, &r->s->top, NULL, 1, e);
+            if (more >= 0)
+                vpop(&r->p, 0);
+            break;
+        case TK_MORE:
+        case TK_METHODS:
+        case TK_SLOWEST:
+            more = read_list(r, key, k, root_null, &nslow, e);
+            break;
+        default:
+            more = read_int(r, k, top_keys[key], &v[key], e);
+            if (more >= 0 && key == TK_CALLS) {
+                r->calls_known = 1;
+                r->calls = v[key];
+            }
+            break;
+        }
+        if (more < 0)
+            return -1;
+        if (key == TK_ROOT && r->calls_known && root_null && r->calls > 0)
+            return vbad(e, &r->p, "root", "null although calls is %llu", (unsigned long long)r->calls);
+    }
+    if (more < 0 || top_check(r, v, seen, root_null, nslow, e) < 0)
+        return -1;
+    info->slowest = nslow;
+    r->s->calls = sat_add(r->s->calls, v[TK_CALLS]);
+    r->s->not_traced = sat_add(r->s->not_traced, v[TK_NOT_TRACED]);
+    r->s->warmup = sat_add(r->s->warmup, v[TK_WARMUP]);
+    r->s->seen = sat_add(r->s->seen, v[TK_SEEN]);
+    r->s->folded = sat_add(r->s->folded, v[TK_FOLDED]);
+    r->s->coarse = sat_add(r->s->coarse, v[TK_COARSE]);
     return 0;
+}
+
+int sum_read(sum *s, jtok *t, int flags, struct sum_info *info, mct_err *e)
+{
+    struct rctx *r = calloc(1, sizeof *r);
+    int rc;
+
+    *info = (struct sum_info){ 0 };
+    if (r == NULL)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a summary");
+    if (s->in_call) {
+        free(r);
+        return mct_err_set(e, MCT_E_INTERNAL, "summary: merged in the middle of a call");
+    }
+    r->s = s;
+    r->t = t;
+    r->flags = flags;
+    r->p.what = "summary";
+    buf_init(&r->rec);
+    r->base_calls = s->calls;
+    s->unbounded++;
+    rc = read_summary(r, info, e);
+    s->unbounded--;
+    for (int d = 0; d <= PROTO_MAX_DEPTH; d++)
+        for (int i = 0; i < 3; i++)
+            free(r->names[d][i]);
+    free(r->ments);
+    free(r->listed);
+    buf_free(&r->rec);
+    free(r);
+    return rc;
 }
 
 int sum_json_check(const json_t *j, mct_err *e)
 {
-    struct vpath p = { .what = "summary" };
-    const json_t *root, *arr;
-    uint64_t calls, v, warmup = 0;
+    char *text = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
+    sum *s = sum_new(0, e);
+    struct sum_info info;
+    jtok t;
+    int rc = -1;
 
-    if (vtype(j, "summary", &p, e) < 0 || vbool(j, "final", 0, &p, e) < 0 ||
-        vint(j, "calls", 0, &calls, &p, e) < 0 || vint(j, "not_traced", 0, &v, &p, e) < 0 ||
-        vint(j, "warmup", 1, &warmup, &p, e) < 0 || vint(j, "seen", 1, &v, &p, e) < 0 ||
-        vint(j, "folded", 1, &v, &p, e) < 0 || vint(j, "coarse", 1, &v, &p, e) < 0)
-        return -1;
-    root = json_object_get(j, "root");
-    if (root == NULL)
-        return vbad(e, &p, "root", "missing (a node, or null when calls is 0)");
-    if (json_is_null(root) != (calls == 0))
-        return vbad(e, &p, "root", calls == 0 ? "not null although calls is 0" :
-                    "null although calls is %llu", (unsigned long long)calls);
-    if (!json_is_null(root)) {
-        size_t mark = vpush(&p, "root");
-
-        if (vnode(root, 1, (long long)calls, &p, e) < 0)
-            return -1;
-        vpop(&p, mark);
+    if (text == NULL)
+        mct_err_set(e, MCT_E_NOMEM, "out of memory checking a summary");
+    if (text != NULL && s != NULL) {
+        jt_init_mem(&t, text, strlen(text), SIZE_MAX);
+        rc = sum_read(s, &t, 0, &info, e);
+        jt_free(&t);
     }
-    arr = json_object_get(j, "more_roots");
-    if (arr != NULL && (!json_is_array(arr) || json_is_null(root)))
-        return vbad(e, &p, "more_roots", "not an array of nodes after a root");
-    for (size_t i = 0; i < json_array_size(arr); i++) {
-        size_t mark = vpush(&p, "more_roots[%zu]", i);
-
-        if (vnode(json_array_get(arr, i), 1, (long long)calls, &p, e) < 0)
-            return -1;
-        vpop(&p, mark);
-    }
-    arr = json_object_get(j, "methods");
-    if (arr == NULL || !json_is_array(arr))
-        return vbad(e, &p, "methods", arr == NULL ? "missing (an array)" : "not an array");
-    for (size_t i = 0; i < json_array_size(arr); i++) {
-        const json_t *m = json_array_get(arr, i);
-        size_t mark = vpush(&p, "methods[%zu]", i);
-        uint64_t mc, cmax, entries;
-
-        if (!json_is_object(m))
-            return vbad(e, &p, NULL, "not an object");
-        if (vstr(m, "class", 0, &p, e) < 0 || vstr(m, "method", 0, &p, e) < 0 ||
-            vstr(m, "desc", 0, &p, e) < 0 || vint(m, "calls", 0, &mc, &p, e) < 0 ||
-            vint(m, "calls_max", 0, &cmax, &p, e) < 0 || vint(m, "entries", 0, &entries, &p, e) < 0)
-            return -1;
-        if (cmax > mc)
-            return vbad(e, &p, "calls_max", "%llu, more than calls (%llu)",
-                        (unsigned long long)cmax, (unsigned long long)mc);
-        /* Methods count warm-up calls also when calls leaves them out. */
-        if (entries > calls + warmup)
-            return vbad(e, &p, "entries", "%llu, more than the summary's calls and warm-up calls (%llu)",
-                        (unsigned long long)entries, (unsigned long long)(calls + warmup));
-        vpop(&p, mark);
-    }
-    arr = json_object_get(j, "slowest");
-    if (arr == NULL || !json_is_array(arr))
-        return vbad(e, &p, "slowest", arr == NULL ? "missing (an array)" : "not an array");
-    if (json_array_size(arr) > SUM_SLOWEST_MAX || json_array_size(arr) > calls)
-        return vbad(e, &p, "slowest", "%zu calls, more than %s", json_array_size(arr),
-                    json_array_size(arr) > calls ? "the summary's calls" : "a summary keeps");
-    for (size_t i = 0; i < json_array_size(arr); i++) {
-        char at[32];
-
-        snprintf(at, sizeof at, "slowest[%zu]", i);
-        if (call_json_check_at(json_array_get(arr, i), "summary", at, e) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* Feeds node *i of c and its subtree to the visitor; *i moves past them. */
-static int add_node(sum *s, const call_tab *t, const mct_call *c, size_t *i, mct_err *e)
-{
-    const struct call_node *nd = &c->nodes[(*i)++];
-    const struct call_method *m = call_tab_get(t, nd->method);
-    struct sum_fig f = {
-        .class_name = m->cls, .method = m->name, .desc = m->desc,
-        .calls = nd->calls, .total_ns = nd->total_ns, .self_ns = nd->self_ns,
-        .min_ns = nd->min_ns, .max_ns = nd->max_ns, .throws = nd->throws,
-        .truncated = (nd->flags & CALL_N_TRUNCATED) != 0,
-    };
-
-    if (sum_enter(s, &f, e) < 0)
-        return -1;
-    for (uint32_t k = 0; k < nd->n_children; k++)
-        if (add_node(s, t, c, i, e) < 0)
-            return -1;
-    return sum_leave(s, e);
-}
-
-int sum_add_call(sum *s, const call_tab *t, const mct_call *c, mct_err *e)
-{
-    uint64_t total = c->nodes[0].total_ns;
-    size_t i = 0, len;
-    mct_buf text;
-    uint8_t *json;
-
-    if (sum_begin(s, e) < 0 || add_node(s, t, c, &i, e) < 0 || sum_end(s, e) < 0)
-        return -1;
-    if (!sum_slowest_wants(s, total))
-        return 0;
-    /* Its JSON text, as a call line has it, without the newline. */
-    buf_init(&text);
-    if (call_json_line(&text, t, c) == 0 && text.len > 0)
-        text.data[--text.len] = '\0';
-    json = buf_steal(&text, &len);
-    if (json == NULL)
-        return mct_err_set(e, MCT_E_NOMEM, "out of memory keeping one of the slowest calls");
-    slowest_keep(s, total, (char *)json, len);
-    return 0;
-}
-
-/* ---- reading a summary back (merging) --------------------------------------- */
-
-static uint64_t jint(const json_t *o, const char *key)
-{
-    return (uint64_t)json_integer_value(json_object_get(o, key));
-}
-
-int sum_hist_from_json(struct sum_hist *h, const json_t *a, uint64_t min, uint64_t max, mct_err *e)
-{
-    size_t cnt = json_array_size(a) / 2;
-
-    sum_hist_init(h);
-    if (cnt == 0)
-        return 0;
-    if ((h->b = malloc(cnt * sizeof *h->b)) == NULL)
-        return mct_err_set(e, MCT_E_NOMEM, "out of memory for a histogram");
-    h->cap = h->n = (uint32_t)cnt;
-    for (size_t i = 0; i < cnt; i++) {
-        uint64_t c = (uint64_t)json_integer_value(json_array_get(a, 2 * i + 1));
-
-        h->b[i] = HIST_WORD((unsigned)json_integer_value(json_array_get(a, 2 * i)), c);
-        h->count = sat_add(h->count, c);
-    }
-    h->min = min;
-    h->max = max;
-    return 0;
-}
-
-/* Adds the calls, self time and throws of the nodes under j to other node o. */
-static void json_fold(sum *dst, struct snode *o, const json_t *j)
-{
-    const json_t *kids = json_object_get(j, "children");
-
-    for (size_t i = 0; i < json_array_size(kids); i++) {
-        const json_t *k = json_array_get(kids, i);
-
-        o->calls = sat_add(o->calls, jint(k, "calls"));
-        o->self_ns = sat_add(o->self_ns, jint(k, "self_ns"));
-        o->throws = sat_add(o->throws, jint(k, "throws"));
-        o->truncated |= json_is_true(json_object_get(k, "truncated"));
-        if (!json_is_true(json_object_get(k, "other")))
-            dst->folded = sat_add(dst->folded, jint(k, "calls"));
-        json_fold(dst, o, k);
-    }
-}
-
-/* Adds the checked node j under d (dst's top for a root), then its
- * children; 0 or -1 with e. */
-static int json_node_add(sum *dst, struct snode *parent, const json_t *j, uint64_t max_entries, mct_err *e)
-{
-    struct snode src = { 0 }, *d;
-    const json_t *kids = json_object_get(j, "children");
-    int rc;
-
-    if (json_object_get(j, "hist") == NULL || json_object_get(j, "calls_hist") == NULL ||
-        json_object_get(j, "entry_min_ns") == NULL)
-        return mct_err_set(e, MCT_E_PROTO, "a node without \"hist\", \"calls_hist\" or \"entry_min_ns\" "
-                           "(a summary of an older mcalltree): it cannot be merged exactly; trace again "
-                           "with this version");
-    if (json_is_true(json_object_get(j, "other")) && parent != &dst->top) {
-        d = other_get(parent, e);
-    } else {
-        struct smethod *m = method_get(dst, json_string_value(json_object_get(j, "class")),
-                                       json_string_value(json_object_get(j, "method")),
-                                       json_string_value(json_object_get(j, "desc")), e);
-
-        d = m == NULL ? NULL : child_get(dst, parent, m, e);
-    }
-    if (d == NULL)
-        return -1;
-    src.calls = jint(j, "calls");
-    src.total_ns = jint(j, "total_ns");
-    src.self_ns = jint(j, "self_ns");
-    src.min_ns = jint(j, "min_ns");
-    src.max_ns = jint(j, "max_ns");
-    src.throws = jint(j, "throws");
-    src.entries = jint(j, "entries");
-    src.calls_min = jint(j, "calls_min");
-    src.calls_max = jint(j, "calls_max");
-    src.truncated = json_is_true(json_object_get(j, "truncated"));
-    src.seen = 1;
-    rc = sum_hist_from_json(&src.hist, json_object_get(j, "hist"), jint(j, "entry_min_ns"),
-                            jint(j, "entry_max_ns"), e);
-    if (rc == 0)
-        rc = sum_hist_from_json(&src.chist, json_object_get(j, "calls_hist"), src.calls_min, src.calls_max, e);
-    if (rc == 0)
-        rc = node_add(dst, d, &src, max_entries, e);
-    sum_hist_reset(&src.hist);
-    sum_hist_reset(&src.chist);
-    if (rc < 0)
-        return -1;
-    if (d->is_other) {
-        if (!json_is_true(json_object_get(j, "other")))
-            dst->folded = sat_add(dst->folded, src.calls);
-        json_fold(dst, d, j);
-        return 0;
-    }
-    for (size_t i = 0; i < json_array_size(kids); i++)
-        if (json_node_add(dst, d, json_array_get(kids, i), max_entries, e) < 0)
-            return -1;
-    return 0;
-}
-
-int sum_add_json(sum *dst, const json_t *j, mct_err *e)
-{
-    uint64_t calls = jint(j, "calls"), max_entries = sat_add(dst->calls, calls);
-    const json_t *more = json_object_get(j, "more_roots"), *arr;
-
-    if (dst->in_call)
-        return mct_err_set(e, MCT_E_INTERNAL, "summary: merged in the middle of a call");
-    if (!json_is_null(json_object_get(j, "root")) &&
-        json_node_add(dst, &dst->top, json_object_get(j, "root"), max_entries, e) < 0)
-        return -1;
-    for (size_t i = 0; i < json_array_size(more); i++)
-        if (json_node_add(dst, &dst->top, json_array_get(more, i), max_entries, e) < 0)
-            return -1;
-    arr = json_object_get(j, "methods");
-    for (size_t i = 0; i < json_array_size(arr); i++) {
-        const json_t *jm = json_array_get(arr, i);
-        struct smethod *dm = method_get(dst, json_string_value(json_object_get(jm, "class")),
-                                        json_string_value(json_object_get(jm, "method")),
-                                        json_string_value(json_object_get(jm, "desc")), e);
-
-        if (dm == NULL)
-            return -1;
-        dm->calls = sat_add(dm->calls, jint(jm, "calls"));
-        dm->entries = sat_add(dm->entries, jint(jm, "entries"));
-        if (jint(jm, "calls_max") > dm->calls_max)
-            dm->calls_max = jint(jm, "calls_max");
-    }
-    arr = json_object_get(j, "slowest");
-    for (size_t i = 0; i < json_array_size(arr); i++) {
-        const json_t *c = json_array_get(arr, i);
-        uint64_t ns = jint(json_object_get(c, "root"), "total_ns");
-        char *text;
-
-        if (!sum_slowest_wants(dst, ns))
-            continue;
-        if ((text = json_dumps(c, JSON_COMPACT | JSON_PRESERVE_ORDER)) == NULL)
-            return mct_err_set(e, MCT_E_NOMEM, "out of memory keeping one of the slowest calls");
-        slowest_keep(dst, ns, text, strlen(text));
-    }
-    dst->calls = max_entries;
-    dst->not_traced = sat_add(dst->not_traced, jint(j, "not_traced"));
-    dst->warmup = sat_add(dst->warmup, jint(j, "warmup"));
-    dst->seen = sat_add(dst->seen, jint(j, "seen"));
-    dst->folded = sat_add(dst->folded, jint(j, "folded"));
-    dst->coarse = sat_add(dst->coarse, jint(j, "coarse"));
-    return 0;
-}
-
-int sum_count_call(sum *s, const call_tab *t, const mct_call *c, mct_err *e)
-{
-    size_t i = 0;
-    int rc;
-
-    s->counts_only = 1;
-    rc = sum_begin(s, e) < 0 || add_node(s, t, c, &i, e) < 0 || sum_end(s, e) < 0 ? -1 : 0;
-    s->counts_only = 0;
+    free(text);
+    sum_free(s);
     return rc;
 }

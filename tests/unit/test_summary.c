@@ -314,7 +314,27 @@ static void test_merge_and_roots(void)
     sum_free(y);
 }
 
-/* Summaries merged from their JSON (sum_add_json) equal one summary over
+/* Reads summary object j's text (sum_read) and merges it into m
+ * (sum_merge), as mcalltree merge does; 0 or -1 with e. */
+static int merge_text(sum *m, const json_t *j, mct_err *e)
+{
+    char *text = json_dumps(j, JSON_COMPACT);
+    sum *r = sum_new(SUM_SLOWEST_MAX, e);
+    struct sum_info info;
+    jtok t;
+    int rc = -1;
+
+    if (text != NULL && r != NULL) {
+        jt_init_mem(&t, text, strlen(text), SIZE_MAX);
+        rc = sum_read(r, &t, SUM_READ_SLOWEST, &info, e) < 0 ? -1 : sum_merge(m, r, e);
+        jt_free(&t);
+    }
+    free(text);
+    sum_free(r);
+    return rc;
+}
+
+/* Summaries merged from their text (sum_read, sum_merge) equal one summary over
  * all their calls: counts, both histograms, slowest; and the calls-per-entry
  * distribution is in calls_hist. A summary without histograms is refused. */
 static void test_merge_json(void)
@@ -330,7 +350,7 @@ static void test_merge_json(void)
     jx = sum_to_json(x, 0, &e);
     jy = sum_to_json(y, 1, &e);
     CHECK(jx != NULL && jy != NULL && sum_json_check(jx, &e) == 0);
-    CHECK(sum_add_json(m, jx, &e) == 0 && sum_add_json(m, jy, &e) == 0);
+    CHECK(merge_text(m, jx, &e) == 0 && merge_text(m, jy, &e) == 0);
     ja = sum_to_json(all, 1, &e);
     jm = sum_to_json(m, 1, &e);
     CHECK(ja != NULL && jm != NULL && json_equal(ja, jm));
@@ -340,7 +360,7 @@ static void test_merge_json(void)
     CHECK_INT(json_integer_value(json_array_get(a, 1)), 2);
     CHECK_INT(json_integer_value(json_array_get(a, 2)), 5);
     json_object_del(json_object_get(jx, "root"), "hist");
-    CHECK(sum_add_json(m, jx, &e) < 0 && e.code == MCT_E_PROTO && strstr(e.msg, "older") != NULL);
+    CHECK(merge_text(m, jx, &e) < 0 && e.code == MCT_E_PROTO && strstr(e.msg, "older") != NULL);
     json_decref(jx);
     json_decref(jy);
     json_decref(ja);
@@ -478,6 +498,128 @@ static const struct bad {
     { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"entry_min_ns\":6,\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
       "summary: root.entry_min_ns: 6, more than p50_ns" },
 };
+
+/* Text only sum_read sees (a document tree cannot hold a key twice). */
+static const struct bad bad_texts[] = {
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"calls\":2,\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
+      "summary: root.calls: given twice" },
+    { SUMMARY_HEAD "\"calls\":2,\"root\":null}", "summary: calls: given twice" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[]}," GOOD_METHODS ",\"slowest\":[]", "summary: not JSON (the line ended inside a value)" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}}", NULL },
+};
+
+/* Each malformed text is refused by sum_read with its message; a text
+ * whose value is fine but is followed by more is refused by the line's end. */
+static void test_read_rejections(void)
+{
+    static const struct bad more[] = {
+        { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[],\"other\":false}," GOOD_METHODS ",\"slowest\":[]}",
+          "summary: root.other: after children" },
+        { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[{" GOOD_NODE ",\"children\":[]},{" GOOD_NODE
+          ",\"children\":[]}]}," GOOD_METHODS ",\"slowest\":[]}",
+          "summary: root.children[1]: the path of a node before it again" },
+        { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[]},\"more_roots\":[{" GOOD_NODE ",\"children\":[]}],"
+          GOOD_METHODS ",\"slowest\":[]}", "summary: more_roots[0]: the path of a node before it again" },
+        { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[]},\"methods\":[{\"class\":\"t.E\",\"method\":\"run\","
+          "\"desc\":\"()V\",\"calls\":2,\"calls_max\":1,\"entries\":2},{\"class\":\"t.E\",\"method\":\"run\","
+          "\"desc\":\"()V\",\"calls\":2,\"calls_max\":1,\"entries\":2}],\"slowest\":[]}",
+          "summary: methods[1]: the method of methods[0] again" },
+        { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"other\":true,\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
+          "summary: root.other: true on a root" },
+        /* "calls" after the root: its nodes' entries are checked at the end */
+        { "{\"type\":\"summary\",\"final\":true,\"not_traced\":0,\"root\":{" GOOD_NODE ",\"children\":[]},"
+          "\"calls\":1," GOOD_METHODS ",\"slowest\":[]}",
+          "summary: root.entries: 2, not between 1 and the summary's calls (1)" },
+    };
+
+    for (size_t n = 0; n < 2; n++) {
+        const struct bad *list = n == 0 ? bad_texts : more;
+        size_t count = n == 0 ? sizeof bad_texts / sizeof bad_texts[0] : sizeof more / sizeof more[0];
+
+        for (size_t i = 0; i < count; i++) {
+            mct_err e;
+            sum *s = sum_new(0, &e);
+            struct sum_info info;
+            jtok t;
+            int rc;
+
+            mct_err_clear(&e);
+            jt_init_mem(&t, list[i].json, strlen(list[i].json), SIZE_MAX);
+            rc = sum_read(s, &t, 0, &info, &e);
+            if (rc == 0 && list[i].msg == NULL) {
+                CHECK_INT(jt_next(&t), JT_ERR);         /* the '}' too many */
+                CHECK(strncmp(t.err, "the end of the line expected after the value", 44) == 0);
+            } else if (rc == 0 || list[i].msg == NULL ||
+                       strncmp(e.msg, list[i].msg, strlen(list[i].msg)) != 0) {
+                fprintf(stderr, "bad text %zu/%zu: got \"%s\", want \"%s\"\n", n, i, rc == 0 ? "(read)" : e.msg,
+                        list[i].msg != NULL ? list[i].msg : "(read)");
+                check_failures++;
+            }
+            jt_free(&t);
+            sum_free(s);
+        }
+    }
+}
+
+/* A summary's text, read (sum_read) and written again, is the same text:
+ * its percentiles as it says them, its slowest calls, its roots; also a
+ * node of an older summary (no histograms), which sum_merge then refuses,
+ * and keys in another order. */
+static void test_read_round_trip(void)
+{
+    static const char older[] = SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[]}," GOOD_METHODS
+                                ",\"slowest\":[],\"warmup\":0,\"seen\":2}";
+    static const char reordered[] = "{\"calls\":2,\"root\":{\"desc\":\"()V\",\"class\":\"t.E\",\"method\":"
+        "\"run\",\"children\":[],\"entries\":2,\"calls\":2,\"total_ns\":10,\"self_ns\":10,\"min_ns\":5,"
+        "\"max_ns\":5,\"throws\":0,\"calls_min\":1,\"calls_max\":1,\"p50_ns\":5,\"p90_ns\":5,\"p99_ns\":5,"
+        "\"entry_max_ns\":5,\"x\":[{\"y\":null}]},\"type\":\"summary\",\"pid\":77,\"not_traced\":0,\"final\":false,"
+        "\"slowest\":[]," GOOD_METHODS "}";
+    mct_err e;
+    sum *x = sum_new(3, &e), *m = sum_new(0, &e);
+    mct_buf a;
+    struct sum_info info;
+    jtok t;
+
+    add_three(x);
+    add_three(x);
+    buf_init(&a);
+    CHECK(sum_write_json(x, 0, &a, &e) == 0);
+    for (int i = 0; i < 3; i++) {
+        const char *text = i == 0 ? (const char *)a.data : i == 1 ? older : reordered;
+        size_t len = i == 0 ? a.len : strlen(text);
+        sum *r = sum_new(SUM_SLOWEST_MAX, &e);
+        mct_buf b;
+
+        buf_init(&b);
+        jt_init_mem(&t, text, len, SIZE_MAX);
+        CHECK(sum_read(r, &t, SUM_READ_SLOWEST, &info, &e) == 0);
+        CHECK_INT(jt_next(&t), JT_EOL);
+        CHECK(sum_write_json(r, i != 2 ? info.final : 1, &b, &e) == 0);
+        if (i < 2)
+            CHECK(b.len == len && memcmp(b.data, text, len) == 0);
+        if (i == 0)
+            CHECK_INT(sum_slowest_count(r), 3);
+        if (i == 1) {
+            const sum_node *root = sum_root(r);
+            struct sum_view v;
+
+            sum_node_view(root, &v);
+            CHECK(v.hist == NULL && v.chist == NULL && v.p50_ns == 5 && v.entries == 2);
+            CHECK(sum_merge(m, r, &e) < 0 && strstr(e.msg, "older") != NULL);
+        }
+        if (i == 2) {
+            CHECK_INT(info.pid, 77);
+            CHECK_INT(info.final, 0);
+            CHECK_INT(sum_calls(r), 2);
+        }
+        jt_free(&t);
+        buf_free(&b);
+        sum_free(r);
+    }
+    buf_free(&a);
+    sum_free(x);
+    sum_free(m);
+}
 
 static int sum_counter(void *s, const call_tab *t, const mct_call *c, mct_err *e)
 {
@@ -874,6 +1016,8 @@ int main(void)
     test_slowest();
     test_visitor_errors();
     test_rejections();
+    test_read_rejections();
+    test_read_round_trip();
     test_warmup();
     test_hist_sparse();
     test_budget();
