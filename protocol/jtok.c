@@ -240,12 +240,45 @@ static int utf8_rest(jtok *t, int c)
     return 0;
 }
 
+/* Copies the plain bytes (printable ASCII but '"' and '\\') that come
+ * next in the input buffer into t->str at once, within the line's limit:
+ * most of a string. */
+static int plain(jtok *t)
+{
+    const unsigned char *p = t->f != NULL ? t->in + t->inpos : t->mem + t->mempos;
+    const unsigned char *end = t->f != NULL ? t->in + t->inlen : t->mem + t->memlen, *q = p;
+    size_t n;
+
+    if (t->back >= 0 || t->rec != NULL)
+        return 0;
+    if ((size_t)(end - p) > t->line_max - t->line_bytes)
+        end = p + (t->line_max - t->line_bytes);
+    while (q < end && *q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\')
+        q++;
+    n = (size_t)(q - p);
+    while (t->len + n + 1 >= t->cap)
+        if (grow_str(t) < 0)
+            return JT_ERR;
+    memcpy(t->str + t->len, p, n);
+    t->len += n;
+    t->line_bytes += n;
+    if (t->f != NULL)
+        t->inpos += n;
+    else
+        t->mempos += n;
+    return 0;
+}
+
 /* A string after its '"', into t->str. */
 static int string(jtok *t)
 {
     t->len = 0;
     for (;;) {
-        int c = rd(t);
+        int c;
+
+        if (plain(t) < 0)
+            return JT_ERR;
+        c = rd(t);
 
         if (c == '"')
             break;

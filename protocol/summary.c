@@ -65,11 +65,9 @@ static void hist_bucket(unsigned idx, uint64_t *lo, uint64_t *width)
     *lo = ((uint64_t)SUM_HIST_SUB + b) << (g - 1);
 }
 
-/* Where idx is, or would go, among h's buckets; 1 when it is there. */
-static int hist_find(const struct sum_hist *h, unsigned idx, uint32_t *pos)
+/* Where idx is, or would go, among h's buckets lo .. hi - 1 (ascending). */
+static uint32_t hist_lower(const struct sum_hist *h, uint32_t lo, uint32_t hi, unsigned idx)
 {
-    uint32_t lo = 0, hi = h->n;
-
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
 
@@ -78,8 +76,14 @@ static int hist_find(const struct sum_hist *h, unsigned idx, uint32_t *pos)
         else
             hi = mid;
     }
-    *pos = lo;
-    return lo < h->n && HIST_IDX(h->b[lo]) == idx;
+    return lo;
+}
+
+/* Where idx is, or would go, among h's buckets; 1 when it is there. */
+static int hist_find(const struct sum_hist *h, unsigned idx, uint32_t *pos)
+{
+    *pos = hist_lower(h, 0, h->n, idx);
+    return *pos < h->n && HIST_IDX(h->b[*pos]) == idx;
 }
 
 /* Adds n to the count of the bucket at pos (saturated). */
@@ -356,28 +360,21 @@ static int node_hist_record(sum *s, struct sum_hist *h, uint64_t v, mct_err *e)
     return 0;
 }
 
-/* Adds src's buckets to dst's in one pass, when that takes s no further
- * than its budget (the buckets node_hist_add would make, charged the
- * same); 1 when done, 0 when not (past the budget: bucket by bucket), -1
- * with e. */
+/* Adds src's buckets to dst's at once, when that takes s no further than
+ * its budget (the buckets node_hist_add would make, charged the same): a
+ * histogram merged many times grows large, and a small one is added to it
+ * by searching, each of dst's buckets moved at most once. 1 when done, 0
+ * when not (past the budget: bucket by bucket), -1 with e. */
 static int node_hist_union(sum *s, struct sum_hist *dst, const struct sum_hist *src, mct_err *e)
 {
-    uint32_t i = 0, j = 0, fresh = 0, k;
+    uint32_t i, k, fresh = 0, lo = 0;
     size_t cap = dst->cap, bytes = 0;
 
-    while (i < dst->n && j < src->n) {
-        unsigned a = HIST_IDX(dst->b[i]), b = HIST_IDX(src->b[j]);
+    for (uint32_t j = 0; j < src->n; j++) {
+        unsigned idx = HIST_IDX(src->b[j]);
 
-        fresh += b < a;
-        i += a <= b;
-        j += b <= a;
-    }
-    fresh += src->n - j;
-    if (fresh == 0 && src->n > 0) {
-        for (i = 0, j = 0; j < src->n; i++)
-            if (HIST_IDX(dst->b[i]) == HIST_IDX(src->b[j]))
-                hist_bump(dst, i, HIST_CNT(src->b[j++]));
-        return 1;
+        lo = hist_lower(dst, lo, dst->n, idx);
+        fresh += lo == dst->n || HIST_IDX(dst->b[lo]) != idx;
     }
     while (cap < (size_t)dst->n + fresh) {
         size_t grown = cap == 0 ? 4 : cap;
@@ -399,20 +396,25 @@ static int node_hist_union(sum *s, struct sum_hist *dst, const struct sum_hist *
     }
     s->bytes += bytes;
     s->json += (size_t)fresh * BUCKET_JSON;
-    /* from the top down, so that dst's buckets move at most once */
+    /* from the top down: dst's buckets above each of src's move up by the
+     * new ones below them */
     i = dst->n;
-    j = src->n;
     k = dst->n + fresh;
-    while (j > 0) {
-        unsigned a = i > 0 ? HIST_IDX(dst->b[i - 1]) : 0, b = HIST_IDX(src->b[j - 1]);
+    for (uint32_t j = src->n; j > 0; j--) {
+        unsigned idx = HIST_IDX(src->b[j - 1]);
+        uint32_t p = hist_lower(dst, 0, i, idx);
+        int found = p < i && HIST_IDX(dst->b[p]) == idx;
+        uint32_t above = i - p - (uint32_t)found;
 
-        if (i > 0 && a > b) {
+        if (k != i)
+            memmove(dst->b + k - above, dst->b + p + found, above * sizeof *dst->b);
+        k -= above;
+        i = p + (uint32_t)found;
+        if (found) {
             dst->b[--k] = dst->b[--i];
-        } else if (i > 0 && a == b) {
-            dst->b[--k] = dst->b[--i];
-            hist_bump(dst, k, HIST_CNT(src->b[--j]));
+            hist_bump(dst, k, HIST_CNT(src->b[j - 1]));
         } else {
-            dst->b[--k] = src->b[--j];
+            dst->b[--k] = src->b[j - 1];
         }
     }
     dst->n += fresh;
@@ -1586,6 +1588,12 @@ static int node_put(struct rctx *r, struct snode *d, struct snode *src, const ui
     src->hist.max = v[NK_EMAX];
     src->chist.min = v[NK_CMIN];
     src->chist.max = v[NK_CMAX];
+    /* d is new: its histograms are the ones read (node_add adds the rest) */
+    r->s->json += (size_t)(src->hist.n + src->chist.n) * BUCKET_JSON;
+    d->hist = src->hist;
+    d->chist = src->chist;
+    sum_hist_init(&src->hist);
+    sum_hist_init(&src->chist);
     if (node_add(r->s, d, src, r->calls_known ? sat_add(r->base_calls, r->calls) : UINT64_MAX, e) < 0)
         return -1;
     if (d->is_other && !other)
