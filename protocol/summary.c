@@ -285,6 +285,9 @@ struct sum {
     size_t nmethods, capmethods;
     kit_table method_index;     /* names -> struct smethod * */
     kit_table node_index;       /* (parent, method) -> struct snode * */
+    uint64_t tab_id;            /* the call tab filling by_num maps the numbers of (0: none) */
+    struct smethod **by_num;    /* a call's method number -> its method here (method_of) */
+    size_t nby_num;
     struct snode **touched;     /* nodes of the current entry call */
     size_t ntouched, captouched;
     struct smethod **mtouched;  /* methods of the current entry call */
@@ -535,17 +538,25 @@ static struct snode *other_get(struct snode *parent, mct_err *e)
     return n;
 }
 
+/* Children compared one by one (their method, an address) before the
+ * index is asked: most nodes have few. */
+#define CHILD_SCAN 8
+
 /* parent's child for method m, added last when new; past the budget,
  * parent's other node instead (the entry method's roots are always
  * added). NULL with e set. */
 static struct snode *child_get(sum *s, struct snode *parent, struct smethod *m, mct_err *e)
 {
     struct snode *pkey = parent == &s->top ? NULL : parent;
-    uint64_t h = node_hash(pkey, m);
-    struct snode *n;
+    struct snode *n = parent->first;
     kit_cursor cur;
+    uint64_t h;
 
-    for (uintptr_t v = kit_table_first(&s->node_index, h, &cur); v != 0;
+    for (int i = 0; n != NULL && i < CHILD_SCAN; n = n->next, i++)
+        if (n->m == m)
+            return n;
+    h = node_hash(pkey, m);
+    for (uintptr_t v = n == NULL ? 0 : kit_table_first(&s->node_index, h, &cur); v != 0;
          v = kit_table_next(&s->node_index, &cur)) {
         n = (struct snode *)v;
         if (n->parent == pkey && n->m == m)
@@ -614,6 +625,7 @@ void sum_reset(sum *s)
     s->nmethods = 0;
     kit_table_free(&s->method_index);
     kit_table_free(&s->node_index);
+    s->tab_id = 0;              /* by_num's methods are gone */
     for (size_t i = 0; i < s->nheap; i++)
         free(s->heap[i].json);
     s->nheap = 0;
@@ -637,6 +649,7 @@ void sum_free(sum *s)
         return;
     sum_reset(s);
     free(s->methods);
+    free(s->by_num);
     free(s->touched);
     free(s->mtouched);
     free(s->heap);
@@ -693,12 +706,9 @@ static int method_touch(sum *s, struct smethod *m, mct_err *e)
     return 0;
 }
 
-int sum_enter(sum *s, const struct sum_fig *f, mct_err *e)
+/* Whether a node may be entered now (sum_enter's order and depth). */
+static int enter_ok(sum *s, mct_err *e)
 {
-    struct snode *parent, *n;
-    struct smethod *m;
-    int inner;                  /* below the call where its path left the kept ones */
-
     if (!s->in_call)
         return mct_err_set(e, MCT_E_INTERNAL, "summary: a node entered outside a call");
     if (s->depth == 0 && s->roots_entered++ > 0)
@@ -706,10 +716,15 @@ int sum_enter(sum *s, const struct sum_fig *f, mct_err *e)
     if (s->depth >= PROTO_MAX_DEPTH)
         return mct_err_set(e, MCT_E_PROTO, "summary: a call tree deeper than %d levels",
                            PROTO_MAX_DEPTH);
-    parent = s->depth == 0 ? &s->top : s->stack[s->depth - 1];
-    m = method_get(s, f->class_name, f->method, f->desc, e);
-    if (m == NULL)
-        return -1;
+    return 0;
+}
+
+/* sum_enter of a node of method m (its names in f unused), enter_ok. */
+static int enter(sum *s, struct smethod *m, const struct sum_fig *f, mct_err *e)
+{
+    struct snode *parent = s->depth == 0 ? &s->top : s->stack[s->depth - 1], *n;
+    int inner;                  /* below the call where its path left the kept ones */
+
     if (s->counts_only) {
         if (method_touch(s, m, e) < 0)
             return -1;
@@ -755,6 +770,15 @@ int sum_enter(sum *s, const struct sum_fig *f, mct_err *e)
     m->cur = sat_add(m->cur, f->calls);
     s->stack[s->depth++] = n;
     return 0;
+}
+
+int sum_enter(sum *s, const struct sum_fig *f, mct_err *e)
+{
+    struct smethod *m;
+
+    if (enter_ok(s, e) < 0 || (m = method_get(s, f->class_name, f->method, f->desc, e)) == NULL)
+        return -1;
+    return enter(s, m, f, e);
 }
 
 int sum_leave(sum *s, mct_err *e)
@@ -1195,19 +1219,51 @@ json_t *sum_to_json(const sum *s, int final, mct_err *e)
     return j;
 }
 
+/* The method of number id of tab t, cached by number for t's filling (its
+ * id), so that a method's names are hashed once, not once per node of
+ * every call; NULL with e. */
+static struct smethod *method_of(sum *s, const call_tab *t, uint32_t id, mct_err *e)
+{
+    const struct call_method *cm;
+    struct smethod *m;
+
+    if (s->tab_id != t->id) {
+        memset(s->by_num, 0, s->nby_num * sizeof *s->by_num);
+        s->tab_id = t->id;
+    }
+    if (id < s->nby_num && s->by_num[id] != NULL)
+        return s->by_num[id];
+    cm = call_tab_get(t, id);
+    if ((m = method_get(s, cm->cls, cm->name, cm->desc, e)) == NULL)
+        return NULL;
+    if (id >= s->nby_num) {
+        size_t n = t->n > id ? t->n : (size_t)id + 1;
+        struct smethod **p = realloc(s->by_num, n * sizeof *p);
+
+        if (p == NULL) {
+            mct_err_set(e, MCT_E_NOMEM, "out of memory for the summary");
+            return NULL;
+        }
+        memset(p + s->nby_num, 0, (n - s->nby_num) * sizeof *p);
+        s->by_num = p;
+        s->nby_num = n;
+    }
+    s->by_num[id] = m;
+    return m;
+}
+
 /* Feeds node *i of c and its subtree to the visitor; *i moves past them. */
 static int add_node(sum *s, const call_tab *t, const mct_call *c, size_t *i, mct_err *e)
 {
     const struct call_node *nd = &c->nodes[(*i)++];
-    const struct call_method *m = call_tab_get(t, nd->method);
+    struct smethod *m;
     struct sum_fig f = {
-        .class_name = m->cls, .method = m->name, .desc = m->desc,
         .calls = nd->calls, .total_ns = nd->total_ns, .self_ns = nd->self_ns,
         .min_ns = nd->min_ns, .max_ns = nd->max_ns, .throws = nd->throws,
         .truncated = (nd->flags & CALL_N_TRUNCATED) != 0,
     };
 
-    if (sum_enter(s, &f, e) < 0)
+    if (enter_ok(s, e) < 0 || (m = method_of(s, t, nd->method, e)) == NULL || enter(s, m, &f, e) < 0)
         return -1;
     for (uint32_t k = 0; k < nd->n_children; k++)
         if (add_node(s, t, c, i, e) < 0)

@@ -3,6 +3,11 @@
  * agent's --aggregate writes), from C entry calls over a random tree.
  *
  *   mctsum NODES CALLS SEED    prints the summary object on stdout
+ *   mctsum add CALLS           prints the ns that sum_add_call takes per
+ *                              call (the --aggregate worker's summary
+ *                              step), over CALLS calls of 36 nodes (46
+ *                              calls of 31 methods on 4 levels, about
+ *                              scripts/bench's mctbench.Tree.entry)
  *
  * The tree's shape is the same for every SEED (as the JVMs of one service
  * share their code); SEED draws the calls. The tree: node i > 0 hangs under a random earlier node of depth < 12;
@@ -12,8 +17,11 @@
  * buckets as real ones do. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "buf.h"
+#include "call.h"
 #include "summary.h"
 
 struct gnode {
@@ -50,6 +58,63 @@ static int visit(sum *s, const struct gnode *g, unsigned i, int all, mct_err *e)
     return sum_leave(s, e);
 }
 
+/* mctsum add CALLS. */
+static int add_calls(unsigned calls)
+{
+    call_tab tab = { 0 };
+    mct_call c = { 0 };
+    struct call_node *nd;
+    char cls[80], name[32];
+    mct_err e;
+    sum *s = sum_new(0, &e);
+    struct timespec t0, t1;
+    uint32_t n = 0;
+
+    /* entry -> 5 mids -> 2 each -> 2 leaves each: 1 + 5 + 10 + 20 nodes,
+     * 51 calls (the leaves' first child called twice) */
+    if (s == NULL || (nd = calloc(36, sizeof *nd)) == NULL)
+        return 1;
+    for (uint32_t i = 0; i < 31; i++) {
+        snprintf(cls, sizeof cls, "mctbench.generated.level%u.Tree%u", i < 1 ? 0 : i < 6 ? 1 : i < 16 ? 2 : 3, i);
+        snprintf(name, sizeof name, "step%u", i);
+        if (call_tab_define(&tab, i, cls, name, "(I)I", &e) < 0)
+            return 1;
+    }
+    nd[n++] = (struct call_node){ .method = 0, .n_children = 5 };
+    for (uint32_t a = 0; a < 5; a++) {
+        nd[n++] = (struct call_node){ .method = 1 + a, .n_children = 2 };
+        for (uint32_t b = 0; b < 2; b++) {
+            nd[n++] = (struct call_node){ .method = 6 + a * 2 + b, .n_children = 2 };
+            for (uint32_t l = 0; l < 2; l++)
+                nd[n++] = (struct call_node){ .method = 16 + (a * 4 + b * 2 + l) % 15, .n_children = 0,
+                                              .calls = 1 + (l == 0) };
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        nd[i].calls += nd[i].calls == 0;
+        nd[i].total_ns = nd[i].self_ns = nd[i].min_ns = nd[i].max_ns = 100 + i;
+    }
+    c.nodes = nd;
+    c.n_nodes = n;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (unsigned k = 0; k < calls; k++) {
+        nd[0].total_ns = 1000 + k % 5000;
+        if (sum_add_call(s, &tab, &c, &e) < 0) {
+            fprintf(stderr, "mctsum: %s\n", e.msg);
+            return 1;
+        }
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("%.1f ns per call (%u calls of %u nodes)\n",
+           ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / calls, calls, n);
+    c.nodes = NULL;
+    free(nd);
+    call_free(&c);
+    call_tab_free(&tab);
+    sum_free(s);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     unsigned n, calls, nm;
@@ -58,8 +123,10 @@ int main(int argc, char **argv)
     mct_err e;
     mct_buf b;
 
+    if (argc == 3 && strcmp(argv[1], "add") == 0 && atoi(argv[2]) > 0)
+        return add_calls((unsigned)atoi(argv[2]));
     if (argc != 4 || (n = (unsigned)atoi(argv[1])) < 1 || (calls = (unsigned)atoi(argv[2])) < 1) {
-        fprintf(stderr, "usage: mctsum NODES CALLS SEED\n");
+        fprintf(stderr, "usage: mctsum NODES CALLS SEED | mctsum add CALLS\n");
         return 2;
     }
     rng = 1;
