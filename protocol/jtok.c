@@ -245,17 +245,20 @@ static int utf8_rest(jtok *t, int c)
  * most of a string. */
 static int plain(jtok *t)
 {
-    const unsigned char *p = t->f != NULL ? t->in + t->inpos : t->mem + t->mempos;
-    const unsigned char *end = t->f != NULL ? t->in + t->inlen : t->mem + t->memlen, *q = p;
+    const unsigned char *p, *end, *q;
     size_t n;
 
-    if (t->back >= 0 || t->rec != NULL)
+    if (t->back >= 0 || t->rec != NULL || (t->f == NULL && t->mem == NULL))
         return 0;
+    p = t->f != NULL ? t->in + t->inpos : t->mem + t->mempos;
+    end = t->f != NULL ? t->in + t->inlen : t->mem + t->memlen;
+    q = p;
     if ((size_t)(end - p) > t->line_max - t->line_bytes)
         end = p + (t->line_max - t->line_bytes);
     while (q < end && *q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\')
         q++;
-    n = (size_t)(q - p);
+    if ((n = (size_t)(q - p)) == 0)
+        return 0;
     while (t->len + n + 1 >= t->cap)
         if (grow_str(t) < 0)
             return JT_ERR;

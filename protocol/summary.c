@@ -1228,7 +1228,8 @@ static struct smethod *method_of(sum *s, const call_tab *t, uint32_t id, mct_err
     struct smethod *m;
 
     if (s->tab_id != t->id) {
-        memset(s->by_num, 0, s->nby_num * sizeof *s->by_num);
+        if (s->nby_num > 0)
+            memset(s->by_num, 0, s->nby_num * sizeof *s->by_num);
         s->tab_id = t->id;
     }
     if (id < s->nby_num && s->by_num[id] != NULL)
