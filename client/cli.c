@@ -20,6 +20,8 @@ enum {
     OPT_CLICKHOUSE,
     OPT_SERVICE,
     OPT_FOLDED_VALUE,
+    OPT_JVMS,
+    OPT_JUNIT,
     OPT_ROW = 512
 };
 
@@ -37,6 +39,8 @@ static const struct option own_options[] = {
     { "clickhouse", required_argument, NULL, OPT_CLICKHOUSE },
     { "service", required_argument, NULL, OPT_SERVICE },
     { "folded-value", required_argument, NULL, OPT_FOLDED_VALUE },
+    { "jvms", required_argument, NULL, OPT_JVMS },
+    { "junit", required_argument, NULL, OPT_JUNIT },
 };
 
 #define OWN_COUNT (sizeof own_options / sizeof own_options[0])
@@ -96,7 +100,10 @@ void cli_usage(FILE *f)
           "it starts (through JAVA_TOOL_OPTIONS) and traces them from their first call;\n"
           "each object written gets the JVM's \"pid\" (-f tree: a \"pid N\" line).\n"
           "\n"
-          "  <pid>     the JVM's process id, as this shell sees it (containers work)\n"
+          "  <pid>     the JVM's process id, as this shell sees it (containers work),\n"
+          "            or a list of them (1201,1305,1422): each JVM gets the request,\n"
+          "            each object written its JVM's \"pid\" and \"host\", and\n"
+          "            --aggregate's summary and the gates are of all of them merged\n"
           "  <class>   binary class name with dots: com.shop.Cart$Line\n"
           "  <method>  a method name (every overload), or a name with its JVM\n"
           "            descriptor for one overload: 'get(I)Ljava/lang/Object;'\n"
@@ -112,6 +119,8 @@ void cli_usage(FILE *f)
           "  -f, --format FMT      json (default), tree, chrome, folded, html (one page),\n"
           "                        otlp (OTLP/HTTP JSON traces) or rows (ClickHouse)\n"
           "      --otlp-endpoint URL  -f otlp: POST to URL/v1/traces instead of writing\n"
+          "                        (--aggregate: the summaries' histograms to\n"
+          "                        URL/v1/metrics)\n"
           "      --service NAME    -f otlp: service.name (default: the JVM's main class or jar)\n"
           "      --clickhouse URL  -f rows: insert into mcalltree.nodes over ClickHouse's\n"
           "                        HTTP interface at URL instead of writing\n"
@@ -134,7 +143,15 @@ void cli_usage(FILE *f)
           "      --budget CLASS.METHOD:STAT=MS\n"
           "                        exit with status 4 if the method's time within one\n"
           "                        entry call, at STAT (p50, p90, p99 or max), is over\n"
-          "                        MS ms at any of its call paths (repeatable)\n"
+          "                        MS ms at any of its call paths (repeatable); its\n"
+          "                        CPU time with --cpu: cpu_p50, cpu_p90, cpu_p99, cpu_max\n"
+          "      --max-alloc CLASS.METHOD=BYTES\n"
+          "                        with --alloc: exit with status 4 if the method\n"
+          "                        allocated more than BYTES within one entry call at\n"
+          "                        any of its call paths (repeatable)\n"
+          "      --junit FILE      also write each gate's verdict (--max-calls,\n"
+          "                        --percentile, --budget, --max-alloc) as a JUnit\n"
+          "                        XML test case\n"
           "      --min-calls N     the calls enough to judge --percentile or a\n"
           "                        --budget at p50/p90/p99; without it, fewer than\n"
           "                        100/(100-P) calls (100 for P 99) fail the gate\n"
@@ -145,12 +162,25 @@ void cli_usage(FILE *f)
           "      --slowest K       with --aggregate: keep the K slowest calls whole\n"
           "                        in each summary (0..1000)\n"
           "      --sample N        trace one entry call in N (each thread counts its own)\n"
-          "      --cpu             each node's CPU time too (cpu_ns; wait_ns is the rest)\n"
-          "      --alloc           each node's bytes allocated too (alloc_bytes)\n"
+          "      --cpu             each node's CPU time too (cpu_ns; wait_ns is the rest;\n"
+          "                        with --aggregate, its percentiles per entry call)\n"
+          "      --alloc           each node's bytes allocated too (alloc_bytes; with\n"
+          "                        --aggregate, its percentiles per entry call)\n"
+          "      --follow-async    trace tasks handed to executors and *Async stages\n"
+          "                        on the threads that run them, under the node that\n"
+          "                        handed them off (\"async\":true)\n"
+          "      --async-wait MS   how long a call waits for its tasks (default 2000)\n"
+          "      --args            the entry method's arguments on each call printed or kept\n"
+          "                        (args: primitives, Strings cut, enums by name, null, else\n"
+          "                        class and identity hash; no method of theirs is called)\n"
+          "      --args-len N      characters of a String argument kept (1..1024, default 64)\n"
           "      --include-warmup  --aggregate and the gates also count warm-up calls\n"
           "                        (\"warmup\":true: begun before the JIT compiled the\n"
           "                        instrumented methods again), left out by default\n"
           "  -v, --verbose         progress on stderr\n"
+          "      --jvms REGEX      in place of <pid>: the local JVMs this user may attach\n"
+          "                        to whose main class or jar (as jps -l names them)\n"
+          "                        matches REGEX (POSIX extended, the whole name)\n"
           "      --info PID        print the agent's hello (JVM, agent, session) as JSON\n"
           "      --agent PATH      the agent library to load (default: $MCALLTREE_AGENT,\n"
           "                        else the build tree's, else the installed one)\n"
@@ -159,7 +189,8 @@ void cli_usage(FILE *f)
           "      --version         the version\n"
           "\n"
           "Exit status: 0 done, 1 usage error, 2 cannot attach or connect, 3 the JVM\n"
-          "refused the request, 4 a gate failed (--fail-over-ms, --max-calls, --budget)\n"
+          "refused the request, 4 a gate failed (--fail-over-ms, --max-calls, --budget,\n"
+          "--max-alloc) "
           "or no call to judge, 5 internal or protocol error.\n"
           "With -- COMMAND: COMMAND's status (128+N when signal N killed it; 127 when it\n"
           "is not found, 126 when it cannot be run); if that is 0: 4 when a gate failed,\n"
@@ -177,6 +208,36 @@ static int parse_pid(const char *s, pid_t *pid, mct_err *e)
     if (num_int(s, 1, INT_MAX, &v) < 0)
         return mct_err_set(e, MCT_E_ARG, "pid must be a positive integer, got '%.64s'", s);
     *pid = (pid_t)v;
+    return 0;
+}
+
+/* The <pid> position: one pid, or a list "1201,1305,1422" (each JVM gets
+ * the same request), into c->pids; c->pid is the first. */
+static int parse_pids(const char *s, struct cli *c, mct_err *e)
+{
+    char one[32];
+
+    for (const char *p = s;; p++) {
+        size_t len = strcspn(p, ",");
+
+        if (len == 0 || len >= sizeof one)
+            return mct_err_set(e, MCT_E_ARG, "<pid> must be a pid or a list of pids separated by commas "
+                               "(1201,1305), got '%.64s'", s);
+        if (c->n_pids == CLI_PIDS_MAX)
+            return mct_err_set(e, MCT_E_ARG, "more than %d pids in '%.64s...'", CLI_PIDS_MAX, s);
+        memcpy(one, p, len);
+        one[len] = '\0';
+        if (parse_pid(one, &c->pids[c->n_pids], e) < 0)
+            return -1;
+        for (size_t i = 0; i < c->n_pids; i++)
+            if (c->pids[i] == c->pids[c->n_pids])
+                return mct_err_set(e, MCT_E_ARG, "pid %s is given twice in '%.64s'", one, s);
+        c->n_pids++;
+        p += len;
+        if (*p == '\0')
+            break;
+    }
+    c->pid = c->pids[0];
     return 0;
 }
 
@@ -254,11 +315,13 @@ enum {
     GIVEN_FORMAT = 1 << 2,
     GIVEN_OUTPUT = 1 << 3,
     GIVEN_EXPORT = 1 << 4,
-    GIVEN_FOLDED_VALUE = 1 << 5
+    GIVEN_FOLDED_VALUE = 1 << 5,
+    GIVEN_JUNIT = 1 << 6
 };
 
 static const char *const given_names[] = { "--timeout", "--slow-ms", "--format", "--output",
-                                           "--otlp-endpoint, --clickhouse or --service", "--folded-value" };
+                                           "--otlp-endpoint, --clickhouse or --service", "--folded-value",
+                                           "--junit" };
 
 /* The long name of the option whose getopt value is val, or NULL. */
 static const char *long_name(int val)
@@ -317,6 +380,12 @@ static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given
             return mct_err_set(e, MCT_E_ARG, "--output needs a file name");
         c->output = arg;
         return 0;
+    case OPT_JUNIT:
+        *given |= GIVEN_JUNIT;
+        if (*arg == '\0')
+            return mct_err_set(e, MCT_E_ARG, "--junit needs a file name");
+        c->junit = arg;
+        return 0;
     case OPT_FOLDED_VALUE:
         *given |= GIVEN_FOLDED_VALUE;
         if (strcmp(arg, "wall") == 0)
@@ -343,6 +412,11 @@ static int apply_option(int opt, const char *arg, struct cli *c, unsigned *given
             return mct_err_set(e, MCT_E_ARG, "--%s needs an http:// or https:// URL, not '%.64s'",
                                opt == OPT_CLICKHOUSE ? "clickhouse" : "otlp-endpoint", arg);
         *(opt == OPT_CLICKHOUSE ? &c->clickhouse : &c->otlp_endpoint) = arg;
+        return 0;
+    case OPT_JVMS:
+        if (*arg == '\0')
+            return mct_err_set(e, MCT_E_ARG, "--jvms needs a regex of main classes or jars (as jps -l names them)");
+        c->jvms = arg;
         return 0;
     case OPT_SERVICE:
         *given |= GIVEN_EXPORT;
@@ -416,7 +490,7 @@ static int command_start(int argc, char **argv, int *pid_and_command)
             if (takes_next(argv[i]))
                 i++;
         } else if (n++ == 0) {
-            pid_first = strspn(argv[i], "0123456789") == strlen(argv[i]);
+            pid_first = strspn(argv[i], "0123456789,") == strlen(argv[i]);
         }
     }
     return argc;
@@ -426,15 +500,15 @@ static int command_start(int argc, char **argv, int *pid_and_command)
 #define ATTACH_USAGE "mcalltree [OPTIONS] <pid> <class> <method> <depth> <regex>"
 
 /* Checks the positional arguments of a trace: <pid> <class> <method>
- * <depth> <regex>, or without the pid in the wrap form (before --). */
-static int parse_positionals(int n, char **pos, int wrapped, struct cli *c, mct_err *e)
+ * <depth> <regex>, or without the pid (with_pid 0) in the wrap form (where
+ * " before --") and with --jvms (where ""). */
+static int parse_positionals(int n, char **pos, int with_pid, const char *where, struct cli *c, mct_err *e)
 {
     static const char *const names[] = { "<pid>", "<class>", "<method>", "<depth>", "<regex>" };
-    const int want = 5 - (wrapped != 0);
-    const char *where = wrapped ? " before --" : "";
+    const int want = 4 + (with_pid != 0);
 
     /* One too few, the first not a number: the pid was forgotten, not the regex. */
-    if (!wrapped && n == want - 1 && strspn(pos[0], "0123456789") != strlen(pos[0]))
+    if (with_pid && n == want - 1 && strspn(pos[0], "0123456789,") != strlen(pos[0]))
         return mct_err_set(e, MCT_E_ARG, "missing argument: <pid> ('%.64s' is not a pid); usage: %s", pos[0],
                            ATTACH_USAGE);
     if (n < want) {
@@ -447,11 +521,11 @@ static int parse_positionals(int n, char **pos, int wrapped, struct cli *c, mct_
         return mct_err_set(e, MCT_E_ARG, "missing argument%s%s:%s", want - n > 1 ? "s" : "", where, missing);
     }
     if (n > want)
-        return mct_err_set(e, MCT_E_ARG, "too many arguments%s, starting at '%.64s' (quote the regex)", where,
-                           pos[want]);
-    if (!wrapped && parse_pid(pos[0], &c->pid, e) < 0)
+        return mct_err_set(e, MCT_E_ARG, "too many arguments%s, starting at '%.64s' (%s)", where, pos[want],
+                           c->jvms != NULL && n == 5 ? "--jvms selects the JVMs: give no <pid>" : "quote the regex");
+    if (with_pid && parse_pids(pos[0], c, e) < 0)
         return -1;
-    pos += !wrapped; /* past the pid */
+    pos += with_pid != 0; /* past the pid */
     if (parse_class(pos[0], c, e) < 0 || parse_method(pos[1], c, e) < 0 ||
         req_set(&req_fields[REQ_ROW_depth], pos[2], REQ_FORM_POSITIONAL, &c->req, e) < 0 ||
         parse_regex(pos[3], c, e) < 0)
@@ -466,6 +540,9 @@ static int parse_wrap(int n, char **pos, unsigned given, struct cli *c, mct_err 
         return mct_err_set(e, MCT_E_ARG, "missing COMMAND after --");
     if (c->mode == CLI_INFO)
         return mct_err_set(e, MCT_E_ARG, "--info cannot be used with a command (after --)");
+    if (c->jvms != NULL)
+        return mct_err_set(e, MCT_E_ARG, "--jvms cannot be used with a command (after --): the command's JVMs "
+                           "are traced");
     if (given & GIVEN_TIMEOUT)
         return mct_err_set(e, MCT_E_ARG, "--timeout cannot be used with a command (after --): "
                            "the trace ends when COMMAND exits");
@@ -473,7 +550,7 @@ static int parse_wrap(int n, char **pos, unsigned given, struct cli *c, mct_err 
         return mct_err_set(e, MCT_E_ARG, "--plan cannot be used with a command (after --): "
                            "give it with the pid of a running JVM");
     c->mode = CLI_WRAP;
-    return parse_positionals(n, pos, 1, c, e);
+    return parse_positionals(n, pos, 0, " before --", c, e);
 }
 
 /* The exporters' options go with their format: --otlp-endpoint and
@@ -507,6 +584,12 @@ static int check_together(const struct cli *c, mct_err *e)
         return mct_err_set(e, MCT_E_ARG, "--wait cannot be used with --plan (a plan is of loaded classes)");
     if (check_export(c, e) < 0)
         return -1;
+    if (c->junit != NULL && r->plan_only)
+        return mct_err_set(e, MCT_E_ARG, "--junit cannot be used with --plan: --plan judges nothing");
+    if (c->junit != NULL && r->max_calls.n == 0 && r->budgets.n == 0 && r->max_alloc.n == 0 && r->percentile == 0)
+        return mct_err_set(e, MCT_E_ARG, "--junit writes the verdicts of --max-calls, --percentile with "
+                           "--fail-over-ms, --budget or --max-alloc: give one (a plain --fail-over-ms MS is --percentile 100 "
+                           "--fail-over-ms MS)");
     if (c->folded_value != OUT_VALUE_WALL && c->format != CLI_FORMAT_FOLDED)
         return mct_err_set(e, MCT_E_ARG, "--folded-value is for -f folded");
     if (c->folded_value == OUT_VALUE_CPU && !r->cpu)
@@ -516,10 +599,9 @@ static int check_together(const struct cli *c, mct_err *e)
                            "without it)");
     if (!r->aggregate)
         return 0;
-    if (c->format == CLI_FORMAT_OTLP || c->format == CLI_FORMAT_ROWS)
-        return mct_err_set(e, MCT_E_ARG, "-f %s cannot be used with --aggregate yet: it exports each call "
-                           "(use -f json for the summary, and mcalltree merge across JVMs)",
-                           format_names[c->format]);
+    if (c->format == CLI_FORMAT_ROWS)
+        return mct_err_set(e, MCT_E_ARG, "-f rows cannot be used with --aggregate yet: it exports each call "
+                           "(use -f json for the summary, and mcalltree merge across JVMs)");
     if (c->format == CLI_FORMAT_CHROME)
         return mct_err_set(e, MCT_E_ARG, "-f chrome cannot be used with --aggregate: the chrome format "
                            "shows single calls, not summaries (use -f json, tree or folded)");
@@ -538,6 +620,23 @@ static int check_info(const struct cli *c, unsigned given, mct_err *e)
     for (size_t i = 0; i < sizeof given_names / sizeof given_names[0]; i++)
         if (given & (1u << i))
             return mct_err_set(e, MCT_E_ARG, "%s cannot be used with --info", given_names[i]);
+    return 0;
+}
+
+/* Several JVMs (a pid list, --jvms): what needs one JVM. */
+static int check_many(const struct cli *c, mct_err *e)
+{
+    const char *one = NULL;
+
+    if (c->n_pids <= 1 && c->jvms == NULL)
+        return 0;
+    if (c->req.plan_only)
+        one = "--plan";
+    else if (c->req.interval_ms > 0)
+        one = "--interval";
+    if (one != NULL)
+        return mct_err_set(e, MCT_E_ARG, "%s cannot be used with several JVMs (%s): give one pid", one,
+                           c->jvms != NULL ? "--jvms" : "a list of pids");
     return 0;
 }
 
@@ -571,6 +670,8 @@ int cli_parse(int argc, char **argv, struct cli *c, mct_err *e)
     if (c->command != NULL)
         return check_together(c, e) < 0 ? -1 : parse_wrap(argc - optind, argv + optind, given, c, e);
     if (c->mode == CLI_INFO) {
+        if (c->jvms != NULL)
+            return mct_err_set(e, MCT_E_ARG, "--jvms cannot be used with --info: give one pid");
         if (check_info(c, given, e) < 0)
             return -1;
         if (optind < argc)
@@ -580,7 +681,9 @@ int cli_parse(int argc, char **argv, struct cli *c, mct_err *e)
     if (check_together(c, e) < 0)
         return -1;
     if (optind == argc)
-        return mct_err_set(e, MCT_E_ARG, "missing arguments: <pid> <class> <method> <depth> "
-                           "<regex>");
-    return parse_positionals(argc - optind, argv + optind, 0, c, e);
+        return mct_err_set(e, MCT_E_ARG, "missing arguments: %s<class> <method> <depth> <regex>",
+                           c->jvms != NULL ? "" : "<pid> ");
+    if (parse_positionals(argc - optind, argv + optind, c->jvms == NULL, "", c, e) < 0)
+        return -1;
+    return check_many(c, e);
 }

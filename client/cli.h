@@ -11,6 +11,7 @@
 #include "request.h"
 
 #define CLI_GATES_MAX GATES_MAX /* most --max-calls, and most --budget, options */
+#define CLI_PIDS_MAX 256        /* most JVMs of one command (a pid list, --jvms) */
 
 enum cli_mode {
     CLI_TRACE,      /* mcalltree [OPTIONS] <pid> <class> <method> <depth> <regex> */
@@ -34,12 +35,18 @@ enum cli_format {
     CLI_FORMAT_FOLDED,
     CLI_FORMAT_HTML,
     CLI_FORMAT_OTLP,            /* OTLP/HTTP JSON traces, a span per node */
-    CLI_FORMAT_ROWS             /* a JSON row per node, for ClickHouse */
+    CLI_FORMAT_ROWS,            /* a JSON row per node, for ClickHouse */
+    CLI_FORMAT_FRAMES           /* not an option: a session's calls and summaries as
+                                   protocol frames, to client/multi.c (fmt_frames) */
 };
 
 struct cli {
     enum cli_mode mode;
-    pid_t pid;
+    pid_t pid;                      /* the JVM, or the first of pids */
+    pid_t pids[CLI_PIDS_MAX];       /* the <pid> position: one pid or a list */
+    size_t n_pids;
+    const char *jvms;               /* --jvms REGEX: the local JVMs whose main class or jar
+                                       matches, in place of <pid>; borrowed */
     /* The trace asked for (request.h): the positional arguments and every
      * option that is a request row (REQ_CLI), gates included; its strings
      * are borrowed from argv, its method from method_text. */
@@ -50,6 +57,7 @@ struct cli {
     enum cli_format format;
     int format_given;               /* -f was on the command line */
     const char *output;             /* -o FILE, NULL for stdout; borrowed */
+    const char *junit;              /* --junit FILE (the gates' verdicts), or NULL; borrowed */
     enum out_value folded_value;    /* --folded-value (OUT_VALUE_WALL when not given) */
     const char *agent;              /* --agent PATH, NULL for the default; borrowed */
     const char *otlp_endpoint;      /* --otlp-endpoint URL (-f otlp), or NULL; borrowed */

@@ -31,6 +31,7 @@
 
 #include "buf.h"
 #include "call.h"
+#include "dfig.h"
 #include "diffout.h"
 #include "dstat.h"
 #include "exit.h"
@@ -443,6 +444,7 @@ struct diff_opts {
     regex_t ignore[DIFF_IGNORE_MAX];
     size_t nignore;
     const char *junit;          /* --junit FILE, or NULL */
+    const char *output;         /* -o FILE instead of stdout, or NULL */
 };
 
 struct ctx {
@@ -541,7 +543,7 @@ static double pct(uint64_t a, uint64_t b)
 static void cmp_pct(struct ctx *c, const char *path, const char *label, double q, const struct sum_view *b,
                     const struct sum_view *n, int p99, struct diffout_pct *out)
 {
-    uint64_t a = p99 ? b->p99_ns : b->p50_ns, v = p99 ? n->p99_ns : n->p50_ns, bl, bh, nl, nh;
+    uint64_t a = p99 ? b->p99_ns : b->p50_ns, v = p99 ? n->p99_ns : n->p50_ns;
     double lim = c->o->fail_over_pct, conf = 1 - c->alpha / 2;
     char from[FU_DUR_MAX], to[FU_DUR_MAX];
     int over;
@@ -550,13 +552,8 @@ static void cmp_pct(struct ctx *c, const char *path, const char *label, double q
     fu_duration(from, sizeof from, (double)a);
     fu_duration(to, sizeof to, (double)v);
     if (b->hist != NULL && n->hist != NULL) {
-        dstat_quantile_ci(b->hist, q, conf, &bl, &bh);
-        dstat_quantile_ci(n->hist, q, conf, &nl, &nh);
         out->has_ci = 1;
-        /* an unbounded side (too few samples) bounds nothing */
-        out->ci_lo = bh == 0 || bh == UINT64_MAX ? -100 : ((double)nl / (double)bh - 1) * 100;
-        out->ci_hi = bl == 0 || nh == UINT64_MAX ? INFINITY : ((double)nh / (double)bl - 1) * 100;
-        over = bh > 0 && bh != UINT64_MAX && out->ci_lo > lim && nl > bh && nl - bh >= (uint64_t)c->o->min_ns;
+        over = dstat_change(b->hist, n->hist, q, conf, lim, (uint64_t)c->o->min_ns, &out->ci_lo, &out->ci_hi);
         if (lim >= 0)
             check(c, label, path, !over, "--fail-over-pct %g: %s of %s grew from %s to %s (%+.1f%%; "
                   "%g%% interval of the change %+.1f%% .. %+.1f%%), %s %g%%", lim, label, path, from, to,
@@ -567,6 +564,39 @@ static void cmp_pct(struct ctx *c, const char *path, const char *label, double q
         check(c, label, path, !over, "--fail-over-pct %g: %s of %s grew from %llu ns to %llu ns (%+.1f%%), "
               "%s %g%% (no histogram in the summaries: point values compared)", lim, label, path,
               (unsigned long long)a, (unsigned long long)v, out->pct, over ? "over" : "not over", lim);
+    }
+}
+
+/* Compares the p50 and p99 of the figures both b and n carry (--cpu,
+ * --alloc: dfig.h) into r, and checks --fail-over-pct on them as on the
+ * time (a CPU time only when it grew by --min-ns, allocations by any
+ * bytes). */
+static void cmp_figs(struct ctx *c, const char *path, const struct sum_view *b, const struct sum_view *n,
+                     struct diffout_row *r)
+{
+    static const double qs[] = { 0.50, 0.99 };
+    double lim = c->o->fail_over_pct;
+
+    for (int x = 0; x < SUM_X_N; x++) {
+        for (size_t i = 0; i < sizeof qs / sizeof qs[0] && dfig_both(b, n, (enum sum_xfig)x); i++) {
+            const struct sum_xkeys *k = &sum_xkeys[x];
+            struct dfig_change ch;
+            char label[32], from[FU_DUR_MAX], to[FU_DUR_MAX];
+
+            dfig_compare(b, n, (enum sum_xfig)x, qs[i], 1 - c->alpha / 2, lim,
+                         x == SUM_X_CPU ? (uint64_t)c->o->min_ns : 0, &ch);
+            if (r->nfigs < DIFFOUT_FIGS)
+                r->figs[r->nfigs++] = (struct diffout_fig){ i == 0 ? k->p50 : k->p99, ch.base, ch.new_, ch.pct };
+            if (lim < 0)
+                continue;
+            snprintf(label, sizeof label, "%s p%d", k->name, i == 0 ? 50 : 99);
+            dfig_text((enum sum_xfig)x, ch.base, from, sizeof from);
+            dfig_text((enum sum_xfig)x, ch.new_, to, sizeof to);
+            check(c, label, path, !ch.over, "--fail-over-pct %g: %s of %s grew from %s to %s (%+.1f%%; "
+                  "%g%% interval of the change %+.1f%% .. %+.1f%%), %s %g%%", lim, label, path, from, to,
+                  ch.pct.pct, c->o->confidence * 100, ch.pct.ci_lo, ch.pct.ci_hi,
+                  ch.over ? "over" : "not surely over", lim);
+        }
     }
 }
 
@@ -728,6 +758,7 @@ static void row(struct ctx *c, int depth, const struct sum_view *b, const struct
         }
         cmp_pct(c, path, "p50", 0.50, b, n, 0, &r.p50);
         cmp_pct(c, path, "p99", 0.99, b, n, 1, &r.p99);
+        cmp_figs(c, path, b, n, &r);
         c->o = o;
     }
     if (c->o->json) {
@@ -822,7 +853,7 @@ static void walk(struct ctx *c, const sum_node *bfirst, const sum_node *nfirst, 
     for (size_t i = 0; i < nn; i++) {
         int none;
 
-        sum_node_view(nk[i], &nv);
+        sum_node_view(c->nw, nk[i], &nv);
         kit_table_add(&index, kit_hash_u64(match_key(c, &nv, 0, &none)), i + 1);    /* room reserved */
     }
     for (const sum_node *b = bfirst; b != NULL && !c->oom; b = sum_node_next(b)) {
@@ -831,11 +862,11 @@ static void walk(struct ctx *c, const sum_node *bfirst, const sum_node *nfirst, 
         int none, kid_ign = ign;
         size_t key;
 
-        sum_node_view(b, &bv);
+        sum_node_view(c->base, b, &bv);
         key = match_key(c, &bv, 1, &none);
         for (uintptr_t v = none ? 0 : kit_table_first(&index, kit_hash_u64(key), &cur); v != 0;
              v = kit_table_next(&index, &cur)) {
-            sum_node_view(nk[v - 1], &nv);
+            sum_node_view(c->nw, nk[v - 1], &nv);
             if (!used[v - 1] && match_key(c, &nv, 0, &none) == key) {
                 used[v - 1] = 1;
                 n = nk[v - 1];
@@ -849,7 +880,7 @@ static void walk(struct ctx *c, const sum_node *bfirst, const sum_node *nfirst, 
         if (!used[i]) {
             int kid_ign = ign;
 
-            sum_node_view(nk[i], &nv);
+            sum_node_view(c->nw, nk[i], &nv);
             row(c, depth, NULL, &nv, &kid_ign);
             walk(c, NULL, sum_node_kid(nk[i]), depth + 1, kid_ign);
         }
@@ -891,6 +922,7 @@ static void usage(FILE *f)
           "\n"
           "Options:\n"
           "  -f, --format FMT      table (default), json (one object) or html (a page)\n"
+          "  -o, --output FILE     write there instead of stdout\n"
           "      --fail-on-calls   exit 4 when a node's calls per entry call that reached\n"
           "                        it changed, or its share of entry calls changed\n"
           "                        significantly (two-proportion z-test; a node added\n"
@@ -945,6 +977,7 @@ static int parse(int argc, char **argv, struct diff_opts *o, const char **base, 
         { "confidence", required_argument, NULL, OPT_CONFIDENCE },
         { "ignore", required_argument, NULL, OPT_IGNORE },
         { "junit", required_argument, NULL, OPT_JUNIT },
+        { "output", required_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -956,7 +989,7 @@ static int parse(int argc, char **argv, struct diff_opts *o, const char **base, 
     o->confidence = DIFF_CONFIDENCE_DEFAULT;
     optind = 0;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":f:h", opts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":f:o:h", opts, NULL)) != -1) {
         switch (opt) {
         case 'f':
             if (strcmp(optarg, "json") == 0)
@@ -1005,6 +1038,9 @@ static int parse(int argc, char **argv, struct diff_opts *o, const char **base, 
         }
         case OPT_JUNIT:
             o->junit = optarg;
+            break;
+        case 'o':
+            o->output = optarg;
             break;
         case 'h':
             return 1;
@@ -1055,6 +1091,14 @@ int diff_main(int argc, char **argv)
         fprintf(stderr, "mcalltree diff: %s holds the summaries of %zu JVMs: compared merged\n", base_path, bj);
     if (nj > 1)
         fprintf(stderr, "mcalltree diff: %s holds the summaries of %zu JVMs: compared merged\n", new_path, nj);
+    /* -o: what goes to stdout goes to FILE, once both inputs were read. */
+    if (o.output != NULL && freopen(o.output, "w", stdout) == NULL) {
+        fprintf(stderr, "mcalltree diff: -o %s: cannot write: %s\n", o.output, strerror(errno));
+        sum_free(base);
+        sum_free(nw);
+        free_opts(&o);
+        return MCT_EXIT_USAGE;
+    }
     c.base = base;
     c.nw = nw;
     c.base_calls = sum_calls(base);

@@ -86,3 +86,16 @@ void dstat_quantile_ci(const struct sum_hist *h, double q, double conf, uint64_t
     if (u <= h->count)
         sum_hist_rank_bounds(h, u, &ignore, hi);
 }
+
+int dstat_change(const struct sum_hist *hb, const struct sum_hist *hn, double q, double conf, double lim,
+                 uint64_t min_delta, double *lo, double *hi)
+{
+    uint64_t bl, bh, nl, nh;
+
+    dstat_quantile_ci(hb, q, conf, &bl, &bh);
+    dstat_quantile_ci(hn, q, conf, &nl, &nh);
+    /* an unbounded side (too few samples) bounds nothing */
+    *lo = bh == 0 || bh == UINT64_MAX ? -100 : ((double)nl / (double)bh - 1) * 100;
+    *hi = bl == 0 || nh == UINT64_MAX ? INFINITY : ((double)nh / (double)bl - 1) * 100;
+    return bh > 0 && bh != UINT64_MAX && *lo > lim && nl > bh && nl - bh >= min_delta;
+}

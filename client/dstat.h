@@ -25,4 +25,13 @@ double dstat_share_p(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2);
  * a side leave it unbounded: *lo 0, *hi UINT64_MAX. */
 void dstat_quantile_ci(const struct sum_hist *h, double q, double conf, uint64_t *lo, uint64_t *hi);
 
+/* The change of the q-quantile from hb's population to hn's, in %: the
+ * interval [*lo, *hi] of the ratio of the two quantiles' intervals
+ * (dstat_quantile_ci at conf each; a side without bound gives -100 or
+ * INFINITY). 1 when the change is surely over lim %: *lo over lim and
+ * hn's quantile at least min_delta over hb's (their intervals' near
+ * bounds); else 0. */
+int dstat_change(const struct sum_hist *hb, const struct sum_hist *hn, double q, double conf, double lim,
+                 uint64_t min_delta, double *lo, double *hi);
+
 #endif

@@ -26,10 +26,10 @@ static char *post_url(const struct expsink_opts *o)
     size_t n = strlen(u);
     char *s = NULL;
 
-    if (o->kind == EXPSINK_TRACES) {
+    if (o->kind != EXPSINK_ROWS) {
         while (n > 0 && u[n - 1] == '/')
             n--;
-        if (asprintf(&s, "%.*s/v1/traces", (int)n, u) < 0)
+        if (asprintf(&s, "%.*s/v1/%s", (int)n, u, o->kind == EXPSINK_TRACES ? "traces" : "metrics") < 0)
             return NULL;
     } else if (strstr(u, "query=") != NULL) {
         s = strdup(u);
@@ -66,8 +66,8 @@ expsink *expsink_open(const struct expsink_opts *o, mct_err *e)
             return NULL;
         }
         q.url = url;
-        if (q.partial_items == NULL && o->kind == EXPSINK_TRACES)
-            q.partial_items = "rejectedSpans";
+        if (q.partial_items == NULL && o->kind != EXPSINK_ROWS)
+            q.partial_items = o->kind == EXPSINK_TRACES ? "rejectedSpans" : "rejectedDataPoints";
         s->x = export_start(&q, e);
         free(url);
         if (s->x == NULL) {
@@ -85,11 +85,11 @@ static int flush(expsink *s, mct_err *e)
 
     if (s->batch.len == 0)
         return 0;
-    if (s->o.kind == EXPSINK_TRACES) {
+    /* A metrics batch is one whole request already. */
+    if (s->o.kind == EXPSINK_TRACES)
         otlp_traces_end(&s->batch);
-        if (s->x == NULL)
-            buf_ch(&s->batch, '\n');
-    }
+    if (s->o.kind != EXPSINK_ROWS && s->x == NULL)
+        buf_ch(&s->batch, '\n');
     if (buf_failed(&s->batch)) {
         rc = mct_err_set(e, MCT_E_NOMEM, "out of memory encoding a call");
     } else if (s->x != NULL) {
@@ -123,6 +123,18 @@ int expsink_call(expsink *s, const call_tab *t, const mct_call *c, const struct 
     return s->x == NULL || s->batch.len >= s->o.batch_bytes ? flush(s, e) : 0;
 }
 
+int expsink_summary(expsink *s, const json_t *summary, mct_err *e)
+{
+    long n = otlp_summary_metrics(&s->batch, &s->o.res, summary, e);
+
+    if (n < 0) {
+        buf_reset(&s->batch);
+        return -1;
+    }
+    s->items = (uint64_t)n;
+    return flush(s, e);
+}
+
 int expsink_close(expsink *s, struct export_stats *st, char *line, size_t n, mct_err *e)
 {
     struct export_stats got = {0};
@@ -131,10 +143,14 @@ int expsink_close(expsink *s, struct export_stats *st, char *line, size_t n, mct
     if (n > 0)
         line[0] = '\0';
     if (s->x != NULL) {
-        int traces = s->o.kind == EXPSINK_TRACES;
+        static const char *const names[][2] = {
+            [EXPSINK_TRACES] = { "otlp", "spans" },
+            [EXPSINK_ROWS] = { "clickhouse", "rows" },
+            [EXPSINK_METRICS] = { "otlp metrics", "points" },
+        };
 
         export_stop(s->x, &got);
-        export_describe(&got, traces ? "otlp" : "clickhouse", traces ? "spans" : "rows", line, n);
+        export_describe(&got, names[s->o.kind][0], names[s->o.kind][1], line, n);
     }
     if (st != NULL)
         *st = got;

@@ -2,7 +2,8 @@
  * OTLP request a line, each call its own and flushed, the form the
  * Collector's otlpjsonfile receiver reads; or the rows, a line each), or a
  * server through the export queue (export.h) in batches: OTLP/HTTP at
- * URL/v1/traces (--otlp-endpoint URL), ClickHouse's HTTP interface
+ * URL/v1/traces (--otlp-endpoint URL; with --aggregate the summaries as
+ * metrics at URL/v1/metrics), ClickHouse's HTTP interface
  * (--clickhouse URL: the rows are inserted into mcalltree.nodes unless the
  * URL gives its own query=). The output formats call expsink_call for each
  * call and expsink_close at the end; the encoders are protocol/otlp.c and
@@ -18,14 +19,16 @@
 #include "otlp.h"
 #include "rows.h"
 
-enum expsink_kind { EXPSINK_TRACES, EXPSINK_ROWS };
+/* What a sink takes: calls as OTLP traces, calls as rows, or summaries as
+ * OTLP metrics (URL/v1/metrics). */
+enum expsink_kind { EXPSINK_TRACES, EXPSINK_ROWS, EXPSINK_METRICS };
 
 /* A sink's options; borrowed by expsink_open (strings copied where kept). */
 struct expsink_opts {
     enum expsink_kind kind;
     const char *url;                /* the server, or NULL: write to f */
     FILE *f;                        /* the file, borrowed until expsink_close */
-    struct otlp_resource res;       /* traces: the resource */
+    struct otlp_resource res;       /* traces, metrics: the resource */
     struct rows_src src;            /* rows: where the calls come from */
     size_t batch_bytes;             /* a batch is queued past this size [262144] */
     struct export_opts queue;       /* the queue's options (its url is set here) */
@@ -41,6 +44,12 @@ expsink *expsink_open(const struct expsink_opts *o, mct_err *e);
  * parent (traces; NULL: a trace of its own). Never waits on the network.
  * 0, or -1 with e set (out of memory, the file could not be written). */
 int expsink_call(expsink *s, const call_tab *t, const mct_call *c, const struct otlp_parent *parent, mct_err *e);
+
+/* Adds summary (a summary object that passed sum_json_check) to a
+ * metrics sink: one request of a point per node (otlp_summary_metrics),
+ * sent or written at once. Never waits on the network. 0, or -1 with e
+ * set (out of memory, the file could not be written). */
+int expsink_summary(expsink *s, const json_t *summary, mct_err *e);
 
 /* Sends or writes what is left, stops the queue (export_stop's bound),
  * frees s; the queue's counters into st (NULL: not wanted; zero when the

@@ -101,8 +101,8 @@ static int name_thread(out *o, long long tid, const char *name)
 
 /* The args of node nd's event (method m): its numbers as sent, the
  * optional keys (cpu_ns and wait_ns with CPU times, alloc_bytes with
- * allocations), and the call's seq
- * and exception for the entry method. */
+ * allocations), and the call's seq, exception and arguments ("args", as
+ * in -f json) for the entry method. */
 static json_t *node_args(const struct call_method *m, const struct call_node *nd, const mct_call *call,
                          int depth)
 {
@@ -115,6 +115,8 @@ static json_t *node_args(const struct call_method *m, const struct call_node *nd
         json_object_set_new(args, "seq", json_integer((json_int_t)call->seq));
     if (args != NULL && depth == 0 && call->exception != NULL)
         json_object_set_new(args, "exception", json_string(call->exception));
+    if (args != NULL && depth == 0 && (call->flags & CALL_F_ARGS))
+        json_object_set_new(args, "args", call_args_json(call));
     if (args != NULL && (nd->flags & CALL_N_TRUNCATED))
         json_object_set_new(args, "truncated", json_true());
     if (args != NULL && (call->flags & CALL_F_CPU)) {

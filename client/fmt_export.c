@@ -4,7 +4,9 @@
  * the session's facts (the agent's hello: the JVM's name and version) are
  * in; the wrap form writes several JVMs' calls, each JVM its own sink, so
  * that a resource (service, host, pid, runtime) is one JVM's. At the end
- * each sink says on stderr what it sent, rejected and dropped. */
+ * each sink says on stderr what it sent, rejected and dropped. With
+ * --aggregate, -f otlp sends each summary as OTLP metrics (a histogram
+ * point per node) through a sink of its own, to URL/v1/metrics. */
 #include "output.h"
 
 #include <errno.h>
@@ -22,8 +24,9 @@
 #define EXPORT_JVMS 64
 
 struct jvm_sink {
-    long long pid;
-    expsink *sink;
+    long long pid;                  /* 0: objects of no one JVM (several JVMs' merged summary) */
+    expsink *sink;                  /* its calls, opened at the first; or NULL */
+    expsink *metrics;               /* -f otlp: its summaries, opened at the first; or NULL */
     char session[320];              /* rows: host:pid:start */
     char main[256];                 /* what the JVM runs (jps -l), the default service */
 };
@@ -82,17 +85,17 @@ static void export_fact(out *o, const char *key, const json_t *value)
         snprintf(st->vm_version, sizeof st->vm_version, "%s", version);
 }
 
-/* The sink of the JVM whose calls come now, opened at its first call. */
-static expsink *sink_of(out *o, mct_err *e)
+/* The JVM whose objects come now (its entry made at its first), or NULL
+ * with e set (MCT_E_LIMIT: too many, said once). */
+static struct jvm_sink *jvm_of(out *o, mct_err *e)
 {
     struct export_state *st = o->state;
     long long pid = o->pid > 0 ? o->pid : o->export.pid;
-    struct expsink_opts so = {0};
     struct jvm_sink *j;
 
     for (size_t i = 0; i < st->n; i++)
         if (st->jvm[i].pid == pid)
-            return st->jvm[i].sink;
+            return &st->jvm[i];
     if (st->n == EXPORT_JVMS) {
         if (!st->said_full++)
             log_error("-f %s: more than %d JVMs in one run; the calls of the others are not exported",
@@ -100,45 +103,74 @@ static expsink *sink_of(out *o, mct_err *e)
         mct_err_set(e, MCT_E_LIMIT, "too many JVMs");
         return NULL;
     }
-    j = &st->jvm[st->n];
+    j = &st->jvm[st->n++];
     j->pid = pid;
     snprintf(j->session, sizeof j->session, "%s:%lld:%lld", st->host, pid, (long long)time(NULL));
-    so.kind = st->kind;
+    if (o->export.service == NULL && (pid <= 0 || proc_java_main((pid_t)pid, j->main, sizeof j->main) < 0))
+        snprintf(j->main, sizeof j->main, "java");
+    return j;
+}
+
+/* JVM j's sink of kind (the output's, or its metrics), opened at its
+ * first use; NULL with e set. */
+static expsink *sink_of(out *o, struct jvm_sink *j, enum expsink_kind kind, mct_err *e)
+{
+    struct export_state *st = o->state;
+    expsink **slot = kind == EXPSINK_METRICS ? &j->metrics : &j->sink;
+    struct expsink_opts so = {0};
+
+    if (*slot != NULL)
+        return *slot;
+    so.kind = kind;
     so.url = o->export.url;
     so.f = o->f;
-    if (o->export.service == NULL && proc_java_main((pid_t)pid, j->main, sizeof j->main) < 0)
-        snprintf(j->main, sizeof j->main, "java");
     so.res.service = o->export.service != NULL ? o->export.service : j->main;
     so.res.host = st->host;
-    so.res.pid = pid;
+    so.res.pid = j->pid;
     so.res.runtime_name = st->vm_name[0] != '\0' ? st->vm_name : NULL;
     so.res.runtime_version = st->vm_version[0] != '\0' ? st->vm_version : NULL;
     so.src.host = st->host;
-    so.src.pid = pid;
+    so.src.pid = j->pid;
     so.src.session = j->session;
-    j->sink = expsink_open(&so, e);
-    if (j->sink == NULL)
-        return NULL;
-    st->n++;
-    return j->sink;
+    *slot = expsink_open(&so, e);
+    return *slot;
+}
+
+/* A failure e of writing to a sink, as the output's errno; 0 for a JVM
+ * past the limit (said once). */
+static int sink_failed(const out *o, const mct_err *e)
+{
+    if (e->code == MCT_E_LIMIT)
+        return 0;
+    log_error("-f %s: %s", o->fmt == &fmt_otlp ? "otlp" : "rows", e->msg);
+    errno = e->code == MCT_E_NOMEM ? ENOMEM : EIO;
+    return -1;
 }
 
 static int export_call(out *o, const call_tab *t, const mct_call *c)
 {
     mct_err e;
-    expsink *s = sink_of(o, &e);
+    struct jvm_sink *j = jvm_of(o, &e);
+    expsink *s = j != NULL ? sink_of(o, j, ((struct export_state *)o->state)->kind, &e) : NULL;
 
-    if (s == NULL) {
-        if (e.code == MCT_E_LIMIT)
-            return 0;
-        log_error("-f %s: %s", o->fmt == &fmt_otlp ? "otlp" : "rows", e.msg);
-        errno = e.code == MCT_E_NOMEM ? ENOMEM : EIO;
-        return -1;
-    }
+    if (s == NULL)
+        return sink_failed(o, &e);
     if (expsink_call(s, t, c, NULL, &e) < 0) {
         errno = e.code == MCT_E_NOMEM ? ENOMEM : EIO;
         return -1;
     }
+    return 0;
+}
+
+/* -f otlp --aggregate: each summary as metrics, a point per node. */
+static int otlp_summary(out *o, const json_t *summary)
+{
+    mct_err e;
+    struct jvm_sink *j = jvm_of(o, &e);
+    expsink *s = j != NULL ? sink_of(o, j, EXPSINK_METRICS, &e) : NULL;
+
+    if (s == NULL || expsink_summary(s, summary, &e) < 0)
+        return sink_failed(o, &e);
     return 0;
 }
 
@@ -150,13 +182,18 @@ static int export_end(out *o)
     int rc = 0;
     mct_err e;
 
-    for (size_t i = 0; i < st->n; i++) {
-        if (expsink_close(st->jvm[i].sink, NULL, line, sizeof line, &e) < 0) {
+    for (size_t i = 0; i < 2 * st->n; i++) {
+        const struct jvm_sink *j = &st->jvm[i / 2];
+        expsink *s = i % 2 == 0 ? j->sink : j->metrics;
+
+        if (s == NULL)
+            continue;
+        if (expsink_close(s, NULL, line, sizeof line, &e) < 0) {
             log_error("-f %s: %s", st->kind == EXPSINK_TRACES ? "otlp" : "rows", e.msg);
             rc = -1;
         } else if (line[0] != '\0') {
-            if (st->n > 1 || o->pid > 0)
-                log_error("JVM pid %lld: %s", st->jvm[i].pid, line);
+            if (j->pid > 0 && (st->n > 1 || o->pid > 0))
+                log_error("JVM pid %lld: %s", j->pid, line);
             else
                 log_error("%s", line);
         }
@@ -169,6 +206,7 @@ static int export_end(out *o)
 const struct out_format fmt_otlp = {
     .begin = otlp_begin,
     .call = export_call,
+    .summary = otlp_summary,
     .end = export_end,
     .fact = export_fact,
 };

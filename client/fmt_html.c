@@ -119,6 +119,41 @@ int html_diff_write(FILE *f, const json_t *diff, const json_t *base, const json_
     return rc;
 }
 
+/* Writes the run page of runs (an array of {"pid","summary"}) with facts
+ * and the counts of the format's own; 0 or -1 as html_page_write. */
+static int run_page(FILE *f, const json_t *facts, const json_t *runs, long long intervals, int from_calls,
+                    long long warmup_calls)
+{
+    json_t *data = json_pack("{s:s,s:O,s:O,s:I,s:b,s:I}", "kind", "run", "facts", facts, "runs", runs,
+                             "intervals", (json_int_t)intervals, "from_calls", from_calls,
+                             "warmup_calls", (json_int_t)warmup_calls);
+    int rc;
+
+    if (data == NULL || put_origin(data) < 0) {
+        json_decref(data);
+        errno = ENOMEM;
+        return -1;
+    }
+    rc = html_page_write(f, data);
+    json_decref(data);
+    return rc;
+}
+
+int html_summary_write(FILE *f, const json_t *summary, const json_t *merged)
+{
+    json_t *runs = json_pack("[{s:n,s:O}]", "pid", "summary", summary);
+    json_t *facts = json_pack("{s:O}", "merged", merged);
+    int rc = -1;
+
+    if (runs == NULL || facts == NULL)
+        errno = ENOMEM;
+    else
+        rc = run_page(f, facts, runs, 0, 0, 0);
+    json_decref(runs);
+    json_decref(facts);
+    return rc;
+}
+
 /* ---- the format ---------------------------------------------------------------------- */
 
 /* -1 with errno ENOMEM, as the format's hooks fail when out of memory. */
@@ -203,7 +238,6 @@ static void html_fact(out *o, const char *key, const json_t *value)
 static int html_end(out *o)
 {
     struct html *h = o->state;
-    json_t *data = NULL;
     int rc = -1;
 
     errno = ENOMEM;
@@ -217,14 +251,8 @@ static int html_end(out *o)
         if (s == NULL || json_array_append_new(h->runs, json_pack("{s:n,s:o}", "pid", "summary", s)) < 0)
             goto out;
     }
-    data = json_pack("{s:s,s:O,s:O,s:I,s:b,s:I}", "kind", "run", "facts", h->facts, "runs", h->runs,
-                     "intervals", (json_int_t)h->intervals, "from_calls", h->calls != NULL,
-                     "warmup_calls", (json_int_t)h->warmup_calls);
-    if (data == NULL || put_origin(data) < 0)
-        goto out;
-    rc = html_page_write(o->f, data);
+    rc = run_page(o->f, h->facts, h->runs, h->intervals, h->calls != NULL, h->warmup_calls);
 out:
-    json_decref(data);
     json_decref(h->facts);
     json_decref(h->runs);
     sum_free(h->calls);

@@ -2,7 +2,8 @@
  * data inline; no network when opened) that shows a summary tree as an
  * icicle and a table, each node's figures, the slowest calls as timelines
  * and the session's facts; and the same page for `mcalltree diff -f html`,
- * where the two runs' nodes are coloured by their change. The page's code
+ * where the two runs' nodes are coloured by their change, and for
+ * `mcalltree merge -f html`. The page's code
  * is client/report/ (report.html, report.css, report.js), embedded at build
  * time. The format itself (fmt_html) is registered in output.h. */
 #ifndef MCT_FMT_HTML_H
@@ -20,5 +21,10 @@ int html_page_write(FILE *f, const json_t *data);
  * prints) between the summaries base and new_ (all borrowed); 0 or -1 as
  * html_page_write. */
 int html_diff_write(FILE *f, const json_t *diff, const json_t *base, const json_t *new_);
+
+/* Writes the run page of summary (a summary object, `mcalltree merge`'s),
+ * merged from the files named in merged (an array of strings); both
+ * borrowed. 0 or -1 as html_page_write. */
+int html_summary_write(FILE *f, const json_t *summary, const json_t *merged);
 
 #endif

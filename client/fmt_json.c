@@ -3,7 +3,7 @@
  * (call_json_line), which escapes the control characters jansson leaves raw
  * as fu_json_dump does. A summary is written the same way, one object per
  * line. Tagged with a pid (out_set_pid), each gets a "pid" key after its
- * own. */
+ * own, and "host" after it when the output names one (out_set_host). */
 #include "output.h"
 
 #include <errno.h>
@@ -21,7 +21,12 @@ static int json_call(out *o, const call_tab *t, const mct_call *c)
     /* The wrap form: the JVM's pid last, in place of the line's "}\n". */
     if (o->pid > 0) {
         o->text.len -= 2;
-        buf_printf(&o->text, ",\"pid\":%lld}\n", o->pid);
+        buf_printf(&o->text, ",\"pid\":%lld", o->pid);
+        if (o->host != NULL) {
+            buf_str(&o->text, ",\"host\":");
+            call_json_str(&o->text, o->host);
+        }
+        buf_str(&o->text, "}\n");
     }
     return 0;
 }

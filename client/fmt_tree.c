@@ -14,8 +14,12 @@
  * A call traced with --cpu has two more columns after self: cpu (the
  * thread's CPU time in the node) and wait (total − cpu); with --alloc, one
  * more: alloc (the bytes the thread allocated in the node).
+ * A call traced with --args has a line under its title: the entry
+ * method's arguments (put_args).
  * Tags after the name: `threw N×` (or the entry method's exception),
- * `[truncated]` (the node lost events), `[slow]` (with --slow-ms: the node's
+ * `[truncated]` (the node lost events), `[async on "THREAD", queued D]` (a
+ * task handed off and run on THREAD after D in the queue; its time is not
+ * its parent's), `[async, pending: not ended]`, `[async, rejected]`, `[slow]` (with --slow-ms: the node's
  * slowest single call, max_ns, took at least that long — a node merging
  * many short calls is not slow however large its total).
  *
@@ -33,6 +37,10 @@
  *     400 µs    410 µs    650 µs     280 µs            20×  ├─ tgt.Price.of(long)
  *    5.00 µs   9.00 µs   9.00 µs    3.00 µs    2.50× (1–4)  └─ tgt.Tax.rate()  in 600 of 1200 calls
  *
+ * With --cpu and --alloc, the p50 and p99 of the node's CPU time and bytes
+ * allocated within one entry call follow p99 (cpu p50, cpu p99, alloc p50,
+ * alloc p99).
+ *
  * Figures are over the entry calls in which the node ran ("in K of N
  * calls" when not all of them): p50/p90/p99 of the node's time within one
  * entry call, self/call its average self time per entry call, calls/call
@@ -44,9 +52,11 @@
  * each JVM and above any tree whose JVM differs from the previous one. */
 #include "output.h"
 
+#include <string.h>
 #include <time.h>
 
 #include "fmtutil.h"
+#include "summary.h"
 
 #define DUR_W 7                 /* columns of a duration: "12.3 µs" */
 #define PCT_W 6                 /* "100.0%" */
@@ -79,6 +89,10 @@ struct tnode {
     long long cpu_ns;           /* a call's node with CPU times; else 0 */
     unsigned long long alloc_bytes; /* a call's node with allocations; else 0 */
     int truncated;
+    const char *async_thread;   /* a call's async node: the thread the task ran on ("" when pending); else NULL */
+    long long queued_ns;        /* a call's async node: its time in the queue */
+    int pending;                /* a call's async node whose task had not ended */
+    int rejected;               /* a call's async node whose task the executor refused */
 };
 
 static struct tnode of_call(const call_tab *tab, const mct_call *c, size_t i)
@@ -91,6 +105,9 @@ static struct tnode of_call(const call_tab *tab, const mct_call *c, size_t i)
         .calls = (long long)nd->calls, .total_ns = (long long)nd->total_ns, .self_ns = (long long)nd->self_ns,
         .min_ns = (long long)nd->min_ns, .max_ns = (long long)nd->max_ns, .throws = (long long)nd->throws,
         .cpu_ns = (long long)nd->cpu_ns, .alloc_bytes = nd->alloc_bytes, .truncated = (nd->flags & CALL_N_TRUNCATED) != 0,
+        .async_thread = !(nd->flags & CALL_N_ASYNC) ? NULL : (nd->flags & CALL_N_NOT_RUN) ? "" : c->threads[nd->thread],
+        .queued_ns = (long long)nd->queued_ns, .pending = (nd->flags & CALL_N_PENDING) != 0,
+        .rejected = (nd->flags & CALL_N_REJECTED) != 0,
     };
 }
 
@@ -187,6 +204,71 @@ static void put_title(const struct tree *t, const mct_call *call)
     fprintf(t->o->f, "\" (id %lld)%s\n", (long long)call->thread_id, call_warmup(call) ? "  [warm-up]" : "");
 }
 
+/* Writes the line of the entry method's arguments (a call traced with
+ * --args): `args: 3, -5L, 'x', 1.5f, "text…" (1000 chars), null, RED,
+ * tgt.Bomb@1b6d3586` (an object as its class and identity hash in hex,
+ * the form Object.toString has, though no toString ran). */
+static void put_args(const struct tree *t, const mct_call *call)
+{
+    FILE *f = t->o->f;
+
+    if (!(call->flags & CALL_F_ARGS))
+        return;
+    sgr(t, SGR_DIM);
+    fputs("   args:", f);
+    sgr_end(t);
+    if (call->n_args == 0)
+        fputs(" none", f);
+    for (size_t i = 0; i < call->n_args; i++) {
+        const struct call_arg *a = &call->args[i];
+
+        fputs(i > 0 ? ", " : " ", f);
+        switch (a->type) {
+        case CALL_ARG_BOOLEAN: fputs(a->bits ? "true" : "false", f); break;
+        case CALL_ARG_BYTE: fprintf(f, "(byte) %d", (int8_t)a->bits); break;
+        case CALL_ARG_SHORT: fprintf(f, "(short) %d", (int16_t)a->bits); break;
+        case CALL_ARG_INT: fprintf(f, "%d", (int32_t)a->bits); break;
+        case CALL_ARG_LONG: fprintf(f, "%lldL", (long long)(int64_t)a->bits); break;
+        case CALL_ARG_CHAR:
+            if (a->bits >= 0x20 && a->bits < 0x7f)
+                fprintf(f, "'%c'", (int)a->bits);
+            else
+                fprintf(f, "'\\u%04x'", (unsigned)a->bits);
+            break;
+        case CALL_ARG_FLOAT: {
+            uint32_t v = (uint32_t)a->bits;
+            float x;
+
+            memcpy(&x, &v, 4);
+            fprintf(f, "%.9gf", x);
+            break;
+        }
+        case CALL_ARG_DOUBLE: {
+            double x;
+
+            memcpy(&x, &a->bits, 8);
+            fprintf(f, "%.17g", x);
+            break;
+        }
+        case CALL_ARG_NULL: fputs("null", f); break;
+        case CALL_ARG_STRING:
+            fputc('"', f);
+            fu_put_text(f, a->text);
+            fputc('"', f);
+            if (call_arg_cut(a))
+                fprintf(f, "… (%llu chars)", (unsigned long long)a->length);
+            break;
+        case CALL_ARG_ENUM: fu_put_text(f, a->text); break;
+        case CALL_ARG_OBJECT:
+            fu_put_text(f, a->text);
+            fprintf(f, "@%x", (unsigned)a->bits);
+            break;
+        default: break;
+        }
+    }
+    fputc('\n', f);
+}
+
 /* Writes the column titles, aligned with put_numbers. */
 static void put_header(const struct tree *t)
 {
@@ -214,24 +296,6 @@ static void put_header(const struct tree *t)
     fputs("  method", f);
     sgr_end(t);
     fputc('\n', f);
-}
-
-/* Bytes as "512 B", "12.3 KiB", "4.00 MiB", "1.50 GiB". */
-static void bytes_text(char *buf, size_t size, unsigned long long v)
-{
-    static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB"};
-    double x = (double)v;
-    int u = -1;
-
-    if (v < 1024) {
-        snprintf(buf, size, "%llu B", v);
-        return;
-    }
-    while (x >= 1024 && u < 3) {
-        x /= 1024;
-        u++;
-    }
-    snprintf(buf, size, x < 10 ? "%.2f %s" : x < 100 ? "%.1f %s" : "%.0f %s", x, unit[u]);
 }
 
 /* Writes the columns of node: total (highlighted when slow), % of the
@@ -266,7 +330,7 @@ static void put_numbers(const struct tree *t, const struct tnode *node, int slow
         fu_put_right(f, buf, DUR_W);
     }
     if (t->alloc) {
-        bytes_text(buf, sizeof buf, node->alloc_bytes);
+        fu_bytes(buf, sizeof buf, node->alloc_bytes);
         fputs("  ", f);
         fu_put_right(f, buf, BYTES_W);
     }
@@ -352,6 +416,17 @@ static void put_tags(const struct tree *t, const struct tnode *node, int slow, i
         fputs("  ", f);
         put_styled(t, SGR_WARN, "[truncated]");
     }
+    if (node->pending || node->rejected) {
+        fputs("  ", f);
+        put_styled(t, SGR_WARN, node->pending ? "[async, pending: not ended]" : "[async, rejected]");
+    } else if (node->async_thread != NULL) {
+        char dur[FU_DUR_MAX + 16];
+
+        fu_duration(dur, sizeof dur, (double)node->queued_ns);
+        fputs("  ", f);
+        put_styled3(t, SGR_WARN, "[async on \"", node->async_thread, "\", queued ");
+        put_styled3(t, SGR_WARN, "", dur, "]");
+    }
     if (cut) {
         fputs("  ", f);
         put_styled(t, SGR_WARN, "[deeper calls not shown]");
@@ -382,13 +457,14 @@ static void put_node(struct tree *t, const call_tab *tab, const mct_call *c, siz
     }
 }
 
-/* The wrap form: a "pid N" line before the first object of each JVM and
- * whenever the JVM changes, after the blank line that separates objects. */
+/* Several JVMs: a "pid N" line ("pid N on HOST" when the output names the
+ * host) before the first object of each JVM and whenever the JVM changes,
+ * after the blank line that separates objects. */
 static void put_pid(out *o)
 {
     if (o->pid <= 0 || o->pid == o->pid_shown)
         return;
-    fprintf(o->f, "pid %lld\n", o->pid);
+    fprintf(o->f, "pid %lld%s%s\n", o->pid, o->host != NULL ? " on " : "", o->host != NULL ? o->host : "");
     o->pid_shown = o->pid;
 }
 
@@ -405,6 +481,7 @@ static int tree_call(out *o, const call_tab *tab, const mct_call *call)
         fputc('\n', o->f);
     put_pid(o);
     put_title(&t, call);
+    put_args(&t, call);
     put_header(&t);
     put_node(&t, tab, call, &i, 0);
     return ferror(o->f) ? -1 : 0;
@@ -427,6 +504,36 @@ static void per_call_text(char *buf, size_t size, const json_t *node)
                  entries > 0 ? (double)fu_int(node, "calls") / (double)entries : 0.0, lo, hi);
 }
 
+/* The width of a summary's column of figure x (sum_xkeys). */
+static size_t xfig_w(enum sum_xfig x)
+{
+    return x == SUM_X_CPU ? DUR_W + 1 : BYTES_W;
+}
+
+/* Writes the p50 and p99 columns of the figures the summary's nodes carry
+ * (--cpu, --alloc): their titles (node NULL) or node's values. */
+static void put_sum_xfigs(const struct tree *t, const json_t *node)
+{
+    char buf[64];
+
+    for (int x = 0; x < SUM_X_N; x++) {
+        const struct sum_xkeys *k = &sum_xkeys[x];
+
+        if (!(x == SUM_X_CPU ? t->cpu : t->alloc))
+            continue;
+        for (int i = 0; i < 2; i++) {
+            if (node == NULL)
+                snprintf(buf, sizeof buf, "%s p%d", k->name, i == 0 ? 50 : 99);
+            else if (x == SUM_X_CPU)
+                fu_duration(buf, sizeof buf, (double)fu_int(node, i == 0 ? k->p50 : k->p99));
+            else
+                fu_bytes(buf, sizeof buf, (unsigned long long)fu_int(node, i == 0 ? k->p50 : k->p99));
+            fputs("  ", t->o->f);
+            fu_put_right(t->o->f, buf, xfig_w((enum sum_xfig)x));
+        }
+    }
+}
+
 /* Writes a summary node at depth and, up to FU_MAX_DEPTH levels, its
  * children. */
 static void put_sum_node(struct tree *t, const json_t *node, int depth, long long n)
@@ -443,6 +550,7 @@ static void put_sum_node(struct tree *t, const json_t *node, int depth, long lon
         fputs(i == 0 ? " " : "  ", t->o->f);
         fu_put_right(t->o->f, buf, DUR_W + 1);
     }
+    put_sum_xfigs(t, node);
     fu_duration(buf, sizeof buf, fu_int(node, "entries") > 0 ?
                 (double)fu_int(node, "self_ns") / (double)fu_int(node, "entries") : 0.0);
     fputs("  ", t->o->f);
@@ -492,6 +600,8 @@ static int tree_summary(out *o, const json_t *summary)
     fputc('\n', f);
     if (!json_is_object(json_object_get(summary, "root")))
         return ferror(f) ? -1 : 0;
+    t.cpu = json_object_get(json_object_get(summary, "root"), sum_xkeys[SUM_X_CPU].total) != NULL;
+    t.alloc = json_object_get(json_object_get(summary, "root"), sum_xkeys[SUM_X_ALLOC].total) != NULL;
     sgr(&t, SGR_DIM);
     fputc(' ', f);
     fu_put_right(f, "p50", DUR_W + 1);
@@ -499,6 +609,7 @@ static int tree_summary(out *o, const json_t *summary)
     fu_put_right(f, "p90", DUR_W + 1);
     fputs("  ", f);
     fu_put_right(f, "p99", DUR_W + 1);
+    put_sum_xfigs(&t, NULL);
     fputs("  ", f);
     fu_put_right(f, "self/call", DUR_W + 2);
     fputs("  ", f);

@@ -67,6 +67,23 @@ void fu_duration(char *buf, size_t size, double ns)
     snprintf(buf, size, "%.*f %s", decimals(v), v, units[i].unit);
 }
 
+void fu_bytes(char *buf, size_t size, unsigned long long v)
+{
+    static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB"};
+    double x = (double)v;
+    int u = -1;
+
+    if (v < 1024) {
+        snprintf(buf, size, "%llu B", v);
+        return;
+    }
+    while (x >= 1024 && u < 3) {
+        x /= 1024;
+        u++;
+    }
+    snprintf(buf, size, x < 10 ? "%.2f %s" : x < 100 ? "%.1f %s" : "%.0f %s", x, unit[u]);
+}
+
 size_t fu_width(const char *s)
 {
     size_t w = 0;

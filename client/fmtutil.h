@@ -36,6 +36,9 @@ const json_t *fu_children(const json_t *node);
  * "1000 µs". Whole nanoseconds below 1 µs; seconds above 999 s. */
 void fu_duration(char *buf, size_t size, double ns);
 
+/* Writes v bytes into buf: "512 B", "12.3 KiB", "4.00 MiB", "1.50 GiB". */
+void fu_bytes(char *buf, size_t size, unsigned long long v);
+
 /* The number of terminal columns UTF-8 text s takes (one per code point). */
 size_t fu_width(const char *s);
 

@@ -7,6 +7,7 @@
 
 #include "fmtutil.h"
 #include "gates.h"
+#include "output.h"
 #include "replies.h"
 #include "summary.h"
 
@@ -31,7 +32,7 @@ __attribute__((format(printf, 2, 3))) static void say(FILE *err, const char *fmt
 
 int gate_wanted(const struct cli *c)
 {
-    return c->req.max_calls.n > 0 || c->req.budgets.n > 0 || c->req.percentile > 0;
+    return c->req.max_calls.n > 0 || c->req.budgets.n > 0 || c->req.max_alloc.n > 0 || c->req.percentile > 0;
 }
 
 int gate_percentile_in_summary(double p)
@@ -55,7 +56,8 @@ gate *gate_new(const struct cli *c, mct_err *e)
     g->gates = (struct gates){
         .prefix = "--", .class_name = c->req.cls, .method = c->req.method, .desc = req_desc(&c->req),
         .max_calls = c->req.max_calls.item, .n_max_calls = c->req.max_calls.n, .budgets = c->req.budgets.item,
-        .n_budgets = c->req.budgets.n, .percentile = c->req.percentile, .fail_over_ms = c->req.fail_over_ms,
+        .n_budgets = c->req.budgets.n, .max_alloc = c->req.max_alloc.item, .n_max_alloc = c->req.max_alloc.n,
+        .percentile = c->req.percentile, .fail_over_ms = c->req.fail_over_ms,
         .min_calls = c->req.min_calls,
     };
     if ((g->judge = replies_new(&g->gates, c->req.include_warmup, c->req.fail_over_ms, e)) == NULL) {
@@ -115,6 +117,9 @@ int gate_plan_check(const gate *g, const struct msg_plan *plan, FILE *err, mct_e
     for (size_t i = 0; i < c->n_budgets; i++)
         if (plan_has(&c->budgets[i].name, "--budget", c->budgets[i].arg, plan, err, e) < 0)
             return -1;
+    for (size_t i = 0; i < c->n_max_alloc; i++)
+        if (plan_has(&c->max_alloc[i].name, "--max-alloc", c->max_alloc[i].arg, plan, err, e) < 0)
+            return -1;
     return 0;
 }
 
@@ -146,4 +151,95 @@ int gate_finish(const gate *g, FILE *err, mct_err *e)
     json_t *failures = json_array();
 
     return print(failures != NULL ? replies_verdict(g->judge, failures, e) : -1, failures, err, e);
+}
+
+/* The messages of failures (a JSON array of strings) joined by newlines,
+ * in a buffer of the caller's. */
+static const char *joined(const json_t *failures, char *buf, size_t size)
+{
+    size_t len = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < json_array_size(failures) && len < size; i++) {
+        const char *m = json_string_value(json_array_get(failures, i));
+        int n = m == NULL ? 0 : snprintf(buf + len, size - len, "%s%s", len > 0 ? "\n" : "", m);
+
+        len += n > 0 ? (size_t)n : 0;
+    }
+    return buf;
+}
+
+json_t *gate_unjudged(const char *why)
+{
+    json_t *failures = json_array(), *cases = json_array();
+
+    if (failures == NULL || cases == NULL || json_array_append_new(failures, json_string(why)) < 0) {
+        json_decref(failures);
+        json_decref(cases);
+        return NULL;
+    }
+    /* The case takes failures; a case not made is not appended (-1). */
+    if (json_array_append_new(cases, replies_case_new("the gates", 0, failures)) < 0) {
+        json_decref(cases);
+        return NULL;
+    }
+    return cases;
+}
+
+json_t *gate_cases(const gate *g, mct_err *e)
+{
+    json_t *cases = json_array();
+    mct_err why;
+
+    if (cases == NULL) {
+        mct_err_set(e, MCT_E_NOMEM, "out of memory for the gates' verdicts");
+        return NULL;
+    }
+    if (replies_cases(g->judge, cases, &why) == 0)
+        return cases;
+    json_decref(cases);
+    if (why.code == MCT_E_NOMEM) {
+        mct_err_set(e, why.code, "%s", why.msg);
+        return NULL;
+    }
+    if ((cases = gate_unjudged(why.msg)) == NULL)
+        mct_err_set(e, MCT_E_NOMEM, "out of memory for the gates' verdicts");
+    return cases;
+}
+
+int gate_cases_junit(const json_t *cases, junit *ju, const char *suite)
+{
+    char message[8192];
+
+    for (size_t i = 0; i < json_array_size(cases); i++) {
+        const json_t *c = json_array_get(cases, i);
+        const char *name = json_string_value(json_object_get(c, "gate"));
+        int passed = json_is_true(json_object_get(c, "passed"));
+
+        if (junit_case(ju, suite, name != NULL ? name : "?", passed,
+                       passed ? NULL : joined(json_object_get(c, "failures"), message, sizeof message)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int gate_report(const gate *g, int judged, const char *why, struct out *o, const char *junit_path, const char *suite,
+                mct_err *e)
+{
+    json_t *cases = judged ? gate_cases(g, e) : gate_unjudged(why);
+    junit *ju = NULL;
+    int rc = 0;
+
+    if (cases == NULL)
+        return mct_err_set(e, MCT_E_NOMEM, "the gates' verdicts: out of memory");
+    out_fact(o, "gates", cases);
+    if (junit_path != NULL) {
+        if ((ju = junit_new()) == NULL || gate_cases_junit(cases, ju, suite) < 0)
+            rc = mct_err_set(e, MCT_E_NOMEM, "--junit %s: out of memory", junit_path);
+        else
+            rc = junit_write(ju, junit_path, e);
+        junit_free(ju);
+    }
+    json_decref(cases);
+    return rc;
 }

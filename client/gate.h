@@ -1,7 +1,8 @@
 /* gate.h — the CI gates over the calls of a session: call
  * counts per entry call (--max-calls), a percentile of the entry method's
- * duration (--percentile with --fail-over-ms) and per-node time budgets at
- * a percentile (--budget). They are judged on a summary object (as
+ * duration (--percentile with --fail-over-ms), per-node time budgets at
+ * a percentile (--budget, CPU times too) and per-node allocations in one
+ * entry call (--max-alloc). They are judged on a summary object (as
  * sum_to_json writes it and the agent sends it with --aggregate): in the
  * per-call mode the client feeds every call it receives into the gate's own
  * summary (through gate_judge) and judges it at the end (gate_finish); with an
@@ -23,10 +24,12 @@
 #include "call.h"
 #include "cli.h"
 #include "err.h"
+#include "junit.h"
 #include "replies.h"
 #include "msg.h"
 
 typedef struct gate gate;
+struct out;
 
 /* Whether c sets a gate judged on a summary (--max-calls, --percentile,
  * --budget); the plain --fail-over-ms judges single calls, not these. */
@@ -72,5 +75,28 @@ int gate_check(const gate *g, const json_t *summary, FILE *err, mct_err *e);
 /* Judges the calls added with gate_add_call, as gate_check does (the
  * percentile of --percentile from the calls' own durations, any P). */
 int gate_finish(const gate *g, FILE *err, mct_err *e);
+
+/* The verdict of each gate of g, from what gate_check and gate_finish
+ * judged (the final summary or the calls), as replies_cases gives them
+ * (objects {"gate","passed","failures"}); when the gates cannot be judged,
+ * one failed case "the gates" with the reason. A new reference, or NULL
+ * with e set (out of memory). */
+json_t *gate_cases(const gate *g, mct_err *e);
+
+/* A one-case array saying the gates were not judged: why (copied). A new
+ * reference, or NULL (out of memory). */
+json_t *gate_unjudged(const char *why);
+
+/* Records cases (gate_cases, gate_unjudged, or a file's: members of the
+ * wrong type are read as absent) in ju under suite, one test case each, a
+ * failed one with its messages; 0, or -1 out of memory. */
+int gate_cases_junit(const json_t *cases, junit *ju, const char *suite);
+
+/* The verdicts of g for who shows them: gate_cases when judged, else
+ * gate_unjudged(why); a fact "gates" of o (the page of -f html shows it)
+ * and, when junit_path is not NULL, a JUnit report of one suite there.
+ * 0, or -1 with e set (out of memory, the report not written). */
+int gate_report(const gate *g, int judged, const char *why, struct out *o, const char *junit_path, const char *suite,
+                mct_err *e);
 
 #endif

@@ -14,6 +14,7 @@
 #include "intr.h"
 #include "log.h"
 #include "merge.h"
+#include "multi.h"
 #include "proc.h"
 #include "proto.h"
 #include "trace.h"
@@ -117,6 +118,8 @@ int main(int argc, char **argv)
         log_error("%s", e.msg);
         return MCT_EXIT_INTERNAL;
     }
+    if (c.n_pids > 1 || c.jvms != NULL)
+        return multi_run(&c, open_target);
     rc = open_target(c.pid, &t);
     if (rc != 0)
         return rc;

@@ -21,6 +21,7 @@ static const struct out_format *format_of(enum cli_format f)
     case CLI_FORMAT_HTML: return &fmt_html;
     case CLI_FORMAT_OTLP: return &fmt_otlp;
     case CLI_FORMAT_ROWS: return &fmt_rows;
+    case CLI_FORMAT_FRAMES: return &fmt_frames;
     default: return &fmt_json;
     }
 }
@@ -167,6 +168,11 @@ void out_export_options(out *o, const struct cli *c, long long pid)
 void out_set_pid(out *o, long long pid)
 {
     o->pid = pid;
+}
+
+void out_set_host(out *o, const char *host)
+{
+    o->host = host;
 }
 
 int out_close(out *o, mct_err *e)

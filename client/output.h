@@ -9,11 +9,12 @@
  * request, the plan's summary, the end) reach it through out_fact, which
  * the other formats ignore.
  *
- * The wrap form (client/wrap.h) writes objects of several JVMs through one
- * output, each after out_set_pid: json adds "pid" to each object, tree
- * writes a "pid N" line when the JVM changes, chrome uses the pid as the
- * events' process, folded leaves its lines untagged (a flame graph of the
- * whole command sums equal stacks of all its JVMs). */
+ * The wrap form (client/wrap.h) and several JVMs' sessions (client/multi.h)
+ * write objects of several JVMs through one output, each after out_set_pid
+ * (the latter also name the host, out_set_host): json adds "pid" to each
+ * object, tree writes a "pid N" line when the JVM changes, chrome uses the
+ * pid as the events' process, folded leaves its lines untagged (a flame
+ * graph of the whole command sums equal stacks of all its JVMs). */
 #ifndef MCT_OUTPUT_H
 #define MCT_OUTPUT_H
 
@@ -56,6 +57,7 @@ struct out {
     unsigned long summaries; /* summaries written so far */
     long long pid;      /* the JVM of the next object (out_set_pid), 0: untagged */
     long long pid_shown;/* tree: the pid of the last "pid N" line, 0: none */
+    const char *host;   /* the JVMs' host (out_set_host), shown with their pid; NULL: not shown */
     const struct out_format *fmt;
     void *state;        /* the format's own, freed by its end() */
     mct_buf text;       /* lines a format left for output.c to write, not in f yet */
@@ -66,6 +68,9 @@ struct out {
 };
 
 extern const struct out_format fmt_json, fmt_tree, fmt_chrome, fmt_folded, fmt_html, fmt_otlp, fmt_rows;
+/* A session's calls and summaries as the agent's reply frames, for the
+ * process that runs several JVMs' sessions (client/multi.c). */
+extern const struct out_format fmt_frames;
 
 /* Gives up on the output when a stop is due and writing it is blocked
  * (nobody reads the pipe): what is buffered is dropped, and out_call,
@@ -101,8 +106,13 @@ void out_set_export(out *o, const struct out_export *x);
  * when out_set_pid names each (the wrap form). */
 void out_export_options(out *o, const struct cli *c, long long pid);
 
-/* Tags the objects written from now on with the JVM's pid (> 0). */
+/* Tags the objects written from now on with the JVM's pid (> 0; 0:
+ * untagged again). */
 void out_set_pid(out *o, long long pid);
+
+/* Objects tagged with a pid also name host (borrowed for the output's
+ * life): json adds "host" after "pid", tree its "pid N" line "on HOST". */
+void out_set_host(out *o, const char *host);
 
 /* Finishes the document, flushes and closes; 0 or -1 with e set. Frees o. */
 int out_close(out *o, mct_err *e);

@@ -145,7 +145,7 @@ struct run {
     double deadline;     /* --timeout, in mct_now_ms() time; 0 = none */
     long long printed;
     long long judged;    /* calls the timing gates judge (not warm-up ones, unless asked) */
-    int counted;         /* -n calls judged (counts_timed): the rest is ignored */
+    int counted;         /* -n calls judged (replies_counts_judged): the rest is ignored */
     int over;            /* a call took longer than --fail-over-ms */
     int output_broken;
     int output_abandoned;/* given up, blocked when a stop was due (out_abandon) */
@@ -159,6 +159,7 @@ struct run {
     long long aggregated;/* --aggregate: entry calls in the final summary */
     int final_seen;      /* --aggregate: the final summary came */
     int final_verdict;   /* --aggregate: gate_check on the final summary (1 failed) */
+    int gates_judged;    /* judge_gates ran: the gates have their verdicts */
     proto_rbuf rb;       /* the session's messages, read many at a time */
     double bytes_at;     /* when bytes last came (ms) */
     double ready_at;     /* when it was last ready to read (ms) */
@@ -281,15 +282,6 @@ static void output_failed(struct run *r, const mct_err *e)
     send_stop(r, "output closed");
 }
 
-/* Whether -n counts the calls the timing gates judge (--percentile,
- * --budget, per call), warm-up ones left out unless --include-warmup:
- * this client then counts them and stops the session, not the agent. */
-static int counts_timed(const struct cli *c)
-{
-    return c->req.count > 0 && !c->req.aggregate && !c->req.include_warmup &&
-           (c->req.percentile > 0 || c->req.budgets.n > 0);
-}
-
 /* A call, compact or JSON: to the output, then to the gates. */
 static int on_call(void *ctx, const call_tab *tab, const mct_call *c)
 {
@@ -311,7 +303,7 @@ static int on_call(void *ctx, const call_tab *tab, const mct_call *c)
         return 0;
     r->judged++;
     check_over(r, (long long)c->seq, (double)c->nodes[0].total_ns);
-    if (counts_timed(r->c) && r->judged >= r->c->req.count) {
+    if (replies_counts_judged(&r->c->req) && r->judged >= r->c->req.count) {
         r->counted = 1;
         send_stop(r, "count");
     }
@@ -455,6 +447,7 @@ static int judge_gates(struct run *r)
     mct_err e;
     int rc = r->c->req.aggregate ? r->final_verdict : gate_finish(r->gate, stderr, &e);
 
+    r->gates_judged = rc >= 0;
     if (rc < 0) {
         log_error("judging the gates: %s", e.msg);
         return MCT_EXIT_INTERNAL;
@@ -524,6 +517,18 @@ static int end_status(struct run *r, const json_t *msg)
 /* The longest wait for the agent's messages. */
 #define READ_WAIT_MS 200
 
+/* 1 when the target is gone, given up to a second to finish exiting: a
+ * killed JVM's sockets close before the kernel makes it a zombie. */
+static int target_gone(const struct run *r)
+{
+    for (int i = 0; i < 20; i++) {
+        if (!proc_alive(r->t))
+            return 1;
+        usleep(50 * 1000);
+    }
+    return 0;
+}
+
 /* The connection ended without an `end`: the JVM died, or the agent. */
 static int on_eof(struct run *r)
 {
@@ -533,7 +538,7 @@ static int on_eof(struct run *r)
         log_error("the output was not being read: the agent ended the session on its side; stopped as asked");
         return MCT_EXIT_OK;
     }
-    if (!proc_alive(r->t)) {
+    if (target_gone(r)) {
         log_error("the target JVM (pid %d) exited during the session; %lld call%s printed", (int)r->t->pid,
                   r->printed, r->printed == 1 ? "" : "s");
     } else if (r->deaf_ms + READ_WAIT_MS + 1 >= PROTO_STALL_S * 1000) {
@@ -874,7 +879,7 @@ static int session(struct run *r)
         log_error("%s", e.msg);
         return MCT_EXIT_ATTACH;
     }
-    if (counts_timed(c)) {
+    if (replies_counts_judged(&c->req)) {
         /* The agent would count warm-up calls too: this client counts. */
         struct cli uncounted = *c;
 
@@ -932,6 +937,27 @@ static int session(struct run *r)
     return stream(r);
 }
 
+/* The gates' verdicts, or one failed case when the session ended (exit
+ * status code) before they were judged: a fact of the output (the page of
+ * -f html shows them) and, with --junit, a JUnit report; the exit status. */
+static int report_gates(const struct run *r, int code)
+{
+    const struct cli *c = r->c;
+    char suite[3200], why[128];
+    mct_err e;
+
+    snprintf(why, sizeof why, "not judged: the trace ended with exit status %d before the gates were (its "
+             "stderr says why)", code);
+    snprintf(suite, sizeof suite, "mcalltree %s.%s%s", c->req.cls, c->req.method, req_desc(&c->req));
+    if (gate_report(r->gate, r->gates_judged, why, r->out, c->junit, suite, &e) < 0) {
+        log_error("%s", e.msg);
+        if (code != MCT_EXIT_OK && code != MCT_EXIT_FAILOVER)
+            return code;
+        return e.code == MCT_E_NOMEM ? MCT_EXIT_INTERNAL : MCT_EXIT_USAGE;
+    }
+    return code;
+}
+
 int trace_run(const struct cli *c, const struct proc_target *t)
 {
     struct run r = {.c = c, .t = t, .fd = -1, .rc = MCT_EXIT_OK};
@@ -953,6 +979,9 @@ int trace_run(const struct cli *c, const struct proc_target *t)
         return MCT_EXIT_INTERNAL;
     }
     code = session(&r);
+    /* Each gate judged again on its own: only for who shows them. */
+    if (r.gate != NULL && !c->req.plan_only && (c->junit != NULL || c->format == CLI_FORMAT_HTML))
+        code = report_gates(&r, code);
     proto_rbuf_free(&r.rb);
     call_tab_free(&r.tab);
     call_free(&r.rec);

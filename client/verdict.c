@@ -13,6 +13,8 @@
 #include <jansson.h>
 
 #include "exit.h"
+#include "gate.h"
+#include "junit.h"
 #include "log.h"
 #include "num.h"
 
@@ -24,12 +26,13 @@
 
 static void usage(FILE *f)
 {
-    fputs("usage: mcalltree verdict FILE [--pid PID] [--user USER]\n"
+    fputs("usage: mcalltree verdict FILE [--pid PID] [--user USER] [--junit OUT]\n"
           "  exits 0 when FILE, a startup trace's out= file, is a regular file of USER's\n"
           "  (default: the user running this), writable by no one else, whose start line\n"
           "  names PID (when given), and whose last lines are a gate that passed and the\n"
           "  end; 4 when the gate failed, 5 when the file is not to be trusted or not\n"
-          "  complete (stderr says which), 1 for a usage error\n", f);
+          "  complete (stderr says which), 1 for a usage error; --junit OUT also writes\n"
+          "  each gate's verdict as a JUnit XML test case\n", f);
 }
 
 /* Reads len bytes at off into a new NUL-terminated buffer (caller frees);
@@ -142,13 +145,14 @@ static int check_start(const char *path, int fd, long long pid)
 }
 
 /* The last two lines: a gate, then the end; 0 when the gate passed, else
- * an exit status said on stderr. */
-static int check_tail(const char *path, int fd)
+ * an exit status said on stderr. *judged: the gate line when it was
+ * judged (0 or 4; a new reference), else NULL. */
+static int check_tail(const char *path, int fd, json_t **judged)
 {
     struct stat sb;
     off_t off;
     char *tail, *end_at, *gate_at;
-    json_t *end = NULL, *gate = NULL;
+    json_t *end = NULL, *gline = NULL;
     int rc = MCT_EXIT_INTERNAL;
 
     if (fstat(fd, &sb) < 0)
@@ -177,7 +181,7 @@ static int check_tail(const char *path, int fd)
     if (gate_at != NULL) {
         *gate_at = '\0';
         gate_at = strrchr(tail, '\n');
-        gate = line_object(gate_at != NULL ? gate_at + 1 : tail);
+        gline = line_object(gate_at != NULL ? gate_at + 1 : tail);
     }
     if (json_is_string(json_object_get(end, "reason")) &&
         strcmp(json_string_value(json_object_get(end, "reason")), "stop") == 0) {
@@ -187,15 +191,16 @@ static int check_tail(const char *path, int fd)
                   path, detail != NULL ? detail : "stopped");
         goto out;
     }
-    if (gate == NULL || !is_type(gate, "gate")) {
+    if (gline == NULL || !is_type(gline, "gate")) {
         log_error("verdict: %s has no gate line right before its end: no gate was set (add max-calls=, "
                   "percentile=, fail-over-ms= or budget= to the agent's options), or it was not written", path);
         goto out;
     }
-    if (json_is_true(json_object_get(gate, "passed"))) {
+    *judged = json_incref(gline);
+    if (json_is_true(json_object_get(gline, "passed"))) {
         rc = 0;
     } else {
-        json_t *failures = json_object_get(gate, "failures");
+        json_t *failures = json_object_get(gline, "failures");
         size_t i;
         json_t *f;
 
@@ -207,7 +212,7 @@ static int check_tail(const char *path, int fd)
     }
 out:
     json_decref(end);
-    json_decref(gate);
+    json_decref(gline);
     free(tail);
     return rc;
 }
@@ -230,9 +235,46 @@ static int user_uid(const char *name, uid_t *uid)
     return -1;
 }
 
+/* --junit OUT: the cases of the gate line gline (its "gates"; of an agent
+ * that wrote none, one case for them all), or one failed case when the
+ * file was not judged (gline NULL, exit status rc); the exit status. */
+static int write_junit(const char *out, const char *path, const json_t *gline, int rc)
+{
+    char suite[4200], why[160];
+    json_t *cases = NULL;
+    junit *ju = junit_new();
+    mct_err e;
+    int done = -1;
+
+    snprintf(suite, sizeof suite, "mcalltree verdict %s", path);
+    snprintf(why, sizeof why, "not judged: the file is not to be trusted or not complete (exit status %d; "
+             "stderr says why)", rc);
+    if (gline == NULL) {
+        cases = gate_unjudged(why);
+    } else if (json_is_array(json_object_get(gline, "gates"))) {
+        cases = json_incref(json_object_get(gline, "gates"));
+    } else if ((cases = json_array()) != NULL) {
+        json_t *failures = json_object_get(gline, "failures");
+
+        json_array_append_new(cases, replies_case_new("the gates", json_is_true(json_object_get(gline, "passed")),
+                                                      json_is_array(failures) ? json_incref(failures) : NULL));
+    }
+    if (ju != NULL && cases != NULL && json_array_size(cases) > 0 && gate_cases_junit(cases, ju, suite) == 0)
+        done = junit_write(ju, out, &e);
+    else
+        mct_err_set(&e, MCT_E_NOMEM, "--junit %s: out of memory", out);
+    json_decref(cases);
+    junit_free(ju);
+    if (done == 0)
+        return rc;
+    log_error("verdict: %s", e.msg);
+    return rc == 0 || rc == MCT_EXIT_FAILOVER ? MCT_EXIT_USAGE : rc;
+}
+
 int verdict_main(int argc, char **argv)
 {
-    const char *path = NULL;
+    const char *path = NULL, *junit_out = NULL;
+    json_t *gline = NULL;
     long long pid = 0;
     uid_t uid = geteuid();
     int fd, rc;
@@ -246,6 +288,8 @@ int verdict_main(int argc, char **argv)
                 log_error("verdict: --pid %s: give a process id (a positive integer)", argv[i]);
                 return MCT_EXIT_USAGE;
             }
+        } else if (strcmp(argv[i], "--junit") == 0 && i + 1 < argc) {
+            junit_out = argv[++i];
         } else if (strcmp(argv[i], "--user") == 0 && i + 1 < argc) {
             if (user_uid(argv[++i], &uid) < 0)
                 return MCT_EXIT_USAGE;
@@ -266,13 +310,17 @@ int verdict_main(int argc, char **argv)
                   errno == ELOOP ? " (a symbolic link: the agent never writes through one)"
                   : errno == ENOENT ? " (the agent did not create it: the JVM's stderr says why, or it did "
                                       "not load the agent)" : "");
-        return MCT_EXIT_INTERNAL;
+        rc = MCT_EXIT_INTERNAL;
+    } else {
+        rc = check_owner(path, fd, uid);
+        if (rc == 0)
+            rc = check_start(path, fd, pid);
+        if (rc == 0)
+            rc = check_tail(path, fd, &gline);
+        close(fd);
     }
-    rc = check_owner(path, fd, uid);
-    if (rc == 0)
-        rc = check_start(path, fd, pid);
-    if (rc == 0)
-        rc = check_tail(path, fd);
-    close(fd);
+    if (junit_out != NULL)
+        rc = write_junit(junit_out, path, gline, rc);
+    json_decref(gline);
     return rc;
 }

@@ -87,8 +87,9 @@ char *wrap_agent_options(const struct cli *c, const char *dir, mct_err *e)
     if (!buf_failed(&file)) {
         r.out = (const char *)file.data;
         /* The gates are judged here, over what the files hold (wrap_run),
-         * so none goes to the agent. */
-        req_optstr_write(&r, 0, &b);
+         * so none goes to the agent; but -n of judged calls is counted
+         * there (replies_counts_judged), by the timing gates' rule. */
+        req_optstr_write(&r, replies_counts_judged(&c->req), &b);
         buf_ch(&b, '\0');
         s = buf_steal(&b, &len);
     }
@@ -158,6 +159,7 @@ struct jvm {
     int planned;            /* the plan line came: the entry class loaded */
     gate *gate;             /* --max-calls, --percentile, --budget; NULL: none */
     int judged;             /* the gates were judged, or cannot be (a typo) */
+    const char *unjudged;   /* judged but without verdicts: why (--junit), or NULL */
 };
 
 struct wrap {
@@ -233,6 +235,7 @@ static void judge_gates(struct wrap *w, struct jvm *j, const json_t *summary)
     f = open_memstream(&text, &size);
     if (f == NULL) {
         log_error("JVM pid %lld: judging the gates: %s", j->pid, strerror(errno));
+        j->unjudged = "the gates could not be judged (stderr says why)";
         w->trouble = MCT_EXIT_INTERNAL;
         return;
     }
@@ -241,6 +244,7 @@ static void judge_gates(struct wrap *w, struct jvm *j, const json_t *summary)
     relay(j, text);
     free(text);
     if (rc < 0) {
+        j->unjudged = "the gates could not be judged (stderr says why)";
         log_error("JVM pid %lld: judging the gates: %s", j->pid, e.msg);
         w->trouble = MCT_EXIT_INTERNAL;
         return;
@@ -351,6 +355,7 @@ static int on_plan(void *ctx, json_t *msg)
         if (rc < 0) {
             log_error("JVM pid %lld: %s; its gates are not judged (exit status 1)", j->pid, e.msg);
             j->judged = 1;
+            j->unjudged = "not judged: a gate names a method this JVM's plan does not trace (stderr says which)";
             w->gate_typo = 1;
         }
     }
@@ -423,6 +428,7 @@ static void end_gates(struct wrap *w, struct jvm *j)
     log_error("JVM pid %lld: its trace has no final summary, its gates cannot be judged (exit status 4)",
               j->pid);
     j->judged = 1;
+    j->unjudged = "its trace has no final summary: the gates cannot be judged";
     w->n_judged++;
     w->gate_failed = 1;
 }
@@ -1045,6 +1051,69 @@ static int verdict(struct wrap *w, int status)
     return w->trouble;
 }
 
+/* The cases of j's gates (gate_cases), or one failed case saying why it
+ * has none; NULL when out of memory. */
+static json_t *jvm_cases(const struct jvm *j)
+{
+    mct_err e;
+
+    if (j->judged && j->unjudged == NULL)
+        return gate_cases(j->gate, &e);
+    return gate_unjudged(j->unjudged != NULL ? j->unjudged
+                         : "not judged: its trace file could not be read to its end (stderr says why)");
+}
+
+/* The gates' verdicts of each JVM that loaded the entry class, each case
+ * tagged with its "pid", or one failed case when no JVM traced a call: a
+ * fact of the output (the page of -f html shows them) and, with --junit,
+ * a JUnit report (a suite per JVM); the exit status, status unless out of
+ * memory or the report cannot be written. */
+static int report_gates(const struct wrap *w, int status)
+{
+    const struct cli *c = w->c;
+    junit *ju = c->junit != NULL ? junit_new() : NULL;
+    json_t *all = json_array();
+    char suite[3300];
+    int rc = all != NULL && (c->junit == NULL || ju != NULL) ? 0 : -1;
+    mct_err e;
+
+    for (size_t i = 0; rc == 0 && i < w->n_jvms; i++) {
+        const struct jvm *j = &w->jvms[i];
+        json_t *cases;
+
+        if (j->gate == NULL || !j->planned)
+            continue;
+        snprintf(suite, sizeof suite, "mcalltree %s.%s%s (JVM pid %lld)", c->req.cls, c->req.method,
+                 req_desc(&c->req), j->pid);
+        cases = jvm_cases(j);
+        rc = cases != NULL && (ju == NULL || gate_cases_junit(cases, ju, suite) == 0) ? 0 : -1;
+        for (size_t k = 0; rc == 0 && k < json_array_size(cases); k++) {
+            rc = json_array_append_new(all, msg_with_pid(json_array_get(cases, k), j->pid));
+        }
+        json_decref(cases);
+    }
+    if (rc == 0 && json_array_size(all) == 0) {
+        json_t *none = gate_unjudged("no JVM traced a call of the entry method: nothing to judge");
+
+        snprintf(suite, sizeof suite, "mcalltree %s.%s%s", c->req.cls, c->req.method, req_desc(&c->req));
+        rc = none != NULL && (ju == NULL || gate_cases_junit(none, ju, suite) == 0) &&
+             json_array_extend(all, none) == 0 ? 0 : -1;
+        json_decref(none);
+    }
+    if (rc < 0)
+        mct_err_set(&e, MCT_E_NOMEM, "the gates' verdicts: out of memory");
+    else
+        out_fact(w->out, "gates", all);
+    if (rc == 0 && ju != NULL)
+        rc = junit_write(ju, c->junit, &e);
+    junit_free(ju);
+    json_decref(all);
+    if (rc == 0)
+        return status;
+    log_error("%s", e.msg);
+    return status == MCT_EXIT_OK || status == MCT_EXIT_FAILOVER ? MCT_EXIT_USAGE : status;
+}
+
 int wrap_run(const struct cli *c)
 {
     struct wrap w = { .c = c, .dirfd = -1 };
@@ -1085,6 +1154,9 @@ int wrap_run(const struct cli *c)
             status = verdict(&w, status);
         }
     }
+    /* Each gate judged again on its own: only for who shows them. */
+    if (gate_wanted(c) && (c->junit != NULL || c->format == CLI_FORMAT_HTML))
+        status = report_gates(&w, status);
     for (size_t i = 0; i < w.n_jvms; i++) {
         if (w.jvms[i].fd >= 0)
             close(w.jvms[i].fd);

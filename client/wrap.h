@@ -34,7 +34,9 @@ int wrap_run(const struct cli *c);
 /* The agent's option string for c, with out=<dir>/{pid}.ndjson: values
  * percent-encoded where the agent's syntax or JAVA_TOOL_OPTIONS would split
  * them (',', '%', '=', quotes, backslash, whitespace, and every byte
- * outside printable ASCII). A new string (caller frees), or NULL with e set. */
+ * outside printable ASCII); the gates only when -n counts the calls they
+ * judge (the agent's writer counts those). A new string (caller frees), or
+ * NULL with e set. */
 char *wrap_agent_options(const struct cli *c, const char *dir, mct_err *e);
 
 /* The word for JAVA_TOOL_OPTIONS: -agentpath:<lib>=<options>, in double

@@ -2,6 +2,7 @@
  * header's. */
 #include "call.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,8 +140,94 @@ int call_tab_intern(call_tab *t, const char *cls, const char *name, const char *
     return 0;
 }
 
+/* c holds no async node's thread name. */
+static void threads_clear(mct_call *c)
+{
+    for (size_t i = 0; i < c->n_threads; i++)
+        free(c->threads[i]);
+    c->n_threads = 0;
+}
+
+int call_add_thread(mct_call *c, const char *name, uint32_t *at)
+{
+    char *copy;
+
+    if (c->n_threads == c->cap_threads) {
+        size_t cap = c->cap_threads ? c->cap_threads * 2 : 8;
+        char **p = realloc(c->threads, cap * sizeof *p);
+
+        if (p == NULL)
+            return -1;
+        c->threads = p;
+        c->cap_threads = cap;
+    }
+    if ((copy = strdup(name)) == NULL)
+        return -1;
+    *at = (uint32_t)c->n_threads;
+    c->threads[c->n_threads++] = copy;
+    return 0;
+}
+
+/* The arguments' texts go; the array stays. */
+static void args_clear(mct_call *c)
+{
+    size_t i;
+
+    for (i = 0; i < c->n_args; i++) {
+        free(c->args[i].text);
+        c->args[i].text = NULL;
+    }
+    c->n_args = 0;
+}
+
+int call_args(mct_call *c, size_t n)
+{
+    args_clear(c);
+    if (n > c->cap_args) {
+        struct call_arg *p = realloc(c->args, n * sizeof *p);
+
+        if (p == NULL)
+            return -1;
+        c->args = p;
+        c->cap_args = n;
+    }
+    for (size_t i = 0; i < n; i++)
+        c->args[i] = (struct call_arg){.type = CALL_ARG_NULL};
+    c->n_args = n;
+    return 0;
+}
+
+int call_arg_text(struct call_arg *a, const char *s, size_t n)
+{
+    char *p = malloc(n + 1);
+
+    if (p == NULL)
+        return -1;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    free(a->text);
+    a->text = p;
+    return 0;
+}
+
+int call_arg_cut(const struct call_arg *a)
+{
+    const unsigned char *p = (const unsigned char *)a->text;
+    uint64_t units = 0;
+
+    if (a->type != CALL_ARG_STRING || p == NULL)
+        return 0;
+    for (; *p != '\0'; p++)
+        units += (*p & 0xc0) != 0x80 ? 1 + (*p >= 0xf0) : 0;
+    return units < a->length;
+}
+
 void call_free(mct_call *c)
 {
+    threads_clear(c);
+    free(c->threads);
+    args_clear(c);
+    free(c->args);
     free(c->thread_name);
     free(c->exception);
     free(c->nodes);
@@ -191,6 +278,7 @@ static int set_exception(mct_call *c, const char *exception)
 
 int call_set_names(mct_call *c, const char *thread_name, const char *exception)
 {
+    threads_clear(c);
     if (thread_name == NULL)
         thread_name = "";
     if (copy_str(&c->thread_name, &c->cap_name, thread_name, strlen(thread_name)) < 0)
@@ -207,12 +295,24 @@ static int num_ok(uint64_t v, const char *what, mct_err *e)
     return 0;
 }
 
-static int node_ok(const call_tab *t, const struct call_node *nd, size_t i, mct_err *e)
+static int node_ok(const call_tab *t, const mct_call *c, const struct call_node *nd, size_t i, mct_err *e)
 {
     if (call_tab_get(t, nd->method) == NULL)
         return mct_err_set(e, MCT_E_PROTO, "node %zu names method %u, which was never defined", i, nd->method);
-    if (nd->flags & ~CALL_N_TRUNCATED)
+    if (nd->flags & ~CALL_N_KNOWN)
         return mct_err_set(e, MCT_E_PROTO, "node %zu has unknown flags 0x%x", i, nd->flags);
+    if ((nd->flags & CALL_N_ASYNC) && !(c->flags & CALL_F_ASYNC))
+        return mct_err_set(e, MCT_E_PROTO, "node %zu is async in a call not flagged so", i);
+    if ((nd->flags & CALL_N_NOT_RUN) &&
+        ((nd->flags & CALL_N_NOT_RUN) == CALL_N_NOT_RUN || !(nd->flags & CALL_N_ASYNC) || nd->calls != 0 ||
+         nd->n_children != 0))
+        return mct_err_set(e, MCT_E_PROTO, "node %zu is pending or rejected but not an async node without calls", i);
+    if ((nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) == CALL_N_ASYNC &&
+        (nd->thread >= c->n_threads || strlen(c->threads[nd->thread]) > CALL_STR_MAX ||
+         !proto_utf8_valid(c->threads[nd->thread], strlen(c->threads[nd->thread]))))
+        return mct_err_set(e, MCT_E_PROTO, "node %zu: an async node without its thread's name (UTF-8)", i);
+    if (num_ok(nd->queued_ns, "queued_ns", e) < 0)
+        return -1;
     if (num_ok(nd->calls, "calls", e) < 0 || num_ok(nd->total_ns, "total_ns", e) < 0 ||
         num_ok(nd->self_ns, "self_ns", e) < 0 || num_ok(nd->min_ns, "min_ns", e) < 0 ||
         num_ok(nd->max_ns, "max_ns", e) < 0 || num_ok(nd->throws, "throws", e) < 0 ||
@@ -221,6 +321,67 @@ static int node_ok(const call_tab *t, const struct call_node *nd, size_t i, mct_
     if (nd->cpu_ns > nd->total_ns)
         return mct_err_set(e, MCT_E_PROTO, "node %zu: cpu_ns %llu is over its total_ns %llu", i,
                            (unsigned long long)nd->cpu_ns, (unsigned long long)nd->total_ns);
+    return 0;
+}
+
+/* The names of the argument types, as JSON writes them. */
+static const char *const arg_type_names[CALL_ARG_TYPES] = {
+    "boolean", "byte", "char", "short", "int", "long", "float", "double", "null", "String", "enum", "object",
+};
+
+/* Whether bits are a float's (or, double: a double's) canonical bits: one NaN. */
+static int canonical(uint64_t bits, int dbl)
+{
+    if (dbl) {
+        double d;
+
+        memcpy(&d, &bits, 8);
+        return !isnan(d) || bits == UINT64_C(0x7ff8000000000000);
+    } else {
+        float f;
+        uint32_t b = (uint32_t)bits;
+
+        memcpy(&f, &b, 4);
+        return !isnan(f) || b == 0x7fc00000u;
+    }
+}
+
+static int arg_ok(const struct call_arg *a, size_t i, mct_err *e)
+{
+    /* The largest bits of each primitive type, zero-extended. */
+    static const uint64_t top[CALL_ARG_NULL] = {1, 0xff, 0xffff, 0xffff, 0xffffffffu, UINT64_MAX, 0xffffffffu,
+                                                UINT64_MAX};
+
+    if (a->type >= CALL_ARG_TYPES)
+        return mct_err_set(e, MCT_E_PROTO, "argument %zu: unknown type %u", i, a->type);
+    if (a->type < CALL_ARG_NULL) {
+        if (a->bits > top[a->type])
+            return mct_err_set(e, MCT_E_PROTO, "argument %zu: bits 0x%llx do not fit a %s", i,
+                               (unsigned long long)a->bits, arg_type_names[a->type]);
+        if ((a->type == CALL_ARG_FLOAT || a->type == CALL_ARG_DOUBLE) &&
+            !canonical(a->bits, a->type == CALL_ARG_DOUBLE))
+            return mct_err_set(e, MCT_E_PROTO, "argument %zu: a NaN other than the canonical one", i);
+    } else if (a->type == CALL_ARG_OBJECT && a->bits > 0xffffffffu) {
+        return mct_err_set(e, MCT_E_PROTO, "argument %zu: identity hash 0x%llx over 32 bits", i,
+                           (unsigned long long)a->bits);
+    } else if (a->type != CALL_ARG_OBJECT && a->bits != 0) {
+        return mct_err_set(e, MCT_E_PROTO, "argument %zu: a %s has no bits", i, arg_type_names[a->type]);
+    }
+    if (a->type == CALL_ARG_STRING ? a->length > INT32_MAX : a->length != 0)
+        return mct_err_set(e, MCT_E_PROTO, "argument %zu: length %llu %s", i, (unsigned long long)a->length,
+                           a->type == CALL_ARG_STRING ? "is over a String's 2147483647" : "belongs to no String");
+    if (a->type < CALL_ARG_STRING ? a->text != NULL : a->text == NULL)
+        return mct_err_set(e, MCT_E_PROTO, "argument %zu: a %s %s text", i, arg_type_names[a->type],
+                           a->text != NULL ? "has no" : "needs its");
+    if (a->text != NULL) {
+        char what[48];
+
+        snprintf(what, sizeof what, "argument %zu", i);
+        if (a->type == CALL_ARG_OBJECT)
+            return name_ok(a->text, what, e);
+        if (strlen(a->text) > CALL_STR_MAX || !proto_utf8_valid(a->text, strlen(a->text)))
+            return mct_err_set(e, MCT_E_PROTO, "%s: not UTF-8 of at most %d bytes", what, CALL_STR_MAX);
+    }
     return 0;
 }
 
@@ -253,12 +414,19 @@ int call_check(const call_tab *t, const mct_call *c, mct_err *e)
         return -1;
     if (c->n_nodes == 0)
         return mct_err_set(e, MCT_E_PROTO, "no root node");
+    if (c->n_args > 0 && !(c->flags & CALL_F_ARGS))
+        return mct_err_set(e, MCT_E_PROTO, "%zu arguments in a call without them", c->n_args);
+    if (c->n_args > CALL_MAX_ARGS)
+        return mct_err_set(e, MCT_E_PROTO, "%zu arguments, over %d", c->n_args, CALL_MAX_ARGS);
+    for (i = 0; i < c->n_args; i++)
+        if (arg_ok(&c->args[i], i, e) < 0)
+            return -1;
     for (i = 0; i < c->n_nodes; i++) {
         const struct call_node *nd = &c->nodes[i];
 
         if (i > 0 && depth == 0)
             return mct_err_set(e, MCT_E_PROTO, "%zu nodes after the root's tree", c->n_nodes - i);
-        if (node_ok(t, nd, i, e) < 0)
+        if (node_ok(t, c, nd, i, e) < 0)
             return -1;
         if (depth > 0)
             left[depth - 1]--;
@@ -400,6 +568,30 @@ int call_encode(mct_buf *b, const call_tab *t, call_defs *defs, const mct_call *
         if (c->flags & CALL_F_ALLOC)
             w = be64(w, nd->alloc_bytes);
     }
+    for (i = 0; w != NULL && (c->flags & CALL_F_ASYNC) && i < c->n_nodes; i++) {
+        const struct call_node *nd = &c->nodes[i];
+
+        if ((nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) == CALL_N_ASYNC) {
+            buf_u8(b, nd->queued_ns);
+            put_str(b, c->threads[nd->thread]);
+        }
+    }
+    if (c->flags & CALL_F_ARGS) {
+        buf_u1(b, (uint8_t)c->n_args);
+        for (i = 0; i < c->n_args; i++) {
+            const struct call_arg *a = &c->args[i];
+
+            buf_u1(b, (uint8_t)a->type);
+            if (a->type < CALL_ARG_NULL)
+                buf_u8(b, a->bits);
+            else if (a->type == CALL_ARG_STRING)
+                buf_u4(b, (uint32_t)a->length);
+            else if (a->type == CALL_ARG_OBJECT)
+                buf_u4(b, (uint32_t)a->bits);
+            if (a->text != NULL)
+                put_str(b, a->text);
+        }
+    }
     return call_frame_end(b, start);
 }
 
@@ -491,6 +683,48 @@ out:
     return rc;
 }
 
+/* The arguments after the nodes, with CALL_F_ARGS (none without). */
+static int decode_args(mct_call *c, struct rd *r, mct_err *e)
+{
+    size_t n, i;
+
+    if (!(c->flags & CALL_F_ARGS)) {
+        args_clear(c);
+        return 0;
+    }
+    if (need(r, 1, "argument count", e) < 0)
+        return -1;
+    n = (size_t)get_be(r, 1);
+    if (call_args(c, n) < 0)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a compact record");
+    for (i = 0; i < n; i++) {
+        struct call_arg *a = &c->args[i];
+        size_t cap = 0;
+
+        if (need(r, 1, "argument type", e) < 0)
+            return -1;
+        a->type = (unsigned)get_be(r, 1);
+        if (a->type >= CALL_ARG_TYPES)
+            return mct_err_set(e, MCT_E_PROTO, "compact record: argument %zu: unknown type %u", i, a->type);
+        if (a->type < CALL_ARG_NULL) {
+            if (need(r, 8, "argument", e) < 0)
+                return -1;
+            a->bits = get_be(r, 8);
+        } else if (a->type == CALL_ARG_STRING || a->type == CALL_ARG_OBJECT) {
+            if (need(r, 4, "argument", e) < 0)
+                return -1;
+            if (a->type == CALL_ARG_STRING)
+                a->length = get_be(r, 4);
+            else
+                a->bits = get_be(r, 4);
+        }
+        if (a->type > CALL_ARG_NULL &&
+            get_str(r, &a->text, &cap, a->type == CALL_ARG_OBJECT, "argument's text", e) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int decode_call(const call_tab *t, mct_call *c, struct rd *r, mct_err *e)
 {
     uint32_t n;
@@ -529,7 +763,32 @@ static int decode_call(const call_tab *t, mct_call *c, struct rd *r, mct_err *e)
         nd->throws = get_be(r, 8);
         nd->cpu_ns = c->flags & CALL_F_CPU ? get_be(r, 8) : 0;
         nd->alloc_bytes = c->flags & CALL_F_ALLOC ? get_be(r, 8) : 0;
+        nd->queued_ns = 0;
+        nd->thread = UINT32_MAX;
     }
+    threads_clear(c);
+    for (i = 0; (c->flags & CALL_F_ASYNC) && i < n; i++) {
+        struct call_node *nd = &c->nodes[i];
+        char *name = NULL;
+        size_t cap = 0;
+        int rc;
+
+        if ((nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) != CALL_N_ASYNC)
+            continue;
+        if (need(r, 8, "an async node's queued_ns", e) < 0)
+            return -1;
+        nd->queued_ns = get_be(r, 8);
+        if (get_str(r, &name, &cap, 0, "an async node's thread", e) < 0) {
+            free(name);
+            return -1;
+        }
+        rc = call_add_thread(c, name, &nd->thread);
+        free(name);
+        if (rc < 0)
+            return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a compact record");
+    }
+    if (decode_args(c, r, e) < 0)
+        return -1;
     if (call_check(t, c, e) < 0)
         return mct_err_wrap(e, "compact record");
     if (r->p != r->end)
@@ -597,7 +856,144 @@ void call_json_str(mct_buf *b, const char *s)
 #define LIT(w, s) (memcpy((w), (s), sizeof(s) - 1), (w) + sizeof(s) - 1)
 
 /* The most a node's text holds besides its names and children. */
-#define NODE_TEXT_MAX 360
+#define NODE_TEXT_MAX 440
+
+/* v in decimal, with its sign. */
+static void sdec(mct_buf *b, int64_t v)
+{
+    if (v < 0)
+        buf_ch(b, '-');
+    buf_dec(b, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+}
+
+/* The UTF-8 of u, a code point of the BMP other than U+0000 and the
+ * surrogates, at p (NUL-terminated). */
+static void utf8_bmp(char *p, uint32_t u)
+{
+    unsigned char *q = (unsigned char *)p;
+
+    if (u < 0x80) {
+        *q++ = (unsigned char)u;
+    } else if (u < 0x800) {
+        *q++ = (unsigned char)(0xc0 | u >> 6);
+        *q++ = (unsigned char)(0x80 | (u & 0x3f));
+    } else {
+        *q++ = (unsigned char)(0xe0 | u >> 12);
+        *q++ = (unsigned char)(0x80 | (u >> 6 & 0x3f));
+        *q++ = (unsigned char)(0x80 | (u & 0x3f));
+    }
+    *q = '\0';
+}
+
+/* A float's or double's value: a JSON number that reads back to the same
+ * bits (always with a point or an exponent, so that -0.0 stays a real), or
+ * Java's names of the others as strings. */
+static void float_json(mct_buf *b, double d, int dbl)
+{
+    char num[40];
+
+    if (isnan(d)) {
+        buf_str(b, "\"NaN\"");
+    } else if (isinf(d)) {
+        buf_str(b, d > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+    } else {
+        snprintf(num, sizeof num, dbl ? "%.17g" : "%.9g", d);
+        buf_str(b, num);
+        if (strpbrk(num, ".e") == NULL)
+            buf_str(b, ".0");
+    }
+}
+
+/* One argument as {"type":..,...}. */
+static void arg_json(mct_buf *b, const struct call_arg *a)
+{
+    char ch[8];
+
+    buf_str(b, "{\"type\":\"");
+    buf_str(b, arg_type_names[a->type]);
+    buf_ch(b, '"');
+    switch (a->type) {
+    case CALL_ARG_BOOLEAN:
+        buf_str(b, a->bits ? ",\"value\":true" : ",\"value\":false");
+        break;
+    case CALL_ARG_BYTE:
+        buf_str(b, ",\"value\":");
+        sdec(b, (int8_t)a->bits);
+        break;
+    case CALL_ARG_SHORT:
+        buf_str(b, ",\"value\":");
+        sdec(b, (int16_t)a->bits);
+        break;
+    case CALL_ARG_INT:
+        buf_str(b, ",\"value\":");
+        sdec(b, (int32_t)a->bits);
+        break;
+    case CALL_ARG_LONG:
+        buf_str(b, ",\"value\":");
+        sdec(b, (int64_t)a->bits);
+        break;
+    case CALL_ARG_CHAR:
+        /* A character as a one-character string; U+0000 and a lone
+         * surrogate, which a C string or UTF-8 cannot hold, as a number. */
+        buf_str(b, ",\"value\":");
+        if (a->bits == 0 || (a->bits >= 0xd800 && a->bits <= 0xdfff)) {
+            buf_dec(b, a->bits);
+        } else {
+            utf8_bmp(ch, (uint32_t)a->bits);
+            call_json_str(b, ch);
+        }
+        break;
+    case CALL_ARG_FLOAT: {
+        uint32_t v = (uint32_t)a->bits;
+        float f;
+
+        memcpy(&f, &v, 4);
+        buf_str(b, ",\"value\":");
+        float_json(b, f, 0);
+        break;
+    }
+    case CALL_ARG_DOUBLE: {
+        double d;
+
+        memcpy(&d, &a->bits, 8);
+        buf_str(b, ",\"value\":");
+        float_json(b, d, 1);
+        break;
+    }
+    case CALL_ARG_STRING:
+    case CALL_ARG_ENUM:
+        buf_str(b, ",\"value\":");
+        call_json_str(b, a->text);
+        if (a->type == CALL_ARG_STRING) {
+            buf_str(b, ",\"length\":");
+            buf_dec(b, a->length);
+        }
+        break;
+    case CALL_ARG_OBJECT:
+        buf_str(b, ",\"class\":");
+        call_json_str(b, a->text);
+        buf_str(b, ",\"hash\":");
+        sdec(b, (int32_t)a->bits);
+        break;
+    default:
+        break;
+    }
+    buf_ch(b, '}');
+}
+
+/* The root's "args":[...]. */
+static void args_line(mct_buf *b, const mct_call *c)
+{
+    size_t i;
+
+    buf_str(b, ",\"args\":[");
+    for (i = 0; i < c->n_args; i++) {
+        if (i > 0)
+            buf_ch(b, ',');
+        arg_json(b, &c->args[i]);
+    }
+    buf_ch(b, ']');
+}
 
 /* Node i and its subtree; the index after it (b failed when out of memory). */
 static size_t node_line(mct_buf *b, const call_tab *t, const mct_call *c, size_t i)
@@ -628,8 +1024,20 @@ static size_t node_line(mct_buf *b, const call_tab *t, const mct_call *c, size_t
         w = buf_dec_at(LIT(w, ",\"alloc_bytes\":"), nd->alloc_bytes);
     if (nd->flags & CALL_N_TRUNCATED)
         w = LIT(w, ",\"truncated\":true");
-    w = LIT(w, ",\"children\":[");
+    if (nd->flags & CALL_N_ASYNC)
+        w = LIT(w, ",\"async\":true");
+    if (nd->flags & CALL_N_PENDING)
+        w = LIT(w, ",\"pending\":true");
+    if (nd->flags & CALL_N_REJECTED)
+        w = LIT(w, ",\"rejected\":true");
+    if ((nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) == CALL_N_ASYNC)
+        w = buf_dec_at(LIT(w, ",\"queued_ns\":"), nd->queued_ns);
     b->len -= m->keys_len + NODE_TEXT_MAX - (size_t)(w - w0);
+    if ((nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) == CALL_N_ASYNC) {
+        buf_str(b, ",\"thread\":");
+        call_json_str(b, c->threads[nd->thread]);
+    }
+    buf_str(b, ",\"children\":[");
     for (k = 0; k < nd->n_children && !buf_failed(b); k++) {
         if (k > 0)
             buf_ch(b, ',');
@@ -640,6 +1048,8 @@ static size_t node_line(mct_buf *b, const call_tab *t, const mct_call *c, size_t
         buf_str(b, ",\"exception\":");
         call_json_str(b, c->exception);
     }
+    if (i == 0 && (c->flags & CALL_F_ARGS))
+        args_line(b, c);
     buf_ch(b, '}');
     return j;
 }
@@ -670,6 +1080,22 @@ int call_json_frame(mct_buf *b, const call_tab *t, const mct_call *c)
     if (!buf_failed(b))
         b->len--; /* the newline */
     return call_frame_end(b, start);
+}
+
+json_t *call_args_json(const mct_call *c)
+{
+    mct_buf b;
+    json_t *j = NULL;
+
+    if (!(c->flags & CALL_F_ARGS))
+        return NULL;
+    buf_init(&b);
+    args_line(&b, c);
+    /* past ,"args": */
+    if (!buf_failed(&b))
+        j = json_loadb((const char *)b.data + 8, b.len - 8, 0, NULL);
+    buf_free(&b);
+    return j;
 }
 
 json_t *call_json(const call_tab *t, const mct_call *c)
@@ -761,6 +1187,153 @@ static int jbool(const json_t *obj, const char *key, int *v, const struct jpath 
     return j == NULL || json_is_boolean(j) ? 0 : jbad(e, p, key, "not true or false");
 }
 
+/* A float's (dbl: a double's) value j, as float_json writes it, to bits. */
+static int jfloat(const json_t *j, int dbl, uint64_t *bits)
+{
+    double d;
+
+    if (json_is_string(j)) {
+        const char *s = json_string_value(j);
+
+        if (strcmp(s, "NaN") == 0)
+            d = NAN;
+        else if (strcmp(s, "Infinity") == 0)
+            d = INFINITY;
+        else if (strcmp(s, "-Infinity") == 0)
+            d = -INFINITY;
+        else
+            return -1;
+    } else if (json_is_number(j)) {
+        d = json_number_value(j);
+    } else {
+        return -1;
+    }
+    if (dbl) {
+        if (isnan(d))
+            *bits = UINT64_C(0x7ff8000000000000);
+        else
+            memcpy(bits, &d, 8);
+    } else {
+        float f = (float)d;
+        uint32_t v;
+
+        if (isinf(f) && !isinf(d))
+            return -1;
+        memcpy(&v, &f, 4);
+        *bits = isnan(f) ? 0x7fc00000u : v;
+    }
+    return 0;
+}
+
+/* One argument a (untrusted) into arg. */
+static int jarg(const json_t *a, struct call_arg *arg, const struct jpath *p, mct_err *e)
+{
+    /* The range of each integer type's value. */
+    static const long long lo[CALL_ARG_LONG + 1] = {0, -128, 0, -32768, INT32_MIN, INT64_MIN};
+    static const long long hi[CALL_ARG_LONG + 1] = {1, 127, 0xffff, 32767, INT32_MAX, INT64_MAX};
+    const json_t *type = json_object_get(a, "type"), *v;
+    const char *text;
+    unsigned t;
+
+    if (!json_is_object(a))
+        return jbad(e, p, NULL, "not an object (an argument)");
+    if (!json_is_string(type))
+        return jbad(e, p, "type", "missing or not a string");
+    for (t = 0; t < CALL_ARG_TYPES && strcmp(json_string_value(type), arg_type_names[t]) != 0; t++)
+        ;
+    if (t == CALL_ARG_TYPES)
+        return jbad(e, p, "type", "not an argument's type (boolean, byte, char, short, int, long, float, double, "
+                                  "null, String, enum, object)");
+    arg->type = t;
+    v = json_object_get(a, "value");
+    switch (t) {
+    case CALL_ARG_BOOLEAN:
+        if (!json_is_boolean(v))
+            return jbad(e, p, "value", "missing or not true or false");
+        arg->bits = json_is_true(v);
+        break;
+    case CALL_ARG_CHAR:
+        if (json_is_string(v)) {
+            const unsigned char *c = (const unsigned char *)json_string_value(v);
+            size_t len = json_string_length(v);
+
+            /* One character of the BMP, as arg_json writes it. */
+            if (len == 1 && c[0] < 0x80 && c[0] > 0)
+                arg->bits = c[0];
+            else if (len == 2 && (c[0] & 0xe0) == 0xc0)
+                arg->bits = (uint64_t)(c[0] & 0x1f) << 6 | (c[1] & 0x3f);
+            else if (len == 3 && (c[0] & 0xf0) == 0xe0)
+                arg->bits = (uint64_t)(c[0] & 0x0f) << 12 | (uint64_t)(c[1] & 0x3f) << 6 | (c[2] & 0x3f);
+            else
+                return jbad(e, p, "value", "not one character of the BMP");
+            if (arg->bits >= 0xd800 && arg->bits <= 0xdfff)
+                return jbad(e, p, "value", "not one character of the BMP");
+            break;
+        }
+        /* fall through */
+    case CALL_ARG_BYTE:
+    case CALL_ARG_SHORT:
+    case CALL_ARG_INT:
+    case CALL_ARG_LONG:
+        if (!json_is_integer(v) || json_integer_value(v) < lo[t] || json_integer_value(v) > hi[t])
+            return jbad(e, p, "value", "missing, or not an integer in the type's range");
+        arg->bits = (uint64_t)json_integer_value(v);
+        if (t != CALL_ARG_LONG)
+            arg->bits &= t == CALL_ARG_BYTE ? 0xffu : t == CALL_ARG_INT ? 0xffffffffu : 0xffffu;
+        break;
+    case CALL_ARG_FLOAT:
+    case CALL_ARG_DOUBLE:
+        if (jfloat(v, t == CALL_ARG_DOUBLE, &arg->bits) < 0)
+            return jbad(e, p, "value", "missing, or not a number of the type (or \"NaN\", \"Infinity\", "
+                                       "\"-Infinity\")");
+        break;
+    case CALL_ARG_STRING:
+    case CALL_ARG_ENUM:
+    case CALL_ARG_OBJECT:
+        if (jstr(a, t == CALL_ARG_OBJECT ? "class" : "value", 0, t == CALL_ARG_OBJECT, &text, p, e) < 0)
+            return -1;
+        if (call_arg_text(arg, text, strlen(text)) < 0)
+            return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a call");
+        if (t == CALL_ARG_STRING && jint(a, "length", &arg->length, p, e) < 0)
+            return -1;
+        if (t == CALL_ARG_OBJECT) {
+            v = json_object_get(a, "hash");
+            if (!json_is_integer(v) || json_integer_value(v) < INT32_MIN || json_integer_value(v) > INT32_MAX)
+                return jbad(e, p, "hash", "missing, or not a 32-bit integer");
+            arg->bits = (uint32_t)json_integer_value(v);
+        }
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+/* The root's "args" (absent: none) into c. */
+static int jargs(mct_call *c, const json_t *n, struct jpath *p, mct_err *e)
+{
+    const json_t *arr = json_object_get(n, "args");
+    size_t i;
+
+    if (arr == NULL) {
+        args_clear(c);
+        return 0;
+    }
+    if (!json_is_array(arr) || json_array_size(arr) > CALL_MAX_ARGS)
+        return jbad(e, p, "args", "not an array of at most 255 arguments");
+    c->flags |= CALL_F_ARGS;
+    if (call_args(c, json_array_size(arr)) < 0)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a call");
+    for (i = 0; i < json_array_size(arr); i++) {
+        size_t mark = jpush(p, "args", (long)i);
+
+        if (jarg(json_array_get(arr, i), &c->args[i], p, e) < 0)
+            return -1;
+        jpop(p, mark);
+    }
+    return 0;
+}
+
 /* Reads node n at depth (1: the root) and its subtree into c's nodes. */
 static int jnode(call_tab *t, mct_call *c, const json_t *n, int depth, struct jpath *p, mct_err *e)
 {
@@ -770,7 +1343,10 @@ static int jnode(call_tab *t, mct_call *c, const json_t *n, int depth, struct jp
     const json_t *kids;
     struct call_node *nd;
     size_t at = c->n_nodes, i;
-    int truncated;
+    int truncated, async, pending, rejected;
+    uint64_t queued = 0;
+    uint32_t thread = UINT32_MAX;
+    const char *tname = NULL;
     uint32_t id;
 
     if (!json_is_object(n))
@@ -779,10 +1355,28 @@ static int jnode(call_tab *t, mct_call *c, const json_t *n, int depth, struct jp
         return jbad(e, p, NULL, "nested deeper than 64 levels");
     if (jstr(n, "class", 0, 1, &cls, p, e) < 0 || jstr(n, "method", 0, 1, &method, p, e) < 0 ||
         jstr(n, "desc", 0, 1, &desc, p, e) < 0 || jstr(n, "exception", 1, 1, &exc, p, e) < 0 ||
-        jbool(n, "truncated", &truncated, p, e) < 0)
+        jbool(n, "truncated", &truncated, p, e) < 0 || jbool(n, "async", &async, p, e) < 0 ||
+        jbool(n, "pending", &pending, p, e) < 0 || jbool(n, "rejected", &rejected, p, e) < 0)
         return -1;
+    if ((pending || rejected) && !async)
+        return jbad(e, p, pending ? "pending" : "rejected", "true on a node that is not async");
+    if (async && !pending && !rejected) {
+        if (jstr(n, "thread", 0, 0, &tname, p, e) < 0 || jint(n, "queued_ns", &queued, p, e) < 0)
+            return -1;
+    } else if (json_object_get(n, "thread") != NULL || json_object_get(n, "queued_ns") != NULL) {
+        return jbad(e, p, json_object_get(n, "thread") != NULL ? "thread" : "queued_ns",
+                    "present on a node that is not an async task that ran");
+    }
+    if (async)
+        c->flags |= CALL_F_ASYNC;
+    if (tname != NULL && call_add_thread(c, tname, &thread) < 0)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a call");
     if (exc != NULL && depth > 1)
         return jbad(e, p, "exception", "only the root may hold one");
+    if (depth > 1 && json_object_get(n, "args") != NULL)
+        return jbad(e, p, "args", "only the root may hold them");
+    if (depth == 1 && jargs(c, n, p, e) < 0)
+        return -1;
     for (i = 0; i < 6; i++)
         if (jint(n, ints[i], &v[i], p, e) < 0)
             return -1;
@@ -818,9 +1412,10 @@ static int jnode(call_tab *t, mct_call *c, const json_t *n, int depth, struct jp
     nd = &c->nodes[at];
     *nd = (struct call_node){
         .method = id, .n_children = (uint32_t)json_array_size(kids),
-        .flags = truncated ? CALL_N_TRUNCATED : 0u,
+        .flags = (truncated ? CALL_N_TRUNCATED : 0u) | (async ? CALL_N_ASYNC : 0u) | (pending ? CALL_N_PENDING : 0u) |
+                 (rejected ? CALL_N_REJECTED : 0u),
         .calls = v[0], .total_ns = v[1], .self_ns = v[2], .min_ns = v[3], .max_ns = v[4], .throws = v[5],
-        .cpu_ns = cpu, .alloc_bytes = alloc,
+        .cpu_ns = cpu, .alloc_bytes = alloc, .queued_ns = queued, .thread = thread,
     };
     for (i = 0; i < json_array_size(kids); i++) {
         size_t mark = jpush(p, "children", (long)i);

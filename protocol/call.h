@@ -40,9 +40,20 @@
 #define CALL_F_WARMUP 0x01u    /* "warmup":true: the call began before its methods were compiled again */
 #define CALL_F_CPU 0x02u       /* every node holds cpu_ns (the session asked for --cpu) */
 #define CALL_F_ALLOC 0x04u     /* every node holds alloc_bytes (the session asked for --alloc) */
-#define CALL_F_KNOWN (CALL_F_WARMUP | CALL_F_CPU | CALL_F_ALLOC)
+#define CALL_F_ASYNC 0x08u     /* some nodes are CALL_N_ASYNC (the session asked for --follow-async) */
+#define CALL_F_ARGS 0x10u      /* the root holds the entry method's arguments (--args) */
+#define CALL_F_KNOWN (CALL_F_WARMUP | CALL_F_CPU | CALL_F_ALLOC | CALL_F_ASYNC | CALL_F_ARGS)
 /* Node flags. */
 #define CALL_N_TRUNCATED 0x01u
+#define CALL_N_ASYNC 0x02u     /* "async":true: a task handed off to another thread, run there
+                                  (its thread, queued_ns) */
+#define CALL_N_PENDING 0x04u   /* "pending":true, with CALL_N_ASYNC: the task had not ended
+                                  when the call was written (no thread, all counts 0) */
+#define CALL_N_REJECTED 0x08u  /* "rejected":true, with CALL_N_ASYNC: the executor refused the
+                                  task (its hand-off threw; no thread, all counts 0) */
+#define CALL_N_KNOWN (CALL_N_TRUNCATED | CALL_N_ASYNC | CALL_N_PENDING | CALL_N_REJECTED)
+/* An async node whose task never ran here: pending or rejected. */
+#define CALL_N_NOT_RUN (CALL_N_PENDING | CALL_N_REJECTED)
 /* Method numbers are below this. */
 #define CALL_MAX_ID (1u << 24)
 /* Most levels of nodes in a call, the root included. */
@@ -54,11 +65,35 @@
  * total_ns, self_ns, min_ns, max_ns, throws (u64). */
 #define CALL_NODE_BYTES (4 + 1 + 4 + 6 * 8)
 /* With CALL_F_CPU, each node on the wire is followed by cpu_ns (u64);
- * with CALL_F_ALLOC, then by alloc_bytes (u64). */
+ * with CALL_F_ALLOC, then by alloc_bytes (u64). With CALL_F_ASYNC the
+ * nodes are followed by each async node's (not pending nor rejected)
+ * queued_ns (u64) and thread name (string), in the nodes' order. */
 #define CALL_NODE_CPU_BYTES 8
 #define CALL_NODE_ALLOC_BYTES 8
 
 /* ---- the model ---------------------------------------------------------------- */
+
+/* An argument's type (the agent's probes record the same numbers). */
+enum call_arg_type {
+    CALL_ARG_BOOLEAN = 0, CALL_ARG_BYTE, CALL_ARG_CHAR, CALL_ARG_SHORT, CALL_ARG_INT, CALL_ARG_LONG,
+    CALL_ARG_FLOAT, CALL_ARG_DOUBLE, CALL_ARG_NULL, CALL_ARG_STRING, CALL_ARG_ENUM, CALL_ARG_OBJECT,
+    CALL_ARG_TYPES
+};
+
+/* Most arguments a method has (JVMS 4.3.3: 255 slots). */
+#define CALL_MAX_ARGS 255
+
+/* An argument of the entry method. */
+struct call_arg {
+    unsigned type;             /* enum call_arg_type */
+    uint64_t bits;             /* a primitive's bits, zero-extended (a float's or double's
+                                  canonical ones: one NaN); an object's identity hash
+                                  (32 bits); else 0 */
+    uint64_t length;           /* a String's length in UTF-16 units (more than text
+                                  holds: it was cut); else 0 */
+    char *text;                /* a String's or enum constant's characters kept, an
+                                  object's class name (UTF-8, owned); else NULL */
+};
 
 /* One method: its names (UTF-8, 1 to CALL_STR_MAX bytes, no NUL), and the
  * JSON text of its three keys ("class":"..","method":"..","desc":"..")
@@ -111,6 +146,9 @@ struct call_node {
                                   calls, at most total_ns (its wait is the rest); else 0 */
     uint64_t alloc_bytes;      /* with CALL_F_ALLOC: the bytes the thread allocated in
                                   the node's calls; else 0 */
+    uint64_t queued_ns;        /* CALL_N_ASYNC: from the hand-off to the task's start; else 0 */
+    uint32_t thread;           /* CALL_N_ASYNC (not pending nor rejected): its thread's name,
+                                  threads[thread] */
 };
 
 /* A call; zero-initialise, reuse across calls, call_free. */
@@ -120,9 +158,14 @@ typedef struct mct_call {
     int64_t thread_id;         /* >= 0 */
     char *thread_name;         /* UTF-8, never NULL once filled */
     char *exception;           /* the root's exception class, or NULL */
+    struct call_arg *args;     /* with CALL_F_ARGS: the entry method's arguments (some
+                                  may be missing at the end: the ring was full) */
+    size_t n_args, cap_args;
     struct call_node *nodes;   /* n_nodes >= 1, nodes[0] the root */
     size_t n_nodes, cap_nodes;
     size_t cap_name, cap_exc;  /* (the strings' buffers) */
+    char **threads;            /* the async nodes' thread names (UTF-8), n_threads of them */
+    size_t n_threads, cap_threads;
 } mct_call;
 
 /* Frees what c holds; c is empty again. */
@@ -132,14 +175,32 @@ void call_free(mct_call *c);
  * unspecified), or NULL when out of memory. */
 struct call_node *call_nodes(mct_call *c, size_t n);
 
+/* Room for n arguments in c (which now counts them, at c->args), each
+ * empty (type CALL_ARG_NULL); 0, or -1 when out of memory. */
+int call_args(mct_call *c, size_t n);
+
+/* Copies the n bytes at s as a's text (NUL added); 0, or -1 when out of
+ * memory. */
+int call_arg_text(struct call_arg *a, const char *s, size_t n);
+
+/* Whether String argument a was cut (its text holds fewer UTF-16 units
+ * than its length). */
+int call_arg_cut(const struct call_arg *a);
+
 /* Copies the thread's name (NULL: "") and the exception (NULL: none) into
- * c; 0, or -1 when out of memory. */
+ * c, which holds no async node's thread name then; 0, or -1 when out of
+ * memory. */
 int call_set_names(mct_call *c, const char *thread_name, const char *exception);
+
+/* Adds a copy of name (an async node's thread) to c's threads; its index
+ * into *at; 0, or -1 when out of memory. */
+int call_add_thread(mct_call *c, const char *name, uint32_t *at);
 
 /* Checks that c (methods in t) is a call: seq >= 1, every number at most
  * INT64_MAX, strings UTF-8 of at most CALL_STR_MAX bytes (the exception
  * not empty), known flags, every node's method defined, the nodes one tree
- * at most CALL_MAX_DEPTH levels deep. 0, or -1 with e set (MCT_E_PROTO). */
+ * at most CALL_MAX_DEPTH levels deep, arguments only with CALL_F_ARGS, at
+ * most CALL_MAX_ARGS, each as struct call_arg says. 0, or -1 with e set (MCT_E_PROTO). */
 int call_check(const call_tab *t, const mct_call *c, mct_err *e);
 
 /* The index after node i's subtree in c (which passed call_check). */
@@ -214,6 +275,10 @@ int call_json_check(const json_t *j, mct_err *e);
  * at (e.g. "slowest[2]"): its messages name both, as in "summary:
  * slowest[2].root.calls: ...". */
 int call_json_check_at(const json_t *j, const char *what, const char *at, mct_err *e);
+
+/* c's arguments as the array call_json_line writes (a new reference), or
+ * NULL when c has none (no CALL_F_ARGS) or out of memory. */
+json_t *call_args_json(const mct_call *c);
 
 /* c as a `call` object (a new reference; for documents that embed calls,
  * a summary's slowest), or NULL when out of memory. */

@@ -14,11 +14,10 @@ static json_t *int_or_null(int has, uint64_t v)
     return has ? json_integer((json_int_t)(v > INT64_MAX ? INT64_MAX : v)) : json_null();
 }
 
-static json_t *pct_json(const struct diffout_side *b, const struct diffout_side *n, int p50,
-                        const struct diffout_pct *p)
+/* {"base":B,"new":N,"pct":P[,"ci_pct":[LO,HI]]}, B or N null when absent. */
+static json_t *change_json(int has_b, uint64_t b, int has_n, uint64_t n, const struct diffout_pct *p)
 {
-    json_t *o = json_pack("{s:o,s:o,s:o}", "base", int_or_null(b->present, p50 ? b->p50_ns : b->p99_ns),
-                          "new", int_or_null(n->present, p50 ? n->p50_ns : n->p99_ns),
+    json_t *o = json_pack("{s:o,s:o,s:o}", "base", int_or_null(has_b, b), "new", int_or_null(has_n, n),
                           "pct", num_or_null(1, p->pct));
 
     if (o != NULL && p->has_ci &&
@@ -27,6 +26,12 @@ static json_t *pct_json(const struct diffout_side *b, const struct diffout_side 
         return NULL;
     }
     return o;
+}
+
+static json_t *pct_json(const struct diffout_side *b, const struct diffout_side *n, int p50,
+                        const struct diffout_pct *p)
+{
+    return change_json(b->present, p50 ? b->p50_ns : b->p99_ns, n->present, p50 ? n->p50_ns : n->p99_ns, p);
 }
 
 static json_t *reached_json(const struct diffout_side *s)
@@ -39,15 +44,25 @@ static json_t *reached_json(const struct diffout_side *s)
 
 json_t *diffout_row(const struct diffout_row *r)
 {
-    return json_pack("{s:s,s:i,s:s,s:s,s:s,s:s,s:{s:s,s:s},s:{s:o,s:o},s:{s:o,s:o,s:o},s:o,s:o,s:b}",
-                     "path", r->path, "depth", r->depth, "class", r->class_name, "method", r->method,
-                     "desc", r->desc, "status", r->status,
-                     "calls_per_entry", "base", r->base.calls_per_entry, "new", r->new_.calls_per_entry,
-                     "calls_reached", "base", reached_json(&r->base), "new", reached_json(&r->new_),
-                     "share", "base", num_or_null(1, r->base.share), "new", num_or_null(1, r->new_.share),
-                     "p_value", num_or_null(1, r->share_p),
-                     "p50_ns", pct_json(&r->base, &r->new_, 1, &r->p50),
-                     "p99_ns", pct_json(&r->base, &r->new_, 0, &r->p99), "ignored", r->ignored);
+    json_t *o = json_pack("{s:s,s:i,s:s,s:s,s:s,s:s,s:{s:s,s:s},s:{s:o,s:o},s:{s:o,s:o,s:o},s:o,s:o,s:b}",
+                              "path", r->path, "depth", r->depth, "class", r->class_name, "method", r->method,
+                              "desc", r->desc, "status", r->status,
+                              "calls_per_entry", "base", r->base.calls_per_entry, "new", r->new_.calls_per_entry,
+                              "calls_reached", "base", reached_json(&r->base), "new", reached_json(&r->new_),
+                              "share", "base", num_or_null(1, r->base.share), "new", num_or_null(1, r->new_.share),
+                              "p_value", num_or_null(1, r->share_p),
+                              "p50_ns", pct_json(&r->base, &r->new_, 1, &r->p50),
+                              "p99_ns", pct_json(&r->base, &r->new_, 0, &r->p99), "ignored", r->ignored);
+
+    for (size_t i = 0; o != NULL && i < r->nfigs; i++) {
+        const struct diffout_fig *f = &r->figs[i];
+
+        if (json_object_set_new(o, f->key, change_json(1, f->base, 1, f->new_, &f->pct)) < 0) {
+            json_decref(o);
+            o = NULL;
+        }
+    }
+    return o;
 }
 
 json_t *diffout_doc(const char *base_file, uint64_t base_calls, const char *new_file, uint64_t new_calls,

@@ -26,12 +26,25 @@ struct diffout_pct {
     int has_ci;
 };
 
+/* A quantile of a figure both runs' summaries carry (--cpu, --alloc):
+ * key (summary.h's, e.g. "alloc_p50_bytes"), its value in each run, the
+ * change. */
+struct diffout_fig {
+    const char *key;
+    uint64_t base, new_;
+    struct diffout_pct pct;
+};
+
+#define DIFFOUT_FIGS 8          /* most figures of a row */
+
 struct diffout_row {
     const char *path, *class_name, *method, *desc, *status;
     int depth, ignored;
     struct diffout_side base, new_;
     double share_p;             /* the share test's p-value (NAN: not tested) */
     struct diffout_pct p50, p99;
+    struct diffout_fig figs[DIFFOUT_FIGS];  /* each a key of the row's object */
+    size_t nfigs;
 };
 
 /* The row object; a new reference or NULL (out of memory). */

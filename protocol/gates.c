@@ -9,14 +9,34 @@
 #include "num.h"
 #include "proto.h"
 
-/* The summary's key, and the name, of each statistic a budget limits. */
-static const char *const stat_keys[] = {
-    [GATES_STAT_P50] = "p50_ns", [GATES_STAT_P90] = "p90_ns", [GATES_STAT_P99] = "p99_ns",
-    [GATES_STAT_MAX] = "entry_max_ns"
-};
+/* The name of each statistic a budget limits. */
 static const char *const stat_names[] = {
-    [GATES_STAT_P50] = "p50", [GATES_STAT_P90] = "p90", [GATES_STAT_P99] = "p99", [GATES_STAT_MAX] = "max"
+    [GATES_STAT_P50] = "p50", [GATES_STAT_P90] = "p90", [GATES_STAT_P99] = "p99", [GATES_STAT_MAX] = "max",
+    [GATES_STAT_CPU_P50] = "cpu_p50", [GATES_STAT_CPU_P90] = "cpu_p90", [GATES_STAT_CPU_P99] = "cpu_p99",
+    [GATES_STAT_CPU_MAX] = "cpu_max"
 };
+
+int gates_stat_cpu(enum gates_stat s)
+{
+    return s >= GATES_STAT_CPU_P50;
+}
+
+/* The summary's key of statistic s. */
+static const char *stat_key(enum gates_stat s)
+{
+    const struct sum_xkeys *k = &sum_xkeys[SUM_X_CPU];
+
+    switch (s) {
+    case GATES_STAT_P50: return "p50_ns";
+    case GATES_STAT_P90: return "p90_ns";
+    case GATES_STAT_P99: return "p99_ns";
+    case GATES_STAT_MAX: return "entry_max_ns";
+    case GATES_STAT_CPU_P50: return k->p50;
+    case GATES_STAT_CPU_P90: return k->p90;
+    case GATES_STAT_CPU_P99: return k->p99;
+    default: return k->entry_max;
+    }
+}
 
 /* Parses the method name of a gate, s[0..len): CLASS.METHOD or
  * CLASS.METHOD(DESC)RET, into *n (pointing into s). opt names the option. */
@@ -62,20 +82,33 @@ static int parse_name(const char *s, size_t len, const char *prefix, const char 
     return 0;
 }
 
-int gates_parse_max_calls(const char *prefix, const char *arg, struct gates_max_calls *out, mct_err *e)
+/* Parses a gate opt CLASS.METHOD=N (N an integer >= 0 of what, in one
+ * entry call; example its text) into *out. */
+static int parse_count(const char *prefix, const char *opt, const char *n_name, const char *what,
+                       const char *example, const char *arg, struct gates_max_calls *out, mct_err *e)
 {
     const char *eq = strrchr(arg, '=');
 
     if (eq == NULL)
-        return mct_err_set(e, MCT_E_ARG, "%smax-calls takes CLASS.METHOD=N (com.shop.Repo.find=1), got '%.200s'",
-                           prefix, arg);
-    if (parse_name(arg, (size_t)(eq - arg), prefix, "max-calls", &out->name, e) < 0)
+        return mct_err_set(e, MCT_E_ARG, "%s%s takes CLASS.METHOD=%s (%s), got '%.200s'", prefix, opt, n_name,
+                           example, arg);
+    if (parse_name(arg, (size_t)(eq - arg), prefix, opt, &out->name, e) < 0)
         return -1;
     if (num_int(eq + 1, 0, LLONG_MAX, &out->n) < 0)
-        return mct_err_set(e, MCT_E_ARG, "%smax-calls %.200s: N must be an integer >= 0 (calls in one entry "
-                           "call), got '%.64s'", prefix, arg, eq + 1);
+        return mct_err_set(e, MCT_E_ARG, "%s%s %.200s: %s must be an integer >= 0 (%s in one entry "
+                           "call), got '%.64s'", prefix, opt, arg, n_name, what, eq + 1);
     out->arg = arg;
     return 0;
+}
+
+int gates_parse_max_calls(const char *prefix, const char *arg, struct gates_max_calls *out, mct_err *e)
+{
+    return parse_count(prefix, "max-calls", "N", "calls", "com.shop.Repo.find=1", arg, out, e);
+}
+
+int gates_parse_max_alloc(const char *prefix, const char *arg, struct gates_max_calls *out, mct_err *e)
+{
+    return parse_count(prefix, "max-alloc", "BYTES", "bytes allocated", "com.shop.Cart.total=65536", arg, out, e);
 }
 
 int gates_parse_budget(const char *prefix, const char *arg, struct gates_budget *out, mct_err *e)
@@ -96,8 +129,9 @@ int gates_parse_budget(const char *prefix, const char *arg, struct gates_budget 
             strncmp(colon + 1, stat_names[i], strlen(stat_names[i])) == 0)
             break;
     if (i == n)
-        return mct_err_set(e, MCT_E_ARG, "%sbudget %.200s: '%.*s' is not p50, p90, p99 or max", prefix, arg,
-                           (int)(eq - colon - 1 > 64 ? 64 : eq - colon - 1), colon + 1);
+        return mct_err_set(e, MCT_E_ARG, "%sbudget %.200s: '%.*s' is not p50, p90, p99 or max, nor (with "
+                           "%scpu) cpu_p50, cpu_p90, cpu_p99 or cpu_max", prefix, arg,
+                           (int)(eq - colon - 1 > 64 ? 64 : eq - colon - 1), colon + 1, prefix);
     out->stat = (enum gates_stat)i;
     if (num_decimal(eq + 1, NUM_DECIMAL_MAX, &out->ms) < 0)
         return mct_err_set(e, MCT_E_ARG, "%sbudget %.200s: the budget must be a number of milliseconds >= 0, "
@@ -126,7 +160,7 @@ int gates_parse_ms(const char *prefix, const char *name, const char *arg, double
 
 int gates_wanted(const struct gates *g)
 {
-    return g->n_max_calls > 0 || g->n_budgets > 0 || g->percentile > 0;
+    return g->n_max_calls > 0 || g->n_budgets > 0 || g->n_max_alloc > 0 || g->percentile > 0;
 }
 
 int gates_name_matches(const struct gates_name *n, const char *cls, const char *method, const char *desc)
@@ -258,12 +292,22 @@ static int walk_budgets(const struct gates *g, const json_t *node, struct path *
     p->len = w < 0 || (size_t)w >= sizeof p->buf - p->len ? sizeof p->buf - 1 : p->len + (size_t)w;
     for (size_t i = 0; i < g->n_budgets && rc == 0; i++) {
         const struct gates_budget *b = &g->budgets[i];
-        unsigned long long v = figure(node, stat_keys[b->stat]);
+        unsigned long long v = figure(node, stat_key(b->stat));
 
         if (!node_matches(&b->name, node) || (double)v <= b->ms * 1e6)
             continue;
         rc = say(failures, e, "%sbudget %s: %s: %s %.3f ms within one entry call, over the budget of %g ms",
                  g->prefix, b->arg, p->buf, stat_names[b->stat], (double)v / 1e6, b->ms);
+        *failed = 1;
+    }
+    for (size_t i = 0; i < g->n_max_alloc && rc == 0; i++) {
+        const struct gates_max_calls *m = &g->max_alloc[i];
+        unsigned long long v = figure(node, sum_xkeys[SUM_X_ALLOC].entry_max);
+
+        if (!node_matches(&m->name, node) || v <= (unsigned long long)m->n)
+            continue;
+        rc = say(failures, e, "%smax-alloc %s: %s: %llu bytes allocated within one entry call, over the limit of "
+                 "%lld", g->prefix, m->arg, p->buf, v, m->n);
         *failed = 1;
     }
     for (size_t i = 0; i < json_array_size(kids) && rc == 0; i++)
@@ -305,7 +349,22 @@ static int too_few(const struct gates *g, const char *what, double p, unsigned l
 /* The percentile of a budget's statistic; 0 for max (any number of calls). */
 static double stat_percentile(enum gates_stat s)
 {
-    return s == GATES_STAT_P50 ? 50 : s == GATES_STAT_P90 ? 90 : s == GATES_STAT_P99 ? 99 : 0;
+    return s == GATES_STAT_P50 || s == GATES_STAT_CPU_P50 ? 50 : s == GATES_STAT_P90 || s == GATES_STAT_CPU_P90 ? 90 :
+           s == GATES_STAT_P99 || s == GATES_STAT_CPU_P99 ? 99 : 0;
+}
+
+/* -1 with e set when a gate of g judges a figure (CPU time, allocations)
+ * that the summary whose root is root does not carry; else 0. */
+static int lacks_figures(const struct gates *g, const json_t *root, mct_err *e)
+{
+    for (size_t i = 0; i < g->n_budgets; i++)
+        if (gates_stat_cpu(g->budgets[i].stat) && json_object_get(root, sum_xkeys[SUM_X_CPU].total) == NULL)
+            return mct_err_set(e, MCT_E_ARG, "%sbudget %s: the calls carry no CPU times (trace with %scpu)",
+                               g->prefix, g->budgets[i].arg, g->prefix);
+    if (g->n_max_alloc > 0 && json_object_get(root, sum_xkeys[SUM_X_ALLOC].total) == NULL)
+        return mct_err_set(e, MCT_E_ARG, "%smax-alloc %s: the calls carry no allocations (trace with %salloc)",
+                           g->prefix, g->max_alloc[0].arg, g->prefix);
+    return 0;
 }
 
 int gates_judge(const struct gates *g, const json_t *summary, const struct sum_hist *entry, json_t *failures,
@@ -336,6 +395,8 @@ int gates_judge(const struct gates *g, const json_t *summary, const struct sum_h
             return -1;
         failed |= rc;
     }
+    if (lacks_figures(g, root, e) < 0)
+        return -1;
     for (size_t i = 0; i < g->n_budgets; i++) {
         double p = stat_percentile(g->budgets[i].stat);
 
@@ -344,7 +405,7 @@ int gates_judge(const struct gates *g, const json_t *summary, const struct sum_h
             return -1;
         failed |= p > 0 && rc;
     }
-    if (g->n_budgets > 0) {
+    if (g->n_budgets > 0 || g->n_max_alloc > 0) {
         const json_t *more = json_object_get(summary, "more_roots");
         struct path p = { .len = 0 };
 
@@ -427,10 +488,11 @@ int gates_tally_judge(const gates_tally *t, const struct gates *g, json_t *failu
         return judge_sum(g, t->all, NULL, failures, e);
     counts.percentile = 0;
     counts.n_budgets = 0;
+    counts.n_max_alloc = 0;
     timing.n_max_calls = 0;
     if (counts.n_max_calls > 0 && (rc = judge_sum(&counts, t->all, NULL, failures, e)) < 0)
         return -1;
-    if ((timing.percentile > 0 || timing.n_budgets > 0) &&
+    if ((timing.percentile > 0 || timing.n_budgets > 0 || timing.n_max_alloc > 0) &&
         (r = judge_sum(&timing, t->timed, &t->entry, failures, e)) != 0)
         rc = r < 0 ? -1 : 1;
     return rc;

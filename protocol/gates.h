@@ -1,6 +1,7 @@
 /* gates.h — the CI gates, shared by the client (its options
- * --max-calls, --percentile with --fail-over-ms, --budget) and the agent
- * (the startup items max-calls=, percentile=, fail-over-ms=, budget=): the
+ * --max-calls, --percentile with --fail-over-ms, --budget, --max-alloc) and
+ * the agent (the startup items max-calls=, percentile=, fail-over-ms=,
+ * budget=, max-alloc=): the
  * gates' specs, the one parser of a gate's text, and the judging of a
  * summary object (protocol/summary.h) or of calls tallied one by one.
  *
@@ -37,15 +38,24 @@ struct gates_name {
     size_t class_len, method_len, desc_len;
 };
 
-/* max-calls CLASS.METHOD=N: at most n calls of the method in one entry call. */
+/* max-calls CLASS.METHOD=N: at most n calls of the method in one entry call;
+ * max-alloc CLASS.METHOD=BYTES: each node of the method allocates at most
+ * n bytes in one entry call (its alloc_entry_max_bytes). */
 struct gates_max_calls {
     const char *arg;                /* the gate's text, for messages */
     struct gates_name name;
     long long n;
 };
 
-/* The statistic a budget limits: a node's time within one entry call. */
-enum gates_stat { GATES_STAT_P50, GATES_STAT_P90, GATES_STAT_P99, GATES_STAT_MAX };
+/* The statistic a budget limits: a node's time, or its CPU time (--cpu),
+ * within one entry call. */
+enum gates_stat {
+    GATES_STAT_P50, GATES_STAT_P90, GATES_STAT_P99, GATES_STAT_MAX,
+    GATES_STAT_CPU_P50, GATES_STAT_CPU_P90, GATES_STAT_CPU_P99, GATES_STAT_CPU_MAX
+};
+
+/* Whether s limits a CPU time (cpu_p50 ...: the calls must carry them). */
+int gates_stat_cpu(enum gates_stat s);
 
 /* budget CLASS.METHOD:STAT=MS: the method's nodes keep STAT under ms. */
 struct gates_budget {
@@ -63,6 +73,8 @@ struct gates {
     size_t n_max_calls;
     const struct gates_budget *budgets;
     size_t n_budgets;
+    const struct gates_max_calls *max_alloc;    /* their n: bytes */
+    size_t n_max_alloc;
     double percentile;                      /* 0 < P <= 100; 0 = unset */
     double fail_over_ms;                    /* the limit of that percentile */
     long long min_calls;                    /* calls enough for a percentile; 0 = gates_calls_needed's */
@@ -76,11 +88,13 @@ long long gates_calls_needed(const struct gates *g, double p);
 
 
 /* The one parser of a gate's text (arg, borrowed by *out): max-calls
- * "CLASS.METHOD[(DESC)RET]=N", budget "CLASS.METHOD[(DESC)RET]:STAT=MS",
+ * "CLASS.METHOD[(DESC)RET]=N", max-alloc "CLASS.METHOD[(DESC)RET]=BYTES",
+ * budget "CLASS.METHOD[(DESC)RET]:STAT=MS",
  * percentile "P" (0 < P <= 100), a number of milliseconds "MS" (>= 0; name
  * is the option's name without prefix, e.g. "fail-over-ms"). prefix as in
  * struct gates. 0, or -1 with e set (MCT_E_ARG) saying what is wrong. */
 int gates_parse_max_calls(const char *prefix, const char *arg, struct gates_max_calls *out, mct_err *e);
+int gates_parse_max_alloc(const char *prefix, const char *arg, struct gates_max_calls *out, mct_err *e);
 int gates_parse_budget(const char *prefix, const char *arg, struct gates_budget *out, mct_err *e);
 int gates_parse_percentile(const char *prefix, const char *arg, double *out, mct_err *e);
 int gates_parse_ms(const char *prefix, const char *name, const char *arg, double *out, mct_err *e);
@@ -99,7 +113,8 @@ int gates_percentile_in_summary(double p);
 /* Judges summary (a summary object that passed sum_json_check) against g,
  * appending one message per failed gate to failures (a JSON array): 1 when
  * a gate failed, 0 when all hold, -1 with e set when the summary lacks a
- * percentile g needs or out of memory. entry: the entry calls' durations,
+ * percentile g needs, the CPU times of a cpu_ budget or the allocations of
+ * max-alloc, or out of memory. entry: the entry calls' durations,
  * for any percentile, or NULL (then the summary's). A summary of no call
  * fails: nothing to judge; so do a percentile or a p50/p90/p99 budget over
  * fewer entry calls than gates_calls_needed. */
@@ -123,7 +138,8 @@ void gates_tally_free(gates_tally *t);
 int gates_tally_add(gates_tally *t, const call_tab *tab, const mct_call *c, int timed, mct_err *e);
 
 /* Judges the calls tallied, as gates_judge (any percentile): max-calls
- * over every call, the percentile and the budgets over the timed ones. */
+ * over every call, the percentile, the budgets and max-alloc (the JIT's
+ * escape analysis changes what a call allocates) over the timed ones. */
 int gates_tally_judge(const gates_tally *t, const struct gates *g, json_t *failures, mct_err *e);
 
 #endif

@@ -101,9 +101,10 @@ json_t *msg_start_write(const struct msg_start *m)
                      "version", m->version, "entry", m->entry);
 }
 
-json_t *msg_gate_write(int passed, json_t *failures)
+json_t *msg_gate_write(int passed, json_t *failures, json_t *gates)
 {
-    return json_pack("{s:s, s:b, s:o}", "type", "gate", "passed", passed, "failures", failures);
+    return json_pack("{s:s, s:b, s:o, s:o*}", "type", "gate", "passed", passed, "failures", failures, "gates",
+                     gates);
 }
 
 json_t *msg_end_line_write(const char *reason)

@@ -190,8 +190,9 @@ struct msg_start {
 json_t *msg_start_write(const struct msg_start *m);
 
 /* `gate`: the gates' verdict before the end; failures is an array of
- * strings, whose reference the writer takes (also when it fails). */
-json_t *msg_gate_write(int passed, json_t *failures);
+ * strings, gates one verdict per gate (replies_cases' objects) or NULL
+ * (left out); the writer takes both references (also when it fails). */
+json_t *msg_gate_write(int passed, json_t *failures, json_t *gates);
 
 /* An `end` the startup trace writes itself (the session sent none):
  * type and reason only. */

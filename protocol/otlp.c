@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "kit.h"
+#include "rows.h"
 
 #define OTLP_SCOPE "{\"scope\":{\"name\":\"mcalltree\"},"
 /* SPAN_KIND_INTERNAL and STATUS_CODE_ERROR of opentelemetry-proto. */
@@ -348,4 +349,78 @@ int otlp_metric_point(mct_buf *b, const struct otlp_node *n, const struct sum_hi
     buf_free(&counts);
     buf_free(&bounds);
     return buf_failed(b) ? -1 : 0;
+}
+
+/* The walk over one summary's nodes. */
+struct mwalk {
+    mct_buf *b;
+    mct_buf path;                   /* the current node's path, without a NUL */
+    uint64_t start_ns, end_ns;
+    long points;
+};
+
+static uint64_t num_of(const json_t *o, const char *key)
+{
+    return (uint64_t)json_integer_value(json_object_get(o, key));
+}
+
+/* Node n (and its subtree) under the path of hash parent, depth levels
+ * down; 0, or -1 with e set. */
+static int metric_node(struct mwalk *w, const json_t *n, uint64_t parent, unsigned depth, mct_err *e)
+{
+    const char *cls = json_string_value(json_object_get(n, "class"));
+    const char *name = json_string_value(json_object_get(n, "method"));
+    const char *desc = json_string_value(json_object_get(n, "desc"));
+    uint64_t hash = rows_path_hash(parent, cls, name, desc);
+    const json_t *kids = json_object_get(n, "children");
+    size_t mark = w->path.len, i;
+    struct otlp_node node = {.path_hash = hash, .cls = cls, .name = name, .desc = desc, .depth = depth};
+    struct sum_hist h;
+    const json_t *kid;
+    int rc;
+
+    if (depth > 0)
+        buf_str(&w->path, ROWS_PATH_SEP);
+    buf_str(&w->path, cls);
+    buf_ch(&w->path, '.');
+    buf_str(&w->path, name);
+    buf_str(&w->path, desc);
+    buf_ch(&w->path, '\0');
+    if (buf_failed(&w->path))
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory encoding a summary");
+    node.path = (const char *)w->path.data;
+    sum_hist_init(&h);
+    rc = sum_hist_from_json(&h, json_object_get(n, "hist"), num_of(n, "entry_min_ns"), num_of(n, "entry_max_ns"), e);
+    if (rc == 0 && otlp_metric_point(w->b, &node, &h, num_of(n, "total_ns"), w->start_ns, w->end_ns,
+                                     w->points == 0) < 0)
+        rc = mct_err_set(e, MCT_E_NOMEM, "out of memory encoding a summary");
+    sum_hist_reset(&h);
+    w->path.len--;                  /* the NUL */
+    w->points++;
+    json_array_foreach(kids, i, kid)
+        if (rc == 0)
+            rc = metric_node(w, kid, hash, depth + 1, e);
+    w->path.len = mark;
+    return rc;
+}
+
+long otlp_summary_metrics(mct_buf *b, const struct otlp_resource *r, const json_t *summary, mct_err *e)
+{
+    struct mwalk w = {.b = b, .start_ns = num_of(summary, "start_ns"), .end_ns = num_of(summary, "end_ns")};
+    const json_t *root = json_object_get(summary, "root"), *more = json_object_get(summary, "more_roots"), *n;
+    int rc = 0;
+    size_t i;
+
+    buf_init(&w.path);
+    otlp_metrics_begin(b, r, json_is_true(json_object_get(summary, "final")));
+    if (json_is_object(root))
+        rc = metric_node(&w, root, 0, 0, e);
+    json_array_foreach(more, i, n)
+        if (rc == 0)
+            rc = metric_node(&w, n, 0, 0, e);
+    otlp_metrics_end(b);
+    buf_free(&w.path);
+    if (rc == 0 && buf_failed(b))
+        rc = mct_err_set(e, MCT_E_NOMEM, "out of memory encoding a summary");
+    return rc < 0 ? -1 : w.points;
 }

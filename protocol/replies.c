@@ -1,6 +1,7 @@
 /* replies.c — see replies.h. */
 #include "replies.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 struct replies {
@@ -17,6 +18,11 @@ struct replies {
 int replies_timed(int include_warmup, const mct_call *c)
 {
     return include_warmup || !call_warmup(c);
+}
+
+int replies_counts_judged(const struct mct_request *q)
+{
+    return q->count > 0 && !q->aggregate && !q->include_warmup && (q->percentile > 0 || q->budgets.n > 0 || q->max_alloc.n > 0);
 }
 
 replies *replies_new(const struct gates *g, int include_warmup, double fail_over_ms, mct_err *e)
@@ -94,4 +100,71 @@ int replies_verdict(const replies *r, json_t *failures, mct_err *e)
     if (r->final != NULL)
         return gates_judge(&r->gates, r->final, NULL, failures, e);
     return gates_tally_judge(r->tally, &r->gates, failures, e);
+}
+
+json_t *replies_case_new(const char *gate, int passed, json_t *failures)
+{
+    return json_pack("{s:s, s:b, s:o}", "gate", gate, "passed", passed,
+                     "failures", failures != NULL ? failures : json_array());
+}
+
+/* The verdict of the one gate of view, named name, appended to cases as
+ * replies_cases says; 0 or -1 with e set. */
+static int judge_case(const replies *r, const struct gates *view, const char *name, json_t *cases, mct_err *e)
+{
+    json_t *failures = json_array(), *c;
+    int rc = -1;
+
+    if (failures != NULL)
+        rc = r->final != NULL ? gates_judge(view, r->final, NULL, failures, e)
+                              : gates_tally_judge(r->tally, view, failures, e);
+    if (rc < 0) {
+        if (failures == NULL)
+            mct_err_set(e, MCT_E_NOMEM, "out of memory for the gates' messages");
+        json_decref(failures);
+        return -1;
+    }
+    c = replies_case_new(name, rc == 0, failures);
+    if (c == NULL || json_array_append_new(cases, c) < 0)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory for the gates' verdicts");
+    return 0;
+}
+
+int replies_cases(const replies *r, json_t *cases, mct_err *e)
+{
+    const struct gates *g = &r->gates;
+    struct gates view = *g;
+    char name[GATES_NAME_MAX * 3 + 64];
+
+    if (!r->gated)
+        return 0;
+    if (r->broken.code != 0)
+        return mct_err_set(e, r->broken.code, "%s", r->broken.msg);
+    /* One gate a view: the others emptied. */
+    view.n_budgets = 0;
+    view.percentile = 0;
+    view.n_max_calls = 1;
+    for (size_t i = 0; i < g->n_max_calls; i++) {
+        view.max_calls = &g->max_calls[i];
+        snprintf(name, sizeof name, "%smax-calls %s", g->prefix, g->max_calls[i].arg);
+        if (judge_case(r, &view, name, cases, e) < 0)
+            return -1;
+    }
+    view.n_max_calls = 0;
+    if (g->percentile > 0) {
+        view.percentile = g->percentile;
+        snprintf(name, sizeof name, "%spercentile %g %sfail-over-ms %g", g->prefix, g->percentile, g->prefix,
+                 g->fail_over_ms);
+        if (judge_case(r, &view, name, cases, e) < 0)
+            return -1;
+        view.percentile = 0;
+    }
+    view.n_budgets = 1;
+    for (size_t i = 0; i < g->n_budgets; i++) {
+        view.budgets = &g->budgets[i];
+        snprintf(name, sizeof name, "%sbudget %s", g->prefix, g->budgets[i].arg);
+        if (judge_case(r, &view, name, cases, e) < 0)
+            return -1;
+    }
+    return 0;
 }

@@ -27,6 +27,7 @@
 #include "call.h"
 #include "err.h"
 #include "gates.h"
+#include "request.h"
 
 typedef struct replies replies;
 
@@ -40,6 +41,12 @@ struct replies_counts {
 /* The timing rule: whether the timing gates and a plain fail-over-ms
  * judge call c (not warm-up, or include_warmup). */
 int replies_timed(int include_warmup, const mct_call *c);
+
+/* Whether -n (q's count) counts the calls the timing gates judge rather
+ * than every call: with a percentile or a budget, per call, warm-up calls
+ * left out (not include-warmup). Whoever reads the calls counts them then
+ * and stops the session; the session itself counts every call. */
+int replies_counts_judged(const struct mct_request *q);
 
 /* A judge for gates g (NULL or none wanted: only fail-over-ms), warm-up
  * calls timed too when include_warmup, a plain fail-over-ms of
@@ -73,5 +80,18 @@ int replies_gated(const replies *r);
  * appended to failures (a JSON array): 1 failed, 0 passed, -1 with e set
  * (what made judging impossible). */
 int replies_verdict(const replies *r, json_t *failures, mct_err *e);
+
+/* A case of replies_cases: gate, passed, failures (a JSON array of
+ * strings, its reference taken; NULL: none). A new reference, or NULL
+ * (out of memory). */
+json_t *replies_case_new(const char *gate, int passed, json_t *failures);
+
+/* Each gate's verdict over what was read, as replies_verdict judges them
+ * but one gate at a time, in the order max-calls, percentile, budgets: one
+ * object per gate appended to cases (a JSON array), {"gate": its option
+ * and text, "passed": true|false, "failures": [its messages]}. A gate with
+ * no call to judge fails, saying so. 0, or -1 with e set (what made
+ * judging impossible). Nothing is appended when not gated. */
+int replies_cases(const replies *r, json_t *cases, mct_err *e);
 
 #endif

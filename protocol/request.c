@@ -189,7 +189,8 @@ static int add_gate(const struct req_field *f, const char *v, enum req_form form
         return form == REQ_FORM_AGENT ? mct_err_set(e, MCT_E_ARG, "at most %lld of them", f->max)
                                       : mct_err_set(e, MCT_E_ARG, "--%s: at most %lld of them", f->option, f->max);
     if (f->type == REQ_MAX_CALLS) {
-        if (gates_parse_max_calls(prefix, v, &MEMBER(r, f, struct req_max_calls)->item[*n], e) < 0)
+        if ((f == &req_fields[REQ_ROW_max_alloc] ? gates_parse_max_alloc : gates_parse_max_calls)(
+                prefix, v, &MEMBER(r, f, struct req_max_calls)->item[*n], e) < 0)
             return -1;
     } else if (gates_parse_budget(prefix, v, &MEMBER(r, f, struct req_budgets)->item[*n], e) < 0) {
         return -1;
@@ -269,8 +270,9 @@ int req_check(const struct mct_request *r, enum req_form form, mct_err *e)
     /* The client judges --fail-over-ms over the calls it prints; the
      * agent's fail-over-ms= is a gate over every call, as the others are. */
     const int fail_over = req_given(r, REQ_ROW_fail_over_ms), max_calls = req_given(r, REQ_ROW_max_calls),
-              percentile = req_given(r, REQ_ROW_percentile), budget = req_given(r, REQ_ROW_budgets);
-    const int gate = max_calls || percentile || budget || (agent && fail_over);
+              percentile = req_given(r, REQ_ROW_percentile), budget = req_given(r, REQ_ROW_budgets),
+              max_alloc = req_given(r, REQ_ROW_max_alloc);
+    const int gate = max_calls || percentile || budget || max_alloc || (agent && fail_over);
     char a[64], b[64], c[64], d[64], g[64];
 
     if (percentile && !fail_over)
@@ -283,7 +285,8 @@ int req_check(const struct mct_request *r, enum req_form form, mct_err *e)
         return mct_err_set(e, MCT_E_ARG, "%s cannot be used with %s: it judges every call, and %s leaves the short "
                            "ones out",
                            named(max_calls ? REQ_ROW_max_calls : percentile ? REQ_ROW_percentile :
-                                 budget ? REQ_ROW_budgets : REQ_ROW_fail_over_ms, form, a, sizeof a),
+                                 budget ? REQ_ROW_budgets : max_alloc ? REQ_ROW_max_alloc : REQ_ROW_fail_over_ms,
+                                 form, a, sizeof a),
                            ref(REQ_ROW_min_ns, NULL, form, b, sizeof b), ref(REQ_ROW_min_ns, NULL, form, c, sizeof c));
     /* Calls are sent whatever they are; only what counts them can leave
      * warm-up calls out. */
@@ -306,11 +309,23 @@ int req_check(const struct mct_request *r, enum req_form form, mct_err *e)
                            row == REQ_ROW_interval_ms ? "it says how often a summary is written" :
                            "it keeps slow calls in the summaries");
     }
-    if ((r->cpu || r->alloc) && r->aggregate)
-        return mct_err_set(e, MCT_E_ARG, "%s cannot be used with %s: summaries do not carry %s yet",
-                           named(r->cpu ? REQ_ROW_cpu : REQ_ROW_alloc, form, a, sizeof a),
-                           ref(REQ_ROW_aggregate, NULL, form, b, sizeof b),
-                           r->cpu ? "CPU times" : "allocations");
+    if (req_given(r, REQ_ROW_async_wait_ms) && !r->follow_async)
+        return mct_err_set(e, MCT_E_ARG, "%s needs %s: it says how long a call waits for the tasks it handed "
+                           "to other threads", named(REQ_ROW_async_wait_ms, form, a, sizeof a),
+                           ref(REQ_ROW_follow_async, NULL, form, b, sizeof b));
+    /* The gates on CPU times and allocations judge what the calls carry. */
+    for (size_t i = 0; i < r->budgets.n && !r->cpu; i++)
+        if (gates_stat_cpu(r->budgets.item[i].stat))
+            return mct_err_set(e, MCT_E_ARG, "%s %s needs %s: without it the calls carry no CPU times",
+                               ref(REQ_ROW_budgets, NULL, form, a, sizeof a), r->budgets.item[i].arg,
+                               ref(REQ_ROW_cpu, NULL, form, b, sizeof b));
+    if (max_alloc && !r->alloc)
+        return mct_err_set(e, MCT_E_ARG, "%s %s needs %s: without it the calls carry no allocations",
+                           ref(REQ_ROW_max_alloc, NULL, form, a, sizeof a), r->max_alloc.item[0].arg,
+                           ref(REQ_ROW_alloc, NULL, form, b, sizeof b));
+    if (req_given(r, REQ_ROW_args_len) && !r->args)
+        return mct_err_set(e, MCT_E_ARG, "%s needs %s: it says how many characters of a String argument are kept",
+                           named(REQ_ROW_args_len, form, a, sizeof a), ref(REQ_ROW_args, NULL, form, b, sizeof b));
     if (!r->aggregate)
         return 0;
     if (req_given(r, REQ_ROW_min_ns))

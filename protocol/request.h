@@ -28,6 +28,10 @@
 #define REQ_TEXT_MAX 4096       /* longest regex or file name */
 #define REQ_MS_MAX 1000000000LL /* longest duration a person gives, in ms */
 #define REQ_NS_PER_MS 1000000LL
+#define REQ_ASYNC_WAIT_MAX 60000LL /* longest --async-wait, in ms */
+#define REQ_ASYNC_WAIT_DEF 2000LL  /* --async-wait when not given */
+#define REQ_ARGS_LEN_MAX 1024   /* most characters of a String argument kept (--args-len) */
+#define REQ_ARGS_LEN_DEFAULT 64
 
 /* The gates a request carries (the command line's, a startup trace's):
  * their texts borrowed like the request's strings. */
@@ -71,6 +75,11 @@ struct mct_request {
     int compact;                /* calls as compact records (crec.h) */
     int cpu;                    /* each node's CPU time too */
     int alloc;                  /* each node's bytes allocated too */
+    int follow_async;           /* tasks handed to other threads are traced there */
+    long long async_wait_ms;    /* how long a call waits for its tasks; -1: not given */
+    struct req_max_calls max_alloc; /* the max-alloc gates: bytes in one entry call */
+    int args;                   /* the entry method's arguments on each call printed or kept */
+    long long args_len;         /* characters of a String argument kept */
     unsigned long given;        /* the rows a parser set: 1UL << REQ_ROW_<member> */
 };
 
@@ -86,7 +95,7 @@ enum req_type {
     REQ_SEC,        /* seconds as a decimal; the member and the wire hold ms */
     REQ_PERCENTILE, /* a number over 0, at most 100 (gates.h) */
     REQ_LIMIT_MS,   /* milliseconds as a decimal, >= 0, kept as a double (gates.h) */
-    REQ_MAX_CALLS,  /* a gate list: CLASS.METHOD=N, repeatable (gates.h) */
+    REQ_MAX_CALLS,  /* a gate list: CLASS.METHOD=N, repeatable (gates.h: max-calls, max-alloc) */
     REQ_BUDGETS     /* a gate list: CLASS.METHOD:STAT=MS, repeatable (gates.h) */
 };
 
@@ -116,19 +125,19 @@ enum {
  * does not give it (req_startup_defaults); note follows the minimum in
  * messages. */
 #define REQ_FIELDS(X)                                                                                           \
-    X(cls, REQ_CLASS, "class", NULL, 0, 1, REQ_NAME_MAX, 1, 0, 0, "", REQ_SOCKET)                             \
-    X(method, REQ_METHOD, "method", NULL, 0, 1, REQ_NAME_MAX, 1, 0, 0, "", REQ_SOCKET)                        \
-    X(desc, REQ_DESC, "desc", NULL, 0, 3, REQ_NAME_MAX, 3, 0, 0, "", REQ_SOCKET)                              \
-    X(depth, REQ_INT, "depth", "depth", 0, 1, PROTO_MAX_DEPTH, 1, 0, 3, "", REQ_SOCKET | REQ_AGENT)           \
-    X(regex, REQ_STR, "regex", "regex", 0, 1, REQ_TEXT_MAX, 0, 0, 0, "", REQ_SOCKET | REQ_AGENT)              \
-    X(out, REQ_STR, NULL, "out", 0, 1, REQ_TEXT_MAX, 1, 0, 0, "", REQ_AGENT)                                  \
+    X(cls, REQ_CLASS, "class", NULL, 0, 1, REQ_NAME_MAX, 1, 0, 0, "", REQ_SOCKET)                              \
+    X(method, REQ_METHOD, "method", NULL, 0, 1, REQ_NAME_MAX, 1, 0, 0, "", REQ_SOCKET)                         \
+    X(desc, REQ_DESC, "desc", NULL, 0, 3, REQ_NAME_MAX, 3, 0, 0, "", REQ_SOCKET)                               \
+    X(depth, REQ_INT, "depth", "depth", 0, 1, PROTO_MAX_DEPTH, 1, 0, 3, "", REQ_SOCKET | REQ_AGENT)            \
+    X(regex, REQ_STR, "regex", "regex", 0, 1, REQ_TEXT_MAX, 0, 0, 0, "", REQ_SOCKET | REQ_AGENT)               \
+    X(out, REQ_STR, NULL, "out", 0, 1, REQ_TEXT_MAX, 1, 0, 0, "", REQ_AGENT)                                   \
     X(include_jdk, REQ_BOOL, "include_jdk", "include-jdk", 0, 0, 1, 0, 0, 0, "",                               \
       REQ_SOCKET | REQ_CLI | REQ_AGENT)                                                                        \
     X(plan_only, REQ_BOOL, "plan_only", "plan", 0, 0, 1, 0, 0, 0, "", REQ_SOCKET | REQ_CLI)                    \
     X(min_ns, REQ_MS, "min_ns", "min-ms", 0, 0, REQ_MS_MAX * REQ_NS_PER_MS, 0, 0, 0, "",                       \
       REQ_SOCKET | REQ_CLI | REQ_AGENT)                                                                        \
     X(count, REQ_INT, "count", "count", 'n', 1, LLONG_MAX, 0, 0, 0, "", REQ_SOCKET | REQ_CLI | REQ_AGENT)      \
-    X(verbose, REQ_BOOL, "verbose", "verbose", 'v', 0, 1, 0, 0, 0, "", REQ_SOCKET | REQ_CLI | REQ_AGENT_WIDE) \
+    X(verbose, REQ_BOOL, "verbose", "verbose", 'v', 0, 1, 0, 0, 0, "", REQ_SOCKET | REQ_CLI | REQ_AGENT_WIDE)  \
     X(client_pid, REQ_INT, "client_pid", NULL, 0, 1, INT_MAX, 1, 0, 0, "", REQ_SOCKET)                         \
     X(aggregate, REQ_BOOL, "aggregate", "aggregate", 0, 0, 1, 0, 0, 0, "",                                     \
       REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)                                                                    \
@@ -139,16 +148,24 @@ enum {
     X(wait, REQ_BOOL, "wait", "wait", 0, 0, 1, 0, 0, 1, "", REQ_SOCKET_OPT | REQ_CLI)                          \
     X(sample, REQ_INT, "sample", "sample", 0, 1, 1000000000LL, 1, -1, -1, " (every call)",                     \
       REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)                                                                    \
-    X(max_calls, REQ_MAX_CALLS, NULL, "max-calls", 0, 0, GATES_MAX, 0, 0, 0, "", REQ_CLI | REQ_AGENT)         \
-    X(percentile, REQ_PERCENTILE, NULL, "percentile", 0, 0, 100, 0, 0, 0, "", REQ_CLI | REQ_AGENT)            \
+    X(max_calls, REQ_MAX_CALLS, NULL, "max-calls", 0, 0, GATES_MAX, 0, 0, 0, "", REQ_CLI | REQ_AGENT)          \
+    X(percentile, REQ_PERCENTILE, NULL, "percentile", 0, 0, 100, 0, 0, 0, "", REQ_CLI | REQ_AGENT)             \
     X(fail_over_ms, REQ_LIMIT_MS, NULL, "fail-over-ms", 0, 0, REQ_MS_MAX, 0, -1, -1, "", REQ_CLI | REQ_AGENT)  \
     X(budgets, REQ_BUDGETS, NULL, "budget", 0, 0, GATES_MAX, 0, 0, 0, "", REQ_CLI | REQ_AGENT)                 \
     X(include_warmup, REQ_BOOL, "include_warmup", "include-warmup", 0, 0, 1, 0, 0, 0, "",                      \
       REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)                                                                    \
-    X(min_calls, REQ_INT, NULL, "min-calls", 0, 1, LLONG_MAX, 0, 0, 0, "", REQ_CLI | REQ_AGENT)               \
+    X(min_calls, REQ_INT, NULL, "min-calls", 0, 1, LLONG_MAX, 0, 0, 0, "", REQ_CLI | REQ_AGENT)                \
     X(compact, REQ_BOOL, "compact", NULL, 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT)                                \
     X(cpu, REQ_BOOL, "cpu", "cpu", 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)                 \
-    X(alloc, REQ_BOOL, "alloc", "alloc", 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)
+    X(alloc, REQ_BOOL, "alloc", "alloc", 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)           \
+    X(follow_async, REQ_BOOL, "follow_async", "follow-async", 0, 0, 1, 0, 0, 0, "",                            \
+      REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)                                                                    \
+    X(async_wait_ms, REQ_INT, "async_wait_ms", "async-wait", 0, 0, REQ_ASYNC_WAIT_MAX, 0, -1, -1, "",          \
+      REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)                                                                    \
+    X(max_alloc, REQ_MAX_CALLS, NULL, "max-alloc", 0, 0, GATES_MAX, 0, 0, 0, "", REQ_CLI | REQ_AGENT)          \
+    X(args, REQ_BOOL, "args", "args", 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)              \
+    X(args_len, REQ_INT, "args_len", "args-len", 0, 1, REQ_ARGS_LEN_MAX, 1, REQ_ARGS_LEN_DEFAULT,              \
+      REQ_ARGS_LEN_DEFAULT, "", REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)
 
 /* A startup trace's regex when it gives none: every class. */
 #define REQ_DEFAULT_REGEX ".*"
@@ -197,7 +214,8 @@ int req_set(const struct req_field *f, const char *value, enum req_form form, st
 /* The fields given to r by a parser (the command line's, form
  * REQ_FORM_CLI, or the option string's, REQ_FORM_AGENT) that do not go
  * together: the gates' (percentile needs fail-over-ms; min-ms leaves out
- * the calls they judge; min-calls needs a percentile or a budget),
+ * the calls they judge; min-calls needs a percentile or a budget; a cpu_
+ * budget needs cpu, max-alloc needs alloc),
  * include-warmup (needs aggregate or a gate),
  * interval and slowest (need aggregate, which excludes min-ms and the
  * percentiles a summary does not carry). 0, or -1 with e set (MCT_E_ARG,

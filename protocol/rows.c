@@ -5,10 +5,6 @@
 
 #include "kit.h"
 
-/* The path separator; a name never holds it (class, method and descriptor
- * names hold no space). */
-#define ROWS_SEP " / "
-
 uint64_t rows_path_hash(uint64_t parent, const char *cls, const char *name, const char *desc)
 {
     /* 63 bits: an int64 for OTLP's intValue and any JSON reader */
@@ -69,7 +65,7 @@ static void put_subtree(struct rwalk *w, unsigned depth, uint64_t parent_hash)
     uint64_t hash = rows_path_hash(parent_hash, m->cls, m->name, m->desc);
 
     if (depth > 0)
-        buf_str(&w->path, ROWS_SEP);
+        buf_str(&w->path, ROWS_PATH_SEP);
     buf_str(&w->path, m->cls);
     buf_ch(&w->path, '.');
     buf_str(&w->path, m->name);

@@ -22,6 +22,10 @@
 #include "buf.h"
 #include "call.h"
 
+/* The separator of a path's nodes; a name never holds it (class, method
+ * and descriptor names hold no space). */
+#define ROWS_PATH_SEP " / "
+
 /* Where the calls come from. Borrowed. */
 struct rows_src {
     const char *host;

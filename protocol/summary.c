@@ -233,6 +233,16 @@ uint64_t sum_hist_quantile(const struct sum_hist *h, double q)
 
 /* ---- the summary tree ------------------------------------------------------ */
 
+const struct sum_xkeys sum_xkeys[SUM_X_N] = {
+    [SUM_X_CPU] = { CALL_F_CPU, 1, "cpu", "cpu_ns", "wait_ns", "cpu_p50_ns", "cpu_p90_ns", "cpu_p99_ns",
+                    "cpu_entry_min_ns", "cpu_entry_max_ns", "cpu_hist" },
+    [SUM_X_ALLOC] = { CALL_F_ALLOC, 0, "alloc", "alloc_bytes", NULL, "alloc_p50_bytes", "alloc_p90_bytes",
+                      "alloc_p99_bytes", "alloc_entry_min_bytes", "alloc_entry_max_bytes", "alloc_hist" },
+};
+
+/* The CALL_F_* of every figure of sum_xkeys. */
+#define XFLAGS (CALL_F_CPU | CALL_F_ALLOC)
+
 struct smethod {
     char *class_name, *method, *desc;
     size_t idx;                 /* in s->methods */
@@ -251,13 +261,19 @@ struct snode {
     union {
         struct {                /* while calls are added */
             uint64_t epoch, cur_calls, cur_total;
+            uint64_t xcur[SUM_X_N];     /* each figure's within the entry call of epoch */
         };
         struct {                /* a node read from a summary's text (pts) */
             uint64_t p50, p90, p99;
+            uint64_t xpts[SUM_X_N][3];  /* each figure's p50, p90, p99 */
         };
     };
     struct sum_hist hist;       /* its total_ns per entry call */
     struct sum_hist chist;      /* its calls per entry call */
+    struct {
+        uint64_t sum;           /* over all calls */
+        struct sum_hist hist;   /* per entry call, when the calls carry it */
+    } x[SUM_X_N];               /* the figures of sum_xkeys */
     unsigned truncated : 1, seen : 1, is_other : 1;
     /* Read from a summary's text and nothing added since: its percentiles
      * are the text's (pts); the keys it came without (an older summary). */
@@ -278,6 +294,8 @@ struct sum {
     uint64_t folded;            /* calls folded into other nodes */
     uint64_t coarse;            /* samples counted in a bucket near theirs */
     int64_t span_start, span_end; /* wall-clock ns covered (sum_set_span) */
+    unsigned xhave, xlack;      /* the figures (XFLAGS) some call carried, some lacked */
+    unsigned xcur;              /* those the call being added carries */
     size_t bytes, json;         /* charged to the budget: memory, JSON text */
     int unbounded;              /* reading a summary's text: its size bounds it */
     struct snode top;           /* unnamed; its children are the roots */
@@ -301,16 +319,18 @@ struct sum {
     size_t slow_json;           /* the heap's calls' JSON, in bytes */
 };
 
-/* A node's share of the budget: itself and its first buckets (two blocks
- * of the allocator, ALLOC_BYTES each besides), twice (for the other node
- * it may get), and its slot in the index; a method's; the JSON of a node
- * (keys, punctuation, 13 numbers of up to 19 digits) and of a method,
- * names aside. */
+/* A node's share of the budget: itself and the first buckets of its
+ * histograms, two and one per figure the calls carry (blocks of the
+ * allocator, ALLOC_BYTES each besides), twice (for the other node it may
+ * get), and its slot in the index; a method's; the JSON of a node (keys,
+ * punctuation, 13 numbers of up to 19 digits, and 7 more a figure) and of
+ * a method, names aside. */
 #define ALLOC_BYTES 16
 #define NODE_BUCKETS 4
-#define NODE_BYTES (2 * (sizeof(struct snode) + 2 * NODE_BUCKETS * sizeof(uint64_t) + 3 * ALLOC_BYTES) + 64)
+#define HIST_BYTES (NODE_BUCKETS * sizeof(uint64_t) + ALLOC_BYTES)
+#define NODE_BYTES(nx) (2 * (sizeof(struct snode) + (2 + (nx)) * HIST_BYTES + ALLOC_BYTES) + 64)
 #define METHOD_BYTES (sizeof(struct smethod) + 4 * ALLOC_BYTES + 64 + sizeof(struct smethod *))
-#define NODE_JSON 640
+#define NODE_JSON(nx) (640 + (nx) * 280)
 #define BUCKET_JSON 42          /* index,count, of up to 20 digits each */
 #define METHOD_JSON 160
 
@@ -551,6 +571,7 @@ static struct snode *child_get(sum *s, struct snode *parent, struct smethod *m, 
     struct snode *n = parent->first;
     kit_cursor cur;
     uint64_t h;
+    size_t nx;                  /* the figures the calls carry */
 
     for (int i = 0; n != NULL && i < CHILD_SCAN; n = n->next, i++)
         if (n->m == m)
@@ -572,8 +593,9 @@ static struct snode *child_get(sum *s, struct snode *parent, struct smethod *m, 
     n->parent = pkey;
     add_kid(parent, n);
     kit_table_add(&s->node_index, h, (uintptr_t)n);        /* room reserved above */
-    s->bytes += NODE_BYTES;
-    s->json += 2 * NODE_JSON + m->jlen + strlen(SUM_OTHER_CLASS SUM_OTHER_METHOD SUM_OTHER_DESC);
+    nx = __builtin_popcount(s->xhave);
+    s->bytes += NODE_BYTES(nx);
+    s->json += 2 * NODE_JSON(nx) + m->jlen + strlen(SUM_OTHER_CLASS SUM_OTHER_METHOD SUM_OTHER_DESC);
     return n;
 }
 
@@ -590,6 +612,8 @@ static void node_free(struct snode *n, int top)
     }
     sum_hist_reset(&n->hist);
     sum_hist_reset(&n->chist);
+    for (int x = 0; x < SUM_X_N; x++)
+        sum_hist_reset(&n->x[x].hist);
     if (!top)
         free(n);
 }
@@ -633,6 +657,7 @@ void sum_reset(sum *s)
     s->ntouched = s->nmtouched = 0;
     s->calls = s->not_traced = s->warmup = s->seen = s->folded = s->coarse = 0;
     s->span_start = s->span_end = 0;
+    s->xhave = s->xlack = 0;
     s->bytes = s->json = 0;
     s->in_call = s->depth = s->roots_entered = 0;
 }
@@ -725,6 +750,11 @@ static int enter(sum *s, struct smethod *m, const struct sum_fig *f, mct_err *e)
     struct snode *parent = s->depth == 0 ? &s->top : s->stack[s->depth - 1], *n;
     int inner;                  /* below the call where its path left the kept ones */
 
+    if (s->depth == 0 && !s->counts_only) {
+        s->xcur = f->xflags & XFLAGS;
+        s->xhave |= s->xcur;
+        s->xlack |= ~s->xcur & XFLAGS;
+    }
     if (s->counts_only) {
         if (method_touch(s, m, e) < 0)
             return -1;
@@ -747,6 +777,8 @@ static int enter(sum *s, struct smethod *m, const struct sum_fig *f, mct_err *e)
         s->touched[s->ntouched++] = n;
         n->epoch = s->epoch;
         n->cur_calls = n->cur_total = 0;
+        for (int x = 0; x < SUM_X_N; x++)
+            n->xcur[x] = 0;
     }
     if (method_touch(s, m, e) < 0)
         return -1;
@@ -758,6 +790,10 @@ static int enter(sum *s, struct smethod *m, const struct sum_fig *f, mct_err *e)
         n->seen = 1;
         n->total_ns = sat_add(n->total_ns, f->total_ns);
         n->cur_total = sat_add(n->cur_total, f->total_ns);
+        for (int x = 0; x < SUM_X_N; x++) {
+            n->x[x].sum = sat_add(n->x[x].sum, f->x[x]);
+            n->xcur[x] = sat_add(n->xcur[x], f->x[x]);
+        }
     }
     if (n->is_other)
         s->folded = sat_add(s->folded, f->calls);
@@ -806,6 +842,9 @@ int sum_end(sum *s, mct_err *e)
         if (node_hist_record(s, &n->hist, n->cur_total, e) < 0 ||
             node_hist_record(s, &n->chist, n->cur_calls, e) < 0)
             return -1;
+        for (int x = 0; x < SUM_X_N; x++)
+            if ((s->xcur & sum_xkeys[x].flag) && node_hist_record(s, &n->x[x].hist, n->xcur[x], e) < 0)
+                return -1;
     }
     for (size_t i = 0; i < s->nmtouched; i++) {
         struct smethod *m = s->mtouched[i];
@@ -899,6 +938,7 @@ static int node_add(sum *dst, struct snode *d, const struct snode *src, uint64_t
     if (d->pts && !d->no_hist) {  /* merged: its percentiles from the histograms */
         d->pts = 0;
         d->p50 = d->p90 = d->p99 = 0;
+        memset(d->xpts, 0, sizeof d->xpts);
     }
     if (!d->seen || src->min_ns < d->min_ns)
         d->min_ns = src->min_ns;
@@ -919,6 +959,11 @@ static int node_add(sum *dst, struct snode *d, const struct snode *src, uint64_t
     d->entries = sat_add(d->entries, src->entries);
     if (d->entries > max_entries)
         d->entries = max_entries;
+    for (int x = 0; x < SUM_X_N; x++) {
+        d->x[x].sum = sat_add(d->x[x].sum, src->x[x].sum);
+        if (node_hist_merge(dst, &d->x[x].hist, &src->x[x].hist, e) < 0)
+            return -1;
+    }
     if (node_hist_merge(dst, &d->hist, &src->hist, e) < 0)
         return -1;
     return node_hist_merge(dst, &d->chist, &src->chist, e);
@@ -973,6 +1018,8 @@ int sum_merge(sum *dst, const sum *src, mct_err *e)
 {
     if (dst->in_call || src->in_call)
         return mct_err_set(e, MCT_E_INTERNAL, "summary: merged in the middle of a call");
+    dst->xhave |= src->xhave;   /* first: the nodes it makes are charged for them */
+    dst->xlack |= src->xlack;
     if (node_merge(dst, &dst->top, &src->top, sat_add(dst->calls, src->calls), e) < 0)
         return -1;
     for (size_t i = 0; i < src->nmethods; i++) {
@@ -1031,6 +1078,7 @@ int sum_take(sum *dst, sum *src, mct_err *e)
 struct wctx {
     mct_buf *b;
     char **names;               /* by smethod idx; caller frees */
+    unsigned xflags;            /* the figures written: those every call carried */
 };
 
 /* The names c, m, d as that JSON text (malloc'd), or NULL (out of memory,
@@ -1102,6 +1150,22 @@ static void node_write(struct wctx *w, const struct snode *n)
         hist_write(b, "hist", &n->hist);
     if (!n->no_chist)
         hist_write(b, "calls_hist", &n->chist);
+    for (int x = 0; x < SUM_X_N; x++) {
+        const struct sum_xkeys *k = &sum_xkeys[x];
+        const struct sum_hist *h = &n->x[x].hist;
+
+        if (!(w->xflags & k->flag))
+            continue;
+        put_u64(b, k->total, n->x[x].sum);
+        if (k->rest != NULL)
+            put_u64(b, k->rest, n->total_ns - n->x[x].sum);
+        put_u64(b, k->p50, n->pts ? n->xpts[x][0] : sum_hist_quantile(h, 0.50));
+        put_u64(b, k->p90, n->pts ? n->xpts[x][1] : sum_hist_quantile(h, 0.90));
+        put_u64(b, k->p99, n->pts ? n->xpts[x][2] : sum_hist_quantile(h, 0.99));
+        put_u64(b, k->entry_max, h->max);
+        put_u64(b, k->entry_min, h->min);
+        hist_write(b, k->hist, h);
+    }
     if (n->truncated)
         buf_str(b, ",\"truncated\":true");
     if (n->is_other)
@@ -1147,7 +1211,7 @@ static int slowest_write(const sum *s, mct_buf *b)
 
 int sum_write_json(const sum *s, int final, mct_buf *b, mct_err *e)
 {
-    struct wctx w = { b, calloc(s->nmethods + 1, sizeof(char *)) };
+    struct wctx w = { b, calloc(s->nmethods + 1, sizeof(char *)), s->xhave & ~s->xlack };
     int bad = w.names == NULL;
 
     for (size_t i = 0; i < s->nmethods && !bad; i++) {
@@ -1262,6 +1326,7 @@ static int add_node(sum *s, const call_tab *t, const mct_call *c, size_t *i, mct
         .calls = nd->calls, .total_ns = nd->total_ns, .self_ns = nd->self_ns,
         .min_ns = nd->min_ns, .max_ns = nd->max_ns, .throws = nd->throws,
         .truncated = (nd->flags & CALL_N_TRUNCATED) != 0,
+        .xflags = c->flags & XFLAGS, .x = { [SUM_X_CPU] = nd->cpu_ns, [SUM_X_ALLOC] = nd->alloc_bytes },
     };
 
     if (enter_ok(s, e) < 0 || (m = method_of(s, t, nd->method, e)) == NULL || enter(s, m, &f, e) < 0)
@@ -1322,8 +1387,10 @@ const sum_node *sum_node_next(const sum_node *n)
     return n->next;
 }
 
-void sum_node_view(const sum_node *n, struct sum_view *v)
+void sum_node_view(const sum *s, const sum_node *n, struct sum_view *v)
 {
+    unsigned xflags = s->xhave & ~s->xlack;
+
     *v = (struct sum_view){
         .class_name = n->is_other ? SUM_OTHER_CLASS : n->m->class_name,
         .method = n->is_other ? SUM_OTHER_METHOD : n->m->method,
@@ -1339,7 +1406,21 @@ void sum_node_view(const sum_node *n, struct sum_view *v)
         .chist = n->no_chist ? NULL : &n->chist,
         .truncated = n->truncated, .other = n->is_other,
         .method_idx = n->is_other ? SUM_NO_METHOD : n->m->idx,
+        .xflags = xflags,
     };
+    for (int x = 0; x < SUM_X_N && xflags != 0; x++) {
+        const struct sum_hist *h = &n->x[x].hist;
+
+        if (!(xflags & sum_xkeys[x].flag))
+            continue;
+        v->x[x].total = n->x[x].sum;
+        v->x[x].p50 = n->pts ? n->xpts[x][0] : sum_hist_quantile(h, 0.50);
+        v->x[x].p90 = n->pts ? n->xpts[x][1] : sum_hist_quantile(h, 0.90);
+        v->x[x].p99 = n->pts ? n->xpts[x][2] : sum_hist_quantile(h, 0.99);
+        v->x[x].entry_min = h->min;
+        v->x[x].entry_max = h->max;
+        v->x[x].hist = h;
+    }
 }
 
 size_t sum_method_count(const sum *s)
@@ -1434,6 +1515,32 @@ static const char *const node_keys[NK_N] = {
     "hist", "calls_hist", "truncated", "other", "exception", "children"
 };
 
+/* A figure's keys (sum_xkeys), in the order they are written; a node's key
+ * NK_N + x * XK_N + j is key j of figure x (node_keys_all). */
+enum { XK_TOTAL, XK_REST, XK_P50, XK_P90, XK_P99, XK_EMAX, XK_EMIN, XK_HIST, XK_N };
+#define NK_ALL (NK_N + SUM_X_N * XK_N)
+#define NK_X(x, j) (NK_N + (x) * XK_N + (j))
+_Static_assert(NK_ALL <= 64, "a node's keys seen are bits of a uint64_t");
+
+/* All of a node's keys into keys[NK_ALL] (NULL: a figure without that key). */
+static void node_keys_all(const char **keys)
+{
+    memcpy(keys, node_keys, sizeof node_keys);
+    for (int x = 0; x < SUM_X_N; x++) {
+        const struct sum_xkeys *k = &sum_xkeys[x];
+        const char **f = keys + NK_X(x, 0);
+
+        f[XK_TOTAL] = k->total;
+        f[XK_REST] = k->rest;
+        f[XK_P50] = k->p50;
+        f[XK_P90] = k->p90;
+        f[XK_P99] = k->p99;
+        f[XK_EMAX] = k->entry_max;
+        f[XK_EMIN] = k->entry_min;
+        f[XK_HIST] = k->hist;
+    }
+}
+
 /* The summary object's keys, and a method's. */
 enum {
     TK_TYPE, TK_FINAL, TK_CALLS, TK_NOT_TRACED, TK_ROOT, TK_MORE, TK_METHODS, TK_SLOWEST,
@@ -1466,6 +1573,9 @@ struct rctx {
     char *names[PROTO_MAX_DEPTH + 1][3];  /* names of the node at each depth (0: a method's) */
     size_t ncap[PROTO_MAX_DEPTH + 1][3];
     mct_buf rec;                /* a slowest call's text */
+    const char *nkeys[NK_ALL];  /* a node's keys (node_keys_all) */
+    int xknown;                 /* the root's figures are known (its children reached) */
+    unsigned xflags;            /* its figures of sum_xkeys (XFLAGS bits): every node's */
 };
 
 /* The tokenizer's error, as e. */
@@ -1474,13 +1584,14 @@ static int syntax(struct rctx *r, mct_err *e)
     return mct_err_set(e, MCT_E_PROTO, "%s: not JSON (%s)", r->p.what, r->t->err);
 }
 
-/* Key k's index in keys[n] (its position expected first: *next), or -1. */
+/* Key k's index in keys[n] (its position expected first: *next; a NULL
+ * key matches none), or -1. */
 static int key_index(const char *k, const char *const *keys, int n, int *next)
 {
-    if (*next < n && strcmp(keys[*next], k) == 0)
+    if (*next < n && keys[*next] != NULL && strcmp(keys[*next], k) == 0)
         return (*next)++;
     for (int i = 0; i < n; i++)
-        if (strcmp(keys[i], k) == 0) {
+        if (keys[i] != NULL && strcmp(keys[i], k) == 0) {
             *next = i + 1;
             return i;
         }
@@ -1490,7 +1601,7 @@ static int key_index(const char *k, const char *const *keys, int n, int *next)
 /* The next key of an object in *key (its index in keys, -1 unknown, whose
  * value is skipped), and the kind of its value's first token in *k, checked
  * given once (*seen); 1, 0 at the object's end, -1 with e. */
-static int next_key(struct rctx *r, const char *const *keys, int n, int *guess, uint32_t *seen, int *key,
+static int next_key(struct rctx *r, const char *const *keys, int n, int *guess, uint64_t *seen, int *key,
                     int *k, mct_err *e)
 {
     for (;;) {
@@ -1500,11 +1611,11 @@ static int next_key(struct rctx *r, const char *const *keys, int n, int *guess, 
         if (*k != JT_KEY)
             return syntax(r, e);
         *key = key_index(r->t->str, keys, n, guess);
-        if (*key >= 0 && (*seen & 1u << *key))
+        if (*key >= 0 && (*seen & (uint64_t)1 << *key))
             return vbad(e, &r->p, keys[*key], "given twice");
         *k = jt_next(r->t);
         if (*key >= 0) {
-            *seen |= 1u << *key;
+            *seen |= (uint64_t)1 << *key;
             return 1;
         }
         if (jt_skip(r->t, *k) < 0)
@@ -1628,7 +1739,7 @@ static struct snode *node_at(struct rctx *r, struct snode *parent, int depth, in
 
 /* Adds the figures of a node of the text (v, its keys in seen) to d, new,
  * as read; src holds its histograms. */
-static int node_put(struct rctx *r, struct snode *d, struct snode *src, const uint64_t *v, uint32_t seen,
+static int node_put(struct rctx *r, struct snode *d, struct snode *src, const uint64_t *v, uint64_t seen,
                     int other, mct_err *e)
 {
     src->calls = v[NK_CALLS];
@@ -1651,6 +1762,16 @@ static int node_put(struct rctx *r, struct snode *d, struct snode *src, const ui
     d->chist = src->chist;
     sum_hist_init(&src->hist);
     sum_hist_init(&src->chist);
+    for (int x = 0; x < SUM_X_N; x++) {
+        if (!(r->xflags & sum_xkeys[x].flag))
+            continue;
+        src->x[x].sum = v[NK_X(x, XK_TOTAL)];
+        src->x[x].hist.min = v[NK_X(x, XK_EMIN)];
+        src->x[x].hist.max = v[NK_X(x, XK_EMAX)];
+        r->s->json += (size_t)src->x[x].hist.n * BUCKET_JSON;
+        d->x[x].hist = src->x[x].hist;
+        sum_hist_init(&src->x[x].hist);
+    }
     if (node_add(r->s, d, src, r->calls_known ? sat_add(r->base_calls, r->calls) : UINT64_MAX, e) < 0)
         return -1;
     if (d->is_other && !other)
@@ -1659,23 +1780,66 @@ static int node_put(struct rctx *r, struct snode *d, struct snode *src, const ui
     d->p50 = v[NK_P50];
     d->p90 = v[NK_P90];
     d->p99 = v[NK_P99];
-    d->no_hist = !(seen & 1u << NK_HIST);
-    d->no_chist = !(seen & 1u << NK_CHIST);
-    d->no_emin = !(seen & 1u << NK_EMIN);
+    d->no_hist = !(seen & (uint64_t)1 << NK_HIST);
+    d->no_chist = !(seen & (uint64_t)1 << NK_CHIST);
+    d->no_emin = !(seen & (uint64_t)1 << NK_EMIN);
     d->hist.min = v[NK_EMIN];
     d->hist.max = v[NK_EMAX];
+    for (int x = 0; x < SUM_X_N; x++)
+        for (int j = 0; j < 3 && (r->xflags & sum_xkeys[x].flag); j++)
+            d->xpts[x][j] = v[NK_X(x, XK_P50 + j)];
+    return 0;
+}
+
+/* Checks the figures of sum_xkeys of a node (v, its keys in seen; totals
+ * of its histograms at totals[x]): present exactly when the root's, each
+ * with its percentiles ordered and its histogram adding up to entries. */
+static int xfigs_check(struct rctx *r, const uint64_t *v, uint64_t seen, int other, const uint64_t *totals,
+                       mct_err *e)
+{
+    static const int ints[] = { XK_TOTAL, XK_P50, XK_P90, XK_P99, XK_EMIN, XK_EMAX };
+
+    for (int x = 0; x < SUM_X_N; x++) {
+        const struct sum_xkeys *k = &sum_xkeys[x];
+        const uint64_t *xv = v + NK_X(x, 0);
+        uint64_t fig = xv[XK_TOTAL], total = v[NK_TOTAL], entries = v[NK_ENTRIES];
+
+        if (!(r->xflags & k->flag)) {
+            if (seen & (uint64_t)1 << NK_X(x, XK_TOTAL))
+                return vbad(e, &r->p, k->total, "present though the root has none before its children");
+            continue;
+        }
+        for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+            if (!(seen & (uint64_t)1 << NK_X(x, ints[i])))
+                return vbad(e, &r->p, r->nkeys[NK_X(x, ints[i])], "missing (an integer >= 0)");
+        if (!(seen & (uint64_t)1 << NK_X(x, XK_HIST)))
+            return vbad(e, &r->p, k->hist, "missing (an array of bucket, count, ...)");
+        if (other ? totals[x] < entries : totals[x] != entries)
+            return vbad(e, &r->p, k->hist, "its counts add up to %llu, not entries (%llu)",
+                        (unsigned long long)totals[x], (unsigned long long)entries);
+        if (xv[XK_EMIN] > xv[XK_P50] || xv[XK_P50] > xv[XK_P90] || xv[XK_P90] > xv[XK_P99] ||
+            xv[XK_P99] > xv[XK_EMAX])
+            return vbad(e, &r->p, k->p50, "%s <= %s <= %s <= %s <= %s does not hold", k->entry_min, k->p50,
+                        k->p90, k->p99, k->entry_max);
+        if (k->within_total && fig > total)
+            return vbad(e, &r->p, k->total, "%llu, more than total_ns (%llu)", (unsigned long long)fig,
+                        (unsigned long long)total);
+        if (k->rest != NULL && (seen & (uint64_t)1 << NK_X(x, XK_REST)) && xv[XK_REST] != total - fig)
+            return vbad(e, &r->p, k->rest, "%llu, not total_ns - %s (%llu)", (unsigned long long)xv[XK_REST],
+                        k->total, (unsigned long long)(total - fig));
+    }
     return 0;
 }
 
 /* Checks what a node's keys say together (all of them read). */
-static int node_check(struct rctx *r, const uint64_t *v, uint32_t seen, int other, const uint64_t *totals,
+static int node_check(struct rctx *r, const uint64_t *v, uint64_t seen, int other, const uint64_t *totals,
                       mct_err *e)
 {
     for (int i = NK_CLASS; i <= NK_DESC; i++)
-        if (!(seen & 1u << i))
+        if (!(seen & (uint64_t)1 << i))
             return vbad(e, &r->p, node_keys[i], "missing (a string)");
     for (int i = NK_CALLS; i <= NK_EMAX; i++)
-        if (!(seen & 1u << i))
+        if (!(seen & (uint64_t)1 << i))
             return vbad(e, &r->p, node_keys[i], "missing (an integer >= 0)");
     if (r->calls_known && (v[NK_ENTRIES] < 1 || v[NK_ENTRIES] > r->calls))
         return vbad(e, &r->p, "entries", "%llu, not between 1 and the summary's calls (%lld)",
@@ -1691,18 +1855,33 @@ static int node_check(struct rctx *r, const uint64_t *v, uint32_t seen, int othe
                     (unsigned long long)v[NK_CMIN], (unsigned long long)v[NK_CMAX]);
     if (v[NK_P50] > v[NK_P90] || v[NK_P90] > v[NK_P99] || v[NK_P99] > v[NK_EMAX])
         return vbad(e, &r->p, "p50_ns", "p50_ns <= p90_ns <= p99_ns <= entry_max_ns does not hold");
-    if ((seen & 1u << NK_EMIN) && v[NK_EMIN] > v[NK_P50])
+    if ((seen & (uint64_t)1 << NK_EMIN) && v[NK_EMIN] > v[NK_P50])
         return vbad(e, &r->p, "entry_min_ns", "%llu, more than p50_ns", (unsigned long long)v[NK_EMIN]);
     for (int i = 0; i < 2; i++)
-        if ((seen & 1u << (NK_HIST + i)) && (other ? totals[i] < v[NK_ENTRIES] : totals[i] != v[NK_ENTRIES]))
+        if ((seen & (uint64_t)1 << (NK_HIST + i)) && (other ? totals[i] < v[NK_ENTRIES] : totals[i] != v[NK_ENTRIES]))
             return vbad(e, &r->p, node_keys[NK_HIST + i], "its counts add up to %llu, not entries (%llu)",
                         (unsigned long long)totals[i], (unsigned long long)v[NK_ENTRIES]);
-    if (!(seen & 1u << NK_CHILDREN))
+    /* a root without children leaves its figures unknown: said just below */
+    if (r->xknown && xfigs_check(r, v, seen, other, totals + 2, e) < 0)
+        return -1;
+    if (!(seen & (uint64_t)1 << NK_CHILDREN))
         return vbad(e, &r->p, "children", "missing (an array of nodes)");
     return 0;
 }
 
 static int read_node(struct rctx *r, int k, struct snode *parent, struct snode *fold, int depth, mct_err *e);
+
+/* The root's figures (its keys read before its children: seen) are every
+ * node's; s is charged for them from its first node on. */
+static void root_figures(struct rctx *r, uint64_t seen)
+{
+    r->xknown = 1;
+    for (int x = 0; x < SUM_X_N; x++)
+        if (seen & (uint64_t)1 << NK_X(x, XK_TOTAL))
+            r->xflags |= sum_xkeys[x].flag;
+    r->s->xhave |= r->xflags;
+    r->s->xlack |= ~r->xflags & XFLAGS;
+}
 
 /* A node's children (token k), under d, or folded into fold. */
 static int read_kids(struct rctx *r, int k, struct snode *d, struct snode *fold, int depth, mct_err *e)
@@ -1726,8 +1905,8 @@ static int read_kids(struct rctx *r, int k, struct snode *d, struct snode *fold,
  * subtree (its calls, self time and throws). */
 static int read_node(struct rctx *r, int k, struct snode *parent, struct snode *fold, int depth, mct_err *e)
 {
-    uint64_t v[NK_N] = { 0 }, totals[2] = { 0, 0 };
-    uint32_t seen = 0;
+    uint64_t v[NK_ALL] = { 0 }, totals[2 + SUM_X_N] = { 0 };
+    uint64_t seen = 0;
     int truncated = 0, other = 0, kids = 0, key, guess = 0, more, rc = -1;
     struct snode src = { 0 }, *d = NULL;
 
@@ -1737,8 +1916,9 @@ static int read_node(struct rctx *r, int k, struct snode *parent, struct snode *
         return vbad(e, &r->p, NULL, "not an object (a node)");
     if (depth > PROTO_MAX_DEPTH)
         return vbad(e, &r->p, NULL, "nested deeper than %d levels", PROTO_MAX_DEPTH);
-    while ((more = next_key(r, node_keys, NK_N, &guess, &seen, &key, &k, e)) > 0) {
-        const char *name = node_keys[key];
+    while ((more = next_key(r, r->nkeys, NK_ALL, &guess, &seen, &key, &k, e)) > 0) {
+        const char *name = r->nkeys[key];
+        int xk = key < NK_N ? -1 : (key - NK_N) % XK_N, x = xk < 0 ? 0 : (key - NK_N) / XK_N;
 
         switch (key) {
         case NK_CLASS:
@@ -1762,8 +1942,10 @@ static int read_node(struct rctx *r, int k, struct snode *parent, struct snode *
             break;
         case NK_CHILDREN:
             for (int i = NK_CLASS; i <= NK_DESC && more >= 0; i++)
-                if (!(seen & 1u << i))
+                if (!(seen & (uint64_t)1 << i))
                     more = vbad(e, &r->p, node_keys[i], "missing (a string)");
+            if (more >= 0 && depth == 1 && !r->xknown)
+                root_figures(r, seen);
             if (more >= 0 && fold == NULL && (d = node_at(r, parent, depth, other, e)) == NULL)
                 more = -1;
             if (more >= 0)
@@ -1771,13 +1953,21 @@ static int read_node(struct rctx *r, int k, struct snode *parent, struct snode *
             kids = 1;
             break;
         default:
-            more = read_int(r, k, name, &v[key], e);
+            if (xk == XK_HIST)
+                more = read_hist(r, k, name, fold != NULL ? NULL : &src.x[x].hist, &totals[2 + x], e);
+            else
+                more = read_int(r, k, name, &v[key], e);
             break;
         }
         if (more < 0)
             goto out;
         if (kids && (key == NK_OTHER || key <= NK_DESC)) {
             vbad(e, &r->p, name, "after children (give a node's names and \"other\" before its children)");
+            goto out;
+        }
+        if (kids && xk == XK_TOTAL) {
+            vbad(e, &r->p, name, "after children (give a node's figures before its children: the root's say "
+                 "which every node carries)");
             goto out;
         }
     }
@@ -1798,6 +1988,8 @@ static int read_node(struct rctx *r, int k, struct snode *parent, struct snode *
 out:
     sum_hist_reset(&src.hist);
     sum_hist_reset(&src.chist);
+    for (int x = 0; x < SUM_X_N; x++)
+        sum_hist_reset(&src.x[x].hist);
     return rc;
 }
 
@@ -1805,7 +1997,7 @@ out:
 static int read_method(struct rctx *r, int k, size_t i, mct_err *e)
 {
     uint64_t v[MK_N] = { 0 };
-    uint32_t seen = 0;
+    uint64_t seen = 0;
     int key, guess = 0, more;
     struct smethod *dm;
 
@@ -1824,7 +2016,7 @@ static int read_method(struct rctx *r, int k, size_t i, mct_err *e)
     if (more < 0)
         return -1;
     for (int j = 0; j < MK_N; j++)
-        if (!(seen & 1u << j))
+        if (!(seen & (uint64_t)1 << j))
             return vbad(e, &r->p, method_keys[j], j <= MK_DESC ? "missing (a string)" : "missing (an integer >= 0)");
     if (v[MK_CMAX] > v[MK_CALLS])
         return vbad(e, &r->p, "calls_max", "%llu, more than calls (%llu)", (unsigned long long)v[MK_CMAX],
@@ -1910,16 +2102,16 @@ static int read_slowest(struct rctx *r, int k, size_t *n, mct_err *e)
 }
 
 /* Checks what the summary's keys say together, all read. */
-static int top_check(struct rctx *r, const uint64_t *v, uint32_t seen, int root_null, size_t nslow, mct_err *e)
+static int top_check(struct rctx *r, const uint64_t *v, uint64_t seen, int root_null, size_t nslow, mct_err *e)
 {
     static const int req[] = { TK_TYPE, TK_FINAL, TK_CALLS, TK_NOT_TRACED };
     static const char *const what[] = { "missing (\"summary\")", "missing (true or false)",
                                         "missing (an integer >= 0)", "missing (an integer >= 0)" };
 
     for (size_t i = 0; i < sizeof req / sizeof req[0]; i++)
-        if (!(seen & 1u << req[i]))
+        if (!(seen & (uint64_t)1 << req[i]))
             return vbad(e, &r->p, top_keys[req[i]], "%s", what[i]);
-    if (!(seen & 1u << TK_ROOT))
+    if (!(seen & (uint64_t)1 << TK_ROOT))
         return vbad(e, &r->p, "root", "missing (a node, or null when calls is 0)");
     if (root_null != (v[TK_CALLS] == 0))
         return vbad(e, &r->p, "root", v[TK_CALLS] == 0 ? "not null although calls is 0" :
@@ -1930,7 +2122,7 @@ static int top_check(struct rctx *r, const uint64_t *v, uint32_t seen, int root_
         return vbad(e, &r->p, "entries", "%llu, not between 1 and the summary's calls (%lld)",
                     (unsigned long long)r->pend_entries, (long long)v[TK_CALLS]);
     }
-    if (!(seen & 1u << TK_METHODS))
+    if (!(seen & (uint64_t)1 << TK_METHODS))
         return vbad(e, &r->p, "methods", "missing (an array)");
     for (size_t i = 0; i < r->nments; i++)
         if (r->ments[i] > sat_add(v[TK_CALLS], v[TK_WARMUP])) {
@@ -1941,7 +2133,7 @@ static int top_check(struct rctx *r, const uint64_t *v, uint32_t seen, int root_
             vpop(&r->p, mark);
             return rc;
         }
-    if (!(seen & 1u << TK_SLOWEST))
+    if (!(seen & (uint64_t)1 << TK_SLOWEST))
         return vbad(e, &r->p, "slowest", "missing (an array)");
     if (nslow > v[TK_CALLS])
         return vbad(e, &r->p, "slowest", "%zu calls, more than the summary's calls", nslow);
@@ -1975,12 +2167,12 @@ static int read_list(struct rctx *r, int key, int k, int root_null, size_t *nslo
 static int read_summary(struct rctx *r, struct sum_info *info, mct_err *e)
 {
     uint64_t v[TK_N] = { 0 };
-    uint32_t seen = 0;
+    uint64_t seen = 0;
     int key, k, guess = 0, more, root_null = 1;
     size_t nslow = 0;
 
     if (r->flags & SUM_READ_TYPE_READ) {
-        seen |= 1u << TK_TYPE;
+        seen |= (uint64_t)1 << TK_TYPE;
         guess = TK_FINAL;
     } else if ((k = jt_next(r->t)) != JT_OBJ) {
         return k == JT_ERR ? syntax(r, e) : vbad(e, &r->p, NULL, "not a JSON object");
@@ -2059,6 +2251,7 @@ int sum_read(sum *s, jtok *t, int flags, struct sum_info *info, mct_err *e)
     r->t = t;
     r->flags = flags;
     r->p.what = "summary";
+    node_keys_all(r->nkeys);
     buf_init(&r->rec);
     r->base_calls = s->calls;
     s->unbounded++;
@@ -2074,22 +2267,58 @@ int sum_read(sum *s, jtok *t, int flags, struct sum_info *info, mct_err *e)
     return rc;
 }
 
-int sum_json_check(const json_t *j, mct_err *e)
+/* sum_read of j's text into s, with flags. */
+static int read_json(sum *s, const json_t *j, int flags, mct_err *e)
 {
     char *text = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
-    sum *s = sum_new(0, e);
     struct sum_info info;
     jtok t;
-    int rc = -1;
+    int rc;
 
     if (text == NULL)
-        mct_err_set(e, MCT_E_NOMEM, "out of memory checking a summary");
-    if (text != NULL && s != NULL) {
-        jt_init_mem(&t, text, strlen(text), SIZE_MAX);
-        rc = sum_read(s, &t, 0, &info, e);
-        jt_free(&t);
-    }
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a summary");
+    jt_init_mem(&t, text, strlen(text), SIZE_MAX);
+    rc = sum_read(s, &t, flags, &info, e);
+    jt_free(&t);
     free(text);
+    return rc;
+}
+
+int sum_json_check(const json_t *j, mct_err *e)
+{
+    sum *s = sum_new(0, e);
+    int rc = s == NULL ? -1 : read_json(s, j, 0, e);
+
     sum_free(s);
     return rc;
+}
+
+int sum_add_json(sum *dst, const json_t *j, mct_err *e)
+{
+    sum *src = sum_new(SUM_SLOWEST_MAX, e);
+    int rc = src == NULL || read_json(src, j, SUM_READ_SLOWEST, e) < 0 ? -1 : sum_merge(dst, src, e);
+
+    sum_free(src);
+    return rc;
+}
+
+int sum_hist_from_json(struct sum_hist *h, const json_t *a, uint64_t min, uint64_t max, mct_err *e)
+{
+    size_t cnt = json_array_size(a) / 2;
+
+    sum_hist_init(h);
+    if (cnt == 0)
+        return 0;
+    if ((h->b = malloc(cnt * sizeof *h->b)) == NULL)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory for a histogram");
+    h->cap = h->n = (uint32_t)cnt;
+    for (size_t i = 0; i < cnt; i++) {
+        uint64_t c = (uint64_t)json_integer_value(json_array_get(a, 2 * i + 1));
+
+        h->b[i] = HIST_WORD((unsigned)json_integer_value(json_array_get(a, 2 * i)), c);
+        h->count = sat_add(h->count, c);
+    }
+    h->min = min;
+    h->max = max;
+    return 0;
 }

@@ -32,7 +32,8 @@
  * buckets used, so
  * that summaries merge exactly (sum_read, sum_merge). Per method
  * (class, method, desc, whatever the path) the summary keeps the most calls
- * in one entry call (`methods` in the JSON, for --max-calls).
+ * in one entry call (`methods` in the JSON, for --max-calls). With --cpu
+ * and --alloc a node carries their figures too (sum_xkeys below).
  *
  * Entry calls whose nodes are `"truncated":true` are counted like any
  * other: what they recorded is real, and leaving them out would make counts
@@ -119,18 +120,46 @@ uint64_t sum_hist_quantile(const struct sum_hist *h, double q);
  * sample lies within them, unless it was counted coarse. */
 void sum_hist_rank_bounds(const struct sum_hist *h, uint64_t rank, uint64_t *lo, uint64_t *hi);
 
+/* Fills h (made empty first) from a checked summary JSON histogram, its
+ * flat index, count, ... array a, with min and max (the node's entry_min_ns and
+ * entry_max_ns, or calls_min and calls_max); 0 or -1 with e (out of
+ * memory). Caller frees with sum_hist_reset. */
+int sum_hist_from_json(struct sum_hist *h, const json_t *a, uint64_t min, uint64_t max, mct_err *e);
+
 /* ---- summary ------------------------------------------------------------- */
 
 typedef struct sum sum;
 struct call_tab;
 struct mct_call;
 
+/* The figures a node holds besides its time when the calls carry them
+ * (--cpu: the thread's CPU time in ns; --alloc: the bytes it allocated),
+ * one row each: summed over all calls like total_ns (an other node's are
+ * those of the calls where the paths left the kept ones), and per entry
+ * call in a histogram with the same percentiles as hist. A summary writes
+ * a figure only when every call added to it carried it (runs with and
+ * without --cpu merged carry no CPU times). The JSON keys are the row's. */
+enum sum_xfig { SUM_X_CPU, SUM_X_ALLOC, SUM_X_N };
+
+struct sum_xkeys {
+    unsigned flag;              /* CALL_F_CPU, CALL_F_ALLOC: the calls that carry it */
+    int within_total;           /* at most total_ns: "rest" is total_ns minus it */
+    const char *name;           /* "cpu", "alloc": how people read it */
+    const char *total, *rest, *p50, *p90, *p99, *entry_min, *entry_max, *hist;
+};
+
+extern const struct sum_xkeys sum_xkeys[SUM_X_N];
+
 /* The figures of one node of a per-call tree, as the visitor gets them.
- * Names are borrowed for the duration of the call to sum_enter. */
+ * Names are borrowed for the duration of the call to sum_enter. xflags:
+ * the CALL_F_* of the figures x the call carries (the same on every node
+ * of a call). */
 struct sum_fig {
     const char *class_name, *method, *desc;
     uint64_t calls, total_ns, self_ns, min_ns, max_ns, throws;
     int truncated;
+    unsigned xflags;
+    uint64_t x[SUM_X_N];
 };
 
 /* Most slowest calls a summary may keep (--slowest). */
@@ -250,7 +279,9 @@ struct sum_info {
 /* Reads the summary object that t is at (its text: untrusted) into s,
  * without a document tree: every field typed and in range, counts
  * consistent (calls_min <= calls_max, entries <= calls, p50 <= p90 <= p99,
- * a histogram's counts adding up to entries), nodes at most
+ * a histogram's counts adding up to entries), the figures of sum_xkeys on
+ * every node or on none, as the root (whose figures come before its
+ * children: they say which every node carries), nodes at most
  * PROTO_MAX_DEPTH deep, slowest holding call objects; unknown keys are
  * skipped; a known key given twice, a node's names or "other" after its
  * "children", a call path or a method listed twice, or "other" on a root
@@ -269,6 +300,11 @@ int sum_read(sum *s, jtok *t, int flags, struct sum_info *info, mct_err *e);
  * offending key. */
 int sum_json_check(const json_t *j, mct_err *e);
 
+/* Adds the summary object j (a tree already: a session's reply) to dst:
+ * its text read (sum_read, so checked), then merged (sum_merge). 0 or -1
+ * with e. */
+int sum_add_json(sum *dst, const json_t *j, mct_err *e);
+
 /* ---- a summary's nodes, read-only (diff's walk) ----------------------------- */
 
 typedef struct snode sum_node;
@@ -284,6 +320,11 @@ struct sum_view {
     const struct sum_hist *chist;   /* its calls per entry call; NULL: none read */
     int truncated, other;
     size_t method_idx;          /* its method's index (sum_method_names), SUM_NO_METHOD for an other node */
+    unsigned xflags;            /* the figures of sum_xkeys it carries (their CALL_F_*): x[] below */
+    struct {
+        uint64_t total, p50, p90, p99, entry_min, entry_max;
+        const struct sum_hist *hist;    /* per entry call */
+    } x[SUM_X_N];
 };
 
 /* s's first root (the others follow it: sum_node_next), NULL when none. */
@@ -295,8 +336,8 @@ const sum_node *sum_node_kid(const sum_node *n);
 /* n's next sibling, or NULL. */
 const sum_node *sum_node_next(const sum_node *n);
 
-/* n's figures (names borrowed while the sum lives). */
-void sum_node_view(const sum_node *n, struct sum_view *v);
+/* The figures of node n of s (names borrowed while s lives). */
+void sum_node_view(const sum *s, const sum_node *n, struct sum_view *v);
 
 /* The methods of s, each once: how many, the names of the i-th (borrowed),
  * and the index of (class, method, desc), or SUM_NO_METHOD. */

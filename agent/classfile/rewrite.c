@@ -20,6 +20,7 @@
 #include "buf.h"
 #include "bytecode.h"
 #include "cpool.h"
+#include "handoff.h"
 #include "stackmap.h"
 
 #define NO_IDX UINT32_MAX
@@ -32,6 +33,8 @@ struct ins {
     uint32_t len;      /* its new length (widening, switch padding) */
     uint8_t widened;   /* a 16-bit branch written as goto_w */
     int32_t frame;     /* its frame in fl, or -1 */
+    int8_t ho;         /* a hand-off site: its task's kind (handoff.h); -1: none */
+    uint8_t ho_swap;   /* an argument follows the task */
 };
 
 /* The rewrite of one method. */
@@ -55,7 +58,12 @@ struct meth {
     uint8_t idcode[3];     /* push id */
     uint32_t idlen;
     int receiver;          /* the entry probe takes `this` (aload_0 first) */
+    mct_buf args;          /* after the entry probe: the arguments to their probes */
     uint16_t enter_ref, exit_ref, fail_ref;
+    uint16_t ho_ref[HO_KINDS];     /* the wrappers of the kinds met, 0: none */
+    uint16_t handed_ref;           /* the probe after a hand-off site, 0: none */
+    uint8_t ho_idcode[HO_KINDS][3]; /* push the kind's task method's number */
+    uint32_t ho_idlen[HO_KINDS];
     uint32_t code_end;     /* new pc after the last old instruction = the handler */
     uint32_t total;        /* new code length */
 };
@@ -120,6 +128,7 @@ static int decode(struct meth *M)
         if (I->in.op == BC_JSR || I->in.op == BC_JSR_W || I->in.op == BC_RET)
             return skip(M, "uses jsr/ret subroutines");
         I->frame = -1;
+        I->ho = -1;
         M->at[pc] = (int32_t)M->n++;
         pc += I->in.len;
     }
@@ -379,7 +388,19 @@ static uint32_t probe_len(const struct meth *M)
 
 static uint32_t enter_len(const struct meth *M)
 {
-    return probe_len(M) + (M->receiver ? 1 : 0);
+    return probe_len(M) + (M->receiver ? 1 : 0) + (uint32_t)M->args.len;
+}
+
+/* The wrapper put before a hand-off site (0: none). */
+static uint32_t site_len(const struct meth *M, const struct ins *I)
+{
+    return I->ho < 0 ? 0 : M->ho_idlen[I->ho] + 3 + (I->ho_swap ? 2u : 0u);
+}
+
+/* The probe put after a hand-off site, saying it returned (0: none). */
+static uint32_t handed_len(const struct meth *M, const struct ins *I)
+{
+    return I->ho < 0 ? 0 : M->ho_idlen[I->ho] + 3;
 }
 
 static int layout(struct meth *M)
@@ -403,6 +424,7 @@ static int layout(struct meth *M)
             I->tgt = (uint32_t)pos;
             if (is_return(I))
                 pos += probe_len(M);
+            pos += site_len(M, I);
             I->npc = (uint32_t)pos;
             if (I->in.form == BC_FORM_TABLESWITCH || I->in.form == BC_FORM_LOOKUPSWITCH) {
                 uint32_t pad = (uint32_t)((4 - ((pos + 1) & 3)) & 3);
@@ -410,7 +432,7 @@ static int layout(struct meth *M)
                 I->len = 1 + pad + (I->in.form == BC_FORM_TABLESWITCH ? 12 + 4 * I->in.ntargets
                                                                        : 8 + 8 * I->in.ntargets);
             }
-            pos += I->len;
+            pos += I->len + handed_len(M, I);
             if (pos > 65535 + 16)
                 break;
         }
@@ -466,10 +488,21 @@ static void emit_code(const struct meth *M, mct_buf *b)
 
         if (i == 0 && M->receiver)
             buf_u1(b, BC_ALOAD_0);
-        if (i == 0)
+        if (i == 0) {
             put_probe(M, b, M->enter_ref);
+            buf_bytes(b, M->args.data, M->args.len);
+        }
         if (is_return(I))
             put_probe(M, b, M->exit_ref);
+        if (I->ho >= 0) {
+            if (I->ho_swap)
+                buf_u1(b, BC_SWAP);
+            buf_bytes(b, M->ho_idcode[I->ho], M->ho_idlen[I->ho]);
+            buf_u1(b, BC_INVOKESTATIC);
+            buf_u2(b, M->ho_ref[I->ho]);
+            if (I->ho_swap)
+                buf_u1(b, BC_SWAP);
+        }
         switch (in->form) {
         case BC_FORM_BRANCH:
             if (!I->widened) {
@@ -510,6 +543,11 @@ static void emit_code(const struct meth *M, mct_buf *b)
         default:
             buf_bytes(b, code + in->pc, in->len);
             break;
+        }
+        if (I->ho >= 0) {
+            buf_bytes(b, M->ho_idcode[I->ho], M->ho_idlen[I->ho]);
+            buf_u1(b, BC_INVOKESTATIC);
+            buf_u2(b, M->handed_ref);
         }
     }
     /* the catch-all handler */
@@ -874,36 +912,74 @@ static int emit_method(struct meth *M, mct_buf *b)
     return OK;
 }
 
-/* Push id: the shortest of iconst, bipush, sipush, ldc, ldc_w. */
-static int encode_id(struct meth *M, int32_t id)
+/* Push id into code (*len bytes): the shortest of iconst, bipush, sipush,
+ * ldc, ldc_w. */
+static int encode_int(struct meth *M, int32_t id, uint8_t code[3], uint32_t *len)
 {
     if (id >= -1 && id <= 5) {
-        M->idcode[0] = (uint8_t)(BC_ICONST_0 + id);
-        M->idlen = 1;
+        code[0] = (uint8_t)(BC_ICONST_0 + id);
+        *len = 1;
     } else if (id >= -128 && id <= 127) {
-        M->idcode[0] = BC_BIPUSH;
-        M->idcode[1] = (uint8_t)id;
-        M->idlen = 2;
+        code[0] = BC_BIPUSH;
+        code[1] = (uint8_t)id;
+        *len = 2;
     } else if (id >= -32768 && id <= 32767) {
-        M->idcode[0] = BC_SIPUSH;
-        M->idcode[1] = (uint8_t)((uint16_t)id >> 8);
-        M->idcode[2] = (uint8_t)id;
-        M->idlen = 3;
+        code[0] = BC_SIPUSH;
+        code[1] = (uint8_t)((uint16_t)id >> 8);
+        code[2] = (uint8_t)id;
+        *len = 3;
     } else {
         int k = cpool_integer(M->cp, id, M->err);
 
         if (k < 0)
             return FATAL;
         if (k <= 255) {
-            M->idcode[0] = BC_LDC;
-            M->idcode[1] = (uint8_t)k;
-            M->idlen = 2;
+            code[0] = BC_LDC;
+            code[1] = (uint8_t)k;
+            *len = 2;
         } else {
-            M->idcode[0] = BC_LDC_W;
-            M->idcode[1] = (uint8_t)(k >> 8);
-            M->idcode[2] = (uint8_t)k;
-            M->idlen = 3;
+            code[0] = BC_LDC_W;
+            code[1] = (uint8_t)(k >> 8);
+            code[2] = (uint8_t)k;
+            *len = 3;
         }
+    }
+    return OK;
+}
+
+static int encode_id(struct meth *M, int32_t id)
+{
+    return encode_int(M, id, M->idcode, &M->idlen);
+}
+
+/* Marks the method's hand-off sites (t->handoff: followed), each kind met
+ * with its wrapper's reference and its task method's number. */
+static int find_sites(struct meth *M, const rw_target *t)
+{
+    uint32_t i;
+
+    for (i = 0; t->handoff != NULL && i < M->n; i++) {
+        struct ins *I = &M->ins[i];
+        cf_ref ref;
+        int k, swap = 0, r;
+
+        if ((I->in.op != BC_INVOKEVIRTUAL && I->in.op != BC_INVOKEINTERFACE && I->in.op != BC_INVOKESTATIC &&
+             I->in.op != BC_INVOKESPECIAL) ||
+            cf_member_ref(M->c, I->in.index, &ref) < 0 || (k = ho_site(ref.owner, ref.name, ref.desc, &swap)) < 0)
+            continue;
+        if (M->handed_ref == 0) {
+            if ((r = cpool_methodref(M->cp, t->probes->owner, HO_HANDED, "(I)V", M->err)) < 0)
+                return FATAL;
+            M->handed_ref = (uint16_t)r;
+        }
+        if (M->ho_ref[k] == 0) {
+            if ((r = cpool_methodref(M->cp, t->probes->owner, ho_tasks[k].wrap, ho_tasks[k].wrap_desc, M->err)) < 0 ||
+                encode_int(M, t->handoff[k], M->ho_idcode[k], &M->ho_idlen[k]) != OK)
+                return FATAL;
+            M->ho_ref[k] = (uint16_t)r;
+        }
+        I->ho = (int8_t)k;
+        I->ho_swap = (uint8_t)swap;
     }
     return OK;
 }
@@ -920,6 +996,56 @@ static int probe_refs(struct meth *M, const rw_probes *p)
     M->enter_ref = (uint16_t)e;
     M->exit_ref = (uint16_t)x;
     M->fail_ref = (uint16_t)f;
+    return OK;
+}
+
+/* The argument sequence (rw_probes.arg): each argument loaded from its
+ * slot and passed to the probe of its type, in M->args. It pushes at most
+ * two slots on an empty stack, which the max_stack the entry probe needs
+ * covers. */
+static int args_code(struct meth *M, const rw_probes *p)
+{
+    /* xload, xload_0 of I, J, F, D, A (JVMS 6.5). */
+    static const uint8_t load[5] = {0x15, 0x16, 0x17, 0x18, 0x19}, load0[5] = {0x1a, 0x1e, 0x22, 0x26, 0x2a};
+    const char *d = M->m->desc;
+    uint32_t slot = (M->m->access & CF_ACC_STATIC) ? 0 : 1;
+    char name[64];
+
+    if (d[0] != '(' || strlen(p->arg) + 2 > sizeof name)
+        return skip(M, "its descriptor cannot pass arguments to probes");
+    for (d++; *d != ')';) {
+        char t = *d == '[' ? 'L' : *d;
+        int kind = t == 'J' ? 1 : t == 'F' ? 2 : t == 'D' ? 3 : t == 'L' ? 4 : 0;
+        int ref;
+
+        if (cf_field_desc_skip(&d) < 0 || strchr("ZBCSIJFDL", t) == NULL)
+            return skip(M, "its descriptor cannot pass arguments to probes");
+        snprintf(name, sizeof name, "%s%c", p->arg, t);
+        if (t == 'L') {
+            ref = cpool_methodref(M->cp, p->owner, name, "(Ljava/lang/Object;)V", M->err);
+        } else {
+            char desc[5] = {'(', t, ')', 'V', '\0'};
+
+            ref = cpool_methodref(M->cp, p->owner, name, desc, M->err);
+        }
+        if (ref < 0)
+            return FATAL;
+        if (slot <= 3) {
+            buf_u1(&M->args, (uint8_t)(load0[kind] + slot));
+        } else if (slot <= 255) {
+            buf_u1(&M->args, load[kind]);
+            buf_u1(&M->args, (uint8_t)slot);
+        } else {
+            buf_u1(&M->args, BC_WIDE);
+            buf_u1(&M->args, load[kind]);
+            buf_u2(&M->args, (uint16_t)slot);
+        }
+        buf_u1(&M->args, BC_INVOKESTATIC);
+        buf_u2(&M->args, (uint16_t)ref);
+        slot += kind == 1 || kind == 3 ? 2 : 1;
+    }
+    if (buf_failed(&M->args))
+        return mct_err_set(M->err, MCT_E_NOMEM, "out of memory rewriting %s.%s", M->c->name, M->m->name);
     return OK;
 }
 
@@ -964,7 +1090,10 @@ static int rewrite_method(struct meth *M, const rw_target *t, mct_buf *b)
         if (rc != OK)
             return rc;
     }
-    if ((rc = encode_id(M, t->id)) != OK || (rc = probe_refs(M, t->probes)) != OK)
+    if ((rc = encode_id(M, t->id)) != OK || (rc = probe_refs(M, t->probes)) != OK ||
+        (rc = find_sites(M, t)) != OK)
+        return rc;
+    if (t->probes->arg != NULL && (rc = args_code(M, t->probes)) != OK)
         return rc;
     if ((rc = layout(M)) != OK)
         return rc;
@@ -986,6 +1115,7 @@ static int rewrite_method(struct meth *M, const rw_target *t, mct_buf *b)
 
 static void meth_free(struct meth *M)
 {
+    buf_free(&M->args);
     free(M->ins);
     free(M->at);
     sm_list_free(&M->fl);

@@ -5,6 +5,8 @@
  *   - at entry:        push id; invokestatic probes->owner.enter (I)V
  *                      (with enter_receiver: aload_0; push id; invokestatic
  *                      probes->owner.enter (Ljava/lang/Object;I)V)
+ *                      then, with probes->arg, for each argument:
+ *                      xload slot; invokestatic probes->owner.<arg>T
  *   - before a return: push id; invokestatic probes->owner.exit (I)V
  *   - a catch-all handler, appended after the code and last in the exception
  *     table, covering the method after the entry probe (in a constructor: after
@@ -44,6 +46,11 @@ typedef struct rw_probes {
     const char *fail;   /* static void fail(Throwable t, int id) */
     int enter_receiver; /* enter is static void enter(Object receiver, int id)
                            and gets `this` (instance methods only) */
+    const char *arg;    /* NULL, or a prefix: after the entry probe, each of
+                           the method's arguments in order is passed to the
+                           static void method <arg>T(T v), T its type's
+                           letter (Z B C S I J F D, L for any reference:
+                           (Ljava/lang/Object;)V) */
 } rw_probes;
 
 /* One method to instrument. */
@@ -51,6 +58,13 @@ typedef struct rw_target {
     uint16_t method;          /* index into cf_class.methods */
     int32_t id;               /* passed to the probes */
     const rw_probes *probes;  /* borrowed */
+    /* With hand-offs followed: the number of each handoff.h kind's task
+     * method (HO_KINDS of them, borrowed); each hand-off site of the method
+     * then passes its task through the kind's wrapper of probes->owner
+     * first (push id; invokestatic wrap; swapped around the argument that
+     * follows the task, if any), and calls HO_HANDED after it (push id;
+     * invokestatic handed (I)V). NULL: sites left alone. */
+    const int32_t *handoff;
 } rw_target;
 
 enum rw_status {

@@ -63,6 +63,8 @@ static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static kit_table by_name;            /* name -> struct iclass * */
 static struct iclass *all_classes;
 static atomic_size_t n_rewritten;
+static int32_t follow_ids[HO_KINDS]; /* the task methods' numbers (under lock) */
+static int following;                 /* hand-off sites are followed (under lock) */
 static size_t n_unloaded;            /* rewritten copies found unloaded (under lock) */
 
 /* Leftovers: copies rewritten as they loaded whose class was not defined
@@ -383,6 +385,7 @@ static int rewrite_class(jvmtiEnv *jvmti, JNIEnv *jni, struct iclass *c, struct 
         targets[n].method = (uint16_t)(cm - cf->methods);
         targets[n].id = m->id;
         targets[n].probes = probe_methods(m->root);
+        targets[n].handoff = following ? follow_ids : NULL;
         who[n++] = m;
     }
     if (n == 0)
@@ -492,6 +495,15 @@ static void JNICALL hook(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined, jobject
             rewrite_class(jvmti, jni, c, cp, redefined, loader, data, (size_t)len, new_len, new_data);
     } else if (redefined == NULL && diag_match != NULL && diag_match(name, diag_arg))
         rewrite_all(jvmti, jni, loader, name, data, (size_t)len, new_len, new_data);
+    pthread_mutex_unlock(&lock);
+}
+
+void inst_follow(const int32_t *ids)
+{
+    pthread_mutex_lock(&lock);
+    following = ids != NULL;
+    if (ids != NULL)
+        memcpy(follow_ids, ids, sizeof follow_ids);
     pthread_mutex_unlock(&lock);
 }
 
@@ -846,6 +858,7 @@ int inst_restore(JNIEnv *jni, mct_err *err)
     pthread_mutex_lock(&lock);
     list = all_classes;
     all_classes = NULL;
+    following = 0;
     kit_table_free(&by_name);
     n_unloaded = 0;
     pthread_mutex_unlock(&lock);

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "handoff.h"
 #include "rewrite.h"
 
 enum inst_status {
@@ -47,6 +48,12 @@ int inst_init(JNIEnv *jni, mct_err *err);
  * share it). */
 int inst_add(const char *cls, const char *name, const char *desc, int32_t id, int root, inst_outcome *out,
              mct_err *err);
+
+/* From now on until inst_restore, the hook also rewrites the hand-off
+ * sites of the methods it instruments (rewrite.h), ids being the numbers
+ * of handoff.h's HO_KINDS task methods (copied); NULL: it does not. Call
+ * before the classes are retransformed. */
+void inst_follow(const int32_t *ids);
 
 /* Retransforms n classes so the hook rewrites them. When the JVM refuses the
  * batch (one bad class fails it all), retries one by one, marks the methods

@@ -84,6 +84,39 @@ static int find_weak_ref(JNIEnv *jni, probe_binding *b, mct_err *err)
     return 0;
 }
 
+/* What the probes read arguments with (kept across a retry): the String
+ * and Enum classes, Enum.name. */
+static int find_arg_readers(JNIEnv *jni, probe_binding *b, mct_err *err)
+{
+    static jclass string_class, enum_class;
+    static jfieldID enum_name;
+    static const char *const names[2] = {"java/lang/String", "java/lang/Enum"};
+    jclass *held[2] = {&string_class, &enum_class};
+    int i;
+
+    for (i = 0; i < 2; i++) {
+        jclass local;
+
+        if (*held[i] != NULL)
+            continue;
+        local = (*jni)->FindClass(jni, names[i]);
+        if (local != NULL) {
+            if (i == 1)
+                enum_name = (*jni)->GetFieldID(jni, local, "name", "Ljava/lang/String;");
+            if (i != 1 || enum_name != NULL)
+                *held[i] = (*jni)->NewGlobalRef(jni, local);
+            (*jni)->DeleteLocalRef(jni, local);
+        }
+        (*jni)->ExceptionClear(jni);
+        if (*held[i] == NULL)
+            return mct_err_set(err, MCT_E_JVMTI, "cannot find %s (and Enum.name)", names[i]);
+    }
+    b->string_class = string_class;
+    b->enum_class = enum_class;
+    b->enum_name = enum_name;
+    return 0;
+}
+
 /* Thread.isVirtual where it exists (JDK 21+), else NULL. */
 static jmethodID find_is_virtual(JNIEnv *jni)
 {
@@ -259,7 +292,7 @@ int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err)
     if (b.table == NULL && find_table(jni, defined, &b, err) < 0)
         return -1;
     if (static_field(jni, defined, "receivers", "[Ljava/lang/ref/WeakReference;", &b.receivers_field, err) < 0 ||
-        find_weak_ref(jni, &b, err) < 0)
+        find_weak_ref(jni, &b, err) < 0 || find_arg_readers(jni, &b, err) < 0)
         return -1;
     b.is_virtual = find_is_virtual(jni);
     b.free_entry = (*jni)->GetStaticMethodID(jni, defined, "free", "(I)V");

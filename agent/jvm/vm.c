@@ -524,6 +524,33 @@ void vm_exception_name(jclass k, char *buf, size_t size)
     free(name);
 }
 
+void vm_object_info(JNIEnv *jni, jobject obj, char *name, size_t size, int32_t *hash)
+{
+    jclass k = (*jni)->GetObjectClass(jni, obj);
+    char *sig = NULL;
+    jint h = 0;
+    size_t n;
+
+    snprintf(name, size, "?");
+    if (k != NULL && (*vm.jvmti)->GetClassSignature(vm.jvmti, k, &sig, NULL) == JVMTI_ERROR_NONE) {
+        n = strlen(sig);
+        /* "Lcom/shop/Cart;" -> "com.shop.Cart"; an array's as it is, with dots */
+        if (n >= 3 && sig[0] == 'L' && sig[n - 1] == ';')
+            snprintf(name, size, "%.*s", (int)(n - 2), sig + 1);
+        else
+            snprintf(name, size, "%s", sig);
+        for (char *c = name; *c != '\0'; c++)
+            if (*c == '/')
+                *c = '.';
+        deallocate(sig);
+    }
+    if (k != NULL)
+        (*jni)->DeleteLocalRef(jni, k);
+    if ((*vm.jvmti)->GetObjectHashCode(vm.jvmti, obj, &h) != JVMTI_ERROR_NONE)
+        h = 0;
+    *hash = h;
+}
+
 /* Thread.threadId() (final, JDK 19+), else getId() (may be overridden);
  * NULL when neither is found. Looked up once: Thread is never unloaded. */
 static jmethodID thread_id_method(JNIEnv *jni)

@@ -177,6 +177,14 @@ uint8_t *vm_read_class_file(JNIEnv *jni, jclass cls, const char *name, size_t *l
  * caller's. */
 void vm_exception_name(jclass k, char *buf, size_t size);
 
+/* What a call's argument obj (a reference the caller holds) shows:
+ * its class's name as Class.getName gives it ("com.shop.Cart", "[I",
+ * "[Ljava.lang.String;"; modified UTF-8, cut to size; "?" when JVMTI
+ * cannot say) into name, and its identity hash (System.identityHashCode's,
+ * which this installs as that does; 0 when JVMTI cannot say) into *hash.
+ * Calls no method of obj. */
+void vm_object_info(JNIEnv *jni, jobject obj, char *name, size_t size, int32_t *hash);
+
 /* The id (Thread.threadId(), or getId() before JDK 19; -1 when unknown)
  * and name (UTF-8, cut to size; "?" when unknown) of thread, a Thread
  * reference (NULL: unknown). Any thread of the JVM; the reference stays

@@ -38,6 +38,8 @@ static _Atomic uint32_t cur_session;   /* 0: no session accepts new calls */
 static _Atomic int cur_depth;
 static _Atomic int cur_cpu;           /* probes stamp events with the CPU clock */
 static _Atomic int cur_alloc;         /* probes stamp events with the bytes allocated */
+static _Atomic int cur_args;          /* entry methods pass their arguments */
+static _Atomic int cur_args_len;      /* characters of a String argument kept */
 static _Atomic uint64_t cur_sample;    /* trace one entry call in this many (the
                                           Java side decides, from slots.control) */
 static _Atomic(probe_thread *) registry;
@@ -59,16 +61,30 @@ static jmethodID is_virtual;           /* Thread.isVirtual, NULL before JDK 21 *
 static probe_binding bound;            /* what probe_bind was given */
 static _Atomic uint64_t count_enter, count_exit, count_fail;
 static _Atomic uint64_t ring_bytes;    /* held by all rings */
+static _Atomic uint32_t handoffs;      /* hand-off numbers handed out */
 
-static const rw_probes methods_plain = {PROBE_CLASS, "enter", "exit", "fail", 0};
-static const rw_probes methods_root = {PROBE_CLASS, "rootEnter", "rootExit", "rootFail", 0};
-static const rw_probes methods_receiver = {PROBE_CLASS, "rootEnterOn", "rootExitOn", "rootFailOn", 1};
+static const rw_probes methods_plain = {PROBE_CLASS, "enter", "exit", "fail", 0, NULL};
+static const rw_probes methods_root = {PROBE_CLASS, "rootEnter", "rootExit", "rootFail", 0, NULL};
+static const rw_probes methods_receiver = {PROBE_CLASS, "rootEnterOn", "rootExitOn", "rootFailOn", 1, NULL};
+static const rw_probes methods_root_args = {PROBE_CLASS, "rootEnter", "rootExit", "rootFail", 0, "arg"};
+static const rw_probes methods_receiver_args = {PROBE_CLASS, "rootEnterOn", "rootExitOn", "rootFailOn", 1, "arg"};
 
 const rw_probes *probe_methods(int root)
 {
+    int args = atomic_load_explicit(&cur_args, memory_order_relaxed);
+
     if (root == PLAN_ROOT_RECEIVER)
-        return &methods_receiver;
-    return root ? &methods_root : &methods_plain;
+        return args ? &methods_receiver_args : &methods_receiver;
+    if (root)
+        return args ? &methods_root_args : &methods_root;
+    return &methods_plain;
+}
+
+void probe_set_args(int on, int len)
+{
+    atomic_store_explicit(&cur_args_len, len < 1 ? 1 : len > PROBE_ARGS_LEN_MAX ? PROBE_ARGS_LEN_MAX : len,
+                          memory_order_relaxed);
+    atomic_store_explicit(&cur_args, on != 0, memory_order_relaxed);
 }
 
 jclass probe_class(void)
@@ -424,7 +440,7 @@ static unsigned session_stamps(void)
  * Java side see the thread trace (the entry's element). NULL when the call
  * does not start (counted as dropped). */
 static __attribute__((noinline)) probe_thread *begin_call(JNIEnv *env, probe_thread *me, jobject cur, int k,
-                                                          uint32_t session)
+                                                          uint32_t session, int depth)
 {
     probe_thread *t;
     int virt;
@@ -447,8 +463,7 @@ static __attribute__((noinline)) probe_thread *begin_call(JNIEnv *env, probe_thr
         bump(&me->dropped);
         return NULL;
     }
-    if (!start_call(t, session, atomic_load_explicit(&cur_depth, memory_order_relaxed), k,
-                    virt ? 0u : session_stamps())) {
+    if (!start_call(t, session, depth, k, virt ? 0u : session_stamps())) {
         if (virt)
             atomic_store_explicit(&t->vbusy, 0, memory_order_release);
         return NULL;
@@ -559,6 +574,8 @@ static void root_enter(JNIEnv *env, probe_thread *t, jobject cur, jint id, int h
         if (g != NULL)
             put(t, -1, PROBE_THREAD, (uint64_t)(uintptr_t)g);
     }
+    /* Its arguments, if it passes them, come next (n_arg). */
+    t->args_pos = t->root_nest == 1 ? t->w : UINT64_MAX;
 }
 
 /* The session that accepts calls now, if id is one of its entry methods;
@@ -596,7 +613,7 @@ static jboolean JNICALL n_root_begin(JNIEnv *env, jclass cls, jobject cur, jlong
         bump(&me->unslotted);
         return JNI_FALSE;
     }
-    if ((t = begin_call(env, me, cur, e / STRIDE, s)) == NULL)
+    if ((t = begin_call(env, me, cur, e / STRIDE, s, atomic_load_explicit(&cur_depth, memory_order_relaxed))) == NULL)
         return JNI_FALSE;
     root_enter(env, t, cur, id, how);
     return JNI_TRUE;
@@ -674,7 +691,179 @@ static jboolean JNICALL n_root_fail(JNIEnv *env, jclass cls, jthrowable ex, jint
     return t->depth > 0 && root_leave(env, t, id, PROBE_ROOT_FAIL, ex) ? JNI_TRUE : JNI_FALSE;
 }
 
-/* Counting natives for the diagnostic mode. */
+/* --- hand-offs (--follow-async) -------------------------------------------------------
+ * A token says where a wrapped task belongs: the session (bits 40..), the
+ * levels of depth left below the node that handed it off (bits 28..39) and
+ * its hand-off number (the low 28 bits); 0 is none. */
+#define TOKEN_SEQ(x) PROBE_HANDOFF_SEQ(x)
+#define TOKEN_LEVELS(x) ((int)(((uint64_t)(x) >> 28) & 0xfff))
+#define TOKEN_SESSION(x) ((uint32_t)((uint64_t)(x) >> 40))
+
+/* A task whose method is id is handed off in the traced call at k: the
+ * hand-off is recorded at the current frame, and the task followed, when
+ * a level is left for it and the ring has room (else 0). */
+static jlong JNICALL n_handoff(JNIEnv *env, jclass cls, jint k, jint id)
+{
+    probe_thread *t = state_of(k);
+    uint32_t seq;
+
+    if (t->depth == 0 || t->depth >= t->max_depth || t->w >= t->limit)
+        return 0;
+    seq = PROBE_HANDOFF_SEQ(atomic_fetch_add_explicit(&handoffs, 1, memory_order_relaxed) + 1);
+    if (seq == 0)
+        seq = 1;
+    rec(env, t, id, PROBE_HANDOFF | seq << 4);
+    return (jlong)((uint64_t)t->call_session << 40 | (uint64_t)(t->max_depth - t->depth) << 28 | seq);
+}
+
+/* The site of the last hand-off of the traced call at k returned. */
+static void JNICALL n_handed(JNIEnv *env, jclass cls, jint k)
+{
+    probe_thread *t = state_of(k);
+
+    if (t->depth > 0 && t->depth < t->max_depth && t->w < t->limit)
+        rec(env, t, -1, PROBE_HANDED);
+}
+
+/* The task of token runs inside the traced call at k. */
+static void JNICALL n_inline(JNIEnv *env, jclass cls, jint k, jlong token)
+{
+    probe_thread *t = state_of(k);
+
+    if (t->depth > 0 && t->w < t->limit)
+        rec(env, t, -1, PROBE_INLINE | TOKEN_SEQ(token) << 4);
+}
+
+/* The task of token (its method id) starts on thread cur, which holds
+ * entry e and is in no entry call: traced as a call of its own, of the
+ * levels left to it, while its session runs. */
+static jboolean JNICALL n_task_begin(JNIEnv *env, jclass cls, jobject cur, jint e, jlong token, jint id)
+{
+    uint32_t s = TOKEN_SESSION(token);
+    probe_thread *me, *t;
+
+    if (s == 0 || s != atomic_load_explicit(&cur_session, memory_order_acquire) || TOKEN_LEVELS(token) < 1 ||
+        (uint32_t)e >= PROBE_TABLE_LEN || (uint32_t)e % STRIDE != 0)
+        return JNI_FALSE;
+    if ((me = self) == &idle && (me = attach()) == NULL)
+        return JNI_FALSE;
+    if ((t = begin_call(env, me, cur, e / STRIDE, s, TOKEN_LEVELS(token))) == NULL)
+        return JNI_FALSE;
+    root_enter(env, t, cur, id, ENTER_ROOT);
+    rec(env, t, -1, PROBE_TASK | TOKEN_SEQ(token) << 4);
+    return JNI_TRUE;
+}
+
+static jboolean JNICALL n_task_end(JNIEnv *env, jclass cls, jthrowable ex, jint k, jint id)
+{
+    probe_thread *t = state_of(k);
+
+    return t->depth > 0 && root_leave(env, t, id, ex != NULL ? PROBE_ROOT_FAIL : PROBE_ROOT_EXIT, ex) ? JNI_TRUE
+                                                                                                       : JNI_FALSE;
+}
+
+/* The state of the traced call at entry k when an argument of its
+ * outermost entry method may be recorded now, with room for n events:
+ * nothing but its start and its arguments so far (a nested entry method's
+ * arguments, and those after one that did not fit, are not recorded);
+ * NULL otherwise. */
+static probe_thread *arg_state(jint k, uint64_t n)
+{
+    probe_thread *t = state_of(k);
+
+    if (t->depth == 0 || t->w != t->args_pos)
+        return NULL;
+    if (t->w > t->limit || t->limit - t->w < n) {
+        t->args_pos = UINT64_MAX;
+        return NULL;
+    }
+    return t;
+}
+
+static void JNICALL n_arg(JNIEnv *env, jclass cls, jint k, jint type, jlong bits)
+{
+    probe_thread *t = arg_state(k, 1);
+    uint64_t v = (uint64_t)bits;
+
+    if (t == NULL || (uint32_t)type > PROBE_ARG_DOUBLE)
+        return;
+    /* Narrow types as their own bits, zero-extended (the Java side widened
+     * them to long). */
+    if (type == PROBE_ARG_BYTE)
+        v &= 0xffu;
+    else if (type == PROBE_ARG_CHAR || type == PROBE_ARG_SHORT)
+        v &= 0xffffu;
+    else if (type == PROBE_ARG_INT || type == PROBE_ARG_FLOAT)
+        v &= 0xffffffffu;
+    put(t, 0, PROBE_ARG | (uint32_t)type << 4, v);
+    t->args_pos = t->w;
+}
+
+/* Records String s (borrowed) as an argument of type: its length, and
+ * its first characters, as many as the session keeps and the ring holds. */
+static void arg_chars(JNIEnv *env, probe_thread *t, jstring s, uint32_t type)
+{
+    jchar buf[PROBE_ARGS_LEN_MAX + 3];
+    jsize len = (*env)->GetStringLength(env, s);
+    uint64_t n = (uint64_t)atomic_load_explicit(&cur_args_len, memory_order_relaxed), room, i;
+
+    if (n > (uint64_t)len)
+        n = (uint64_t)len;
+    room = (t->limit - t->w - 1) * 4;
+    if (n > room)
+        n = room;
+    (*env)->GetStringRegion(env, s, 0, (jsize)n, buf);
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+        n = 0;
+    }
+    buf[n] = buf[n + 1] = buf[n + 2] = 0;
+    put(t, len, PROBE_ARG | type << 4 | (uint32_t)((n + 3) / 4) << 8, n);
+    for (i = 0; i < n; i += 4)
+        put(t, 0, PROBE_ARG_CHARS,
+            (uint64_t)buf[i] | (uint64_t)buf[i + 1] << 16 | (uint64_t)buf[i + 2] << 32 | (uint64_t)buf[i + 3] << 48);
+}
+
+/* A reference argument: read through JNI only (a String's characters, an
+ * enum constant's name field), never by calling one of its methods; any
+ * other object is held (a global ref) for the worker to name. */
+static void JNICALL n_arg_ref(JNIEnv *env, jclass cls, jint k, jobject v)
+{
+    probe_thread *t = arg_state(k, 1);
+
+    if (t == NULL)
+        return;
+    if (v == NULL) {
+        put(t, 0, PROBE_ARG | PROBE_ARG_NULL << 4, 0);
+    } else if ((*env)->IsInstanceOf(env, v, bound.string_class)) {
+        arg_chars(env, t, v, PROBE_ARG_STRING);
+    } else if ((*env)->IsInstanceOf(env, v, bound.enum_class)) {
+        jobject name = (*env)->GetObjectField(env, v, bound.enum_name);
+
+        if (name != NULL) {
+            arg_chars(env, t, name, PROBE_ARG_ENUM);
+            (*env)->DeleteLocalRef(env, name);
+        } else {
+            put(t, 0, PROBE_ARG | PROBE_ARG_ENUM << 4, 0);
+        }
+    } else {
+        jobject g = (*env)->NewGlobalRef(env, v);
+
+        put(t, 0, PROBE_ARG | PROBE_ARG_OBJECT << 4, (uint64_t)(uintptr_t)g);
+    }
+    t->args_pos = t->w;
+}
+
+/* Counting natives for the diagnostic mode (which passes no arguments:
+ * it rewrites with probe_methods(0)). */
+static void JNICALL c_arg(JNIEnv *env, jclass cls, jint k, jint type, jlong bits)
+{
+}
+
+static void JNICALL c_arg_ref(JNIEnv *env, jclass cls, jint k, jobject v)
+{
+}
+
 static void JNICALL c_enter(JNIEnv *env, jclass cls, jint k, jint id)
 {
     atomic_fetch_add_explicit(&count_enter, 1, memory_order_relaxed);
@@ -931,6 +1120,14 @@ const probe_native probe_natives[PROBE_N_NATIVES] = {
     {"enter0", "(II)V", n_enter, c_enter},
     {"exit0", "(II)V", n_exit, c_exit},
     {"fail0", "(Ljava/lang/Throwable;II)V", n_fail, c_fail},
+    /* the diagnostic mode never follows a hand-off: no session runs */
+    {"handoff0", "(II)J", n_handoff, n_handoff},
+    {"inline0", "(IJ)V", n_inline, n_inline},
+    {"handed0", "(I)V", n_handed, n_handed},
+    {"taskBegin0", "(Ljava/lang/Thread;IJI)Z", n_task_begin, n_task_begin},
+    {"taskEnd0", "(Ljava/lang/Throwable;II)Z", n_task_end, n_task_end},
+    {"arg0", "(IIJ)V", n_arg, c_arg},
+    {"argRef0", "(ILjava/lang/Object;)V", n_arg_ref, c_arg_ref},
 };
 
 int probe_prepare(int counting)

@@ -16,7 +16,11 @@
  * are both held by other threads is not traced (counted as unslotted).
  * The probes of the methods a traced call runs never allocate, lock, log
  * or call JVMTI. Its two ends do more, once per traced call: the start
- * writes the thread into the entry with JNI (a thread's first traced call
+ * writes the thread into the entry with JNI and, with --args, records the
+ * entry method's arguments (a String's or enum name's characters copied
+ * into the ring with GetStringRegion, any other object held by a JNI
+ * global ref, which the worker names and frees; never a method of the
+ * argument) (a thread's first traced call
  * also sets up its state, which allocates; a state's first traced call of
  * a session maps its ring, and the stamps beside it when the session asks
  * for them, again when the ring grew; a virtual thread's calls
@@ -24,7 +28,11 @@
  * takes a state from the virtual threads' pool, which allocates one when
  * all are held, and keeps a JNI reference to the thread), and an entry
  * method that throws keeps a JNI reference to the exception's class (the
- * worker frees both). Nothing the probes write is shared between
+ * worker frees both). With --follow-async, a hand-off made in a traced
+ * call takes its number from a counter all threads share (one atomic add:
+ * once per hand-off, as the ends are once per call; its wrapper is
+ * allocated in Java), and the run of a handed-off task starts and ends as
+ * an entry call does. Nothing else the probes write is shared between
  * threads: each thread's state is its own, its fields grouped on cache
  * lines by writer (below), and its counters are summed by the worker.
  *
@@ -68,7 +76,8 @@
  *     consumer reads events only in [consumed, published), after an acquire
  *     load of `published`, and gives them back with a release store of
  *     `consumed`; the thread reads `consumed` (acquire) before reusing them.
- *   - PROBE_EXCEPTION and PROBE_THREAD events hold JNI global refs that the
+ *   - PROBE_EXCEPTION, PROBE_THREAD and object PROBE_ARG events
+     (probe_ev_ref) hold JNI global refs that the
  *     producer takes; the consumer frees them exactly once, as the call
  *     leaves the ring, whether it was built, filtered or discarded (its
  *     callback only borrows them). A ring found inconsistent (a length that
@@ -124,9 +133,49 @@ enum probe_kind {
     PROBE_OVERFLOW,       /* the ring was full: later events of the call lost */
     PROBE_EXCEPTION,      /* t holds a JNI global ref to the class of the
                              exception that ended the call (the worker frees it) */
-    PROBE_THREAD          /* t holds a JNI global ref to the virtual thread
+    PROBE_THREAD,         /* t holds a JNI global ref to the virtual thread
                              that made the call (the worker frees it) */
+    PROBE_HANDOFF,        /* a task was handed to another thread here
+                             (--follow-async): id is its task method, kind >> 4
+                             its hand-off number (PROBE_HANDOFF_SEQ) */
+    PROBE_INLINE,         /* the task of hand-off kind >> 4 ran here, inside
+                             this call (a thread already in a traced call) */
+    PROBE_TASK,           /* right after the root's enter: this call is the
+                             run of the task of hand-off kind >> 4 */
+    PROBE_HANDED,         /* the site of the frame's last hand-off returned
+                             (one that does not was refused: it threw) */
+    PROBE_ARG,            /* an argument of the entry method (--args), right
+                             after its outermost ROOT_ENTER (and THREAD), in
+                             order: kind holds its type (PROBE_ARG_TYPE) and
+                             how many PROBE_ARG_CHARS events follow
+                             (PROBE_ARG_EVENTS); enum probe_arg_type says
+                             what id and t hold */
+    PROBE_ARG_CHARS       /* t: up to four UTF-16 code units of the argument
+                             before (the first in the low 16 bits) */
 };
+
+/* Hand-off numbers: the low bits of a counter, enough to tell apart the
+ * hand-offs in flight (a session waits for its tasks a bounded time). */
+#define PROBE_HANDOFF_SEQ(x) ((uint32_t)(x) & 0x0fffffffu)
+
+/* An argument's type (PROBE_ARG): the protocol's CALL_ARG_* numbers. A
+ * primitive's t is its bits (zero-extended; a float or double's canonical
+ * ones, as Float.floatToIntBits); a String's or an enum constant's t is
+ * how many of its characters follow (at most the session's args_len) and
+ * id its length; an object's t is a JNI global ref to the object itself
+ * (0: none could be taken), which the worker asks for its class and
+ * identity hash, then frees: the call's thread pays one NewGlobalRef, not
+ * a call into Java. */
+enum probe_arg_type {
+    PROBE_ARG_BOOLEAN = 0, PROBE_ARG_BYTE, PROBE_ARG_CHAR, PROBE_ARG_SHORT, PROBE_ARG_INT, PROBE_ARG_LONG,
+    PROBE_ARG_FLOAT, PROBE_ARG_DOUBLE, PROBE_ARG_NULL, PROBE_ARG_STRING, PROBE_ARG_ENUM, PROBE_ARG_OBJECT
+};
+
+#define PROBE_ARG_TYPE(k) (((k) >> 4) & 15u)
+#define PROBE_ARG_EVENTS(k) ((k) >> 8)
+
+/* Most characters of a String or enum argument kept (--args-len). */
+#define PROBE_ARGS_LEN_MAX 1024
 
 #define PROBE_KIND(k) ((k) & 15u)
 #define PROBE_LEN(k) ((k) >> 4)
@@ -137,6 +186,17 @@ typedef struct probe_ev {
     int32_t id;           /* method number (methods.h) */
     uint32_t kind;
 } probe_ev;
+
+/* The JNI global ref event e holds (the worker frees it once), or NULL. */
+static inline void *probe_ev_ref(const probe_ev *e)
+{
+    uint32_t k = PROBE_KIND(e->kind);
+
+    if (k == PROBE_EXCEPTION || k == PROBE_THREAD ||
+        (k == PROBE_ARG && PROBE_ARG_TYPE(e->kind) == PROBE_ARG_OBJECT))
+        return (void *)(uintptr_t)e->t;
+    return NULL;
+}
 
 /* An event's stamps, when the session asked for them (probe_set_cpu,
  * probe_set_alloc): in an array beside the ring, at the event's index, so
@@ -182,6 +242,8 @@ typedef struct probe_thread {
     int root_ext;                 /* the second one raised max_depth by one (see root_enter) */
     int entry;                    /* the Probe table entry held during a traced call, or -1 */
     int call_thread_ref;          /* the current call records its thread (PROBE_THREAD) */
+    uint64_t args_pos;            /* where the entry method's next argument goes: the
+                                     call's events so far are its start and arguments */
     unsigned stamp;               /* the current call's stamps (probe.c's STAMP_*); 0: none */
     int32_t root_depth[64];       /* depth at which each open entry method was entered */
     /* the ring (NULL: none yet): written by the app thread when it takes
@@ -247,6 +309,13 @@ const rw_probes *probe_methods(int root);
  * top), from the session that begins next, or the running one. Called by
  * the session before probe_session_begin. */
 void probe_set_sample(uint64_t sample);
+
+/* Whether the entry methods pass their arguments to the probes (the
+ * rewriter's rw_probes.arg, for classes instrumented from now on) and the
+ * start of a traced call records them, Strings and enum names cut to len
+ * characters (1..PROBE_ARGS_LEN_MAX). Called by the session before it
+ * instruments. */
+void probe_set_args(int on, int len);
 
 /* Whether the probes also stamp each event of a platform thread's call
  * with the thread's CPU time (probe_ev.cpu), from the session that begins
@@ -384,7 +453,7 @@ typedef struct probe_native {
     void *tracing, *counting;
 } probe_native;
 
-#define PROBE_N_NATIVES 10
+#define PROBE_N_NATIVES 17
 extern const probe_native probe_natives[PROBE_N_NATIVES];
 
 /* Before the probe class initializes (it asks counting0 as it does): the
@@ -402,6 +471,10 @@ typedef struct probe_binding {
     jmethodID weak_ref_init;    /* its constructor */
     jmethodID is_virtual;       /* Thread.isVirtual, NULL before JDK 21 */
     jmethodID free_entry;       /* Probe.free(int): lets an entry go */
+    /* For the arguments (--args), read without calling their methods: */
+    jclass string_class;        /* java.lang.String */
+    jclass enum_class;          /* java.lang.Enum */
+    jfieldID enum_name;         /* Enum.name */
     /* The JVM's own count of the bytes a thread allocated (HotSpot: the
      * thread's allocated_bytes plus what its TLAB holds, as ThreadMXBean
      * counts them), at offsets from the JavaThread, found from the JVM's

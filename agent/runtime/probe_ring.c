@@ -71,10 +71,10 @@ static void free_refs(JNIEnv *jni, const probe_thread *t, uint64_t pos, uint64_t
     uint64_t i;
 
     for (i = 0; i < len; i++) {
-        const probe_ev *e = probe_event(t, pos + i);
+        jobject ref = probe_ev_ref(probe_event(t, pos + i));
 
-        if (PROBE_KIND(e->kind) == PROBE_EXCEPTION || PROBE_KIND(e->kind) == PROBE_THREAD)
-            (*jni)->DeleteGlobalRef(jni, (jobject)(uintptr_t)e->t);
+        if (ref != NULL)
+            (*jni)->DeleteGlobalRef(jni, ref);
     }
 }
 

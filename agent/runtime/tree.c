@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "kit.h"
 #include "methods.h"
 #include "mutf8.h"
@@ -48,6 +49,7 @@ struct node {
     uint64_t total, min, max; /* corrected ticks */
     uint64_t cpu;             /* ns of CPU time */
     uint64_t alloc;           /* bytes allocated */
+    uint32_t pre;             /* its index in the model (tree_call) */
     uint8_t truncated;
 };
 
@@ -74,6 +76,12 @@ struct tree {
     int warmup;               /* tree_warmup marked it */
     int cpu;                  /* the events carry CPU stamps */
     int alloc;                /* the events carry allocation stamps */
+    tree_handoff *handoffs;   /* node: the node index here until tree_call */
+    size_t n_handoffs, cap_handoffs;
+    uint32_t *inlined;
+    size_t n_inlined, cap_inlined;
+    uint32_t task;            /* PROBE_TASK's hand-off number, or 0 */
+    size_t open_handoffs;     /* hand-offs made in frames still open */
 };
 
 /* The children table's hash of the child of parent for method id. */
@@ -187,6 +195,13 @@ static void close_frame(tree *t, struct frame *st, int *sp, uint64_t at, uint64_
     uint64_t cost = t->o.probe_ticks * (1 + 2 * f->below);
     uint64_t d = raw > cost ? raw - cost : 0;
 
+    /* A hand-off of the frame whose site never returned: it threw. */
+    for (size_t h = t->n_handoffs; t->open_handoffs > 0 && h-- > 0;)
+        if (t->handoffs[h].frame == *sp) {
+            t->handoffs[h].rejected = !t->handoffs[h].handed;
+            t->handoffs[h].frame = -1;
+            t->open_handoffs--;
+        }
     if (d < f->child_sum)
         d = f->child_sum;
     if (nd->calls == 0 || d < nd->min)
@@ -257,6 +272,25 @@ static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, const pro
             t->nodes[st[i].node].truncated = 1;
     } else if (k == PROBE_EXCEPTION) {
         t->exception = (uintptr_t)e->t;
+    } else if (k == PROBE_HANDOFF && *sp > 0) {
+        if (buf_grow(&t->handoffs, &t->cap_handoffs, t->n_handoffs, sizeof *t->handoffs, 8) < 0)
+            return mct_err_set(err, MCT_E_NOMEM, "out of memory building a call tree");
+        t->handoffs[t->n_handoffs++] = (tree_handoff){.seq = PROBE_HANDOFF_SEQ(e->kind >> 4), .method = e->id,
+                                                      .node = st[*sp - 1].node, .tick = e->t, .frame = *sp - 1};
+        t->open_handoffs++;
+    } else if (k == PROBE_HANDED) {
+        /* The frame's last hand-off whose site had not returned yet. */
+        for (size_t h = t->n_handoffs; h-- > 0;)
+            if (t->handoffs[h].frame == *sp - 1 && !t->handoffs[h].handed) {
+                t->handoffs[h].handed = 1;
+                break;
+            }
+    } else if (k == PROBE_INLINE) {
+        if (buf_grow(&t->inlined, &t->cap_inlined, t->n_inlined, sizeof *t->inlined, 8) < 0)
+            return mct_err_set(err, MCT_E_NOMEM, "out of memory building a call tree");
+        t->inlined[t->n_inlined++] = PROBE_HANDOFF_SEQ(e->kind >> 4);
+    } else if (k == PROBE_TASK) {
+        t->task = PROBE_HANDOFF_SEQ(e->kind >> 4);
     }
     return 0;
 }
@@ -313,6 +347,8 @@ void tree_free(tree *t)
     if (t == NULL)
         return;
     free(t->nodes);
+    free(t->handoffs);
+    free(t->inlined);
     kit_table_free(&t->children);
     free(t);
 }
@@ -343,6 +379,28 @@ size_t tree_nodes(const tree *t)
     return t->n_nodes;
 }
 
+const tree_handoff *tree_handoffs(const tree *t, size_t *n)
+{
+    *n = t->n_handoffs;
+    return t->handoffs;
+}
+
+const uint32_t *tree_inlined(const tree *t, size_t *n)
+{
+    *n = t->n_inlined;
+    return t->inlined;
+}
+
+uint32_t tree_task(const tree *t)
+{
+    return t->task;
+}
+
+uint64_t tree_start_tick(const tree *t)
+{
+    return t->start_tick;
+}
+
 int tree_warmup(tree *t, int first, int (*marks)(int32_t id, uint64_t start))
 {
     t->warmup = first != 0;
@@ -362,11 +420,15 @@ static const char *visit_name(const char *s, char **owned)
     return *owned;
 }
 
-/* The method of node i in tab: defined from the method table (names as
- * UTF-8) the first time a call of this tab meets it. */
+/* The method of node i in tab (tree_define). */
 static int define(const tree *t, uint32_t i, call_tab *tab, mct_err *err)
 {
-    uint32_t id = (uint32_t)t->nodes[i].id;
+    return tree_define(tab, t->nodes[i].id, err);
+}
+
+int tree_define(call_tab *tab, int32_t num, mct_err *err)
+{
+    uint32_t id = (uint32_t)num;
     const mt_method *m;
     char *oc, *om, *od;
     const char *cls, *name, *desc;
@@ -374,7 +436,7 @@ static int define(const tree *t, uint32_t i, call_tab *tab, mct_err *err)
 
     if (call_tab_get(tab, id) != NULL)
         return 0;
-    m = mt_get(t->nodes[i].id);
+    m = mt_get(num);
     cls = visit_name(m ? m->cls : "?", &oc);
     name = visit_name(m ? m->name : "?", &om);
     desc = visit_name(m ? m->desc : "?", &od);
@@ -393,9 +455,10 @@ static int fill(const tree *t, uint32_t i, call_tab *tab, mct_call *c, size_t *a
 {
     const struct node *nd = &t->nodes[i];
     uint64_t total = ns(t, nd->total), child_total = 0;
-    struct call_node *cn = &c->nodes[(*at)++];
+    struct call_node *cn = &c->nodes[*at];
     uint32_t k;
 
+    t->nodes[i].pre = (uint32_t)(*at)++;
     if (define(t, i, tab, err) < 0)
         return -1;
     for (k = nd->first_child; k != 0; k = t->nodes[k].next_sibling)
@@ -425,7 +488,7 @@ int tree_call(const tree *t, call_tab *tab, mct_call *c, uint64_t seq, int64_t t
     c->thread_id = thread_id;
     c->start_ns = (uint64_t)tree_start_ns(t);
     if ((exception != NULL && exc == NULL) || call_set_names(c, thread_name, exc) < 0 ||
-        call_nodes(c, t->n_nodes) == NULL) {
+        call_nodes(c, t->n_nodes) == NULL || call_args(c, 0) < 0) {
         free(owned);
         return mct_err_set(err, MCT_E_NOMEM, "out of memory rendering a call");
     }
@@ -433,6 +496,8 @@ int tree_call(const tree *t, call_tab *tab, mct_call *c, uint64_t seq, int64_t t
     /* Whatever the model holds, both encodings hold: a call it cannot is
      * refused here, once, for both. */
     rc = fill(t, 0, tab, c, &at, err);
+    for (size_t i = 0; rc == 0 && i < t->n_handoffs; i++)
+        t->handoffs[i].node = t->nodes[t->handoffs[i].node].pre;
     if (rc == 0 && call_check(tab, c, err) < 0)
         rc = mct_err_wrap(err, "the call cannot be sent");
     return rc;

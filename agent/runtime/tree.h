@@ -42,6 +42,36 @@ uintptr_t tree_exception(const tree *t);
 /* Number of nodes (distinct call paths). */
 size_t tree_nodes(const tree *t);
 
+/* A task handed off to another thread in the call (--follow-async). */
+typedef struct tree_handoff {
+    uint32_t seq;             /* its hand-off number (PROBE_HANDOFF_SEQ) */
+    int32_t method;           /* the task's method (its node's) */
+    uint32_t node;            /* the node that handed it off: its index in the
+                                 model, once tree_call filled one */
+    uint64_t tick;            /* when */
+    int rejected;             /* its site threw: the task was refused */
+    int frame;                /* (tree.c: the frame it was made in, while open; -1 after) */
+    int handed;               /* (tree.c: its site returned) */
+} tree_handoff;
+
+/* The call's hand-offs in order, *n of them (borrowed, until tree_free). */
+const tree_handoff *tree_handoffs(const tree *t, size_t *n);
+
+/* The hand-off numbers of the tasks that ran inside the call, on its own
+ * thread, *n of them (borrowed, until tree_free). */
+const uint32_t *tree_inlined(const tree *t, size_t *n);
+
+/* The hand-off number of the task whose run on another thread this call
+ * is, or 0: an entry call. */
+uint32_t tree_task(const tree *t);
+
+/* The tick the call began at. */
+uint64_t tree_start_tick(const tree *t);
+
+/* Defines method number id in tab from the method table (names as UTF-8),
+ * unless tab has it; 0, or -1 with err set (out of memory). */
+int tree_define(call_tab *tab, int32_t id, mct_err *err);
+
 /* Marks t as a warm-up call when first is nonzero (the caller's rule on the
  * call as a whole: warm_first) or marks(id, start) holds for the method
  * number id of one of its nodes, start being the tick its root entered at

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "async.h"
 #include "await.h"
 #include "emit.h"
 #include "instrument.h"
@@ -51,6 +52,9 @@ void cleanup_restore(struct session *s, JNIEnv *jni, int instrumented)
         drain(s, jni); /* frees the exception refs of calls that ended meanwhile */
     }
     warm_end();
+    /* The calls still waiting for their tasks go now, those missing pending. */
+    if (instrumented)
+        release_async(s, 1);
     /* One end per session: this one, or the VMDeath thread's (whichever
      * claims death_told first). */
     if (s->end_reason != NULL && atomic_exchange(&s->death_told, 1) == 0) {
@@ -102,6 +106,7 @@ void cleanup_free(struct session *s, JNIEnv *jni, int instrumented)
     call_defs_free(&s->defs);
     call_tab_free(&s->tab);
     call_free(&s->call);
+    async_free(s->async);
     json_decref(s->req);
     free(s);
 }

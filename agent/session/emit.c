@@ -3,6 +3,8 @@
  * frames), or adds it to the interval's summary, and sends the summaries. */
 #include "emit.h"
 
+#include "args.h"
+#include "async.h"
 #include "buf.h"
 #include "clock.h"
 #include "methods.h"
@@ -20,9 +22,9 @@
 /* Compact calls are written once a pass, or when this many bytes wait. */
 #define OUT_FLUSH_BYTES ((size_t)256 * 1024)
 
-/* Fills s->call with call c, whose tree is tr, numbered seq; its thread
- * and exception only when named (aggregate: only the slowest kept show
- * them). 0, or -1 with err set (the call is dropped). */
+/* Fills s->call with call c, whose tree is tr, numbered seq; its thread,
+ * exception and arguments only when named (aggregate: only the slowest
+ * kept show them). 0, or -1 with err set (the call is dropped). */
 static int model_call(struct session *s, JNIEnv *jni, const probe_call *c, const tree *tr, uint64_t seq,
                       int named, mct_err *err)
 {
@@ -33,7 +35,9 @@ static int model_call(struct session *s, JNIEnv *jni, const probe_call *c, const
         vm_exception_name(c->exception, exname, sizeof exname);
     if (named)
         vm_thread_info(jni, c->thread, &tid, tname, sizeof tname);
-    return tree_call(tr, &s->tab, &s->call, seq, tid, tname, named && tree_exception(tr) ? exname : NULL, err);
+    if (tree_call(tr, &s->tab, &s->call, seq, tid, tname, named && tree_exception(tr) ? exname : NULL, err) < 0)
+        return -1;
+    return named && s->args ? args_fill(&s->call, jni, c->ev, c->len, vm_object_info, &s->tab, err) : 0;
 }
 
 /* A call was sent (or aggregated): counted, warm-up (1) or not, and the
@@ -45,6 +49,11 @@ static void call_done(struct session *s, int warmup)
     if (s->count > 0 && s->printed >= s->count)
         end_session(s, "count");
 }
+
+static void add_model(struct session *s);
+static void send_call(struct session *s, int warmup);
+static int task_run(const probe_call *c);
+static void take_run(struct session *s, JNIEnv *jni, const probe_call *c);
 
 /* aggregate: adds call c (tree tr) to the interval's summary (counts_only: a
  * warm-up call left out, to its methods' counts only); renders it
@@ -67,6 +76,19 @@ static void aggregate_call(struct session *s, JNIEnv *jni, const probe_call *c, 
         }
         return;
     }
+    if (s->async != NULL && async_wants(tr)) {
+        if (async_take(s->async, &s->call, tr, 0, now_ns()) < 0)
+            vm_log("dropping a traced call: out of memory holding it for its tasks");
+        return;
+    }
+    add_model(s);
+}
+
+/* aggregate: adds s->call to the interval's summary. */
+static void add_model(struct session *s)
+{
+    mct_err err;
+
     if (sum_add_call(s->agg, &s->tab, &s->call, &err) < 0) {
         /* Out of memory: the interval may hold part of the call. */
         vm_log("summarising a call: %s; the calls of this interval are lost", err.msg);
@@ -152,8 +174,15 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_call *c)
     tree_opts o;
     tree *tr;
     mct_err err;
+    int first;
+
+    if (s->async != NULL && task_run(c)) {
+        if (root != NULL && mine)
+            take_run(s, jni, c);
+        return;
+    }
     /* Counted on every call of the session's entry methods, filtered or not. */
-    int first = root != NULL && mine && warm_first(c->ev[0].id);
+    first = root != NULL && mine && warm_first(c->ev[0].id);
 
     if (root == NULL || !mine || raw < s->min_ns) {
         if (root != NULL && mine) {
@@ -184,27 +213,95 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_call *c)
 
         if (model_call(s, jni, c, tr, s->seq + 1, 1, &err) < 0) {
             vm_log("dropping a traced call: %s", err.msg);
-        } else if (s->compact) {
-            if (call_encode(&s->out, &s->tab, &s->defs, &s->call) < 0) {
-                vm_log("dropping a traced call: out of memory encoding it");
-            } else {
-                s->seq++;
-                call_done(s, warmup);
-                if (s->out.len >= OUT_FLUSH_BYTES)
-                    flush_out(s);
-            }
+        } else if (s->async != NULL && async_wants(tr)) {
+            if (async_take(s->async, &s->call, tr, warmup, now_ns()) < 0)
+                vm_log("dropping a traced call: out of memory holding it for its tasks");
         } else {
-            s->seq++;
-            if (call_json_frame(&s->out, &s->tab, &s->call) < 0) {
-                vm_log("dropping a traced call: out of memory rendering it");
-            } else {
-                flush_out(s);
-                if (!s->broken)
-                    call_done(s, warmup);
-            }
+            if (s->async != NULL && async_inlined(s->async, tr, now_ns()) < 0)
+                vm_log("a traced call's tasks run inline are not told: out of memory");
+            send_call(s, warmup);
         }
     }
     tree_free(tr);
+}
+
+/* Writes s->call, numbered next, compact or as JSON. */
+static void send_call(struct session *s, int warmup)
+{
+    s->call.seq = s->seq + 1;
+    if (s->compact) {
+        if (call_encode(&s->out, &s->tab, &s->defs, &s->call) < 0) {
+            vm_log("dropping a traced call: out of memory encoding it");
+        } else {
+            s->seq++;
+            call_done(s, warmup);
+            if (s->out.len >= OUT_FLUSH_BYTES)
+                flush_out(s);
+        }
+    } else {
+        s->seq++;
+        if (call_json_frame(&s->out, &s->tab, &s->call) < 0) {
+            vm_log("dropping a traced call: out of memory rendering it");
+        } else {
+            flush_out(s);
+            if (!s->broken)
+                call_done(s, warmup);
+        }
+    }
+}
+
+/* Whether c is the run of a handed-off task (its PROBE_TASK follows the
+ * root's enter, and a virtual thread's PROBE_THREAD). */
+static int task_run(const probe_call *c)
+{
+    for (uint64_t i = 1; i < c->len && i < 3; i++)
+        if (PROBE_KIND(c->ev[i].kind) == PROBE_TASK)
+            return 1;
+    return 0;
+}
+
+/* The run of a handed-off task: its model, named by its thread, to the
+ * holder (not a call of its own: no filter, no count). */
+static void take_run(struct session *s, JNIEnv *jni, const probe_call *c)
+{
+    tree_opts o = {.cal = s->sp.cal, .probe_ticks = (uint64_t)(s->sp.probe.ticks + 0.5), .stamps = c->stamps};
+    mct_err err;
+    tree *tr = tree_build(c->ev, c->len, &o, &err);
+
+    if (tr == NULL || model_call(s, jni, c, tr, 1, 1, &err) < 0)
+        vm_log("dropping the run of a task handed off: %s", err.msg);
+    else if (async_take(s->async, &s->call, tr, 0, now_ns()) < 0)
+        vm_log("dropping the run of a task handed off: out of memory");
+    tree_free(tr);
+}
+
+/* async_out: an entry call whose tasks came (or whose wait is over) is
+ * written or aggregated as any call. */
+static void release_out(void *arg, mct_call *c, int warmup, const mct_err *dropped)
+{
+    struct session *s = arg;
+    mct_call mine;
+
+    if (c == NULL) {
+        vm_log("dropping a traced call: %s", dropped->msg);
+        return;
+    }
+    /* Released together at the end: no more than --count asked for. */
+    if (s->count > 0 && s->printed >= s->count)
+        return;
+    mine = s->call;
+    s->call = *c;
+    *c = mine;
+    if (s->aggregate)
+        add_model(s);
+    else
+        send_call(s, warmup);
+}
+
+void release_async(struct session *s, int all)
+{
+    if (s->async != NULL)
+        async_release(s->async, &s->tab, &s->sp.cal, now_ns(), all, release_out, s);
 }
 
 /* probe_sink.discarding: once the session ends, the calls still in the
@@ -239,6 +336,10 @@ uint64_t drain(struct session *s, JNIEnv *jni)
 {
     const probe_sink sink = {.discarding = discarding, .call = take_call, .arg = s};
 
+    uint64_t n;
+
     s->sp.cal = clock_calibration();
-    return probe_drain(jni, &sink);
+    n = probe_drain(jni, &sink);
+    release_async(s, 0);
+    return n;
 }

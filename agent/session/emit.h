@@ -16,6 +16,11 @@ struct session;
  * aggregated, or discarded once the session ends; returns how many. */
 uint64_t drain(struct session *s, JNIEnv *jni);
 
+/* --follow-async: writes (or aggregates) the calls held for their tasks
+ * whose tasks all came or whose wait is over, or all of them (their
+ * missing tasks pending). */
+void release_async(struct session *s, int all);
+
 /* aggregate: sends the interval's summary (final: the run's, the interval
  * merged into it first) and merges it into the run's; 0, or -1 with err
  * set (a failed write ends the session). */

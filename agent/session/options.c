@@ -218,8 +218,8 @@ static int apply_item(const char *item, size_t n, struct agent_opts *o, const st
     if (f->type == REQ_MAX_CALLS || f->type == REQ_BUDGETS) {
         /* As many bytes as a kind byte and a NUL each took when gates were kept as text. */
         if (o->trace.gate_used + (size_t)len + 2 > OPTS_GATE_TEXT_MAX)
-            return mct_err_set(e, MCT_E_ARG, "option '%.*s': the max-calls and budget items are longer than %d "
-                               "bytes together", (int)name_len, item, OPTS_GATE_TEXT_MAX - 1);
+            return mct_err_set(e, MCT_E_ARG, "option '%.*s': the max-calls, budget and max-alloc items are longer "
+                               "than %d bytes together", (int)name_len, item, OPTS_GATE_TEXT_MAX - 1);
         o->trace.gate_used += (size_t)len + 2;
     }
     if ((kept = keep(&o->trace, value, (size_t)len, e)) == NULL || req_set(f, kept, REQ_FORM_AGENT, &o->trace.req, e) < 0)
@@ -278,7 +278,7 @@ int opts_gates(const struct agent_trace_opts *t, struct gates *g)
     *g = (struct gates){
         .prefix = "", .class_name = r->cls, .method = r->method, .desc = req_desc(r),
         .max_calls = r->max_calls.item, .n_max_calls = r->max_calls.n, .budgets = r->budgets.item,
-        .n_budgets = r->budgets.n, .percentile = r->percentile > 0 ? r->percentile : r->fail_over_ms >= 0 ? 100 : 0,
+        .n_budgets = r->budgets.n, .max_alloc = r->max_alloc.item, .n_max_alloc = r->max_alloc.n, .percentile = r->percentile > 0 ? r->percentile : r->fail_over_ms >= 0 ? 100 : 0,
         .fail_over_ms = r->fail_over_ms, .min_calls = r->min_calls,
     };
     return gates_wanted(g);

@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "call.h"
+#include "async.h"
 #include "await.h"
 #include "cleanup.h"
 #include "diag.h"
@@ -307,6 +308,10 @@ static void read_request(struct session *s, const struct mct_request *r)
     s->compact = r->compact;
     s->cpu = r->cpu;
     s->alloc = r->alloc;
+    s->follow_async = r->follow_async;
+    s->async_wait_ns = (uint64_t)(r->async_wait_ms >= 0 ? r->async_wait_ms : REQ_ASYNC_WAIT_DEF) * 1000000u;
+    s->args = r->args;
+    s->args_len = (int)r->args_len;
 }
 
 /* What is wrong with a trace request that its schema cannot say, or NULL. */
@@ -415,9 +420,17 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     }
     /* The probes' measured cost includes the CPU clock's read when asked. */
     probe_set_cpu(s->cpu);
+    probe_set_args(s->args, s->args_len);
     if (probe_set_alloc(s->alloc, &why) < 0) {
         hj_free(hier);
         mct_err_set(&err, MCT_E_UNSUPPORTED, "--alloc cannot be used with this JVM: %s", why);
+        send_error(s, &err);
+        finish(s, jni, 0);
+        return;
+    }
+    if (s->follow_async && (s->async = async_new(s->async_wait_ns)) == NULL) {
+        hj_free(hier);
+        mct_err_set(&err, MCT_E_NOMEM, "out of memory following hand-offs");
         send_error(s, &err);
         finish(s, jni, 0);
         return;
@@ -541,6 +554,7 @@ static enum server_verdict on_trace(int fd, json_t *req, const struct server_pee
     pthread_mutex_init(&s->wlock, NULL);
     read_request(s, &r);
     splan_init(&s->sp, s->gen, s->cls, s->method, s->desc, s->regex, s->depth, s->include_jdk);
+    s->sp.follow_async = s->follow_async;
     s->started_ns = wall_ns();
     current = s;
     pthread_mutex_unlock(&slock);

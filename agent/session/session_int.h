@@ -59,6 +59,13 @@ struct session {
     int compact;
     int cpu;                    /* the probes stamp events with the CPU clock */
     int alloc;                  /* ... and with the bytes the thread allocated */
+    /* --follow-async: the entry calls waiting for their tasks (NULL: not
+     * followed), how long each may wait */
+    int follow_async;
+    struct async *async;
+    uint64_t async_wait_ns;
+    int args;                   /* the entry methods pass their arguments (--args) */
+    int args_len;               /* characters of a String argument kept */
     mct_buf out;
     call_defs defs;
     call_tab tab;

@@ -358,6 +358,20 @@ static int watch_receivers(JNIEnv *jni, jclass named, mct_err *err)
     return rc;
 }
 
+/* --follow-async: numbers the methods the handed-off tasks run (their
+ * nodes' methods) and tells the hook to rewrite the hand-off sites. */
+static int follow(struct splan *s, mct_err *err)
+{
+    int32_t ids[HO_KINDS];
+    int k;
+
+    for (k = 0; k < HO_KINDS; k++)
+        if ((ids[k] = mt_add(ho_tasks[k].iface, ho_tasks[k].name, ho_tasks[k].desc, s->gen, 0, err)) < 0)
+            return -1;
+    inst_follow(ids);
+    return 0;
+}
+
 /* Numbers the methods to instrument, tells the hook about them and
  * retransforms their loaded classes. */
 int splan_instrument(struct splan *s, JNIEnv *jni, mct_err *err)
@@ -368,6 +382,8 @@ int splan_instrument(struct splan *s, JNIEnv *jni, mct_err *err)
     size_t i;
     int rc = 0;
 
+    if (s->follow_async)
+        rc = follow(s, err);
     for (i = 0; i < s->n_methods && rc == 0; i++) {
         struct smethod *m = s->methods[i];
         const plan_method *pm = m->pm;

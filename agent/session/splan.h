@@ -41,6 +41,7 @@ struct splan {
     uint32_t gen;
     const char *cls, *method, *desc, *regex;
     int depth, include_jdk;
+    int follow_async;           /* hand-off sites are followed (set before splan_instrument) */
     /* the plan; the hook adds to it as classes load (under mlock) */
     plan *plan;
     pthread_mutex_t mlock;

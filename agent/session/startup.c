@@ -162,6 +162,19 @@ static call_tab calls_tab;
 static mct_call calls_last;
 static mct_buf calls_text;
 
+/* -n counted here (replies_counts_judged): the calls the timing gates
+ * judge, warm-up ones left out, which the session, counting every call,
+ * cannot tell; the lock guards them once the writer runs. */
+static struct {
+    long long want;             /* -n, 0: the session counts, or no -n */
+    int include_warmup;
+    long long judged;           /* calls written that the timing gates judge */
+    int done;                   /* want were: the session was stopped, later calls are not the trace's */
+} cnt;
+
+/* The stop's detail when cnt.done. */
+#define STARTUP_STOP_COUNT "count"
+
 /* The gates (max-calls=, percentile=, fail-over-ms=, budget=), judged at
  * the end over the calls written or the final summary; st.lock guards
  * them once the writer runs. */
@@ -189,23 +202,27 @@ static void gates_begin(const struct agent_trace_opts *t)
  * message per failure; the JVM's exit status is not touched. */
 static void gates_end(void)
 {
-    json_t *failures = json_array(), *line;
+    json_t *failures = json_array(), *gates = json_array(), *line;
     int rc = -1;
     mct_err e;
 
-    if (!gt.on || failures == NULL) {
+    if (!gt.on || failures == NULL || gates == NULL) {
         json_decref(failures);
+        json_decref(gates);
         return;
     }
     gt.on = 0;
     st.rd.judge = NULL;
     if (gt.error[0] != '\0')
         mct_err_set(&e, MCT_E_INTERNAL, "%s", gt.error);
-    else
-        rc = replies_verdict(gt.judge, failures, &e);
-    if (rc < 0)
+    else if ((rc = replies_verdict(gt.judge, failures, &e)) >= 0 && replies_cases(gt.judge, gates, &e) < 0)
+        rc = -1;
+    if (rc < 0) {
         json_array_append_new(failures, json_string(e.msg));
-    line = msg_gate_write(rc == 0, failures);
+        json_array_clear(gates);
+        json_array_append_new(gates, replies_case_new("the gates", 0, json_incref(failures)));
+    }
+    line = msg_gate_write(rc == 0, failures, gates);
     if (line != NULL)
         write_line(line);
     json_decref(line);
@@ -256,15 +273,18 @@ static void write_tail(void)
 }
 
 /* The end of a session startup_end stopped says jvm_exit, as a client's
- * end at the JVM's exit does. */
+ * end at the JVM's exit does; one stopped after -n judged calls says
+ * count, as the session's own count does. */
 static void stop_to_exit(json_t *end)
 {
     const char *detail = json_string_value(json_object_get(end, "detail"));
 
-    if (strcmp(json_string_value(json_object_get(end, "reason")), "stop") == 0 && detail != NULL &&
-        strcmp(detail, SESSION_STOP_JVM_EXIT) == 0) {
+    if (strcmp(json_string_value(json_object_get(end, "reason")), "stop") != 0 || detail == NULL)
+        return;
+    if (strcmp(detail, SESSION_STOP_JVM_EXIT) == 0)
         msg_end_set_reason(end, "jvm_exit");
-    }
+    else if (cnt.done && strcmp(detail, STARTUP_STOP_COUNT) == 0)
+        msg_end_set_reason(end, "count");
 }
 
 /* A call (lock held): read into the model by the reader (proto_read
@@ -272,9 +292,18 @@ static void stop_to_exit(json_t *end)
 static int on_call(void *ctx, const call_tab *tab, const mct_call *c)
 {
     (void)ctx;
+    if (cnt.done) {
+        /* Past -n: neither written nor judged (the reader judges after this). */
+        st.rd.judge = NULL;
+        return 0;
+    }
     buf_reset(&calls_text);
     if (st.file >= 0 && call_json_line(&calls_text, tab, c) == 0)
         write_text((const char *)calls_text.data, calls_text.len);
+    if (cnt.want > 0 && replies_timed(cnt.include_warmup, c) && ++cnt.judged >= cnt.want) {
+        cnt.done = 1;
+        stop_session(STARTUP_STOP_COUNT);
+    }
     return 0;
 }
 
@@ -455,6 +484,12 @@ void startup_begin(const struct agent_trace_opts *t, int verbose)
     st.started = 1;
     r.verbose = verbose;
     r.client_pid = getpid();
+    if (replies_counts_judged(&t->req)) {
+        /* The session would count warm-up calls too: the writer counts. */
+        cnt.want = t->req.count;
+        cnt.include_warmup = t->req.include_warmup;
+        r.count = 0;
+    }
     st.verbose = verbose;
     if (expand_path(t->req.out) < 0) {
         vm_log("out=%s is too long a file name; the JVM runs untraced", t->req.out);

@@ -6,7 +6,9 @@
  * `start` line first, then the replies as a client gets them (`status`
  * only with verbose), and an `end` line last (with "entry_loaded":false
  * when the entry class never loaded). The file is created, never
- * overwritten (O_EXCL, O_NOFOLLOW, mode 0600). */
+ * overwritten (O_EXCL, O_NOFOLLOW, mode 0600). With a timing gate, count=
+ * counts the calls it judges (replies_counts_judged): the writer counts
+ * them and stops the session, which would count every call. */
 #ifndef MCT_STARTUP_H
 #define MCT_STARTUP_H
 

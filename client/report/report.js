@@ -1,7 +1,9 @@
 /* report.js — the page of mcalltree's -f html (and `mcalltree diff -f html`).
  * It reads the JSON blob in #mct-data, written by client/fmt_html.c:
  *   {"kind":"run","runs":[{"pid":N|null,"summary":SUMMARY}],"facts":{"hello":..,
- *    "request":..,"plan":..,"end":..},"intervals":N,"from_calls":BOOL,"warmup_calls":N,
+ *    "request":..,"plan":..,"end":..,"gates":[{"gate":..,"passed":BOOL,"failures":[..],
+ *    "pid":N (the wrap form)}],"merged":[FILE..] (mcalltree merge)},
+ *    "intervals":N,"from_calls":BOOL,"warmup_calls":N,
  *    "tool":..,"host":..,"written":..}
  *   {"kind":"diff","diff":DIFF,"base":SUMMARY,"new":SUMMARY,"tool":..,"host":..,"written":..}
  * (SUMMARY: README "The summary object"; DIFF: what `mcalltree diff -f json`
@@ -50,6 +52,19 @@
             return (ns / 1e6).toPrecision(3) + " ms";
         }
         return (ns / 1e9).toPrecision(3) + " s";
+    }
+
+    function bytes(n) {
+        if (n === null || n === undefined || Number.isNaN(n)) {
+            return "-";
+        }
+        const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+        let u = 0;
+        while (n >= 1024 && u < units.length - 1) {
+            n /= 1024;
+            u++;
+        }
+        return (u === 0 ? n.toFixed(0) : n.toPrecision(3)) + " " + units[u];
     }
 
     function num(n, digits) {
@@ -512,6 +527,16 @@
         row("calls per entry call", "min " + num(sn.calls_min) + ", max " + num(sn.calls_max));
         row("time per entry call", "p50 " + dur(sn.p50_ns) + ", p90 " + dur(sn.p90_ns) + ", p99 " + dur(sn.p99_ns) +
             ", max " + dur(sn.entry_max_ns) + ", mean " + dur(sn.total_ns / calls));
+        if (sn.cpu_ns !== undefined) {
+            row("CPU time per entry call", "p50 " + dur(sn.cpu_p50_ns) + ", p90 " + dur(sn.cpu_p90_ns) + ", p99 " +
+                dur(sn.cpu_p99_ns) + ", max " + dur(sn.cpu_entry_max_ns) + ", mean " + dur(sn.cpu_ns / calls) +
+                " (waiting: mean " + dur(sn.wait_ns / calls) + ")");
+        }
+        if (sn.alloc_bytes !== undefined) {
+            row("bytes allocated per entry call", "p50 " + bytes(sn.alloc_p50_bytes) + ", p90 " +
+                bytes(sn.alloc_p90_bytes) + ", p99 " + bytes(sn.alloc_p99_bytes) + ", max " +
+                bytes(sn.alloc_entry_max_bytes) + ", mean " + bytes(sn.alloc_bytes / calls));
+        }
         row("one invocation", "min " + dur(sn.min_ns) + ", max " + dur(sn.max_ns));
         row("self per entry call", dur(sn.self_ns / calls) + " (" + num(sn.total_ns > 0 ? 100 * sn.self_ns / sn.total_ns : 0, 1) + "% of its time)");
         row("throws", num(sn.throws) + (sn.truncated ? " (truncated nodes)" : ""));
@@ -817,17 +842,7 @@
             }
             fact("nodes", Object.keys(counts).map((k) => counts[k] + " " + k).join(", "));
             fact("gates", data.diff.failures.length ? data.diff.failures.length + " failed" : "none failed");
-            const box = $("failures");
-            box.hidden = data.diff.failures.length === 0;
-            box.textContent = "";
-            if (!box.hidden) {
-                box.appendChild(el("strong", {}, "Failed gates"));
-                const ul = el("ul");
-                for (const f of data.diff.failures) {
-                    ul.appendChild(el("li", {}, f));
-                }
-                box.appendChild(ul);
-            }
+            drawFailures(data.diff.failures);
         } else {
             const hello = facts.hello || {};
             const jvm = hello.jvm || {};
@@ -835,6 +850,7 @@
             const end = facts.end || {};
             const probe = end.probe || plan.probe;
             fact("entry", entry);
+            fact("merged", facts.merged ? facts.merged.length + " runs: " + facts.merged.join(", ") : undefined);
             fact("JVM", jvm.name ? jvm.name + " " + jvm.version + " (" + jvm.vendor + ")" : null);
             fact("JVM pid", currentRun.pid || hello.pid);
             fact("host", data.host);
@@ -856,9 +872,53 @@
             fact("probe cost", probe ? probe.ns.toFixed(1) + " ns" + (probe.trusted ? "" : " (not trusted)") : undefined);
             fact("ended", end.reason);
             fact("methods", (s.methods || []).length);
+            drawGates(fact);
         }
         fact("nodes in tree", nodes.filter((n) => !n.virtual).length);
         $("origin").textContent = "written by " + data.tool + " on " + data.host + ", " + data.written;
+    }
+
+    /* The failed gates' messages, at the top of the page. */
+    function drawFailures(messages) {
+        const box = $("failures");
+        box.hidden = messages.length === 0;
+        box.textContent = "";
+        if (!box.hidden) {
+            box.appendChild(el("strong", {}, "Failed gates"));
+            const ul = el("ul");
+            for (const f of messages) {
+                ul.appendChild(el("li", {}, f));
+            }
+            box.appendChild(ul);
+        }
+    }
+
+    /* A run's gates (facts.gates; in the wrap form those of the JVM shown,
+     * or all when the page merges the JVMs' calls): a fact counting them,
+     * the failed ones' evidence at the top, and each gate with its verdict. */
+    function drawGates(fact) {
+        const list = $("gates");
+        const pid = currentRun.pid;
+        const gates = (facts.gates || []).filter((g) => g.pid === undefined || !pid || g.pid === pid);
+        const name = (g) => g.gate + (g.pid !== undefined && !pid ? " (JVM pid " + g.pid + ")" : "");
+        const failed = gates.filter((g) => !g.passed);
+        list.textContent = "";
+        list.hidden = gates.length === 0;
+        if (gates.length === 0) {
+            drawFailures([]);
+            return;
+        }
+        fact("gates", (gates.length - failed.length) + " passed, " + failed.length + " failed");
+        /* A message names its option, as on stderr; others get the gate's name. */
+        const said = (g, m) => (g.pid !== undefined && !pid ? "JVM pid " + g.pid + ": " : "") +
+            (m.startsWith("-") ? m : g.gate + ": " + m);
+        drawFailures([].concat(...failed.map((g) => (g.failures.length ? g.failures : ["failed"]).map((m) => said(g, m)))));
+        for (const g of failed.concat(gates.filter((x) => x.passed))) {
+            const li = el("li", { "class": g.passed ? "passed" : "failed" });
+            li.appendChild(el("span", { "class": "verdict" }, g.passed ? "passed" : "failed"));
+            li.appendChild(el("code", {}, name(g)));
+            list.appendChild(li);
+        }
     }
 
     function drawLegend() {

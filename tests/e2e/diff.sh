@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# mcalltree diff (issue 11, item 5), on every test JDK: two "builds" of one
+# mcalltree diff, on every test JDK: two "builds" of one
 # target (tgt.Dif a, and tgt.Dif b whose run() makes one more call, extra(),
 # per entry call), each traced with today's per-call NDJSON (-f json -o).
 # - diff --fail-on-calls of a and b exits 4 and names the added node;

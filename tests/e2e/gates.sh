@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CI gates of issue 11 (item 4), on every test JDK, in the per-call mode
+# The CI gates, on every test JDK, in the per-call mode
 # (the client sums the calls it receives):
 # - --max-calls on tgt.Dif a, whose run() calls step() exactly 3 times per
 #   entry call: passes at 3, fails at 2 naming the method, the figure and the

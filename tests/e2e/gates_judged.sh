@@ -11,7 +11,12 @@
 #   used to refuse it without a gate the agent judges), and the gate judged
 #   by the client holds; the client says per JVM how many calls were
 #   written, and of the entry calls seen how many were traced, not traced
-#   and warm-up.
+#   and warm-up;
+# - -n N with a timing gate means N judged calls in a trace from the JVM's
+#   start too, the wrap form and -agentpath's (tgt.WarmStart: BitSet.get,
+#   compiled before tgt.WarmEntry loads, marks the first calls warm-up
+#   with --include-jdk): N calls not warm-up written besides the warm-up
+#   ones, the gate with --min-calls N holds, and the end says count.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
@@ -69,5 +74,35 @@ for jdk in $MCT_TEST_JDKS; do
     check_calls "$MCT_TMP/$j-wrap.json" +1 "wrap --include-warmup"
     expect_grep '^mcalltree: JVM pid [0-9]+: [0-9]+ calls? written; of [0-9]+ entry calls? seen, [0-9]+ traced, [0-9]+ not traced \(.*\), [0-9]+ warm-up$' \
         "$ERR" "wrap: the counts per JVM"
+
+    # judged_calls FILE WHAT: FILE's calls are 500 not warm-up and some warm-up.
+    judged_calls() {
+        local warm judged
+        warm=$(grep '"type":"call"' "$1" | grep -c '"warmup":true' || true)
+        judged=$(grep '"type":"call"' "$1" | grep -vc '"warmup":true' || true)
+        [ "$judged" = 500 ] || fail "$2: $judged calls not warm-up written, want 500 ($warm warm-up)"
+        [ "$warm" -gt 0 ] || fail "$2: no warm-up call: BitSet.get was not compiled before tgt.WarmEntry loaded"
+        note "JDK $j: $2: $warm warm-up calls besides the 500 judged"
+    }
+
+    note "JDK $j: the wrap form, -n 500 with a timing gate"
+    RC=0
+    OUT=$MCT_TMP/$j-wrapn.out ERR=$MCT_TMP/$j-wrapn.err MCT_LAST_ERR=$MCT_TMP/$j-wrapn.err
+    TMPDIR=$MCT_TMP/tmp timeout 120 "$MCT" --include-jdk -n 500 --percentile 50 --fail-over-ms 60000 --min-calls 500 \
+        -o "$MCT_TMP/$j-wrapn.json" tgt.WarmEntry run 2 'java\.util\.BitSet' -- "${java[@]}" tgt.WarmStart 200000 \
+        >"$OUT" 2>"$ERR" || RC=$?
+    expect_rc 0 "wrap -n 500 with --percentile and --min-calls 500"
+    judged_calls "$MCT_TMP/$j-wrapn.json" "wrap -n 500"
+
+    note "JDK $j: -agentpath, count=500 with a timing gate"
+    f=$MCT_TMP/$j-startn.ndjson
+    RC=0
+    timeout 120 "${java[@]}" "-agentpath:$MCT_AGENT=trace=tgt.WarmEntry.run,depth=2,regex=java%5C.util%5C.BitSet,include-jdk,count=500,percentile=50,fail-over-ms=60000,min-calls=500,out=$f" \
+        tgt.WarmStart 200000 >"$MCT_TMP/$j-startn.out" 2>"$MCT_TMP/$j-startn.err" || RC=$?
+    expect_rc 0 "-agentpath count=500: the JVM"
+    judged_calls "$f" "-agentpath count=500"
+    tail -n 1 "$f" | grep -q '^{"type":"end","reason":"count",' || fail "-agentpath count=500: the end: $(tail -n 1 "$f")"
+    trace "$j-startn-verdict" verdict "$f"
+    expect_rc 0 "-agentpath count=500: mcalltree verdict"
 done
 trace_done

@@ -9,6 +9,12 @@
 //                       TERM highlights its nodes; a screenshot
 //   diff PAGE PNG       the diff of gen's two summaries: grown, added and
 //                       removed nodes coloured, the failed gate listed on top
+//   gates PAGE PNG      a run's page with gates (facts.gates): each listed
+//                       with its verdict, failed ones first, their evidence
+//                       at the top, the passed/failed counts in the facts
+//   merge PAGE PNG N    the page of mcalltree merge of N runs: no console
+//                       error, no request, one rectangle per visible node,
+//                       the files merged and the entry calls in the facts
 //   big PAGE SUMMARY PNG  PAGE with its data replaced by SUMMARY (a run of
 //                       gen N; the page written next to SUMMARY): renders,
 //                       stays responsive; prints the times
@@ -294,6 +300,62 @@ async function checkDiff(file, png) {
     await browser.close();
 }
 
+async function checkGates(file, png) {
+    const { data } = pageData(file);
+    const gates = data.facts.gates || [];
+    const bad = gates.filter((g) => !g.passed);
+    const { browser, page } = await open(file);
+    if (gates.length === 0) {
+        fail("gates: the page's data holds no gates");
+    }
+    const items = await page.$$eval("#gates li", (ls) => ls.map((l) => ({ cls: l.className, text: l.textContent })));
+    const order = bad.concat(gates.filter((g) => g.passed));
+    if (items.length !== gates.length) {
+        fail("gates: " + items.length + " gates listed, the data holds " + gates.length);
+    }
+    order.forEach((g, i) => {
+        const it = items[i] || { cls: "", text: "" };
+        const verdict = g.passed ? "passed" : "failed";
+        if (it.cls !== verdict || it.text !== verdict + g.gate) {
+            fail("gates: item " + i + " is '" + it.text + "' (" + it.cls + "), want " + verdict + " " + g.gate);
+        }
+    });
+    const top = await page.$eval("#failures", (e) => (e.hidden ? "" : e.textContent));
+    for (const g of bad) {
+        for (const m of g.failures) {
+            if (!top.includes(m)) {
+                fail("gates: the failed gate's evidence '" + m + "' is not at the top: '" + top + "'");
+            }
+        }
+    }
+    if (bad.length > 0 && !top.startsWith("Failed gates")) {
+        fail("gates: no 'Failed gates' box at the top: '" + top + "'");
+    }
+    const facts = await page.$eval("#facts", (e) => e.textContent);
+    const want = "gates" + (gates.length - bad.length) + " passed, " + bad.length + " failed";
+    if (!facts.includes(want)) {
+        fail("gates: the facts lack '" + want + "': " + facts);
+    }
+    await page.screenshot({ path: png, fullPage: false });
+    await browser.close();
+}
+
+async function checkMerge(file, png, n) {
+    const { data } = pageData(file);
+    const summary = data.runs[0].summary;
+    const { browser, page } = await open(file);
+    await checkCells(page, summary.root, "merge");
+    await checkZoom(page, "merge");
+    const facts = await page.$eval("#facts", (e) => e.textContent);
+    for (const want of ["merged" + n + " runs: ", "entry calls" + summary.calls]) {
+        if (!facts.includes(want)) {
+            fail("merge: the facts lack '" + want + "': " + facts);
+        }
+    }
+    await page.screenshot({ path: png, fullPage: false });
+    await browser.close();
+}
+
 async function checkBig(file, summaryFile, png) {
     const summary = JSON.parse(readFileSync(summaryFile, "utf8"));
     const { html, data, at, len } = pageData(file);
@@ -328,10 +390,14 @@ if (cmd === "gen") {
     await checkRun(args[0], args[1], args[2]);
 } else if (cmd === "diff") {
     await checkDiff(args[0], args[1]);
+} else if (cmd === "gates") {
+    await checkGates(args[0], args[1]);
+} else if (cmd === "merge") {
+    await checkMerge(args[0], args[1], Number(args[2]));
 } else if (cmd === "big") {
     await checkBig(args[0], args[1], args[2]);
 } else {
-    console.error("usage: html_check.mjs gen|run|diff|big ...");
+    console.error("usage: html_check.mjs gen|run|diff|gates|merge|big ...");
     process.exit(2);
 }
 process.exit(failed > 0 ? 1 : 0);

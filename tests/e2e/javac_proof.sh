@@ -1,5 +1,5 @@
 #!/bin/bash
-# The rewriter at scale (issue 3's proof): with the agent's diagnostic
+# The rewriter at scale: with the agent's diagnostic
 # rewrite-all mode, every method of javac's own classes gets counting probes
 # as it loads; javac then compiles the JDK's java.util sources (several
 # hundred files) to class files byte-identical to an uninstrumented run,

@@ -3,6 +3,14 @@
  * through the exporter (client/export.c), so that the encoders and the
  * queue meet the real receivers (tests/e2e/helpers/) without a JVM.
  *
+ *   mct-export summary -u URL FILE
+ *     the summary object of FILE (one line, e.g. a session's --aggregate
+ *     -f json) as OTLP metrics through the export sink, as -f otlp
+ *     --aggregate sends it (expsink_summary), to URL/v1/metrics
+ *   mct-export calls -u URL FILE
+ *     the calls of FILE (SPEC §3 JSON lines, e.g. a session's -f json,
+ *     with their "pid" and "host" when several JVMs wrote them) as rows
+ *     through the export sink to ClickHouse at URL (each JVM its source)
  *   mct-export traces|rows|metrics [options]
  *     -n CALLS      calls to make (100)
  *     -k NODES      nodes per call (7)
@@ -143,6 +151,109 @@ static int cmp_ex(const void *a, const void *b)
     return x->hash < y->hash ? -1 : x->hash > y->hash;
 }
 
+/* mct-export summary -u URL FILE; the exit status. */
+static int send_summary(int argc, char **argv)
+{
+    struct expsink_opts so = {.kind = EXPSINK_METRICS, .f = stdout,
+                              .res = {.service = "mct-export", .host = "127.0.0.1", .pid = (int64_t)getpid()}};
+    json_error_t je;
+    json_t *j;
+    expsink *sink;
+    char line[512];
+    mct_err e;
+
+    if (argc != 5 || strcmp(argv[2], "-u") != 0) {
+        fprintf(stderr, "usage: mct-export summary -u URL FILE\n");
+        return 2;
+    }
+    so.url = argv[3];
+    j = json_load_file(argv[4], 0, &je);
+    if (j == NULL || sum_json_check(j, &e) < 0) {
+        fprintf(stderr, "mct-export: %s: %s\n", argv[4], j == NULL ? je.text : e.msg);
+        return 2;
+    }
+    if ((sink = expsink_open(&so, &e)) == NULL || expsink_summary(sink, j, &e) < 0 ||
+        expsink_close(sink, NULL, line, sizeof line, &e) < 0) {
+        fprintf(stderr, "mct-export: %s\n", e.msg);
+        return 2;
+    }
+    fprintf(stderr, "%s\n", line);
+    json_decref(j);
+    return 0;
+}
+
+/* The most JVMs in one file of calls. */
+#define CALLS_JVMS 16
+
+/* mct-export calls -u URL FILE; the exit status. */
+static int send_calls(int argc, char **argv)
+{
+    struct {
+        long long pid;
+        char host[256];
+        expsink *sink;
+    } jvm[CALLS_JVMS];
+    size_t n_jvm = 0, n = 0;
+    char *text = NULL, line[512];
+    size_t cap = 0;
+    call_tab t = {0};
+    mct_call c = {0};
+    FILE *f;
+    mct_err e;
+
+    if (argc != 5 || strcmp(argv[2], "-u") != 0 || (f = fopen(argv[4], "r")) == NULL) {
+        fprintf(stderr, "usage: mct-export calls -u URL FILE (a readable file)\n");
+        return 2;
+    }
+    while (getline(&text, &cap, f) > 0) {
+        json_t *j = json_loads(text, 0, NULL);
+        long long pid = json_integer_value(json_object_get(j, "pid"));
+        const char *host = json_string_value(json_object_get(j, "host"));
+        size_t i;
+
+        if (j == NULL || call_from_json(&t, &c, j, &e) < 0) {
+            fprintf(stderr, "mct-export: %s: line %zu is not a call\n", argv[4], n + 1);
+            return 2;
+        }
+        for (i = 0; i < n_jvm && jvm[i].pid != pid; i++)
+            ;
+        if (i == n_jvm) {
+            struct expsink_opts so = {.kind = EXPSINK_ROWS, .url = argv[3]};
+
+            if (n_jvm == CALLS_JVMS) {
+                fprintf(stderr, "mct-export: more than %d JVMs in %s\n", CALLS_JVMS, argv[4]);
+                return 2;
+            }
+            jvm[i].pid = pid;
+            snprintf(jvm[i].host, sizeof jvm[i].host, "%s", host != NULL ? host : "127.0.0.1");
+            so.src = (struct rows_src){.host = jvm[i].host, .pid = pid, .session = jvm[i].host};
+            if ((jvm[i].sink = expsink_open(&so, &e)) == NULL) {
+                fprintf(stderr, "mct-export: %s\n", e.msg);
+                return 2;
+            }
+            n_jvm++;
+        }
+        if (expsink_call(jvm[i].sink, &t, &c, NULL, &e) < 0) {
+            fprintf(stderr, "mct-export: %s\n", e.msg);
+            return 2;
+        }
+        json_decref(j);
+        n++;
+    }
+    fclose(f);
+    free(text);
+    for (size_t i = 0; i < n_jvm; i++) {
+        if (expsink_close(jvm[i].sink, NULL, line, sizeof line, &e) < 0) {
+            fprintf(stderr, "mct-export: %s\n", e.msg);
+            return 2;
+        }
+        fprintf(stderr, "pid %lld: %s\n", jvm[i].pid, line);
+    }
+    call_free(&c);
+    call_tab_free(&t);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "", *url = NULL, *calls_file = NULL, *expect_file = NULL,
@@ -168,6 +279,10 @@ int main(int argc, char **argv)
     mct_err e;
     int opt;
 
+    if (strcmp(what, "summary") == 0)
+        return send_summary(argc, argv);
+    if (strcmp(what, "calls") == 0)
+        return send_calls(argc, argv);
     if (!traces && !rows && !metrics) {
         fprintf(stderr, "usage: mct-export traces|rows|metrics [-n CALLS] [-k NODES] [-b BYTES] [-u URL] "
                         "[-c FILE] [-e FILE] [-p TRACEPARENT] [-q BYTES] [-t TRIES] [-T MS] [-s MS] [-o SECONDS]\n");

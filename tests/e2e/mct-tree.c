@@ -10,8 +10,8 @@
  *        the distinct outlines of the calls, without timings, in the order
  *        they first appear, separated by lines "--": one line per node,
  *        indented two spaces a level, "CLASS.METHOD calls=N throws=N"
- *        (-d: the descriptor after the method), then " exception=X" and
- *        " truncated" where present
+ *        (-d: the descriptor after the method), then " exception=X",
+ *        " truncated", " async", " pending" and " rejected" where present
  *   mct-tree sort
  *        reads outlines (blocks of lines separated by lines "--") on stdin
  *        and prints them sorted, to compare sets of outlines
@@ -178,7 +178,11 @@ static json_int_t num(const json_t *node, const char *key, const char *where)
  * throws <= calls; min <= max; min*calls <= total <= max*calls (each call
  * rounded to a ns at most); children's totals <= total; self = total -
  * children's totals; no two children for the same method (they merge);
- * "exception" only on the root, "truncated" only when allowed and true. */
+ * "exception" only on the root, "truncated" only when allowed and true.
+ * A child "async":true (a task run on another thread) stands outside its
+ * parent's arithmetic and is not merged with its like: it has a "thread"
+ * name and a "queued_ns", or is "pending":true or "rejected":true with
+ * calls 0 and nothing below it. */
 static void check_node(const json_t *node, const char *where, int level, int is_root,
                        int allow_truncated, int max_depth)
 {
@@ -212,13 +216,14 @@ static void check_node(const json_t *node, const char *where, int level, int is_
     }
     json_array_foreach(children, i, child) {
         json_t *t = json_object_get(child, "total_ns");
+        int async = json_is_true(json_object_get(child, "async"));
 
-        if (json_is_integer(t))
+        if (json_is_integer(t) && !async)
             sum += json_integer_value(t);
-        for (k = 0; k < i; k++) {
+        for (k = 0; k < i && !async; k++) {
             json_t *o = json_array_get(children, k);
 
-            if (strcmp(str(o, "class"), str(child, "class")) == 0 &&
+            if (!json_is_true(json_object_get(o, "async")) && strcmp(str(o, "class"), str(child, "class")) == 0 &&
                 strcmp(str(o, "method"), str(child, "method")) == 0 &&
                 strcmp(str(o, "desc"), str(child, "desc")) == 0)
                 failf("%s: children %zu and %zu are the same method %s.%s%s (not merged)", here,
@@ -228,6 +233,16 @@ static void check_node(const json_t *node, const char *where, int level, int is_
     }
     if (calls < 0 || total < 0 || self < 0 || min < 0 || max < 0 || thr < 0)
         return;
+    if (json_is_true(json_object_get(node, "pending")) || json_is_true(json_object_get(node, "rejected"))) {
+        if (!json_is_true(json_object_get(node, "async")) || calls != 0 || total != 0 ||
+            json_array_size(children) != 0 || json_object_get(node, "thread") != NULL ||
+            (json_is_true(json_object_get(node, "pending")) && json_is_true(json_object_get(node, "rejected"))))
+            failf("%s: pending or rejected but not an async node without calls", here);
+        return;
+    }
+    if (json_is_true(json_object_get(node, "async")) &&
+        (!json_is_string(json_object_get(node, "thread")) || num(node, "queued_ns", here) < 0 || is_root))
+        failf("%s: an async node without its thread or queued_ns, or the root", here);
     if (calls < 1)
         failf("%s: calls=%lld", here, (long long)calls);
     if (is_root && calls != 1)
@@ -325,6 +340,12 @@ static void outline_node(const json_t *node, int level, int with_desc, FILE *mem
         fprintf(mem, " exception=%s", json_is_string(v) ? json_string_value(v) : "?");
     if (json_object_get(node, "truncated") != NULL)
         fputs(" truncated", mem);
+    if (json_is_true(json_object_get(node, "async")))
+        fputs(" async", mem);
+    if (json_is_true(json_object_get(node, "pending")))
+        fputs(" pending", mem);
+    if (json_is_true(json_object_get(node, "rejected")))
+        fputs(" rejected", mem);
     fputc('\n', mem);
     json_array_foreach(json_object_get(node, "children"), i, child)
         outline_node(child, level + 1, with_desc, mem);

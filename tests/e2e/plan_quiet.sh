@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --plan leaves the JVM as it was (issue 13, item 5), on every test JDK:
+# --plan leaves the JVM as it was, on every test JDK:
 # planning reads class files from JVMTI and retransforms nothing, so no
 # code C2 compiled is made not entrant (-XX:+PrintCompilation says when
 # some is: on main, the capture retransformation discarded all of it) and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tracing from the JVM's start (issue 12), on every test JDK:
+# Tracing from the JVM's start, on every test JDK:
 # -agentpath:libmcalltree.so=trace=...,out=DIR/{pid}.ndjson on tgt.Start,
 # which calls tgt.StartEntry.run five times as soon as it starts and exits:
 # the file holds the start line, the plan, the five calls (entry and callee:
@@ -12,8 +12,9 @@
 # status 0, with the reason on its stderr, and no file is written.
 # Gates judged by the agent: max-calls at the true count (run() calls
 # twice() once) with a percentile and a budget that hold: a gate line with
-# passed true right before the end; max-calls one under: passed false with
-# the message naming the method, the figure and the limit; a malformed
+# passed true right before the end, and each gate's own verdict; max-calls
+# one under: passed false with the message naming the method, the figure
+# and the limit, and the gate's verdict with it; a malformed
 # max-calls item: the message on stderr, the JVM untraced.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
@@ -147,14 +148,14 @@ for jdk in $MCT_TEST_JDKS; do
     run_java "$jdk" "$j-gate-pass" "trace=tgt.StartEntry.run,depth=2,regex=tgt%5C..*,out=$d/pass.ndjson,max-calls=tgt.StartEntry.twice=1,max-calls=tgt.StartEntry.twice(I)J=1,percentile=50,fail-over-ms=60000,min-calls=1,budget=tgt.StartEntry.twice:max=60000" now 5
     expect_rc 0 "the JVM whose gates hold"
     f=$d/pass.ndjson
-    tail -n 2 "$f" | head -n 1 | grep -q '^{"type":"gate","passed":true,"failures":\[\]}$' ||
+    tail -n 2 "$f" | head -n 1 | grep -qxF '{"type":"gate","passed":true,"failures":[],"gates":[{"gate":"max-calls tgt.StartEntry.twice=1","passed":true,"failures":[]},{"gate":"max-calls tgt.StartEntry.twice(I)J=1","passed":true,"failures":[]},{"gate":"percentile 50 fail-over-ms 60000","passed":true,"failures":[]},{"gate":"budget tgt.StartEntry.twice:max=60000","passed":true,"failures":[]}]}' ||
         fail "gates at the true count: the line before the end is not a passed gate: $(tail -n 2 "$f")"
     tail -n 1 "$f" | grep -q '^{"type":"end",' || fail "gates: the last line is not the end"
     [ "$(grep -c '"type":"gate"' "$f")" = 1 ] || fail "gates: not exactly one gate line"
     run_java "$jdk" "$j-gate-fail" "trace=tgt.StartEntry.run,depth=2,regex=tgt%5C..*,out=$d/fail.ndjson,max-calls=tgt.StartEntry.twice=0" now 5
     expect_rc 0 "the JVM whose gate fails (its exit status is never changed)"
     f=$d/fail.ndjson
-    tail -n 2 "$f" | head -n 1 | grep -qF '{"type":"gate","passed":false,"failures":["max-calls tgt.StartEntry.twice=0: tgt.StartEntry.twice(I)J was called 1 times in one entry call, over the limit of 0"]}' ||
+    tail -n 2 "$f" | head -n 1 | grep -qxF '{"type":"gate","passed":false,"failures":["max-calls tgt.StartEntry.twice=0: tgt.StartEntry.twice(I)J was called 1 times in one entry call, over the limit of 0"],"gates":[{"gate":"max-calls tgt.StartEntry.twice=0","passed":false,"failures":["max-calls tgt.StartEntry.twice=0: tgt.StartEntry.twice(I)J was called 1 times in one entry call, over the limit of 0"]}]}' ||
         fail "max-calls one under the true count: $(tail -n 2 "$f" | head -n 1)"
     tail -n 1 "$f" | grep -q '^{"type":"end",' || fail "a failed gate: the last line is not the end"
     calls "$f"

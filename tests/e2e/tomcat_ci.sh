@@ -11,7 +11,9 @@
 # Two runs of the same build pass every step; a build with one more
 # Repo.find per checkout (-Dci.extra=true) fails steps 1 and 3, naming
 # rw.Repo.find. The lambda of rw.Shop (a class of the webapp's loader) is
-# planned and traced.
+# planned and traced. With --follow-async, the asynchronous servlet's
+# checkout (AsyncContext.start, run by Tomcat's executor after doGet
+# returned) is under doGet, async, on one of Tomcat's threads.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
@@ -123,6 +125,23 @@ for jdk in $MCT_TEST_JDKS; do
         grep -q 'lambda\$checkout\$' "$MCT_TMP/$j-same$run-3.out" ||
             soft_fail "JDK $j run $run: rw.Shop's lambda is not in the traced calls"
     done
+
+    note "JDK $j: --follow-async: the asynchronous servlet's work under its doGet"
+    start_tomcat "$jdk" "$j-async" false
+    TC_URL=${TC_URL%/checkout}/checkout-async
+    drive
+    trace "$j-async" --follow-async -n 20 -t 120 "$TC_PID" rw.AsyncCheckoutServlet doGet 4 "$RX"
+    stop_all
+    expect_rc 0 "JDK $j: --follow-async"
+    check_calls "$OUT" 20 "JDK $j: --follow-async"
+    expect_outline "$OUT" "JDK $j: --follow-async" <<'OUTLINE'
+rw.AsyncCheckoutServlet.doGet calls=1 throws=0
+  java.lang.Runnable.run calls=1 throws=0 async
+    rw.AsyncCheckoutServlet.lambda$doGet$0 calls=1 throws=0
+      rw.Shop.checkout calls=1 throws=0
+OUTLINE
+    bad=$("$TREE" field "$OUT" doGet/Runnable.run thread | grep -v '^http-nio-' | head -1)
+    [ -z "$bad" ] || soft_fail "JDK $j: --follow-async: the checkout ran on '$bad', not a Tomcat thread"
 
     note "JDK $j: the recipe with one more rw.Repo.find per checkout"
     recipe "$jdk" "$j-extra" true

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --aggregate, --interval, --slowest (issue 11, items 1-3), on every test JDK,
+# --aggregate, --interval, --slowest, on every test JDK,
 # against scenario agg (tgt.Agg: counts per entry call known exactly, see
 # Agg.java):
 # - 42 entry calls (-n 42) give one final summary whose counts are exact:

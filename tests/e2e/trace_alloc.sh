@@ -10,7 +10,18 @@
 #   -f chrome alloc_bytes in a slice's args, -f folded --folded-value alloc
 #   each stack's self allocation; --folded-value alloc without --alloc is a
 #   usage error;
-# - --cpu --alloc together: both, on the same nodes.
+# - --cpu --alloc together: both, on the same nodes;
+# - --aggregate --alloc: the summary's big has alloc_p50_bytes (and p90,
+#   p99, min, max per entry call) 1,000,016 to within 64 bytes, alloc_bytes
+#   30 times that over 30 calls, none at most 64 a call; -f tree shows
+#   alloc p50 and alloc p99 columns;
+# - --max-alloc tgt.Alloc.big=1100000 holds, =900000 fails (exit status 4,
+#   naming the node and its bytes), over a summary and over per-call trees;
+#   --max-alloc without --alloc is a usage error;
+# - mcalltree diff --fail-over-pct 50 of that summary against one of a JVM
+#   whose big allocates 2,000,000 bytes (scenario alloc 2000000) fails on
+#   big's alloc p50 (30 calls are enough to tell a median's change at the
+#   diff's confidence, not a p99's), and -f json carries both runs' figures.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
@@ -72,6 +83,59 @@ OUTLINE
     in_range "$(field "$OUT" run/big alloc_bytes)" 1000016 1000080 "--cpu --alloc: big's alloc_bytes"
     [ -n "$(field "$OUT" run/none cpu_ns)" ] || soft_fail "--cpu --alloc: no cpu_ns"
     expect_restored "$PID" "after the formats"
+
+    note "JDK $j: --aggregate --alloc"
+    trace "$j-agg" --alloc --aggregate -n 30 -t 120 "$PID" tgt.Alloc run 2 "$RX"
+    expect_rc 0 "--alloc --aggregate"
+    [ "$("$TREE" call "$OUT" calls)" = 30 ] || fail "--alloc --aggregate -n 30: calls is not 30"
+    note "JDK $j: summary big alloc_p50_bytes $(field "$OUT" run/big alloc_p50_bytes), alloc_bytes $(field "$OUT" run/big alloc_bytes)"
+    for k in alloc_p50_bytes alloc_p90_bytes alloc_p99_bytes alloc_entry_min_bytes alloc_entry_max_bytes; do
+        in_range "$(field "$OUT" run/big $k)" 1000016 1000080 "summary: big's $k"
+        in_range "$(field "$OUT" run/none $k)" 0 64 "summary: none's $k"
+    done
+    in_range "$(field "$OUT" run/big alloc_bytes)" 30000480 30002400 "summary: big's alloc_bytes over 30 calls"
+    BASE=$OUT
+    trace "$j-aggtree" --alloc --aggregate -f tree -n 2 "$PID" tgt.Alloc run 2 "$RX"
+    expect_rc 0 "--alloc --aggregate -f tree"
+    expect_grep 'p99 +alloc p50 +alloc p99 +self/call' "$OUT" "--alloc --aggregate -f tree: the columns"
+    expect_grep '977 KiB +977 KiB .*Alloc\.big' "$OUT" "--alloc --aggregate -f tree: big's bytes"
+
+    note "JDK $j: --max-alloc"
+    trace "$j-maxok" --alloc --aggregate -n 3 --max-alloc tgt.Alloc.big=1100000 "$PID" tgt.Alloc run 2 "$RX"
+    expect_rc 0 "--max-alloc over the limit's bytes"
+    trace "$j-maxbad" --alloc --aggregate -n 3 --max-alloc tgt.Alloc.big=900000 \
+        --max-alloc tgt.Alloc.none=64 "$PID" tgt.Alloc run 2 "$RX"
+    expect_rc 4 "--max-alloc under big's bytes"
+    expect_grep '^mcalltree: --max-alloc tgt.Alloc.big=900000: tgt.Alloc.run\(\)J > tgt.Alloc.big\(\)V: 10000[0-9][0-9] bytes allocated within one entry call, over the limit of 900000 \(exit status 4\)$' \
+        "$ERR" "--max-alloc under big's bytes"
+    expect_no_grep 'Alloc.none=64:' "$ERR" "--max-alloc on none"
+    trace "$j-maxcalls" --alloc -n 3 --max-alloc tgt.Alloc.big=900000 "$PID" tgt.Alloc run 2 "$RX"
+    expect_rc 4 "--max-alloc over per-call trees"
+    expect_grep 'max-alloc tgt.Alloc.big=900000: .*10000[0-9][0-9] bytes allocated' "$ERR" "--max-alloc, per call"
+    trace "$j-maxnoalloc" -n 3 --max-alloc tgt.Alloc.big=900000 "$PID" tgt.Alloc run 2 "$RX"
+    expect_rc 1 "--max-alloc without --alloc"
+    expect_grep 'max-alloc tgt.Alloc.big=900000 needs --alloc' "$ERR" "--max-alloc without --alloc"
+    trace "$j-maxbadarg" --alloc -n 3 --max-alloc tgt.Alloc.big=lots "$PID" tgt.Alloc run 2 "$RX"
+    expect_rc 1 "--max-alloc with a bad number"
+    expect_grep "max-alloc tgt.Alloc.big=lots: BYTES must be an integer >= 0" "$ERR" "--max-alloc with a bad number"
+    expect_restored "$PID" "after --max-alloc"
+    stop_jvm "$PID"
+
+    note "JDK $j: diff flags a grown allocation"
+    scenario "$jdk" alloc 2000000
+    trace "$j-agg2" --alloc --aggregate -n 30 -t 120 "$PID" tgt.Alloc run 2 "$RX"
+    expect_rc 0 "--alloc --aggregate, 2,000,000 bytes"
+    NEW=$OUT
+    trace "$j-diff" diff --fail-over-pct 50 "$BASE" "$NEW"
+    expect_rc 4 "diff of a grown allocation"
+    expect_grep '^mcalltree diff: --fail-over-pct 50: alloc p50 of tgt\.Alloc\.run\(\)J > tgt\.Alloc\.big\(\)V grew from 977 KiB to 1\.91 MiB \(\+100\.0%' \
+        "$ERR" "diff: big's alloc p50"
+    expect_no_grep 'alloc p50 of tgt\.Alloc\.run\(\)J > tgt\.Alloc\.none' "$ERR" "diff: none's allocation"
+    trace "$j-diffsame" diff --fail-over-pct 50 "$BASE" "$BASE"
+    expect_rc 0 "diff of a run with itself"
+    trace "$j-diffjson" diff -f json "$BASE" "$NEW"
+    expect_rc 0 "diff -f json"
+    expect_grep '"alloc_p50_bytes": *\{[^}]*"base": *10000[0-9][0-9],[^}]*"new": *20000[0-9][0-9]' "$OUT" "diff -f json: big's alloc p50"
     stop_jvm "$PID"
 done
 trace_done

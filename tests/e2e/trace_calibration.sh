@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# What a probe call costs, which the agent subtracts from every duration
-# (issue 14), on every test JDK:
+# What a probe call costs, which the agent subtracts from every duration,
+# on every test JDK:
 # - every session measures it anew as it starts: three sessions in a quiet
 #   JVM report figures of their own (not the first one's again), each
 #   trusted; -v gives the figure with its spread (the median burst, and the

@@ -9,7 +9,14 @@
 # - without --cpu no node has cpu_ns; -f tree shows cpu and wait columns,
 #   -f chrome puts cpu_ns and wait_ns in a slice's args, -f folded
 #   --folded-value cpu counts each stack's self CPU time; --folded-value cpu
-#   without --cpu, and --cpu with --aggregate, are usage errors;
+#   without --cpu is a usage error;
+# - --aggregate --cpu: the summary's spin has cpu_p50_ns 40 ms within 10 %,
+#   nap's cpu_p99_ns under 10 % of it, cpu_ns and wait_ns summed over the
+#   calls; mcalltree merge of the summary with itself doubles cpu_ns and
+#   keeps its percentiles; -f tree shows cpu p50 and cpu p99 columns;
+# - --budget CLASS.METHOD:cpu_p90=MS fails on spin and holds on nap (which
+#   waits, not computes), over a summary and over per-call trees; without
+#   --cpu it is a usage error;
 # - JDK 21+: calls on virtual threads carry no CPU times nor allocations
 #   (their carrier's clock and count also count the virtual threads it
 #   carried meanwhile).
@@ -78,9 +85,48 @@ OUTLINE
     trace "$j-fv" -f folded --folded-value cpu -n 1 "$PID" tgt.Cpu run 2 "$RX"
     expect_rc 1 "--folded-value cpu without --cpu"
     expect_grep 'folded-value cpu needs --cpu' "$ERR" "--folded-value cpu without --cpu"
-    trace "$j-agg" --cpu --aggregate -n 1 "$PID" tgt.Cpu run 2 "$RX"
-    expect_rc 1 "--cpu --aggregate"
-    expect_grep 'cpu cannot be used with --aggregate' "$ERR" "--cpu --aggregate"
+    trace "$j-nobudget" --budget tgt.Cpu.spin:cpu_p90=20 -n 10 "$PID" tgt.Cpu run 2 "$RX"
+    expect_rc 1 "a cpu budget without --cpu"
+    expect_grep 'budget tgt.Cpu.spin:cpu_p90=20 needs --cpu' "$ERR" "a cpu budget without --cpu"
+
+    note "JDK $j: --aggregate --cpu: CPU and waiting in the summary"
+    trace "$j-agg" --cpu --aggregate -n 10 -t 120 "$PID" tgt.Cpu run 2 "$RX"
+    expect_rc 0 "--cpu --aggregate"
+    [ "$("$TREE" call "$OUT" calls)" = 10 ] || fail "--cpu --aggregate -n 10: calls is not 10"
+    note "JDK $j: summary spin cpu_p50_ns $(field "$OUT" run/spin cpu_p50_ns), nap cpu_p99_ns $(field "$OUT" run/nap cpu_p99_ns), wait_ns $(field "$OUT" run/nap wait_ns)"
+    for k in cpu_p50_ns cpu_p90_ns cpu_p99_ns cpu_entry_min_ns cpu_entry_max_ns; do
+        in_range "$(field "$OUT" run/spin $k)" 36000000 44000000 "summary: spin's $k"
+    done
+    in_range "$(field "$OUT" run/spin cpu_ns)" 360000000 440000000 "summary: spin's cpu_ns over 10 calls"
+    in_range "$(field "$OUT" run/nap cpu_p99_ns)" 0 4000000 "summary: nap's cpu_p99_ns"
+    expect_all_ge "$(field "$OUT" run/nap wait_ns)" 360000000 "summary: nap's wait_ns over 10 calls"
+    paste <(field "$OUT" run total_ns) <(field "$OUT" run cpu_ns) <(field "$OUT" run wait_ns) |
+        awk '$1 != $2 + $3 { bad = 1 } END { exit bad }' || soft_fail "summary: wait_ns is not total_ns - cpu_ns"
+    AGG=$OUT
+    trace "$j-merge" merge "$AGG" "$AGG"
+    expect_rc 0 "merge of --cpu summaries"
+    [ "$(field "$OUT" run/spin cpu_ns)" = $(($(field "$AGG" run/spin cpu_ns) * 2)) ] ||
+        soft_fail "merge: spin's cpu_ns is not twice the summary's"
+    for k in cpu_p50_ns cpu_p99_ns cpu_entry_max_ns; do
+        [ "$(field "$OUT" run/spin $k)" = "$(field "$AGG" run/spin $k)" ] || soft_fail "merge: spin's $k changed"
+    done
+    trace "$j-aggtree" --cpu --aggregate -f tree -n 2 "$PID" tgt.Cpu run 2 "$RX"
+    expect_rc 0 "--cpu --aggregate -f tree"
+    expect_grep 'p99 +cpu p50 +cpu p99 +self/call' "$OUT" "--cpu --aggregate -f tree: the columns"
+
+    note "JDK $j: --budget on CPU time: spin computes, nap waits"
+    trace "$j-cpubudget" --cpu --aggregate -n 10 -t 120 --budget tgt.Cpu.spin:cpu_p90=20 \
+        --budget tgt.Cpu.nap:cpu_p90=20 --budget tgt.Cpu.nap:p90=20 "$PID" tgt.Cpu run 2 "$RX"
+    expect_rc 4 "a cpu budget over the summary"
+    expect_grep 'budget tgt.Cpu.spin:cpu_p90=20: tgt.Cpu.run\(\)J > tgt.Cpu.spin\(\)V: cpu_p90 [0-9.]+ ms within one entry call, over the budget of 20 ms' "$ERR" "spin's cpu budget"
+    expect_grep 'budget tgt.Cpu.nap:p90=20: .*: p90 [0-9.]+ ms' "$ERR" "nap's wall-time budget"
+    expect_no_grep 'nap:cpu_p90' "$ERR" "nap's cpu budget"
+    trace "$j-cpubudget-calls" --cpu -n 10 -t 120 --budget tgt.Cpu.spin:cpu_p90=20 \
+        --budget tgt.Cpu.nap:cpu_p90=20 "$PID" tgt.Cpu run 2 "$RX"
+    expect_rc 4 "a cpu budget over per-call trees"
+    expect_grep 'budget tgt.Cpu.spin:cpu_p90=20: .*cpu_p90 [0-9.]+ ms' "$ERR" "spin's cpu budget, per call"
+    expect_no_grep 'nap:cpu_p90' "$ERR" "nap's cpu budget, per call"
+    expect_restored "$PID" "after --cpu --aggregate"
     stop_jvm "$PID"
 
     if [ "$j" -ge 21 ]; then

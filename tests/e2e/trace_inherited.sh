@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Entry methods the named class inherits (issue 14), on every test JDK,
+# Entry methods the named class inherits, on every test JDK,
 # with tgt.Inherit (A and B extend Base and inherit Base.handle(); A's
 # handle() calls handle() on a B; Base.serve(Object) hands over to
 # serve(String), which A and B declare), run only when the test asks

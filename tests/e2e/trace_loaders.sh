@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One class in many class loaders (issue 9, item 12), on every test JDK:
+# One class in many class loaders, on every test JDK:
 # plug.Impl is defined by two URLClassLoaders before the attach and by a
 # new one for every call of the entry method (scenario loaders); every copy
 # is instrumented, those loaded before through the snapshot and the new

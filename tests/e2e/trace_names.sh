@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Names that are not plain UTF-8 in class files (issue 9, item 11), on every
+# Names that are not plain UTF-8 in class files, on every
 # test JDK: a method named with a supplementary character (tgt.Names.𝑓,
 # U+1D453, a surrogate pair in modified UTF-8) and one whose name holds
 # U+0000 (tgt.NulName.nul\0name, renamed at load) are planned, traced and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# No silent outcomes (issue 14, item 3), on every test JDK:
+# No silent outcomes, on every test JDK:
 # - a session that saw no call of the entry method says so at its end, with
 #   the session's length and why that may be (not called, calls still
 #   running; for an inherited entry method, calls on other classes), and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Planning's bounds (issue 9, item 7), on every test JDK: a regex that
+# Planning's bounds, on every test JDK: a regex that
 # backtracks exponentially is refused at the first class name it stalls on
 # (limit: regex work per name); a regex that takes thousands of steps on
 # every name is refused once its work over the plan is spent (limit: regex

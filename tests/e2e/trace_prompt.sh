@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Batched output that stays prompt (issue 13, item 3), on every test JDK:
+# Batched output that stays prompt, on every test JDK:
 # the client writes calls to -o FILE many at a time, flushing as soon as no
 # message of the agent waits, so that the tree of a rarely called method
 # (tgt.Sleepy.nap, about 18 calls a second, a few KiB a second: a buffer of

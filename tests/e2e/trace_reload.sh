@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# Classes loaded as a session ends are restored (review of issues 9 and
-# 14), on every test JDK, with scenario reload: two threads load a new
-# class loader's copy of plug.Impl for every call of tgt.Reload.run, one
-# after the other. A copy whose loader has the hook rewrite it but is
-# still defining it when the session restores is not among the loaded
-# classes yet; before, the agent then forgot it and the copy ran with
-# probes for good (and --info said 0). Over several sessions ended with
-# SIGINT while the threads load:
+# Classes loaded as a session ends are restored, on every test JDK, with
+# scenario reload: two threads load a new class loader's copy of plug.Impl
+# for every call of tgt.Reload.run, one after the other. A copy whose loader
+# has the hook rewrite it but is still defining it when the session restores
+# is not among the loaded classes yet; before, the agent then forgot it and
+# the copy ran with probes for good (and --info said 0). Over several
+# sessions ended with SIGINT while the threads load:
 # - the client exits 0; --info reports no session and 0 instrumented
 #   classes within 15 s (the agent waits for such a class and restores it;
 #   meanwhile it counts it);

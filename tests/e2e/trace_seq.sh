@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# seq follows the order in which calls ended (issue 14, item 4), on every
+# seq follows the order in which calls ended, on every
 # test JDK: three threads call tgt.Work.job every few milliseconds
 # (scenario threads), so that the agent often finds calls of several
 # threads completed at once; in -n 400 calls, seq is 1..400 in the order of

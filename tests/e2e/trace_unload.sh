@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Instrumented classes unloaded during a session (issue 14, item 3: after a
+# Instrumented classes unloaded during a session (after a
 # web application's reload, a session that still says "2 methods
 # instrumented" but traces nothing says why), on every test JDK, with
 # scenario unload (a worker calls plug.Impl.applyAsLong, entry method, of a

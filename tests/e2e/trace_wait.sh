@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --wait (issue 12), on every test JDK, against tgt.Start whose entry class
+# --wait, on every test JDK, against tgt.Start whose entry class
 # tgt.StartEntry loads only when its first call comes, seconds after READY:
 # without --wait the trace is refused (exit 3) with a message that mentions
 # --wait; with --wait -v the client says what it waits for, and Ctrl-C then

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Warm-up calls (issue 13, item 6), on every test JDK, against scenario hot
+# Warm-up calls, on every test JDK, against scenario hot
 # (tgt.Hot.run called back to back on one thread), attached late once the
 # JIT has compiled run (-XX:+PrintCompilation says so) before each session:
 # - per call (-n 20000: the JIT may be slow on a loaded machine; the ring

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A root client believes no socket it did not check (issue 9): a forger
+# A root client believes no socket it did not check: a forger
 # (nobody, or root playing an attacker's part) serves a fake agent or a fake
 # attach listener where the client looks, and the client must refuse with
 # exit status 2 and a message naming the owner, having sent the forger

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Text from the JVM never drives the terminal (issue 9): a method whose name
+# Text from the JVM never drives the terminal: a method whose name
 # holds ESC, BEL, DEL and the C1 control CSI (mcttest.Ctl, its class file
 # patched after javac, which drops such characters) is shown with '?' in
 # their place by --plan, by -v's plan and by the agent's "no such method"

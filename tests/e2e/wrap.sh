@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The wrap form (issue 12), on every test JDK: mcalltree ... -- COMMAND runs
+# The wrap form, on every test JDK: mcalltree ... -- COMMAND runs
 # COMMAND with the agent in JAVA_TOOL_OPTIONS. A wrapped java (tgt.Wrapped)
 # that calls tgt.StartEntry.run right at its start: those calls are written,
 # tagged with the JVM's pid, with a regex holding a comma and an agent

@@ -8,28 +8,14 @@
 #include <string.h>
 
 #include "zip.h"
+#include "zipmem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-struct mem {
-    const uint8_t *data;
-    size_t size;
-};
-
-static int read_mem(void *arg, uint64_t off, void *buf, size_t n)
-{
-    const struct mem *m = arg;
-
-    if (off > m->size || n > m->size - off)
-        return -1;
-    memcpy(buf, m->data + off, n);
-    return 0;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *const names[] = {"A.class", "p/B.class"};
-    struct mem m = {data, size};
+    struct zip_mem m = {data, size};
     size_t i;
 
     for (i = 0; i < sizeof names / sizeof *names; i++) {
@@ -38,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint8_t *bytes;
 
         mct_err_clear(&err);
-        bytes = zip_entry(read_mem, &m, size, "fuzz.jar", names[i], 1u << 20, &len, &err);
+        bytes = zip_entry(zip_mem_read, &m, size, "fuzz.jar", names[i], 1u << 20, &len, &err);
         if (bytes == NULL && err.msg[0] == '\0')
             abort();
         if (bytes != NULL && len > 1u << 20)

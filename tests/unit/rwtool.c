@@ -35,7 +35,7 @@
 #include "rewrite.h"
 #include "stackmap.h"
 
-static rw_probes probes = {"rwprobe/Probe", "enter", "exit", "fail", 0};
+static rw_probes probes = {"rwprobe/Probe", "enter", "exit", "fail", 0, NULL};
 
 static int failures;
 

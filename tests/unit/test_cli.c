@@ -94,6 +94,44 @@ static void test_trace(void)
     CHECK_STR(c.output, "-");
 }
 
+/* Several JVMs: a pid list, --jvms; what needs one JVM. */
+static void test_many(void)
+{
+    struct cli c;
+    mct_err e;
+
+    CHECK_INT(parse(&c, &e, "7", "a.B", "m", "1", "x", (char *)NULL), 0);
+    CHECK_INT(c.n_pids, 1);
+    CHECK(c.jvms == NULL);
+    CHECK_INT(parse(&c, &e, "--aggregate", "1201,1305,1422", "a.B", "m", "2", "x", (char *)NULL), 0);
+    CHECK_INT(c.n_pids, 3);
+    CHECK_INT(c.pid, 1201);
+    CHECK_INT(c.pids[1], 1305);
+    CHECK_INT(c.pids[2], 1422);
+    CHECK_INT(parse(&c, &e, "-f", "otlp", "--aggregate", "--jvms", "com\\.shop\\.Main", "a.B", "m", "2", "x",
+                    (char *)NULL), 0);
+    CHECK_STR(c.jvms, "com\\.shop\\.Main");
+    CHECK_INT(c.n_pids, 0);
+    CHECK_STR(c.req.cls, "a.B");
+    CHECK_STR(c.req.regex, "x");
+    /* a list before "--" is the attach form's pid, not a wrapped class */
+    CHECK_INT(parse(&c, &e, "1,2", "a.B", "m", "1", "--", "-odd", (char *)NULL), 0);
+    CHECK_INT(c.n_pids, 2);
+    CHECK_STR(c.req.regex, "-odd");
+    USAGE_ERROR("pid 7 is given twice in '7,8,7'", "7,8,7", "a.B", "m", "1", "x");
+    USAGE_ERROR("<pid> must be a pid or a list of pids separated by commas", "7,", "a.B", "m", "1", "x");
+    USAGE_ERROR("pid must be a positive integer, got '0'", "7,0", "a.B", "m", "1", "x");
+    USAGE_ERROR("--interval cannot be used with several JVMs (a list of pids): give one pid", "--aggregate",
+                "--interval", "1", "7,8", "a.B", "m", "1", "x");
+    USAGE_ERROR("--plan cannot be used with several JVMs (--jvms)", "--plan", "--jvms", "y", "a.B", "m", "1", "x");
+    USAGE_ERROR("(--jvms selects the JVMs: give no <pid>)", "--jvms", "y", "7", "a.B", "m", "1", "x");
+    USAGE_ERROR("missing arguments: <class> <method> <depth> <regex>", "--jvms", "y");
+    USAGE_ERROR("--jvms cannot be used with --info", "--jvms", "y", "--info", "1");
+    USAGE_ERROR("--jvms cannot be used with a command (after --)", "--jvms", "y", "a.B", "m", "1", "x", "--",
+                "java");
+    USAGE_ERROR("--jvms needs a regex", "--jvms", "", "a.B", "m", "1", "x");
+}
+
 static void test_modes(void)
 {
     struct cli c;
@@ -118,6 +156,12 @@ static void test_modes(void)
 static void test_errors(void)
 {
     USAGE_ERROR("missing arguments: <pid> <class>", "-v");
+    USAGE_ERROR("--junit writes the verdicts of --max-calls, --percentile with --fail-over-ms, --budget or "
+                "--max-alloc: give one", "--junit", "x.xml", "--fail-over-ms", "5", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--junit cannot be used with --plan", "--junit", "x.xml", "--plan", "--max-calls", "a.B.m=1", "1",
+                "a.B", "m", "3", "x");
+    USAGE_ERROR("--junit needs a file name", "--junit", "", "--max-calls", "a.B.m=1", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--junit cannot be used with --info", "--info", "1", "--junit", "x.xml");
     USAGE_ERROR("missing arguments: <method> <depth> <regex>", "1", "a.B");
     USAGE_ERROR("missing argument: <regex>", "1", "a.B", "m", "3");
     /* One argument short and the first not a number: the pid was forgotten. */
@@ -171,7 +215,7 @@ static void test_errors(void)
                 "--otlp-endpoint", "h:4318", "1", "a.B", "m", "3", "x");
     USAGE_ERROR("-o cannot be used with --clickhouse", "-f", "rows", "--clickhouse", "http://h", "-o", "f",
                 "1", "a.B", "m", "3", "x");
-    USAGE_ERROR("-f otlp cannot be used with --aggregate", "-f", "otlp", "--aggregate", "1", "a.B", "m", "3",
+    USAGE_ERROR("-f rows cannot be used with --aggregate", "-f", "rows", "--aggregate", "1", "a.B", "m", "3",
                 "x");
     USAGE_ERROR("--plan cannot be used with -f rows", "-f", "rows", "--plan", "1", "a.B", "m", "3", "x");
     USAGE_ERROR("--service cannot be used with --info", "--service", "s", "--info", "1");
@@ -298,6 +342,14 @@ static void test_gates(void)
                 "3", "x");
     USAGE_ERROR("--budget a.B.m:p99=-1: the budget must be a number of milliseconds >= 0, got '-1'",
                 "--budget", "a.B.m:p99=-1", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--budget a.B.m:cpu_p90=3 needs --cpu: without it the calls carry no CPU times", "--budget",
+                "a.B.m:cpu_p90=3", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--max-alloc a.B.m=4096 needs --alloc: without it the calls carry no allocations",
+                "--aggregate", "--max-alloc", "a.B.m=4096", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--max-alloc a.B.m=4k: BYTES must be an integer >= 0", "--alloc", "--max-alloc", "a.B.m=4k", "1",
+                "a.B", "m", "3", "x");
+    USAGE_ERROR("--max-alloc cannot be used with --min-ms", "--alloc", "--max-alloc", "a.B.m=1", "--min-ms", "1",
+                "1", "a.B", "m", "3", "x");
     USAGE_ERROR("--budget: '' is not a method name", "--budget", "B.:p99=1", "1", "a.B", "m", "3", "x");
     USAGE_ERROR("--max-calls cannot be used with --min-ms", "--max-calls", "a.B.m=1", "--min-ms", "2", "1",
                 "a.B", "m", "3", "x");
@@ -382,6 +434,7 @@ int main(void)
 {
     test_trace();
     test_modes();
+    test_many();
     test_errors();
     test_gates();
     test_aggregate();

@@ -198,8 +198,8 @@ static void test_refused(void)
     refused(&b, "unknown call flags 0x80");
     buf_reset(&b);
     defs(&b);
-    call(&b, 0, 1, "main", "", (const struct tnode[]){{0, 0, 4, 1, 1, 1, 1, 1, 0}}, 1, 1);
-    refused(&b, "node 0 has unknown flags 0x4");
+    call(&b, 0, 1, "main", "", (const struct tnode[]){{0, 0, 0x10, 1, 1, 1, 1, 1, 0}}, 1, 1);
+    refused(&b, "node 0 has unknown flags 0x10");
     buf_reset(&b);
     defs(&b);
     call(&b, 0, 1, "ma\xffin", "", TREE, 4, 4);
@@ -406,6 +406,188 @@ static void test_buffered(void)
     buf_free(&b);
 }
 
+/* Async nodes (--follow-async): read from JSON, encoded compact and
+ * decoded, they write the same line; the tree format tags them; what
+ * breaks their rules is refused in either form. */
+static void test_async(void)
+{
+    static const char line[] =
+        "{\"type\":\"call\",\"seq\":3,\"thread\":{\"id\":1,\"name\":\"main\"},\"start_ns\":5,"
+        "\"root\":{\"class\":\"a.B\",\"method\":\"go\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":100,"
+        "\"self_ns\":90,\"min_ns\":100,\"max_ns\":100,\"throws\":0,\"children\":["
+        "{\"class\":\"a.B\",\"method\":\"f\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":10,\"self_ns\":10,"
+        "\"min_ns\":10,\"max_ns\":10,\"throws\":0,\"children\":[]},"
+        "{\"class\":\"java.lang.Runnable\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":400,"
+        "\"self_ns\":390,\"min_ns\":400,\"max_ns\":400,\"throws\":0,\"async\":true,\"queued_ns\":1234,"
+        "\"thread\":\"pool-1\\t\xc3\xa9\",\"children\":[{\"class\":\"a.B\",\"method\":\"f\",\"desc\":\"()V\","
+        "\"calls\":1,\"total_ns\":10,\"self_ns\":10,\"min_ns\":10,\"max_ns\":10,\"throws\":0,\"children\":[]}]},"
+        "{\"class\":\"java.lang.Runnable\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":0,\"total_ns\":0,"
+        "\"self_ns\":0,\"min_ns\":0,\"max_ns\":0,\"throws\":0,\"async\":true,\"pending\":true,\"children\":[]},"
+        "{\"class\":\"java.lang.Runnable\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":0,\"total_ns\":0,"
+        "\"self_ns\":0,\"min_ns\":0,\"max_ns\":0,\"throws\":0,\"async\":true,\"rejected\":true,\"children\":[]}"
+        "]}}\n";
+    static const struct {
+        const char *from, *to, *why;
+    } bad[] = {
+        {"\"async\":true,\"pending\":true", "\"pending\":true", "pending: true on a node that is not async"},
+        {"\"async\":true,\"pending\":true", "\"async\":true,\"pending\":true,\"rejected\":true", "pending or rejected"},
+        {"\"async\":true,\"queued_ns\":1234,", "", "thread: present on a node that is not an async task"},
+        {"\"thread\":\"pool-1\\t\xc3\xa9\",", "", "thread: missing"},
+        {"\"calls\":0,\"total_ns\":0,\"self_ns\":0,\"min_ns\":0,\"max_ns\":0,\"throws\":0,\"async\":true,\"pending\"",
+         "\"calls\":1,\"total_ns\":0,\"self_ns\":0,\"min_ns\":0,\"max_ns\":0,\"throws\":0,\"async\":true,\"pending\"",
+         "pending or rejected but not an async node without calls"},
+    };
+    call_tab t = {0}, t2 = {0};
+    mct_call c = {0}, c2 = {0};
+    call_defs d = {0};
+    mct_buf b = {0};
+    mct_err e;
+    json_t *j = json_loads(line, 0, NULL);
+    char *got, *tree;
+
+    CHECK(j != NULL);
+    CHECK_INT(call_from_json(&t, &c, j, &e), 0);
+    json_decref(j);
+    CHECK_INT(c.flags, CALL_F_ASYNC);
+    CHECK_INT(c.n_nodes, 6);
+    CHECK_INT(c.nodes[2].flags, CALL_N_ASYNC);
+    CHECK_INT(c.nodes[2].queued_ns, 1234);
+    CHECK_STR(c.threads[c.nodes[2].thread], "pool-1\t\xc3\xa9");
+    CHECK_INT(c.nodes[4].flags, CALL_N_ASYNC | CALL_N_PENDING);
+    CHECK_INT(c.nodes[5].flags, CALL_N_ASYNC | CALL_N_REJECTED);
+    got = line_of(&t, &c);
+    CHECK_STR(got, line);
+    free(got);
+    CHECK_INT(call_encode(&b, &t, &d, &c), 0);
+    CHECK_INT(decode_all(&b, &t2, &c2, &e), CALL_REC);
+    got = line_of(&t2, &c2);
+    CHECK_STR(got, line);
+    free(got);
+    tree = written(CLI_FORMAT_TREE, &t2, &c2, 1);
+    CHECK(strstr(tree, "java.lang.Runnable.run()  [async on \"pool-1") != NULL);
+    CHECK(strstr(tree, "queued 1.23 µs]") != NULL);
+    CHECK(strstr(tree, "[async, pending: not ended]") != NULL);
+    CHECK(strstr(tree, "[async, rejected]") != NULL);
+    free(tree);
+    /* The compact form: an async node in a call not flagged so. */
+    c.flags = 0;
+    buf_reset(&b);
+    call_defs_free(&d);
+    CHECK_INT(call_encode(&b, &t, &d, &c), 0);
+    refused(&b, "node 2 is async in a call not flagged so");
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mct_buf m = {0};
+        const char *at = strstr(line, bad[i].from);
+        call_tab bt = {0};
+        mct_call bc = {0};
+
+        CHECK(at != NULL);
+        if (at == NULL)
+            continue;
+        buf_bytes(&m, line, (size_t)(at - line));
+        buf_str(&m, bad[i].to);
+        buf_str(&m, at + strlen(bad[i].from));
+        buf_ch(&m, '\0');
+        j = json_loads((const char *)m.data, 0, NULL);
+        CHECK(j != NULL);
+        CHECK_INT(call_from_json(&bt, &bc, j, &e), -1);
+        if (strstr(e.msg, bad[i].why) == NULL) {
+            fprintf(stderr, "refusal \"%s\" lacks \"%s\"\n", e.msg, bad[i].why);
+            check_failures++;
+        }
+        json_decref(j);
+        call_free(&bc);
+        call_tab_free(&bt);
+        buf_free(&m);
+    }
+    call_defs_free(&d);
+    call_free(&c);
+    call_free(&c2);
+    call_tab_free(&t);
+    call_tab_free(&t2);
+    buf_free(&b);
+}
+
+/* A call of one node (method 0) with CALL_F_ARGS whose arguments are the
+ * n bytes at args, as a frame of b. */
+static void args_call(mct_buf *b, const uint8_t *args, size_t n)
+{
+    static const struct tnode one[] = {{0, 0, 0, 1, 5, 5, 5, 5, 0}};
+    size_t at = b->len;
+
+    call(b, CALL_F_ARGS, 1, "main", "", one, 1, 1);
+    /* the arguments follow its nodes: the frame grows */
+    buf_bytes(b, args, n);
+    proto_header_encode(b->data + at, (uint32_t)(b->len - at - PROTO_HEADER_LEN));
+}
+
+/* The arguments: decoded from their bytes, written as JSON, read back and
+ * encoded again to the same bytes; what is refused, and why. */
+static void test_args(void)
+{
+    static const uint8_t good[] = {
+        6,
+        CALL_ARG_INT, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xf9,   /* -7 */
+        CALL_ARG_FLOAT, 0, 0, 0, 0, 0x7f, 0xc0, 0, 0,       /* NaN */
+        CALL_ARG_NULL,
+        CALL_ARG_STRING, 0, 0, 0, 100, 0, 0, 0, 2, 'h', 'i',
+        CALL_ARG_ENUM, 0, 0, 0, 3, 'R', 'E', 'D',
+        CALL_ARG_OBJECT, 0x08, 0xbc, 0xc5, 0x5f, 0, 0, 0, 5, 'a', '.', 'B', '$', 'C',
+    };
+    static const struct { uint8_t bytes[16]; size_t n; const char *want; } bad[] = {
+        {{1, CALL_ARG_BYTE, 0, 0, 0, 0, 0, 0, 1, 0}, 10, "bits 0x100 do not fit a byte"},
+        {{1, CALL_ARG_FLOAT, 0, 0, 0, 0, 0x7f, 0xc0, 0, 1}, 10, "a NaN other than the canonical one"},
+        {{1, 12}, 2, "argument 0: unknown type 12"},
+        {{1, CALL_ARG_OBJECT, 0, 0, 0, 1, 0, 0, 0, 0}, 10, "argument's text: empty"},
+        {{1, CALL_ARG_STRING, 0x80, 0, 0, 0, 0, 0, 0, 0}, 10, "is over a String's 2147483647"},
+        {{2, CALL_ARG_NULL}, 2, "argument type: 1 bytes needed, 0 left"},
+    };
+    mct_buf b = {0}, again = {0}, line = {0};
+    call_tab t = {0}, t2 = {0};
+    mct_call c = {0}, c2 = {0};
+    call_defs d = {0};
+    json_t *j;
+    mct_err e;
+    size_t i;
+
+    def(&b, 0, "a.B", "m", "(IFLjava/lang/Object;Ljava/lang/String;La/E;Ljava/lang/Object;)V");
+    args_call(&b, good, sizeof good);
+    CHECK_INT(decode_all(&b, &t, &c, &e), CALL_REC);
+    CHECK_INT(c.n_args, 6);
+    CHECK_INT(c.flags, CALL_F_ARGS);
+    CHECK(c.n_args == 6 && c.args[3].length == 100 && call_arg_cut(&c.args[3]) && !call_arg_cut(&c.args[4]));
+    CHECK_INT(call_json_line(&line, &t, &c), 0);
+    buf_ch(&line, '\0');
+    CHECK(strstr((char *)line.data, ",\"args\":[{\"type\":\"int\",\"value\":-7},{\"type\":\"float\",\"value\":\"NaN\"},"
+                 "{\"type\":\"null\"},{\"type\":\"String\",\"value\":\"hi\",\"length\":100},"
+                 "{\"type\":\"enum\",\"value\":\"RED\"},{\"type\":\"object\",\"class\":\"a.B$C\",\"hash\":"
+                 "146589023}]}") != NULL);
+    j = json_loads((char *)line.data, 0, NULL);
+    CHECK(j != NULL && call_from_json(&t2, &c2, j, &e) == 0);
+    json_decref(j);
+    CHECK_INT(call_encode(&again, &t2, &d, &c2), 0);
+    CHECK(again.len == b.len && memcmp(again.data, b.data, b.len) == 0);
+    /* a call without arguments after one with them holds none */
+    buf_free(&b);
+    call(&b, 0, 2, "main", "", (const struct tnode[]){{0, 0, 0, 1, 5, 5, 5, 5, 0}}, 1, 1);
+    CHECK_INT(decode_all(&b, &t, &c, &e), CALL_REC);
+    CHECK_INT(c.n_args, 0);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        buf_free(&b);
+        def(&b, 0, "a.B", "m", "()V");
+        args_call(&b, bad[i].bytes, bad[i].n);
+        refused(&b, bad[i].want);
+    }
+    call_defs_free(&d);
+    call_free(&c);
+    call_free(&c2);
+    call_tab_free(&t);
+    call_tab_free(&t2);
+    buf_free(&b);
+    buf_free(&again);
+    buf_free(&line);
+}
+
 int main(void)
 {
     int fd;
@@ -417,10 +599,12 @@ int main(void)
     close(fd);
     test_decode();
     test_refused();
+    test_args();
     test_encode();
     test_formats();
     test_escapes();
     test_buffered();
+    test_async();
     unlink(tmp_path);
     return check_status();
 }

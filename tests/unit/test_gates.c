@@ -6,7 +6,7 @@
 
 #include "gates.h"
 
-enum kind { MAX_CALLS, BUDGET, PERCENTILE, MS };
+enum kind { MAX_CALLS, MAX_ALLOC, BUDGET, PERCENTILE, MS };
 
 /* One text for the parser: its kind, the prefix, and the message it gives
  * (NULL: accepted). */
@@ -31,13 +31,23 @@ static const struct {
                                  "got '1x'" },
     { MAX_CALLS, "--", "a.R.f=99999999999999999999", "--max-calls a.R.f=99999999999999999999: N must be an "
                                  "integer >= 0 (calls in one entry call), got '99999999999999999999'" },
+    { MAX_ALLOC, "--", "a.R.find=65536", NULL },
+    { MAX_ALLOC, "", "a.R.find", "max-alloc takes CLASS.METHOD=BYTES (com.shop.Cart.total=65536), got 'a.R.find'" },
+    { MAX_ALLOC, "--", "a.R.find=1k", "--max-alloc a.R.find=1k: BYTES must be an integer >= 0 (bytes allocated in "
+                                      "one entry call), got '1k'" },
+    { MAX_ALLOC, "--", "find=1", "--max-alloc: 'find' is not CLASS.METHOD (a binary class name with dots, a dot, "
+                                 "a method name: com.shop.Repo.find)" },
     { BUDGET, "--", "a.R.find:p99=2.5", NULL },
+    { BUDGET, "--", "a.R.find:cpu_p90=2.5", NULL },
+    { BUDGET, "", "a.R.find:cpu_max=0", NULL },
+    { BUDGET, "", "a.R.find:cpu=1", "budget a.R.find:cpu=1: 'cpu' is not p50, p90, p99 or max, nor (with cpu) "
+                                    "cpu_p50, cpu_p90, cpu_p99 or cpu_max" },
     { BUDGET, "", "a.R.find(J)V:max=0", NULL },
     { BUDGET, "--", "a.R.find=2", "--budget takes CLASS.METHOD:STAT=MS (com.shop.Repo.find:p99=20), got "
                                   "'a.R.find=2'" },
     { BUDGET, "", "a.R.find:p99", "budget takes CLASS.METHOD:STAT=MS (com.shop.Repo.find:p99=20), got "
                                   "'a.R.find:p99'" },
-    { BUDGET, "--", "a.R.find:p75=2", "--budget a.R.find:p75=2: 'p75' is not p50, p90, p99 or max" },
+    { BUDGET, "--", "a.R.find:p75=2", "--budget a.R.find:p75=2: 'p75' is not p50, p90, p99 or max, nor (with --cpu) cpu_p50, cpu_p90, cpu_p99 or cpu_max" },
     { BUDGET, "", "a.R.find:p50=-2", "budget a.R.find:p50=-2: the budget must be a number of milliseconds >= 0, "
                                      "got '-2'" },
     { BUDGET, "--", "R:p50=2", "--budget: 'R' is not CLASS.METHOD (a binary class name with dots, a dot, a "
@@ -67,6 +77,9 @@ static void test_parse(void)
         switch (parse_cases[i].kind) {
         case MAX_CALLS:
             rc = gates_parse_max_calls(p, t, &m, &e);
+            break;
+        case MAX_ALLOC:
+            rc = gates_parse_max_alloc(p, t, &m, &e);
             break;
         case BUDGET:
             rc = gates_parse_budget(p, t, &b, &e);
@@ -211,11 +224,72 @@ static void test_tally(void)
     call_tab_free(&tab);
 }
 
+/* A cpu_ budget and max-alloc over calls that carry CPU times and
+ * allocations, judged per node; over calls without them, an error. */
+static void test_figures(void)
+{
+    struct gates_budget b[2];
+    struct gates_max_calls m[2];
+    struct gates g = { .prefix = "--", .class_name = "t.E", .method = "run", .desc = "()V", .budgets = b,
+                       .n_budgets = 2, .max_alloc = m, .n_max_alloc = 2 };
+    gates_tally *t = gates_tally_new(&(mct_err){0}), *plain = gates_tally_new(&(mct_err){0});
+    json_t *f = json_array();
+    call_tab tab = {0};
+    mct_call c = {0};
+    mct_err e;
+
+    CHECK_INT(gates_parse_budget("--", "t.S.spin:cpu_p90=20", &b[0], &e), 0);
+    CHECK_INT(gates_parse_budget("--", "t.S.spin:cpu_max=31", &b[1], &e), 0);
+    CHECK_INT(gates_parse_max_alloc("--", "t.S.spin=999", &m[0], &e), 0);
+    CHECK_INT(gates_parse_max_alloc("--", "t.S.spin=1000", &m[1], &e), 0);
+    CHECK(gates_stat_cpu(b[0].stat) && gates_stat_cpu(b[1].stat) && gates_wanted(&g));
+    for (int i = 1; i <= 10; i++) {
+        char buf[1024];
+        json_t *call;
+
+        snprintf(buf, sizeof buf, "{\"type\":\"call\",\"seq\":%d,\"thread\":{\"id\":1,\"name\":\"main\"},"
+                 "\"start_ns\":5,\"root\":{\"class\":\"t.E\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":1,"
+                 "\"total_ns\":90000000,\"self_ns\":50000000,\"min_ns\":0,\"max_ns\":0,\"throws\":0,"
+                 "\"cpu_ns\":30000000,\"alloc_bytes\":1000,\"children\":[{\"class\":\"t.S\",\"method\":\"spin\","
+                 "\"desc\":\"()V\",\"calls\":1,\"total_ns\":40000000,\"self_ns\":40000000,\"min_ns\":0,"
+                 "\"max_ns\":0,\"throws\":0,\"cpu_ns\":%d000000,\"alloc_bytes\":1000,\"children\":[]}]}}",
+                 i, 21 + i);
+        call = json_loads(buf, 0, NULL);
+        CHECK_INT(call_from_json(&tab, &c, call, &e), 0);
+        CHECK_INT(gates_tally_add(t, &tab, &c, 1, &e), 0);
+        /* the same call without its figures */
+        c.flags = 0;
+        CHECK_INT(gates_tally_add(plain, &tab, &c, 1, &e), 0);
+        json_decref(call);
+    }
+    CHECK_INT(gates_tally_judge(t, &g, f, &e), 1);
+    CHECK_INT((int)json_array_size(f), 2);
+    CHECK_STR(json_string_value(json_array_get(f, 0)), "--budget t.S.spin:cpu_p90=20: t.E.run()V > t.S.spin()V: "
+                                                        "cpu_p90 29.950 ms within one entry call, over the budget "
+                                                        "of 20 ms");
+    CHECK_STR(json_string_value(json_array_get(f, 1)), "--max-alloc t.S.spin=999: t.E.run()V > t.S.spin()V: 1000 "
+                                                        "bytes allocated within one entry call, over the limit of 999");
+    json_array_clear(f);
+    g.n_budgets = 0;
+    CHECK_INT(gates_tally_judge(plain, &g, f, &e), -1);
+    CHECK_STR(e.msg, "--max-alloc t.S.spin=999: the calls carry no allocations (trace with --alloc)");
+    g.n_budgets = 2;
+    g.n_max_alloc = 0;
+    CHECK_INT(gates_tally_judge(plain, &g, f, &e), -1);
+    CHECK_STR(e.msg, "--budget t.S.spin:cpu_p90=20: the calls carry no CPU times (trace with --cpu)");
+    json_decref(f);
+    gates_tally_free(t);
+    gates_tally_free(plain);
+    call_free(&c);
+    call_tab_free(&tab);
+}
+
 int main(void)
 {
     test_parse();
     test_parse_fields();
     test_judge();
     test_tally();
+    test_figures();
     return check_status();
 }

@@ -27,9 +27,9 @@ static void test_invalid(void)
 
     CHECK_INT(opts_parse("bogus", &o, &e), -1);
     CHECK_INT(e.code, MCT_E_ARG);
-    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget, include-warmup, min-calls, cpu, alloc)");
+    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget, include-warmup, min-calls, cpu, alloc, follow-async, async-wait, max-alloc, args, args-len)");
     CHECK_INT(opts_parse("verbose,x=1", &o, &e), -1);
-    CHECK_STR(e.msg, "unknown option 'x' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget, include-warmup, min-calls, cpu, alloc)");
+    CHECK_STR(e.msg, "unknown option 'x' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget, include-warmup, min-calls, cpu, alloc, follow-async, async-wait, max-alloc, args, args-len)");
     CHECK_INT(opts_parse("verbose=1", &o, &e), -1);
     CHECK_STR(e.msg, "option 'verbose' takes no value");
     CHECK_INT(opts_parse("verbose,", &o, &e), -1);
@@ -232,7 +232,7 @@ static void test_gates(void)
     CHECK_INT(opts_parse("trace=a.B.run,out=x,max-calls=find=1", &o, &e), -1);
     CHECK(strstr(e.msg, "option 'max-calls': max-calls: 'find' is not CLASS.METHOD") == e.msg);
     CHECK_INT(opts_parse("trace=a.B.run,out=x,budget=a.R.find:p75=1", &o, &e), -1);
-    CHECK_STR(e.msg, "option 'budget': budget a.R.find:p75=1: 'p75' is not p50, p90, p99 or max");
+    CHECK_STR(e.msg, "option 'budget': budget a.R.find:p75=1: 'p75' is not p50, p90, p99 or max, nor (with cpu) cpu_p50, cpu_p90, cpu_p99 or cpu_max");
     CHECK_INT(opts_parse("trace=a.B.run,out=x,percentile=0,fail-over-ms=1", &o, &e), -1);
     CHECK_STR(e.msg, "option 'percentile': percentile must be a number over 0 and at most 100, got '0'");
     CHECK_INT(opts_parse("trace=a.B.run,out=x,fail-over-ms=-1", &o, &e), -1);
@@ -269,7 +269,7 @@ static void test_gates(void)
         for (int i = 0; i < 10; i++)
             strcat(s, item);
         CHECK_INT(opts_parse(s, &o, &e), -1);
-        CHECK_STR(e.msg, "option 'budget': the max-calls and budget items are longer than 8191 bytes together");
+        CHECK_STR(e.msg, "option 'budget': the max-calls, budget and max-alloc items are longer than 8191 bytes together");
     }
 }
 
@@ -286,7 +286,11 @@ static void test_round_trip(void)
           { "slowest", "0" }, { "sample", "3" }, { "max-calls", "a.B.c(I)J=2" }, { "max-calls", "a.B.d=0" },
           { "percentile", "90" }, { "fail-over-ms", "1.25" }, { "budget", "a.B.c:p99=3" },
           { "include-warmup", NULL }, { "min-calls", "30" } },
-        { { "out", "x" }, { "min-ms", "2.5" }, { "sample", "1000000000" }, { "cpu", NULL }, { "alloc", NULL } },
+        { { "out", "x" }, { "min-ms", "2.5" }, { "sample", "1000000000" }, { "cpu", NULL }, { "alloc", NULL },
+          { "follow-async", NULL }, { "async-wait", "250" } },
+        { { "out", "x" }, { "aggregate", NULL }, { "cpu", NULL }, { "alloc", NULL },
+          { "budget", "a.B.c:cpu_p90=2" }, { "max-alloc", "a.B.c=4096" }, { "max-alloc", "a.B.d(I)J=0" } },
+        { { "out", "x" }, { "args", NULL }, { "args-len", "1024" } },
     };
     unsigned long rows = 0;
 
@@ -322,7 +326,9 @@ static void test_round_trip(void)
         CHECK_STR(q->regex, r.regex != NULL ? r.regex : REQ_DEFAULT_REGEX);
         CHECK(q->depth == (r.depth != 0 ? r.depth : 3));
         CHECK(q->include_jdk == r.include_jdk && q->aggregate == r.aggregate &&
-              q->include_warmup == r.include_warmup && q->cpu == r.cpu && q->alloc == r.alloc);
+              q->include_warmup == r.include_warmup && q->cpu == r.cpu && q->alloc == r.alloc &&
+              q->follow_async == r.follow_async && q->async_wait_ms == r.async_wait_ms &&
+              q->args == r.args && q->args_len == r.args_len);
         CHECK(q->min_ns == r.min_ns && q->count == r.count && q->interval_ms == r.interval_ms &&
               q->slowest == r.slowest && q->sample == r.sample);
         CHECK(q->percentile == r.percentile && q->fail_over_ms == r.fail_over_ms && q->min_calls == r.min_calls);
@@ -332,6 +338,10 @@ static void test_round_trip(void)
         CHECK_INT((int)q->budgets.n, (int)r.budgets.n);
         for (size_t i = 0; i < q->budgets.n && i < r.budgets.n; i++)
             CHECK_STR(q->budgets.item[i].arg, r.budgets.item[i].arg);
+        CHECK_INT((int)q->max_alloc.n, (int)r.max_alloc.n);
+        for (size_t i = 0; i < q->max_alloc.n && i < r.max_alloc.n; i++)
+            CHECK(strcmp(q->max_alloc.item[i].arg, r.max_alloc.item[i].arg) == 0 &&
+                  q->max_alloc.item[i].n == r.max_alloc.item[i].n);
     }
     for (size_t i = 0; i < REQ_ROWS; i++)
         if (req_fields[i].where & REQ_AGENT)

@@ -277,10 +277,66 @@ static void test_metrics(void)
     sum_hist_reset(&h);
 }
 
+/* A summary of two calls of build()'s tree: one point per node, named by
+ * its path as the rows name it, its count the node's entry calls, its sum
+ * the node's total; cumulative for a final summary, delta for an
+ * interval's. */
+static void test_summary_metrics(void)
+{
+    static const char *const paths[] = {"p.A.run()V", "p.A.run()V / p.B.x()V", "p.A.run()V / p.C.y()V",
+                                        "p.A.run()V / p.C.y()V / p.D.z()V"};
+    static const double sums[] = {2000, 1200, 600, 200};
+    struct otlp_resource r = {.service = "svc"};
+    call_tab t = {0};
+    mct_call c = {0};
+    mct_buf b;
+    mct_err e;
+    sum *s = sum_new(0, &e);
+    json_t *summary, *j, *m, *points;
+
+    CHECK(s != NULL);
+    build(&t, &c, NULL);
+    CHECK(sum_add_call(s, &t, &c, &e) == 0);
+    c.seq = 8;
+    CHECK(sum_add_call(s, &t, &c, &e) == 0);
+    for (int final = 0; final <= 1; final++) {
+        summary = sum_to_json(s, final, &e);
+        CHECK(summary != NULL);
+        buf_init(&b);
+        CHECK_INT(otlp_summary_metrics(&b, &r, summary, &e), 4);
+        j = load(&b);
+        m = json_array_get(json_object_get(json_array_get(json_object_get(json_array_get(
+                                                                              json_object_get(j, "resourceMetrics"), 0),
+                                                                          "scopeMetrics"),
+                                                           0),
+                                           "metrics"),
+                           0);
+        CHECK_INT(json_integer_value(json_object_get(json_object_get(m, "histogram"), "aggregationTemporality")),
+                  final ? 2 : 1);
+        points = json_object_get(json_object_get(m, "histogram"), "dataPoints");
+        CHECK_INT(json_array_size(points), 4);
+        for (size_t i = 0; i < 4 && i < json_array_size(points); i++) {
+            json_t *dp = json_array_get(points, i);
+
+            CHECK_STR(attr(json_object_get(dp, "attributes"), "mcalltree.path"), paths[i]);
+            CHECK_STR(sval(dp, "count"), "2");
+            CHECK(json_real_value(json_object_get(dp, "sum")) + json_integer_value(json_object_get(dp, "sum")) ==
+                  sums[i]);
+        }
+        json_decref(j);
+        json_decref(summary);
+        buf_free(&b);
+    }
+    sum_free(s);
+    call_free(&c);
+    call_tab_free(&t);
+}
+
 int main(void)
 {
     test_traces();
     test_rows();
     test_metrics();
+    test_summary_metrics();
     return check_status();
 }

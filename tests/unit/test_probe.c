@@ -29,6 +29,8 @@ typedef jboolean(JNICALL *native_z_tki)(JNIEnv *, jclass, jthrowable, jint, jint
 typedef jboolean(JNICALL *native_z_olkii)(JNIEnv *, jclass, jobject, jlong, jint, jint, jint);
 typedef jboolean(JNICALL *native_z)(JNIEnv *, jclass);
 typedef jobject(JNICALL *native_o)(JNIEnv *, jclass);
+typedef void(JNICALL *native_kij)(JNIEnv *, jclass, jint, jint, jlong);
+typedef void(JNICALL *native_ko)(JNIEnv *, jclass, jint, jobject);
 
 /* Probe.ENTRIES, Probe.STRIDE */
 #define ENTRIES 1024
@@ -42,6 +44,8 @@ static native_z_tki n_root_fail0;
 static native_z_olkii n_root_begin0;
 static native_z n_counting0;
 static native_o n_slots0;
+static native_kij n_arg0;
+static native_ko n_arg_ref0;
 static int defined_ok;
 static _Atomic int global_refs;
 static jobject table_value[ENTRIES * STRIDE]; /* Probe.TABLE */
@@ -91,7 +95,7 @@ static jclass JNICALL f_define(JNIEnv *env, const char *name, jobject loader, co
                 natives = 0;
         }
         /* what the rewriter calls, and what the agent binds and times */
-        defined_ok = natives == 10 && cf_find_method(c, "free", "(I)V") != NULL && cf_find_method(c, "counting0", "()Z") != NULL &&
+        defined_ok = natives == PROBE_N_NATIVES && cf_find_method(c, "free", "(I)V") != NULL && cf_find_method(c, "counting0", "()Z") != NULL &&
                      cf_find_method(c, "spin", "(I)V") != NULL &&
                      cf_find_method(c, "enter0", "(II)V") != NULL &&
                      cf_find_method(c, "enter", "(I)V") != NULL && cf_find_method(c, "exit", "(I)V") != NULL &&
@@ -101,7 +105,14 @@ static jclass JNICALL f_define(JNIEnv *env, const char *name, jobject loader, co
                      cf_find_method(c, "rootExit", "(I)V") != NULL &&
                      cf_find_method(c, "rootFail", "(Ljava/lang/Throwable;I)V") != NULL &&
                      cf_find_method(c, "rootExitOn", "(I)V") != NULL &&
-                     cf_find_method(c, "rootFailOn", "(Ljava/lang/Throwable;I)V") != NULL;
+                     cf_find_method(c, "rootFailOn", "(Ljava/lang/Throwable;I)V") != NULL &&
+                     cf_find_method(c, "wrapRun", "(Ljava/lang/Runnable;I)Ljava/lang/Runnable;") != NULL &&
+                     cf_find_method(c, "wrapCall", "(Ljava/util/concurrent/Callable;I)Ljava/util/concurrent/Callable;") != NULL &&
+                     cf_find_method(c, "wrapGet", "(Ljava/util/function/Supplier;I)Ljava/util/function/Supplier;") != NULL &&
+                     cf_find_method(c, "wrapApply", "(Ljava/util/function/Function;I)Ljava/util/function/Function;") != NULL &&
+                     cf_find_method(c, "wrapAccept", "(Ljava/util/function/Consumer;I)Ljava/util/function/Consumer;") != NULL &&
+                     cf_find_method(c, "argI", "(I)V") != NULL &&
+                     cf_find_method(c, "argL", "(Ljava/lang/Object;)V") != NULL;
     }
     cf_free(c);
     return fake_class;
@@ -132,6 +143,10 @@ static jint JNICALL f_register(JNIEnv *env, jclass cls, const JNINativeMethod *m
             n_root_exit0 = (native_z_ki)m[i].fnPtr;
         else if (strcmp(m[i].name, "rootFail0") == 0)
             n_root_fail0 = (native_z_tki)m[i].fnPtr;
+        else if (strcmp(m[i].name, "arg0") == 0)
+            n_arg0 = (native_kij)m[i].fnPtr;
+        else if (strcmp(m[i].name, "argRef0") == 0)
+            n_arg_ref0 = (native_ko)m[i].fnPtr;
     }
     return 0;
 }
@@ -564,6 +579,31 @@ static size_t pending(probe_thread *t, probe_ev *out, size_t max)
     return n;
 }
 
+/* The String argument of test_args: the only instance FindClass's class
+ * (String and Enum alike here) has. */
+static int string_obj;
+
+static jfieldID JNICALL f_field(JNIEnv *e, jclass cls, const char *name, const char *sig)
+{
+    return (jfieldID)(uintptr_t)3;
+}
+
+static jboolean JNICALL f_is_instance(JNIEnv *e, jobject o, jclass cls)
+{
+    return o == (jobject)&string_obj ? JNI_TRUE : JNI_FALSE;
+}
+
+static jsize JNICALL f_string_length(JNIEnv *e, jstring s)
+{
+    return 10;
+}
+
+static void JNICALL f_string_region(JNIEnv *e, jstring s, jsize start, jsize len, jchar *buf)
+{
+    for (jsize i = 0; i < len; i++)
+        buf[i] = (jchar)('a' + start + i);
+}
+
 static void test_install(void)
 {
     mct_err err;
@@ -592,6 +632,10 @@ static void test_install(void)
     jni_fns.GetStaticMethodID = f_static_method_id;
     jni_fns.CallStaticVoidMethod = f_call_static_void;
     jni_fns.NewDirectByteBuffer = f_new_direct;
+    jni_fns.GetFieldID = f_field;
+    jni_fns.IsInstanceOf = f_is_instance;
+    jni_fns.GetStringLength = f_string_length;
+    jni_fns.GetStringRegion = f_string_region;
     /* A probe class whose table is not what the natives index (its
      * constants differ from probe.c's) is refused, clearly. */
     table_length = 1024 * 8;
@@ -602,7 +646,7 @@ static void test_install(void)
     CHECK(probe_install(env, jvmti, 0, &err) == 0);
     CHECK(defined_ok);
     CHECK(n_enter0 && n_exit0 && n_fail0 && n_root_begin0 && n_root_nest0 && n_root_exit0 && n_root_fail0 &&
-          n_root_of0 && n_slots0 && n_counting0);
+          n_root_of0 && n_slots0 && n_counting0 && n_arg0 && n_arg_ref0);
     /* The class initializes: its SLOTS. */
     if (n_slots0 != NULL)
         n_slots0(env, fake_class);
@@ -637,7 +681,7 @@ static void test_depth_limit(void)
     p_enter(env, fake_class, A); /* outside a traced call: nothing */
     p_root_enter(env, fake_class, ROOT);
     CHECK(me() != NULL);
-    CHECK_INT(global_refs, 4); /* the probe class, its TABLE, WeakReference and the Thread */
+    CHECK_INT(global_refs, 6); /* the probe class, its TABLE, WeakReference, String, Enum and the Thread */
     CHECK(table_value[first_entry(current_id)] == fake_thread); /* the Java side now sees this thread trace */
     p_enter(env, fake_class, A);
     p_enter(env, fake_class, B);
@@ -659,6 +703,53 @@ static void test_depth_limit(void)
     CHECK_INT(PROBE_SESSION(ev[5].kind), 1);
     CHECK(ev[5].t >= ev[0].t);
     CHECK_INT(me()->depth, 0);
+}
+
+/* --args: the entry method's arguments right after its start, each as
+ * the rewriter passes it (the Java side's check first); a String cut to
+ * the session's length, any other object held by a global ref; none once
+ * another event was recorded, none outside a traced call. */
+static void test_args(void)
+{
+    probe_ev ev[16];
+    size_t n;
+    int refs = global_refs, k;
+
+    probe_set_args(1, 6);
+    CHECK_STR(probe_methods(PLAN_ROOT)->arg, "arg");
+    CHECK_STR(probe_methods(PLAN_ROOT_RECEIVER)->arg, "arg");
+    CHECK(probe_methods(0)->arg == NULL);
+    n_arg0(env, fake_class, java_entry(), 4, -7); /* outside a traced call: the Java side never calls */
+    p_root_enter(env, fake_class, ROOT);
+    k = java_entry();
+    CHECK(k >= 0);
+    n_arg0(env, fake_class, k, 4, -7);                   /* int -7, widened */
+    n_arg0(env, fake_class, k, 1, -7);                   /* byte -7 */
+    n_arg_ref0(env, fake_class, k, NULL);
+    n_arg_ref0(env, fake_class, k, (jobject)&string_obj); /* "abcdefghij", kept to 6 */
+    n_arg_ref0(env, fake_class, k, (jobject)fake_other);
+    p_enter(env, fake_class, A);
+    n_arg0(env, fake_class, k, 4, 1);                    /* not right after the start: dropped */
+    p_exit(env, fake_class, A);
+    p_root_exit(env, fake_class, ROOT);
+    n = pending(me(), ev, 16);
+    CHECK_INT(n, 11);
+    CHECK_INT(PROBE_LEN(ev[0].kind), 11);
+    CHECK(PROBE_KIND(ev[1].kind) == PROBE_ARG && PROBE_ARG_TYPE(ev[1].kind) == PROBE_ARG_INT &&
+          ev[1].t == 0xfffffff9u && PROBE_ARG_EVENTS(ev[1].kind) == 0);
+    CHECK(PROBE_ARG_TYPE(ev[2].kind) == PROBE_ARG_BYTE && ev[2].t == 0xf9u);
+    CHECK(PROBE_ARG_TYPE(ev[3].kind) == PROBE_ARG_NULL && probe_ev_ref(&ev[3]) == NULL);
+    CHECK(PROBE_ARG_TYPE(ev[4].kind) == PROBE_ARG_STRING && ev[4].t == 6 && ev[4].id == 10 &&
+          PROBE_ARG_EVENTS(ev[4].kind) == 2);
+    CHECK(PROBE_KIND(ev[5].kind) == PROBE_ARG_CHARS && ev[5].t == 0x0064006300620061ull);
+    CHECK(PROBE_KIND(ev[6].kind) == PROBE_ARG_CHARS && ev[6].t == 0x00660065u);
+    CHECK(PROBE_ARG_TYPE(ev[7].kind) == PROBE_ARG_OBJECT && probe_ev_ref(&ev[7]) == (void *)fake_other);
+    CHECK_INT(global_refs, refs + 1);
+    CHECK(PROBE_KIND(ev[8].kind) == PROBE_ENTER && PROBE_KIND(ev[9].kind) == PROBE_EXIT &&
+          PROBE_KIND(ev[10].kind) == PROBE_ROOT_EXIT);
+    global_refs = refs; /* the worker would free it */
+    probe_set_args(0, 64);
+    CHECK(probe_methods(PLAN_ROOT)->arg == NULL);
 }
 
 static void test_foreign_roots(void)
@@ -1530,6 +1621,7 @@ int main(void)
     test_install();
     test_outside_session();
     test_depth_limit();
+    test_args();
     test_foreign_roots();
     test_call_outlives_session();
     test_nesting_and_missed_exit();

@@ -252,6 +252,9 @@ static void test_requests(void)
     ACCEPT(TRACE_OK ",\"sample\":10}", PROTO_REQUEST);
     ACCEPT(TRACE_OK ",\"sample\":1000000000}", PROTO_REQUEST);
     REJECT(TRACE_OK ",\"sample\":0}", PROTO_REQUEST, MCT_E_PROTO, "sample: 0 is outside 1..1000000000");
+    REJECT(TRACE_OK ",\"args\":true,\"args_len\":0}", PROTO_REQUEST, MCT_E_PROTO, "args_len: 0 is outside 1..1024");
+    REJECT(TRACE_OK ",\"args\":true,\"args_len\":1025}", PROTO_REQUEST, MCT_E_PROTO,
+           "args_len: 1025 is outside 1..1024");
     REJECT(TRACE_OK ",\"sample\":1000000001}", PROTO_REQUEST, MCT_E_PROTO,
            "sample: 1000000001 is outside 1..1000000000");
     REJECT(TRACE_OK ",\"sample\":\"10\"}", PROTO_REQUEST, MCT_E_PROTO, "sample");
@@ -751,13 +754,15 @@ static const struct {
     { rt_trace, "{\"type\":\"trace\",\"protocol\":1,\"class\":\"com.shop.Cart\",\"method\":\"total\","
                 "\"desc\":null,\"depth\":3,\"regex\":\"com\\\\.shop\\\\..*\",\"include_jdk\":false,"
                 "\"plan_only\":false,\"min_ns\":0,\"count\":0,\"verbose\":false,\"client_pid\":42,"
-                "\"aggregate\":false,\"wait\":false,\"include_warmup\":false,\"compact\":false,\"cpu\":false,\"alloc\":false}" },
+                "\"aggregate\":false,\"wait\":false,\"include_warmup\":false,\"compact\":false,\"cpu\":false,\"alloc\":false,"
+                "\"follow_async\":false,\"args\":false}" },
     { rt_trace, "{\"type\":\"trace\",\"protocol\":1,\"class\":\"a.B$C\",\"method\":\"<init>\","
                 "\"desc\":\"(I[Ljava/lang/String;)V\",\"depth\":64,\"regex\":\"\",\"include_jdk\":true,"
                 "\"plan_only\":true,\"min_ns\":1500000,\"count\":9223372036854775807,\"verbose\":true,"
-                "\"client_pid\":2147483647,\"aggregate\":false,\"wait\":true,\"include_warmup\":false,\"compact\":true,\"cpu\":true,\"alloc\":true}" },
+                "\"client_pid\":2147483647,\"aggregate\":false,\"wait\":true,\"include_warmup\":false,\"compact\":true,\"cpu\":true,\"alloc\":true,"
+                "\"follow_async\":true,\"async_wait_ms\":250,\"args\":true,\"args_len\":1024}" },
     { rt_trace, TRACE_OK ",\"aggregate\":true,\"interval_ms\":250,\"slowest\":1000,\"wait\":false,\"sample\":7,"
-                "\"include_warmup\":true,\"compact\":false,\"cpu\":false,\"alloc\":false}" },
+                "\"include_warmup\":true,\"compact\":false,\"cpu\":false,\"alloc\":false,\"follow_async\":false,\"args\":true}" },
     { rt_stop, "{\"type\":\"stop\",\"reason\":\"signal\"}" },
     { rt_hello, HELLO_HEAD "\"session\":null,\"instrumented_classes\":0,\"loads\":1,"
                 "\"missing_capabilities\":[]}" },

@@ -1,10 +1,12 @@
 /* test_replies.c — protocol/replies.c, the one judge of a session's replies:
  * the call-count gates count warm-up calls, the timing gates and a plain
  * fail-over-ms leave them out (unless include-warmup), every call read is
- * counted, and a final summary is judged instead of the calls. */
+ * counted, and a final summary is judged instead of the calls; each
+ * gate's own verdict (replies_cases); when -n counts the judged calls. */
 #include "check.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "readcall.h"
 #include "replies.h"
@@ -112,9 +114,91 @@ static void test_over(void)
     json_decref(warm);
 }
 
+/* Each gate judged on its own: a case per gate, in order, with only its
+ * own messages; no call: every gate fails, saying so. */
+static void test_cases(void)
+{
+    static const char held[] = "t.R.find=5", over[] = "t.R.find=4", budget[] = "t.R.find:max=1";
+    struct gates_max_calls m[2];
+    struct gates_budget b;
+    struct gates g = { .prefix = "--", .class_name = "t.E", .method = "run", .desc = "()V", .max_calls = m,
+                       .n_max_calls = 2, .budgets = &b, .n_budgets = 1, .percentile = 50, .fail_over_ms = 0.5 };
+    json_t *cases = json_array(), *c;
+    replies *r;
+    mct_err e;
+
+    CHECK_INT(gates_parse_max_calls("--", held, &m[0], &e), 0);
+    CHECK_INT(gates_parse_max_calls("--", over, &m[1], &e), 0);
+    CHECK_INT(gates_parse_budget("--", budget, &b, &e), 0);
+    r = replies_new(&g, 0, -1, &e);
+    CHECK(r != NULL);
+    CHECK_INT(replies_cases(r, cases, &e), 0);
+    CHECK_INT((int)json_array_size(cases), 4);
+    for (size_t i = 0; i < json_array_size(cases); i++) {
+        c = json_array_get(cases, i);
+        CHECK(json_is_false(json_object_get(c, "passed")));
+        CHECK_STR(json_string_value(json_array_get(json_object_get(c, "failures"), 0)),
+                  "the gates have no call of t.E.run()V to judge");
+    }
+    json_array_clear(cases);
+    feed(r);
+    CHECK_INT(replies_cases(r, cases, &e), 0);
+    CHECK_INT((int)json_array_size(cases), 4);
+    c = json_array_get(cases, 0);
+    CHECK_STR(json_string_value(json_object_get(c, "gate")), "--max-calls t.R.find=5");
+    CHECK(json_is_true(json_object_get(c, "passed")) && json_array_size(json_object_get(c, "failures")) == 0);
+    c = json_array_get(cases, 1);
+    CHECK_STR(json_string_value(json_object_get(c, "gate")), "--max-calls t.R.find=4");
+    CHECK(json_is_false(json_object_get(c, "passed")) && json_array_size(json_object_get(c, "failures")) == 1);
+    CHECK_STR(json_string_value(json_array_get(json_object_get(c, "failures"), 0)),
+              "--max-calls t.R.find=4: t.R.find(J)V was called 5 times in one entry call, over the limit of 4");
+    c = json_array_get(cases, 2);
+    CHECK_STR(json_string_value(json_object_get(c, "gate")), "--percentile 50 --fail-over-ms 0.5");
+    CHECK(json_is_false(json_object_get(c, "passed")));
+    CHECK(strstr(json_string_value(json_array_get(json_object_get(c, "failures"), 0)),
+                 "--percentile 50: the 50-th percentile of the 10 calls") != NULL);
+    c = json_array_get(cases, 3);
+    CHECK_STR(json_string_value(json_object_get(c, "gate")), "--budget t.R.find:max=1");
+    CHECK(json_is_true(json_object_get(c, "passed")));
+    replies_free(r);
+    /* No gate: no case. */
+    json_array_clear(cases);
+    r = replies_new(NULL, 0, 50, &e);
+    CHECK_INT(replies_cases(r, cases, &e), 0);
+    CHECK_INT((int)json_array_size(cases), 0);
+    replies_free(r);
+    json_decref(cases);
+}
+
+/* -n counts the judged calls with a timing gate, per call, warm-up calls
+ * left out; else every call. */
+static void test_counts_judged(void)
+{
+    struct mct_request q;
+
+    req_init(&q);
+    q.count = 10;
+    CHECK(!replies_counts_judged(&q));
+    q.percentile = 90;
+    CHECK(replies_counts_judged(&q));
+    q.include_warmup = 1;
+    CHECK(!replies_counts_judged(&q));
+    q.include_warmup = 0;
+    q.aggregate = 1;
+    CHECK(!replies_counts_judged(&q));
+    q.aggregate = 0;
+    q.percentile = 0;
+    q.budgets.n = 1;
+    CHECK(replies_counts_judged(&q));
+    q.count = 0;
+    CHECK(!replies_counts_judged(&q));
+}
+
 int main(void)
 {
     test_rules();
     test_over();
+    test_cases();
+    test_counts_judged();
     return check_status();
 }

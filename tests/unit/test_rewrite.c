@@ -18,11 +18,12 @@
 #include "classasm.h"
 #include "classfile.h"
 #include "cpool.h"
+#include "handoff.h"
 #include "rewrite.h"
 #include "stackmap.h"
 
-static const rw_probes probes = {"test/Probe", "enter", "exit", "fail", 0};
-static const rw_probes receiver_probes = {"test/Probe", "enterOn", "exit", "fail", 1};
+static const rw_probes probes = {"test/Probe", "enter", "exit", "fail", 0, NULL};
+static const rw_probes receiver_probes = {"test/Probe", "enterOn", "exit", "fail", 1, NULL};
 
 /* One rewrite: the input bytes, the outcome, the output and its view. */
 struct rw {
@@ -677,6 +678,194 @@ static void test_receiver(void)
     rw_done(&r);
 }
 
+/* Hand-off sites (--follow-async): which invokes are sites, and their
+ * task wrapped before them (swapped around an argument that follows it)
+ * and the probe after them. */
+static void test_handoff(void)
+{
+    static const struct {
+        const char *owner, *name, *desc;
+        int kind, swap;
+    } sites[] = {
+        {"java/util/concurrent/ExecutorService", "submit", "(Ljava/util/concurrent/Callable;)Ljava/util/concurrent/Future;", HO_CALL, 0},
+        {"java/util/concurrent/ExecutorService", "submit", "(Ljava/lang/Runnable;Ljava/lang/Object;)Ljava/util/concurrent/Future;", HO_RUN, 1},
+        {"java/util/concurrent/Executor", "execute", "(Ljava/lang/Runnable;)V", HO_RUN, 0},
+        {"java/util/concurrent/CompletableFuture", "thenApplyAsync", "(Ljava/util/function/Function;Ljava/util/concurrent/Executor;)Ljava/util/concurrent/CompletableFuture;", HO_APPLY, 1},
+        {"java/util/concurrent/CompletionStage", "thenAcceptAsync", "(Ljava/util/function/Consumer;)Ljava/util/concurrent/CompletionStage;", HO_ACCEPT, 0},
+        {"java/util/concurrent/CompletableFuture", "supplyAsync", "(Ljava/util/function/Supplier;)Ljava/util/concurrent/CompletableFuture;", HO_GET, 0},
+        {"java/lang/Thread", "<init>", "(Ljava/lang/Runnable;Ljava/lang/String;)V", HO_RUN, 1},
+        {"java/lang/Thread$Builder$OfVirtual", "start", "(Ljava/lang/Runnable;)Ljava/lang/Thread;", HO_RUN, 0},
+        {"jakarta/servlet/AsyncContext", "start", "(Ljava/lang/Runnable;)V", HO_RUN, 0},
+        {"java/util/concurrent/StructuredTaskScope", "fork", "(Ljava/util/concurrent/Callable;)Ljava/util/concurrent/StructuredTaskScope$Subtask;", HO_CALL, 0},
+        {"com/shop/Pool", "execute", "(Ljava/lang/Runnable;)V", -1, 0},
+        {"java/util/concurrent/Executor", "execute", "(Ljava/lang/Object;)V", -1, 0},
+        {"java/util/concurrent/CompletableFuture", "thenApply", "(Ljava/util/function/Function;)Ljava/util/concurrent/CompletableFuture;", -1, 0},
+        {"java/util/concurrent/ForkJoinPool", "execute", "(Ljava/util/concurrent/ForkJoinTask;)V", -1, 0},
+        {"java/util/concurrent/CompletableFuture", "thenCombineAsync", "(Ljava/util/concurrent/CompletionStage;Ljava/util/function/BiFunction;)Ljava/util/concurrent/CompletableFuture;", -1, 0},
+        {"java/util/concurrent/ExecutorService", "submit", "(Ljava/lang/Runnable;Ljava/lang/Object;Ljava/lang/Object;)V", -1, 0},
+        {"java/util/concurrent/ExecutorService", "submit", "(Ljava/lang/Runnable;J)V", -1, 0},
+        {"java/lang/Thread", "start", "()V", -1, 0},
+    };
+    static const int32_t ids[HO_KINDS] = {20, 21, 22, 23, 24};
+    /* static void m(ThreadPoolExecutor e, Runnable r, Supplier s):
+     * e.execute(r); CompletableFuture.supplyAsync(s, e); */
+    uint8_t code[] = {
+        BC_ALOAD_0, 0x2b, BC_INVOKEVIRTUAL, 0, 0,   /* 0 */
+        0x2c, BC_ALOAD_0, BC_INVOKESTATIC, 0, 0,          /* 5: aload_2 */
+        BC_POP, BC_RETURN,                                /* 10 */
+    };
+    static const uint8_t want[] = {
+        BC_BIPUSH, 9, BC_INVOKESTATIC, 0, 0,                                   /* 0: entry probe */
+        BC_ALOAD_0, 0x2b, BC_BIPUSH, 20, BC_INVOKESTATIC, 0, 0,          /* 5: wrapRun */
+        BC_INVOKEVIRTUAL, 0, 0, BC_BIPUSH, 20, BC_INVOKESTATIC, 0, 0,          /* 12: execute, handed */
+        0x2c, BC_ALOAD_0, BC_SWAP, BC_BIPUSH, 22, BC_INVOKESTATIC, 0, 0, BC_SWAP, /* 20: wrapGet */
+        BC_INVOKESTATIC, 0, 0, BC_BIPUSH, 22, BC_INVOKESTATIC, 0, 0,           /* 29: supplyAsync, handed */
+        BC_POP, BC_BIPUSH, 9, BC_INVOKESTATIC, 0, 0, BC_RETURN,                /* 37: exit probe */
+        BC_DUP, BC_BIPUSH, 9, BC_INVOKESTATIC, 0, 0, BC_ATHROW,
+    };
+    static const struct {
+        size_t at;
+        const char *name;
+    } refs[] = {{10, "wrapRun"}, {13, "execute"}, {18, "handed"}, {26, "wrapGet"}, {30, "supplyAsync"}, {35, "handed"}};
+    rw_target t = {.method = 0, .id = 9, .probes = &probes, .handoff = ids};
+    ca_class a;
+    uint16_t ex, sa;
+    size_t len, i;
+    uint8_t *d;
+    cf_class *c, *oc = NULL;
+    uint8_t *out = NULL;
+    size_t out_len;
+    rw_outcome o;
+    mct_err e;
+    cf_ref ref;
+
+    for (i = 0; i < sizeof sites / sizeof sites[0]; i++) {
+        int swap = -1, k = ho_site(sites[i].owner, sites[i].name, sites[i].desc, &swap);
+
+        if (k != sites[i].kind || (k >= 0 && swap != sites[i].swap)) {
+            fprintf(stderr, "ho_site(%s.%s%s) = %d swap %d, want %d swap %d\n", sites[i].owner, sites[i].name,
+                    sites[i].desc, k, swap, sites[i].kind, sites[i].swap);
+            check_failures++;
+        }
+    }
+    ca_init(&a, "T", "java/lang/Object", 52);
+    ex = ca_methodref(&a, "java/util/concurrent/ThreadPoolExecutor", "execute", "(Ljava/lang/Runnable;)V");
+    sa = ca_methodref(&a, "java/util/concurrent/CompletableFuture", "supplyAsync",
+                      "(Ljava/util/function/Supplier;Ljava/util/concurrent/Executor;)Ljava/util/concurrent/CompletableFuture;");
+    code[3] = (uint8_t)(ex >> 8);
+    code[4] = (uint8_t)ex;
+    code[8] = (uint8_t)(sa >> 8);
+    code[9] = (uint8_t)sa;
+    {
+        ca_code cc = {.code = code, .len = sizeof code, .max_stack = 2, .max_locals = 3};
+
+        ca_method(&a, CF_ACC_STATIC, "m",
+                  "(Ljava/util/concurrent/ThreadPoolExecutor;Ljava/lang/Runnable;Ljava/util/function/Supplier;)V", &cc);
+    }
+    d = ca_finish(&a, &len);
+    c = d ? cf_parse(d, len, &e) : NULL;
+    CHECK(c != NULL);
+    if (c != NULL && rw_rewrite(c, &t, 1, &o, &out, &out_len, &e) == 0 && out != NULL)
+        oc = cf_parse(out, out_len, &e);
+    CHECK(oc != NULL);
+    if (oc != NULL) {
+        const cf_code *cd = oc->methods[0].code;
+
+        CHECK_INT(cd->code_len, sizeof want);
+        for (i = 0; i < sizeof want && i < cd->code_len; i++) {
+            if (i >= 3 && (want[i - 2] == BC_INVOKESTATIC || want[i - 1] == BC_INVOKESTATIC ||
+                           want[i - 2] == BC_INVOKEVIRTUAL || want[i - 1] == BC_INVOKEVIRTUAL))
+                continue;
+            if (cd->code[i] != want[i]) {
+                fprintf(stderr, "handoff: code[%zu] = 0x%02x, want 0x%02x\n", i, cd->code[i], want[i]);
+                check_failures++;
+            }
+        }
+        for (i = 0; i < sizeof refs / sizeof refs[0] && cd->code_len == sizeof want; i++)
+            if (cf_member_ref(oc, u2at(cd->code + refs[i].at), &ref) < 0 || strcmp(ref.name, refs[i].name) != 0) {
+                fprintf(stderr, "handoff: the invoke at %zu is not %s\n", refs[i].at - 1, refs[i].name);
+                check_failures++;
+            }
+        CHECK_INT(cd->max_stack, 3);
+        /* Without hand-offs followed the sites stay as they are. */
+        t.handoff = NULL;
+        free(out);
+        out = NULL;
+        cf_free(oc);
+        oc = NULL;
+        CHECK_INT(rw_rewrite(c, &t, 1, &o, &out, &out_len, &e), 0);
+        if (out != NULL)
+            oc = cf_parse(out, out_len, &e);
+        /* the code, its entry and exit probes, the handler */
+        CHECK(oc != NULL && oc->methods[0].code->code_len == sizeof code + 5 + 5 + 7);
+    }
+    free(out);
+    cf_free(oc);
+    cf_free(c);
+    free(d);
+}
+
+/* rw_probes.arg: after the entry probe, each argument loaded from its
+ * slot (two for long and double, from 1 in an instance method) and passed
+ * to the probe of its type, before the catch-all's range. */
+static void test_args(void)
+{
+    static const rw_probes arg_probes = {"test/Probe", "enter", "exit", "fail", 0, "arg"};
+    static const uint8_t ret[] = {BC_RETURN};
+    static const uint8_t want[] = {
+        0x05, BC_INVOKESTATIC, 0, 0,                 /* 0: iconst_2; enter */
+        0x1a, BC_INVOKESTATIC, 0, 0,                 /* 4: iload_0; argI */
+        0x1f, BC_INVOKESTATIC, 0, 0,                 /* 8: lload_1; argJ */
+        0x2d, BC_INVOKESTATIC, 0, 0,                 /* 12: aload_3; argL */
+        0x18, 4, BC_INVOKESTATIC, 0, 0,              /* 16: dload 4; argD */
+        0x19, 6, BC_INVOKESTATIC, 0, 0,              /* 21: aload 6; argL */
+        0x05, BC_INVOKESTATIC, 0, 0, BC_RETURN,      /* 26: exit; 30: return */
+        BC_DUP, 0x05, BC_INVOKESTATIC, 0, 0, BC_ATHROW
+    };
+    static const struct { uint32_t at; const char *name, *desc; } refs[] = {
+        {6, "argI", "(I)V"}, {10, "argJ", "(J)V"}, {14, "argL", "(Ljava/lang/Object;)V"},
+        {19, "argD", "(D)V"}, {24, "argL", "(Ljava/lang/Object;)V"},
+    };
+    struct rw r;
+    size_t len, i;
+    uint8_t *d;
+    cf_ref ref;
+
+    d = one_method(52, CF_ACC_STATIC, "(IJLjava/lang/String;D[I)V", ret, sizeof ret, 0, 7, NULL, 0, NULL, 0, &len,
+                   NULL);
+    if (rw_run_with(&r, d, len, 0, 2, &arg_probes) == 0) {
+        const cf_code *oc = r.oc ? r.oc->methods[0].code : NULL;
+
+        CHECK_INT(r.o.status, RW_REWRITTEN);
+        CHECK(oc != NULL && oc->code_len == sizeof want);
+        for (i = 0; oc != NULL && i < sizeof want && i < oc->code_len; i++) {
+            if (i >= 3 && (want[i - 2] == BC_INVOKESTATIC || want[i - 1] == BC_INVOKESTATIC))
+                continue;
+            if (oc->code[i] != want[i]) {
+                fprintf(stderr, "args: code[%zu] = 0x%02x, want 0x%02x\n", i, oc->code[i], want[i]);
+                check_failures++;
+            }
+        }
+        for (i = 0; oc != NULL && oc->code_len == sizeof want && i < sizeof refs / sizeof refs[0]; i++)
+            CHECK(cf_member_ref(r.oc, u2at(oc->code + refs[i].at), &ref) == 0 &&
+                  strcmp(ref.owner, "test/Probe") == 0 && strcmp(ref.name, refs[i].name) == 0 &&
+                  strcmp(ref.desc, refs[i].desc) == 0);
+        CHECK(oc != NULL && oc->max_stack >= 2 && oc->handlers[0].start == 26);
+    }
+    rw_done(&r);
+
+    /* An instance method: `this` is not an argument. */
+    d = one_method(52, 0, "(Z)V", ret, sizeof ret, 0, 2, NULL, 0, NULL, 0, &len, NULL);
+    if (rw_run_with(&r, d, len, 0, 2, &arg_probes) == 0) {
+        const cf_code *oc = r.oc ? r.oc->methods[0].code : NULL;
+
+        CHECK(oc != NULL && oc->code_len > 8 && oc->code[4] == 0x1b &&
+              cf_member_ref(r.oc, u2at(oc->code + 6), &ref) == 0 && strcmp(ref.name, "argZ") == 0 &&
+              strcmp(ref.desc, "(Z)V") == 0);
+    }
+    rw_done(&r);
+}
+
 static void test_errors(void)
 {
     static const uint8_t ret[] = {BC_RETURN};
@@ -1247,10 +1436,12 @@ int main(void)
     test_widening();
     test_skips();
     test_receiver();
+    test_args();
     test_errors();
     test_ids();
     test_cpool();
     test_frames_codec();
+    test_handoff();
     test_fixtures();
     return check_status();
 }

@@ -3,7 +3,8 @@
  * hand-made calls, the methods array, slowest K, merge, the JSON round trip
  * and the rejection of malformed summaries and calls, each with its message;
  * the budget: paths without end (recursion) fold into other nodes, counted,
- * with every call and its self time still in the tree, in bounded memory. */
+ * with every call and its self time still in the tree, in bounded memory;
+ * CPU times and allocations per node (--cpu, --alloc). */
 #include <malloc.h>
 #include <math.h>
 #include <stdint.h>
@@ -420,7 +421,7 @@ static void test_slowest(void)
 /* The visitor refuses calls out of order and trees too deep. */
 static void test_visitor_errors(void)
 {
-    struct sum_fig f = { "t.E", "run", "()V", 1, 1, 1, 1, 1, 0, 0 };
+    struct sum_fig f = { "t.E", "run", "()V", 1, 1, 1, 1, 1, 0, 0, 0, { 0 } };
     mct_err e;
     sum *s = sum_new(0, &e);
 
@@ -603,7 +604,7 @@ static void test_read_round_trip(void)
             const sum_node *root = sum_root(r);
             struct sum_view v;
 
-            sum_node_view(root, &v);
+            sum_node_view(r, root, &v);
             CHECK(v.hist == NULL && v.chist == NULL && v.p50_ns == 5 && v.entries == 2);
             CHECK(sum_merge(m, r, &e) < 0 && strstr(e.msg, "older") != NULL);
         }
@@ -775,6 +776,155 @@ static void test_rejections(void)
     }
 }
 
+/* ---- CPU times and allocations (--cpu, --alloc) ------------------------------ */
+
+/* A node's text with CPU time cpu and allocation alloc. */
+#define XNODE(c, m, total, cpu, alloc, kids)                                                   \
+    "{\"class\":\"" c "\",\"method\":\"" m "\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":" #total \
+    ",\"self_ns\":" #total ",\"min_ns\":" #total ",\"max_ns\":" #total ",\"throws\":0,\"cpu_ns\":" #cpu \
+    ",\"wait_ns\":0,\"alloc_bytes\":" #alloc ",\"children\":[" kids "]}"
+
+/* Three calls of E, each with S under it; S's CPU time 10, 20, 30 and its
+ * bytes 1000, 2000, 3000. */
+static void add_xthree(sum *s)
+{
+    add(s, XNODE("t.E", "run", 100, 50, 5000, XNODE("t.S", "spin", 40, 10, 1000, "")));
+    add(s, XNODE("t.E", "run", 100, 60, 6000, XNODE("t.S", "spin", 40, 20, 2000, "")));
+    add(s, XNODE("t.E", "run", 100, 70, 7000, XNODE("t.S", "spin", 40, 30, 3000, "")));
+}
+
+/* Each node's figures summed and per entry call, merged exactly; written
+ * only when every call carried them; a malformed one refused by name. */
+static void test_xfigs(void)
+{
+    static const struct {
+        const char *key, *value, *msg;      /* spin's key set to value (NULL: removed) */
+    } bad[] = {
+        { "cpu_hist", NULL, "summary: root.children[0].cpu_hist: missing" },
+        { "cpu_ns", "241", "summary: root.children[0].cpu_ns: 241, more than total_ns (240)" },
+        { "wait_ns", "1", "summary: root.children[0].wait_ns: 1, not total_ns - cpu_ns (120)" },
+        { "alloc_p50_bytes", "99999", "summary: root.children[0].alloc_p50_bytes: alloc_entry_min_bytes <= " },
+        { "alloc_p90_bytes", NULL, "summary: root.children[0].alloc_p90_bytes: missing" },
+        { "alloc_hist", "[1,1]", "summary: root.children[0].alloc_hist: its counts add up to 1, not entries (6)" },
+    };
+    mct_err e;
+    sum *s = sum_new(0, &e), *m = sum_new(0, &e), *part = sum_new(0, &e);
+    json_t *j, *jm, *root;
+    const json_t *spin;
+
+    add_xthree(s);
+    j = sum_to_json(s, 1, &e);
+    CHECK(j != NULL && sum_json_check(j, &e) == 0);
+    root = json_object_get(j, "root");
+    spin = kid(root, "spin");
+    CHECK_INT(geti(root, "cpu_ns"), 180);
+    CHECK_INT(geti(root, "wait_ns"), 120);
+    CHECK_INT(geti(root, "alloc_bytes"), 18000);
+    CHECK_INT(geti(spin, "cpu_ns"), 60);
+    CHECK_INT(geti(spin, "cpu_p50_ns"), 20);
+    CHECK_INT(geti(spin, "cpu_p99_ns"), 30);
+    CHECK_INT(geti(spin, "cpu_entry_min_ns"), 10);
+    CHECK_NEAR(geti(spin, "alloc_p50_bytes"), 2000);
+    CHECK_INT(geti(spin, "alloc_entry_max_bytes"), 3000);
+    CHECK_INT(geti(spin, "alloc_entry_min_bytes"), 1000);
+    /* two summaries merged are the summary of all their calls */
+    CHECK(sum_add_json(m, j, &e) == 0 && sum_add_json(m, j, &e) == 0);
+    add_xthree(s);
+    json_decref(j);
+    j = sum_to_json(s, 1, &e);
+    jm = sum_to_json(m, 1, &e);
+    CHECK(j != NULL && jm != NULL && json_equal(j, jm));
+    json_decref(jm);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_t *c = json_deep_copy(j), *k = (json_t *)kid(json_object_get(c, "root"), "spin");
+
+        if (bad[i].value == NULL)
+            json_object_del(k, bad[i].key);
+        else
+            json_object_set_new(k, bad[i].key, json_loads(bad[i].value, JSON_DECODE_ANY, NULL));
+        mct_err_clear(&e);
+        if (sum_json_check(c, &e) == 0 || strncmp(e.msg, bad[i].msg, strlen(bad[i].msg)) != 0) {
+            fprintf(stderr, "bad figure %zu: got \"%s\", want \"%s\"\n", i, e.msg, bad[i].msg);
+            check_failures++;
+        }
+        json_decref(c);
+    }
+    /* on a node whose root has none */
+    json_object_del(json_object_get(j, "root"), "cpu_ns");
+    CHECK(sum_json_check(j, &e) < 0 && strstr(e.msg, "root.children[0].cpu_ns: present though the root has none") != NULL);
+    json_decref(j);
+    /* a call without CPU times: the summary has none, its allocations stay */
+    add(s, "{\"class\":\"t.E\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":9,\"self_ns\":9,"
+           "\"min_ns\":9,\"max_ns\":9,\"throws\":0,\"alloc_bytes\":1,\"children\":[]}");
+    j = sum_to_json(s, 1, &e);
+    CHECK(j != NULL && sum_json_check(j, &e) == 0);
+    CHECK(json_object_get(json_object_get(j, "root"), "cpu_ns") == NULL);
+    CHECK(json_object_get(kid(json_object_get(j, "root"), "spin"), "cpu_p50_ns") == NULL);
+    CHECK_INT(geti(json_object_get(j, "root"), "alloc_bytes"), 36001);
+    /* nor does a merge with a summary without them */
+    add_xthree(part);
+    CHECK(sum_add_json(part, j, &e) == 0);
+    json_decref(j);
+    j = sum_to_json(part, 1, &e);
+    CHECK(j != NULL && json_object_get(json_object_get(j, "root"), "cpu_ns") == NULL &&
+          json_object_get(json_object_get(j, "root"), "alloc_bytes") != NULL);
+    json_decref(j);
+    sum_free(s);
+    sum_free(m);
+    sum_free(part);
+}
+
+/* A summary with figures read from its text (sum_read) writes that text
+ * again and shows them (sum_node_view); a root's figures after its
+ * children, which say which every node carries, are refused. */
+static void test_xfigs_read(void)
+{
+    mct_err e;
+    sum *s = sum_new(0, &e), *r = sum_new(SUM_SLOWEST_MAX, &e);
+    mct_buf a, b;
+    struct sum_info info;
+    struct sum_view v;
+    json_t *j, *root;
+    jtok t;
+
+    add_xthree(s);
+    buf_init(&a);
+    buf_init(&b);
+    CHECK(sum_write_json(s, 1, &a, &e) == 0);
+    jt_init_mem(&t, (const char *)a.data, a.len, SIZE_MAX);
+    CHECK(sum_read(r, &t, SUM_READ_SLOWEST, &info, &e) == 0);
+    jt_free(&t);
+    CHECK(sum_write_json(r, 1, &b, &e) == 0);
+    CHECK(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
+    sum_node_view(r, sum_node_kid(sum_root(r)), &v);
+    CHECK(v.xflags == (sum_xkeys[SUM_X_CPU].flag | sum_xkeys[SUM_X_ALLOC].flag));
+    CHECK_INT(v.x[SUM_X_CPU].total, 60);
+    CHECK_INT(v.x[SUM_X_CPU].p50, 20);
+    CHECK_INT(v.x[SUM_X_ALLOC].entry_max, 3000);
+    CHECK(v.x[SUM_X_CPU].hist != NULL && v.x[SUM_X_CPU].hist->count == 3);
+    j = json_loadb((const char *)a.data, a.len, 0, NULL);
+    root = json_object_get(j, "root");
+    CHECK(root != NULL && json_object_set(root, "cpu", json_object_get(root, "cpu_ns")) == 0 &&
+          json_object_del(root, "cpu_ns") == 0 && json_object_set(root, "cpu_ns", json_object_get(root, "cpu")) == 0);
+    CHECK(sum_json_check(j, &e) < 0 && strstr(e.msg, "summary: root.children[0].cpu_ns: present though the "
+                                                "root has none before its children") != NULL);
+    json_decref(j);
+    buf_reset(&a);
+    sum_reset(s);
+    add(s, XNODE("t.E", "run", 100, 50, 5000, ""));
+    CHECK(sum_write_json(s, 1, &a, &e) == 0);
+    j = json_loadb((const char *)a.data, a.len, 0, NULL);
+    root = json_object_get(j, "root");
+    CHECK(root != NULL && json_object_set(root, "cpu", json_object_get(root, "cpu_ns")) == 0 &&
+          json_object_del(root, "cpu_ns") == 0 && json_object_set(root, "cpu_ns", json_object_get(root, "cpu")) == 0);
+    CHECK(sum_json_check(j, &e) < 0 && strstr(e.msg, "summary: root.cpu_ns: after children") != NULL);
+    json_decref(j);
+    buf_free(&a);
+    buf_free(&b);
+    sum_free(s);
+    sum_free(r);
+}
+
 /* ---- the budget -------------------------------------------------------------- */
 
 /* The heap in use (0 where glibc cannot say, e.g. under ASan). */
@@ -802,7 +952,7 @@ static void add_walk(sum *s, uint64_t *calls, uint64_t *self, uint64_t per_metho
                                            "m6", "m7", "m8", "m9", "m10", "m11" };
     mct_err e;
     int ok = sum_begin(s, &e) == 0;
-    struct sum_fig f = { "t.K", "run", "()J", 1, (WALK_DEPTH + 1) * 10 * walk_scale, 10 * walk_scale, 0, 0, 0, 0 };
+    struct sum_fig f = { "t.K", "run", "()J", 1, (WALK_DEPTH + 1) * 10 * walk_scale, 10 * walk_scale, 0, 0, 0, 0, 0, { 0 } };
 
     f.min_ns = f.max_ns = f.total_ns;
     ok = ok && sum_enter(s, &f, &e) == 0;
@@ -812,7 +962,7 @@ static void add_walk(sum *s, uint64_t *calls, uint64_t *self, uint64_t per_metho
         walk_seed = walk_seed * 6364136223846793005ull + 1442695040888963407ull;
         m = (int)((walk_seed >> 40) % 12);
         f = (struct sum_fig){ "t.K", names[m], "(J)J", 1, (uint64_t)(WALK_DEPTH - d) * 10 * walk_scale,
-                              10 * walk_scale, 0, 0, 0, 0 };
+                              10 * walk_scale, 0, 0, 0, 0, 0, { 0 } };
         f.min_ns = f.max_ns = f.total_ns;
         ok = sum_enter(s, &f, &e) == 0;
         per_method[m]++;
@@ -1023,5 +1173,7 @@ int main(void)
     test_budget();
     test_budget_merge_and_take();
     test_slowest_bytes();
+    test_xfigs();
+    test_xfigs_read();
     return check_status();
 }

@@ -116,6 +116,12 @@ static void test_options(void)
     s = wrap_agent_options(&c, "/t", &e);
     CHECK_STR(s, "trace=a.B.run,depth=1,regex=.*,out=/t/{pid}.ndjson");
     free(s);
+    /* Unless -n counts the calls a timing gate judges: the agent counts them. */
+    CHECK_INT(parse(&c, &e, argv, "-n", "5", "--percentile", "90", "--fail-over-ms", "3", "a.B", "run", "1", ".*",
+                    "--", "sh", NULL), 0);
+    s = wrap_agent_options(&c, "/t", &e);
+    CHECK_STR(s, "trace=a.B.run,depth=1,regex=.*,out=/t/{pid}.ndjson,count=5,percentile=90,fail-over-ms=3");
+    free(s);
 }
 
 static void test_agentpath(void)

@@ -20,6 +20,14 @@
 //       links, times (the layout of protocol/otlp.h), attributes
 //   node otlp_receiver.mjs check-metrics RECORDS EXPECT
 //       the histogram points against "path_hash<TAB>count" lines
+//   node otlp_receiver.mjs check-summary RECORDS SUMMARY [COUNTS]
+//       the histogram points against the summary object, the last line of
+//       SUMMARY (-f json --aggregate): one point per node, found by its
+//       path; its count, sum, min, max, times and temporality, and every
+//       bucket of the node's hist in the bucket whose bounds are its edges
+//       (protocol/otlp.h), the others empty; COUNTS (optional): lines
+//       "PATH<TAB>COUNT" that the points' counts must be. SUMMARY "-":
+//       no summary, each point's buckets add up to its count
 import fs from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
@@ -239,9 +247,84 @@ function checkMetrics(records, expectFile) {
   console.log(`metrics: ${n} points checked, ${failures} failures`);
 }
 
+// The edges of summary bucket idx (protocol/PROTOCOL.md): [lo, hi].
+function bucketEdges(idx) {
+  const g = Math.floor(idx / 128), k = BigInt(idx % 128);
+  if (g === 0) return [k, k];
+  const lo = (128n + k) << BigInt(g - 1);
+  return [lo, lo + (1n << BigInt(g - 1)) - 1n];
+}
+
+function checkPoint(p, dp, node, start, end, cumulative) {
+  const bounds = (dp.explicitBounds || []).map((b) => BigInt(b));
+  const counts = dp.bucketCounts.map(BigInt);
+  const used = new Set();
+  let total = 0n;
+  for (let i = 0; i < node.hist.length; i += 2) {
+    const [lo, hi] = bucketEdges(node.hist[i]);
+    const cnt = BigInt(node.hist[i + 1]);
+    const j = bounds.findIndex((b) => b === hi);
+    total += cnt;
+    if (j < 1 || bounds[j - 1] !== lo - 1n) { fail(`${p}: no bucket (${lo - 1n}, ${hi}]`); continue; }
+    if (counts[j] !== cnt) fail(`${p}: bucket (${lo - 1n}, ${hi}] counts ${counts[j]}, the summary ${cnt}`);
+    used.add(j);
+  }
+  counts.forEach((c, j) => { if (!used.has(j) && c !== 0n) fail(`${p}: bucket ${j} counts ${c}, the summary none`); });
+  if (counts.length !== bounds.length + 1) fail(`${p}: ${counts.length} counts, ${bounds.length} bounds`);
+  if (dp.count !== String(total)) fail(`${p}: count ${dp.count}, the summary's hist ${total}`);
+  if (BigInt(dp.sum) !== BigInt(node.total_ns)) fail(`${p}: sum ${dp.sum}, total_ns ${node.total_ns}`);
+  if (BigInt(dp.min) !== BigInt(node.entry_min_ns) || BigInt(dp.max) !== BigInt(node.entry_max_ns))
+    fail(`${p}: min/max ${dp.min}/${dp.max}, the summary ${node.entry_min_ns}/${node.entry_max_ns}`);
+  if (dp.startTimeUnixNano !== start || dp.timeUnixNano !== end) fail(`${p}: times ${dp.startTimeUnixNano}..${dp.timeUnixNano}, the summary ${start}..${end}`);
+  if (cumulative !== 2) fail(`${p}: temporality ${cumulative}, want cumulative (2) for a final summary`);
+}
+
+function checkSummary(records, summaryFile, countsFile) {
+  const points = new Map();
+  let temporality = null;
+  for (const r of lines(records).map((l) => JSON.parse(l))) {
+    if (r.path !== '/v1/metrics') continue;
+    for (const rm of r.body.resourceMetrics)
+      for (const sm of rm.scopeMetrics)
+        for (const m of sm.metrics) {
+          temporality = m.histogram.aggregationTemporality;
+          for (const dp of m.histogram.dataPoints) points.set(attrs(dp.attributes)['mcalltree.path'], dp);
+        }
+  }
+  let n = 0;
+  if (summaryFile === '-') {
+    // no summary at hand: each point's buckets add up to its count
+    for (const [p, dp] of points) {
+      n++;
+      if (dp.bucketCounts.reduce((a, c) => a + BigInt(c), 0n) !== BigInt(dp.count)) fail(`${p}: buckets do not add up to ${dp.count}`);
+      if (temporality !== 2) fail(`${p}: temporality ${temporality}, want cumulative (2) for a final summary`);
+    }
+  }
+  const text = summaryFile === '-' ? '{}' : lines(summaryFile).pop();
+  const s = JSON.parse(text);
+  // times of the epoch in ns are past a double's 53 bits: read as text
+  const start = (text.match(/"start_ns":(\d+)/) || [])[1], end = (text.match(/"end_ns":(\d+)/) || [])[1];
+  const walk = (node, above) => {
+    const p = (above ? `${above} / ` : '') + `${node.class}.${node.method}${node.desc}`;
+    const dp = points.get(p);
+    n++;
+    if (!dp) fail(`${p}: no point`);
+    else checkPoint(p, dp, node, start, end, temporality);
+    for (const k of node.children || []) walk(k, p);
+  };
+  for (const r of [s.root, ...(s.more_roots || [])]) if (r) walk(r, '');
+  if (n !== points.size) fail(`${points.size} points, ${n} nodes`);
+  for (const l of countsFile ? lines(countsFile) : []) {
+    const [p, count] = l.split('\t');
+    if (points.get(p)?.count !== count) fail(`${p}: count ${points.get(p)?.count}, want ${count}`);
+  }
+  console.log(`summary: ${n} points checked, ${failures} failures`);
+}
+
 const [cmd, ...args] = process.argv.slice(2);
 if (cmd === 'serve') serve(...args);
 else if (cmd === 'check-traces') checkTraces(...args);
 else if (cmd === 'check-metrics') checkMetrics(...args);
-else { console.error('usage: otlp_receiver.mjs serve|check-traces|check-metrics ...'); process.exit(2); }
+else if (cmd === 'check-summary') checkSummary(...args);
+else { console.error('usage: otlp_receiver.mjs serve|check-traces|check-metrics|check-summary ...'); process.exit(2); }
 if (cmd !== 'serve') process.exit(failures ? 1 : 0);

@@ -40,7 +40,12 @@ import java.util.Arrays;
  *   tsc       one JNI static call that reads the TSC
  *   mono      one JNI static call that reads CLOCK_MONOTONIC
  *   tcpu      one JNI static call that reads CLOCK_THREAD_CPUTIME_ID (--cpu's clock)
+ *   hpaced    one Handoff.entry call (8 hand-offs), paced as paced
+ *   houtside  one Handoff.hand call (8 hand-offs), not under entry, in
+ *             batches of 1000
  *   nanotime  one System.nanoTime() (an intrinsic, no JNI)
+ *   args      one Tree.withArgs call (a long, a String of 100 characters,
+ *             an object, an enum constant), paced as paced is
  *
  * Properties: mctbench.lib (path of libmctbench.so, needed by the JNI
  * modes), mctbench.threads (1: the workers started, all active at first),
@@ -49,9 +54,13 @@ import java.util.Arrays;
  */
 public final class Bench {
     static final String[] MODES = {"idle", "entry", "paced", "outside", "empty", "tsc", "mono", "nanotime", "rate",
-        "tcpu"};
+        "tcpu", "hpaced", "houtside", "args"};
     static final int IDLE = 0, ENTRY = 1, PACED = 2, OUTSIDE = 3, EMPTY = 4, TSC = 5, MONO = 6, NANOTIME = 7,
-            RATE = 8, TCPU = 9;
+            RATE = 8, TCPU = 9, HPACED = 10, HOUTSIDE = 11, ARGS = 12;
+
+    /** withArgs's arguments: a String longer than --args keeps by default, an object. */
+    static final String TEXT = "0123456789".repeat(10);
+    static final Object BOX = new Object();
 
     static final long INTERVAL_NS = Long.getLong("mctbench.interval_ms", 100) * 1_000_000L;
     static final int PACED_BATCH = Integer.getInteger("mctbench.batch", 16);
@@ -76,6 +85,27 @@ public final class Bench {
     static long entryBatch(long x, int n) {
         for (int i = 0; i < n; i++) {
             x += Tree.entry(x + i);
+        }
+        return x;
+    }
+
+    static long handoffBatch(long x, int n) {
+        for (int i = 0; i < n; i++) {
+            x += Handoff.entry(x + i);
+        }
+        return x;
+    }
+
+    static long handBatch(long x, int n) {
+        for (int i = 0; i < n; i++) {
+            x += Handoff.hand(x + i);
+        }
+        return x;
+    }
+
+    static long argsBatch(long x, int n) {
+        for (int i = 0; i < n; i++) {
+            x += Tree.withArgs(x + i, TEXT, BOX, Thread.State.RUNNABLE);
         }
         return x;
     }
@@ -160,6 +190,18 @@ public final class Bench {
                 n = 1000;
                 x = midBatch(x, n);
                 break;
+            case HPACED:
+                n = PACED_BATCH;
+                x = handoffBatch(x, n);
+                break;
+            case HOUTSIDE:
+                n = 1000;
+                x = handBatch(x, n);
+                break;
+            case ARGS:
+                n = PACED_BATCH;
+                x = argsBatch(x, n);
+                break;
             case RATE:
                 n = PACED_BATCH;
                 next = rateBatch(next, gap, n);
@@ -191,7 +233,7 @@ public final class Bench {
             if (k < batches.length) {
                 batches[k++] = t1 - t0;
             }
-            if (m == PACED) {
+            if (m == PACED || m == HPACED || m == ARGS) {
                 spinUntil(t1 + PACED_GAP_NS);
                 t1 = System.nanoTime();
             }

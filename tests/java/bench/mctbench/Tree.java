@@ -30,6 +30,16 @@ public final class Tree {
         return r;
     }
 
+    /**
+     * An entry method with arguments, for the --args sessions of
+     * scripts/bench: a long, a String, an object and an enum constant,
+     * and nothing else to trace (mcalltree PID mctbench.Tree withArgs 1
+     * 'mctbench\.Tree').
+     */
+    public static long withArgs(long x, String s, Object o, Thread.State st) {
+        return x + s.length() + st.ordinal() + (o == null ? 0 : 1);
+    }
+
     static long mid(long x) {
         return leafA(x) ^ leafB(x + 1) + leafC(x - 1);
     }

@@ -1,10 +1,10 @@
 package tgt;
 
 /**
- * What a call allocates (scenario alloc): big() allocates one byte array
- * of a million elements (1,000,016 bytes with its 16-byte header, kept in
- * a static field so that the JIT cannot leave it out), none() allocates
- * nothing.
+ * What a call allocates (scenario alloc [N]): big() allocates one byte
+ * array of N elements, a million by default (1,000,016 bytes with its
+ * 16-byte header, kept in a static field so that the JIT cannot leave it
+ * out), none() allocates nothing.
  */
 public final class Alloc {
     private Alloc() {
@@ -12,6 +12,7 @@ public final class Alloc {
 
     static volatile Object keep;
     static volatile long sink;
+    static int size = 1_000_000;
 
     public static long run() {
         big();
@@ -20,7 +21,7 @@ public final class Alloc {
     }
 
     static void big() {
-        keep = new byte[1_000_000];
+        keep = new byte[size];
     }
 
     static void none() {

@@ -1,7 +1,7 @@
 package tgt;
 
 /**
- * Entry methods a class inherits (issue 14). Neither A nor B overrides
+ * Entry methods a class inherits. Neither A nor B overrides
  * Base.handle(), so it runs for both; A's calls handle() on its peer, a B,
  * inside its own call. Base.serve(Object) hands over to serve(String),
  * which A and B declare, as HttpServlet.service(ServletRequest, ...) does to

@@ -15,9 +15,12 @@ import java.nio.file.StandardCopyOption;
  * when told, see inherit and subs), and so does "unload" (see Unload);
  * "reload DIR [T]" loads plug.Impl anew on T threads (default 2) back to
  * back (see reload); "overlap N" keeps N threads (and N virtual ones)
- * inside the entry method at once (default 24); "counted DIR" calls
+ * inside the entry method at once (default 24); "alloc N" allocates N
+ * bytes a call (default 1000000); "counted DIR" calls
  * Counted.run and Counted.nest as often as DIR/go says (see counted);
- * "spied [WHERE]" reads plug.Lam from WHERE (see Spied).
+ * "spied [WHERE]" reads plug.Lam from WHERE (see Spied); "async WHICH"
+ * calls one of Async's entry methods (pool, chain, slow, full, thread, nested, spy,
+ * virtual).
  */
 public final class Main {
     private Main() {
@@ -214,8 +217,13 @@ public final class Main {
                 return () -> sink += Sleepy.run();
             case "cpu":
                 return () -> sink += Cpu.run();
+            case "async":
+                return Async.entry(arg);
             case "alloc":
+                Alloc.size = arg == null ? 1_000_000 : Integer.parseInt(arg);
                 return () -> sink += Alloc.run();
+            case "args":
+                return () -> sink += Args.run();
             case "mixed":
                 int[] n = {0};
                 return () -> sink += Mixed.run(n[0]++);

@@ -3,7 +3,13 @@ package mcalltree.agent;
 import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import jdk.internal.vm.annotation.DontInline;
+import jdk.internal.vm.annotation.ForceInline;
 
 /**
  * The probes that instrumented code calls. The agent defines this class in
@@ -36,7 +42,13 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * ended. A call not traced, and every probe outside an entry call, stays
  * in Java: Thread.currentThread(), its id and two or four loads and
  * compares, which the JIT inlines into the caller (TABLE is final: its
- * reference and length are constants).
+ * reference and length are constants). Those probes are ForceInline (the
+ * class is the boot loader's, which HotSpot trusts with it): each counts
+ * one byte, not its size, of the inlining budget of the method the JIT
+ * compiles, so an instrumented method inlines into its callers as it did
+ * before (without, the probes' inlined bytecode used up C2's budget
+ * and large instrumented callees were refused). fail, which only an
+ * exception reaches, is never inlined: its call is the smallest IR.
  *
  * An entry method the named class inherits runs for other classes too: it
  * calls rootEnterOn with its receiver, and only a call on an instance of
@@ -54,9 +66,30 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *
  * In the agent's counting mode (COUNTING, fixed when the class
  * initializes) every probe goes native.
+ *
+ * Hand-offs (--follow-async): a site that hands a task to another thread
+ * (an executor's execute or submit, a CompletableFuture *Async stage)
+ * passes the task through wrapRun, wrapCall, wrapGet, wrapApply or
+ * wrapAccept first. Outside a traced call that is the thread check of the
+ * other probes and the task itself back, nothing allocated; inside one the
+ * agent records the hand-off and the task comes back wrapped in an
+ * instance of this class, which, run on a thread in no entry call, traces
+ * the run there as a call of its own that the agent puts under the node
+ * that handed it off (on a thread already in a traced call, it runs as
+ * part of that call). After the site returns it calls handed: a hand-off
+ * whose site threw instead was rejected.
  */
-public final class Probe {
-    private Probe() {
+public final class Probe implements Runnable, Callable<Object>, Supplier<Object>, Function<Object, Object>,
+        Consumer<Object> {
+    /** A wrapped task: the task, the agent's hand-off token, its method's number. */
+    private final Object task;
+    private final long token;
+    private final int id;
+
+    private Probe(Object task, long token, int id) {
+        this.task = task;
+        this.token = token;
+        this.id = id;
     }
 
     /** Entries (a power of 2) and the elements between two of them. */
@@ -104,16 +137,19 @@ public final class Probe {
     static volatile WeakReference<?>[] receivers;
 
     /** The first entry of a thread whose id is id (its index in TABLE). */
+    @ForceInline
     private static int first(long id) {
         return ((int) id & (ENTRIES - 1)) * STRIDE;
     }
 
     /** Its second entry. */
+    @ForceInline
     private static int second(long id) {
         return (int) ((id * 0x9E3779B97F4A7C15L) >>> 54) * STRIDE;
     }
 
     /** The index of the current thread's entry, or -1 (not in a traced call). */
+    @ForceInline
     private static int entry() {
         Thread c = Thread.currentThread();
         long id = c.getId();
@@ -150,6 +186,7 @@ public final class Probe {
         return held(c, c.getId());
     }
 
+    @ForceInline
     public static void enter(int id) {
         int k = entry();
         if (k >= 0 || COUNTING) {
@@ -157,6 +194,7 @@ public final class Probe {
         }
     }
 
+    @ForceInline
     public static void exit(int id) {
         int k = entry();
         if (k >= 0 || COUNTING) {
@@ -164,6 +202,13 @@ public final class Probe {
         }
     }
 
+    /**
+     * Never inlined: it runs in every instrumented method's catch-all,
+     * which the JIT compiles into each caller the method is inlined into;
+     * a plain call there is the least IR, and an exception costs far more
+     * than the call.
+     */
+    @DontInline
     public static void fail(Throwable t, int id) {
         int k = entry();
         if (k >= 0 || COUNTING) {
@@ -354,6 +399,93 @@ public final class Probe {
     }
 
     /**
+     * The entry method's arguments (--args): right after its entry probe,
+     * each argument is passed to the method of its type, in order. Only a
+     * traced call goes native, where the start of the call records them
+     * (probe.c: nothing else ran in the call yet); everywhere else they
+     * cost what an ordinary probe outside a traced call costs. Floats and
+     * doubles go as their canonical bits (one NaN), a reference as itself
+     * (the native reads it without calling any of its methods).
+     */
+    private static final int ARG_BOOLEAN = 0;
+    private static final int ARG_BYTE = 1;
+    private static final int ARG_CHAR = 2;
+    private static final int ARG_SHORT = 3;
+    private static final int ARG_INT = 4;
+    private static final int ARG_LONG = 5;
+    private static final int ARG_FLOAT = 6;
+    private static final int ARG_DOUBLE = 7;
+
+    public static void argZ(boolean v) {
+        int k = entry();
+        if (k >= 0) {
+            arg0(k, ARG_BOOLEAN, v ? 1 : 0);
+        }
+    }
+
+    public static void argB(byte v) {
+        int k = entry();
+        if (k >= 0) {
+            arg0(k, ARG_BYTE, v);
+        }
+    }
+
+    public static void argC(char v) {
+        int k = entry();
+        if (k >= 0) {
+            arg0(k, ARG_CHAR, v);
+        }
+    }
+
+    public static void argS(short v) {
+        int k = entry();
+        if (k >= 0) {
+            arg0(k, ARG_SHORT, v);
+        }
+    }
+
+    public static void argI(int v) {
+        int k = entry();
+        if (k >= 0) {
+            arg0(k, ARG_INT, v);
+        }
+    }
+
+    public static void argJ(long v) {
+        int k = entry();
+        if (k >= 0) {
+            arg0(k, ARG_LONG, v);
+        }
+    }
+
+    public static void argF(float v) {
+        int k = entry();
+        if (k >= 0) {
+            arg0(k, ARG_FLOAT, Float.floatToIntBits(v));
+        }
+    }
+
+    public static void argD(double v) {
+        int k = entry();
+        if (k >= 0) {
+            arg0(k, ARG_DOUBLE, Double.doubleToLongBits(v));
+        }
+    }
+
+    public static void argL(Object v) {
+        int k = entry();
+        if (k >= 0) {
+            argRef0(k, v);
+        }
+    }
+
+    /** A primitive argument of the traced call at entry k: its type and bits. */
+    private static native void arg0(int k, int type, long bits);
+
+    /** A reference argument of the traced call at entry k. */
+    private static native void argRef0(int k, Object v);
+
+    /**
      * The agent gives back entry k of a thread that ended inside its
      * traced call.
      */
@@ -361,7 +493,171 @@ public final class Probe {
         OWNER.set(k, null);
     }
 
+    /** The wrapper of task handed off in the traced call at entry k, or task. */
+    private static Object handoff(Object task, int k, int id) {
+        long token = handoff0(k, id);
+        return token == 0 ? task : new Probe(task, token, id);
+    }
+
+    public static Runnable wrapRun(Runnable task, int id) {
+        int k = entry();
+        return k < 0 || task == null ? task : (Runnable) handoff(task, k, id);
+    }
+
+    @SuppressWarnings("unchecked")
+    public static Callable<Object> wrapCall(Callable<Object> task, int id) {
+        int k = entry();
+        return k < 0 || task == null ? task : (Callable<Object>) handoff(task, k, id);
+    }
+
+    @SuppressWarnings("unchecked")
+    public static Supplier<Object> wrapGet(Supplier<Object> task, int id) {
+        int k = entry();
+        return k < 0 || task == null ? task : (Supplier<Object>) handoff(task, k, id);
+    }
+
+    @SuppressWarnings("unchecked")
+    public static Function<Object, Object> wrapApply(Function<Object, Object> task, int id) {
+        int k = entry();
+        return k < 0 || task == null ? task : (Function<Object, Object>) handoff(task, k, id);
+    }
+
+    @SuppressWarnings("unchecked")
+    public static Consumer<Object> wrapAccept(Consumer<Object> task, int id) {
+        int k = entry();
+        return k < 0 || task == null ? task : (Consumer<Object>) handoff(task, k, id);
+    }
+
+    /** A hand-off site returned (its task was not refused). */
+    public static void handed(int id) {
+        int k = entry();
+        if (k >= 0) {
+            handed0(k);
+        }
+    }
+
+    /**
+     * The task starts on this thread: traced as a call of its own when the
+     * thread is in no entry call (the entry it holds, or -1), else said to
+     * run inside the current call.
+     */
+    private int begin() {
+        Thread c = Thread.currentThread();
+        long tid = c.getId();
+        int k = held(c, tid);
+        if (k >= 0) {
+            if ((k & (STRIDE - 1)) == 0) {
+                inline0(k, token);
+            }
+            return -1;
+        }
+        int e = claim(c, tid);
+        if (e < 0) {
+            return -1;
+        }
+        if (!taskBegin0(c, e, token, id)) {
+            OWNER.lazySet(e, null);
+            return -1;
+        }
+        return e;
+    }
+
+    /** The task traced at entry e (-1: none) ended (t: what it threw, or null). */
+    private void end(int e, Throwable t) {
+        if (e >= 0 && taskEnd0(t, e, id)) {
+            OWNER.lazySet(e, null);
+        }
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public Object call() throws Exception {
+        int e = begin();
+        Object r;
+        try {
+            r = ((Callable<Object>) task).call();
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    @Override
+    public void run() {
+        int e = begin();
+        try {
+            ((Runnable) task).run();
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public Object get() {
+        int e = begin();
+        Object r;
+        try {
+            r = ((Supplier<Object>) task).get();
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public Object apply(Object v) {
+        int e = begin();
+        Object r;
+        try {
+            r = ((Function<Object, Object>) task).apply(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void accept(Object v) {
+        int e = begin();
+        try {
+            ((Consumer<Object>) task).accept(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+    }
+
     private static native boolean counting0();
+
+    /**
+     * Records a hand-off in the traced call at entry k; its token, or 0
+     * when it is not followed (no depth left, the ring full).
+     */
+    private static native long handoff0(int k, int id);
+
+    /** The last hand-off site of the traced call at entry k returned. */
+    private static native void handed0(int k);
+
+    /** The task of token runs inside the traced call at entry k. */
+    private static native void inline0(int k, long token);
+
+    /** Starts tracing the task of token on thread c, which holds entry e; false when it does not start. */
+    private static native boolean taskBegin0(Thread c, int e, long token, int id);
+
+    /** The task traced at entry k ends: true when that ends its call (always, but after a bug). */
+    private static native boolean taskEnd0(Throwable t, int k, int id);
 
     private static native ByteBuffer slots0();
 

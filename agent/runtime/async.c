@@ -1,0 +1,311 @@
+/* async.c — see async.h.
+ *
+ * Hand-offs are told apart by their numbers (PROBE_HANDOFF_SEQ), which the
+ * probes give out in sequence: the holder keeps the runs of tasks and the
+ * numbers of tasks that ran inline until a held call claims them, or for
+ * ORPHAN_NS past the wait. Held calls and kept runs are bounded (MAX_HELD,
+ * MAX_RUNS): beyond them the oldest call is released at once, the oldest
+ * run dropped. The lists are short and scanned. */
+#include "async.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+
+/* How long past the wait a task's run is kept for a call still running. */
+#define ORPHAN_NS (UINT64_C(60) * 1000000000u)
+#define MAX_HELD 4096
+#define MAX_RUNS 16384
+
+/* A hand-off of a held model: tree_handoff, node an index into the model. */
+struct want {
+    tree_handoff h;
+};
+
+/* A call held: an entry call, or a task's run (seq its hand-off number). */
+struct held {
+    mct_call call;
+    struct want *wants;
+    size_t n_wants;
+    uint32_t seq;             /* a task's run: its hand-off number; 0: an entry call */
+    uint64_t start_tick;      /* a task's run: when it began */
+    uint64_t since_ns;        /* when it was taken */
+    int warmup;
+    int used;                 /* a run put in the call being released */
+};
+
+struct inl {
+    uint32_t seq;
+    uint64_t since_ns;
+};
+
+struct async {
+    uint64_t wait_ns;
+    struct held *calls;       /* entry calls, in order */
+    size_t n_calls, cap_calls;
+    struct held *runs;        /* tasks' runs */
+    size_t n_runs, cap_runs;
+    struct inl *inl;          /* tasks that ran inline */
+    size_t n_inl, cap_inl;
+};
+
+async *async_new(uint64_t wait_ns)
+{
+    async *a = calloc(1, sizeof *a);
+
+    if (a != NULL)
+        a->wait_ns = wait_ns;
+    return a;
+}
+
+static void held_free(struct held *h)
+{
+    call_free(&h->call);
+    free(h->wants);
+}
+
+void async_free(async *a)
+{
+    size_t i;
+
+    if (a == NULL)
+        return;
+    for (i = 0; i < a->n_calls; i++)
+        held_free(&a->calls[i]);
+    for (i = 0; i < a->n_runs; i++)
+        held_free(&a->runs[i]);
+    free(a->calls);
+    free(a->runs);
+    free(a->inl);
+    free(a);
+}
+
+int async_wants(const tree *tr)
+{
+    size_t n;
+
+    tree_handoffs(tr, &n);
+    return tree_task(tr) != 0 || n > 0;
+}
+
+size_t async_held(const async *a)
+{
+    return a->n_calls;
+}
+
+int async_inlined(async *a, const tree *tr, uint64_t now_ns)
+{
+    size_t n, i;
+    const uint32_t *seq = tree_inlined(tr, &n);
+
+    for (i = 0; i < n; i++) {
+        if (buf_grow(&a->inl, &a->cap_inl, a->n_inl, sizeof *a->inl, 16) < 0)
+            return -1;
+        a->inl[a->n_inl++] = (struct inl){.seq = seq[i], .since_ns = now_ns};
+    }
+    return 0;
+}
+
+int async_take(async *a, mct_call *c, const tree *tr, int warmup, uint64_t now_ns)
+{
+    size_t n;
+    const tree_handoff *h = tree_handoffs(tr, &n);
+    uint32_t seq = tree_task(tr);
+    struct held *to;
+
+    if (async_inlined(a, tr, now_ns) < 0)
+        return -1;
+    if (seq != 0 ? buf_grow(&a->runs, &a->cap_runs, a->n_runs, sizeof *a->runs, 16) < 0
+                 : buf_grow(&a->calls, &a->cap_calls, a->n_calls, sizeof *a->calls, 16) < 0)
+        return -1;
+    to = seq != 0 ? &a->runs[a->n_runs] : &a->calls[a->n_calls];
+    *to = (struct held){.seq = seq, .start_tick = tree_start_tick(tr), .since_ns = now_ns, .warmup = warmup};
+    if (n > 0) {
+        if ((to->wants = malloc(n * sizeof *to->wants)) == NULL)
+            return -1;
+        for (size_t i = 0; i < n; i++)
+            to->wants[i].h = h[i];
+        to->n_wants = n;
+    }
+    to->call = *c;
+    *c = (mct_call){0};
+    if (seq != 0)
+        a->n_runs++;
+    else
+        a->n_calls++;
+    return 0;
+}
+
+/* The run of the task of hand-off seq, or NULL. */
+static struct held *run_of(async *a, uint32_t seq)
+{
+    for (size_t i = 0; i < a->n_runs; i++)
+        if (a->runs[i].seq == seq && !a->runs[i].used)
+            return &a->runs[i];
+    return NULL;
+}
+
+static int ran_inline(const async *a, uint32_t seq)
+{
+    for (size_t i = 0; i < a->n_inl; i++)
+        if (a->inl[i].seq == seq)
+            return 1;
+    return 0;
+}
+
+/* Whether every task h waits for, nested ones included, has come. */
+static int complete(async *a, const struct held *h, int depth)
+{
+    for (size_t i = 0; i < h->n_wants; i++) {
+        const struct held *r;
+
+        if (h->wants[i].h.rejected || ran_inline(a, h->wants[i].h.seq))
+            continue;
+        r = run_of(a, h->wants[i].h.seq);
+        if (r == NULL || depth >= CALL_MAX_DEPTH || !complete(a, r, depth + 1))
+            return 0;
+    }
+    return 1;
+}
+
+/* Appends a node to out, a copy of nd; its index, or SIZE_MAX when out of
+ * memory. */
+static size_t append(mct_call *out, const struct call_node *nd)
+{
+    if (out->n_nodes == out->cap_nodes &&
+        buf_grow(&out->nodes, &out->cap_nodes, out->n_nodes, sizeof *out->nodes, 64) < 0)
+        return SIZE_MAX;
+    out->nodes[out->n_nodes] = *nd;
+    return out->n_nodes++;
+}
+
+struct build {
+    async *a;
+    call_tab *tab;
+    const clock_cal *cal;
+    mct_call *out;
+    mct_err err;
+};
+
+static int put_run(struct build *b, struct held *r, const tree_handoff *h, int depth);
+
+/* Node i of h's model and its subtree into b->out, then the tasks handed
+ * off at node i; the index after the subtree in h's model, or SIZE_MAX. */
+static size_t put_node(struct build *b, struct held *h, size_t i, int depth)
+{
+    const mct_call *src = &h->call;
+    size_t at, j = i + 1, w;
+    uint32_t k, extra = 0;
+
+    for (w = 0; w < h->n_wants; w++)
+        extra += h->wants[w].h.node == i && !ran_inline(b->a, h->wants[w].h.seq);
+    if ((at = append(b->out, &src->nodes[i])) == SIZE_MAX)
+        return SIZE_MAX;
+    b->out->nodes[at].n_children += extra;
+    for (k = 0; k < src->nodes[i].n_children && j != SIZE_MAX; k++)
+        j = put_node(b, h, j, depth + 1);
+    for (w = 0; w < h->n_wants && j != SIZE_MAX; w++) {
+        const tree_handoff *ho = &h->wants[w].h;
+        struct held *r;
+
+        if (ho->node != i || ran_inline(b->a, ho->seq))
+            continue;
+        r = depth + 1 < CALL_MAX_DEPTH && !ho->rejected ? run_of(b->a, ho->seq) : NULL;
+        if (r != NULL) {
+            if (put_run(b, r, ho, depth + 1) < 0)
+                return SIZE_MAX;
+        } else {
+            struct call_node none = {.method = (uint32_t)ho->method,
+                                     .flags = CALL_N_ASYNC | (ho->rejected ? CALL_N_REJECTED : CALL_N_PENDING)};
+
+            if (tree_define(b->tab, ho->method, &b->err) < 0 || append(b->out, &none) == SIZE_MAX)
+                return SIZE_MAX;
+        }
+    }
+    return j;
+}
+
+/* The run r of the task of hand-off h, as an async node and its subtree. */
+static int put_run(struct build *b, struct held *r, const tree_handoff *h, int depth)
+{
+    size_t root = b->out->n_nodes;
+    struct call_node *nd;
+
+    r->used = 1;
+    if (put_node(b, r, 0, depth) == SIZE_MAX)
+        return -1;
+    nd = &b->out->nodes[root];
+    nd->flags |= CALL_N_ASYNC;
+    nd->queued_ns = r->start_tick > h->tick ? clock_ns(b->cal, r->start_tick - h->tick) : 0;
+    return call_add_thread(b->out, r->call.thread_name, &nd->thread);
+}
+
+/* Builds the release of entry call h into out; 0, or -1 (b->err set). */
+static int build(struct build *b, struct held *h)
+{
+    const mct_call *src = &h->call;
+    mct_call *out = b->out;
+
+    if (call_set_names(out, src->thread_name, src->exception) < 0)
+        return mct_err_set(&b->err, MCT_E_NOMEM, "out of memory releasing a call");
+    out->flags = src->flags | CALL_F_ASYNC;
+    out->seq = src->seq;
+    out->thread_id = src->thread_id;
+    out->start_ns = src->start_ns;
+    out->n_nodes = 0;
+    if (put_node(b, h, 0, 1) == SIZE_MAX)
+        return b->err.code != 0 ? -1 : mct_err_set(&b->err, MCT_E_NOMEM, "out of memory releasing a call");
+    return call_check(b->tab, out, &b->err);
+}
+
+/* Drops the runs put into a released call, and those nobody claimed in
+ * time; the inline marks likewise. */
+static void sweep(async *a, uint64_t now_ns)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < a->n_runs; i++) {
+        struct held *r = &a->runs[i];
+
+        if (r->used || (now_ns > r->since_ns && now_ns - r->since_ns > a->wait_ns + ORPHAN_NS) ||
+            a->n_runs - i > MAX_RUNS)
+            held_free(r);
+        else
+            a->runs[n++] = *r;
+    }
+    a->n_runs = n;
+    for (i = n = 0; i < a->n_inl; i++)
+        if (!(now_ns > a->inl[i].since_ns && now_ns - a->inl[i].since_ns > a->wait_ns + ORPHAN_NS))
+            a->inl[n++] = a->inl[i];
+    a->n_inl = n;
+}
+
+size_t async_release(async *a, call_tab *tab, const clock_cal *cal, uint64_t now_ns, int force, async_out out,
+                     void *arg)
+{
+    size_t i, n = 0, released = 0;
+    mct_call made = {0};
+
+    for (i = 0; i < a->n_calls; i++) {
+        struct held *h = &a->calls[i];
+        int due = force || a->n_calls - i > MAX_HELD || now_ns - h->since_ns >= a->wait_ns;
+
+        if (!due && !complete(a, h, 1)) {
+            a->calls[n++] = *h;
+            continue;
+        }
+        struct build b = {.a = a, .tab = tab, .cal = cal, .out = &made};
+
+        if (build(&b, h) == 0)
+            out(arg, &made, h->warmup, NULL);
+        else
+            out(arg, NULL, h->warmup, &b.err);
+        released++;
+        held_free(h);
+    }
+    a->n_calls = n;
+    call_free(&made);
+    sweep(a, now_ns);
+    return released;
+}

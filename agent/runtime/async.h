@@ -1,0 +1,65 @@
+/* async.h — --follow-async on the worker's side: an entry call that handed
+ * tasks to other threads waits, as its model (protocol/call.h), for the
+ * calls that ran those tasks there (each built from its own thread's ring,
+ * before or after the entry call's), then each task's call goes under the
+ * node that handed it off, its root marked async with its thread and the
+ * time it waited in the queue; hand-offs made by a task nest under it. An
+ * entry call is released once every task it waits for, nested ones
+ * included, has come or ran inside a traced call (a thread already
+ * tracing: its calls are that call's, no node of their own), or once its
+ * wait is over: the missing tasks are then nodes marked pending (not
+ * ended, or never run: cancelled, discarded, not traced). A task whose
+ * hand-off threw (the executor refused it) is a node marked rejected,
+ * waited for by none. The worker's thread only; no JNI. */
+#ifndef MCT_ASYNC_H
+#define MCT_ASYNC_H
+
+#include <stdint.h>
+
+#include "call.h"
+#include "clock.h"
+#include "err.h"
+#include "tree.h"
+
+typedef struct async async;
+
+/* A holder whose entry calls wait at most wait_ns for their tasks; NULL
+ * when out of memory. */
+async *async_new(uint64_t wait_ns);
+
+/* Frees a and every call it holds. */
+void async_free(async *a);
+
+/* Whether the call of tree tr is for the holder: a task's run, or an entry
+ * call that handed tasks off. */
+int async_wants(const tree *tr);
+
+/* Takes the call of tree tr, whose model c (tree_call's) it moves out of
+ * *c (left empty, reusable), at now_ns: an entry call (warmup: its mark)
+ * waits for its tasks, a task's run for the call that handed it off. Also
+ * notes the tasks that ran inside it. 0, or -1 when out of memory (*c
+ * then as it was). */
+int async_take(async *a, mct_call *c, const tree *tr, int warmup, uint64_t now_ns);
+
+/* Notes the tasks that ran inside the call of tree tr, which the holder
+ * does not take; 0, or -1 when out of memory. */
+int async_inlined(async *a, const tree *tr, uint64_t now_ns);
+
+/* Where async_release hands an entry call: its model, complete (call_check
+ * passed), which out may swap with another model it owns (the holder
+ * frees what is left in *c), and its warm-up mark; or c NULL and why the
+ * call is dropped (out of memory, a tree over the model's bounds). */
+typedef void (*async_out)(void *arg, mct_call *c, int warmup, const mct_err *dropped);
+
+/* Releases, in the order they were taken, the entry calls whose tasks have
+ * all come, those whose wait is over, or all of them (force); methods of
+ * pending nodes are defined in tab, queued times converted with cal. Tasks
+ * that no held call waits for are dropped once they waited long enough
+ * for theirs (a minute past the wait). How many were released. */
+size_t async_release(async *a, call_tab *tab, const clock_cal *cal, uint64_t now_ns, int force, async_out out,
+                     void *arg);
+
+/* Entry calls held now. */
+size_t async_held(const async *a);
+
+#endif

@@ -1,0 +1,189 @@
+/* test_async.c — --follow-async's holder (agent/runtime/async.h) over trees
+ * built from probe events: an entry call waits for its tasks' runs, which
+ * may come before or after it, and is released once they all came (nested
+ * ones too) or its wait is over; each run goes under the node that handed
+ * it off with its thread and queue time; a hand-off whose site threw is
+ * rejected, one still missing pending, one run inline has no node. */
+#include <stdio.h>
+#include <string.h>
+
+#include "async.h"
+#include "check.h"
+#include "methods.h"
+#include "tree.h"
+
+static int32_t ROOT, W, RUN;
+
+static probe_ev ev_buf[64];
+static size_t n_ev;
+static call_tab tab;
+static const clock_cal cal = {.tick0 = 0, .ns_per_tick = 1.0, .wall0 = 1000};
+
+static void ev(uint32_t kind, int32_t id, uint64_t t)
+{
+    ev_buf[n_ev++] = (probe_ev){.t = t, .id = id, .kind = kind};
+}
+
+/* Builds the events so far into a model (thread: its name) and gives the
+ * call to a at now_ns; the events are reset. */
+static void take(async *a, const char *thread, uint64_t now_ns)
+{
+    tree_opts o = {.cal = cal};
+    mct_call c = {0};
+    mct_err err;
+    tree *t = tree_build(ev_buf, n_ev, &o, &err);
+
+    CHECK(t != NULL);
+    if (t != NULL) {
+        CHECK_INT(async_wants(t), 1);
+        CHECK_INT(tree_call(t, &tab, &c, 1, 7, thread, NULL, &err), 0);
+        CHECK_INT(async_take(a, &c, t, 0, now_ns), 0);
+        CHECK_INT(c.n_nodes, 0);
+    }
+    tree_free(t);
+    call_free(&c);
+    n_ev = 0;
+}
+
+static char released[4][4096];
+static size_t n_released;
+
+static void out(void *arg, mct_call *c, int warmup, const mct_err *dropped)
+{
+    mct_buf b = {0};
+
+    (void)arg;
+    (void)warmup;
+    CHECK(c != NULL);
+    if (c == NULL) {
+        fprintf(stderr, "dropped: %s\n", dropped->msg);
+        return;
+    }
+    CHECK_INT(call_json_line(&b, &tab, c), 0);
+    if (n_released < 4 && b.len < sizeof released[0])
+        memcpy(released[n_released++], b.data, b.len);
+    buf_free(&b);
+}
+
+/* The entry call: W hands off task 1 (its site returns); the root hands
+ * off task 3, whose site throws (rejected), task 4 (never comes) and task 5
+ * (run inline). Task 1 hands off task 2 from W. */
+static void entry_events(int with_missing)
+{
+    ev(PROBE_ROOT_ENTER, ROOT, 0);
+    ev(PROBE_ENTER, W, 10);
+    ev(PROBE_HANDOFF | 1u << 4, RUN, 20);
+    ev(PROBE_HANDED, -1, 21);
+    ev(PROBE_EXIT, W, 30);
+    if (with_missing) {
+        ev(PROBE_ENTER, W, 35);
+        ev(PROBE_HANDOFF | 3u << 4, RUN, 40);
+        ev(PROBE_FAIL, W, 45);
+        ev(PROBE_HANDOFF | 4u << 4, RUN, 50);
+        ev(PROBE_HANDED, -1, 51);
+    }
+    ev(PROBE_HANDOFF | 5u << 4, RUN, 60);
+    ev(PROBE_INLINE | 5u << 4, -1, 61);
+    ev(PROBE_HANDED, -1, 62);
+    ev(PROBE_ROOT_EXIT, ROOT, 100);
+}
+
+static void task1_events(void)
+{
+    ev(PROBE_ROOT_ENTER, RUN, 150);
+    ev(PROBE_TASK | 1u << 4, -1, 151);
+    ev(PROBE_ENTER, W, 160);
+    ev(PROBE_HANDOFF | 2u << 4, RUN, 170);
+    ev(PROBE_HANDED, -1, 171);
+    ev(PROBE_EXIT, W, 180);
+    ev(PROBE_ROOT_EXIT, RUN, 200);
+}
+
+static void task2_events(void)
+{
+    ev(PROBE_ROOT_ENTER, RUN, 300);
+    ev(PROBE_TASK | 2u << 4, -1, 301);
+    ev(PROBE_ENTER, W, 310);
+    ev(PROBE_EXIT, W, 320);
+    ev(PROBE_ROOT_EXIT, RUN, 330);
+}
+
+/* The tasks' runs first (the nested one before its parent's), then the
+ * entry call: released at once, all there. */
+static void test_complete(void)
+{
+    async *a = async_new(1000000);
+
+    n_released = 0;
+    task2_events();
+    take(a, "pool-2", 1);
+    task1_events();
+    take(a, "pool-1", 2);
+    entry_events(0);
+    take(a, "main", 3);
+    CHECK_INT(async_held(a), 1);
+    CHECK_INT(async_release(a, &tab, &cal, 4, 0, out, NULL), 1);
+    CHECK_INT(n_released, 1);
+    CHECK(strstr(released[0], "\"method\":\"w\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":20,\"self_ns\":20,"
+                              "\"min_ns\":20,\"max_ns\":20,\"throws\":0,\"children\":[{\"class\":\"java.lang.Runnable\","
+                              "\"method\":\"run\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":50,\"self_ns\":30,"
+                              "\"min_ns\":50,\"max_ns\":50,\"throws\":0,\"async\":true,\"queued_ns\":130,"
+                              "\"thread\":\"pool-1\"") != NULL);
+    CHECK(strstr(released[0], "\"async\":true,\"queued_ns\":130,\"thread\":\"pool-2\"") != NULL);
+    /* The root's self time is its own: total less its synchronous child. */
+    CHECK(strstr(released[0], "\"root\":{\"class\":\"com.shop.Cart\",\"method\":\"total\",\"desc\":\"()J\","
+                              "\"calls\":1,\"total_ns\":100,\"self_ns\":80,") != NULL);
+    CHECK(strstr(released[0], "pending") == NULL);
+    CHECK_INT(async_held(a), 0);
+    async_free(a);
+}
+
+/* The entry call first; task 4 never comes: held until the wait is over,
+ * then released with it pending and task 3 rejected; a run that comes
+ * after is kept for a while, then dropped. */
+static void test_wait(void)
+{
+    async *a = async_new(1000);
+
+    n_released = 0;
+    entry_events(1);
+    take(a, "main", 0);
+    task1_events();
+    take(a, "pool-1", 10);
+    CHECK_INT(async_release(a, &tab, &cal, 20, 0, out, NULL), 0);
+    task2_events();
+    take(a, "pool-2", 30);
+    CHECK_INT(async_release(a, &tab, &cal, 40, 0, out, NULL), 0);
+    CHECK_INT(async_release(a, &tab, &cal, 1000, 0, out, NULL), 1);
+    CHECK_INT(n_released, 1);
+    CHECK(strstr(released[0], "\"async\":true,\"rejected\":true,\"children\":[]}") != NULL);
+    CHECK(strstr(released[0], "\"async\":true,\"pending\":true,\"children\":[]}") != NULL);
+    CHECK(strstr(released[0], "\"thread\":\"pool-2\"") != NULL);
+    /* the two calls of W merge, one threw: rejected under it, after task
+     * 1's run; pending under the root, nothing for task 5 */
+    CHECK(strstr(released[0], "\"method\":\"w\",\"desc\":\"()V\",\"calls\":2,") != NULL);
+    CHECK(strstr(released[0], "\"rejected\":true,\"children\":[]}]},{\"class\":\"java.lang.Runnable\","
+                              "\"method\":\"run\",\"desc\":\"()V\",\"calls\":0,\"total_ns\":0,\"self_ns\":0,"
+                              "\"min_ns\":0,\"max_ns\":0,\"throws\":0,\"async\":true,\"pending\":true,"
+                              "\"children\":[]}]}") != NULL);
+    /* Forced: an entry call released however incomplete. */
+    entry_events(1);
+    take(a, "main", 2000);
+    CHECK_INT(async_release(a, &tab, &cal, 2001, 1, out, NULL), 1);
+    CHECK_INT(n_released, 2);
+    CHECK(strstr(released[1], "\"async\":true,\"pending\":true") != NULL);
+    async_free(a);
+}
+
+int main(void)
+{
+    mct_err err;
+
+    ROOT = mt_add("com/shop/Cart", "total", "()J", 1, 1, &err);
+    W = mt_add("com/shop/Cart", "w", "()V", 1, 0, &err);
+    RUN = mt_add("java/lang/Runnable", "run", "()V", 1, 0, &err);
+    test_complete();
+    test_wait();
+    call_tab_free(&tab);
+    return check_status();
+}
