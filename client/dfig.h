@@ -9,8 +9,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <jansson.h>
-
 #include "diffout.h"
 #include "summary.h"
 
@@ -21,15 +19,15 @@ struct dfig_change {
     int over;                   /* surely over the limit (dstat_change) */
 };
 
-/* Whether nodes b and n of two checked summaries (either may be NULL) both
- * carry figure x. */
-int dfig_both(const json_t *b, const json_t *n, enum sum_xfig x);
+/* Whether nodes b and n of two summaries (either may be NULL) both carry
+ * figure x. */
+int dfig_both(const struct sum_view *b, const struct sum_view *n, enum sum_xfig x);
 
 /* Compares the q-quantile (0.50 or 0.99: the keys p50, p99 of figure x) of
  * b and n (dfig_both) into *out: the change's interval at conf each side,
- * over lim % and by at least min_delta. 0, or -1 (out of memory). */
-int dfig_compare(const json_t *b, const json_t *n, enum sum_xfig x, double q, double conf, double lim,
-                 uint64_t min_delta, struct dfig_change *out);
+ * over lim % and by at least min_delta. */
+void dfig_compare(const struct sum_view *b, const struct sum_view *n, enum sum_xfig x, double q, double conf,
+                  double lim, uint64_t min_delta, struct dfig_change *out);
 
 /* Writes v, a value of figure x, for people into buf ("1.20 ms", "977 KiB"). */
 void dfig_text(enum sum_xfig x, uint64_t v, char *buf, size_t size);

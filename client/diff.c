@@ -50,226 +50,325 @@
 
 /* ---- reading a run ------------------------------------------------------------ */
 
-/* Reads one line of f (its '\n' kept) into *line (capacity *cap), never
- * holding more than DIFF_LINE_MAX + 2 bytes: a file without newlines must
- * not take the memory. Its length; 0 at the end of the file (or an error:
- * ferror); -1 for a line longer than DIFF_LINE_MAX; -2 out of memory. */
-static ssize_t read_line(FILE *f, char **line, size_t *cap)
-{
-    size_t n = 0;
-    int c;
-
-    while ((c = getc(f)) != EOF) {
-        if (n + 2 > *cap) {
-            size_t want = *cap != 0 ? *cap * 2 : 4096;
-            char *p;
-
-            if (n + 1 > DIFF_LINE_MAX)
-                return -1;
-            if (want > DIFF_LINE_MAX + 2)
-                want = DIFF_LINE_MAX + 2;
-            if ((p = realloc(*line, want)) == NULL)
-                return -2;
-            *line = p;
-            *cap = want;
-        }
-        (*line)[n++] = (char)c;
-        if (c == '\n')
-            break;
-    }
-    if (n > 0)
-        (*line)[n] = '\0';
-    return (ssize_t)n;
-}
-
 /* The summaries of one JVM of a file (by "pid"; none: one JVM). */
 struct jvm_run {
-    json_int_t pid;
-    json_t *last, *last_final;
-    json_t *intervals;          /* with intervals: its non-final summaries, else NULL */
+    int64_t pid;
+    sum *last, *last_final;     /* its last summary, its last final one (maybe the same) */
+    sum *intervals;             /* DIFF_READ_INTERVALS: its non-final summaries merged, else NULL */
+    size_t nintervals;
+    int iv_bad;                 /* merging them failed (iv_err): said when they are used */
+    mct_err iv_err;
 };
 
-/* The run of each JVM (its last final summary, else its last) merged into
- * one summary object (sum_add_json); a new reference or NULL with e. */
-static json_t *merge_jvms(struct jvm_run *runs, size_t n, const char *name, mct_err *e)
+/* Makes cur (final or not) r's last summary, freeing what r no longer holds. */
+static void run_set(struct jvm_run *r, sum *cur, int final)
+{
+    sum *old_last = r->last, *old_final = r->last_final;
+
+    r->last = cur;
+    if (final)
+        r->last_final = cur;
+    if (old_last != r->last && old_last != r->last_final)
+        sum_free(old_last);
+    if (old_final != r->last_final && old_final != r->last && old_final != old_last)
+        sum_free(old_final);
+}
+
+static void run_free(struct jvm_run *r)
+{
+    run_set(r, NULL, 1);
+    sum_free(r->intervals);
+}
+
+/* The run of each JVM (its last final summary, else its last, or with
+ * intervals all its interval summaries) merged into one summary; NULL
+ * with e. */
+static sum *merge_jvms(struct jvm_run *runs, size_t n, const char *name, mct_err *e)
 {
     size_t k = 0;
     sum *m;
-    json_t *out = NULL;
 
     for (size_t i = 0; i < n; i++) {
-        size_t ks = json_array_size(json_object_get(runs[i].last_final ? runs[i].last_final : runs[i].last,
-                                                    "slowest"));
+        size_t ks = sum_slowest_count(runs[i].last_final ? runs[i].last_final : runs[i].last);
+
         k = ks > k ? ks : k;
     }
     if ((m = sum_new(k > SUM_SLOWEST_MAX ? SUM_SLOWEST_MAX : k, e)) == NULL)
         return NULL;
     for (size_t i = 0; i < n; i++) {
-        const json_t *ivs = runs[i].intervals;
-        int bad = 0;
+        int bad;
 
-        if (runs[i].last_final == NULL && ivs != NULL)
-            for (size_t v = 0; v < json_array_size(ivs) && !bad; v++)
-                bad = sum_add_json(m, json_array_get(ivs, v), e) < 0;
-        else
-            bad = sum_add_json(m, runs[i].last_final ? runs[i].last_final : runs[i].last, e) < 0;
+        if (runs[i].last_final == NULL && runs[i].intervals != NULL) {
+            bad = runs[i].iv_bad;
+            if (bad)
+                *e = runs[i].iv_err;
+            else
+                bad = sum_merge(m, runs[i].intervals, e) < 0;
+        } else {
+            bad = sum_merge(m, runs[i].last_final ? runs[i].last_final : runs[i].last, e) < 0;
+        }
         if (bad) {
-            mct_err_wrap(e, "%s: merging the summaries of %zu JVMs (pid %lld)", name, n,
-                         (long long)runs[i].pid);
+            mct_err_wrap(e, "%s: merging the summaries of %zu JVMs (pid %lld)", name, n, (long long)runs[i].pid);
             sum_free(m);
             return NULL;
         }
     }
-    out = sum_to_json(m, 1, e);
-    sum_free(m);
-    return out;
+    return m;
 }
 
-/* Reads the lines of f (named name) into a checked summary object; *jvms:
- * the JVMs whose summaries were merged into it (1 for calls). */
-static json_t *read_stream(FILE *f, const char *name, int intervals, size_t *jvms, mct_err *e)
+/* What a file being read holds so far. */
+struct rstate {
+    const char *name;
+    int flags;
+    jtok t;
+    mct_buf rec;                /* the line's text, while it may be needed whole */
+    size_t lineno, ncalls, nruns, caprun;
+    struct jvm_run *runs;
+    sum *calls;                 /* the calls, aggregated */
+    call_tab tab;
+    mct_call call;
+    int bad_json;               /* the line is not JSON: why */
+    char why[160];
+};
+
+/* The error of the current line, which failed with e: a syntax error or a
+ * line past its limit anywhere on the line wins over what the line's
+ * contents broke, as when the line was read whole first. Reads the line to
+ * its end; returns -1. */
+static int line_error(struct rstate *st, mct_err *e)
 {
-    char *line = NULL;
-    size_t cap = 0, lineno = 0, ncalls = 0, nruns = 0, caprun = 0;
-    ssize_t len;
-    struct jvm_run *runs = NULL;
-    json_t *result = NULL;
-    sum *s = sum_new(0, e);
-    call_tab tab = {0};
-    mct_call call = {0};
+    st->t.rec = NULL;
+    if (!st->bad_json && (st->t.failed || !jt_line_ended(&st->t)) && jt_finish(&st->t) == JT_ERR) {
+        st->bad_json = 1;
+        snprintf(st->why, sizeof st->why, "%s", st->t.err);
+    }
+    if (jt_too_long(&st->t))
+        return mct_err_set(e, MCT_E_TOOBIG, "%s:%zu: a line of more than %zu bytes: not mcalltree's output",
+                           st->name, st->lineno, DIFF_LINE_MAX);
+    if (st->bad_json)
+        return mct_err_set(e, MCT_E_PROTO, "%s:%zu: not JSON (%s): not mcalltree's output; give a file "
+                           "written by mcalltree -f json", st->name, st->lineno, st->why);
+    return mct_err_wrap(e, "%s:%zu", st->name, st->lineno);
+}
 
-    if (s == NULL)
+/* The "type" of the JSON object in text (NULL when it has none, or it is
+ * not a string) into buf. */
+static const char *text_type(const char *text, size_t n, char *buf, size_t size)
+{
+    jtok t;
+    int k, key = 0;
+    const char *type = NULL;
+
+    jt_init_mem(&t, text, n, SIZE_MAX);
+    if (jt_next(&t) == JT_OBJ)
+        while ((k = jt_next(&t)) == JT_KEY && type == NULL) {
+            key = strcmp(t.str, "type") == 0;
+            k = jt_next(&t);
+            if (key && k == JT_STR)
+                type = strncpy(buf, t.str, size - 1);
+            else if (key || jt_skip(&t, k) < 0)
+                break;
+        }
+    buf[size - 1] = '\0';
+    jt_free(&t);
+    return type;
+}
+
+/* A summary line (read from t, or from text when not NULL), its object's
+ * '{' and "type" read when type_read: to its JVM's run. */
+static int on_summary(struct rstate *st, jtok *t, int type_read, mct_err *e)
+{
+    struct sum_info info;
+    sum *cur = sum_new(SUM_SLOWEST_MAX, e);
+    struct jvm_run *r;
+    size_t i;
+
+    if (cur == NULL)
+        return -1;
+    if (sum_read(cur, t, (type_read ? SUM_READ_TYPE_READ : 0) |
+                 (st->flags & DIFF_READ_SLOWEST ? SUM_READ_SLOWEST : 0), &info, e) < 0 ||
+        jt_next(t) != JT_EOL) {
+        sum_free(cur);
+        return -1;
+    }
+    for (i = 0; i < st->nruns && st->runs[i].pid != info.pid; i++)
+        ;
+    if (i == st->nruns) {
+        if (buf_grow(&st->runs, &st->caprun, st->nruns, sizeof *st->runs, 4) < 0) {
+            sum_free(cur);
+            return mct_err_set(e, MCT_E_NOMEM, "out of memory");
+        }
+        st->runs[st->nruns++] = (struct jvm_run){ .pid = info.pid };
+    }
+    r = &st->runs[i];
+    if ((st->flags & DIFF_READ_INTERVALS) && !info.final) {
+        r->nintervals++;
+        if (r->intervals == NULL && (r->intervals = sum_new(SUM_SLOWEST_MAX, e)) == NULL) {
+            sum_free(cur);
+            return -1;
+        }
+        if (!r->iv_bad && sum_merge(r->intervals, cur, &r->iv_err) < 0)
+            r->iv_bad = 1;
+    }
+    run_set(r, cur, info.final);
+    return 0;
+}
+
+/* A call line, whole in text. */
+static int on_call(struct rstate *st, const char *text, size_t n, mct_err *e)
+{
+    json_error_t je;
+    json_t *j = json_loadb(text, n, JSON_REJECT_DUPLICATES, &je);
+    int rc;
+
+    if (j == NULL) {
+        snprintf(st->why, sizeof st->why, "%s", je.text);
+        st->bad_json = 1;
+        return -1;
+    }
+    rc = call_from_json(&st->tab, &st->call, j, e) < 0 ? -1 : sum_add_call(st->calls, &st->tab, &st->call, e);
+    json_decref(j);
+    st->ncalls += rc == 0;
+    return rc;
+}
+
+/* The current line, its first token k: a call or a summary. 0, 1 for a
+ * blank line, -1 with e. */
+static int read_one(struct rstate *st, int k, mct_err *e)
+{
+    jtok *t = &st->t;
+    char tbuf[72];
+    const char *type = NULL;
+    int first = k, whole = 1, rc;
+
+    if (k == JT_EOL)
+        return 1;
+    if (k == JT_OBJ && (k = jt_next(t)) == JT_KEY && strcmp(t->str, "type") == 0) {
+        k = jt_next(t);
+        if (k == JT_STR) {
+            type = strncpy(tbuf, t->str, sizeof tbuf - 1);
+            tbuf[sizeof tbuf - 1] = '\0';
+            whole = strcmp(type, "summary") != 0;
+        }
+    }
+    if (k == JT_ERR)
+        return -1;
+    if (!whole) {               /* a summary: read as it comes */
+        t->rec = NULL;
+        if (st->ncalls > 0)
+            return mct_err_set(e, MCT_E_PROTO, "calls and summaries in one file: give one run of "
+                               "mcalltree, either its calls or its summaries");
+        return on_summary(st, t, 1, e);
+    }
+    if (jt_finish(t) == JT_ERR)
+        return -1;
+    t->rec = NULL;
+    if (buf_failed(&st->rec))
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a line");
+    if (first != JT_OBJ && first != JT_ARR) {
+        snprintf(st->why, sizeof st->why, "'[' or '{' expected");
+        st->bad_json = 1;
+        return -1;
+    }
+    if (k != JT_STR)            /* the type is not the first key */
+        type = text_type((const char *)st->rec.data, st->rec.len, tbuf, sizeof tbuf);
+    if (type == NULL || (strcmp(type, "call") != 0 && strcmp(type, "summary") != 0))
+        return mct_err_set(e, MCT_E_PROTO, "%s%.64s%s: not mcalltree's output; give a file written by "
+                           "mcalltree -f json", type == NULL ? "a JSON value without a \"type\"" :
+                           "a message of type \"", type == NULL ? "" : type, type == NULL ? "" : "\"");
+    if ((strcmp(type, "call") == 0 && st->nruns > 0) || (strcmp(type, "summary") == 0 && st->ncalls > 0))
+        return mct_err_set(e, MCT_E_PROTO, "calls and summaries in one file: give one run of "
+                           "mcalltree, either its calls or its summaries");
+    if (strcmp(type, "call") == 0)
+        return on_call(st, (const char *)st->rec.data, st->rec.len, e);
+    /* a summary whose "type" is not its first key: read again from its text */
+    jtok mem;
+
+    jt_init_mem(&mem, st->rec.data, st->rec.len, DIFF_LINE_MAX);
+    rc = on_summary(st, &mem, 0, e);
+    if (rc < 0 && mem.failed) {
+        snprintf(st->why, sizeof st->why, "%s", mem.err);
+        st->bad_json = 1;
+    }
+    jt_free(&mem);
+    return rc;
+}
+
+/* Reads the lines of f (named name) into a checked summary; *jvms: the
+ * JVMs whose summaries were merged into it (1 for calls). */
+static sum *read_stream(FILE *f, const char *name, int flags, size_t *jvms, mct_err *e)
+{
+    struct rstate st = { .name = name, .flags = flags };
+    sum *result = NULL;
+    int k;
+
+    buf_init(&st.rec);
+    if ((st.calls = sum_new(0, e)) == NULL)
         return NULL;
+    if (jt_init_file(&st.t, f, DIFF_LINE_MAX) < 0) {
+        mct_err_set(e, MCT_E_NOMEM, "%s: out of memory", name);
+        goto out;
+    }
     errno = 0;
-    while ((len = read_line(f, &line, &cap)) != 0) {
-        json_error_t je;
-        json_t *j;
-        const char *type;
-        size_t i;
-
-        lineno++;
-        if (len == -1) {
-            mct_err_set(e, MCT_E_TOOBIG, "%s:%zu: a line of more than %zu bytes: not mcalltree's output",
-                        name, lineno, DIFF_LINE_MAX);
+    for (;;) {
+        buf_reset(&st.rec);
+        st.t.rec = &st.rec;
+        k = jt_next(&st.t);
+        if (k == JT_EOF)
+            break;
+        st.lineno++;
+        mct_err_clear(e);
+        if (read_one(&st, k, e) < 0) {
+            line_error(&st, e);
             goto out;
-        }
-        if (len == -2) {
-            mct_err_set(e, MCT_E_NOMEM, "%s:%zu: out of memory reading a line", name, lineno);
-            goto out;
-        }
-        for (i = 0; i < (size_t)len && strchr(" \t\r\n", line[i]) != NULL; i++)
-            ;
-        if (i == (size_t)len)
-            continue;
-        j = json_loadb(line, (size_t)len, JSON_REJECT_DUPLICATES, &je);
-        if (j == NULL) {
-            mct_err_set(e, MCT_E_PROTO, "%s:%zu: not JSON (%s): not mcalltree's output; give a "
-                        "file written by mcalltree -f json", name, lineno, je.text);
-            goto out;
-        }
-        type = json_string_value(json_object_get(j, "type"));
-        if (type == NULL || (strcmp(type, "call") != 0 && strcmp(type, "summary") != 0)) {
-            mct_err_set(e, MCT_E_PROTO, "%s:%zu: %s%.64s%s: not mcalltree's output; give a file "
-                        "written by mcalltree -f json", name, lineno,
-                        type == NULL ? "a JSON value without a \"type\"" : "a message of type \"",
-                        type == NULL ? "" : type, type == NULL ? "" : "\"");
-            json_decref(j);
-            goto out;
-        }
-        if ((strcmp(type, "call") == 0 && nruns > 0) || (strcmp(type, "summary") == 0 && ncalls > 0)) {
-            mct_err_set(e, MCT_E_PROTO, "%s:%zu: calls and summaries in one file: give one run of "
-                        "mcalltree, either its calls or its summaries", name, lineno);
-            json_decref(j);
-            goto out;
-        }
-        if (strcmp(type, "call") == 0) {
-            int rc = call_from_json(&tab, &call, j, e) < 0 ? -1 : sum_add_call(s, &tab, &call, e);
-
-            json_decref(j);
-            if (rc < 0) {
-                mct_err_wrap(e, "%s:%zu", name, lineno);
-                goto out;
-            }
-            ncalls++;
-            continue;
-        }
-        if (sum_json_check(j, e) < 0) {
-            json_decref(j);
-            mct_err_wrap(e, "%s:%zu", name, lineno);
-            goto out;
-        }
-        json_int_t pid = json_integer_value(json_object_get(j, "pid"));
-
-        for (i = 0; i < nruns && runs[i].pid != pid; i++)
-            ;
-        if (i == nruns) {
-            if (buf_grow(&runs, &caprun, nruns, sizeof *runs, 4) < 0) {
-                json_decref(j);
-                mct_err_set(e, MCT_E_NOMEM, "%s:%zu: out of memory", name, lineno);
-                goto out;
-            }
-            runs[nruns++] = (struct jvm_run){ .pid = pid };
-            if (intervals && (runs[i].intervals = json_array()) == NULL) {
-                json_decref(j);
-                mct_err_set(e, MCT_E_NOMEM, "%s:%zu: out of memory", name, lineno);
-                goto out;
-            }
-        }
-        if (runs[i].intervals != NULL && !json_is_true(json_object_get(j, "final")) &&
-            json_array_append(runs[i].intervals, j) < 0) {
-            json_decref(j);
-            mct_err_set(e, MCT_E_NOMEM, "%s:%zu: out of memory", name, lineno);
-            goto out;
-        }
-        json_decref(runs[i].last);
-        runs[i].last = j;
-        if (json_is_true(json_object_get(j, "final"))) {
-            json_decref(runs[i].last_final);
-            runs[i].last_final = json_incref(j);
         }
     }
     if (ferror(f)) {
         mct_err_set(e, MCT_E_IO, "cannot read %s: %s", name, strerror(errno));
         goto out;
     }
-    *jvms = nruns > 1 ? nruns : 1;
-    if (ncalls > 0)
-        result = sum_to_json(s, 1, e);
-    else if (nruns > 1 || (nruns == 1 && runs[0].last_final == NULL && json_array_size(runs[0].intervals) > 1))
-        result = merge_jvms(runs, nruns, name, e);
-    else if (nruns == 1)
-        result = json_incref(runs[0].last_final != NULL ? runs[0].last_final : runs[0].last);
-    else
+    *jvms = st.nruns > 1 ? st.nruns : 1;
+    if (st.ncalls > 0) {
+        result = st.calls;
+        st.calls = NULL;
+    } else if (st.nruns > 1 || (st.nruns == 1 && st.runs[0].last_final == NULL && st.runs[0].nintervals > 1)) {
+        result = merge_jvms(st.runs, st.nruns, name, e);
+    } else if (st.nruns == 1) {
+        result = st.runs[0].last_final != NULL ? st.runs[0].last_final : st.runs[0].last;
+        if (st.runs[0].last == result)
+            st.runs[0].last = NULL;
+        if (st.runs[0].last_final == result)
+            st.runs[0].last_final = NULL;
+    } else {
         mct_err_set(e, MCT_E_PROTO, "%s: no call and no summary in it: not mcalltree's output; "
                     "give a file written by mcalltree -f json", name);
-out:
-    free(line);
-    for (size_t i = 0; i < nruns; i++) {
-        json_decref(runs[i].last);
-        json_decref(runs[i].last_final);
-        json_decref(runs[i].intervals);
     }
-    free(runs);
-    sum_free(s);
-    call_free(&call);
-    call_tab_free(&tab);
+out:
+    jt_free(&st.t);
+    buf_free(&st.rec);
+    for (size_t i = 0; i < st.nruns; i++)
+        run_free(&st.runs[i]);
+    free(st.runs);
+    sum_free(st.calls);
+    call_free(&st.call);
+    call_tab_free(&st.tab);
     return result;
 }
 
 /* The run read from f (opened from name; NULL: errno says why, code is the
  * error then), which it closes. */
-static json_t *read_opened(FILE *f, const char *name, int code, int intervals, size_t *jvms, mct_err *e)
+static sum *read_opened(FILE *f, const char *name, int code, int flags, size_t *jvms, mct_err *e)
 {
-    json_t *j;
+    sum *s;
     size_t one;
 
     if (f == NULL) {
         mct_err_set(e, code, "cannot read %s: %s", name, strerror(errno));
         return NULL;
     }
-    j = read_stream(f, name, intervals, jvms != NULL ? jvms : &one, e);
+    s = read_stream(f, name, flags, jvms != NULL ? jvms : &one, e);
     fclose(f);
-    return j;
+    return s;
 }
 
 static void on_alarm(int sig)
@@ -313,27 +412,22 @@ static FILE *open_run(const char *path, mct_err *e)
     return f;
 }
 
-json_t *diff_read_runs(const char *path, int intervals, size_t *jvms, mct_err *e)
+sum *diff_read_runs(const char *path, int flags, size_t *jvms, mct_err *e)
 {
     FILE *f;
 
     if (strcmp(path, "-") == 0)
-        return read_opened(stdin, "stdin", MCT_E_IO, intervals, jvms, e);
+        return read_opened(stdin, "stdin", MCT_E_IO, flags, jvms, e);
     if ((f = open_run(path, e)) == NULL)
         return NULL;
-    return read_opened(f, path, MCT_E_IO, intervals, jvms, e);
+    return read_opened(f, path, MCT_E_IO, flags, jvms, e);
 }
 
-json_t *diff_read_run(const char *path, mct_err *e)
-{
-    return diff_read_runs(path, 0, NULL, e);
-}
-
-json_t *diff_read_run_mem(const char *name, const char *data, size_t n, mct_err *e)
+sum *diff_read_run_mem(const char *name, const char *data, size_t n, int flags, mct_err *e)
 {
     /* fmemopen refuses 0 bytes: a lone newline reads the same (no line) */
     return read_opened(n > 0 ? fmemopen((void *)data, n, "r") : fmemopen((void *)"\n", 1, "r"), name,
-                       MCT_E_NOMEM, 0, NULL, e);
+                       MCT_E_NOMEM, flags, NULL, e);
 }
 
 /* ---- comparing two runs ---------------------------------------------------------- */
@@ -356,7 +450,9 @@ struct diff_opts {
 struct ctx {
     const struct diff_opts *o;
     uint64_t base_calls, new_calls;     /* entry calls of each run */
-    const json_t *stack[FU_MAX_DEPTH + 1];  /* the path to the current node */
+    const sum *base, *nw;
+    size_t *bmap;               /* a base method's index in new (SUM_NO_METHOD: none) */
+    struct sum_view stack[FU_MAX_DEPTH + 1];  /* the path to the current node */
     int counting;               /* the first walk: only counts the tests */
     size_t ntests;              /* nodes tested, for the per-test level */
     double alpha;               /* each test's level: (1 - confidence) / ntests */
@@ -389,14 +485,9 @@ static void ratio_text(char *buf, size_t size, uint64_t num, uint64_t den, int d
 }
 
 /* The node's calls (0 for a missing node). */
-static uint64_t ncalls(const json_t *n)
+static uint64_t ncalls(const struct sum_view *n)
 {
-    return n == NULL ? 0 : (uint64_t)json_integer_value(json_object_get(n, "calls"));
-}
-
-static uint64_t nint(const json_t *n, const char *key)
-{
-    return (uint64_t)json_integer_value(json_object_get(n, key));
+    return n == NULL ? 0 : n->calls;
 }
 
 /* The names of the nodes on the path, "A.run > B.step(I)V"-style, into buf. */
@@ -406,11 +497,9 @@ static void path_text(const struct ctx *c, int depth, char *buf, size_t size)
 
     buf[0] = '\0';
     for (int d = 0; d <= depth && len + 1 < size; d++) {
-        const json_t *n = c->stack[d];
-        int w = snprintf(buf + len, size - len, "%s%s.%s%s", d > 0 ? " > " : "",
-                         json_string_value(json_object_get(n, "class")),
-                         json_string_value(json_object_get(n, "method")),
-                         json_string_value(json_object_get(n, "desc")));
+        const struct sum_view *n = &c->stack[d];
+        int w = snprintf(buf + len, size - len, "%s%s.%s%s", d > 0 ? " > " : "", n->class_name, n->method,
+                         n->desc);
 
         if (w < 0)
             break;
@@ -447,41 +536,24 @@ static double pct(uint64_t a, uint64_t b)
     return a == 0 ? NAN : ((double)b - (double)a) * 100.0 / (double)a;
 }
 
-/* A node's histogram at key (entry_min_ns..entry_max_ns) into h; 0 when the
- * node has none (an older summary), 1 when read, -1 out of memory. */
-static int node_hist(const json_t *n, struct sum_hist *h)
-{
-    mct_err e;
-    const json_t *a = json_object_get(n, "hist");
-
-    sum_hist_init(h);
-    if (a == NULL || json_object_get(n, "entry_min_ns") == NULL)
-        return 0;
-    return sum_hist_from_json(h, a, nint(n, "entry_min_ns"), nint(n, "entry_max_ns"), &e) < 0 ? -1 : 1;
-}
-
-/* Compares percentile q (key p50_ns or p99_ns) of b and n into *out, and
- * checks the --fail-over-pct gate on it: with both histograms, the change is
- * the interval of the ratio of the two quantiles' intervals (each at
+/* Compares percentile q (p50 or p99: key) of b and n into *out, and checks
+ * the --fail-over-pct gate on it: with both histograms, the change is the
+ * interval of the ratio of the two quantiles' intervals (each at
  * 1 - alpha/2, so that both hold at 1 - alpha); without, the point values. */
-static void cmp_pct(struct ctx *c, const char *path, const char *label, double q, const json_t *b,
-                    const json_t *n, const char *key, struct diffout_pct *out)
+static void cmp_pct(struct ctx *c, const char *path, const char *label, double q, const struct sum_view *b,
+                    const struct sum_view *n, int p99, struct diffout_pct *out)
 {
-    uint64_t a = nint(b, key), v = nint(n, key);
-    struct sum_hist hb, hn;
-    int rb = node_hist(b, &hb), rn = node_hist(n, &hn);
+    uint64_t a = p99 ? b->p99_ns : b->p50_ns, v = p99 ? n->p99_ns : n->p50_ns;
     double lim = c->o->fail_over_pct, conf = 1 - c->alpha / 2;
     char from[FU_DUR_MAX], to[FU_DUR_MAX];
     int over;
 
     *out = (struct diffout_pct){ .pct = pct(a, v) };
-    if (rb < 0 || rn < 0)
-        c->oom = 1;
     fu_duration(from, sizeof from, (double)a);
     fu_duration(to, sizeof to, (double)v);
-    if (rb > 0 && rn > 0) {
+    if (b->hist != NULL && n->hist != NULL) {
         out->has_ci = 1;
-        over = dstat_change(&hb, &hn, q, conf, lim, (uint64_t)c->o->min_ns, &out->ci_lo, &out->ci_hi);
+        over = dstat_change(b->hist, n->hist, q, conf, lim, (uint64_t)c->o->min_ns, &out->ci_lo, &out->ci_hi);
         if (lim >= 0)
             check(c, label, path, !over, "--fail-over-pct %g: %s of %s grew from %s to %s (%+.1f%%; "
                   "%g%% interval of the change %+.1f%% .. %+.1f%%), %s %g%%", lim, label, path, from, to,
@@ -493,15 +565,14 @@ static void cmp_pct(struct ctx *c, const char *path, const char *label, double q
               "%s %g%% (no histogram in the summaries: point values compared)", lim, label, path,
               (unsigned long long)a, (unsigned long long)v, out->pct, over ? "over" : "not over", lim);
     }
-    sum_hist_reset(&hb);
-    sum_hist_reset(&hn);
 }
 
 /* Compares the p50 and p99 of the figures both b and n carry (--cpu,
  * --alloc: dfig.h) into r, and checks --fail-over-pct on them as on the
  * time (a CPU time only when it grew by --min-ns, allocations by any
  * bytes). */
-static void cmp_figs(struct ctx *c, const char *path, const json_t *b, const json_t *n, struct diffout_row *r)
+static void cmp_figs(struct ctx *c, const char *path, const struct sum_view *b, const struct sum_view *n,
+                     struct diffout_row *r)
 {
     static const double qs[] = { 0.50, 0.99 };
     double lim = c->o->fail_over_pct;
@@ -512,11 +583,8 @@ static void cmp_figs(struct ctx *c, const char *path, const json_t *b, const jso
             struct dfig_change ch;
             char label[32], from[FU_DUR_MAX], to[FU_DUR_MAX];
 
-            if (dfig_compare(b, n, (enum sum_xfig)x, qs[i], 1 - c->alpha / 2, lim,
-                             x == SUM_X_CPU ? (uint64_t)c->o->min_ns : 0, &ch) < 0) {
-                c->oom = 1;
-                continue;
-            }
+            dfig_compare(b, n, (enum sum_xfig)x, qs[i], 1 - c->alpha / 2, lim,
+                         x == SUM_X_CPU ? (uint64_t)c->o->min_ns : 0, &ch);
             if (r->nfigs < DIFFOUT_FIGS)
                 r->figs[r->nfigs++] = (struct diffout_fig){ i == 0 ? k->p50 : k->p99, ch.base, ch.new_, ch.pct };
             if (lim < 0)
@@ -533,26 +601,25 @@ static void cmp_figs(struct ctx *c, const char *path, const json_t *b, const jso
 }
 
 /* calls_min..calls_max of a node as text ("3", "2..4"; "-" for none). */
-static void reached_text(char *buf, size_t size, const json_t *n)
+static void reached_text(char *buf, size_t size, const struct sum_view *n)
 {
     if (n == NULL)
         snprintf(buf, size, "-");
-    else if (nint(n, "calls_min") == nint(n, "calls_max"))
-        snprintf(buf, size, "%llu", (unsigned long long)nint(n, "calls_min"));
+    else if (n->calls_min == n->calls_max)
+        snprintf(buf, size, "%llu", (unsigned long long)n->calls_min);
     else
-        snprintf(buf, size, "%llu..%llu", (unsigned long long)nint(n, "calls_min"),
-                 (unsigned long long)nint(n, "calls_max"));
+        snprintf(buf, size, "%llu..%llu", (unsigned long long)n->calls_min, (unsigned long long)n->calls_max);
 }
 
-/* Writes a duration cell ("-" for a missing node). */
-static void put_dur(FILE *f, const json_t *n, const char *key, int w)
+/* Writes a duration cell of p50 or p99 ("-" for a missing node). */
+static void put_dur(FILE *f, const struct sum_view *n, int p99, int w)
 {
     char buf[FU_DUR_MAX];
 
     if (n == NULL)
         snprintf(buf, sizeof buf, "-");
     else
-        fu_duration(buf, sizeof buf, (double)nint(n, key));
+        fu_duration(buf, sizeof buf, (double)(p99 ? n->p99_ns : n->p50_ns));
     fputs("  ", f);
     fu_put_right(f, buf, (size_t)w);
 }
@@ -568,26 +635,50 @@ static void put_pct(FILE *f, double p)
 }
 
 /* Whether the node's "Class.method" or its path matches an --ignore. */
-static int ignored(const struct ctx *c, const json_t *n, const char *path)
+static int ignored(const struct ctx *c, const struct sum_view *n, const char *path)
 {
     char name[2048];
 
-    snprintf(name, sizeof name, "%s.%s", json_string_value(json_object_get(n, "class")),
-             json_string_value(json_object_get(n, "method")));
+    snprintf(name, sizeof name, "%s.%s", n->class_name, n->method);
     for (size_t i = 0; i < c->o->nignore; i++)
         if (regexec(&c->o->ignore[i], name, 0, NULL, 0) == 0 || regexec(&c->o->ignore[i], path, 0, NULL, 0) == 0)
             return 1;
     return 0;
 }
 
-/* The side of a row for node n (NULL: missing) of a run of calls entry calls. */
-static struct diffout_side side_of(const json_t *n, uint64_t calls, const char *ratio)
+/* h's buckets as the JSON of a summary: [index, count, ...]; NULL for no h
+ * (or out of memory: *oom). */
+static json_t *hist_json(const struct sum_hist *h, int *oom)
 {
+    json_t *a;
+
+    if (h == NULL)
+        return NULL;
+    if ((a = json_array()) == NULL)
+        *oom = 1;
+    for (uint32_t i = 0; a != NULL && i < h->n; i++) {
+        unsigned idx;
+        uint64_t cnt;
+
+        sum_hist_bucket(h, i, &idx, &cnt);
+        if (json_array_append_new(a, json_integer((json_int_t)idx)) < 0 ||
+            json_array_append_new(a, json_integer((json_int_t)cnt)) < 0)
+            *oom = 1;
+    }
+    return a;
+}
+
+/* The side of a row for node n (NULL: missing) of a run of calls entry
+ * calls; its calls_hist, with oom (else none), is a new reference (the
+ * caller's). */
+static struct diffout_side side_of(const struct sum_view *n, uint64_t calls, const char *ratio, int *oom)
+{
+    if (n == NULL)
+        return (struct diffout_side){ .calls_per_entry = ratio };
     return (struct diffout_side){
-        .present = n != NULL, .calls_per_entry = ratio, .calls_min = nint(n, "calls_min"),
-        .calls_max = nint(n, "calls_max"), .calls_hist = json_object_get(n, "calls_hist"),
-        .share = (double)nint(n, "entries") / (double)calls,
-        .p50_ns = nint(n, "p50_ns"), .p99_ns = nint(n, "p99_ns"),
+        .present = 1, .calls_per_entry = ratio, .calls_min = n->calls_min, .calls_max = n->calls_max,
+        .calls_hist = oom != NULL ? hist_json(n->chist, oom) : NULL, .share = (double)n->entries / (double)calls,
+        .p50_ns = n->p50_ns, .p99_ns = n->p99_ns,
     };
 }
 
@@ -600,13 +691,12 @@ static struct diffout_side side_of(const json_t *n, uint64_t calls, const char *
  * - the share of entry calls that reached it does: it fails (a node added
  *   or removed included) only when the two-proportion z-test finds the
  *   shares differ at the diff's confidence, Bonferroni over the nodes. */
-static void row(struct ctx *c, int depth, const json_t *b, const json_t *n, int *ign)
+static void row(struct ctx *c, int depth, const struct sum_view *b, const struct sum_view *n, int *ign)
 {
-    const json_t *either = b != NULL ? b : n;
-    int other = json_is_true(json_object_get(either, "other"));
-    uint64_t eb = nint(b, "entries"), en = nint(n, "entries");
-    int reached_changed = b != NULL && n != NULL &&
-        (nint(b, "calls_min") != nint(n, "calls_min") || nint(b, "calls_max") != nint(n, "calls_max"));
+    const struct sum_view *either = b != NULL ? b : n;
+    int other = either->other;
+    uint64_t eb = b != NULL ? b->entries : 0, en = n != NULL ? n->entries : 0;
+    int reached_changed = b != NULL && n != NULL && (b->calls_min != n->calls_min || b->calls_max != n->calls_max);
     double p_share = dstat_share_p(eb, c->base_calls, en, c->new_calls);
     int share_changed = p_share < c->alpha;
     unsigned __int128 lhs = (unsigned __int128)ncalls(b) * c->new_calls;
@@ -618,7 +708,7 @@ static void row(struct ctx *c, int depth, const json_t *b, const json_t *n, int 
     int digits = DIFF_DIGITS, gated;
     struct diffout_row r;
 
-    c->stack[depth] = either;
+    c->stack[depth] = *either;
     path_text(c, depth, path, sizeof path);
     *ign = *ign || ignored(c, either, path);
     gated = !*ign && !other;
@@ -634,10 +724,9 @@ static void row(struct ctx *c, int depth, const json_t *b, const json_t *n, int 
     reached_text(cn, sizeof cn, n);
     r = (struct diffout_row){
         .path = path, .depth = depth, .status = status, .ignored = *ign,
-        .class_name = json_string_value(json_object_get(either, "class")),
-        .method = json_string_value(json_object_get(either, "method")),
-        .desc = json_string_value(json_object_get(either, "desc")),
-        .base = side_of(b, c->base_calls, rb), .new_ = side_of(n, c->new_calls, rn),
+        .class_name = either->class_name, .method = either->method, .desc = either->desc,
+        .base = side_of(b, c->base_calls, rb, c->o->json ? &c->oom : NULL),
+        .new_ = side_of(n, c->new_calls, rn, c->o->json ? &c->oom : NULL),
         .share_p = p_share, .p50 = { .pct = NAN }, .p99 = { .pct = NAN },
     };
     if (gated && c->o->fail_on_calls) {
@@ -667,8 +756,8 @@ static void row(struct ctx *c, int depth, const json_t *b, const json_t *n, int 
             quiet.fail_over_pct = -1;
             c->o = &quiet;
         }
-        cmp_pct(c, path, "p50", 0.50, b, n, "p50_ns", &r.p50);
-        cmp_pct(c, path, "p99", 0.99, b, n, "p99_ns", &r.p99);
+        cmp_pct(c, path, "p50", 0.50, b, n, 0, &r.p50);
+        cmp_pct(c, path, "p99", 0.99, b, n, 1, &r.p99);
         cmp_figs(c, path, b, n, &r);
         c->o = o;
     }
@@ -677,6 +766,8 @@ static void row(struct ctx *c, int depth, const json_t *b, const json_t *n, int 
 
         if (j == NULL || json_array_append_new(c->nodes, j) < 0)
             c->oom = 1;
+        json_decref((json_t *)r.base.calls_hist);
+        json_decref((json_t *)r.new_.calls_hist);
         return;
     }
     char params[512], sb[16] = "-", sn[16] = "-";
@@ -694,11 +785,11 @@ static void row(struct ctx *c, int depth, const json_t *b, const json_t *n, int 
     fputs("  ", f);
     fu_put_right(f, sn, 7);
     fputs(share_changed ? " *" : "  ", f);
-    put_dur(f, b, "p50_ns", 8);
-    put_dur(f, n, "p50_ns", 8);
+    put_dur(f, b, 0, 8);
+    put_dur(f, n, 0, 8);
     put_pct(f, r.p50.pct);
-    put_dur(f, b, "p99_ns", 8);
-    put_dur(f, n, "p99_ns", 8);
+    put_dur(f, b, 1, 8);
+    put_dur(f, n, 1, 8);
     put_pct(f, r.p99.pct);
     fputs("  ", f);
     for (int d = 0; d < depth; d++)
@@ -715,80 +806,104 @@ static void row(struct ctx *c, int depth, const json_t *b, const json_t *n, int 
     fputc('\n', f);
 }
 
-static uint64_t names_hash(const json_t *n)
+/* The nodes of the list from first on, into *arr (n of them); 0 or -1. */
+static int list_of(const sum_node *first, const sum_node ***arr, size_t *n)
 {
-    return kit_hash_str(json_string_value(json_object_get(n, "desc")),
-                        kit_hash_str(json_string_value(json_object_get(n, "method")),
-                                     kit_hash_str(json_string_value(json_object_get(n, "class")), 1)));
-}
+    size_t cap = 0;
 
-static int same_names(const json_t *a, const json_t *b)
-{
-    static const char *const keys[] = { "class", "method", "desc" };
-
-    for (int i = 0; i < 3; i++)
-        if (strcmp(json_string_value(json_object_get(a, keys[i])), json_string_value(json_object_get(b, keys[i]))) != 0)
-            return 0;
-    return 1;
-}
-
-/* Compares the node lists bk and nk (arrays, either NULL) at depth: the
- * base's nodes in their order with their match, then the new nodes no base
- * node matched. */
-static void walk(struct ctx *c, const json_t *bk, const json_t *nk, int depth, int ign)
-{
-    size_t nb = json_array_size(bk), nn = json_array_size(nk);
-    unsigned char *used = calloc(nn > 0 ? nn : 1, 1);
-    kit_table index = { 0 };
-
-    if (used == NULL || kit_table_reserve(&index, nn) < 0) {
-        c->oom = 1;
-        free(used);
-        return;
+    *arr = NULL;
+    *n = 0;
+    for (const sum_node *k = first; k != NULL; k = sum_node_next(k)) {
+        if (buf_grow(arr, &cap, *n, sizeof **arr, 8) < 0)
+            return -1;
+        (*arr)[(*n)++] = k;
     }
-    for (size_t i = 0; i < nn; i++)
-        kit_table_add(&index, names_hash(json_array_get(nk, i)), i + 1);    /* room reserved */
-    for (size_t i = 0; i < nb && !c->oom; i++) {
-        const json_t *b = json_array_get(bk, i), *n = NULL;
-        kit_cursor cur;
+    return 0;
+}
 
-        for (uintptr_t v = kit_table_first(&index, names_hash(b), &cur); v != 0;
-             v = kit_table_next(&index, &cur))
-            if (!used[v - 1] && same_names(b, json_array_get(nk, v - 1))) {
+/* The key a node of either run matches by: its method's index in new, or
+ * SUM_NO_METHOD for an other node; base's methods not in new match none. */
+static size_t match_key(const struct ctx *c, const struct sum_view *v, int base, int *none)
+{
+    *none = 0;
+    if (v->other)
+        return SUM_NO_METHOD;
+    if (!base)
+        return v->method_idx;
+    *none = c->bmap[v->method_idx] == SUM_NO_METHOD;
+    return c->bmap[v->method_idx];
+}
+
+/* Compares the node lists from bfirst and nfirst (either NULL) at depth:
+ * the base's nodes in their order with their match (same method, or both
+ * other nodes), then the new nodes no base node matched. */
+static void walk(struct ctx *c, const sum_node *bfirst, const sum_node *nfirst, int depth, int ign)
+{
+    const sum_node **nk = NULL;
+    size_t nn = 0;
+    unsigned char *used = NULL;
+    kit_table index = { 0 };
+    struct sum_view bv, nv;
+
+    if (list_of(nfirst, &nk, &nn) < 0 || (used = calloc(nn > 0 ? nn : 1, 1)) == NULL ||
+        kit_table_reserve(&index, nn) < 0) {
+        c->oom = 1;
+        goto out;
+    }
+    for (size_t i = 0; i < nn; i++) {
+        int none;
+
+        sum_node_view(c->nw, nk[i], &nv);
+        kit_table_add(&index, kit_hash_u64(match_key(c, &nv, 0, &none)), i + 1);    /* room reserved */
+    }
+    for (const sum_node *b = bfirst; b != NULL && !c->oom; b = sum_node_next(b)) {
+        const sum_node *n = NULL;
+        kit_cursor cur;
+        int none, kid_ign = ign;
+        size_t key;
+
+        sum_node_view(c->base, b, &bv);
+        key = match_key(c, &bv, 1, &none);
+        for (uintptr_t v = none ? 0 : kit_table_first(&index, kit_hash_u64(key), &cur); v != 0;
+             v = kit_table_next(&index, &cur)) {
+            sum_node_view(c->nw, nk[v - 1], &nv);
+            if (!used[v - 1] && match_key(c, &nv, 0, &none) == key) {
                 used[v - 1] = 1;
-                n = json_array_get(nk, v - 1);
+                n = nk[v - 1];
                 break;
             }
-        int kid_ign = ign;
-
-        row(c, depth, b, n, &kid_ign);
-        walk(c, json_object_get(b, "children"), n != NULL ? json_object_get(n, "children") : NULL,
-             depth + 1, kid_ign);
+        }
+        row(c, depth, &bv, n != NULL ? &nv : NULL, &kid_ign);
+        walk(c, sum_node_kid(b), n != NULL ? sum_node_kid(n) : NULL, depth + 1, kid_ign);
     }
     for (size_t i = 0; i < nn && !c->oom; i++)
         if (!used[i]) {
             int kid_ign = ign;
 
-            row(c, depth, NULL, json_array_get(nk, i), &kid_ign);
-            walk(c, NULL, json_object_get(json_array_get(nk, i), "children"), depth + 1, kid_ign);
+            sum_node_view(c->nw, nk[i], &nv);
+            row(c, depth, NULL, &nv, &kid_ign);
+            walk(c, NULL, sum_node_kid(nk[i]), depth + 1, kid_ign);
         }
+out:
     kit_table_free(&index);
     free(used);
+    free(nk);
 }
 
-/* The roots of a checked summary: root and more_roots, as a new array. */
-static json_t *roots_of(const json_t *s)
+/* c->bmap: each base method's index in new; 0 or -1 (out of memory). */
+static int map_methods(struct ctx *c)
 {
-    json_t *a = json_array();
-    const json_t *more = json_object_get(s, "more_roots");
+    size_t n = sum_method_count(c->base);
 
-    if (a == NULL)
-        return NULL;
-    if (!json_is_null(json_object_get(s, "root")))
-        json_array_append(a, json_object_get(s, "root"));
-    for (size_t i = 0; i < json_array_size(more); i++)
-        json_array_append(a, json_array_get(more, i));
-    return a;
+    if ((c->bmap = calloc(n > 0 ? n : 1, sizeof *c->bmap)) == NULL)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const char *cl, *m, *d;
+
+        sum_method_names(c->base, i, &cl, &m, &d);
+        c->bmap[i] = sum_method_find(c->nw, cl, m, d);
+    }
+    return 0;
 }
 
 /* ---- the command -------------------------------------------------------------------- */
@@ -949,7 +1064,7 @@ int diff_main(int argc, char **argv)
 {
     struct diff_opts o = { 0 };
     const char *base_path, *new_path;
-    json_t *base = NULL, *nw = NULL, *broots = NULL, *nroots = NULL;
+    sum *base = NULL, *nw = NULL;
     struct ctx c = { .o = &o };
     mct_err e;
     size_t bj = 1, nj = 1;
@@ -963,11 +1078,12 @@ int diff_main(int argc, char **argv)
         }
         return MCT_EXIT_USAGE;
     }
-    base = diff_read_runs(base_path, 0, &bj, &e);
-    if (base == NULL || (nw = diff_read_runs(new_path, 0, &nj, &e)) == NULL) {
+    /* the page shows the slowest calls; the table and the JSON do not */
+    base = diff_read_runs(base_path, o.html ? DIFF_READ_SLOWEST : 0, &bj, &e);
+    if (base == NULL || (nw = diff_read_runs(new_path, o.html ? DIFF_READ_SLOWEST : 0, &nj, &e)) == NULL) {
         fu_clean(e.msg);
         fprintf(stderr, "mcalltree diff: %s\n", e.msg);
-        json_decref(base);
+        sum_free(base);
         free_opts(&o);
         return MCT_EXIT_USAGE;
     }
@@ -978,21 +1094,21 @@ int diff_main(int argc, char **argv)
     /* -o: what goes to stdout goes to FILE, once both inputs were read. */
     if (o.output != NULL && freopen(o.output, "w", stdout) == NULL) {
         fprintf(stderr, "mcalltree diff: -o %s: cannot write: %s\n", o.output, strerror(errno));
-        json_decref(base);
-        json_decref(nw);
+        sum_free(base);
+        sum_free(nw);
         free_opts(&o);
         return MCT_EXIT_USAGE;
     }
-    c.base_calls = nint(base, "calls");
-    c.new_calls = nint(nw, "calls");
+    c.base = base;
+    c.nw = nw;
+    c.base_calls = sum_calls(base);
+    c.new_calls = sum_calls(nw);
     c.failures = json_array();
     c.nodes = json_array();
     if (o.junit != NULL && (c.ju = junit_new()) == NULL)
         c.oom = 1;
-    broots = roots_of(base);
-    nroots = roots_of(nw);
     rc = MCT_EXIT_OK;
-    if (c.oom || c.failures == NULL || c.nodes == NULL || broots == NULL || nroots == NULL) {
+    if (c.oom || c.failures == NULL || c.nodes == NULL || map_methods(&c) < 0) {
         c.oom = 1;
     } else if (c.base_calls == 0 || c.new_calls == 0) {
         fprintf(stderr, "mcalltree diff: %s has no entry call to compare: trace longer, or give "
@@ -1000,7 +1116,7 @@ int diff_main(int argc, char **argv)
         rc = MCT_EXIT_USAGE;
     } else {
         c.counting = 1;
-        walk(&c, broots, nroots, 0, 0);
+        walk(&c, sum_root(base), sum_root(nw), 0, 0);
         c.counting = 0;
         c.alpha = (1 - o.confidence) / (double)(c.ntests > 0 ? c.ntests : 1);
         if (!o.json) {
@@ -1012,15 +1128,18 @@ int diff_main(int argc, char **argv)
             printf("%10s  %10s  %7s  %7s    %8s  %8s  %8s  %8s  %8s  %8s  method\n", "base", "new", "base",
                    "new", "base", "new", "change", "base", "new", "change");
         }
-        walk(&c, broots, nroots, 0, 0);
+        walk(&c, sum_root(base), sum_root(nw), 0, 0);
         if (o.json && !c.oom) {
             json_t *out = diffout_doc(base_path, c.base_calls, new_path, c.new_calls, o.confidence, c.nodes,
                                       c.failures);
+            json_t *bj_ = o.html ? sum_to_json(base, 1, &e) : NULL, *nj_ = o.html ? sum_to_json(nw, 1, &e) : NULL;
 
-            if (out == NULL || (o.html ? html_diff_write(stdout, out, base, nw) < 0 :
+            if (out == NULL || (o.html ? bj_ == NULL || nj_ == NULL || html_diff_write(stdout, out, bj_, nj_) < 0 :
                                 fu_json_dump(stdout, out, JSON_COMPACT) < 0 || putchar('\n') == EOF))
                 c.oom = 1;
             json_decref(out);
+            json_decref(bj_);
+            json_decref(nj_);
         }
         for (size_t i = 0; i < json_array_size(c.failures); i++)
             fprintf(stderr, "mcalltree diff: %s\n", json_string_value(json_array_get(c.failures, i)));
@@ -1042,10 +1161,9 @@ int diff_main(int argc, char **argv)
     }
     json_decref(c.failures);
     json_decref(c.nodes);
-    json_decref(broots);
-    json_decref(nroots);
-    json_decref(base);
-    json_decref(nw);
+    free(c.bmap);
+    sum_free(base);
+    sum_free(nw);
     junit_free(c.ju);
     free_opts(&o);
     return rc;

@@ -98,20 +98,20 @@ int merge_main(int argc, char **argv)
     if ((m = sum_new(SUM_SLOWEST_MAX, &e)) == NULL)
         rc = MCT_EXIT_INTERNAL;
     for (int i = first; i < argc && rc == MCT_EXIT_OK; i++) {
-        json_t *run = diff_read_runs(argv[i], 1, NULL, &e);
+        sum *run = diff_read_runs(argv[i], DIFF_READ_INTERVALS | DIFF_READ_SLOWEST, NULL, &e);
         size_t ks;
 
         if (run == NULL) {
             rc = MCT_EXIT_USAGE;
             break;
         }
-        ks = json_array_size(json_object_get(run, "slowest"));
+        ks = sum_slowest_count(run);
         k = ks > k ? ks : k;
-        if (sum_add_json(m, run, &e) < 0) {
+        if (sum_merge(m, run, &e) < 0) {
             mct_err_wrap(&e, "%s", argv[i]);
             rc = e.code == MCT_E_NOMEM ? MCT_EXIT_INTERNAL : MCT_EXIT_USAGE;
         }
-        json_decref(run);
+        sum_free(run);
     }
     buf_init(&out);
     if (rc == MCT_EXIT_OK) {

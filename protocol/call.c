@@ -60,6 +60,9 @@ static uint64_t names_hash(const char *cls, const char *name, const char *desc)
     return kit_hash_str(desc, kit_hash_str(name, kit_hash_str(cls, 0)));
 }
 
+/* The identities of tabs' fillings (call_tab's id), from 1. */
+static uint64_t tab_ids;
+
 int call_tab_define(call_tab *t, uint32_t id, const char *cls, const char *name, const char *desc, mct_err *e)
 {
     struct call_method *m;
@@ -108,6 +111,8 @@ int call_tab_define(call_tab *t, uint32_t id, const char *cls, const char *name,
     m->keys = (char *)buf_steal(&k, &m->keys_len);
     m->keys_len--; /* the NUL */
     t->m[id] = m;
+    if (t->id == 0)
+        t->id = __atomic_add_fetch(&tab_ids, 1, __ATOMIC_RELAXED);
     return 0;
 }
 

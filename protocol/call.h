@@ -112,6 +112,8 @@ typedef struct call_tab {
     size_t n;
     uint32_t next;             /* call_tab_intern's next number */
     kit_table names;           /* number + 1 by the names' hash (call_tab_intern) */
+    uint64_t id;               /* this filling's identity, unique in the process (0: empty):
+                                  what a number means while it lasts, for caches by number */
 } call_tab;
 
 /* Frees the definitions (and the names in them); t is empty again. */

@@ -65,11 +65,9 @@ static void hist_bucket(unsigned idx, uint64_t *lo, uint64_t *width)
     *lo = ((uint64_t)SUM_HIST_SUB + b) << (g - 1);
 }
 
-/* Where idx is, or would go, among h's buckets; 1 when it is there. */
-static int hist_find(const struct sum_hist *h, unsigned idx, uint32_t *pos)
+/* Where idx is, or would go, among h's buckets lo .. hi - 1 (ascending). */
+static uint32_t hist_lower(const struct sum_hist *h, uint32_t lo, uint32_t hi, unsigned idx)
 {
-    uint32_t lo = 0, hi = h->n;
-
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
 
@@ -78,8 +76,14 @@ static int hist_find(const struct sum_hist *h, unsigned idx, uint32_t *pos)
         else
             hi = mid;
     }
-    *pos = lo;
-    return lo < h->n && HIST_IDX(h->b[lo]) == idx;
+    return lo;
+}
+
+/* Where idx is, or would go, among h's buckets; 1 when it is there. */
+static int hist_find(const struct sum_hist *h, unsigned idx, uint32_t *pos)
+{
+    *pos = hist_lower(h, 0, h->n, idx);
+    return *pos < h->n && HIST_IDX(h->b[*pos]) == idx;
 }
 
 /* Adds n to the count of the bucket at pos (saturated). */
@@ -162,6 +166,12 @@ int sum_hist_merge(struct sum_hist *dst, const struct sum_hist *src, mct_err *e)
     if (src->count > 0)
         hist_note(dst, src->min, src->max, src->count);
     return 0;
+}
+
+void sum_hist_bucket(const struct sum_hist *h, uint32_t i, unsigned *idx, uint64_t *count)
+{
+    *idx = HIST_IDX(h->b[i]);
+    *count = HIST_CNT(h->b[i]);
 }
 
 void sum_hist_rank_bounds(const struct sum_hist *h, uint64_t rank, uint64_t *lo, uint64_t *hi)
@@ -248,14 +258,26 @@ struct snode {
     struct snode *other;        /* the child that holds the paths past the budget */
     uint64_t calls, total_ns, self_ns, min_ns, max_ns, throws;
     uint64_t entries, calls_min, calls_max;
-    uint64_t epoch, cur_calls, cur_total;
+    union {
+        struct {                /* while calls are added */
+            uint64_t epoch, cur_calls, cur_total;
+            uint64_t xcur[SUM_X_N];     /* each figure's within the entry call of epoch */
+        };
+        struct {                /* a node read from a summary's text (pts) */
+            uint64_t p50, p90, p99;
+            uint64_t xpts[SUM_X_N][3];  /* each figure's p50, p90, p99 */
+        };
+    };
     struct sum_hist hist;       /* its total_ns per entry call */
     struct sum_hist chist;      /* its calls per entry call */
     struct {
-        uint64_t sum, cur;      /* over all calls; within the entry call of epoch */
+        uint64_t sum;           /* over all calls */
         struct sum_hist hist;   /* per entry call, when the calls carry it */
     } x[SUM_X_N];               /* the figures of sum_xkeys */
     unsigned truncated : 1, seen : 1, is_other : 1;
+    /* Read from a summary's text and nothing added since: its percentiles
+     * are the text's (pts); the keys it came without (an older summary). */
+    unsigned pts : 1, no_hist : 1, no_chist : 1, no_emin : 1;
 };
 
 struct slow {
@@ -275,11 +297,15 @@ struct sum {
     unsigned xhave, xlack;      /* the figures (XFLAGS) some call carried, some lacked */
     unsigned xcur;              /* those the call being added carries */
     size_t bytes, json;         /* charged to the budget: memory, JSON text */
+    int unbounded;              /* reading a summary's text: its size bounds it */
     struct snode top;           /* unnamed; its children are the roots */
     struct smethod **methods;   /* in order of first appearance */
     size_t nmethods, capmethods;
     kit_table method_index;     /* names -> struct smethod * */
     kit_table node_index;       /* (parent, method) -> struct snode * */
+    uint64_t tab_id;            /* the call tab filling by_num maps the numbers of (0: none) */
+    struct smethod **by_num;    /* a call's method number -> its method here (method_of) */
+    size_t nby_num;
     struct snode **touched;     /* nodes of the current entry call */
     size_t ntouched, captouched;
     struct smethod **mtouched;  /* methods of the current entry call */
@@ -318,7 +344,7 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
  * made. */
 static int over_budget(const sum *s)
 {
-    return s->bytes >= SUM_BUDGET_BYTES || s->json >= SUM_JSON_BUDGET;
+    return !s->unbounded && (s->bytes >= SUM_BUDGET_BYTES || s->json >= SUM_JSON_BUDGET);
 }
 
 /* Adds n samples to bucket idx of node histogram h, within s's budget:
@@ -357,10 +383,75 @@ static int node_hist_record(sum *s, struct sum_hist *h, uint64_t v, mct_err *e)
     return 0;
 }
 
+/* Adds src's buckets to dst's at once, when that takes s no further than
+ * its budget (the buckets node_hist_add would make, charged the same): a
+ * histogram merged many times grows large, and a small one is added to it
+ * by searching, each of dst's buckets moved at most once. 1 when done, 0
+ * when not (past the budget: bucket by bucket), -1 with e. */
+static int node_hist_union(sum *s, struct sum_hist *dst, const struct sum_hist *src, mct_err *e)
+{
+    uint32_t i, k, fresh = 0, lo = 0;
+    size_t cap = dst->cap, bytes = 0;
+
+    for (uint32_t j = 0; j < src->n; j++) {
+        unsigned idx = HIST_IDX(src->b[j]);
+
+        lo = hist_lower(dst, lo, dst->n, idx);
+        fresh += lo == dst->n || HIST_IDX(dst->b[lo]) != idx;
+    }
+    while (cap < (size_t)dst->n + fresh) {
+        size_t grown = cap == 0 ? 4 : cap;
+
+        if (cap + grown > NODE_BUCKETS)
+            bytes += grown * sizeof *dst->b;
+        cap += grown;
+    }
+    if (!s->unbounded && (s->bytes + bytes >= SUM_BUDGET_BYTES ||
+                          s->json + (size_t)fresh * BUCKET_JSON >= SUM_JSON_BUDGET))
+        return 0;
+    if (cap > dst->cap) {
+        uint64_t *p = realloc(dst->b, cap * sizeof *p);
+
+        if (p == NULL)
+            return mct_err_set(e, MCT_E_NOMEM, "out of memory for a histogram");
+        dst->b = p;
+        dst->cap = (uint32_t)cap;
+    }
+    s->bytes += bytes;
+    s->json += (size_t)fresh * BUCKET_JSON;
+    /* from the top down: dst's buckets above each of src's move up by the
+     * new ones below them */
+    i = dst->n;
+    k = dst->n + fresh;
+    for (uint32_t j = src->n; j > 0; j--) {
+        unsigned idx = HIST_IDX(src->b[j - 1]);
+        uint32_t p = hist_lower(dst, 0, i, idx);
+        int found = p < i && HIST_IDX(dst->b[p]) == idx;
+        uint32_t above = i - p - (uint32_t)found;
+
+        if (k != i)
+            memmove(dst->b + k - above, dst->b + p + found, above * sizeof *dst->b);
+        k -= above;
+        i = p + (uint32_t)found;
+        if (found) {
+            dst->b[--k] = dst->b[--i];
+            hist_bump(dst, k, HIST_CNT(src->b[j - 1]));
+        } else {
+            dst->b[--k] = src->b[j - 1];
+        }
+    }
+    dst->n += fresh;
+    return 1;
+}
+
 /* Adds src to node histogram dst (node_hist_add). */
 static int node_hist_merge(sum *s, struct sum_hist *dst, const struct sum_hist *src, mct_err *e)
 {
-    for (uint32_t i = 0; i < src->n; i++)
+    int rc = node_hist_union(s, dst, src, e);
+
+    if (rc < 0)
+        return -1;
+    for (uint32_t i = 0; rc == 0 && i < src->n; i++)
         if (node_hist_add(s, dst, HIST_IDX(src->b[i]), HIST_CNT(src->b[i]), e) < 0)
             return -1;
     if (src->count > 0)
@@ -467,18 +558,26 @@ static struct snode *other_get(struct snode *parent, mct_err *e)
     return n;
 }
 
+/* Children compared one by one (their method, an address) before the
+ * index is asked: most nodes have few. */
+#define CHILD_SCAN 8
+
 /* parent's child for method m, added last when new; past the budget,
  * parent's other node instead (the entry method's roots are always
  * added). NULL with e set. */
 static struct snode *child_get(sum *s, struct snode *parent, struct smethod *m, mct_err *e)
 {
     struct snode *pkey = parent == &s->top ? NULL : parent;
-    uint64_t h = node_hash(pkey, m);
-    struct snode *n;
+    struct snode *n = parent->first;
     kit_cursor cur;
+    uint64_t h;
     size_t nx;                  /* the figures the calls carry */
 
-    for (uintptr_t v = kit_table_first(&s->node_index, h, &cur); v != 0;
+    for (int i = 0; n != NULL && i < CHILD_SCAN; n = n->next, i++)
+        if (n->m == m)
+            return n;
+    h = node_hash(pkey, m);
+    for (uintptr_t v = n == NULL ? 0 : kit_table_first(&s->node_index, h, &cur); v != 0;
          v = kit_table_next(&s->node_index, &cur)) {
         n = (struct snode *)v;
         if (n->parent == pkey && n->m == m)
@@ -550,6 +649,7 @@ void sum_reset(sum *s)
     s->nmethods = 0;
     kit_table_free(&s->method_index);
     kit_table_free(&s->node_index);
+    s->tab_id = 0;              /* by_num's methods are gone */
     for (size_t i = 0; i < s->nheap; i++)
         free(s->heap[i].json);
     s->nheap = 0;
@@ -574,6 +674,7 @@ void sum_free(sum *s)
         return;
     sum_reset(s);
     free(s->methods);
+    free(s->by_num);
     free(s->touched);
     free(s->mtouched);
     free(s->heap);
@@ -630,12 +731,9 @@ static int method_touch(sum *s, struct smethod *m, mct_err *e)
     return 0;
 }
 
-int sum_enter(sum *s, const struct sum_fig *f, mct_err *e)
+/* Whether a node may be entered now (sum_enter's order and depth). */
+static int enter_ok(sum *s, mct_err *e)
 {
-    struct snode *parent, *n;
-    struct smethod *m;
-    int inner;                  /* below the call where its path left the kept ones */
-
     if (!s->in_call)
         return mct_err_set(e, MCT_E_INTERNAL, "summary: a node entered outside a call");
     if (s->depth == 0 && s->roots_entered++ > 0)
@@ -643,15 +741,20 @@ int sum_enter(sum *s, const struct sum_fig *f, mct_err *e)
     if (s->depth >= PROTO_MAX_DEPTH)
         return mct_err_set(e, MCT_E_PROTO, "summary: a call tree deeper than %d levels",
                            PROTO_MAX_DEPTH);
-    parent = s->depth == 0 ? &s->top : s->stack[s->depth - 1];
+    return 0;
+}
+
+/* sum_enter of a node of method m (its names in f unused), enter_ok. */
+static int enter(sum *s, struct smethod *m, const struct sum_fig *f, mct_err *e)
+{
+    struct snode *parent = s->depth == 0 ? &s->top : s->stack[s->depth - 1], *n;
+    int inner;                  /* below the call where its path left the kept ones */
+
     if (s->depth == 0 && !s->counts_only) {
         s->xcur = f->xflags & XFLAGS;
         s->xhave |= s->xcur;
         s->xlack |= ~s->xcur & XFLAGS;
     }
-    m = method_get(s, f->class_name, f->method, f->desc, e);
-    if (m == NULL)
-        return -1;
     if (s->counts_only) {
         if (method_touch(s, m, e) < 0)
             return -1;
@@ -664,6 +767,10 @@ int sum_enter(sum *s, const struct sum_fig *f, mct_err *e)
     n = inner ? parent : child_get(s, parent, m, e);
     if (n == NULL)
         return -1;
+    if (n->pts) {               /* its percentiles come from its histogram now */
+        n->pts = 0;
+        n->epoch = 0;
+    }
     if (n->epoch != s->epoch) {
         if (grow(&s->touched, s->ntouched, &s->captouched, e) < 0)
             return -1;
@@ -671,7 +778,7 @@ int sum_enter(sum *s, const struct sum_fig *f, mct_err *e)
         n->epoch = s->epoch;
         n->cur_calls = n->cur_total = 0;
         for (int x = 0; x < SUM_X_N; x++)
-            n->x[x].cur = 0;
+            n->xcur[x] = 0;
     }
     if (method_touch(s, m, e) < 0)
         return -1;
@@ -685,7 +792,7 @@ int sum_enter(sum *s, const struct sum_fig *f, mct_err *e)
         n->cur_total = sat_add(n->cur_total, f->total_ns);
         for (int x = 0; x < SUM_X_N; x++) {
             n->x[x].sum = sat_add(n->x[x].sum, f->x[x]);
-            n->x[x].cur = sat_add(n->x[x].cur, f->x[x]);
+            n->xcur[x] = sat_add(n->xcur[x], f->x[x]);
         }
     }
     if (n->is_other)
@@ -699,6 +806,15 @@ int sum_enter(sum *s, const struct sum_fig *f, mct_err *e)
     m->cur = sat_add(m->cur, f->calls);
     s->stack[s->depth++] = n;
     return 0;
+}
+
+int sum_enter(sum *s, const struct sum_fig *f, mct_err *e)
+{
+    struct smethod *m;
+
+    if (enter_ok(s, e) < 0 || (m = method_get(s, f->class_name, f->method, f->desc, e)) == NULL)
+        return -1;
+    return enter(s, m, f, e);
 }
 
 int sum_leave(sum *s, mct_err *e)
@@ -727,7 +843,7 @@ int sum_end(sum *s, mct_err *e)
             node_hist_record(s, &n->chist, n->cur_calls, e) < 0)
             return -1;
         for (int x = 0; x < SUM_X_N; x++)
-            if ((s->xcur & sum_xkeys[x].flag) && node_hist_record(s, &n->x[x].hist, n->x[x].cur, e) < 0)
+            if ((s->xcur & sum_xkeys[x].flag) && node_hist_record(s, &n->x[x].hist, n->xcur[x], e) < 0)
                 return -1;
     }
     for (size_t i = 0; i < s->nmtouched; i++) {
@@ -819,6 +935,11 @@ void sum_slowest_limit(sum *s, size_t k)
  * node it folds into); entries at most max_entries. */
 static int node_add(sum *dst, struct snode *d, const struct snode *src, uint64_t max_entries, mct_err *e)
 {
+    if (d->pts && !d->no_hist) {  /* merged: its percentiles from the histograms */
+        d->pts = 0;
+        d->p50 = d->p90 = d->p99 = 0;
+        memset(d->xpts, 0, sizeof d->xpts);
+    }
     if (!d->seen || src->min_ns < d->min_ns)
         d->min_ns = src->min_ns;
     if (!d->seen || src->max_ns > d->max_ns)
@@ -869,6 +990,10 @@ static int node_merge(sum *dst, struct snode *d, const struct snode *src, uint64
     for (const struct snode *sk = src->first; sk != NULL; sk = sk->next) {
         struct snode *dk;
 
+        if (sk->no_hist || sk->no_chist || sk->no_emin)
+            return mct_err_set(e, MCT_E_PROTO, "a node without \"hist\", \"calls_hist\" or \"entry_min_ns\" "
+                               "(a summary of an older mcalltree): it cannot be merged exactly; trace again "
+                               "with this version");
         if (sk->is_other) {
             dk = other_get(d, e);
         } else {
@@ -975,16 +1100,26 @@ static char *names_json(const char *c, const char *m, const char *d)
 
 static void put_u64(mct_buf *b, const char *key, uint64_t v)
 {
-    buf_printf(b, ",\"%s\":%" PRIu64, key, v > INT64_MAX ? (uint64_t)INT64_MAX : v);
+    buf_str(b, ",\"");
+    buf_str(b, key);
+    buf_str(b, "\":");
+    buf_dec(b, v > INT64_MAX ? (uint64_t)INT64_MAX : v);
 }
 
 /* ,"key":[index,count,index,count,...] of h's buckets, ascending: flat,
  * so that a reader's JSON tree holds no array per bucket. */
 static void hist_write(mct_buf *b, const char *key, const struct sum_hist *h)
 {
-    buf_printf(b, ",\"%s\":[", key);
-    for (uint32_t i = 0; i < h->n; i++)
-        buf_printf(b, "%s%u,%" PRIu64, i > 0 ? "," : "", HIST_IDX(h->b[i]), HIST_CNT(h->b[i]));
+    buf_str(b, ",\"");
+    buf_str(b, key);
+    buf_str(b, "\":[");
+    for (uint32_t i = 0; i < h->n; i++) {
+        if (i > 0)
+            buf_ch(b, ',');
+        buf_dec(b, HIST_IDX(h->b[i]));
+        buf_ch(b, ',');
+        buf_dec(b, HIST_CNT(h->b[i]));
+    }
     buf_ch(b, ']');
 }
 
@@ -1005,13 +1140,16 @@ static void node_write(struct wctx *w, const struct snode *n)
     put_u64(b, "entries", n->entries);
     put_u64(b, "calls_min", n->calls_min);
     put_u64(b, "calls_max", n->calls_max);
-    put_u64(b, "p50_ns", sum_hist_quantile(&n->hist, 0.50));
-    put_u64(b, "p90_ns", sum_hist_quantile(&n->hist, 0.90));
-    put_u64(b, "p99_ns", sum_hist_quantile(&n->hist, 0.99));
+    put_u64(b, "p50_ns", n->pts ? n->p50 : sum_hist_quantile(&n->hist, 0.50));
+    put_u64(b, "p90_ns", n->pts ? n->p90 : sum_hist_quantile(&n->hist, 0.90));
+    put_u64(b, "p99_ns", n->pts ? n->p99 : sum_hist_quantile(&n->hist, 0.99));
     put_u64(b, "entry_max_ns", n->hist.max);
-    put_u64(b, "entry_min_ns", n->hist.min);
-    hist_write(b, "hist", &n->hist);
-    hist_write(b, "calls_hist", &n->chist);
+    if (!n->no_emin)
+        put_u64(b, "entry_min_ns", n->hist.min);
+    if (!n->no_hist)
+        hist_write(b, "hist", &n->hist);
+    if (!n->no_chist)
+        hist_write(b, "calls_hist", &n->chist);
     for (int x = 0; x < SUM_X_N; x++) {
         const struct sum_xkeys *k = &sum_xkeys[x];
         const struct sum_hist *h = &n->x[x].hist;
@@ -1021,9 +1159,9 @@ static void node_write(struct wctx *w, const struct snode *n)
         put_u64(b, k->total, n->x[x].sum);
         if (k->rest != NULL)
             put_u64(b, k->rest, n->total_ns - n->x[x].sum);
-        put_u64(b, k->p50, sum_hist_quantile(h, 0.50));
-        put_u64(b, k->p90, sum_hist_quantile(h, 0.90));
-        put_u64(b, k->p99, sum_hist_quantile(h, 0.99));
+        put_u64(b, k->p50, n->pts ? n->xpts[x][0] : sum_hist_quantile(h, 0.50));
+        put_u64(b, k->p90, n->pts ? n->xpts[x][1] : sum_hist_quantile(h, 0.90));
+        put_u64(b, k->p99, n->pts ? n->xpts[x][2] : sum_hist_quantile(h, 0.99));
         put_u64(b, k->entry_max, h->max);
         put_u64(b, k->entry_min, h->min);
         hist_write(b, k->hist, h);
@@ -1045,7 +1183,8 @@ static int cmp_slow_desc(const void *a, const void *b)
 {
     const struct slow *x = a, *y = b;
 
-    return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : 0;
+    /* the same time: by text, so that the order does not depend on the heap's */
+    return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : strcmp(x->json, y->json);
 }
 
 /* Appends the slowest calls, slowest first; 0 or -1 (out of memory). */
@@ -1144,17 +1283,182 @@ json_t *sum_to_json(const sum *s, int final, mct_err *e)
     return j;
 }
 
-/* ---- reading: checks of untrusted summaries and calls --------------------------- */
-
-/* An integer of a checked object (0 when absent). */
-static uint64_t jint(const json_t *o, const char *key)
+/* The method of number id of tab t, cached by number for t's filling (its
+ * id), so that a method's names are hashed once, not once per node of
+ * every call; NULL with e. */
+static struct smethod *method_of(sum *s, const call_tab *t, uint32_t id, mct_err *e)
 {
-    return (uint64_t)json_integer_value(json_object_get(o, key));
+    const struct call_method *cm;
+    struct smethod *m;
+
+    if (s->tab_id != t->id) {
+        if (s->nby_num > 0)
+            memset(s->by_num, 0, s->nby_num * sizeof *s->by_num);
+        s->tab_id = t->id;
+    }
+    if (id < s->nby_num && s->by_num[id] != NULL)
+        return s->by_num[id];
+    cm = call_tab_get(t, id);
+    if ((m = method_get(s, cm->cls, cm->name, cm->desc, e)) == NULL)
+        return NULL;
+    if (id >= s->nby_num) {
+        size_t n = t->n > id ? t->n : (size_t)id + 1;
+        struct smethod **p = realloc(s->by_num, n * sizeof *p);
+
+        if (p == NULL) {
+            mct_err_set(e, MCT_E_NOMEM, "out of memory for the summary");
+            return NULL;
+        }
+        memset(p + s->nby_num, 0, (n - s->nby_num) * sizeof *p);
+        s->by_num = p;
+        s->nby_num = n;
+    }
+    s->by_num[id] = m;
+    return m;
 }
+
+/* Feeds node *i of c and its subtree to the visitor; *i moves past them. */
+static int add_node(sum *s, const call_tab *t, const mct_call *c, size_t *i, mct_err *e)
+{
+    const struct call_node *nd = &c->nodes[(*i)++];
+    struct smethod *m;
+    struct sum_fig f = {
+        .calls = nd->calls, .total_ns = nd->total_ns, .self_ns = nd->self_ns,
+        .min_ns = nd->min_ns, .max_ns = nd->max_ns, .throws = nd->throws,
+        .truncated = (nd->flags & CALL_N_TRUNCATED) != 0,
+        .xflags = c->flags & XFLAGS, .x = { [SUM_X_CPU] = nd->cpu_ns, [SUM_X_ALLOC] = nd->alloc_bytes },
+    };
+
+    if (enter_ok(s, e) < 0 || (m = method_of(s, t, nd->method, e)) == NULL || enter(s, m, &f, e) < 0)
+        return -1;
+    for (uint32_t k = 0; k < nd->n_children; k++)
+        if (add_node(s, t, c, i, e) < 0)
+            return -1;
+    return sum_leave(s, e);
+}
+
+int sum_add_call(sum *s, const call_tab *t, const mct_call *c, mct_err *e)
+{
+    uint64_t total = c->nodes[0].total_ns;
+    size_t i = 0, len;
+    mct_buf text;
+    uint8_t *json;
+
+    if (sum_begin(s, e) < 0 || add_node(s, t, c, &i, e) < 0 || sum_end(s, e) < 0)
+        return -1;
+    if (!sum_slowest_wants(s, total))
+        return 0;
+    /* Its JSON text, as a call line has it, without the newline. */
+    buf_init(&text);
+    if (call_json_line(&text, t, c) == 0 && text.len > 0)
+        text.data[--text.len] = '\0';
+    json = buf_steal(&text, &len);
+    if (json == NULL)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory keeping one of the slowest calls");
+    slowest_keep(s, total, (char *)json, len);
+    return 0;
+}
+
+int sum_count_call(sum *s, const call_tab *t, const mct_call *c, mct_err *e)
+{
+    size_t i = 0;
+    int rc;
+
+    s->counts_only = 1;
+    rc = sum_begin(s, e) < 0 || add_node(s, t, c, &i, e) < 0 || sum_end(s, e) < 0 ? -1 : 0;
+    s->counts_only = 0;
+    return rc;
+}
+
+/* ---- a summary's nodes, read-only ---------------------------------------------- */
+
+const sum_node *sum_root(const sum *s)
+{
+    return s->top.first;
+}
+
+const sum_node *sum_node_kid(const sum_node *n)
+{
+    return n->first;
+}
+
+const sum_node *sum_node_next(const sum_node *n)
+{
+    return n->next;
+}
+
+void sum_node_view(const sum *s, const sum_node *n, struct sum_view *v)
+{
+    unsigned xflags = s->xhave & ~s->xlack;
+
+    *v = (struct sum_view){
+        .class_name = n->is_other ? SUM_OTHER_CLASS : n->m->class_name,
+        .method = n->is_other ? SUM_OTHER_METHOD : n->m->method,
+        .desc = n->is_other ? SUM_OTHER_DESC : n->m->desc,
+        .calls = n->calls, .total_ns = n->total_ns, .self_ns = n->self_ns, .min_ns = n->min_ns,
+        .max_ns = n->max_ns, .throws = n->throws, .entries = n->entries, .calls_min = n->calls_min,
+        .calls_max = n->calls_max,
+        .p50_ns = n->pts ? n->p50 : sum_hist_quantile(&n->hist, 0.50),
+        .p90_ns = n->pts ? n->p90 : sum_hist_quantile(&n->hist, 0.90),
+        .p99_ns = n->pts ? n->p99 : sum_hist_quantile(&n->hist, 0.99),
+        .entry_min_ns = n->hist.min, .entry_max_ns = n->hist.max,
+        .hist = n->no_hist || n->no_emin ? NULL : &n->hist,
+        .chist = n->no_chist ? NULL : &n->chist,
+        .truncated = n->truncated, .other = n->is_other,
+        .method_idx = n->is_other ? SUM_NO_METHOD : n->m->idx,
+        .xflags = xflags,
+    };
+    for (int x = 0; x < SUM_X_N && xflags != 0; x++) {
+        const struct sum_hist *h = &n->x[x].hist;
+
+        if (!(xflags & sum_xkeys[x].flag))
+            continue;
+        v->x[x].total = n->x[x].sum;
+        v->x[x].p50 = n->pts ? n->xpts[x][0] : sum_hist_quantile(h, 0.50);
+        v->x[x].p90 = n->pts ? n->xpts[x][1] : sum_hist_quantile(h, 0.90);
+        v->x[x].p99 = n->pts ? n->xpts[x][2] : sum_hist_quantile(h, 0.99);
+        v->x[x].entry_min = h->min;
+        v->x[x].entry_max = h->max;
+        v->x[x].hist = h;
+    }
+}
+
+size_t sum_method_count(const sum *s)
+{
+    return s->nmethods;
+}
+
+void sum_method_names(const sum *s, size_t i, const char **c, const char **m, const char **d)
+{
+    *c = s->methods[i]->class_name;
+    *m = s->methods[i]->method;
+    *d = s->methods[i]->desc;
+}
+
+size_t sum_method_find(const sum *s, const char *c, const char *m, const char *d)
+{
+    kit_cursor cur;
+
+    for (uintptr_t v = kit_table_first(&s->method_index, names_hash(c, m, d), &cur); v != 0;
+         v = kit_table_next(&s->method_index, &cur)) {
+        const struct smethod *sm = (const struct smethod *)v;
+
+        if (strcmp(sm->method, m) == 0 && strcmp(sm->class_name, c) == 0 && strcmp(sm->desc, d) == 0)
+            return sm->idx;
+    }
+    return SUM_NO_METHOD;
+}
+
+size_t sum_slowest_count(const sum *s)
+{
+    return s->nheap;
+}
+
+/* ---- reading a summary's JSON text ------------------------------------------------ */
 
 /* Where a check is, as "root.children[2].calls" (cut short when very deep). */
 struct vpath {
-    const char *what;           /* "summary", "call" */
+    const char *what;           /* "summary" */
     char buf[400];
     size_t len;
 };
@@ -1199,318 +1503,804 @@ static int vbad(mct_err *e, const struct vpath *p, const char *key, const char *
                        p->len > 0 && key != NULL ? "." : "", key != NULL ? key : "", msg);
 }
 
-/* obj[key] as an integer >= 0 into *v (optional: absent leaves *v). */
-static int vint(const json_t *obj, const char *key, int optional, uint64_t *v, const struct vpath *p,
-                mct_err *e)
+/* A node's keys; the integers are NK_CALLS .. NK_EMIN. */
+enum {
+    NK_CLASS, NK_METHOD, NK_DESC, NK_CALLS, NK_TOTAL, NK_SELF, NK_MIN, NK_MAX, NK_THROWS,
+    NK_ENTRIES, NK_CMIN, NK_CMAX, NK_P50, NK_P90, NK_P99, NK_EMAX, NK_EMIN, NK_HIST, NK_CHIST,
+    NK_TRUNCATED, NK_OTHER, NK_EXCEPTION, NK_CHILDREN, NK_N
+};
+static const char *const node_keys[NK_N] = {
+    "class", "method", "desc", "calls", "total_ns", "self_ns", "min_ns", "max_ns", "throws",
+    "entries", "calls_min", "calls_max", "p50_ns", "p90_ns", "p99_ns", "entry_max_ns", "entry_min_ns",
+    "hist", "calls_hist", "truncated", "other", "exception", "children"
+};
+
+/* A figure's keys (sum_xkeys), in the order they are written; a node's key
+ * NK_N + x * XK_N + j is key j of figure x (node_keys_all). */
+enum { XK_TOTAL, XK_REST, XK_P50, XK_P90, XK_P99, XK_EMAX, XK_EMIN, XK_HIST, XK_N };
+#define NK_ALL (NK_N + SUM_X_N * XK_N)
+#define NK_X(x, j) (NK_N + (x) * XK_N + (j))
+_Static_assert(NK_ALL <= 64, "a node's keys seen are bits of a uint64_t");
+
+/* All of a node's keys into keys[NK_ALL] (NULL: a figure without that key). */
+static void node_keys_all(const char **keys)
 {
-    const json_t *j = json_object_get(obj, key);
-
-    if (j == NULL) {
-        if (optional)
-            return 0;
-        return vbad(e, p, key, "missing (an integer >= 0)");
-    }
-    if (!json_is_integer(j) || json_integer_value(j) < 0)
-        return vbad(e, p, key, "not an integer >= 0");
-    *v = (uint64_t)json_integer_value(j);
-    return 0;
-}
-
-/* obj[key] as a non-empty string of at most 65535 bytes. */
-static int vstr(const json_t *obj, const char *key, int optional, const struct vpath *p, mct_err *e)
-{
-    const json_t *j = json_object_get(obj, key);
-
-    if (j == NULL)
-        return optional ? 0 : vbad(e, p, key, "missing (a string)");
-    if (!json_is_string(j))
-        return vbad(e, p, key, "not a string");
-    if (json_string_length(j) == 0 || json_string_length(j) > 65535)
-        return vbad(e, p, key, "a string of %zu bytes, not 1 to 65535", json_string_length(j));
-    if (strlen(json_string_value(j)) != json_string_length(j))
-        return vbad(e, p, key, "holds a NUL character");
-    return 0;
-}
-
-/* obj[key], when present, is a boolean. */
-static int vbool(const json_t *obj, const char *key, int optional, const struct vpath *p, mct_err *e)
-{
-    const json_t *j = json_object_get(obj, key);
-
-    if (j == NULL)
-        return optional ? 0 : vbad(e, p, key, "missing (true or false)");
-    return json_is_boolean(j) ? 0 : vbad(e, p, key, "not true or false");
-}
-
-/* Checks the optional histogram at key of node n: index, count, ... (flat),
- * indexes ascending and in range, counts from 1, adding up to entries
- * (an other node's entries are approximate: at most). */
-static int vhist(const json_t *n, const char *key, uint64_t entries, const struct vpath *p, mct_err *e)
-{
-    const json_t *h = json_object_get(n, key);
-    uint64_t total = 0;
-    json_int_t last = -1;
-
-    if (h == NULL)
-        return 0;
-    if (!json_is_array(h) || json_array_size(h) % 2 != 0)
-        return vbad(e, p, key, "not an array of bucket, count, bucket, count, ...");
-    for (size_t i = 0; i < json_array_size(h) / 2; i++) {
-        const json_t *ji = json_array_get(h, 2 * i), *jc = json_array_get(h, 2 * i + 1);
-        json_int_t idx = json_integer_value(ji), c = json_integer_value(jc);
-
-        if (!json_is_integer(ji) || !json_is_integer(jc))
-            return vbad(e, p, key, "bucket %zu: not two integers (bucket, count)", i);
-        if (idx <= last || idx >= (json_int_t)(SUM_HIST_GROUPS * SUM_HIST_SUB))
-            return vbad(e, p, key, "bucket %zu: index %lld not ascending or past %u", i, (long long)idx,
-                        SUM_HIST_GROUPS * SUM_HIST_SUB - 1);
-        if (c < 1 || (uint64_t)c > SUM_HIST_CNT_MAX)
-            return vbad(e, p, key, "bucket %zu: count %lld not between 1 and 2^51-1", i, (long long)c);
-        last = idx;
-        total += (uint64_t)c;
-    }
-    if (json_is_true(json_object_get(n, "other")) ? total < entries : total != entries)
-        return vbad(e, p, key, "its counts add up to %llu, not entries (%llu)",
-                    (unsigned long long)total, (unsigned long long)entries);
-    return 0;
-}
-
-/* The figures of sum_xkeys node n carries (XFLAGS bits). */
-static unsigned vxflags(const json_t *n)
-{
-    unsigned f = 0;
-
-    for (int x = 0; x < SUM_X_N; x++)
-        if (json_object_get(n, sum_xkeys[x].total) != NULL)
-            f |= sum_xkeys[x].flag;
-    return f;
-}
-
-/* Checks the figures of sum_xkeys of node n, which has entries and
- * total_ns: present exactly when the root's (xflags), each with its
- * percentiles ordered and its histogram. */
-static int vxfigs(const json_t *n, unsigned xflags, uint64_t entries, uint64_t total, const struct vpath *p,
-                  mct_err *e)
-{
+    memcpy(keys, node_keys, sizeof node_keys);
     for (int x = 0; x < SUM_X_N; x++) {
         const struct sum_xkeys *k = &sum_xkeys[x];
-        uint64_t fig, rest, p50, p90, p99, emin, emax;
+        const char **f = keys + NK_X(x, 0);
 
-        if (!(xflags & k->flag)) {
-            if (json_object_get(n, k->total) != NULL)
-                return vbad(e, p, k->total, "present though the root has none");
+        f[XK_TOTAL] = k->total;
+        f[XK_REST] = k->rest;
+        f[XK_P50] = k->p50;
+        f[XK_P90] = k->p90;
+        f[XK_P99] = k->p99;
+        f[XK_EMAX] = k->entry_max;
+        f[XK_EMIN] = k->entry_min;
+        f[XK_HIST] = k->hist;
+    }
+}
+
+/* The summary object's keys, and a method's. */
+enum {
+    TK_TYPE, TK_FINAL, TK_CALLS, TK_NOT_TRACED, TK_ROOT, TK_MORE, TK_METHODS, TK_SLOWEST,
+    TK_WARMUP, TK_SEEN, TK_FOLDED, TK_COARSE, TK_PID, TK_N
+};
+static const char *const top_keys[TK_N] = {
+    "type", "final", "calls", "not_traced", "root", "more_roots", "methods", "slowest",
+    "warmup", "seen", "folded", "coarse", "pid"
+};
+enum { MK_CLASS, MK_METHOD, MK_DESC, MK_CALLS, MK_CMAX, MK_ENTRIES, MK_N };
+static const char *const method_keys[MK_N] = { "class", "method", "desc", "calls", "calls_max", "entries" };
+
+/* One summary's text being read. */
+struct rctx {
+    sum *s;                     /* NULL: checking only */
+    jtok *t;
+    struct vpath p;
+    int flags;
+    uint64_t base_calls;        /* s's calls before */
+    int calls_known;
+    uint64_t calls;             /* the summary's "calls", once read */
+    /* nodes read before "calls": the one with the fewest (0) or most entries */
+    int pend;
+    uint64_t pend_entries;
+    char pend_path[sizeof ((struct vpath *)0)->buf];
+    uint64_t *ments;            /* each method's entries, checked at the end */
+    size_t nments, capments;
+    size_t *listed;             /* by method index: 1 + its place in "methods", 0 not yet */
+    size_t nlisted;
+    char *names[PROTO_MAX_DEPTH + 1][3];  /* names of the node at each depth (0: a method's) */
+    size_t ncap[PROTO_MAX_DEPTH + 1][3];
+    mct_buf rec;                /* a slowest call's text */
+    const char *nkeys[NK_ALL];  /* a node's keys (node_keys_all) */
+    int xknown;                 /* the root's figures are known (its children reached) */
+    unsigned xflags;            /* its figures of sum_xkeys (XFLAGS bits): every node's */
+};
+
+/* The tokenizer's error, as e. */
+static int syntax(struct rctx *r, mct_err *e)
+{
+    return mct_err_set(e, MCT_E_PROTO, "%s: not JSON (%s)", r->p.what, r->t->err);
+}
+
+/* Key k's index in keys[n] (its position expected first: *next; a NULL
+ * key matches none), or -1. */
+static int key_index(const char *k, const char *const *keys, int n, int *next)
+{
+    if (*next < n && keys[*next] != NULL && strcmp(keys[*next], k) == 0)
+        return (*next)++;
+    for (int i = 0; i < n; i++)
+        if (keys[i] != NULL && strcmp(keys[i], k) == 0) {
+            *next = i + 1;
+            return i;
+        }
+    return -1;
+}
+
+/* The next key of an object in *key (its index in keys, -1 unknown, whose
+ * value is skipped), and the kind of its value's first token in *k, checked
+ * given once (*seen); 1, 0 at the object's end, -1 with e. */
+static int next_key(struct rctx *r, const char *const *keys, int n, int *guess, uint64_t *seen, int *key,
+                    int *k, mct_err *e)
+{
+    for (;;) {
+        *k = jt_next(r->t);
+        if (*k == JT_OBJ_END)
+            return 0;
+        if (*k != JT_KEY)
+            return syntax(r, e);
+        *key = key_index(r->t->str, keys, n, guess);
+        if (*key >= 0 && (*seen & (uint64_t)1 << *key))
+            return vbad(e, &r->p, keys[*key], "given twice");
+        *k = jt_next(r->t);
+        if (*key >= 0) {
+            *seen |= (uint64_t)1 << *key;
+            return 1;
+        }
+        if (jt_skip(r->t, *k) < 0)
+            return syntax(r, e);
+    }
+}
+
+/* An integer >= 0 (token k) into *v. */
+static int read_int(struct rctx *r, int k, const char *key, uint64_t *v, mct_err *e)
+{
+    if (k == JT_ERR)
+        return syntax(r, e);
+    if (k != JT_INT || r->t->ival < 0)
+        return vbad(e, &r->p, key, "not an integer >= 0");
+    *v = (uint64_t)r->t->ival;
+    return 0;
+}
+
+static int read_bool(struct rctx *r, int k, const char *key, int *v, mct_err *e)
+{
+    if (k == JT_ERR)
+        return syntax(r, e);
+    if (k != JT_TRUE && k != JT_FALSE)
+        return vbad(e, &r->p, key, "not true or false");
+    *v = k == JT_TRUE;
+    return 0;
+}
+
+/* A non-empty string of at most 65535 bytes (token k), copied into *buf
+ * (capacity *cap) unless buf is NULL. */
+static int read_str(struct rctx *r, int k, const char *key, char **buf, size_t *cap, mct_err *e)
+{
+    if (k == JT_ERR)
+        return syntax(r, e);
+    if (k != JT_STR)
+        return vbad(e, &r->p, key, "not a string");
+    if (r->t->len == 0 || r->t->len > 65535)
+        return vbad(e, &r->p, key, "a string of %zu bytes, not 1 to 65535", r->t->len);
+    if (buf == NULL)
+        return 0;
+    if (*cap < r->t->len + 1) {
+        char *p = realloc(*buf, r->t->len + 1);
+
+        if (p == NULL)
+            return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a summary");
+        *buf = p;
+        *cap = r->t->len + 1;
+    }
+    memcpy(*buf, r->t->str, r->t->len + 1);
+    return 0;
+}
+
+/* A histogram (token k): index, count, ... flat, indexes ascending and in
+ * range, counts from 1, into h (NULL: checked only); *total: its count. */
+static int read_hist(struct rctx *r, int k, const char *key, struct sum_hist *h, uint64_t *total, mct_err *e)
+{
+    int64_t last = -1;
+    size_t grown;
+
+    *total = 0;
+    if (k == JT_ERR)
+        return syntax(r, e);
+    if (k != JT_ARR)
+        return vbad(e, &r->p, key, "not an array of bucket, count, bucket, count, ...");
+    for (size_t i = 0; (k = jt_next(r->t)) != JT_ARR_END; i++) {
+        int64_t idx = r->t->ival;
+
+        if (k == JT_ERR)
+            return syntax(r, e);
+        if (k == JT_INT && (k = jt_next(r->t)) == JT_ARR_END)
+            return vbad(e, &r->p, key, "not an array of bucket, count, bucket, count, ...");
+        if (k == JT_ERR)
+            return syntax(r, e);
+        if (k != JT_INT)
+            return vbad(e, &r->p, key, "bucket %zu: not two integers (bucket, count)", i);
+        if (idx <= last || idx >= (int64_t)(SUM_HIST_GROUPS * SUM_HIST_SUB))
+            return vbad(e, &r->p, key, "bucket %zu: index %lld not ascending or past %u", i, (long long)idx,
+                        SUM_HIST_GROUPS * SUM_HIST_SUB - 1);
+        if (r->t->ival < 1 || (uint64_t)r->t->ival > SUM_HIST_CNT_MAX)
+            return vbad(e, &r->p, key, "bucket %zu: count %lld not between 1 and 2^51-1", i,
+                        (long long)r->t->ival);
+        last = idx;
+        *total += (uint64_t)r->t->ival;
+        if (h == NULL)
+            continue;
+        if (hist_room(h, &grown, e) < 0)
+            return -1;
+        h->b[h->n++] = HIST_WORD(idx, (uint64_t)r->t->ival);
+    }
+    if (h != NULL)
+        h->count = *total > INT64_MAX ? INT64_MAX : *total;
+    return 0;
+}
+
+/* The node of the text at depth, under parent (s's top for a root), with
+ * the names read into r->names[depth] and other its "other", new: a path
+ * twice (which the budget of the agent never makes) is refused, so that
+ * the summary read holds what the text says. NULL with e. */
+static struct snode *node_at(struct rctx *r, struct snode *parent, int depth, int other, mct_err *e)
+{
+    struct smethod *m;
+    struct snode *d;
+
+    if (other && parent == &r->s->top) {
+        vbad(e, &r->p, "other", "true on a root (only a node under another holds the paths past the budget)");
+        return NULL;
+    }
+    if (other) {
+        d = other_get(parent, e);
+    } else {
+        m = method_get(r->s, r->names[depth][0], r->names[depth][1], r->names[depth][2], e);
+        d = m == NULL ? NULL : child_get(r->s, parent, m, e);
+    }
+    if (d != NULL && d->seen) {
+        vbad(e, &r->p, NULL, other ? "a second other node under its parent" :
+             "the path of a node before it again (a summary holds a call path once)");
+        return NULL;
+    }
+    return d;
+}
+
+/* Adds the figures of a node of the text (v, its keys in seen) to d, new,
+ * as read; src holds its histograms. */
+static int node_put(struct rctx *r, struct snode *d, struct snode *src, const uint64_t *v, uint64_t seen,
+                    int other, mct_err *e)
+{
+    src->calls = v[NK_CALLS];
+    src->total_ns = v[NK_TOTAL];
+    src->self_ns = v[NK_SELF];
+    src->min_ns = v[NK_MIN];
+    src->max_ns = v[NK_MAX];
+    src->throws = v[NK_THROWS];
+    src->entries = v[NK_ENTRIES];
+    src->calls_min = v[NK_CMIN];
+    src->calls_max = v[NK_CMAX];
+    src->seen = 1;
+    src->hist.min = v[NK_EMIN];
+    src->hist.max = v[NK_EMAX];
+    src->chist.min = v[NK_CMIN];
+    src->chist.max = v[NK_CMAX];
+    /* d is new: its histograms are the ones read (node_add adds the rest) */
+    r->s->json += (size_t)(src->hist.n + src->chist.n) * BUCKET_JSON;
+    d->hist = src->hist;
+    d->chist = src->chist;
+    sum_hist_init(&src->hist);
+    sum_hist_init(&src->chist);
+    for (int x = 0; x < SUM_X_N; x++) {
+        if (!(r->xflags & sum_xkeys[x].flag))
+            continue;
+        src->x[x].sum = v[NK_X(x, XK_TOTAL)];
+        src->x[x].hist.min = v[NK_X(x, XK_EMIN)];
+        src->x[x].hist.max = v[NK_X(x, XK_EMAX)];
+        r->s->json += (size_t)src->x[x].hist.n * BUCKET_JSON;
+        d->x[x].hist = src->x[x].hist;
+        sum_hist_init(&src->x[x].hist);
+    }
+    if (node_add(r->s, d, src, r->calls_known ? sat_add(r->base_calls, r->calls) : UINT64_MAX, e) < 0)
+        return -1;
+    if (d->is_other && !other)
+        r->s->folded = sat_add(r->s->folded, src->calls);
+    d->pts = 1;
+    d->p50 = v[NK_P50];
+    d->p90 = v[NK_P90];
+    d->p99 = v[NK_P99];
+    d->no_hist = !(seen & (uint64_t)1 << NK_HIST);
+    d->no_chist = !(seen & (uint64_t)1 << NK_CHIST);
+    d->no_emin = !(seen & (uint64_t)1 << NK_EMIN);
+    d->hist.min = v[NK_EMIN];
+    d->hist.max = v[NK_EMAX];
+    for (int x = 0; x < SUM_X_N; x++)
+        for (int j = 0; j < 3 && (r->xflags & sum_xkeys[x].flag); j++)
+            d->xpts[x][j] = v[NK_X(x, XK_P50 + j)];
+    return 0;
+}
+
+/* Checks the figures of sum_xkeys of a node (v, its keys in seen; totals
+ * of its histograms at totals[x]): present exactly when the root's, each
+ * with its percentiles ordered and its histogram adding up to entries. */
+static int xfigs_check(struct rctx *r, const uint64_t *v, uint64_t seen, int other, const uint64_t *totals,
+                       mct_err *e)
+{
+    static const int ints[] = { XK_TOTAL, XK_P50, XK_P90, XK_P99, XK_EMIN, XK_EMAX };
+
+    for (int x = 0; x < SUM_X_N; x++) {
+        const struct sum_xkeys *k = &sum_xkeys[x];
+        const uint64_t *xv = v + NK_X(x, 0);
+        uint64_t fig = xv[XK_TOTAL], total = v[NK_TOTAL], entries = v[NK_ENTRIES];
+
+        if (!(r->xflags & k->flag)) {
+            if (seen & (uint64_t)1 << NK_X(x, XK_TOTAL))
+                return vbad(e, &r->p, k->total, "present though the root has none before its children");
             continue;
         }
-        if (vint(n, k->total, 0, &fig, p, e) < 0 || vint(n, k->p50, 0, &p50, p, e) < 0 ||
-            vint(n, k->p90, 0, &p90, p, e) < 0 || vint(n, k->p99, 0, &p99, p, e) < 0 ||
-            vint(n, k->entry_min, 0, &emin, p, e) < 0 || vint(n, k->entry_max, 0, &emax, p, e) < 0 ||
-            vhist(n, k->hist, entries, p, e) < 0)
-            return -1;
-        if (json_object_get(n, k->hist) == NULL)
-            return vbad(e, p, k->hist, "missing (an array of bucket, count, ...)");
-        if (emin > p50 || p50 > p90 || p90 > p99 || p99 > emax)
-            return vbad(e, p, k->p50, "%s <= %s <= %s <= %s <= %s does not hold", k->entry_min, k->p50, k->p90,
-                        k->p99, k->entry_max);
+        for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+            if (!(seen & (uint64_t)1 << NK_X(x, ints[i])))
+                return vbad(e, &r->p, r->nkeys[NK_X(x, ints[i])], "missing (an integer >= 0)");
+        if (!(seen & (uint64_t)1 << NK_X(x, XK_HIST)))
+            return vbad(e, &r->p, k->hist, "missing (an array of bucket, count, ...)");
+        if (other ? totals[x] < entries : totals[x] != entries)
+            return vbad(e, &r->p, k->hist, "its counts add up to %llu, not entries (%llu)",
+                        (unsigned long long)totals[x], (unsigned long long)entries);
+        if (xv[XK_EMIN] > xv[XK_P50] || xv[XK_P50] > xv[XK_P90] || xv[XK_P90] > xv[XK_P99] ||
+            xv[XK_P99] > xv[XK_EMAX])
+            return vbad(e, &r->p, k->p50, "%s <= %s <= %s <= %s <= %s does not hold", k->entry_min, k->p50,
+                        k->p90, k->p99, k->entry_max);
         if (k->within_total && fig > total)
-            return vbad(e, p, k->total, "%llu, more than total_ns (%llu)", (unsigned long long)fig,
+            return vbad(e, &r->p, k->total, "%llu, more than total_ns (%llu)", (unsigned long long)fig,
                         (unsigned long long)total);
-        rest = total - fig;
-        if (k->rest != NULL && vint(n, k->rest, 1, &rest, p, e) < 0)
-            return -1;
-        if (k->rest != NULL && rest != total - fig)
-            return vbad(e, p, k->rest, "%llu, not total_ns - %s (%llu)", (unsigned long long)rest, k->total,
-                        (unsigned long long)(total - fig));
+        if (k->rest != NULL && (seen & (uint64_t)1 << NK_X(x, XK_REST)) && xv[XK_REST] != total - fig)
+            return vbad(e, &r->p, k->rest, "%llu, not total_ns - %s (%llu)", (unsigned long long)xv[XK_REST],
+                        k->total, (unsigned long long)(total - fig));
     }
     return 0;
 }
 
-/* Checks a node at depth (1 = root) of a summary of summary_calls entry
- * calls, whose root carries the figures xflags. (A call's nodes are
- * call_from_json's.) */
-static int vnode(const json_t *n, int depth, long long summary_calls, unsigned xflags, struct vpath *p,
-                 mct_err *e)
+/* Checks what a node's keys say together (all of them read). */
+static int node_check(struct rctx *r, const uint64_t *v, uint64_t seen, int other, const uint64_t *totals,
+                      mct_err *e)
 {
-    static const char *const ints[] = { "calls", "total_ns", "self_ns", "min_ns", "max_ns", "throws" };
-    const json_t *kids;
-    uint64_t v, entries, cmin, cmax, p50, p90, p99, emax;
+    for (int i = NK_CLASS; i <= NK_DESC; i++)
+        if (!(seen & (uint64_t)1 << i))
+            return vbad(e, &r->p, node_keys[i], "missing (a string)");
+    for (int i = NK_CALLS; i <= NK_EMAX; i++)
+        if (!(seen & (uint64_t)1 << i))
+            return vbad(e, &r->p, node_keys[i], "missing (an integer >= 0)");
+    if (r->calls_known && (v[NK_ENTRIES] < 1 || v[NK_ENTRIES] > r->calls))
+        return vbad(e, &r->p, "entries", "%llu, not between 1 and the summary's calls (%lld)",
+                    (unsigned long long)v[NK_ENTRIES], (long long)r->calls);
+    if (!r->calls_known && (!r->pend || (r->pend_entries > 0 && (v[NK_ENTRIES] == 0 ||
+                                                                  v[NK_ENTRIES] > r->pend_entries)))) {
+        r->pend = 1;
+        r->pend_entries = v[NK_ENTRIES];
+        memcpy(r->pend_path, r->p.buf, r->p.len + 1);
+    }
+    if (v[NK_CMIN] > v[NK_CMAX])
+        return vbad(e, &r->p, "calls_min", "%llu, more than calls_max (%llu)",
+                    (unsigned long long)v[NK_CMIN], (unsigned long long)v[NK_CMAX]);
+    if (v[NK_P50] > v[NK_P90] || v[NK_P90] > v[NK_P99] || v[NK_P99] > v[NK_EMAX])
+        return vbad(e, &r->p, "p50_ns", "p50_ns <= p90_ns <= p99_ns <= entry_max_ns does not hold");
+    if ((seen & (uint64_t)1 << NK_EMIN) && v[NK_EMIN] > v[NK_P50])
+        return vbad(e, &r->p, "entry_min_ns", "%llu, more than p50_ns", (unsigned long long)v[NK_EMIN]);
+    for (int i = 0; i < 2; i++)
+        if ((seen & (uint64_t)1 << (NK_HIST + i)) && (other ? totals[i] < v[NK_ENTRIES] : totals[i] != v[NK_ENTRIES]))
+            return vbad(e, &r->p, node_keys[NK_HIST + i], "its counts add up to %llu, not entries (%llu)",
+                        (unsigned long long)totals[i], (unsigned long long)v[NK_ENTRIES]);
+    /* a root without children leaves its figures unknown: said just below */
+    if (r->xknown && xfigs_check(r, v, seen, other, totals + 2, e) < 0)
+        return -1;
+    if (!(seen & (uint64_t)1 << NK_CHILDREN))
+        return vbad(e, &r->p, "children", "missing (an array of nodes)");
+    return 0;
+}
 
-    if (!json_is_object(n))
-        return vbad(e, p, NULL, "not an object (a node)");
+static int read_node(struct rctx *r, int k, struct snode *parent, struct snode *fold, int depth, mct_err *e);
+
+/* The root's figures (its keys read before its children: seen) are every
+ * node's; s is charged for them from its first node on. */
+static void root_figures(struct rctx *r, uint64_t seen)
+{
+    r->xknown = 1;
+    for (int x = 0; x < SUM_X_N; x++)
+        if (seen & (uint64_t)1 << NK_X(x, XK_TOTAL))
+            r->xflags |= sum_xkeys[x].flag;
+    r->s->xhave |= r->xflags;
+    r->s->xlack |= ~r->xflags & XFLAGS;
+}
+
+/* A node's children (token k), under d, or folded into fold. */
+static int read_kids(struct rctx *r, int k, struct snode *d, struct snode *fold, int depth, mct_err *e)
+{
+    if (k == JT_ERR)
+        return syntax(r, e);
+    if (k != JT_ARR)
+        return vbad(e, &r->p, "children", "not an array");
+    for (size_t i = 0; (k = jt_next(r->t)) != JT_ARR_END; i++) {
+        size_t mark = vpush(&r->p, "%schildren[%zu]", r->p.len > 0 ? "." : "", i);
+
+        if (read_node(r, k, d, fold, depth + 1, e) < 0)
+            return -1;
+        vpop(&r->p, mark);
+    }
+    return 0;
+}
+
+/* The node whose first token is k, at depth (1: a root), under parent
+ * (s's top for a root), or, with fold, into the other node that takes its
+ * subtree (its calls, self time and throws). */
+static int read_node(struct rctx *r, int k, struct snode *parent, struct snode *fold, int depth, mct_err *e)
+{
+    uint64_t v[NK_ALL] = { 0 }, totals[2 + SUM_X_N] = { 0 };
+    uint64_t seen = 0;
+    int truncated = 0, other = 0, kids = 0, key, guess = 0, more, rc = -1;
+    struct snode src = { 0 }, *d = NULL;
+
+    if (k == JT_ERR)
+        return syntax(r, e);
+    if (k != JT_OBJ)
+        return vbad(e, &r->p, NULL, "not an object (a node)");
     if (depth > PROTO_MAX_DEPTH)
-        return vbad(e, p, NULL, "nested deeper than %d levels", PROTO_MAX_DEPTH);
-    if (vstr(n, "class", 0, p, e) < 0 || vstr(n, "method", 0, p, e) < 0 ||
-        vstr(n, "desc", 0, p, e) < 0 || vstr(n, "exception", 1, p, e) < 0 ||
-        vbool(n, "truncated", 1, p, e) < 0 || vbool(n, "other", 1, p, e) < 0)
-        return -1;
-    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-        if (vint(n, ints[i], 0, &v, p, e) < 0)
-            return -1;
-    if (vint(n, "entries", 0, &entries, p, e) < 0 || vint(n, "calls_min", 0, &cmin, p, e) < 0 ||
-        vint(n, "calls_max", 0, &cmax, p, e) < 0 || vint(n, "p50_ns", 0, &p50, p, e) < 0 ||
-        vint(n, "p90_ns", 0, &p90, p, e) < 0 || vint(n, "p99_ns", 0, &p99, p, e) < 0 ||
-        vint(n, "entry_max_ns", 0, &emax, p, e) < 0)
-        return -1;
-    if (entries < 1 || entries > (uint64_t)summary_calls)
-        return vbad(e, p, "entries", "%llu, not between 1 and the summary's calls (%lld)",
-                    (unsigned long long)entries, summary_calls);
-    if (cmin > cmax)
-        return vbad(e, p, "calls_min", "%llu, more than calls_max (%llu)",
-                    (unsigned long long)cmin, (unsigned long long)cmax);
-    if (p50 > p90 || p90 > p99 || p99 > emax)
-        return vbad(e, p, "p50_ns", "p50_ns <= p90_ns <= p99_ns <= entry_max_ns does not hold");
-    if (vint(n, "entry_min_ns", 1, &v, p, e) < 0)
-        return -1;
-    if (json_object_get(n, "entry_min_ns") != NULL && v > p50)
-        return vbad(e, p, "entry_min_ns", "%llu, more than p50_ns", (unsigned long long)v);
-    if (vhist(n, "hist", entries, p, e) < 0 || vhist(n, "calls_hist", entries, p, e) < 0 ||
-        vxfigs(n, xflags, entries, jint(n, "total_ns"), p, e) < 0)
-        return -1;
-    kids = json_object_get(n, "children");
-    if (kids == NULL)
-        return vbad(e, p, "children", "missing (an array of nodes)");
-    if (!json_is_array(kids))
-        return vbad(e, p, "children", "not an array");
-    for (size_t i = 0; i < json_array_size(kids); i++) {
-        size_t mark = vpush(p, "%schildren[%zu]", p->len > 0 ? "." : "", i);
+        return vbad(e, &r->p, NULL, "nested deeper than %d levels", PROTO_MAX_DEPTH);
+    while ((more = next_key(r, r->nkeys, NK_ALL, &guess, &seen, &key, &k, e)) > 0) {
+        const char *name = r->nkeys[key];
+        int xk = key < NK_N ? -1 : (key - NK_N) % XK_N, x = xk < 0 ? 0 : (key - NK_N) / XK_N;
 
-        if (vnode(json_array_get(kids, i), depth + 1, summary_calls, xflags, p, e) < 0)
+        switch (key) {
+        case NK_CLASS:
+        case NK_METHOD:
+        case NK_DESC:
+            more = read_str(r, k, name, &r->names[depth][key], &r->ncap[depth][key], e);
+            break;
+        case NK_EXCEPTION:
+            more = read_str(r, k, name, NULL, NULL, e);
+            break;
+        case NK_TRUNCATED:
+            more = read_bool(r, k, name, &truncated, e);
+            break;
+        case NK_OTHER:
+            more = read_bool(r, k, name, &other, e);
+            break;
+        case NK_HIST:
+        case NK_CHIST:
+            more = read_hist(r, k, name, fold != NULL ? NULL : key == NK_HIST ? &src.hist : &src.chist,
+                             &totals[key - NK_HIST], e);
+            break;
+        case NK_CHILDREN:
+            for (int i = NK_CLASS; i <= NK_DESC && more >= 0; i++)
+                if (!(seen & (uint64_t)1 << i))
+                    more = vbad(e, &r->p, node_keys[i], "missing (a string)");
+            if (more >= 0 && depth == 1 && !r->xknown)
+                root_figures(r, seen);
+            if (more >= 0 && fold == NULL && (d = node_at(r, parent, depth, other, e)) == NULL)
+                more = -1;
+            if (more >= 0)
+                more = read_kids(r, k, d, fold != NULL || !d->is_other ? fold : d, depth, e);
+            kids = 1;
+            break;
+        default:
+            if (xk == XK_HIST)
+                more = read_hist(r, k, name, fold != NULL ? NULL : &src.x[x].hist, &totals[2 + x], e);
+            else
+                more = read_int(r, k, name, &v[key], e);
+            break;
+        }
+        if (more < 0)
+            goto out;
+        if (kids && (key == NK_OTHER || key <= NK_DESC)) {
+            vbad(e, &r->p, name, "after children (give a node's names and \"other\" before its children)");
+            goto out;
+        }
+        if (kids && xk == XK_TOTAL) {
+            vbad(e, &r->p, name, "after children (give a node's figures before its children: the root's say "
+                 "which every node carries)");
+            goto out;
+        }
+    }
+    if (more < 0 || node_check(r, v, seen, other, totals, e) < 0)
+        goto out;
+    src.truncated = truncated != 0;
+    if (fold != NULL) {
+        fold->calls = sat_add(fold->calls, v[NK_CALLS]);
+        fold->self_ns = sat_add(fold->self_ns, v[NK_SELF]);
+        fold->throws = sat_add(fold->throws, v[NK_THROWS]);
+        fold->truncated |= src.truncated;
+        if (!other)
+            r->s->folded = sat_add(r->s->folded, v[NK_CALLS]);
+        rc = 0;
+    } else {
+        rc = node_put(r, d, &src, v, seen, other, e);
+    }
+out:
+    sum_hist_reset(&src.hist);
+    sum_hist_reset(&src.chist);
+    for (int x = 0; x < SUM_X_N; x++)
+        sum_hist_reset(&src.x[x].hist);
+    return rc;
+}
+
+/* A method of the list (token k, the i-th). */
+static int read_method(struct rctx *r, int k, size_t i, mct_err *e)
+{
+    uint64_t v[MK_N] = { 0 };
+    uint64_t seen = 0;
+    int key, guess = 0, more;
+    struct smethod *dm;
+
+    if (k == JT_ERR)
+        return syntax(r, e);
+    if (k != JT_OBJ)
+        return vbad(e, &r->p, NULL, "not an object");
+    while ((more = next_key(r, method_keys, MK_N, &guess, &seen, &key, &k, e)) > 0) {
+        if (key <= MK_DESC)
+            more = read_str(r, k, method_keys[key], &r->names[0][key], &r->ncap[0][key], e);
+        else
+            more = read_int(r, k, method_keys[key], &v[key], e);
+        if (more < 0)
             return -1;
-        vpop(p, mark);
+    }
+    if (more < 0)
+        return -1;
+    for (int j = 0; j < MK_N; j++)
+        if (!(seen & (uint64_t)1 << j))
+            return vbad(e, &r->p, method_keys[j], j <= MK_DESC ? "missing (a string)" : "missing (an integer >= 0)");
+    if (v[MK_CMAX] > v[MK_CALLS])
+        return vbad(e, &r->p, "calls_max", "%llu, more than calls (%llu)", (unsigned long long)v[MK_CMAX],
+                    (unsigned long long)v[MK_CALLS]);
+    if (buf_grow(&r->ments, &r->capments, r->nments, sizeof *r->ments, 16) < 0)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a summary");
+    r->ments[r->nments++] = v[MK_ENTRIES];
+    if ((dm = method_get(r->s, r->names[0][0], r->names[0][1], r->names[0][2], e)) == NULL)
+        return -1;
+    if (dm->idx < r->nlisted && r->listed[dm->idx] != 0)
+        return vbad(e, &r->p, NULL, "the method of methods[%zu] again (a summary lists a method once)",
+                    r->listed[dm->idx] - 1);
+    if (dm->idx >= r->nlisted) {
+        size_t cap = dm->idx + 1 > 2 * r->nlisted ? dm->idx + 1 : 2 * r->nlisted;
+        size_t *p = realloc(r->listed, cap * sizeof *p);
+
+        if (p == NULL)
+            return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a summary");
+        memset(p + r->nlisted, 0, (cap - r->nlisted) * sizeof *p);
+        r->listed = p;
+        r->nlisted = cap;
+    }
+    r->listed[dm->idx] = i + 1;
+    dm->calls = sat_add(dm->calls, v[MK_CALLS]);
+    dm->entries = sat_add(dm->entries, v[MK_ENTRIES]);
+    if (v[MK_CMAX] > dm->calls_max)
+        dm->calls_max = v[MK_CMAX];
+    return 0;
+}
+
+/* The slowest calls (token k): each a call object, checked, kept (flags). */
+static int read_slowest(struct rctx *r, int k, size_t *n, mct_err *e)
+{
+    if (k == JT_ERR)
+        return syntax(r, e);
+    if (k != JT_ARR)
+        return vbad(e, &r->p, "slowest", "not an array");
+    for (*n = 0;; (*n)++) {
+        const char *text;
+        size_t len;
+        json_error_t je;
+        json_t *c;
+        char at[32];
+        int rc;
+
+        buf_reset(&r->rec);
+        r->t->rec = &r->rec;
+        k = jt_next(r->t);
+        rc = k == JT_ARR_END ? 0 : jt_skip(r->t, k);
+        r->t->rec = NULL;
+        if (k == JT_ARR_END)
+            return 0;
+        if (rc < 0 || k == JT_ERR)
+            return syntax(r, e);
+        if (buf_failed(&r->rec))
+            return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a summary");
+        if (*n >= SUM_SLOWEST_MAX)
+            return vbad(e, &r->p, "slowest", "%zu calls, more than a summary keeps", *n + 1);
+        text = (const char *)r->rec.data;
+        len = r->rec.len;
+        while (len > 0 && (*text == ',' || *text == ' ' || *text == '\t' || *text == '\r'))
+            text++, len--;
+        c = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+        snprintf(at, sizeof at, "slowest[%zu]", *n);
+        if (c == NULL)
+            return mct_err_set(e, MCT_E_PROTO, "%s: %s: not JSON (%s)", r->p.what, at, je.text);
+        rc = call_json_check_at(c, "summary", at, e);
+        if (rc == 0 && (r->flags & SUM_READ_SLOWEST)) {
+            uint64_t ns = (uint64_t)json_integer_value(json_object_get(json_object_get(c, "root"), "total_ns"));
+            char *keep;
+
+            if (sum_slowest_wants(r->s, ns)) {
+                if ((keep = json_dumps(c, JSON_COMPACT | JSON_PRESERVE_ORDER)) == NULL)
+                    rc = mct_err_set(e, MCT_E_NOMEM, "out of memory keeping one of the slowest calls");
+                else
+                    slowest_keep(r->s, ns, keep, strlen(keep));
+            }
+        }
+        json_decref(c);
+        if (rc < 0)
+            return -1;
+    }
+}
+
+/* Checks what the summary's keys say together, all read. */
+static int top_check(struct rctx *r, const uint64_t *v, uint64_t seen, int root_null, size_t nslow, mct_err *e)
+{
+    static const int req[] = { TK_TYPE, TK_FINAL, TK_CALLS, TK_NOT_TRACED };
+    static const char *const what[] = { "missing (\"summary\")", "missing (true or false)",
+                                        "missing (an integer >= 0)", "missing (an integer >= 0)" };
+
+    for (size_t i = 0; i < sizeof req / sizeof req[0]; i++)
+        if (!(seen & (uint64_t)1 << req[i]))
+            return vbad(e, &r->p, top_keys[req[i]], "%s", what[i]);
+    if (!(seen & (uint64_t)1 << TK_ROOT))
+        return vbad(e, &r->p, "root", "missing (a node, or null when calls is 0)");
+    if (root_null != (v[TK_CALLS] == 0))
+        return vbad(e, &r->p, "root", v[TK_CALLS] == 0 ? "not null although calls is 0" :
+                    "null although calls is %llu", (unsigned long long)v[TK_CALLS]);
+    if (r->pend && (r->pend_entries < 1 || r->pend_entries > v[TK_CALLS])) {
+        memcpy(r->p.buf, r->pend_path, sizeof r->p.buf);
+        r->p.len = strlen(r->p.buf);
+        return vbad(e, &r->p, "entries", "%llu, not between 1 and the summary's calls (%lld)",
+                    (unsigned long long)r->pend_entries, (long long)v[TK_CALLS]);
+    }
+    if (!(seen & (uint64_t)1 << TK_METHODS))
+        return vbad(e, &r->p, "methods", "missing (an array)");
+    for (size_t i = 0; i < r->nments; i++)
+        if (r->ments[i] > sat_add(v[TK_CALLS], v[TK_WARMUP])) {
+            size_t mark = vpush(&r->p, "methods[%zu]", i);
+            int rc = vbad(e, &r->p, "entries", "%llu, more than the summary's calls and warm-up calls (%llu)",
+                          (unsigned long long)r->ments[i], (unsigned long long)(v[TK_CALLS] + v[TK_WARMUP]));
+
+            vpop(&r->p, mark);
+            return rc;
+        }
+    if (!(seen & (uint64_t)1 << TK_SLOWEST))
+        return vbad(e, &r->p, "slowest", "missing (an array)");
+    if (nslow > v[TK_CALLS])
+        return vbad(e, &r->p, "slowest", "%zu calls, more than the summary's calls", nslow);
+    return 0;
+}
+
+/* One list of the summary (key, token k): its roots, methods or slowest. */
+static int read_list(struct rctx *r, int key, int k, int root_null, size_t *nslow, mct_err *e)
+{
+    struct snode *top = &r->s->top;
+
+    if (key == TK_SLOWEST)
+        return read_slowest(r, k, nslow, e);
+    if (k == JT_ERR)
+        return syntax(r, e);
+    if (k != JT_ARR || (key == TK_MORE && root_null))
+        return vbad(e, &r->p, top_keys[key], key == TK_MORE ? "not an array of nodes after a root" :
+                    "not an array");
+    for (size_t i = 0; (k = jt_next(r->t)) != JT_ARR_END; i++) {
+        size_t mark = vpush(&r->p, "%s[%zu]", top_keys[key], i);
+        int rc = key == TK_MORE ? read_node(r, k, top, NULL, 1, e) : read_method(r, k, i, e);
+
+        if (rc < 0)
+            return -1;
+        vpop(&r->p, mark);
     }
     return 0;
 }
 
-/* The "type" of obj is want. */
-static int vtype(const json_t *obj, const char *want, const struct vpath *p, mct_err *e)
+/* sum_read over r. */
+static int read_summary(struct rctx *r, struct sum_info *info, mct_err *e)
 {
-    const json_t *t = json_object_get(obj, "type");
+    uint64_t v[TK_N] = { 0 };
+    uint64_t seen = 0;
+    int key, k, guess = 0, more, root_null = 1;
+    size_t nslow = 0;
 
-    if (!json_is_object(obj))
-        return vbad(e, p, NULL, "not a JSON object");
-    if (t == NULL)
-        return vbad(e, p, "type", "missing (\"%s\")", want);
-    if (!json_is_string(t) || strcmp(json_string_value(t), want) != 0)
-        return vbad(e, p, "type", "not \"%s\"", want);
+    if (r->flags & SUM_READ_TYPE_READ) {
+        seen |= (uint64_t)1 << TK_TYPE;
+        guess = TK_FINAL;
+    } else if ((k = jt_next(r->t)) != JT_OBJ) {
+        return k == JT_ERR ? syntax(r, e) : vbad(e, &r->p, NULL, "not a JSON object");
+    }
+    while ((more = next_key(r, top_keys, TK_N, &guess, &seen, &key, &k, e)) > 0) {
+        switch (key) {
+        case TK_TYPE:
+            if (k == JT_ERR)
+                return syntax(r, e);
+            if (k != JT_STR || strcmp(r->t->str, "summary") != 0)
+                return vbad(e, &r->p, "type", "not \"summary\"");
+            break;
+        case TK_FINAL:
+            more = read_bool(r, k, "final", &info->final, e);
+            break;
+        case TK_PID:
+            if (k == JT_INT)
+                info->pid = r->t->ival;
+            else if (jt_skip(r->t, k) < 0)
+                more = syntax(r, e);
+            break;
+        case TK_ROOT:
+            if (k == JT_NULL)
+                break;
+            root_null = 0;
+            if (r->calls_known && r->calls == 0)
+                return vbad(e, &r->p, "root", "not null although calls is 0");
+            vpush(&r->p, "root");
+            more = read_node(r, k, &r->s->top, NULL, 1, e);
+            if (more >= 0)
+                vpop(&r->p, 0);
+            break;
+        case TK_MORE:
+        case TK_METHODS:
+        case TK_SLOWEST:
+            more = read_list(r, key, k, root_null, &nslow, e);
+            break;
+        default:
+            more = read_int(r, k, top_keys[key], &v[key], e);
+            if (more >= 0 && key == TK_CALLS) {
+                r->calls_known = 1;
+                r->calls = v[key];
+            }
+            break;
+        }
+        if (more < 0)
+            return -1;
+        if (key == TK_ROOT && r->calls_known && root_null && r->calls > 0)
+            return vbad(e, &r->p, "root", "null although calls is %llu", (unsigned long long)r->calls);
+    }
+    if (more < 0 || top_check(r, v, seen, root_null, nslow, e) < 0)
+        return -1;
+    info->slowest = nslow;
+    r->s->calls = sat_add(r->s->calls, v[TK_CALLS]);
+    r->s->not_traced = sat_add(r->s->not_traced, v[TK_NOT_TRACED]);
+    r->s->warmup = sat_add(r->s->warmup, v[TK_WARMUP]);
+    r->s->seen = sat_add(r->s->seen, v[TK_SEEN]);
+    r->s->folded = sat_add(r->s->folded, v[TK_FOLDED]);
+    r->s->coarse = sat_add(r->s->coarse, v[TK_COARSE]);
     return 0;
+}
+
+int sum_read(sum *s, jtok *t, int flags, struct sum_info *info, mct_err *e)
+{
+    struct rctx *r = calloc(1, sizeof *r);
+    int rc;
+
+    *info = (struct sum_info){ 0 };
+    if (r == NULL)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a summary");
+    if (s->in_call) {
+        free(r);
+        return mct_err_set(e, MCT_E_INTERNAL, "summary: merged in the middle of a call");
+    }
+    r->s = s;
+    r->t = t;
+    r->flags = flags;
+    r->p.what = "summary";
+    node_keys_all(r->nkeys);
+    buf_init(&r->rec);
+    r->base_calls = s->calls;
+    s->unbounded++;
+    rc = read_summary(r, info, e);
+    s->unbounded--;
+    for (int d = 0; d <= PROTO_MAX_DEPTH; d++)
+        for (int i = 0; i < 3; i++)
+            free(r->names[d][i]);
+    free(r->ments);
+    free(r->listed);
+    buf_free(&r->rec);
+    free(r);
+    return rc;
+}
+
+/* sum_read of j's text into s, with flags. */
+static int read_json(sum *s, const json_t *j, int flags, mct_err *e)
+{
+    char *text = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
+    struct sum_info info;
+    jtok t;
+    int rc;
+
+    if (text == NULL)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a summary");
+    jt_init_mem(&t, text, strlen(text), SIZE_MAX);
+    rc = sum_read(s, &t, flags, &info, e);
+    jt_free(&t);
+    free(text);
+    return rc;
 }
 
 int sum_json_check(const json_t *j, mct_err *e)
 {
-    struct vpath p = { .what = "summary" };
-    const json_t *root, *arr;
-    uint64_t calls, v, warmup = 0;
+    sum *s = sum_new(0, e);
+    int rc = s == NULL ? -1 : read_json(s, j, 0, e);
 
-    if (vtype(j, "summary", &p, e) < 0 || vbool(j, "final", 0, &p, e) < 0 ||
-        vint(j, "calls", 0, &calls, &p, e) < 0 || vint(j, "not_traced", 0, &v, &p, e) < 0 ||
-        vint(j, "warmup", 1, &warmup, &p, e) < 0 || vint(j, "seen", 1, &v, &p, e) < 0 ||
-        vint(j, "folded", 1, &v, &p, e) < 0 || vint(j, "coarse", 1, &v, &p, e) < 0)
-        return -1;
-    root = json_object_get(j, "root");
-    if (root == NULL)
-        return vbad(e, &p, "root", "missing (a node, or null when calls is 0)");
-    if (json_is_null(root) != (calls == 0))
-        return vbad(e, &p, "root", calls == 0 ? "not null although calls is 0" :
-                    "null although calls is %llu", (unsigned long long)calls);
-    if (!json_is_null(root)) {
-        size_t mark = vpush(&p, "root");
-
-        if (vnode(root, 1, (long long)calls, vxflags(root), &p, e) < 0)
-            return -1;
-        vpop(&p, mark);
-    }
-    arr = json_object_get(j, "more_roots");
-    if (arr != NULL && (!json_is_array(arr) || json_is_null(root)))
-        return vbad(e, &p, "more_roots", "not an array of nodes after a root");
-    for (size_t i = 0; i < json_array_size(arr); i++) {
-        size_t mark = vpush(&p, "more_roots[%zu]", i);
-
-        if (vnode(json_array_get(arr, i), 1, (long long)calls, vxflags(root), &p, e) < 0)
-            return -1;
-        vpop(&p, mark);
-    }
-    arr = json_object_get(j, "methods");
-    if (arr == NULL || !json_is_array(arr))
-        return vbad(e, &p, "methods", arr == NULL ? "missing (an array)" : "not an array");
-    for (size_t i = 0; i < json_array_size(arr); i++) {
-        const json_t *m = json_array_get(arr, i);
-        size_t mark = vpush(&p, "methods[%zu]", i);
-        uint64_t mc, cmax, entries;
-
-        if (!json_is_object(m))
-            return vbad(e, &p, NULL, "not an object");
-        if (vstr(m, "class", 0, &p, e) < 0 || vstr(m, "method", 0, &p, e) < 0 ||
-            vstr(m, "desc", 0, &p, e) < 0 || vint(m, "calls", 0, &mc, &p, e) < 0 ||
-            vint(m, "calls_max", 0, &cmax, &p, e) < 0 || vint(m, "entries", 0, &entries, &p, e) < 0)
-            return -1;
-        if (cmax > mc)
-            return vbad(e, &p, "calls_max", "%llu, more than calls (%llu)",
-                        (unsigned long long)cmax, (unsigned long long)mc);
-        /* Methods count warm-up calls also when calls leaves them out. */
-        if (entries > calls + warmup)
-            return vbad(e, &p, "entries", "%llu, more than the summary's calls and warm-up calls (%llu)",
-                        (unsigned long long)entries, (unsigned long long)(calls + warmup));
-        vpop(&p, mark);
-    }
-    arr = json_object_get(j, "slowest");
-    if (arr == NULL || !json_is_array(arr))
-        return vbad(e, &p, "slowest", arr == NULL ? "missing (an array)" : "not an array");
-    if (json_array_size(arr) > SUM_SLOWEST_MAX || json_array_size(arr) > calls)
-        return vbad(e, &p, "slowest", "%zu calls, more than %s", json_array_size(arr),
-                    json_array_size(arr) > calls ? "the summary's calls" : "a summary keeps");
-    for (size_t i = 0; i < json_array_size(arr); i++) {
-        char at[32];
-
-        snprintf(at, sizeof at, "slowest[%zu]", i);
-        if (call_json_check_at(json_array_get(arr, i), "summary", at, e) < 0)
-            return -1;
-    }
-    return 0;
+    sum_free(s);
+    return rc;
 }
 
-/* Feeds node *i of c and its subtree to the visitor; *i moves past them. */
-static int add_node(sum *s, const call_tab *t, const mct_call *c, size_t *i, mct_err *e)
+int sum_add_json(sum *dst, const json_t *j, mct_err *e)
 {
-    const struct call_node *nd = &c->nodes[(*i)++];
-    const struct call_method *m = call_tab_get(t, nd->method);
-    struct sum_fig f = {
-        .class_name = m->cls, .method = m->name, .desc = m->desc,
-        .calls = nd->calls, .total_ns = nd->total_ns, .self_ns = nd->self_ns,
-        .min_ns = nd->min_ns, .max_ns = nd->max_ns, .throws = nd->throws,
-        .truncated = (nd->flags & CALL_N_TRUNCATED) != 0,
-        .xflags = c->flags & XFLAGS, .x = { [SUM_X_CPU] = nd->cpu_ns, [SUM_X_ALLOC] = nd->alloc_bytes },
-    };
+    sum *src = sum_new(SUM_SLOWEST_MAX, e);
+    int rc = src == NULL || read_json(src, j, SUM_READ_SLOWEST, e) < 0 ? -1 : sum_merge(dst, src, e);
 
-    if (sum_enter(s, &f, e) < 0)
-        return -1;
-    for (uint32_t k = 0; k < nd->n_children; k++)
-        if (add_node(s, t, c, i, e) < 0)
-            return -1;
-    return sum_leave(s, e);
+    sum_free(src);
+    return rc;
 }
-
-int sum_add_call(sum *s, const call_tab *t, const mct_call *c, mct_err *e)
-{
-    uint64_t total = c->nodes[0].total_ns;
-    size_t i = 0, len;
-    mct_buf text;
-    uint8_t *json;
-
-    if (sum_begin(s, e) < 0 || add_node(s, t, c, &i, e) < 0 || sum_end(s, e) < 0)
-        return -1;
-    if (!sum_slowest_wants(s, total))
-        return 0;
-    /* Its JSON text, as a call line has it, without the newline. */
-    buf_init(&text);
-    if (call_json_line(&text, t, c) == 0 && text.len > 0)
-        text.data[--text.len] = '\0';
-    json = buf_steal(&text, &len);
-    if (json == NULL)
-        return mct_err_set(e, MCT_E_NOMEM, "out of memory keeping one of the slowest calls");
-    slowest_keep(s, total, (char *)json, len);
-    return 0;
-}
-
-/* ---- reading a summary back (merging) --------------------------------------- */
 
 int sum_hist_from_json(struct sum_hist *h, const json_t *a, uint64_t min, uint64_t max, mct_err *e)
 {
@@ -1531,154 +2321,4 @@ int sum_hist_from_json(struct sum_hist *h, const json_t *a, uint64_t min, uint64
     h->min = min;
     h->max = max;
     return 0;
-}
-
-/* Adds the calls, self time and throws of the nodes under j to other node o. */
-static void json_fold(sum *dst, struct snode *o, const json_t *j)
-{
-    const json_t *kids = json_object_get(j, "children");
-
-    for (size_t i = 0; i < json_array_size(kids); i++) {
-        const json_t *k = json_array_get(kids, i);
-
-        o->calls = sat_add(o->calls, jint(k, "calls"));
-        o->self_ns = sat_add(o->self_ns, jint(k, "self_ns"));
-        o->throws = sat_add(o->throws, jint(k, "throws"));
-        o->truncated |= json_is_true(json_object_get(k, "truncated"));
-        if (!json_is_true(json_object_get(k, "other")))
-            dst->folded = sat_add(dst->folded, jint(k, "calls"));
-        json_fold(dst, o, k);
-    }
-}
-
-/* Adds the checked node j under d (dst's top for a root), then its
- * children; 0 or -1 with e. */
-static int json_node_add(sum *dst, struct snode *parent, const json_t *j, uint64_t max_entries, mct_err *e)
-{
-    struct snode src = { 0 }, *d;
-    const json_t *kids = json_object_get(j, "children");
-    int rc;
-
-    if (json_object_get(j, "hist") == NULL || json_object_get(j, "calls_hist") == NULL ||
-        json_object_get(j, "entry_min_ns") == NULL)
-        return mct_err_set(e, MCT_E_PROTO, "a node without \"hist\", \"calls_hist\" or \"entry_min_ns\" "
-                           "(a summary of an older mcalltree): it cannot be merged exactly; trace again "
-                           "with this version");
-    if (json_is_true(json_object_get(j, "other")) && parent != &dst->top) {
-        d = other_get(parent, e);
-    } else {
-        struct smethod *m = method_get(dst, json_string_value(json_object_get(j, "class")),
-                                       json_string_value(json_object_get(j, "method")),
-                                       json_string_value(json_object_get(j, "desc")), e);
-
-        d = m == NULL ? NULL : child_get(dst, parent, m, e);
-    }
-    if (d == NULL)
-        return -1;
-    src.calls = jint(j, "calls");
-    src.total_ns = jint(j, "total_ns");
-    src.self_ns = jint(j, "self_ns");
-    src.min_ns = jint(j, "min_ns");
-    src.max_ns = jint(j, "max_ns");
-    src.throws = jint(j, "throws");
-    src.entries = jint(j, "entries");
-    src.calls_min = jint(j, "calls_min");
-    src.calls_max = jint(j, "calls_max");
-    src.truncated = json_is_true(json_object_get(j, "truncated"));
-    src.seen = 1;
-    rc = sum_hist_from_json(&src.hist, json_object_get(j, "hist"), jint(j, "entry_min_ns"),
-                            jint(j, "entry_max_ns"), e);
-    if (rc == 0)
-        rc = sum_hist_from_json(&src.chist, json_object_get(j, "calls_hist"), src.calls_min, src.calls_max, e);
-    for (int x = 0; x < SUM_X_N; x++) {
-        const struct sum_xkeys *k = &sum_xkeys[x];
-
-        src.x[x].sum = jint(j, k->total);
-        if (rc == 0 && json_object_get(j, k->total) != NULL)
-            rc = sum_hist_from_json(&src.x[x].hist, json_object_get(j, k->hist), jint(j, k->entry_min),
-                                    jint(j, k->entry_max), e);
-    }
-    if (rc == 0)
-        rc = node_add(dst, d, &src, max_entries, e);
-    sum_hist_reset(&src.hist);
-    sum_hist_reset(&src.chist);
-    for (int x = 0; x < SUM_X_N; x++)
-        sum_hist_reset(&src.x[x].hist);
-    if (rc < 0)
-        return -1;
-    if (d->is_other) {
-        if (!json_is_true(json_object_get(j, "other")))
-            dst->folded = sat_add(dst->folded, src.calls);
-        json_fold(dst, d, j);
-        return 0;
-    }
-    for (size_t i = 0; i < json_array_size(kids); i++)
-        if (json_node_add(dst, d, json_array_get(kids, i), max_entries, e) < 0)
-            return -1;
-    return 0;
-}
-
-int sum_add_json(sum *dst, const json_t *j, mct_err *e)
-{
-    uint64_t calls = jint(j, "calls"), max_entries = sat_add(dst->calls, calls);
-    const json_t *more = json_object_get(j, "more_roots"), *arr;
-
-    if (dst->in_call)
-        return mct_err_set(e, MCT_E_INTERNAL, "summary: merged in the middle of a call");
-    if (calls > 0) {            /* first: the nodes it makes are charged for them */
-        unsigned xf = vxflags(json_object_get(j, "root"));
-
-        dst->xhave |= xf;
-        dst->xlack |= ~xf & XFLAGS;
-    }
-    if (!json_is_null(json_object_get(j, "root")) &&
-        json_node_add(dst, &dst->top, json_object_get(j, "root"), max_entries, e) < 0)
-        return -1;
-    for (size_t i = 0; i < json_array_size(more); i++)
-        if (json_node_add(dst, &dst->top, json_array_get(more, i), max_entries, e) < 0)
-            return -1;
-    arr = json_object_get(j, "methods");
-    for (size_t i = 0; i < json_array_size(arr); i++) {
-        const json_t *jm = json_array_get(arr, i);
-        struct smethod *dm = method_get(dst, json_string_value(json_object_get(jm, "class")),
-                                        json_string_value(json_object_get(jm, "method")),
-                                        json_string_value(json_object_get(jm, "desc")), e);
-
-        if (dm == NULL)
-            return -1;
-        dm->calls = sat_add(dm->calls, jint(jm, "calls"));
-        dm->entries = sat_add(dm->entries, jint(jm, "entries"));
-        if (jint(jm, "calls_max") > dm->calls_max)
-            dm->calls_max = jint(jm, "calls_max");
-    }
-    arr = json_object_get(j, "slowest");
-    for (size_t i = 0; i < json_array_size(arr); i++) {
-        const json_t *c = json_array_get(arr, i);
-        uint64_t ns = jint(json_object_get(c, "root"), "total_ns");
-        char *text;
-
-        if (!sum_slowest_wants(dst, ns))
-            continue;
-        if ((text = json_dumps(c, JSON_COMPACT | JSON_PRESERVE_ORDER)) == NULL)
-            return mct_err_set(e, MCT_E_NOMEM, "out of memory keeping one of the slowest calls");
-        slowest_keep(dst, ns, text, strlen(text));
-    }
-    dst->calls = max_entries;
-    dst->not_traced = sat_add(dst->not_traced, jint(j, "not_traced"));
-    dst->warmup = sat_add(dst->warmup, jint(j, "warmup"));
-    dst->seen = sat_add(dst->seen, jint(j, "seen"));
-    dst->folded = sat_add(dst->folded, jint(j, "folded"));
-    dst->coarse = sat_add(dst->coarse, jint(j, "coarse"));
-    return 0;
-}
-
-int sum_count_call(sum *s, const call_tab *t, const mct_call *c, mct_err *e)
-{
-    size_t i = 0;
-    int rc;
-
-    s->counts_only = 1;
-    rc = sum_begin(s, e) < 0 || add_node(s, t, c, &i, e) < 0 || sum_end(s, e) < 0 ? -1 : 0;
-    s->counts_only = 0;
-    return rc;
 }

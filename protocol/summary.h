@@ -30,7 +30,7 @@
  * p90_ns, p99_ns, entry_min_ns, entry_max_ns in the JSON). The JSON carries
  * both histograms as flat arrays [index, count, index, count, ...] of the
  * buckets used, so
- * that summaries merge exactly (sum_add_json). Per method
+ * that summaries merge exactly (sum_read, sum_merge). Per method
  * (class, method, desc, whatever the path) the summary keeps the most calls
  * in one entry call (`methods` in the JSON, for --max-calls). With --cpu
  * and --alloc a node carries their figures too (sum_xkeys below).
@@ -75,6 +75,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "jtok.h"
 
 /* ---- histogram ------------------------------------------------------------ */
 
@@ -106,6 +107,9 @@ int sum_hist_record(struct sum_hist *h, uint64_t v, mct_err *e);
 
 /* Adds src's samples to dst; 0 or -1 with e set (out of memory). */
 int sum_hist_merge(struct sum_hist *dst, const struct sum_hist *src, mct_err *e);
+
+/* The i-th bucket h uses (i < h->n), ascending: its index and count. */
+void sum_hist_bucket(const struct sum_hist *h, uint32_t i, unsigned *idx, uint64_t *count);
 
 /* The q-quantile (0 <= q <= 1) within SUM_HIST_REL_ERR of the nearest-rank
  * sample; 0 for an empty histogram. q 0 is min, q 1 is max. */
@@ -260,20 +264,88 @@ json_t *sum_to_json(const sum *s, int final, mct_err *e);
  * with e set (out of memory, a name not UTF-8). */
 int sum_write_json(const sum *s, int final, mct_buf *b, mct_err *e);
 
-/* Checks that j is a summary object as sum_to_json writes it (it comes from
- * files: untrusted): every field typed and in range, counts consistent
- * (calls_min <= calls_max, entries <= calls, p50 <= p90 <= p99), the
- * figures of sum_xkeys on every node or on none, as the root, nodes at
- * most PROTO_MAX_DEPTH deep, slowest holding call objects; unknown keys are
- * allowed. 0, or -1 with e set (MCT_E_PROTO) naming the offending key. */
+/* What a summary's text says about itself (sum_read). */
+struct sum_info {
+    int final;                  /* "final" */
+    int64_t pid;                /* "pid" (the wrap form's lines), 0 when none */
+    size_t slowest;             /* calls in its "slowest" */
+};
+
+/* sum_read's flags: the caller read the object's '{' and its first key,
+ * "type":"summary"; the slowest calls are kept (else checked only). */
+#define SUM_READ_TYPE_READ 1
+#define SUM_READ_SLOWEST 2
+
+/* Reads the summary object that t is at (its text: untrusted) into s,
+ * without a document tree: every field typed and in range, counts
+ * consistent (calls_min <= calls_max, entries <= calls, p50 <= p90 <= p99,
+ * a histogram's counts adding up to entries), the figures of sum_xkeys on
+ * every node or on none, as the root (whose figures come before its
+ * children: they say which every node carries), nodes at most
+ * PROTO_MAX_DEPTH deep, slowest holding call objects; unknown keys are
+ * skipped; a known key given twice, a node's names or "other" after its
+ * "children", a call path or a method listed twice, or "other" on a root
+ * (none of which mcalltree writes) refused. s must be empty: the nodes
+ * are added as they are read, the budget does not fold them (the text
+ * bounds them), each keeps the text's percentiles, and the keys an older
+ * summary lacks stay out (sum_merge refuses such a node, sum_write_json
+ * leaves them out), so that s writes what it read. *info: what the object says about
+ * itself. 0, or -1 with e set (MCT_E_PROTO naming the offending key, "not
+ * JSON (...)" for a syntax error, t->failed then set); after a failure s
+ * may hold part of the summary: free it. t is left after the object. */
+int sum_read(sum *s, jtok *t, int flags, struct sum_info *info, mct_err *e);
+
+/* Checks that j is a summary object as sum_to_json writes it (sum_read's
+ * checks, over j's text). 0, or -1 with e set (MCT_E_PROTO) naming the
+ * offending key. */
 int sum_json_check(const json_t *j, mct_err *e);
 
-/* Adds the summary object j (checked by sum_json_check) to dst, as
- * sum_merge adds a sum: counts add up exactly, histograms bucket by bucket,
- * so that the merged percentiles are those of one summary over all the
- * calls (within SUM_HIST_REL_ERR). Every node must carry "hist",
- * "calls_hist" and "entry_min_ns" (else MCT_E_PROTO: an older summary).
- * 0 or -1 with e. */
+/* Adds the summary object j (a tree already: a session's reply) to dst:
+ * its text read (sum_read, so checked), then merged (sum_merge). 0 or -1
+ * with e. */
 int sum_add_json(sum *dst, const json_t *j, mct_err *e);
+
+/* ---- a summary's nodes, read-only (diff's walk) ----------------------------- */
+
+typedef struct snode sum_node;
+
+/* What a node shows: sum_node_view. */
+#define SUM_NO_METHOD ((size_t)-1)
+struct sum_view {
+    const char *class_name, *method, *desc;     /* borrowed from the sum */
+    uint64_t calls, total_ns, self_ns, min_ns, max_ns, throws;
+    uint64_t entries, calls_min, calls_max;
+    uint64_t p50_ns, p90_ns, p99_ns, entry_min_ns, entry_max_ns;
+    const struct sum_hist *hist;    /* its time per entry call; NULL: none read (an older summary) */
+    const struct sum_hist *chist;   /* its calls per entry call; NULL: none read */
+    int truncated, other;
+    size_t method_idx;          /* its method's index (sum_method_names), SUM_NO_METHOD for an other node */
+    unsigned xflags;            /* the figures of sum_xkeys it carries (their CALL_F_*): x[] below */
+    struct {
+        uint64_t total, p50, p90, p99, entry_min, entry_max;
+        const struct sum_hist *hist;    /* per entry call */
+    } x[SUM_X_N];
+};
+
+/* s's first root (the others follow it: sum_node_next), NULL when none. */
+const sum_node *sum_root(const sum *s);
+
+/* n's first child, or NULL. */
+const sum_node *sum_node_kid(const sum_node *n);
+
+/* n's next sibling, or NULL. */
+const sum_node *sum_node_next(const sum_node *n);
+
+/* The figures of node n of s (names borrowed while s lives). */
+void sum_node_view(const sum *s, const sum_node *n, struct sum_view *v);
+
+/* The methods of s, each once: how many, the names of the i-th (borrowed),
+ * and the index of (class, method, desc), or SUM_NO_METHOD. */
+size_t sum_method_count(const sum *s);
+void sum_method_names(const sum *s, size_t i, const char **c, const char **m, const char **d);
+size_t sum_method_find(const sum *s, const char *c, const char *m, const char *d);
+
+/* The slowest calls s keeps. */
+size_t sum_slowest_count(const sum *s);
 
 #endif

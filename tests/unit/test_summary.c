@@ -315,7 +315,27 @@ static void test_merge_and_roots(void)
     sum_free(y);
 }
 
-/* Summaries merged from their JSON (sum_add_json) equal one summary over
+/* Reads summary object j's text (sum_read) and merges it into m
+ * (sum_merge), as mcalltree merge does; 0 or -1 with e. */
+static int merge_text(sum *m, const json_t *j, mct_err *e)
+{
+    char *text = json_dumps(j, JSON_COMPACT);
+    sum *r = sum_new(SUM_SLOWEST_MAX, e);
+    struct sum_info info;
+    jtok t;
+    int rc = -1;
+
+    if (text != NULL && r != NULL) {
+        jt_init_mem(&t, text, strlen(text), SIZE_MAX);
+        rc = sum_read(r, &t, SUM_READ_SLOWEST, &info, e) < 0 ? -1 : sum_merge(m, r, e);
+        jt_free(&t);
+    }
+    free(text);
+    sum_free(r);
+    return rc;
+}
+
+/* Summaries merged from their text (sum_read, sum_merge) equal one summary over
  * all their calls: counts, both histograms, slowest; and the calls-per-entry
  * distribution is in calls_hist. A summary without histograms is refused. */
 static void test_merge_json(void)
@@ -331,7 +351,7 @@ static void test_merge_json(void)
     jx = sum_to_json(x, 0, &e);
     jy = sum_to_json(y, 1, &e);
     CHECK(jx != NULL && jy != NULL && sum_json_check(jx, &e) == 0);
-    CHECK(sum_add_json(m, jx, &e) == 0 && sum_add_json(m, jy, &e) == 0);
+    CHECK(merge_text(m, jx, &e) == 0 && merge_text(m, jy, &e) == 0);
     ja = sum_to_json(all, 1, &e);
     jm = sum_to_json(m, 1, &e);
     CHECK(ja != NULL && jm != NULL && json_equal(ja, jm));
@@ -341,7 +361,7 @@ static void test_merge_json(void)
     CHECK_INT(json_integer_value(json_array_get(a, 1)), 2);
     CHECK_INT(json_integer_value(json_array_get(a, 2)), 5);
     json_object_del(json_object_get(jx, "root"), "hist");
-    CHECK(sum_add_json(m, jx, &e) < 0 && e.code == MCT_E_PROTO && strstr(e.msg, "older") != NULL);
+    CHECK(merge_text(m, jx, &e) < 0 && e.code == MCT_E_PROTO && strstr(e.msg, "older") != NULL);
     json_decref(jx);
     json_decref(jy);
     json_decref(ja);
@@ -479,6 +499,128 @@ static const struct bad {
     { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"entry_min_ns\":6,\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
       "summary: root.entry_min_ns: 6, more than p50_ns" },
 };
+
+/* Text only sum_read sees (a document tree cannot hold a key twice). */
+static const struct bad bad_texts[] = {
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"calls\":2,\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
+      "summary: root.calls: given twice" },
+    { SUMMARY_HEAD "\"calls\":2,\"root\":null}", "summary: calls: given twice" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[]}," GOOD_METHODS ",\"slowest\":[]", "summary: not JSON (the line ended inside a value)" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}}", NULL },
+};
+
+/* Each malformed text is refused by sum_read with its message; a text
+ * whose value is fine but is followed by more is refused by the line's end. */
+static void test_read_rejections(void)
+{
+    static const struct bad more[] = {
+        { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[],\"other\":false}," GOOD_METHODS ",\"slowest\":[]}",
+          "summary: root.other: after children" },
+        { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[{" GOOD_NODE ",\"children\":[]},{" GOOD_NODE
+          ",\"children\":[]}]}," GOOD_METHODS ",\"slowest\":[]}",
+          "summary: root.children[1]: the path of a node before it again" },
+        { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[]},\"more_roots\":[{" GOOD_NODE ",\"children\":[]}],"
+          GOOD_METHODS ",\"slowest\":[]}", "summary: more_roots[0]: the path of a node before it again" },
+        { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[]},\"methods\":[{\"class\":\"t.E\",\"method\":\"run\","
+          "\"desc\":\"()V\",\"calls\":2,\"calls_max\":1,\"entries\":2},{\"class\":\"t.E\",\"method\":\"run\","
+          "\"desc\":\"()V\",\"calls\":2,\"calls_max\":1,\"entries\":2}],\"slowest\":[]}",
+          "summary: methods[1]: the method of methods[0] again" },
+        { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"other\":true,\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
+          "summary: root.other: true on a root" },
+        /* "calls" after the root: its nodes' entries are checked at the end */
+        { "{\"type\":\"summary\",\"final\":true,\"not_traced\":0,\"root\":{" GOOD_NODE ",\"children\":[]},"
+          "\"calls\":1," GOOD_METHODS ",\"slowest\":[]}",
+          "summary: root.entries: 2, not between 1 and the summary's calls (1)" },
+    };
+
+    for (size_t n = 0; n < 2; n++) {
+        const struct bad *list = n == 0 ? bad_texts : more;
+        size_t count = n == 0 ? sizeof bad_texts / sizeof bad_texts[0] : sizeof more / sizeof more[0];
+
+        for (size_t i = 0; i < count; i++) {
+            mct_err e;
+            sum *s = sum_new(0, &e);
+            struct sum_info info;
+            jtok t;
+            int rc;
+
+            mct_err_clear(&e);
+            jt_init_mem(&t, list[i].json, strlen(list[i].json), SIZE_MAX);
+            rc = sum_read(s, &t, 0, &info, &e);
+            if (rc == 0 && list[i].msg == NULL) {
+                CHECK_INT(jt_next(&t), JT_ERR);         /* the '}' too many */
+                CHECK(strncmp(t.err, "the end of the line expected after the value", 44) == 0);
+            } else if (rc == 0 || list[i].msg == NULL ||
+                       strncmp(e.msg, list[i].msg, strlen(list[i].msg)) != 0) {
+                fprintf(stderr, "bad text %zu/%zu: got \"%s\", want \"%s\"\n", n, i, rc == 0 ? "(read)" : e.msg,
+                        list[i].msg != NULL ? list[i].msg : "(read)");
+                check_failures++;
+            }
+            jt_free(&t);
+            sum_free(s);
+        }
+    }
+}
+
+/* A summary's text, read (sum_read) and written again, is the same text:
+ * its percentiles as it says them, its slowest calls, its roots; also a
+ * node of an older summary (no histograms), which sum_merge then refuses,
+ * and keys in another order. */
+static void test_read_round_trip(void)
+{
+    static const char older[] = SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[]}," GOOD_METHODS
+                                ",\"slowest\":[],\"warmup\":0,\"seen\":2}";
+    static const char reordered[] = "{\"calls\":2,\"root\":{\"desc\":\"()V\",\"class\":\"t.E\",\"method\":"
+        "\"run\",\"children\":[],\"entries\":2,\"calls\":2,\"total_ns\":10,\"self_ns\":10,\"min_ns\":5,"
+        "\"max_ns\":5,\"throws\":0,\"calls_min\":1,\"calls_max\":1,\"p50_ns\":5,\"p90_ns\":5,\"p99_ns\":5,"
+        "\"entry_max_ns\":5,\"x\":[{\"y\":null}]},\"type\":\"summary\",\"pid\":77,\"not_traced\":0,\"final\":false,"
+        "\"slowest\":[]," GOOD_METHODS "}";
+    mct_err e;
+    sum *x = sum_new(3, &e), *m = sum_new(0, &e);
+    mct_buf a;
+    struct sum_info info;
+    jtok t;
+
+    add_three(x);
+    add_three(x);
+    buf_init(&a);
+    CHECK(sum_write_json(x, 0, &a, &e) == 0);
+    for (int i = 0; i < 3; i++) {
+        const char *text = i == 0 ? (const char *)a.data : i == 1 ? older : reordered;
+        size_t len = i == 0 ? a.len : strlen(text);
+        sum *r = sum_new(SUM_SLOWEST_MAX, &e);
+        mct_buf b;
+
+        buf_init(&b);
+        jt_init_mem(&t, text, len, SIZE_MAX);
+        CHECK(sum_read(r, &t, SUM_READ_SLOWEST, &info, &e) == 0);
+        CHECK_INT(jt_next(&t), JT_EOL);
+        CHECK(sum_write_json(r, i != 2 ? info.final : 1, &b, &e) == 0);
+        if (i < 2)
+            CHECK(b.len == len && memcmp(b.data, text, len) == 0);
+        if (i == 0)
+            CHECK_INT(sum_slowest_count(r), 3);
+        if (i == 1) {
+            const sum_node *root = sum_root(r);
+            struct sum_view v;
+
+            sum_node_view(r, root, &v);
+            CHECK(v.hist == NULL && v.chist == NULL && v.p50_ns == 5 && v.entries == 2);
+            CHECK(sum_merge(m, r, &e) < 0 && strstr(e.msg, "older") != NULL);
+        }
+        if (i == 2) {
+            CHECK_INT(info.pid, 77);
+            CHECK_INT(info.final, 0);
+            CHECK_INT(sum_calls(r), 2);
+        }
+        jt_free(&t);
+        buf_free(&b);
+        sum_free(r);
+    }
+    buf_free(&a);
+    sum_free(x);
+    sum_free(m);
+}
 
 static int sum_counter(void *s, const call_tab *t, const mct_call *c, mct_err *e)
 {
@@ -732,6 +874,57 @@ static void test_xfigs(void)
     sum_free(part);
 }
 
+/* A summary with figures read from its text (sum_read) writes that text
+ * again and shows them (sum_node_view); a root's figures after its
+ * children, which say which every node carries, are refused. */
+static void test_xfigs_read(void)
+{
+    mct_err e;
+    sum *s = sum_new(0, &e), *r = sum_new(SUM_SLOWEST_MAX, &e);
+    mct_buf a, b;
+    struct sum_info info;
+    struct sum_view v;
+    json_t *j, *root;
+    jtok t;
+
+    add_xthree(s);
+    buf_init(&a);
+    buf_init(&b);
+    CHECK(sum_write_json(s, 1, &a, &e) == 0);
+    jt_init_mem(&t, (const char *)a.data, a.len, SIZE_MAX);
+    CHECK(sum_read(r, &t, SUM_READ_SLOWEST, &info, &e) == 0);
+    jt_free(&t);
+    CHECK(sum_write_json(r, 1, &b, &e) == 0);
+    CHECK(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
+    sum_node_view(r, sum_node_kid(sum_root(r)), &v);
+    CHECK(v.xflags == (sum_xkeys[SUM_X_CPU].flag | sum_xkeys[SUM_X_ALLOC].flag));
+    CHECK_INT(v.x[SUM_X_CPU].total, 60);
+    CHECK_INT(v.x[SUM_X_CPU].p50, 20);
+    CHECK_INT(v.x[SUM_X_ALLOC].entry_max, 3000);
+    CHECK(v.x[SUM_X_CPU].hist != NULL && v.x[SUM_X_CPU].hist->count == 3);
+    j = json_loadb((const char *)a.data, a.len, 0, NULL);
+    root = json_object_get(j, "root");
+    CHECK(root != NULL && json_object_set(root, "cpu", json_object_get(root, "cpu_ns")) == 0 &&
+          json_object_del(root, "cpu_ns") == 0 && json_object_set(root, "cpu_ns", json_object_get(root, "cpu")) == 0);
+    CHECK(sum_json_check(j, &e) < 0 && strstr(e.msg, "summary: root.children[0].cpu_ns: present though the "
+                                                "root has none before its children") != NULL);
+    json_decref(j);
+    buf_reset(&a);
+    sum_reset(s);
+    add(s, XNODE("t.E", "run", 100, 50, 5000, ""));
+    CHECK(sum_write_json(s, 1, &a, &e) == 0);
+    j = json_loadb((const char *)a.data, a.len, 0, NULL);
+    root = json_object_get(j, "root");
+    CHECK(root != NULL && json_object_set(root, "cpu", json_object_get(root, "cpu_ns")) == 0 &&
+          json_object_del(root, "cpu_ns") == 0 && json_object_set(root, "cpu_ns", json_object_get(root, "cpu")) == 0);
+    CHECK(sum_json_check(j, &e) < 0 && strstr(e.msg, "summary: root.cpu_ns: after children") != NULL);
+    json_decref(j);
+    buf_free(&a);
+    buf_free(&b);
+    sum_free(s);
+    sum_free(r);
+}
+
 /* ---- the budget -------------------------------------------------------------- */
 
 /* The heap in use (0 where glibc cannot say, e.g. under ASan). */
@@ -973,11 +1166,14 @@ int main(void)
     test_slowest();
     test_visitor_errors();
     test_rejections();
+    test_read_rejections();
+    test_read_round_trip();
     test_warmup();
     test_hist_sparse();
     test_budget();
     test_budget_merge_and_take();
     test_slowest_bytes();
     test_xfigs();
+    test_xfigs_read();
     return check_status();
 }
