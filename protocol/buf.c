@@ -177,6 +177,14 @@ void buf_dec(mct_buf *b, uint64_t v)
     buf_bytes(b, d, (size_t)(buf_dec_at(d, v) - d));
 }
 
+void buf_key_dec(mct_buf *b, const char *key, uint64_t v)
+{
+    buf_str(b, ",\"");
+    buf_str(b, key);
+    buf_str(b, "\":");
+    buf_dec(b, v);
+}
+
 uint8_t *buf_take(mct_buf *b, size_t n)
 {
     uint8_t *p;

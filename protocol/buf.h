@@ -37,6 +37,9 @@ void buf_ch(mct_buf *b, char c);
 void buf_printf(mct_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Appends v in decimal (what buf_printf's %llu gives, without its cost). */
 void buf_dec(mct_buf *b, uint64_t v);
+/* Appends ,"key":v, v in decimal (key borrowed: a name that JSON needs
+ * no escape for). */
+void buf_key_dec(mct_buf *b, const char *key, uint64_t v);
 /* Writes v in decimal at w (room for 20 bytes, no NUL); the end. */
 char *buf_dec_at(char *w, uint64_t v);
 

@@ -22,14 +22,6 @@ struct rwalk {
     size_t i;                       /* the next node */
 };
 
-static void put_u64(mct_buf *b, const char *key, uint64_t v)
-{
-    buf_str(b, ",\"");
-    buf_str(b, key);
-    buf_str(b, "\":");
-    buf_dec(b, v);
-}
-
 static void put_row(struct rwalk *w, size_t idx, unsigned depth, uint64_t hash, uint64_t parent_hash)
 {
     const struct call_node *n = &w->c->nodes[idx];
@@ -37,23 +29,23 @@ static void put_row(struct rwalk *w, size_t idx, unsigned depth, uint64_t hash, 
     mct_buf *b = w->b;
 
     buf_bytes(b, w->head.data, w->head.len);
-    put_u64(b, "node", idx);
-    put_u64(b, "depth", depth);
+    buf_key_dec(b, "node", idx);
+    buf_key_dec(b, "depth", depth);
     buf_str(b, ",\"path\":");
     buf_ch(&w->path, '\0');
     call_json_str(b, buf_failed(&w->path) ? "" : (const char *)w->path.data);
     if (!buf_failed(&w->path))
         w->path.len--;
-    put_u64(b, "path_hash", hash);
-    put_u64(b, "parent_hash", parent_hash);
+    buf_key_dec(b, "path_hash", hash);
+    buf_key_dec(b, "parent_hash", parent_hash);
     buf_ch(b, ',');
     buf_bytes(b, m->keys, m->keys_len);
-    put_u64(b, "calls", n->calls);
-    put_u64(b, "total_ns", n->total_ns);
-    put_u64(b, "self_ns", n->self_ns);
-    put_u64(b, "min_ns", n->min_ns);
-    put_u64(b, "max_ns", n->max_ns);
-    put_u64(b, "throws", n->throws);
+    buf_key_dec(b, "calls", n->calls);
+    buf_key_dec(b, "total_ns", n->total_ns);
+    buf_key_dec(b, "self_ns", n->self_ns);
+    buf_key_dec(b, "min_ns", n->min_ns);
+    buf_key_dec(b, "max_ns", n->max_ns);
+    buf_key_dec(b, "throws", n->throws);
     buf_str(b, n->flags & CALL_N_TRUNCATED ? ",\"truncated\":1}\n" : ",\"truncated\":0}\n");
 }
 
@@ -92,8 +84,8 @@ static void put_head(mct_buf *h, const struct rows_src *src, const mct_call *c)
     call_json_str(h, src->session != NULL ? src->session : "");
     buf_printf(h, ",\"thread_id\":%lld,\"thread\":", (long long)c->thread_id);
     call_json_str(h, c->thread_name);
-    put_u64(h, "seq", c->seq);
-    put_u64(h, "start_ns", c->start_ns);
+    buf_key_dec(h, "seq", c->seq);
+    buf_key_dec(h, "start_ns", c->start_ns);
     buf_printf(h, ",\"time\":\"%s\",\"warmup\":%d,\"exception\":", when, call_warmup(c));
     call_json_str(h, c->exception != NULL ? c->exception : "");
 }

@@ -1098,12 +1098,11 @@ static char *names_json(const char *c, const char *m, const char *d)
     return t;
 }
 
+/* ,"key":v, v at most INT64_MAX: a reader takes a summary's numbers as
+ * JSON integers (int64). */
 static void put_u64(mct_buf *b, const char *key, uint64_t v)
 {
-    buf_str(b, ",\"");
-    buf_str(b, key);
-    buf_str(b, "\":");
-    buf_dec(b, v > INT64_MAX ? (uint64_t)INT64_MAX : v);
+    buf_key_dec(b, key, v > INT64_MAX ? (uint64_t)INT64_MAX : v);
 }
 
 /* ,"key":[index,count,index,count,...] of h's buckets, ascending: flat,
