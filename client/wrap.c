@@ -446,9 +446,9 @@ static void say_counts(const struct jvm *j, const json_t *msg)
         return;
     }
     busy = m.dropped > 0 ? m.dropped - (m.discarded > 0 ? m.discarded : 0) : 0;
-    log_error("JVM pid %lld: %s; of %lld entry call%s seen, %lld traced, %lld not traced (the agent was still "
-              "building the trees of earlier ones), %lld warm-up", j->pid, written(j), m.seen,
-              m.seen == 1 ? "" : "s", m.calls, busy, m.warmup > 0 ? m.warmup : 0);
+    log_error("JVM pid %lld: %s; of %lld entry call%s seen, %lld traced, %lld not traced%s, %lld warm-up", j->pid,
+              written(j), m.seen, m.seen == 1 ? "" : "s", m.calls, busy,
+              busy > 0 ? " (the agent was still building the trees of earlier ones)" : "", m.warmup > 0 ? m.warmup : 0);
 }
 
 static int on_end(void *ctx, json_t *msg)
