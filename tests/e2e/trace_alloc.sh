@@ -28,15 +28,6 @@
 
 RX='tgt\..*'
 
-# in_range VALUES LO HI WHAT: every value is in LO..HI.
-in_range() {
-    local v
-    [ -n "$1" ] || { soft_fail "$4: no value"; return; }
-    for v in $1; do
-        [ "$v" -ge "$2" ] && [ "$v" -le "$3" ] || soft_fail "$4: $v is outside $2..$3"
-    done
-}
-
 for jdk in $MCT_TEST_JDKS; do
     scenario "$jdk" alloc
     j=$MAJOR

@@ -141,6 +141,16 @@ expect_all_ge() {
     done
 }
 
+# in_range VALUES LO HI WHAT: every value is in LO..HI (soft: the test
+# goes on to report every value out of range).
+in_range() {
+    local v
+    [ -n "$1" ] || { soft_fail "$4: no value"; return; }
+    for v in $1; do
+        [ "$v" -ge "$2" ] && [ "$v" -le "$3" ] || soft_fail "$4: $v is outside $2..$3"
+    done
+}
+
 # expect_restored PID WHAT: the target is alive, answers --info, has no
 # session and no instrumented class.
 expect_restored() {
