@@ -19,7 +19,8 @@
  * Tags after the name: `threw N×` (or the entry method's exception),
  * `[truncated]` (the node lost events), `[async on "THREAD", queued D]` (a
  * task handed off and run on THREAD after D in the queue; its time is not
- * its parent's), `[async, pending: not ended]`, `[async, rejected]`, `[slow]` (with --slow-ms: the node's
+ * its parent's), `[async, pending: not ended]`, `[async, rejected]`,
+ * `[async]` (a summary's node of tasks handed off), `[slow]` (with --slow-ms: the node's
  * slowest single call, max_ns, took at least that long — a node merging
  * many short calls is not slow however large its total).
  *
@@ -93,6 +94,7 @@ struct tnode {
     long long queued_ns;        /* a call's async node: its time in the queue */
     int pending;                /* a call's async node whose task had not ended */
     int rejected;               /* a call's async node whose task the executor refused */
+    int async;                  /* a summary's node of tasks handed off to other threads */
 };
 
 static struct tnode of_call(const call_tab *tab, const mct_call *c, size_t i)
@@ -118,7 +120,7 @@ static struct tnode of_json(const json_t *node)
         .exception = fu_opt_str(node, "exception"), .calls = fu_int(node, "calls"),
         .total_ns = fu_int(node, "total_ns"), .self_ns = fu_int(node, "self_ns"),
         .min_ns = fu_int(node, "min_ns"), .max_ns = fu_int(node, "max_ns"), .throws = fu_int(node, "throws"),
-        .truncated = fu_flag(node, "truncated"),
+        .truncated = fu_flag(node, "truncated"), .async = fu_flag(node, "async"),
     };
 }
 
@@ -426,6 +428,9 @@ static void put_tags(const struct tree *t, const struct tnode *node, int slow, i
         fputs("  ", f);
         put_styled3(t, SGR_WARN, "[async on \"", node->async_thread, "\", queued ");
         put_styled3(t, SGR_WARN, "", dur, "]");
+    } else if (node->async) {
+        fputs("  ", f);
+        put_styled(t, SGR_WARN, "[async]");
     }
     if (cut) {
         fputs("  ", f);

@@ -185,10 +185,18 @@ struct build {
     call_tab *tab;
     const clock_cal *cal;
     mct_call *out;
+    uint64_t start_tick;      /* the entry call's start: hand-off times count from it */
     mct_err err;
 };
 
 static int put_run(struct build *b, struct held *r, const tree_handoff *h, int depth);
+
+/* The ns from the entry call's start to tick (0 before it: clocks of two
+ * CPUs may disagree by a little). */
+static uint64_t since_start(const struct build *b, uint64_t tick)
+{
+    return tick > b->start_tick ? clock_ns(b->cal, tick - b->start_tick) : 0;
+}
 
 /* Node i of h's model and its subtree into b->out, then the tasks handed
  * off at node i; the index after the subtree in h's model, or SIZE_MAX. */
@@ -217,7 +225,8 @@ static size_t put_node(struct build *b, struct held *h, size_t i, int depth)
                 return SIZE_MAX;
         } else {
             struct call_node none = {.method = (uint32_t)ho->method,
-                                     .flags = CALL_N_ASYNC | (ho->rejected ? CALL_N_REJECTED : CALL_N_PENDING)};
+                                     .flags = CALL_N_ASYNC | (ho->rejected ? CALL_N_REJECTED : CALL_N_PENDING),
+                                     .handoff_ns = since_start(b, ho->tick)};
 
             if (tree_define(b->tab, ho->method, &b->err) < 0 || append(b->out, &none) == SIZE_MAX)
                 return SIZE_MAX;
@@ -237,6 +246,7 @@ static int put_run(struct build *b, struct held *r, const tree_handoff *h, int d
         return -1;
     nd = &b->out->nodes[root];
     nd->flags |= CALL_N_ASYNC;
+    nd->handoff_ns = since_start(b, h->tick);
     nd->queued_ns = r->start_tick > h->tick ? clock_ns(b->cal, r->start_tick - h->tick) : 0;
     return call_add_thread(b->out, r->call.thread_name, &nd->thread);
 }
@@ -295,7 +305,7 @@ size_t async_release(async *a, call_tab *tab, const clock_cal *cal, uint64_t now
             a->calls[n++] = *h;
             continue;
         }
-        struct build b = {.a = a, .tab = tab, .cal = cal, .out = &made};
+        struct build b = {.a = a, .tab = tab, .cal = cal, .out = &made, .start_tick = h->start_tick};
 
         if (build(&b, h) == 0)
             out(arg, &made, h->warmup, NULL);

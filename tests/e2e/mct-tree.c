@@ -182,7 +182,7 @@ static json_int_t num(const json_t *node, const char *key, const char *where)
  * A child "async":true (a task run on another thread) stands outside its
  * parent's arithmetic and is not merged with its like: it has a "thread"
  * name and a "queued_ns", or is "pending":true or "rejected":true with
- * calls 0 and nothing below it. */
+ * calls 0 and nothing below it; either way it has a "handoff_ns". */
 static void check_node(const json_t *node, const char *where, int level, int is_root,
                        int allow_truncated, int max_depth)
 {
@@ -231,6 +231,8 @@ static void check_node(const json_t *node, const char *where, int level, int is_
         }
         check_node(child, here, level + 1, 0, allow_truncated, max_depth);
     }
+    if (json_is_true(json_object_get(node, "async")))
+        (void)num(node, "handoff_ns", here);
     if (calls < 0 || total < 0 || self < 0 || min < 0 || max < 0 || thr < 0)
         return;
     if (json_is_true(json_object_get(node, "pending")) || json_is_true(json_object_get(node, "rejected"))) {

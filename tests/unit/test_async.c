@@ -2,7 +2,8 @@
  * built from probe events: an entry call waits for its tasks' runs, which
  * may come before or after it, and is released once they all came (nested
  * ones too) or its wait is over; each run goes under the node that handed
- * it off with its thread and queue time; a hand-off whose site threw is
+ * it off with its thread, hand-off time (from the entry call's start, for
+ * nested tasks too) and queue time; a hand-off whose site threw is
  * rejected, one still missing pending, one run inline has no node. */
 #include <stdio.h>
 #include <string.h>
@@ -127,9 +128,9 @@ static void test_complete(void)
     CHECK(strstr(released[0], "\"method\":\"w\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":20,\"self_ns\":20,"
                               "\"min_ns\":20,\"max_ns\":20,\"throws\":0,\"children\":[{\"class\":\"java.lang.Runnable\","
                               "\"method\":\"run\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":50,\"self_ns\":30,"
-                              "\"min_ns\":50,\"max_ns\":50,\"throws\":0,\"async\":true,\"queued_ns\":130,"
+                              "\"min_ns\":50,\"max_ns\":50,\"throws\":0,\"async\":true,\"handoff_ns\":20,\"queued_ns\":130,"
                               "\"thread\":\"pool-1\"") != NULL);
-    CHECK(strstr(released[0], "\"async\":true,\"queued_ns\":130,\"thread\":\"pool-2\"") != NULL);
+    CHECK(strstr(released[0], "\"async\":true,\"handoff_ns\":170,\"queued_ns\":130,\"thread\":\"pool-2\"") != NULL);
     /* The root's self time is its own: total less its synchronous child. */
     CHECK(strstr(released[0], "\"root\":{\"class\":\"com.shop.Cart\",\"method\":\"total\",\"desc\":\"()J\","
                               "\"calls\":1,\"total_ns\":100,\"self_ns\":80,") != NULL);
@@ -156,16 +157,16 @@ static void test_wait(void)
     CHECK_INT(async_release(a, &tab, &cal, 40, 0, out, NULL), 0);
     CHECK_INT(async_release(a, &tab, &cal, 1000, 0, out, NULL), 1);
     CHECK_INT(n_released, 1);
-    CHECK(strstr(released[0], "\"async\":true,\"rejected\":true,\"children\":[]}") != NULL);
-    CHECK(strstr(released[0], "\"async\":true,\"pending\":true,\"children\":[]}") != NULL);
+    CHECK(strstr(released[0], "\"async\":true,\"rejected\":true,\"handoff_ns\":40,\"children\":[]}") != NULL);
+    CHECK(strstr(released[0], "\"async\":true,\"pending\":true,\"handoff_ns\":50,\"children\":[]}") != NULL);
     CHECK(strstr(released[0], "\"thread\":\"pool-2\"") != NULL);
     /* the two calls of W merge, one threw: rejected under it, after task
      * 1's run; pending under the root, nothing for task 5 */
     CHECK(strstr(released[0], "\"method\":\"w\",\"desc\":\"()V\",\"calls\":2,") != NULL);
-    CHECK(strstr(released[0], "\"rejected\":true,\"children\":[]}]},{\"class\":\"java.lang.Runnable\","
+    CHECK(strstr(released[0], "\"rejected\":true,\"handoff_ns\":40,\"children\":[]}]},{\"class\":\"java.lang.Runnable\","
                               "\"method\":\"run\",\"desc\":\"()V\",\"calls\":0,\"total_ns\":0,\"self_ns\":0,"
                               "\"min_ns\":0,\"max_ns\":0,\"throws\":0,\"async\":true,\"pending\":true,"
-                              "\"children\":[]}]}") != NULL);
+                              "\"handoff_ns\":50,\"children\":[]}]}") != NULL);
     /* Forced: an entry call released however incomplete. */
     entry_events(1);
     take(a, "main", 2000);
