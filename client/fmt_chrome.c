@@ -31,8 +31,8 @@
  * ran after another never begins before the other ended, should the
  * clocks of two CPUs disagree), as wide as its total even past its
  * parent's end, and a flow event pair ("ph":"s" then "f") links the
- * hand-off to it. The flow's start, and the instant event of a pending or
- * rejected task (which never ran), are on the parent's track at the
+ * hand-off to it. The flow's start, and the instant event of a pending,
+ * rejected or cancelled task (which never ran), are on the parent's track at the
  * hand-off, kept within the parent's laid-out slice so that they bind to
  * it.
  *
@@ -151,6 +151,8 @@ static json_t *node_args(const struct call_method *m, const struct call_node *nd
             json_object_set_new(args, "pending", json_true());
         else if (nd->flags & CALL_N_REJECTED)
             json_object_set_new(args, "rejected", json_true());
+        else if (nd->flags & CALL_N_CANCELLED)
+            json_object_set_new(args, "cancelled", json_true());
         else
             json_object_set_new(args, "queued_ns", json_integer((json_int_t)nd->queued_ns));
         json_object_set_new(args, "handoff_ns", json_integer((json_int_t)nd->handoff_ns));

@@ -797,7 +797,7 @@
             let at = start;
             for (const k of n.children || []) {
                 if (k.async) {
-                    if (!k.pending && !k.rejected) {
+                    if (!k.pending && !k.rejected && !k.cancelled) {
                         tasks.push([k, k.handoff_ns + k.queued_ns]);
                     }
                     continue;

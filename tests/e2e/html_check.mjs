@@ -381,7 +381,7 @@ async function checkAsync(file, png, thread) {
     const { data } = pageData(file);
     const call = data.runs[0].summary.slowest[0];
     const depth = (n) => 1 + Math.max(0, ...(n.children || []).filter((k) => !k.async).map(depth));
-    const tasks = (call.root.children || []).filter((k) => k.async && !k.pending && !k.rejected);
+    const tasks = (call.root.children || []).filter((k) => k.async && !k.pending && !k.rejected && !k.cancelled);
     const { browser, page } = await open(file);
     if (tasks.length === 0) {
         fail("async: the slowest call handed no task off");

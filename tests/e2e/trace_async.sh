@@ -34,6 +34,9 @@
 #   thread 50 ms has queued_ns >= 50 ms, its hand-off 30 ms into the call
 #   handoff_ns >= 30 ms, and -f chrome begins it at the call's start plus
 #   both;
+# - a task whose future is done before it ran (scenario asyncmore cancel:
+#   Future.cancel, CompletableFuture.complete) is "cancelled":true, and
+#   -f tree tags it [async, cancelled];
 # - --aggregate: the summary's task nodes are "async":true, the nodes under
 #   them and the caller's not; -f tree tags them [async].
 . "$MCT_SRCDIR/tests/setup"
@@ -301,6 +304,22 @@ OUTLINE
     trace "$j-queued-chrome" --follow-async -f chrome -n 2 "$PID" tgt.AsyncMore queued 5 "$RX"
     expect_rc 0 "queued, -f chrome"
     chrome_queued "$OUT" "queued, -f chrome"
+    stop_jvm "$PID"
+
+    scenario "$jdk" asyncmore cancel
+    note "JDK $j: tasks whose futures were done before they ran are cancelled"
+    CLASS=tgt.AsyncMore traced cancel 2 5 --async-wait 300 <<'OUTLINE'
+tgt.AsyncMore.cancel calls=1 throws=0
+  java.lang.Runnable.run calls=1 throws=0 async
+    tgt.AsyncMore.lambda$cancel$4 calls=1 throws=0
+      tgt.AsyncMore.hold calls=1 throws=0
+        tgt.Async.nap calls=1 throws=0
+  java.util.concurrent.Callable.call calls=0 throws=0 async cancelled
+  java.util.function.Supplier.get calls=0 throws=0 async cancelled
+OUTLINE
+    trace "$j-cancel-tree" --follow-async --async-wait 300 -f tree -n 1 "$PID" tgt.AsyncMore cancel 5 "$RX"
+    expect_rc 0 "cancel, -f tree"
+    [ "$(grep -c '\[async, cancelled\]' "$OUT")" = 2 ] || fail "cancel, -f tree: not two lines tagged [async, cancelled]"
     stop_jvm "$PID"
 
     if [ "$j" -ge 21 ]; then

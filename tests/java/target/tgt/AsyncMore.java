@@ -1,5 +1,6 @@
 package tgt;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -11,7 +12,8 @@ import java.util.concurrent.Future;
  * queued(): sleeps 30 ms, then hands two tasks to a pool of one thread
  * (async-one-1): the first waits until both were handed off and then
  * holds the thread 50 ms (hold), so the second (a Callable) waits in the
- * queue at least 50 ms, and was handed off at least 30 ms into the call.
+ * queue at least 50 ms, and was handed off at least 30 ms into the call;
+ * cancel(): tasks cancelled before they ran (see there).
  */
 public final class AsyncMore {
     private AsyncMore() {
@@ -45,12 +47,31 @@ public final class AsyncMore {
 
     /** The scenario's loop body: which entry method to call. */
     static Runnable entry(String which) {
+        boolean cancel = "cancel".equals(which);
         return () -> {
             try {
-                sink += queued();
+                sink += cancel ? cancel() : queued();
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
         };
+    }
+
+    /**
+     * While the pool's thread is held (hold), a Callable submitted to it is
+     * cancelled (Future.cancel) and a supplyAsync stage on it completed
+     * (CompletableFuture.complete) before they ran: neither will ever run.
+     * The call waits for the held thread's task.
+     */
+    public static long cancel() throws Exception {
+        CountDownLatch go = new CountDownLatch(1);
+        Future<?> h = ONE.submit(() -> hold(go));
+        Future<Long> f = ONE.submit(() -> Async.work(1));
+        f.cancel(false);
+        CompletableFuture<Long> c = CompletableFuture.supplyAsync(() -> Async.work(2), ONE);
+        c.complete(0L);
+        go.countDown();
+        h.get();
+        return c.join();
     }
 }

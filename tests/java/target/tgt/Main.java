@@ -20,7 +20,8 @@ import java.nio.file.StandardCopyOption;
  * Counted.run and Counted.nest as often as DIR/go says (see counted);
  * "spied [WHERE]" reads plug.Lam from WHERE (see Spied); "async WHICH"
  * calls one of Async's entry methods (pool, chain, slow, full, thread, nested, spy,
- * virtual, own); "asyncmore WHICH" one of AsyncMore's (queued).
+ * virtual, own); "asyncmore WHICH" one of AsyncMore's (queued,
+ * cancel).
  */
 public final class Main {
     private Main() {
