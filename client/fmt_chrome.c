@@ -25,14 +25,16 @@
  * A task handed off to another thread (an async node) is no part of that
  * layout: its parent's width holds none of it. Its events are on a track
  * of their own per thread name (the agent sends the task's thread by name
- * only: tids from ASYNC_TID up, named after the thread), beginning
- * queued_ns after the start of the node that handed it off (the agent
- * sends no hand-off time: the hand-off is placed at that node's start, as
- * early as it can have been; a task of the call that one thread ran after
- * another, placed so early, begins where the other ended), as wide as its
- * total even past its parent's end, and a flow event pair ("ph":"s" then "f") links the
- * hand-off to it. A pending or rejected task, which never ran, is an
- * instant event on its parent's track.
+ * only: tids from ASYNC_TID up, named after the thread), beginning where
+ * it began: handoff_ns after the call's start (the hand-off, measured on
+ * the handing thread), then queued_ns (a task of the call that one thread
+ * ran after another never begins before the other ended, should the
+ * clocks of two CPUs disagree), as wide as its total even past its
+ * parent's end, and a flow event pair ("ph":"s" then "f") links the
+ * hand-off to it. The flow's start, and the instant event of a pending,
+ * rejected or cancelled task (which never ran), are on the parent's track at the
+ * hand-off, kept within the parent's laid-out slice so that they bind to
+ * it.
  *
  * Timestamps count from the earlier of the moment the output was opened and
  * the first call's start, not from the first call's start alone: calls
@@ -61,6 +63,7 @@ struct chrome {
     json_t *threads;            /* object: "pid:tid" of threads and "pid" of JVMs already named */
     json_t *tasks;              /* object: an async task's thread name -> its track's tid */
     json_t *ends;               /* object: the call's tasks' thread name -> where its last one ended */
+    long long call_ns;          /* the call being written: its start (relative to the origin) */
     unsigned long flows;        /* flow ids given out */
 };
 
@@ -148,8 +151,11 @@ static json_t *node_args(const struct call_method *m, const struct call_node *nd
             json_object_set_new(args, "pending", json_true());
         else if (nd->flags & CALL_N_REJECTED)
             json_object_set_new(args, "rejected", json_true());
+        else if (nd->flags & CALL_N_CANCELLED)
+            json_object_set_new(args, "cancelled", json_true());
         else
             json_object_set_new(args, "queued_ns", json_integer((json_int_t)nd->queued_ns));
+        json_object_set_new(args, "handoff_ns", json_integer((json_int_t)nd->handoff_ns));
     }
     return args;
 }
@@ -182,19 +188,22 @@ static int put_flow(out *o, const char *ph, unsigned long id, long long tid, lon
 static int put_node(out *o, const call_tab *t, const mct_call *call, size_t *i, int depth, long long tid,
                     long long ts_ns, long long dur_ns);
 
-/* Writes async node *i, a task handed off by a node on track tid that
- * began at from_ns (see the top); *i moves past its subtree. */
+/* Writes async node *i, a task handed off by a node on track tid laid out
+ * from from_ns to to_ns (see the top); *i moves past its subtree. */
 static int put_task(out *o, const call_tab *t, const mct_call *call, size_t *i, int depth, long long tid,
-                    long long from_ns)
+                    long long from_ns, long long to_ns)
 {
     struct chrome *c = o->state;
     const struct call_node *nd = &call->nodes[*i];
     const char *name;
-    long long to, at = from_ns, dur;
+    long long to, at, dur, handed = c->call_ns;
     unsigned long id;
 
+    handed += nd->handoff_ns > (unsigned long long)(LLONG_MAX - handed) ? LLONG_MAX - handed : (long long)nd->handoff_ns;
+    at = handed;
+    handed = handed < from_ns ? from_ns : handed > to_ns ? to_ns : handed;
     if (nd->flags & CALL_N_NOT_RUN)
-        return put_node(o, t, call, i, depth, tid, from_ns, -1);
+        return put_node(o, t, call, i, depth, tid, handed, -1);
     name = call->threads[nd->thread];
     if ((to = task_tid(o, name)) < 0)
         return -1;
@@ -205,7 +214,7 @@ static int put_task(out *o, const call_tab *t, const mct_call *call, size_t *i, 
     if (json_object_set_new(c->ends, name, json_integer((json_int_t)(at + dur))) < 0)
         return -1;
     id = ++c->flows;
-    if (put_flow(o, "s", id, tid, from_ns) < 0 || put_flow(o, "f", id, to, at) < 0)
+    if (put_flow(o, "s", id, tid, handed) < 0 || put_flow(o, "f", id, to, at) < 0)
         return -1;
     return put_node(o, t, call, i, depth, to, at, dur);
 }
@@ -240,7 +249,7 @@ static int put_node(out *o, const call_tab *t, const mct_call *call, size_t *i, 
         long long w = (long long)call->nodes[*i].total_ns;
 
         if (call->nodes[*i].flags & CALL_N_ASYNC) {
-            if (put_task(o, t, call, i, depth + 1, tid, ts_ns) < 0)
+            if (put_task(o, t, call, i, depth + 1, tid, ts_ns, end) < 0)
                 return -1;
             continue;
         }
@@ -270,8 +279,8 @@ static int chrome_call(out *o, const call_tab *t, const mct_call *call)
 
     if (name_thread(o, call->thread_id, call->thread_name) < 0 || json_object_clear(c->ends) < 0)
         return -1;
-    if (put_node(o, t, call, &i, 0, call->thread_id, call_ts(c, (long long)call->start_ns),
-                 (long long)call->nodes[0].total_ns) < 0)
+    c->call_ns = call_ts(c, (long long)call->start_ns);
+    if (put_node(o, t, call, &i, 0, call->thread_id, c->call_ns, (long long)call->nodes[0].total_ns) < 0)
         return -1;
     return ferror(o->f) ? -1 : 0;
 }

@@ -19,7 +19,8 @@
  * Tags after the name: `threw N×` (or the entry method's exception),
  * `[truncated]` (the node lost events), `[async on "THREAD", queued D]` (a
  * task handed off and run on THREAD after D in the queue; its time is not
- * its parent's), `[async, pending: not ended]`, `[async, rejected]`, `[slow]` (with --slow-ms: the node's
+ * its parent's), `[async, pending: not ended]`, `[async, rejected]`, `[async, cancelled]`,
+ * `[async]` (a summary's node of tasks handed off), `[slow]` (with --slow-ms: the node's
  * slowest single call, max_ns, took at least that long — a node merging
  * many short calls is not slow however large its total).
  *
@@ -93,6 +94,8 @@ struct tnode {
     long long queued_ns;        /* a call's async node: its time in the queue */
     int pending;                /* a call's async node whose task had not ended */
     int rejected;               /* a call's async node whose task the executor refused */
+    int cancelled;              /* a call's async node whose task will never run (its future done) */
+    int async;                  /* a summary's node of tasks handed off to other threads */
 };
 
 static struct tnode of_call(const call_tab *tab, const mct_call *c, size_t i)
@@ -107,7 +110,7 @@ static struct tnode of_call(const call_tab *tab, const mct_call *c, size_t i)
         .cpu_ns = (long long)nd->cpu_ns, .alloc_bytes = nd->alloc_bytes, .truncated = (nd->flags & CALL_N_TRUNCATED) != 0,
         .async_thread = !(nd->flags & CALL_N_ASYNC) ? NULL : (nd->flags & CALL_N_NOT_RUN) ? "" : c->threads[nd->thread],
         .queued_ns = (long long)nd->queued_ns, .pending = (nd->flags & CALL_N_PENDING) != 0,
-        .rejected = (nd->flags & CALL_N_REJECTED) != 0,
+        .rejected = (nd->flags & CALL_N_REJECTED) != 0, .cancelled = (nd->flags & CALL_N_CANCELLED) != 0,
     };
 }
 
@@ -118,7 +121,7 @@ static struct tnode of_json(const json_t *node)
         .exception = fu_opt_str(node, "exception"), .calls = fu_int(node, "calls"),
         .total_ns = fu_int(node, "total_ns"), .self_ns = fu_int(node, "self_ns"),
         .min_ns = fu_int(node, "min_ns"), .max_ns = fu_int(node, "max_ns"), .throws = fu_int(node, "throws"),
-        .truncated = fu_flag(node, "truncated"),
+        .truncated = fu_flag(node, "truncated"), .async = fu_flag(node, "async"),
     };
 }
 
@@ -416,9 +419,10 @@ static void put_tags(const struct tree *t, const struct tnode *node, int slow, i
         fputs("  ", f);
         put_styled(t, SGR_WARN, "[truncated]");
     }
-    if (node->pending || node->rejected) {
+    if (node->pending || node->rejected || node->cancelled) {
         fputs("  ", f);
-        put_styled(t, SGR_WARN, node->pending ? "[async, pending: not ended]" : "[async, rejected]");
+        put_styled(t, SGR_WARN, node->pending ? "[async, pending: not ended]" : node->rejected ? "[async, rejected]"
+                                                                                             : "[async, cancelled]");
     } else if (node->async_thread != NULL) {
         char dur[FU_DUR_MAX + 16];
 
@@ -426,6 +430,9 @@ static void put_tags(const struct tree *t, const struct tnode *node, int slow, i
         fputs("  ", f);
         put_styled3(t, SGR_WARN, "[async on \"", node->async_thread, "\", queued ");
         put_styled3(t, SGR_WARN, "", dur, "]");
+    } else if (node->async) {
+        fputs("  ", f);
+        put_styled(t, SGR_WARN, "[async]");
     }
     if (cut) {
         fputs("  ", f);

@@ -304,14 +304,17 @@ static int node_ok(const call_tab *t, const mct_call *c, const struct call_node 
     if ((nd->flags & CALL_N_ASYNC) && !(c->flags & CALL_F_ASYNC))
         return mct_err_set(e, MCT_E_PROTO, "node %zu is async in a call not flagged so", i);
     if ((nd->flags & CALL_N_NOT_RUN) &&
-        ((nd->flags & CALL_N_NOT_RUN) == CALL_N_NOT_RUN || !(nd->flags & CALL_N_ASYNC) || nd->calls != 0 ||
-         nd->n_children != 0))
-        return mct_err_set(e, MCT_E_PROTO, "node %zu is pending or rejected but not an async node without calls", i);
+        (((nd->flags & CALL_N_NOT_RUN) & ((nd->flags & CALL_N_NOT_RUN) - 1)) != 0 || !(nd->flags & CALL_N_ASYNC) ||
+         nd->calls != 0 || nd->n_children != 0))
+        return mct_err_set(e, MCT_E_PROTO,
+                           "node %zu is pending, rejected or cancelled but not an async node without calls", i);
     if ((nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) == CALL_N_ASYNC &&
         (nd->thread >= c->n_threads || strlen(c->threads[nd->thread]) > CALL_STR_MAX ||
          !proto_utf8_valid(c->threads[nd->thread], strlen(c->threads[nd->thread]))))
         return mct_err_set(e, MCT_E_PROTO, "node %zu: an async node without its thread's name (UTF-8)", i);
-    if (num_ok(nd->queued_ns, "queued_ns", e) < 0)
+    if (!(nd->flags & CALL_N_ASYNC) && nd->handoff_ns != 0)
+        return mct_err_set(e, MCT_E_PROTO, "node %zu: a hand-off time on a node that is not async", i);
+    if (num_ok(nd->queued_ns, "queued_ns", e) < 0 || num_ok(nd->handoff_ns, "handoff_ns", e) < 0)
         return -1;
     if (num_ok(nd->calls, "calls", e) < 0 || num_ok(nd->total_ns, "total_ns", e) < 0 ||
         num_ok(nd->self_ns, "self_ns", e) < 0 || num_ok(nd->min_ns, "min_ns", e) < 0 ||
@@ -571,6 +574,8 @@ int call_encode(mct_buf *b, const call_tab *t, call_defs *defs, const mct_call *
     for (i = 0; w != NULL && (c->flags & CALL_F_ASYNC) && i < c->n_nodes; i++) {
         const struct call_node *nd = &c->nodes[i];
 
+        if (nd->flags & CALL_N_ASYNC)
+            buf_u8(b, nd->handoff_ns);
         if ((nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) == CALL_N_ASYNC) {
             buf_u8(b, nd->queued_ns);
             put_str(b, c->threads[nd->thread]);
@@ -763,6 +768,7 @@ static int decode_call(const call_tab *t, mct_call *c, struct rd *r, mct_err *e)
         nd->throws = get_be(r, 8);
         nd->cpu_ns = c->flags & CALL_F_CPU ? get_be(r, 8) : 0;
         nd->alloc_bytes = c->flags & CALL_F_ALLOC ? get_be(r, 8) : 0;
+        nd->handoff_ns = 0;
         nd->queued_ns = 0;
         nd->thread = UINT32_MAX;
     }
@@ -773,7 +779,12 @@ static int decode_call(const call_tab *t, mct_call *c, struct rd *r, mct_err *e)
         size_t cap = 0;
         int rc;
 
-        if ((nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) != CALL_N_ASYNC)
+        if (!(nd->flags & CALL_N_ASYNC))
+            continue;
+        if (need(r, 8, "an async node's handoff_ns", e) < 0)
+            return -1;
+        nd->handoff_ns = get_be(r, 8);
+        if (nd->flags & CALL_N_NOT_RUN)
             continue;
         if (need(r, 8, "an async node's queued_ns", e) < 0)
             return -1;
@@ -856,7 +867,7 @@ void call_json_str(mct_buf *b, const char *s)
 #define LIT(w, s) (memcpy((w), (s), sizeof(s) - 1), (w) + sizeof(s) - 1)
 
 /* The most a node's text holds besides its names and children. */
-#define NODE_TEXT_MAX 440
+#define NODE_TEXT_MAX 480
 
 /* v in decimal, with its sign. */
 static void sdec(mct_buf *b, int64_t v)
@@ -1030,6 +1041,10 @@ static size_t node_line(mct_buf *b, const call_tab *t, const mct_call *c, size_t
         w = LIT(w, ",\"pending\":true");
     if (nd->flags & CALL_N_REJECTED)
         w = LIT(w, ",\"rejected\":true");
+    if (nd->flags & CALL_N_CANCELLED)
+        w = LIT(w, ",\"cancelled\":true");
+    if (nd->flags & CALL_N_ASYNC)
+        w = buf_dec_at(LIT(w, ",\"handoff_ns\":"), nd->handoff_ns);
     if ((nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) == CALL_N_ASYNC)
         w = buf_dec_at(LIT(w, ",\"queued_ns\":"), nd->queued_ns);
     b->len -= m->keys_len + NODE_TEXT_MAX - (size_t)(w - w0);
@@ -1343,8 +1358,8 @@ static int jnode(call_tab *t, mct_call *c, const json_t *n, int depth, struct jp
     const json_t *kids;
     struct call_node *nd;
     size_t at = c->n_nodes, i;
-    int truncated, async, pending, rejected;
-    uint64_t queued = 0;
+    int truncated, async, pending, rejected, cancelled;
+    uint64_t queued = 0, handoff = 0;
     uint32_t thread = UINT32_MAX;
     const char *tname = NULL;
     uint32_t id;
@@ -1356,11 +1371,14 @@ static int jnode(call_tab *t, mct_call *c, const json_t *n, int depth, struct jp
     if (jstr(n, "class", 0, 1, &cls, p, e) < 0 || jstr(n, "method", 0, 1, &method, p, e) < 0 ||
         jstr(n, "desc", 0, 1, &desc, p, e) < 0 || jstr(n, "exception", 1, 1, &exc, p, e) < 0 ||
         jbool(n, "truncated", &truncated, p, e) < 0 || jbool(n, "async", &async, p, e) < 0 ||
-        jbool(n, "pending", &pending, p, e) < 0 || jbool(n, "rejected", &rejected, p, e) < 0)
+        jbool(n, "pending", &pending, p, e) < 0 || jbool(n, "rejected", &rejected, p, e) < 0 ||
+        jbool(n, "cancelled", &cancelled, p, e) < 0)
         return -1;
-    if ((pending || rejected) && !async)
-        return jbad(e, p, pending ? "pending" : "rejected", "true on a node that is not async");
-    if (async && !pending && !rejected) {
+    if ((pending || rejected || cancelled) && !async)
+        return jbad(e, p, pending ? "pending" : rejected ? "rejected" : "cancelled", "true on a node that is not async");
+    if (async ? jint(n, "handoff_ns", &handoff, p, e) < 0 : json_object_get(n, "handoff_ns") != NULL)
+        return async ? -1 : jbad(e, p, "handoff_ns", "present on a node that is not async");
+    if (async && !pending && !rejected && !cancelled) {
         if (jstr(n, "thread", 0, 0, &tname, p, e) < 0 || jint(n, "queued_ns", &queued, p, e) < 0)
             return -1;
     } else if (json_object_get(n, "thread") != NULL || json_object_get(n, "queued_ns") != NULL) {
@@ -1413,9 +1431,9 @@ static int jnode(call_tab *t, mct_call *c, const json_t *n, int depth, struct jp
     *nd = (struct call_node){
         .method = id, .n_children = (uint32_t)json_array_size(kids),
         .flags = (truncated ? CALL_N_TRUNCATED : 0u) | (async ? CALL_N_ASYNC : 0u) | (pending ? CALL_N_PENDING : 0u) |
-                 (rejected ? CALL_N_REJECTED : 0u),
+                 (rejected ? CALL_N_REJECTED : 0u) | (cancelled ? CALL_N_CANCELLED : 0u),
         .calls = v[0], .total_ns = v[1], .self_ns = v[2], .min_ns = v[3], .max_ns = v[4], .throws = v[5],
-        .cpu_ns = cpu, .alloc_bytes = alloc, .queued_ns = queued, .thread = thread,
+        .cpu_ns = cpu, .alloc_bytes = alloc, .handoff_ns = handoff, .queued_ns = queued, .thread = thread,
     };
     for (i = 0; i < json_array_size(kids); i++) {
         size_t mark = jpush(p, "children", (long)i);

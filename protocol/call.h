@@ -45,15 +45,18 @@
 #define CALL_F_KNOWN (CALL_F_WARMUP | CALL_F_CPU | CALL_F_ALLOC | CALL_F_ASYNC | CALL_F_ARGS)
 /* Node flags. */
 #define CALL_N_TRUNCATED 0x01u
-#define CALL_N_ASYNC 0x02u     /* "async":true: a task handed off to another thread, run there
-                                  (its thread, queued_ns) */
+#define CALL_N_ASYNC 0x02u     /* "async":true: a task handed off to another thread (handoff_ns),
+                                  run there (its thread, queued_ns) */
 #define CALL_N_PENDING 0x04u   /* "pending":true, with CALL_N_ASYNC: the task had not ended
                                   when the call was written (no thread, all counts 0) */
 #define CALL_N_REJECTED 0x08u  /* "rejected":true, with CALL_N_ASYNC: the executor refused the
                                   task (its hand-off threw; no thread, all counts 0) */
-#define CALL_N_KNOWN (CALL_N_TRUNCATED | CALL_N_ASYNC | CALL_N_PENDING | CALL_N_REJECTED)
-/* An async node whose task never ran here: pending or rejected. */
-#define CALL_N_NOT_RUN (CALL_N_PENDING | CALL_N_REJECTED)
+#define CALL_N_CANCELLED 0x10u /* "cancelled":true, with CALL_N_ASYNC: the task will never run: its
+                                  future was done without it (cancelled, completed by another) */
+#define CALL_N_KNOWN (CALL_N_TRUNCATED | CALL_N_ASYNC | CALL_N_PENDING | CALL_N_REJECTED | CALL_N_CANCELLED)
+/* An async node whose task never ran here: pending, rejected or cancelled
+ * (one of them). */
+#define CALL_N_NOT_RUN (CALL_N_PENDING | CALL_N_REJECTED | CALL_N_CANCELLED)
 /* Method numbers are below this. */
 #define CALL_MAX_ID (1u << 24)
 /* Most levels of nodes in a call, the root included. */
@@ -66,8 +69,9 @@
 #define CALL_NODE_BYTES (4 + 1 + 4 + 6 * 8)
 /* With CALL_F_CPU, each node on the wire is followed by cpu_ns (u64);
  * with CALL_F_ALLOC, then by alloc_bytes (u64). With CALL_F_ASYNC the
- * nodes are followed by each async node's (not pending nor rejected)
- * queued_ns (u64) and thread name (string), in the nodes' order. */
+ * nodes are followed by each async node's handoff_ns (u64) and, when
+ * it ran (not CALL_N_NOT_RUN), its queued_ns (u64) and thread name
+ * (string), in the nodes' order. */
 #define CALL_NODE_CPU_BYTES 8
 #define CALL_NODE_ALLOC_BYTES 8
 
@@ -146,8 +150,10 @@ struct call_node {
                                   calls, at most total_ns (its wait is the rest); else 0 */
     uint64_t alloc_bytes;      /* with CALL_F_ALLOC: the bytes the thread allocated in
                                   the node's calls; else 0 */
+    uint64_t handoff_ns;       /* CALL_N_ASYNC: from the call's start (start_ns) to the
+                                  hand-off, on the handing thread's clock; else 0 */
     uint64_t queued_ns;        /* CALL_N_ASYNC: from the hand-off to the task's start; else 0 */
-    uint32_t thread;           /* CALL_N_ASYNC (not pending nor rejected): its thread's name,
+    uint32_t thread;           /* CALL_N_ASYNC (not CALL_N_NOT_RUN): its thread's name,
                                   threads[thread] */
 };
 

@@ -275,6 +275,7 @@ struct snode {
         struct sum_hist hist;   /* per entry call, when the calls carry it */
     } x[SUM_X_N];               /* the figures of sum_xkeys */
     unsigned truncated : 1, seen : 1, is_other : 1;
+    unsigned async : 1;         /* reached through a hand-off: a task run on another thread */
     /* Read from a summary's text and nothing added since: its percentiles
      * are the text's (pts); the keys it came without (an older summary). */
     unsigned pts : 1, no_hist : 1, no_chist : 1, no_emin : 1;
@@ -801,6 +802,7 @@ static int enter(sum *s, struct smethod *m, const struct sum_fig *f, mct_err *e)
     n->self_ns = sat_add(n->self_ns, f->self_ns);
     n->throws = sat_add(n->throws, f->throws);
     n->truncated |= f->truncated != 0;
+    n->async |= f->async != 0 && !n->is_other;
     n->cur_calls = sat_add(n->cur_calls, f->calls);
     m->calls = sat_add(m->calls, f->calls);
     m->cur = sat_add(m->cur, f->calls);
@@ -950,6 +952,7 @@ static int node_add(sum *dst, struct snode *d, const struct snode *src, uint64_t
     d->self_ns = sat_add(d->self_ns, src->self_ns);
     d->throws = sat_add(d->throws, src->throws);
     d->truncated |= src->truncated;
+    d->async |= src->async && !d->is_other;
     if (src->entries > 0) {
         if (d->entries == 0 || src->calls_min < d->calls_min)
             d->calls_min = src->calls_min;
@@ -1167,6 +1170,8 @@ static void node_write(struct wctx *w, const struct snode *n)
     }
     if (n->truncated)
         buf_str(b, ",\"truncated\":true");
+    if (n->async)
+        buf_str(b, ",\"async\":true");
     if (n->is_other)
         buf_str(b, ",\"other\":true");
     buf_str(b, ",\"children\":[");
@@ -1325,6 +1330,7 @@ static int add_node(sum *s, const call_tab *t, const mct_call *c, size_t *i, mct
         .calls = nd->calls, .total_ns = nd->total_ns, .self_ns = nd->self_ns,
         .min_ns = nd->min_ns, .max_ns = nd->max_ns, .throws = nd->throws,
         .truncated = (nd->flags & CALL_N_TRUNCATED) != 0,
+        .async = (nd->flags & CALL_N_ASYNC) != 0,
         .xflags = c->flags & XFLAGS, .x = { [SUM_X_CPU] = nd->cpu_ns, [SUM_X_ALLOC] = nd->alloc_bytes },
     };
 
@@ -1403,7 +1409,7 @@ void sum_node_view(const sum *s, const sum_node *n, struct sum_view *v)
         .entry_min_ns = n->hist.min, .entry_max_ns = n->hist.max,
         .hist = n->no_hist || n->no_emin ? NULL : &n->hist,
         .chist = n->no_chist ? NULL : &n->chist,
-        .truncated = n->truncated, .other = n->is_other,
+        .truncated = n->truncated, .other = n->is_other, .async = n->async,
         .method_idx = n->is_other ? SUM_NO_METHOD : n->m->idx,
         .xflags = xflags,
     };
@@ -1506,12 +1512,12 @@ static int vbad(mct_err *e, const struct vpath *p, const char *key, const char *
 enum {
     NK_CLASS, NK_METHOD, NK_DESC, NK_CALLS, NK_TOTAL, NK_SELF, NK_MIN, NK_MAX, NK_THROWS,
     NK_ENTRIES, NK_CMIN, NK_CMAX, NK_P50, NK_P90, NK_P99, NK_EMAX, NK_EMIN, NK_HIST, NK_CHIST,
-    NK_TRUNCATED, NK_OTHER, NK_EXCEPTION, NK_CHILDREN, NK_N
+    NK_TRUNCATED, NK_ASYNC, NK_OTHER, NK_EXCEPTION, NK_CHILDREN, NK_N
 };
 static const char *const node_keys[NK_N] = {
     "class", "method", "desc", "calls", "total_ns", "self_ns", "min_ns", "max_ns", "throws",
     "entries", "calls_min", "calls_max", "p50_ns", "p90_ns", "p99_ns", "entry_max_ns", "entry_min_ns",
-    "hist", "calls_hist", "truncated", "other", "exception", "children"
+    "hist", "calls_hist", "truncated", "async", "other", "exception", "children"
 };
 
 /* A figure's keys (sum_xkeys), in the order they are written; a node's key
@@ -1906,7 +1912,7 @@ static int read_node(struct rctx *r, int k, struct snode *parent, struct snode *
 {
     uint64_t v[NK_ALL] = { 0 }, totals[2 + SUM_X_N] = { 0 };
     uint64_t seen = 0;
-    int truncated = 0, other = 0, kids = 0, key, guess = 0, more, rc = -1;
+    int truncated = 0, async = 0, other = 0, kids = 0, key, guess = 0, more, rc = -1;
     struct snode src = { 0 }, *d = NULL;
 
     if (k == JT_ERR)
@@ -1930,6 +1936,9 @@ static int read_node(struct rctx *r, int k, struct snode *parent, struct snode *
             break;
         case NK_TRUNCATED:
             more = read_bool(r, k, name, &truncated, e);
+            break;
+        case NK_ASYNC:
+            more = read_bool(r, k, name, &async, e);
             break;
         case NK_OTHER:
             more = read_bool(r, k, name, &other, e);
@@ -1973,6 +1982,11 @@ static int read_node(struct rctx *r, int k, struct snode *parent, struct snode *
     if (more < 0 || node_check(r, v, seen, other, totals, e) < 0)
         goto out;
     src.truncated = truncated != 0;
+    src.async = async != 0;
+    if (other && async) {
+        vbad(e, &r->p, "async", "true on an other node (it folds paths, not one task)");
+        goto out;
+    }
     if (fold != NULL) {
         fold->calls = sat_add(fold->calls, v[NK_CALLS]);
         fold->self_ns = sat_add(fold->self_ns, v[NK_SELF]);

@@ -160,6 +160,7 @@ struct sum_fig {
     int truncated;
     unsigned xflags;
     uint64_t x[SUM_X_N];
+    int async;                  /* a task handed off to another thread (CALL_N_ASYNC) */
 };
 
 /* Most slowest calls a summary may keep (--slowest). */
@@ -319,6 +320,7 @@ struct sum_view {
     const struct sum_hist *hist;    /* its time per entry call; NULL: none read (an older summary) */
     const struct sum_hist *chist;   /* its calls per entry call; NULL: none read */
     int truncated, other;
+    int async;                  /* some of its calls were tasks handed off to another thread */
     size_t method_idx;          /* its method's index (sum_method_names), SUM_NO_METHOD for an other node */
     unsigned xflags;            /* the figures of sum_xkeys it carries (their CALL_F_*): x[] below */
     struct {

@@ -61,6 +61,15 @@ static const char *ref_end(const char *p)
     return e + 1;
 }
 
+int ho_returns_future(const char *desc)
+{
+    const char *r = strrchr(desc, ')');
+
+    return r != NULL && (strcmp(r + 1, "Ljava/util/concurrent/Future;") == 0 ||
+                         strcmp(r + 1, "Ljava/util/concurrent/CompletableFuture;") == 0 ||
+                         strcmp(r + 1, "Ljava/util/concurrent/CompletionStage;") == 0);
+}
+
 int ho_site(const char *owner, const char *name, const char *desc, int own_executor, int *swap)
 {
     size_t len = strlen(name);

@@ -26,6 +26,18 @@ extern const ho_task ho_tasks[HO_KINDS];
  * site threw instead (the executor refused the task) was rejected. */
 #define HO_HANDED "handed"
 
+/* Instead of HO_HANDED after a site that returns its task's future (an
+ * executor's submit, a CompletableFuture *Async stage): the probe class's
+ * static void method taking that future (the rewriter dup's it) and the
+ * number, so that a task whose future is done without it is known to be
+ * cancelled. */
+#define HO_HANDED_FUTURE "handedFuture"
+#define HO_HANDED_FUTURE_DESC "(Ljava/lang/Object;I)V"
+
+/* Whether a hand-off site of descriptor desc returns its task's future
+ * (Future, CompletableFuture, CompletionStage). */
+int ho_returns_future(const char *desc);
+
 /* The kind of the task an invoke of (owner, name, desc) hands off, with
  * *swap set when one more argument follows the task (the Executor, a
  * result), or -1 when the invoke is no hand-off. own_executor: owner is an

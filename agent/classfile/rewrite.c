@@ -35,6 +35,7 @@ struct ins {
     int32_t frame;     /* its frame in fl, or -1 */
     int8_t ho;         /* a hand-off site: its task's kind (handoff.h); -1: none */
     uint8_t ho_swap;   /* an argument follows the task */
+    uint8_t ho_future; /* the site returns the task's future: HO_HANDED_FUTURE takes it */
 };
 
 /* The rewrite of one method. */
@@ -62,6 +63,7 @@ struct meth {
     uint16_t enter_ref, exit_ref, fail_ref;
     uint16_t ho_ref[HO_KINDS];     /* the wrappers of the kinds met, 0: none */
     uint16_t handed_ref;           /* the probe after a hand-off site, 0: none */
+    uint16_t handed_future_ref;    /* the probe after a site returning a future, 0: none */
     uint8_t ho_idcode[HO_KINDS][3]; /* push the kind's task method's number */
     uint32_t ho_idlen[HO_KINDS];
     uint32_t code_end;     /* new pc after the last old instruction = the handler */
@@ -400,7 +402,7 @@ static uint32_t site_len(const struct meth *M, const struct ins *I)
 /* The probe put after a hand-off site, saying it returned (0: none). */
 static uint32_t handed_len(const struct meth *M, const struct ins *I)
 {
-    return I->ho < 0 ? 0 : M->ho_idlen[I->ho] + 3;
+    return I->ho < 0 ? 0 : M->ho_idlen[I->ho] + 3 + I->ho_future;
 }
 
 static int layout(struct meth *M)
@@ -545,9 +547,11 @@ static void emit_code(const struct meth *M, mct_buf *b)
             break;
         }
         if (I->ho >= 0) {
+            if (I->ho_future)
+                buf_u1(b, BC_DUP);
             buf_bytes(b, M->ho_idcode[I->ho], M->ho_idlen[I->ho]);
             buf_u1(b, BC_INVOKESTATIC);
-            buf_u2(b, M->handed_ref);
+            buf_u2(b, I->ho_future ? M->handed_future_ref : M->handed_ref);
         }
     }
     /* the catch-all handler */
@@ -877,7 +881,8 @@ static int emit_method(struct meth *M, mct_buf *b)
     for (i = 0; i < m->n_attrs; i++) {
         const cf_attr *a = &m->attrs[i];
         size_t at;
-        uint32_t max_stack = code->max_stack + 1u < 3 ? 3 : code->max_stack + 1u;
+        uint32_t grow = M->handed_future_ref != 0 ? 2u : 1u;
+        uint32_t max_stack = code->max_stack + grow < 3 ? 3 : code->max_stack + grow;
 
         if (a != code->attr) {
             buf_bytes(b, M->c->data + a->off, 6 + (size_t)a->len);
@@ -986,6 +991,17 @@ static int find_sites(struct meth *M, const rw_target *t)
                 encode_int(M, t->handoff[k], M->ho_idcode[k], &M->ho_idlen[k]) != OK)
                 return FATAL;
             M->ho_ref[k] = (uint16_t)r;
+        }
+        /* its future and the number on top of what the site left: two
+         * slots more than the code's own, which max_stack must allow */
+        if (ho_returns_future(ref.desc) && M->code->max_stack < 65534) {
+            if (M->handed_future_ref == 0) {
+                if ((r = cpool_methodref(M->cp, t->probes->owner, HO_HANDED_FUTURE, HO_HANDED_FUTURE_DESC,
+                                         M->err)) < 0)
+                    return FATAL;
+                M->handed_future_ref = (uint16_t)r;
+            }
+            I->ho_future = 1;
         }
         I->ho = (int8_t)k;
         I->ho_swap = (uint8_t)swap;

@@ -63,7 +63,9 @@ typedef struct rw_target {
      * then passes its task through the kind's wrapper of probes->owner
      * first (push id; invokestatic wrap; swapped around the argument that
      * follows the task, if any), and calls HO_HANDED after it (push id;
-     * invokestatic handed (I)V). NULL: sites left alone. */
+     * invokestatic handed (I)V), or after a site that returns the task's
+     * future HO_HANDED_FUTURE (dup; push id; invokestatic; max_stack two
+     * more rather than one). NULL: sites left alone. */
     const int32_t *handoff;
     /* With handoff: the application's types that implement
      * java.util.concurrent.Executor (internal names sorted by strcmp,

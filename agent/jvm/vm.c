@@ -551,6 +551,71 @@ void vm_object_info(JNIEnv *jni, jobject obj, char *name, size_t size, int32_t *
     *hash = h;
 }
 
+void *vm_weak_keep(void *ref)
+{
+    JNIEnv *jni = vm_jni();
+
+    return jni != NULL ? (*jni)->NewWeakGlobalRef(jni, ref) : NULL;
+}
+
+void vm_weak_drop(void *weak)
+{
+    JNIEnv *jni = vm_jni();
+
+    if (jni != NULL)
+        (*jni)->DeleteWeakGlobalRef(jni, weak);
+}
+
+/* FutureTask's states from CANCELLED on (CANCELLED, INTERRUPTING,
+ * INTERRUPTED): cancel() was called. */
+#define FUTURE_TASK_CANCELLED 4
+
+/* Whether future f (a local reference) of class name is an instance of it
+ * whose field is done: an int at least FUTURE_TASK_CANCELLED (desc "I"),
+ * or a reference set (any other desc); -1 when f is not of the class. */
+static int field_done(JNIEnv *jni, jobject f, const char *name, const char *field, const char *desc)
+{
+    jclass k = (*jni)->FindClass(jni, name);
+    jfieldID id;
+    jobject r;
+    int done = -1;
+
+    if (k == NULL || !(*jni)->IsInstanceOf(jni, f, k)) {
+        (*jni)->ExceptionClear(jni);
+        if (k != NULL)
+            (*jni)->DeleteLocalRef(jni, k);
+        return -1;
+    }
+    if ((id = (*jni)->GetFieldID(jni, k, field, desc)) == NULL) {
+        done = 0;
+    } else if (desc[0] == 'I') {
+        done = (*jni)->GetIntField(jni, f, id) >= FUTURE_TASK_CANCELLED;
+    } else {
+        r = (*jni)->GetObjectField(jni, f, id);
+        done = r != NULL;
+        if (r != NULL)
+            (*jni)->DeleteLocalRef(jni, r);
+    }
+    (*jni)->ExceptionClear(jni);
+    (*jni)->DeleteLocalRef(jni, k);
+    return done;
+}
+
+int vm_future_done(void *weak)
+{
+    JNIEnv *jni = vm_jni();
+    jobject f;
+    int done;
+
+    if (jni == NULL || (f = (*jni)->NewLocalRef(jni, weak)) == NULL)
+        return 0;
+    done = field_done(jni, f, "java/util/concurrent/FutureTask", "state", "I");
+    if (done < 0)
+        done = field_done(jni, f, "java/util/concurrent/CompletableFuture", "result", "Ljava/lang/Object;");
+    (*jni)->DeleteLocalRef(jni, f);
+    return done > 0;
+}
+
 /* Thread.threadId() (final, JDK 19+), else getId() (may be overridden);
  * NULL when neither is found. Looked up once: Thread is never unloaded. */
 static jmethodID thread_id_method(JNIEnv *jni)

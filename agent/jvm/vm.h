@@ -191,6 +191,21 @@ void vm_object_info(JNIEnv *jni, jobject obj, char *name, size_t size, int32_t *
  * the caller's. */
 void vm_thread_info(JNIEnv *jni, jobject thread, int64_t *id, char *name, size_t size);
 
+/* A JNI weak reference to what ref (a JNI reference the caller keeps)
+ * refers to, taken on the current thread, or NULL. For async_futures. */
+void *vm_weak_keep(void *ref);
+
+/* Frees weak, a vm_weak_keep reference (on the current thread: nothing
+ * when it has no JNI environment). */
+void vm_weak_drop(void *weak);
+
+/* Whether the future weak (a vm_weak_keep reference) refers to is done:
+ * a java.util.concurrent.FutureTask cancelled, or a CompletableFuture
+ * completed; 0 for any other type, one not done, or one collected. Reads
+ * their fields (FutureTask.state, CompletableFuture.result); calls no
+ * method of the future. */
+int vm_future_done(void *weak);
+
 /* Writes "mcalltree agent: <message>" on the JVM's stderr, always: for
  * problems the JVM's owner must see. */
 void vm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -725,6 +725,20 @@ static void JNICALL n_handed(JNIEnv *env, jclass cls, jint k)
         rec(env, t, -1, PROBE_HANDED);
 }
 
+/* Likewise, the site returned the task's future: a JNI global ref to it
+ * follows (PROBE_FUTURE), when the ring has room for both. */
+static void JNICALL n_handed_future(JNIEnv *env, jclass cls, jint k, jobject future)
+{
+    probe_thread *t = state_of(k);
+    jobject g;
+
+    if (t->depth == 0 || t->depth >= t->max_depth || t->w >= t->limit)
+        return;
+    rec(env, t, -1, PROBE_HANDED);
+    if (future != NULL && t->w < t->limit && (g = (*env)->NewGlobalRef(env, future)) != NULL)
+        put(t, -1, PROBE_FUTURE, (uint64_t)(uintptr_t)g);
+}
+
 /* The task of token runs inside the traced call at k. */
 static void JNICALL n_inline(JNIEnv *env, jclass cls, jint k, jlong token)
 {
@@ -1124,6 +1138,7 @@ const probe_native probe_natives[PROBE_N_NATIVES] = {
     {"handoff0", "(II)J", n_handoff, n_handoff},
     {"inline0", "(IJ)V", n_inline, n_inline},
     {"handed0", "(I)V", n_handed, n_handed},
+    {"handedFuture0", "(ILjava/lang/Object;)V", n_handed_future, n_handed_future},
     {"taskBegin0", "(Ljava/lang/Thread;IJI)Z", n_task_begin, n_task_begin},
     {"taskEnd0", "(Ljava/lang/Throwable;II)Z", n_task_end, n_task_end},
     {"arg0", "(IIJ)V", n_arg, c_arg},

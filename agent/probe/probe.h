@@ -31,8 +31,9 @@
  * worker frees both). With --follow-async, a hand-off made in a traced
  * call takes its number from a counter all threads share (one atomic add:
  * once per hand-off, as the ends are once per call; its wrapper is
- * allocated in Java), and the run of a handed-off task starts and ends as
- * an entry call does. Nothing else the probes write is shared between
+ * allocated in Java, and a site that returns the task's future keeps a JNI
+ * reference to it, which the worker frees), and the run of a handed-off
+ * task starts and ends as an entry call does. Nothing else the probes write is shared between
  * threads: each thread's state is its own, its fields grouped on cache
  * lines by writer (below), and its counters are summed by the worker.
  *
@@ -150,8 +151,11 @@ enum probe_kind {
                              how many PROBE_ARG_CHARS events follow
                              (PROBE_ARG_EVENTS); enum probe_arg_type says
                              what id and t hold */
-    PROBE_ARG_CHARS       /* t: up to four UTF-16 code units of the argument
+    PROBE_ARG_CHARS,      /* t: up to four UTF-16 code units of the argument
                              before (the first in the low 16 bits) */
+    PROBE_FUTURE          /* right after a PROBE_HANDED: t holds a JNI global
+                             ref to the future the hand-off site returned
+                             (the worker frees it) */
 };
 
 /* Hand-off numbers: the low bits of a counter, enough to tell apart the
@@ -192,7 +196,7 @@ static inline void *probe_ev_ref(const probe_ev *e)
 {
     uint32_t k = PROBE_KIND(e->kind);
 
-    if (k == PROBE_EXCEPTION || k == PROBE_THREAD ||
+    if (k == PROBE_EXCEPTION || k == PROBE_THREAD || k == PROBE_FUTURE ||
         (k == PROBE_ARG && PROBE_ARG_TYPE(e->kind) == PROBE_ARG_OBJECT))
         return (void *)(uintptr_t)e->t;
     return NULL;
@@ -453,7 +457,7 @@ typedef struct probe_native {
     void *tracing, *counting;
 } probe_native;
 
-#define PROBE_N_NATIVES 17
+#define PROBE_N_NATIVES 18
 extern const probe_native probe_natives[PROBE_N_NATIVES];
 
 /* Before the probe class initializes (it asks counting0 as it does): the

@@ -33,6 +33,8 @@ struct held {
     uint64_t since_ns;        /* when it was taken */
     int warmup;
     int used;                 /* a run put in the call being released */
+    int settled;              /* an entry call whose wait is over, held one more pass for
+                                 the tasks whose futures were done */
 };
 
 struct inl {
@@ -42,6 +44,7 @@ struct inl {
 
 struct async {
     uint64_t wait_ns;
+    const async_futures *f;   /* NULL: futures not looked at */
     struct held *calls;       /* entry calls, in order */
     size_t n_calls, cap_calls;
     struct held *runs;        /* tasks' runs */
@@ -50,18 +53,23 @@ struct async {
     size_t n_inl, cap_inl;
 };
 
-async *async_new(uint64_t wait_ns)
+async *async_new(uint64_t wait_ns, const async_futures *f)
 {
     async *a = calloc(1, sizeof *a);
 
-    if (a != NULL)
+    if (a != NULL) {
         a->wait_ns = wait_ns;
+        a->f = f;
+    }
     return a;
 }
 
-static void held_free(struct held *h)
+static void held_free(const async *a, struct held *h)
 {
     call_free(&h->call);
+    for (size_t i = 0; a->f != NULL && i < h->n_wants; i++)
+        if (h->wants[i].h.future != NULL)
+            a->f->drop(h->wants[i].h.future);
     free(h->wants);
 }
 
@@ -72,9 +80,9 @@ void async_free(async *a)
     if (a == NULL)
         return;
     for (i = 0; i < a->n_calls; i++)
-        held_free(&a->calls[i]);
+        held_free(a, &a->calls[i]);
     for (i = 0; i < a->n_runs; i++)
-        held_free(&a->runs[i]);
+        held_free(a, &a->runs[i]);
     free(a->calls);
     free(a->runs);
     free(a->inl);
@@ -124,8 +132,10 @@ int async_take(async *a, mct_call *c, const tree *tr, int warmup, uint64_t now_n
     if (n > 0) {
         if ((to->wants = malloc(n * sizeof *to->wants)) == NULL)
             return -1;
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
             to->wants[i].h = h[i];
+            to->wants[i].h.future = a->f != NULL && h[i].future != NULL ? a->f->keep(h[i].future) : NULL;
+        }
         to->n_wants = n;
     }
     to->call = *c;
@@ -151,6 +161,29 @@ static int ran_inline(const async *a, uint32_t seq)
     for (size_t i = 0; i < a->n_inl; i++)
         if (a->inl[i].seq == seq)
             return 1;
+    return 0;
+}
+
+/* Whether the task of hand-off w never ran and never will: its future is
+ * done without it. */
+static int cancelled(const async *a, const struct want *w)
+{
+    return a->f != NULL && w->h.future != NULL && a->f->done(w->h.future);
+}
+
+/* Whether some task h waits for, nested ones included, has not come and
+ * is cancelled. */
+static int some_cancelled(async *a, const struct held *h, int depth)
+{
+    for (size_t i = 0; i < h->n_wants; i++) {
+        const struct held *r;
+
+        if (h->wants[i].h.rejected || ran_inline(a, h->wants[i].h.seq))
+            continue;
+        r = run_of(a, h->wants[i].h.seq);
+        if (r == NULL ? cancelled(a, &h->wants[i]) : depth < CALL_MAX_DEPTH && some_cancelled(a, r, depth + 1))
+            return 1;
+    }
     return 0;
 }
 
@@ -185,10 +218,18 @@ struct build {
     call_tab *tab;
     const clock_cal *cal;
     mct_call *out;
+    uint64_t start_tick;      /* the entry call's start: hand-off times count from it */
     mct_err err;
 };
 
 static int put_run(struct build *b, struct held *r, const tree_handoff *h, int depth);
+
+/* The ns from the entry call's start to tick (0 before it: clocks of two
+ * CPUs may disagree by a little). */
+static uint64_t since_start(const struct build *b, uint64_t tick)
+{
+    return tick > b->start_tick ? clock_ns(b->cal, tick - b->start_tick) : 0;
+}
 
 /* Node i of h's model and its subtree into b->out, then the tasks handed
  * off at node i; the index after the subtree in h's model, or SIZE_MAX. */
@@ -216,8 +257,10 @@ static size_t put_node(struct build *b, struct held *h, size_t i, int depth)
             if (put_run(b, r, ho, depth + 1) < 0)
                 return SIZE_MAX;
         } else {
-            struct call_node none = {.method = (uint32_t)ho->method,
-                                     .flags = CALL_N_ASYNC | (ho->rejected ? CALL_N_REJECTED : CALL_N_PENDING)};
+            unsigned why = ho->rejected ? CALL_N_REJECTED : cancelled(b->a, &h->wants[w]) ? CALL_N_CANCELLED
+                                                                                          : CALL_N_PENDING;
+            struct call_node none = {.method = (uint32_t)ho->method, .flags = CALL_N_ASYNC | why,
+                                     .handoff_ns = since_start(b, ho->tick)};
 
             if (tree_define(b->tab, ho->method, &b->err) < 0 || append(b->out, &none) == SIZE_MAX)
                 return SIZE_MAX;
@@ -237,6 +280,7 @@ static int put_run(struct build *b, struct held *r, const tree_handoff *h, int d
         return -1;
     nd = &b->out->nodes[root];
     nd->flags |= CALL_N_ASYNC;
+    nd->handoff_ns = since_start(b, h->tick);
     nd->queued_ns = r->start_tick > h->tick ? clock_ns(b->cal, r->start_tick - h->tick) : 0;
     return call_add_thread(b->out, r->call.thread_name, &nd->thread);
 }
@@ -270,7 +314,7 @@ static void sweep(async *a, uint64_t now_ns)
 
         if (r->used || (now_ns > r->since_ns && now_ns - r->since_ns > a->wait_ns + ORPHAN_NS) ||
             a->n_runs - i > MAX_RUNS)
-            held_free(r);
+            held_free(a, r);
         else
             a->runs[n++] = *r;
     }
@@ -295,14 +339,19 @@ size_t async_release(async *a, call_tab *tab, const clock_cal *cal, uint64_t now
             a->calls[n++] = *h;
             continue;
         }
-        struct build b = {.a = a, .tab = tab, .cal = cal, .out = &made};
+        if (!force && !h->settled && some_cancelled(a, h, 1)) {
+            h->settled = 1;
+            a->calls[n++] = *h;
+            continue;
+        }
+        struct build b = {.a = a, .tab = tab, .cal = cal, .out = &made, .start_tick = h->start_tick};
 
         if (build(&b, h) == 0)
             out(arg, &made, h->warmup, NULL);
         else
             out(arg, NULL, h->warmup, &b.err);
         released++;
-        held_free(h);
+        held_free(a, h);
     }
     a->n_calls = n;
     call_free(&made);

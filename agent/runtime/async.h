@@ -8,9 +8,12 @@
  * included, has come or ran inside a traced call (a thread already
  * tracing: its calls are that call's, no node of their own), or once its
  * wait is over: the missing tasks are then nodes marked pending (not
- * ended, or never run: cancelled, discarded, not traced). A task whose
- * hand-off threw (the executor refused it) is a node marked rejected,
- * waited for by none. The worker's thread only; no JNI. */
+ * ended, or never run: discarded, not traced), or cancelled when the
+ * future their hand-off site returned is done without them (cancelled,
+ * completed by another: they will never run). A task whose hand-off threw
+ * (the executor refused it) is a node marked rejected, waited for by
+ * none. The worker's thread only; no JNI (the futures are the caller's:
+ * async_futures). */
 #ifndef MCT_ASYNC_H
 #define MCT_ASYNC_H
 
@@ -23,9 +26,21 @@
 
 typedef struct async async;
 
-/* A holder whose entry calls wait at most wait_ns for their tasks; NULL
- * when out of memory. */
-async *async_new(uint64_t wait_ns);
+/* What the holder asks of the tasks' futures (tree_handoff.future), which
+ * it cannot look at itself: keep makes a reference of the holder's own
+ * from a call's borrowed one (NULL: none could be had), drop frees one,
+ * done says whether the future is done (a task that never came then will
+ * never run). */
+typedef struct async_futures {
+    void *(*keep)(void *ref);
+    void (*drop)(void *kept);
+    int (*done)(void *kept);
+} async_futures;
+
+/* A holder whose entry calls wait at most wait_ns for their tasks, asking
+ * f (borrowed for its life; NULL: tasks are never cancelled) of the
+ * futures; NULL when out of memory. */
+async *async_new(uint64_t wait_ns, const async_futures *f);
 
 /* Frees a and every call it holds. */
 void async_free(async *a);
@@ -53,7 +68,10 @@ typedef void (*async_out)(void *arg, mct_call *c, int warmup, const mct_err *dro
 
 /* Releases, in the order they were taken, the entry calls whose tasks have
  * all come, those whose wait is over, or all of them (force); methods of
- * pending nodes are defined in tab, queued times converted with cal. Tasks
+ * pending nodes are defined in tab, queued times converted with cal. A
+ * call whose wait is over and some of whose missing tasks' futures are
+ * done is released on the next call but one (unless forced): a task that
+ * completed its future itself was published before, and comes then. Tasks
  * that no held call waits for are dropped once they waited long enough
  * for theirs (a minute past the wait). How many were released. */
 size_t async_release(async *a, call_tab *tab, const clock_cal *cal, uint64_t now_ns, int force, async_out out,

@@ -82,6 +82,7 @@ struct tree {
     size_t n_inlined, cap_inlined;
     uint32_t task;            /* PROBE_TASK's hand-off number, or 0 */
     size_t open_handoffs;     /* hand-offs made in frames still open */
+    size_t handed_at;         /* the hand-off the last PROBE_HANDED marked, or SIZE_MAX */
 };
 
 /* The children table's hash of the child of parent for method id. */
@@ -283,8 +284,13 @@ static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, const pro
         for (size_t h = t->n_handoffs; h-- > 0;)
             if (t->handoffs[h].frame == *sp - 1 && !t->handoffs[h].handed) {
                 t->handoffs[h].handed = 1;
+                t->handed_at = h;
                 break;
             }
+    } else if (k == PROBE_FUTURE) {
+        if (t->handed_at < t->n_handoffs)
+            t->handoffs[t->handed_at].future = (void *)(uintptr_t)e->t;
+        t->handed_at = SIZE_MAX;
     } else if (k == PROBE_INLINE) {
         if (buf_grow(&t->inlined, &t->cap_inlined, t->n_inlined, sizeof *t->inlined, 8) < 0)
             return mct_err_set(err, MCT_E_NOMEM, "out of memory building a call tree");
@@ -316,6 +322,7 @@ tree *tree_build(const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err)
     t->o = *o;
     t->mult = (uint64_t)(o->cal.ns_per_tick * 4294967296.0 + 0.5);
     t->start_tick = ev[0].t;
+    t->handed_at = SIZE_MAX;
     if (o->stamps != NULL) {
         t->cpu = o->stamps[0].cpu != 0;
         t->alloc = o->stamps[0].alloc != 0;

@@ -50,6 +50,8 @@ typedef struct tree_handoff {
                                  model, once tree_call filled one */
     uint64_t tick;            /* when */
     int rejected;             /* its site threw: the task was refused */
+    void *future;             /* the JNI global ref to the task's future its site returned
+                                 (borrowed from the call's events: freed with them), or NULL */
     int frame;                /* (tree.c: the frame it was made in, while open; -1 after) */
     int handed;               /* (tree.c: its site returned) */
 } tree_handoff;

@@ -34,6 +34,9 @@
  * unloaded (inst_unloaded). */
 #define UNLOAD_CHECK_NS 250000000u
 
+/* --follow-async: the tasks' futures, looked at through JNI. */
+static const async_futures futures = {.keep = vm_weak_keep, .drop = vm_weak_drop, .done = vm_future_done};
+
 static pthread_mutex_t slock = PTHREAD_MUTEX_INITIALIZER;
 static struct session *current;
 static uint32_t next_gen = 1;
@@ -428,7 +431,7 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         finish(s, jni, 0);
         return;
     }
-    if (s->follow_async && (s->async = async_new(s->async_wait_ns)) == NULL) {
+    if (s->follow_async && (s->async = async_new(s->async_wait_ns, &futures)) == NULL) {
         hj_free(hier);
         mct_err_set(&err, MCT_E_NOMEM, "out of memory following hand-offs");
         send_error(s, &err);

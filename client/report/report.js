@@ -227,6 +227,12 @@
         }
     }
 
+    /* Whether node is a task handed off to another thread: its summary node
+     * (either side of a diff) is async. */
+    function isAsync(node) {
+        return Boolean((node.n && node.n.async) || (node.b && node.b.async));
+    }
+
     /* ---- the statistic --------------------------------------------------------------- */
 
     let stat = "p50";
@@ -343,13 +349,14 @@
         drawn = [];
         for (const [node, x, w] of placed) {
             const c = document.createElement("div");
-            c.className = "cell" + (node.boundary ? " jdk" : "") + (node.depth < zoom.depth ? " above" : "") +
+            c.className = "cell" + (node.boundary ? " jdk" : "") + (isAsync(node) ? " async" : "") +
+                (node.depth < zoom.depth ? " above" : "") +
                 (isDiff ? " d-" + diffClass(node) : "") + (node === selected ? " selected" : "") +
                 (searchTerm && node.lname.includes(searchTerm) ? " match" : "");
             c.style.left = x.toFixed(1) + "px";
             c.style.width = w.toFixed(1) + "px";
             c.style.top = (node.depth * ROW_PX) + "px";
-            c.style.background = colorOf(node);
+            c.style.backgroundColor = colorOf(node);
             c.dataset.id = node.id;
             if (w > 30) {
                 c.textContent = node.name;
@@ -400,6 +407,9 @@
 
     function tipText(node) {
         const lines = [node.name + params(node.desc)];
+        if (isAsync(node)) {
+            lines.push("a task handed off to another thread: its time is not its parent's");
+        }
         const fig = (label, sn, calls) => {
             if (!sn) {
                 return;
@@ -690,6 +700,9 @@
                     const t = el("span", { "class": "toggle" }, node.kids.length ? (expanded.has(node) ? "▾" : "▸") : "");
                     td.appendChild(t);
                     td.appendChild(document.createTextNode(node.name + params(node.desc)));
+                    if (isAsync(node)) {
+                        td.appendChild(el("span", { "class": "async-tag" }, " async"));
+                    }
                     if (isDiff) {
                         td.className = diffClass(node);
                     }
@@ -770,9 +783,9 @@
      * another from their parent's start, each as wide as its total. A task
      * handed off to another thread (an async node) takes none of its
      * parent's width: it is drawn below, on rows of its own under a label
-     * naming its thread, from its parent's start plus its queued_ns (the
-     * call holds no hand-off time: that start is the earliest it can have
-     * been), and the axis reaches the end of the last task. */
+     * naming its thread, where it began: its hand-off (handoff_ns after
+     * the call's start, as measured) plus its queued_ns; the axis reaches
+     * the end of the last task. */
     function showTimeline(i) {
         const call = summary.slowest[i];
         const box = $("timeline");
@@ -784,8 +797,8 @@
             let at = start;
             for (const k of n.children || []) {
                 if (k.async) {
-                    if (!k.pending && !k.rejected) {
-                        tasks.push([k, start + (k.queued_ns || 0)]);
+                    if (!k.pending && !k.rejected && !k.cancelled) {
+                        tasks.push([k, k.handoff_ns + k.queued_ns]);
                     }
                     continue;
                 }
@@ -956,7 +969,7 @@
         lg.textContent = "";
         const item = (text, color, cls) => {
             const s = el("span", cls ? { "class": cls } : {}, text);
-            s.style.background = color;
+            s.style.backgroundColor = color;
             lg.appendChild(s);
         };
         if (isDiff) {
@@ -969,6 +982,9 @@
             item("little self time", "hsl(50, 90%, 70%)");
             item("all self time", "hsl(0, 90%, 58%)");
             item("JDK / outside regex", "hsl(205, 45%, 70%)", "cell-jdk");
+            if (nodes.some(isAsync)) {
+                item("task on another thread", "hsl(50, 90%, 70%)", "cell-async");
+            }
         }
     }
 

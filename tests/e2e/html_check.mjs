@@ -18,7 +18,10 @@
 //   async PAGE PNG THREAD  a page of --follow-async calls whose slowest
 //                       call handed tasks off: its timeline draws each task
 //                       below the caller's rows, hatched, under a label
-//                       naming its thread (matching the regex THREAD)
+//                       naming its thread (matching the regex THREAD), where
+//                       it began (its handoff_ns plus queued_ns); the
+//                       icicle hatches exactly the summary's async nodes
+//                       (some drawn) and the table labels them
 //   big PAGE SUMMARY PNG  PAGE with its data replaced by SUMMARY (a run of
 //                       gen N; the page written next to SUMMARY): renders,
 //                       stays responsive; prints the times
@@ -360,11 +363,25 @@ async function checkMerge(file, png, n) {
     await browser.close();
 }
 
+// The depth of node n in the tree under root (root: 0), or -1.
+function depthOf(root, n) {
+    if (root === n) {
+        return 0;
+    }
+    for (const k of root.children || []) {
+        const d = depthOf(k, n);
+        if (d >= 0) {
+            return d + 1;
+        }
+    }
+    return -1;
+}
+
 async function checkAsync(file, png, thread) {
     const { data } = pageData(file);
     const call = data.runs[0].summary.slowest[0];
     const depth = (n) => 1 + Math.max(0, ...(n.children || []).filter((k) => !k.async).map(depth));
-    const tasks = (call.root.children || []).filter((k) => k.async && !k.pending && !k.rejected);
+    const tasks = (call.root.children || []).filter((k) => k.async && !k.pending && !k.rejected && !k.cancelled);
     const { browser, page } = await open(file);
     if (tasks.length === 0) {
         fail("async: the slowest call handed no task off");
@@ -386,6 +403,49 @@ async function checkAsync(file, png, thread) {
     if (lanes.length !== tasks.length || !lanes.every((l) => re.test(l.text) && l.top >= below)) {
         fail("async: the tasks' labels are " + JSON.stringify(lanes) + ", want " + tasks.length + " naming " + thread +
             " below " + below + " px");
+    }
+    // Each task's span begins at its hand-off plus its queue time, on the
+    // axis of the call (the timeline's width is the end of the last task).
+    const boxPx = await page.$eval("#timeline", (e) => e.clientWidth - 2);
+    const ends = [call.root.total_ns, ...tasks.map((k) => k.handoff_ns + k.queued_ns + k.total_ns)];
+    const axis = Math.max(...ends);
+    const lefts = await page.$$eval("#timeline .span.async", (ds) => ds.map((d) => parseFloat(d.style.left)));
+    tasks.forEach((k, i) => {
+        const want = (k.handoff_ns + k.queued_ns) / axis * boxPx;
+        if (!(Math.abs(lefts[i] - want) <= 1)) {
+            fail("async: task " + i + " drawn at " + lefts[i] + " px, want " + want.toFixed(1) + " (handoff_ns " +
+                k.handoff_ns + " + queued_ns " + k.queued_ns + ")");
+        }
+    });
+    // The icicle and the table: the summary's nodes in the page's order
+    // (pre-order of the root) say which are async.
+    const order = [];
+    const walk = (n) => {
+        order.push(n);
+        (n.children || []).forEach(walk);
+    };
+    walk(data.runs[0].summary.root);
+    const want = order.filter((n) => n.async).length;
+    if (want === 0) {
+        fail("async: the summary marks no node async");
+    }
+    const drawn = await page.$$eval("#icicle .cell", (cs) => cs.map((c) => ({ id: Number(c.dataset.id), cls: c.className })));
+    let hatched = 0;
+    for (const c of drawn) {
+        const is = c.cls.split(" ").includes("async");
+        hatched += is ? 1 : 0;
+        if (is !== Boolean(order[c.id] && order[c.id].async)) {
+            fail("async: icicle cell " + c.id + " (" + (order[c.id] || {}).method + ") is" + (is ? "" : " not") +
+                " hatched");
+        }
+    }
+    if (hatched === 0) {
+        fail("async: no async node hatched in the icicle");
+    }
+    const shown = order.filter((n) => n.async && depthOf(data.runs[0].summary.root, n) < 3).length;
+    const tagged = await page.$$eval("#tree tbody tr .async-tag", (ts) => ts.length);
+    if (tagged !== shown) {
+        fail("async: " + tagged + " table rows labelled async, want " + shown);
     }
     await page.screenshot({ path: png, fullPage: true });
     await browser.close();

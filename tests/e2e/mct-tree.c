@@ -11,7 +11,7 @@
  *        they first appear, separated by lines "--": one line per node,
  *        indented two spaces a level, "CLASS.METHOD calls=N throws=N"
  *        (-d: the descriptor after the method), then " exception=X",
- *        " truncated", " async", " pending" and " rejected" where present
+ *        " truncated", " async", " pending", " rejected" and " cancelled" where present
  *   mct-tree sort
  *        reads outlines (blocks of lines separated by lines "--") on stdin
  *        and prints them sorted, to compare sets of outlines
@@ -181,8 +181,8 @@ static json_int_t num(const json_t *node, const char *key, const char *where)
  * "exception" only on the root, "truncated" only when allowed and true.
  * A child "async":true (a task run on another thread) stands outside its
  * parent's arithmetic and is not merged with its like: it has a "thread"
- * name and a "queued_ns", or is "pending":true or "rejected":true with
- * calls 0 and nothing below it. */
+ * name and a "queued_ns", or is "pending":true, "rejected":true or
+ * "cancelled":true (one of them) with calls 0 and nothing below it; either way it has a "handoff_ns". */
 static void check_node(const json_t *node, const char *where, int level, int is_root,
                        int allow_truncated, int max_depth)
 {
@@ -231,13 +231,17 @@ static void check_node(const json_t *node, const char *where, int level, int is_
         }
         check_node(child, here, level + 1, 0, allow_truncated, max_depth);
     }
+    if (json_is_true(json_object_get(node, "async")))
+        (void)num(node, "handoff_ns", here);
     if (calls < 0 || total < 0 || self < 0 || min < 0 || max < 0 || thr < 0)
         return;
-    if (json_is_true(json_object_get(node, "pending")) || json_is_true(json_object_get(node, "rejected"))) {
+    if (json_is_true(json_object_get(node, "pending")) + json_is_true(json_object_get(node, "rejected")) +
+        json_is_true(json_object_get(node, "cancelled")) > 0) {
         if (!json_is_true(json_object_get(node, "async")) || calls != 0 || total != 0 ||
             json_array_size(children) != 0 || json_object_get(node, "thread") != NULL ||
-            (json_is_true(json_object_get(node, "pending")) && json_is_true(json_object_get(node, "rejected"))))
-            failf("%s: pending or rejected but not an async node without calls", here);
+            json_is_true(json_object_get(node, "pending")) + json_is_true(json_object_get(node, "rejected")) +
+            json_is_true(json_object_get(node, "cancelled")) > 1)
+            failf("%s: pending, rejected or cancelled but not an async node without calls", here);
         return;
     }
     if (json_is_true(json_object_get(node, "async")) &&
@@ -346,6 +350,8 @@ static void outline_node(const json_t *node, int level, int with_desc, FILE *mem
         fputs(" pending", mem);
     if (json_is_true(json_object_get(node, "rejected")))
         fputs(" rejected", mem);
+    if (json_is_true(json_object_get(node, "cancelled")))
+        fputs(" cancelled", mem);
     fputc('\n', mem);
     json_array_foreach(json_object_get(node, "children"), i, child)
         outline_node(child, level + 1, with_desc, mem);

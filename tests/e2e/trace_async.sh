@@ -27,12 +27,41 @@
 #   tgt.Async$Own, an Executor wrapping a pool, called as Own and outside
 #   the regex) is followed to async-own-1 like a JDK executor's;
 # - without --follow-async no node is async; --async-wait alone is a usage
-#   error.
+#   error;
+# - each async node has handoff_ns, and queued_ns and handoff_ns are
+#   measured (scenario asyncmore queued, tgt.AsyncMore): a task that waits
+#   in the queue of a one-thread pool while the task before it holds the
+#   thread 50 ms has queued_ns >= 50 ms, its hand-off 30 ms into the call
+#   handoff_ns >= 30 ms, and -f chrome begins it at the call's start plus
+#   both;
+# - a task whose future is done before it ran (scenario asyncmore cancel:
+#   Future.cancel, CompletableFuture.complete) is "cancelled":true, and
+#   -f tree tags it [async, cancelled];
+# - --aggregate: the summary's task nodes are "async":true, the nodes under
+#   them and the caller's not; -f tree tags them [async].
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
 
 RX='tgt\..*'
+
+# traced NAME N DEPTH [OPTION...] <OUTLINE: traces N calls of the entry
+# method NAME of the scenario's class (CLASS, default tgt.Async) with
+# --follow-async and the OPTIONs, to depth DEPTH, the methods of regex RX
+# (default $RX), into $OUT ($j-NAME-OPTIONS.out): exit status 0, N calls
+# that keep SPEC 3's invariants (mct-tree check), and their outline is
+# stdin's unless stdin is empty.
+traced() {
+    local name=$1 n=$2 depth=$3 what want
+    shift 3
+    what=$name${*:+ ($*)}
+    trace "$j-$name$(printf '%s' "$*" | tr -c 'a-zA-Z0-9' '-')" --follow-async "$@" -n "$n" "$PID" \
+        "${CLASS:-tgt.Async}" "$name" "$depth" "${CASE_RX:-$RX}"
+    expect_rc 0 "$what"
+    check_calls "$OUT" "$n" "$what" -D "$depth"
+    want=$(cat)
+    [ -z "$want" ] || expect_outline "$OUT" "$what" <<<"$want"
+}
 
 # wait_log FILE PATTERN WHAT: waits (30 s at most) for a line of FILE
 # matching PATTERN.
@@ -58,8 +87,9 @@ threads() {
 # chrome_tasks FILE WHAT: in -f chrome FILE (calls of scenario nested),
 # each task's slice (Callable.call) is on a track other than the slice of
 # the node that handed it off, that track named after the thread it ran on
-# (async-pool-N, then async-inner-1), beginning its queued_ns after that
-# node's start, and a flow pair leads from that node's track to it.
+# (async-pool-N, then async-inner-1), beginning its handoff_ns plus its
+# queued_ns after the call's start, and a flow pair leads from that node's
+# track to it.
 chrome_tasks() {
     python3 - "$1" <<'PY' || fail "$2: the tasks' slices (above)"
 import json, re, sys
@@ -82,10 +112,48 @@ for r in roots:
         assert t["tid"] != parent["tid"], "task on its parent's track %r" % t
         assert re.fullmatch(want, names.get(t["tid"], "")), \
             "task's track %r named %r, want %s" % (t["tid"], names.get(t["tid"]), want)
-        assert abs(t["ts"] - parent["ts"] - t["args"]["queued_ns"] / 1e3) < 1, (parent, t)
+        assert abs(t["ts"] - root["ts"] - (t["args"]["handoff_ns"] + t["args"]["queued_ns"]) / 1e3) < 1, (root, t)
         assert any(f.get("s", {}).get("tid") == parent["tid"] and f.get("f", {}).get("tid") == t["tid"]
                    and f["f"]["ts"] == t["ts"] for f in flows.values()), "no flow to %r" % t
     assert lam["tid"] == task["tid"], "the task's own callee off its track"
+PY
+}
+
+# chrome_queued FILE WHAT: in -f chrome FILE (calls of scenario asyncmore
+# queued), the queued task (Callable.call) begins at least 80 ms (its
+# hand-off at least 30 ms in, then at least 50 ms in the queue) after its
+# call's start, at its handoff_ns plus queued_ns.
+chrome_queued() {
+    python3 - "$1" <<'PY' || fail "$2: the queued task's slice (above)"
+import json, sys
+xs = [e for e in json.load(open(sys.argv[1])) if e.get("ph") == "X"]
+roots = [i for i, e in enumerate(xs) if e["name"] == "tgt.AsyncMore.queued"]
+assert roots, "no slice of tgt.AsyncMore.queued"
+for r in roots:
+    root = xs[r]
+    task = next(e for e in xs[r + 1:] if e["name"] == "java.util.concurrent.Callable.call")
+    a = task["args"]
+    assert task["ts"] - root["ts"] >= 80e3, (root, task)
+    assert abs(task["ts"] - root["ts"] - (a["handoff_ns"] + a["queued_ns"]) / 1e3) < 1, (root, task)
+PY
+}
+
+# summary_async FILE WHAT: the summary in FILE (--aggregate of scenario
+# async pool) has its two task nodes async and no other node.
+summary_async() {
+    python3 - "$1" <<'PY' || fail "$2: the summary's async nodes (above)"
+import json, sys
+s = [json.loads(l) for l in open(sys.argv[1]) if l.strip()][-1]
+got = []
+def walk(n, path):
+    here = path + "/" + n["class"] + "." + n["method"]
+    if n.get("async"):
+        got.append(here)
+    for k in n.get("children", []):
+        walk(k, here)
+walk(s["root"], "")
+want = ["/tgt.Async.pool/java.util.concurrent.Callable.call", "/tgt.Async.pool/java.lang.Runnable.run"]
+assert got == want, "async nodes %r, want %r" % (got, want)
 PY
 }
 
@@ -93,10 +161,7 @@ for jdk in $MCT_TEST_JDKS; do
     scenario "$jdk" async pool
     j=$MAJOR
     note "JDK $j: a fixed pool's tasks under the call that submitted them"
-    trace "$j-pool" --follow-async -n 3 "$PID" tgt.Async pool 4 "$RX"
-    expect_rc 0 "pool"
-    check_calls "$OUT" 3 "pool" -D 4
-    expect_outline "$OUT" "pool" <<'OUTLINE'
+    traced pool 3 4 <<'OUTLINE'
 tgt.Async.pool calls=1 throws=0
   java.util.concurrent.Callable.call calls=1 throws=0 async
     tgt.Async.lambda$pool$2 calls=1 throws=0
@@ -111,6 +176,15 @@ OUTLINE
         expect_all_ge "$(field "$OUT" $p queued_ns)" 0 "pool: $p's queued_ns"
     done
     note "JDK $j: pool: queued_ns $(field "$OUT" pool/Callable.call queued_ns | tr '\n' ' ')"
+    note "JDK $j: pool, --aggregate: the tasks' summary nodes are async"
+    trace "$j-pool-sum" --follow-async --aggregate -n 3 "$PID" tgt.Async pool 4 "$RX"
+    expect_rc 0 "pool, --aggregate"
+    summary_async "$OUT" "pool, --aggregate"
+    trace "$j-pool-sum-tree" --follow-async --aggregate -f tree -n 3 "$PID" tgt.Async pool 4 "$RX"
+    expect_rc 0 "pool, --aggregate -f tree"
+    [ "$(grep -c 'java\.util\.concurrent\.Callable\.call.*\[async\]\|java\.lang\.Runnable\.run.*\[async\]' "$OUT")" = 2 ] ||
+        fail "pool, --aggregate -f tree: the two tasks' lines are not tagged [async] (see $OUT)"
+    [ "$(grep -c '\[async\]' "$OUT")" = 2 ] || fail "pool, --aggregate -f tree: lines other than the tasks' tagged [async]"
     trace "$j-plain" -n 2 "$PID" tgt.Async pool 4 "$RX"
     expect_rc 0 "pool without --follow-async"
     expect_no_grep '"async"' "$OUT" "pool without --follow-async"
@@ -122,10 +196,7 @@ OUTLINE
 
     scenario "$jdk" async chain
     note "JDK $j: a CompletableFuture chain across two pools"
-    trace "$j-chain" --follow-async -n 3 "$PID" tgt.Async chain 4 "$RX"
-    expect_rc 0 "chain"
-    check_calls "$OUT" 3 "chain" -D 4
-    expect_outline "$OUT" "chain" <<'OUTLINE'
+    traced chain 3 4 <<'OUTLINE'
 tgt.Async.chain calls=1 throws=0
   java.util.function.Supplier.get calls=1 throws=0 async
     tgt.Async.stepA calls=1 throws=0
@@ -140,10 +211,7 @@ OUTLINE
 
     scenario "$jdk" async nested
     note "JDK $j: a task that hands off again, and a new thread"
-    trace "$j-nested" --follow-async -n 3 "$PID" tgt.Async nested 6 "$RX"
-    expect_rc 0 "nested"
-    check_calls "$OUT" 3 "nested" -D 6
-    expect_outline "$OUT" "nested" <<'OUTLINE'
+    traced nested 3 6 <<'OUTLINE'
 tgt.Async.nested calls=1 throws=0
   java.util.concurrent.Callable.call calls=1 throws=0 async
     tgt.Async.lambda$nested$10 calls=1 throws=0
@@ -158,18 +226,13 @@ OUTLINE
     chrome_tasks "$OUT" "nested, -f chrome"
     stop_jvm "$PID"
     scenario "$jdk" async thread
-    trace "$j-thread" --follow-async -n 2 "$PID" tgt.Async thread 4 "$RX"
-    expect_rc 0 "thread"
-    check_calls "$OUT" 2 "thread" -D 4
+    traced thread 2 4 </dev/null
     expect_all "$(threads "$OUT" thread/Runnable.run)" async-thread "thread: the new thread"
     stop_jvm "$PID"
 
     scenario "$jdk" async own
     note "JDK $j: an executor type of the application's own"
-    trace "$j-own" --follow-async -n 2 "$PID" tgt.Async own 4 'tgt\.Async'
-    expect_rc 0 "own"
-    check_calls "$OUT" 2 "own" -D 4
-    expect_outline "$OUT" "own" <<'OUTLINE'
+    CASE_RX='tgt\.Async' traced own 2 4 <<'OUTLINE'
 tgt.Async.own calls=1 throws=0
   java.lang.Runnable.run calls=1 throws=0 async
     tgt.Async.lambda$own$23 calls=1 throws=0
@@ -181,19 +244,13 @@ OUTLINE
 
     scenario "$jdk" async slow
     note "JDK $j: a task still running when the wait is over is pending"
-    trace "$j-slow" --follow-async --async-wait 50 -n 2 "$PID" tgt.Async slow 4 "$RX"
-    expect_rc 0 "slow, --async-wait 50"
-    check_calls "$OUT" 2 "slow" -D 4
-    expect_outline "$OUT" "slow" <<'OUTLINE'
+    traced slow 2 4 --async-wait 50 <<'OUTLINE'
 tgt.Async.slow calls=1 throws=0
   tgt.Async.nap calls=1 throws=0
   tgt.Async.work calls=1 throws=0
   java.lang.Runnable.run calls=0 throws=0 async pending
 OUTLINE
-    trace "$j-slow-waited" --follow-async -n 2 "$PID" tgt.Async slow 4 "$RX"
-    expect_rc 0 "slow, the default wait"
-    check_calls "$OUT" 2 "slow, waited" -D 4
-    expect_outline "$OUT" "slow, waited" <<'OUTLINE'
+    traced slow 2 4 <<'OUTLINE'
 tgt.Async.slow calls=1 throws=0
   tgt.Async.nap calls=1 throws=0
   tgt.Async.work calls=1 throws=0
@@ -206,10 +263,7 @@ OUTLINE
 
     scenario "$jdk" async full
     note "JDK $j: a task the executor refuses is rejected"
-    trace "$j-full" --follow-async -n 2 "$PID" tgt.Async full 4 "$RX"
-    expect_rc 0 "full"
-    check_calls "$OUT" 2 "full" -D 4
-    expect_outline "$OUT" "full" <<'OUTLINE'
+    traced full 2 4 <<'OUTLINE'
 tgt.Async.full calls=1 throws=0
   tgt.Async.work calls=1 throws=0
   java.lang.Runnable.run calls=0 throws=0 async rejected
@@ -219,10 +273,7 @@ OUTLINE
     scenario "$jdk" async spy
     note "JDK $j: a task run at once on the caller's thread is part of the call; nothing stays"
     wait_log "$LOG" '^TASK tgt\.Async\$\$Lambda' "spy: the application's task"
-    trace "$j-spy" --follow-async -n 2 "$PID" tgt.Async spy 4 "$RX"
-    expect_rc 0 "spy"
-    check_calls "$OUT" 2 "spy" -D 4
-    expect_outline "$OUT" "spy" <<'OUTLINE'
+    traced spy 2 4 <<'OUTLINE'
 tgt.Async.spy calls=1 throws=0
   tgt.Async$Spy.execute calls=1 throws=0
     tgt.Async.lambda$spy$7 calls=1 throws=0
@@ -233,13 +284,48 @@ OUTLINE
     wait_log_last "$LOG" '^TASK tgt\.Async\$\$Lambda' "spy: the application's task after the session"
     stop_jvm "$PID"
 
+    scenario "$jdk" asyncmore queued
+    note "JDK $j: a task's queue time and hand-off time are measured"
+    CLASS=tgt.AsyncMore traced queued 2 5 <<'OUTLINE'
+tgt.AsyncMore.queued calls=1 throws=0
+  tgt.Async.nap calls=1 throws=0
+  java.lang.Runnable.run calls=1 throws=0 async
+    tgt.AsyncMore.lambda$queued$1 calls=1 throws=0
+      tgt.AsyncMore.hold calls=1 throws=0
+        tgt.Async.nap calls=1 throws=0
+  java.util.concurrent.Callable.call calls=1 throws=0 async
+    tgt.AsyncMore.lambda$queued$2 calls=1 throws=0
+      tgt.Async.work calls=1 throws=0
+OUTLINE
+    expect_all_ge "$(field "$OUT" queued/Callable.call queued_ns)" 50000000 "queued: the task's queued_ns"
+    expect_all_ge "$(field "$OUT" queued/Callable.call handoff_ns)" 30000000 "queued: the task's handoff_ns"
+    expect_all_ge "$(field "$OUT" queued/Runnable.run handoff_ns)" 30000000 "queued: the first task's handoff_ns"
+    note "JDK $j: queued: queued_ns $(field "$OUT" queued/Callable.call queued_ns | tr '\n' ' ')"
+    trace "$j-queued-chrome" --follow-async -f chrome -n 2 "$PID" tgt.AsyncMore queued 5 "$RX"
+    expect_rc 0 "queued, -f chrome"
+    chrome_queued "$OUT" "queued, -f chrome"
+    stop_jvm "$PID"
+
+    scenario "$jdk" asyncmore cancel
+    note "JDK $j: tasks whose futures were done before they ran are cancelled"
+    CLASS=tgt.AsyncMore traced cancel 2 5 --async-wait 300 <<'OUTLINE'
+tgt.AsyncMore.cancel calls=1 throws=0
+  java.lang.Runnable.run calls=1 throws=0 async
+    tgt.AsyncMore.lambda$cancel$4 calls=1 throws=0
+      tgt.AsyncMore.hold calls=1 throws=0
+        tgt.Async.nap calls=1 throws=0
+  java.util.concurrent.Callable.call calls=0 throws=0 async cancelled
+  java.util.function.Supplier.get calls=0 throws=0 async cancelled
+OUTLINE
+    trace "$j-cancel-tree" --follow-async --async-wait 300 -f tree -n 1 "$PID" tgt.AsyncMore cancel 5 "$RX"
+    expect_rc 0 "cancel, -f tree"
+    [ "$(grep -c '\[async, cancelled\]' "$OUT")" = 2 ] || fail "cancel, -f tree: not two lines tagged [async, cancelled]"
+    stop_jvm "$PID"
+
     if [ "$j" -ge 21 ]; then
         scenario "$jdk" async virtual
         note "JDK $j: a task on a virtual thread of its own"
-        trace "$j-virtual" --follow-async -n 3 "$PID" tgt.Async virtual 4 "$RX"
-        expect_rc 0 "virtual"
-        check_calls "$OUT" 3 "virtual" -D 4
-        expect_outline "$OUT" "virtual" <<'OUTLINE'
+        traced virtual 3 4 <<'OUTLINE'
 tgt.Async.virtual calls=1 throws=0
   java.util.concurrent.Callable.call calls=1 throws=0 async
     tgt.Async.lambda$virtual$8 calls=1 throws=0

@@ -2,8 +2,10 @@
  * built from probe events: an entry call waits for its tasks' runs, which
  * may come before or after it, and is released once they all came (nested
  * ones too) or its wait is over; each run goes under the node that handed
- * it off with its thread and queue time; a hand-off whose site threw is
- * rejected, one still missing pending, one run inline has no node. */
+ * it off with its thread, hand-off time (from the entry call's start, for
+ * nested tasks too) and queue time; a hand-off whose site threw is
+ * rejected, one still missing pending (cancelled when its future is
+ * done), one run inline has no node. */
 #include <stdio.h>
 #include <string.h>
 
@@ -108,11 +110,78 @@ static void task2_events(void)
     ev(PROBE_ROOT_EXIT, RUN, 330);
 }
 
+/* Futures (async_futures) as the test keeps them: a reference is itself,
+ * done is fut_done's, drops counted. */
+static int fut_done, fut_open, drops;
+
+static void *f_keep(void *ref)
+{
+    return ref;
+}
+
+static void f_drop(void *kept)
+{
+    (void)kept;
+    drops++;
+}
+
+static int f_done(void *kept)
+{
+    return kept == &fut_done;
+}
+
+static const async_futures futs = {.keep = f_keep, .drop = f_drop, .done = f_done};
+
+/* The entry call hands off task 6, whose future is done, and task 7,
+ * whose future is not: once the wait is over the call is held one pass
+ * more, then task 6 is cancelled and task 7 pending (with_run: task 6's
+ * run comes in that pass, and is put there instead); the futures are
+ * dropped with the call. */
+static void cancelled_case(int with_run)
+{
+    async *a = async_new(1000, &futs);
+
+    n_released = 0;
+    drops = 0;
+    ev(PROBE_ROOT_ENTER, ROOT, 0);
+    ev(PROBE_HANDOFF | 6u << 4, RUN, 10);
+    ev(PROBE_HANDED, -1, 11);
+    ev(PROBE_FUTURE, -1, (uint64_t)(uintptr_t)&fut_done);
+    ev(PROBE_HANDOFF | 7u << 4, RUN, 20);
+    ev(PROBE_HANDED, -1, 21);
+    ev(PROBE_FUTURE, -1, (uint64_t)(uintptr_t)&fut_open);
+    ev(PROBE_ROOT_EXIT, ROOT, 100);
+    take(a, "main", 0);
+    CHECK_INT(async_release(a, &tab, &cal, 500, 0, out, NULL), 0);
+    CHECK_INT(async_release(a, &tab, &cal, 1000, 0, out, NULL), 0);
+    if (with_run) {
+        ev(PROBE_ROOT_ENTER, RUN, 150);
+        ev(PROBE_TASK | 6u << 4, -1, 151);
+        ev(PROBE_ROOT_EXIT, RUN, 200);
+        take(a, "pool-1", 1000);
+    }
+    CHECK_INT(async_release(a, &tab, &cal, 1001, 0, out, NULL), 1);
+    CHECK_INT(n_released, 1);
+    if (with_run)
+        CHECK(strstr(released[0], "\"async\":true,\"handoff_ns\":10,\"queued_ns\":140,\"thread\":\"pool-1\"") != NULL);
+    else
+        CHECK(strstr(released[0], "\"async\":true,\"cancelled\":true,\"handoff_ns\":10,\"children\":[]}") != NULL);
+    CHECK(strstr(released[0], "\"async\":true,\"pending\":true,\"handoff_ns\":20,\"children\":[]}") != NULL);
+    CHECK_INT(drops, 2);
+    async_free(a);
+}
+
+static void test_cancelled(void)
+{
+    cancelled_case(0);
+    cancelled_case(1);
+}
+
 /* The tasks' runs first (the nested one before its parent's), then the
  * entry call: released at once, all there. */
 static void test_complete(void)
 {
-    async *a = async_new(1000000);
+    async *a = async_new(1000000, NULL);
 
     n_released = 0;
     task2_events();
@@ -127,9 +196,9 @@ static void test_complete(void)
     CHECK(strstr(released[0], "\"method\":\"w\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":20,\"self_ns\":20,"
                               "\"min_ns\":20,\"max_ns\":20,\"throws\":0,\"children\":[{\"class\":\"java.lang.Runnable\","
                               "\"method\":\"run\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":50,\"self_ns\":30,"
-                              "\"min_ns\":50,\"max_ns\":50,\"throws\":0,\"async\":true,\"queued_ns\":130,"
+                              "\"min_ns\":50,\"max_ns\":50,\"throws\":0,\"async\":true,\"handoff_ns\":20,\"queued_ns\":130,"
                               "\"thread\":\"pool-1\"") != NULL);
-    CHECK(strstr(released[0], "\"async\":true,\"queued_ns\":130,\"thread\":\"pool-2\"") != NULL);
+    CHECK(strstr(released[0], "\"async\":true,\"handoff_ns\":170,\"queued_ns\":130,\"thread\":\"pool-2\"") != NULL);
     /* The root's self time is its own: total less its synchronous child. */
     CHECK(strstr(released[0], "\"root\":{\"class\":\"com.shop.Cart\",\"method\":\"total\",\"desc\":\"()J\","
                               "\"calls\":1,\"total_ns\":100,\"self_ns\":80,") != NULL);
@@ -143,7 +212,7 @@ static void test_complete(void)
  * after is kept for a while, then dropped. */
 static void test_wait(void)
 {
-    async *a = async_new(1000);
+    async *a = async_new(1000, &futs);
 
     n_released = 0;
     entry_events(1);
@@ -156,16 +225,16 @@ static void test_wait(void)
     CHECK_INT(async_release(a, &tab, &cal, 40, 0, out, NULL), 0);
     CHECK_INT(async_release(a, &tab, &cal, 1000, 0, out, NULL), 1);
     CHECK_INT(n_released, 1);
-    CHECK(strstr(released[0], "\"async\":true,\"rejected\":true,\"children\":[]}") != NULL);
-    CHECK(strstr(released[0], "\"async\":true,\"pending\":true,\"children\":[]}") != NULL);
+    CHECK(strstr(released[0], "\"async\":true,\"rejected\":true,\"handoff_ns\":40,\"children\":[]}") != NULL);
+    CHECK(strstr(released[0], "\"async\":true,\"pending\":true,\"handoff_ns\":50,\"children\":[]}") != NULL);
     CHECK(strstr(released[0], "\"thread\":\"pool-2\"") != NULL);
     /* the two calls of W merge, one threw: rejected under it, after task
      * 1's run; pending under the root, nothing for task 5 */
     CHECK(strstr(released[0], "\"method\":\"w\",\"desc\":\"()V\",\"calls\":2,") != NULL);
-    CHECK(strstr(released[0], "\"rejected\":true,\"children\":[]}]},{\"class\":\"java.lang.Runnable\","
+    CHECK(strstr(released[0], "\"rejected\":true,\"handoff_ns\":40,\"children\":[]}]},{\"class\":\"java.lang.Runnable\","
                               "\"method\":\"run\",\"desc\":\"()V\",\"calls\":0,\"total_ns\":0,\"self_ns\":0,"
                               "\"min_ns\":0,\"max_ns\":0,\"throws\":0,\"async\":true,\"pending\":true,"
-                              "\"children\":[]}]}") != NULL);
+                              "\"handoff_ns\":50,\"children\":[]}]}") != NULL);
     /* Forced: an entry call released however incomplete. */
     entry_events(1);
     take(a, "main", 2000);
@@ -184,6 +253,7 @@ int main(void)
     RUN = mt_add("java/lang/Runnable", "run", "()V", 1, 0, &err);
     test_complete();
     test_wait();
+    test_cancelled();
     call_tab_free(&tab);
     return check_status();
 }

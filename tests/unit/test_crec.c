@@ -198,8 +198,8 @@ static void test_refused(void)
     refused(&b, "unknown call flags 0x80");
     buf_reset(&b);
     defs(&b);
-    call(&b, 0, 1, "main", "", (const struct tnode[]){{0, 0, 0x10, 1, 1, 1, 1, 1, 0}}, 1, 1);
-    refused(&b, "node 0 has unknown flags 0x10");
+    call(&b, 0, 1, "main", "", (const struct tnode[]){{0, 0, 0x20, 1, 1, 1, 1, 1, 0}}, 1, 1);
+    refused(&b, "node 0 has unknown flags 0x20");
     buf_reset(&b);
     defs(&b);
     call(&b, 0, 1, "ma\xffin", "", TREE, 4, 4);
@@ -418,24 +418,33 @@ static void test_async(void)
         "{\"class\":\"a.B\",\"method\":\"f\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":10,\"self_ns\":10,"
         "\"min_ns\":10,\"max_ns\":10,\"throws\":0,\"children\":[]},"
         "{\"class\":\"java.lang.Runnable\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":400,"
-        "\"self_ns\":390,\"min_ns\":400,\"max_ns\":400,\"throws\":0,\"async\":true,\"queued_ns\":1234,"
+        "\"self_ns\":390,\"min_ns\":400,\"max_ns\":400,\"throws\":0,\"async\":true,\"handoff_ns\":7,\"queued_ns\":1234,"
         "\"thread\":\"pool-1\\t\xc3\xa9\",\"children\":[{\"class\":\"a.B\",\"method\":\"f\",\"desc\":\"()V\","
         "\"calls\":1,\"total_ns\":10,\"self_ns\":10,\"min_ns\":10,\"max_ns\":10,\"throws\":0,\"children\":[]}]},"
         "{\"class\":\"java.lang.Runnable\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":0,\"total_ns\":0,"
-        "\"self_ns\":0,\"min_ns\":0,\"max_ns\":0,\"throws\":0,\"async\":true,\"pending\":true,\"children\":[]},"
+        "\"self_ns\":0,\"min_ns\":0,\"max_ns\":0,\"throws\":0,\"async\":true,\"pending\":true,\"handoff_ns\":8,\"children\":[]},"
         "{\"class\":\"java.lang.Runnable\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":0,\"total_ns\":0,"
-        "\"self_ns\":0,\"min_ns\":0,\"max_ns\":0,\"throws\":0,\"async\":true,\"rejected\":true,\"children\":[]}"
+        "\"self_ns\":0,\"min_ns\":0,\"max_ns\":0,\"throws\":0,\"async\":true,\"rejected\":true,\"handoff_ns\":9,\"children\":[]},"
+        "{\"class\":\"java.lang.Runnable\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":0,\"total_ns\":0,"
+        "\"self_ns\":0,\"min_ns\":0,\"max_ns\":0,\"throws\":0,\"async\":true,\"cancelled\":true,\"handoff_ns\":11,"
+        "\"children\":[]}"
         "]}}\n";
     static const struct {
         const char *from, *to, *why;
     } bad[] = {
         {"\"async\":true,\"pending\":true", "\"pending\":true", "pending: true on a node that is not async"},
-        {"\"async\":true,\"pending\":true", "\"async\":true,\"pending\":true,\"rejected\":true", "pending or rejected"},
-        {"\"async\":true,\"queued_ns\":1234,", "", "thread: present on a node that is not an async task"},
+        {"\"async\":true,\"pending\":true", "\"async\":true,\"pending\":true,\"rejected\":true", "pending, rejected or cancelled"},
+        {"\"async\":true,\"cancelled\":true,\"handoff_ns\":11", "\"cancelled\":true",
+         "cancelled: true on a node that is not async"},
+        {"\"async\":true,\"handoff_ns\":7,\"queued_ns\":1234,", "\"handoff_ns\":7,",
+         "handoff_ns: present on a node that is not async"},
+        {"\"async\":true,\"handoff_ns\":7,\"queued_ns\":1234,", "\"async\":true,\"handoff_ns\":7,",
+         "queued_ns: missing"},
+        {"\"rejected\":true,\"handoff_ns\":9,", "\"rejected\":true,", "handoff_ns: missing"},
         {"\"thread\":\"pool-1\\t\xc3\xa9\",", "", "thread: missing"},
         {"\"calls\":0,\"total_ns\":0,\"self_ns\":0,\"min_ns\":0,\"max_ns\":0,\"throws\":0,\"async\":true,\"pending\"",
          "\"calls\":1,\"total_ns\":0,\"self_ns\":0,\"min_ns\":0,\"max_ns\":0,\"throws\":0,\"async\":true,\"pending\"",
-         "pending or rejected but not an async node without calls"},
+         "pending, rejected or cancelled but not an async node without calls"},
     };
     call_tab t = {0}, t2 = {0};
     mct_call c = {0}, c2 = {0};
@@ -449,9 +458,13 @@ static void test_async(void)
     CHECK_INT(call_from_json(&t, &c, j, &e), 0);
     json_decref(j);
     CHECK_INT(c.flags, CALL_F_ASYNC);
-    CHECK_INT(c.n_nodes, 6);
+    CHECK_INT(c.n_nodes, 7);
     CHECK_INT(c.nodes[2].flags, CALL_N_ASYNC);
     CHECK_INT(c.nodes[2].queued_ns, 1234);
+    CHECK_INT(c.nodes[2].handoff_ns, 7);
+    CHECK_INT(c.nodes[4].handoff_ns, 8);
+    CHECK_INT(c.nodes[5].handoff_ns, 9);
+    CHECK_INT(c.nodes[6].flags, CALL_N_ASYNC | CALL_N_CANCELLED);
     CHECK_STR(c.threads[c.nodes[2].thread], "pool-1\t\xc3\xa9");
     CHECK_INT(c.nodes[4].flags, CALL_N_ASYNC | CALL_N_PENDING);
     CHECK_INT(c.nodes[5].flags, CALL_N_ASYNC | CALL_N_REJECTED);
@@ -468,6 +481,7 @@ static void test_async(void)
     CHECK(strstr(tree, "queued 1.23 µs]") != NULL);
     CHECK(strstr(tree, "[async, pending: not ended]") != NULL);
     CHECK(strstr(tree, "[async, rejected]") != NULL);
+    CHECK(strstr(tree, "[async, cancelled]") != NULL);
     free(tree);
     /* The compact form: an async node in a call not flagged so. */
     c.flags = 0;

@@ -300,8 +300,9 @@ static void test_chrome(void)
     free(text);
 }
 
-/* Tasks handed off (--follow-async): two on thread w-1, queued 100 and
- * 200 us, running 300 us each, and a pending one. */
+/* Tasks handed off (--follow-async): two on thread w-1, handed off 50 and
+ * 600 us into the call, queued 100 and 200 us, running 300 us each, and a
+ * pending one handed off past the call's end. */
 static const char CALL_ASYNC[] =
     "{\"type\":\"call\",\"seq\":4,\"thread\":{\"id\":1,\"name\":\"main\"},"
     "\"start_ns\":1000000000123456789,"
@@ -310,18 +311,18 @@ static const char CALL_ASYNC[] =
     "\"children\":["
     "{\"class\":\"java.lang.Runnable\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":1,"
     "\"total_ns\":300000,\"self_ns\":300000,\"min_ns\":300000,\"max_ns\":300000,\"throws\":0,"
-    "\"async\":true,\"thread\":\"w-1\",\"queued_ns\":100000,\"children\":[]},"
+    "\"async\":true,\"handoff_ns\":50000,\"thread\":\"w-1\",\"queued_ns\":100000,\"children\":[]},"
     "{\"class\":\"java.lang.Runnable\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":1,"
     "\"total_ns\":300000,\"self_ns\":300000,\"min_ns\":300000,\"max_ns\":300000,\"throws\":0,"
-    "\"async\":true,\"thread\":\"w-1\",\"queued_ns\":200000,\"children\":[]},"
+    "\"async\":true,\"handoff_ns\":600000,\"thread\":\"w-1\",\"queued_ns\":200000,\"children\":[]},"
     "{\"class\":\"java.lang.Runnable\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":0,"
     "\"total_ns\":0,\"self_ns\":0,\"min_ns\":0,\"max_ns\":0,\"throws\":0,"
-    "\"async\":true,\"pending\":true,\"children\":[]}]}}";
+    "\"async\":true,\"pending\":true,\"handoff_ns\":2000000,\"children\":[]}]}}";
 
 /* -f chrome of tasks handed off: on a track of their thread's (named once),
- * queued_ns after their parent's start, the second one after the first on
- * that thread; a flow pair each; the pending one an instant on the
- * caller's track. */
+ * at their hand-off plus queued_ns; a flow pair each from the hand-off;
+ * the pending one an instant on the caller's track, at the end of the
+ * caller's slice (its hand-off is kept within it). */
 static void test_chrome_async(void)
 {
     const char *const calls[] = { CALL_ASYNC, NULL };
@@ -335,16 +336,19 @@ static void test_chrome_async(void)
     check_event(events, 3, "M", "thread_name", w, 0, 0);
     CHECK_STR(json_string_value(json_object_get(json_object_get(json_array_get(events, 3), "args"), "name")), "w-1");
     check_event(events, 4, "s", "handoff", 1, 0, 0);
+    CHECK(json_number_value(json_object_get(json_array_get(events, 4), "ts")) == 50);
     check_event(events, 5, "f", "handoff", w, 0, 0);
-    CHECK(json_number_value(json_object_get(json_array_get(events, 5), "ts")) == 100);
-    check_event(events, 6, "X", "java.lang.Runnable.run", w, 100, 300);
+    CHECK(json_number_value(json_object_get(json_array_get(events, 5), "ts")) == 150);
+    check_event(events, 6, "X", "java.lang.Runnable.run", w, 150, 300);
     CHECK(json_is_true(json_object_get(json_object_get(json_array_get(events, 6), "args"), "async")));
     CHECK_INT(json_integer_value(json_object_get(json_object_get(json_array_get(events, 6), "args"), "queued_ns")),
               100000);
     check_event(events, 7, "s", "handoff", 1, 0, 0);
+    CHECK(json_number_value(json_object_get(json_array_get(events, 7), "ts")) == 600);
     check_event(events, 8, "f", "handoff", w, 0, 0);
-    check_event(events, 9, "X", "java.lang.Runnable.run", w, 400, 300);
+    check_event(events, 9, "X", "java.lang.Runnable.run", w, 800, 300);
     check_event(events, 10, "i", "java.lang.Runnable.run", 1, 0, 0);
+    CHECK(json_number_value(json_object_get(json_array_get(events, 10), "ts")) == 1000);
     CHECK(json_is_true(json_object_get(json_object_get(json_array_get(events, 10), "args"), "pending")));
     json_decref(events);
     free(text);

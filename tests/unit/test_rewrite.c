@@ -711,7 +711,8 @@ static void test_handoff(void)
     };
     static const int32_t ids[HO_KINDS] = {20, 21, 22, 23, 24};
     /* static void m(ThreadPoolExecutor e, Runnable r, Supplier s):
-     * e.execute(r); CompletableFuture.supplyAsync(s, e); */
+     * e.execute(r); CompletableFuture.supplyAsync(s, e); (execute's
+     * handed takes the number, supplyAsync's handedFuture its future too) */
     uint8_t code[] = {
         BC_ALOAD_0, 0x2b, BC_INVOKEVIRTUAL, 0, 0,   /* 0 */
         0x2c, BC_ALOAD_0, BC_INVOKESTATIC, 0, 0,          /* 5: aload_2 */
@@ -722,14 +723,14 @@ static void test_handoff(void)
         BC_ALOAD_0, 0x2b, BC_BIPUSH, 20, BC_INVOKESTATIC, 0, 0,          /* 5: wrapRun */
         BC_INVOKEVIRTUAL, 0, 0, BC_BIPUSH, 20, BC_INVOKESTATIC, 0, 0,          /* 12: execute, handed */
         0x2c, BC_ALOAD_0, BC_SWAP, BC_BIPUSH, 22, BC_INVOKESTATIC, 0, 0, BC_SWAP, /* 20: wrapGet */
-        BC_INVOKESTATIC, 0, 0, BC_BIPUSH, 22, BC_INVOKESTATIC, 0, 0,           /* 29: supplyAsync, handed */
-        BC_POP, BC_BIPUSH, 9, BC_INVOKESTATIC, 0, 0, BC_RETURN,                /* 37: exit probe */
+        BC_INVOKESTATIC, 0, 0, BC_DUP, BC_BIPUSH, 22, BC_INVOKESTATIC, 0, 0,   /* 29: supplyAsync, handedFuture */
+        BC_POP, BC_BIPUSH, 9, BC_INVOKESTATIC, 0, 0, BC_RETURN,                /* 38: exit probe */
         BC_DUP, BC_BIPUSH, 9, BC_INVOKESTATIC, 0, 0, BC_ATHROW,
     };
     static const struct {
         size_t at;
         const char *name;
-    } refs[] = {{10, "wrapRun"}, {13, "execute"}, {18, "handed"}, {26, "wrapGet"}, {30, "supplyAsync"}, {35, "handed"}};
+    } refs[] = {{10, "wrapRun"}, {13, "execute"}, {18, "handed"}, {26, "wrapGet"}, {30, "supplyAsync"}, {36, "handedFuture"}};
     rw_target t = {.method = 0, .id = 9, .probes = &probes, .handoff = ids};
     ca_class a;
     uint16_t ex, sa;
@@ -751,6 +752,11 @@ static void test_handoff(void)
             check_failures++;
         }
     }
+    CHECK(ho_returns_future("(Ljava/util/concurrent/Callable;)Ljava/util/concurrent/Future;"));
+    CHECK(ho_returns_future("(Ljava/util/function/Supplier;)Ljava/util/concurrent/CompletableFuture;"));
+    CHECK(ho_returns_future("(Ljava/util/function/Function;)Ljava/util/concurrent/CompletionStage;"));
+    CHECK(!ho_returns_future("(Ljava/lang/Runnable;)V"));
+    CHECK(!ho_returns_future("(Ljava/util/concurrent/Callable;)Ljava/util/concurrent/StructuredTaskScope$Subtask;"));
     ca_init(&a, "T", "java/lang/Object", 52);
     ex = ca_methodref(&a, "java/util/concurrent/ThreadPoolExecutor", "execute", "(Ljava/lang/Runnable;)V");
     sa = ca_methodref(&a, "java/util/concurrent/CompletableFuture", "supplyAsync",
@@ -789,7 +795,7 @@ static void test_handoff(void)
                 fprintf(stderr, "handoff: the invoke at %zu is not %s\n", refs[i].at - 1, refs[i].name);
                 check_failures++;
             }
-        CHECK_INT(cd->max_stack, 3);
+        CHECK_INT(cd->max_stack, 4);        /* the future and the number after supplyAsync */
         /* Without hand-offs followed the sites stay as they are. */
         t.handoff = NULL;
         free(out);

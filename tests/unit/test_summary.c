@@ -335,6 +335,48 @@ static int merge_text(sum *m, const json_t *j, mct_err *e)
     return rc;
 }
 
+/* A task handed off (an async node) is an async node of the summary, kept
+ * when a call runs the same method under the same node synchronously (the
+ * node merges both), in the summary's text read back and merged, and the
+ * nodes under it are not async. */
+static void test_async_mark(void)
+{
+    static const char task[] = "{\"class\":\"java.lang.Runnable\",\"method\":\"run\",\"desc\":\"()V\","
+        "\"calls\":1,\"total_ns\":40,\"self_ns\":30,\"min_ns\":40,\"max_ns\":40,\"throws\":0,"
+        "\"async\":true,\"handoff_ns\":2,\"queued_ns\":3,\"thread\":\"w-1\",\"children\":["
+        NODE("t.A", "a", 1, 10, 10, 10, 10, 0, "") "]}";
+    static const char inline_run[] = NODE("java.lang.Runnable", "run", 1, 5, 5, 5, 5, 0, "");
+    char root[1024];
+    mct_err e;
+    sum *s = sum_new(1, &e), *m = sum_new(1, &e);
+    json_t *j, *jm;
+
+    snprintf(root, sizeof root, "{\"class\":\"t.E\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":1,"
+             "\"total_ns\":100,\"self_ns\":100,\"min_ns\":100,\"max_ns\":100,\"throws\":0,\"children\":[%s]}",
+             task);
+    add(s, root);
+    j = sum_to_json(s, 1, &e);
+    CHECK(j != NULL && json_is_true(json_object_get(kid(json_object_get(j, "root"), "run"), "async")));
+    CHECK(json_object_get(json_object_get(j, "root"), "async") == NULL);
+    CHECK(json_object_get(kid(kid(json_object_get(j, "root"), "run"), "a"), "async") == NULL);
+    CHECK(j != NULL && sum_json_check(j, &e) == 0);
+    CHECK(merge_text(m, j, &e) == 0);
+    jm = sum_to_json(m, 1, &e);
+    CHECK(jm != NULL && json_equal(j, jm));
+    json_decref(jm);
+    json_decref(j);
+    snprintf(root, sizeof root, "{\"class\":\"t.E\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":1,"
+             "\"total_ns\":100,\"self_ns\":95,\"min_ns\":100,\"max_ns\":100,\"throws\":0,\"children\":[%s]}",
+             inline_run);
+    add(s, root);
+    j = sum_to_json(s, 1, &e);
+    CHECK(j != NULL && json_is_true(json_object_get(kid(json_object_get(j, "root"), "run"), "async")));
+    CHECK_INT(geti(kid(json_object_get(j, "root"), "run"), "calls"), 2);
+    json_decref(j);
+    sum_free(s);
+    sum_free(m);
+}
+
 /* Summaries merged from their text (sum_read, sum_merge) equal one summary over
  * all their calls: counts, both histograms, slowest; and the calls-per-entry
  * distribution is in calls_hist. A summary without histograms is refused. */
@@ -421,7 +463,7 @@ static void test_slowest(void)
 /* The visitor refuses calls out of order and trees too deep. */
 static void test_visitor_errors(void)
 {
-    struct sum_fig f = { "t.E", "run", "()V", 1, 1, 1, 1, 1, 0, 0, 0, { 0 } };
+    struct sum_fig f = { "t.E", "run", "()V", 1, 1, 1, 1, 1, 0, 0, 0, { 0 }, 0 };
     mct_err e;
     sum *s = sum_new(0, &e);
 
@@ -474,6 +516,8 @@ static const struct bad {
       "summary: root.p99_ns: not an integer >= 0" },
     { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"truncated\":1,\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
       "summary: root.truncated: not true or false" },
+    { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"async\":1,\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
+      "summary: root.async: not true or false" },
     { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[]},\"slowest\":[]}", "summary: methods: missing (an array)" },
     { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[]},\"methods\":[{\"class\":\"t.E\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":1,\"calls_max\":2,\"entries\":1}],\"slowest\":[]}",
       "summary: methods[0].calls_max: 2, more than calls (1)" },
@@ -527,6 +571,9 @@ static void test_read_rejections(void)
           "summary: methods[1]: the method of methods[0] again" },
         { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"other\":true,\"children\":[]}," GOOD_METHODS ",\"slowest\":[]}",
           "summary: root.other: true on a root" },
+        { SUMMARY_HEAD "\"root\":{" GOOD_NODE ",\"children\":[{" GOOD_NODE ",\"other\":true,\"async\":true,"
+          "\"children\":[]}]}," GOOD_METHODS ",\"slowest\":[]}",
+          "summary: root.children[0].async: true on an other node" },
         /* "calls" after the root: its nodes' entries are checked at the end */
         { "{\"type\":\"summary\",\"final\":true,\"not_traced\":0,\"root\":{" GOOD_NODE ",\"children\":[]},"
           "\"calls\":1," GOOD_METHODS ",\"slowest\":[]}",
@@ -952,7 +999,7 @@ static void add_walk(sum *s, uint64_t *calls, uint64_t *self, uint64_t per_metho
                                            "m6", "m7", "m8", "m9", "m10", "m11" };
     mct_err e;
     int ok = sum_begin(s, &e) == 0;
-    struct sum_fig f = { "t.K", "run", "()J", 1, (WALK_DEPTH + 1) * 10 * walk_scale, 10 * walk_scale, 0, 0, 0, 0, 0, { 0 } };
+    struct sum_fig f = { "t.K", "run", "()J", 1, (WALK_DEPTH + 1) * 10 * walk_scale, 10 * walk_scale, 0, 0, 0, 0, 0, { 0 }, 0 };
 
     f.min_ns = f.max_ns = f.total_ns;
     ok = ok && sum_enter(s, &f, &e) == 0;
@@ -962,7 +1009,7 @@ static void add_walk(sum *s, uint64_t *calls, uint64_t *self, uint64_t per_metho
         walk_seed = walk_seed * 6364136223846793005ull + 1442695040888963407ull;
         m = (int)((walk_seed >> 40) % 12);
         f = (struct sum_fig){ "t.K", names[m], "(J)J", 1, (uint64_t)(WALK_DEPTH - d) * 10 * walk_scale,
-                              10 * walk_scale, 0, 0, 0, 0, 0, { 0 } };
+                              10 * walk_scale, 0, 0, 0, 0, 0, { 0 }, 0 };
         f.min_ns = f.max_ns = f.total_ns;
         ok = sum_enter(s, &f, &e) == 0;
         per_method[m]++;
@@ -1160,6 +1207,7 @@ int main(void)
     test_hist_quantiles();
     test_counts();
     test_merge_and_roots();
+    test_async_mark();
     test_count_call();
     test_round_trip();
     test_merge_json();

@@ -20,7 +20,8 @@ import java.nio.file.StandardCopyOption;
  * Counted.run and Counted.nest as often as DIR/go says (see counted);
  * "spied [WHERE]" reads plug.Lam from WHERE (see Spied); "async WHICH"
  * calls one of Async's entry methods (pool, chain, slow, full, thread, nested, spy,
- * virtual, own).
+ * virtual, own); "asyncmore WHICH" one of AsyncMore's (queued,
+ * cancel).
  */
 public final class Main {
     private Main() {
@@ -219,6 +220,8 @@ public final class Main {
                 return () -> sink += Cpu.run();
             case "async":
                 return Async.entry(arg);
+            case "asyncmore":
+                return AsyncMore.entry(arg);
             case "alloc":
                 Alloc.size = arg == null ? 1_000_000 : Integer.parseInt(arg);
                 return () -> sink += Alloc.run();

@@ -76,7 +76,8 @@ import jdk.internal.vm.annotation.ForceInline;
  * instance of this class, which, run on a thread in no entry call, traces
  * the run there as a call of its own that the agent puts under the node
  * that handed it off (on a thread already in a traced call, it runs as
- * part of that call). After the site returns it calls handed: a hand-off
+ * part of that call). After the site returns it calls handed (or
+ * handedFuture, with the task's future the site returned): a hand-off
  * whose site threw instead was rejected.
  */
 public final class Probe implements Runnable, Callable<Object>, Supplier<Object>, Function<Object, Object>,
@@ -537,6 +538,18 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
     }
 
     /**
+     * A hand-off site returned the future of its task: the agent keeps it
+     * (weakly) to tell, when the task never came, whether the future was
+     * done without it (cancelled).
+     */
+    public static void handedFuture(Object future, int id) {
+        int k = entry();
+        if (k >= 0) {
+            handedFuture0(k, future);
+        }
+    }
+
+    /**
      * The task starts on this thread: traced as a call of its own when the
      * thread is in no entry call (the entry it holds, or -1), else said to
      * run inside the current call.
@@ -649,6 +662,9 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
 
     /** The last hand-off site of the traced call at entry k returned. */
     private static native void handed0(int k);
+
+    /** Likewise, returning the task's future. */
+    private static native void handedFuture0(int k, Object future);
 
     /** The task of token runs inside the traced call at entry k. */
     private static native void inline0(int k, long token);
