@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "methods.h"
 #include "planner.h"
+#include "tctx.h"
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -499,6 +500,16 @@ static inline probe_thread *state_of(jint k)
     return t != NULL ? t : &idle;
 }
 
+/* The 8 bytes at p, big-endian. */
+static uint64_t load_be64(const uint8_t *p)
+{
+    uint64_t v = 0;
+
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
 /* --- the natives ---------------------------------------------------------------------- */
 
 static void JNICALL n_enter(JNIEnv *env, jclass cls, jint k, jint id)
@@ -578,6 +589,26 @@ static void root_enter(JNIEnv *env, probe_thread *t, jobject cur, jint id, int h
     t->args_pos = t->root_nest == 1 ? t->w : UINT64_MAX;
 }
 
+/* The trace context on thread cur as its traced call t starts: before
+ * the arguments, within the room start_call leaves past the limit's. */
+static void record_context(JNIEnv *env, probe_thread *t, jobject cur)
+{
+    struct call_parent p;
+    enum tctx_status st;
+
+    if (t->w != t->args_pos || t->w > t->limit || t->limit - t->w < 3)
+        return;
+    st = tctx_read(env, cur, &p);
+    if (st == TCTX_OK) {
+        put(t, 0, PROBE_CONTEXT | TCTX_OK << 4 | (uint32_t)p.flags << 8, load_be64(p.trace_id));
+        put(t, 0, PROBE_CONTEXT, load_be64(p.trace_id + 8));
+        put(t, 0, PROBE_CONTEXT, load_be64(p.span_id));
+    } else if (st == TCTX_BAD) {
+        put(t, 0, PROBE_CONTEXT | TCTX_BAD << 4, 0);
+    }
+    t->args_pos = t->w;
+}
+
 /* The session that accepts calls now, if id is one of its entry methods;
  * else 0. */
 static uint32_t session_of(jint id)
@@ -616,6 +647,8 @@ static jboolean JNICALL n_root_begin(JNIEnv *env, jclass cls, jobject cur, jlong
     if ((t = begin_call(env, me, cur, e / STRIDE, s, atomic_load_explicit(&cur_depth, memory_order_relaxed))) == NULL)
         return JNI_FALSE;
     root_enter(env, t, cur, id, how);
+    if (tctx_wanted())
+        record_context(env, t, cur);
     return JNI_TRUE;
 }
 

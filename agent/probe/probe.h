@@ -20,7 +20,9 @@
  * entry method's arguments (a String's or enum name's characters copied
  * into the ring with GetStringRegion, any other object held by a JNI
  * global ref, which the worker names and frees; never a method of the
- * argument) (a thread's first traced call
+ * argument), with --trace-context reads the thread's trace context
+ * through JNI fields (tctx.h: a few dozen JNI calls, no Java method) (a
+ * thread's first traced call
  * also sets up its state, which allocates; a state's first traced call of
  * a session maps its ring, and the stamps beside it when the session asks
  * for them, again when the ring grew; a virtual thread's calls
@@ -150,9 +152,20 @@ enum probe_kind {
                              how many PROBE_ARG_CHARS events follow
                              (PROBE_ARG_EVENTS); enum probe_arg_type says
                              what id and t hold */
-    PROBE_ARG_CHARS       /* t: up to four UTF-16 code units of the argument
+    PROBE_ARG_CHARS,      /* t: up to four UTF-16 code units of the argument
                              before (the first in the low 16 bits) */
+    PROBE_CONTEXT         /* the trace context on the call's thread at its start
+                             (--trace-context, tctx.h), right after its outermost
+                             ROOT_ENTER (and THREAD), before its arguments:
+                             PROBE_CONTEXT_STATUS(kind) a tctx_status; for
+                             TCTX_OK, t the trace id's first 8 bytes (big-endian),
+                             PROBE_CONTEXT_FLAGS(kind) its trace flags, and two
+                             PROBE_CONTEXT events (status 0) follow: the trace
+                             id's last 8 bytes, then the span id */
 };
+
+#define PROBE_CONTEXT_STATUS(k) (((k) >> 4) & 15u)
+#define PROBE_CONTEXT_FLAGS(k) (((k) >> 8) & 0xffu)
 
 /* Hand-off numbers: the low bits of a counter, enough to tell apart the
  * hand-offs in flight (a session waits for its tasks a bounded time). */
