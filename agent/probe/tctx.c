@@ -88,7 +88,7 @@ static int jdk_init(JNIEnv *env, mct_err *e)
                 (*env)->DeleteLocalRef(env, locals[i]);
     }
     if (!ok)
-        return mct_err_set(e, MCT_E_JVMTI, "--trace-context: this JDK's ThreadLocal is not laid out as expected "
+        return mct_err_set(e, MCT_E_JVMTI, "this JDK's ThreadLocal is not laid out as expected "
                            "(Thread.threadLocals, ThreadLocalMap.table, Entry.value)");
     jdk.ready = 1;
     return 0;
@@ -126,9 +126,9 @@ int tctx_set(JNIEnv *env, jobject tl, const char *otel_pkg, mct_err *e)
     if (!jdk.ready && jdk_init(env, e) < 0)
         return -1;
     if (tl == NULL)
-        return mct_err_set(e, MCT_E_ARG, "--trace-context: the field holds null, not a ThreadLocal");
+        return mct_err_set(e, MCT_E_UNSUPPORTED, "the field holds null, not a ThreadLocal");
     if (!tl_class_ok(env, tl, &inheritable))
-        return mct_err_set(e, MCT_E_ARG, "--trace-context: the field holds a subclass of ThreadLocal, whose "
+        return mct_err_set(e, MCT_E_UNSUPPORTED, "the field holds a subclass of ThreadLocal, whose "
                            "value is its own code's: name a field holding a java.lang.ThreadLocal or "
                            "InheritableThreadLocal");
     for (s = all_srcs; s != NULL; s = s->next)
@@ -198,13 +198,16 @@ static jobject tl_value(JNIEnv *env, const struct tctx_src *s, jobject cur)
     return v;
 }
 
+/* Longest traceparent read: a later version may append fields. */
+#define TRACEPARENT_MAX 128
+
 /* The n ASCII characters of String str into out (NUL-terminated, size >
  * n); whether str is exactly that long and ASCII. */
 static int ascii(JNIEnv *env, jstring str, char *out, jsize n)
 {
-    jchar u[80];
+    jchar u[TRACEPARENT_MAX];
 
-    if (n >= (jsize)(sizeof u / sizeof *u) || (*env)->GetStringLength(env, str) != n)
+    if (n >= TRACEPARENT_MAX || (*env)->GetStringLength(env, str) != n)
         return 0;
     (*env)->GetStringRegion(env, str, 0, n, u);
     if ((*env)->ExceptionCheck(env))
@@ -221,10 +224,10 @@ static int ascii(JNIEnv *env, jstring str, char *out, jsize n)
 /* A traceparent String value. */
 static enum tctx_status from_string(JNIEnv *env, jstring v, struct call_parent *p)
 {
-    char s[CALL_TRACEPARENT_LEN + 1];
+    char s[TRACEPARENT_MAX];
+    jsize n = (*env)->GetStringLength(env, v);
 
-    return ascii(env, v, s, CALL_TRACEPARENT_LEN) && call_parent_read(s, CALL_TRACEPARENT_LEN, p) == 0 ? TCTX_OK
-                                                                                                     : TCTX_BAD;
+    return ascii(env, v, s, n) && call_parent_read(s, (size_t)n, p) == 0 ? TCTX_OK : TCTX_BAD;
 }
 
 /* Object field name (of sig) of obj as a local ref, or NULL; *bad set when

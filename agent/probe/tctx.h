@@ -36,7 +36,7 @@ enum tctx_status {
  * otel_pkg: the internal name of the package that holds OpenTelemetry's
  * api/ and context/ packages, for a value that is a Context
  * ("io/opentelemetry/", or the Java agent's shaded copy). Both stay the
- * caller's. Session thread; 0, or -1 with e set (MCT_E_ARG
+ * caller's. Session thread; 0, or -1 with e set (MCT_E_UNSUPPORTED
  * naming what is wrong, MCT_E_NOMEM, MCT_E_JVMTI for a JDK whose
  * ThreadLocal fields are not the ones read). */
 int tctx_set(JNIEnv *env, jobject tl, const char *otel_pkg, mct_err *e);

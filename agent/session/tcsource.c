@@ -49,12 +49,12 @@ static int use_field(JNIEnv *jni, jclass k, const struct place *pl, const char *
         }
     }
     if (f == NULL)
-        return mct_err_set(err, MCT_E_ARG, "--trace-context %s: the class has no static field '%s' declared "
+        return mct_err_set(err, MCT_E_UNSUPPORTED, "--trace-context %s: the class has no static field '%s' declared "
                            "ThreadLocal or InheritableThreadLocal", given, pl->field);
     tl = (*jni)->GetStaticObjectField(jni, k, f);
     if ((*jni)->ExceptionCheck(jni)) {
         (*jni)->ExceptionClear(jni);
-        return mct_err_set(err, MCT_E_ARG, "--trace-context %s: the field cannot be read", given);
+        return mct_err_set(err, MCT_E_UNSUPPORTED, "--trace-context %s: the field cannot be read", given);
     }
     rc = tctx_set(jni, tl, pl->otel_pkg, err);
     if (tl != NULL)

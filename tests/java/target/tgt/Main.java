@@ -20,7 +20,7 @@ import java.nio.file.StandardCopyOption;
  * Counted.run and Counted.nest as often as DIR/go says (see counted);
  * "spied [WHERE]" reads plug.Lam from WHERE (see Spied); "async WHICH"
  * calls one of Async's entry methods (pool, chain, slow, full, thread, nested, spy,
- * virtual, own).
+ * virtual, own); "w3c" and "otel" set a trace context per request (see W3c).
  */
 public final class Main {
     private Main() {
@@ -263,6 +263,10 @@ public final class Main {
             case "spied":
                 Spied.init(arg);
                 return () -> sink += Spied.run();
+            case "w3c":
+                return W3c.entry();
+            case "otel":
+                return W3c.otel();
 
             default:
                 throw new IllegalArgumentException("unknown scenario " + scenario);
