@@ -173,9 +173,11 @@ static jobject tl_value(JNIEnv *env, const struct tctx_src *s, jobject cur)
     if (map != NULL)
         table = (*env)->GetObjectField(env, map, jdk.table);
     len = table != NULL ? (*env)->GetArrayLength(env, table) : 0;
-    /* The table's length is a power of two (ThreadLocalMap). */
-    for (i = len > 0 && (len & (len - 1)) == 0 ? s->hash & (len - 1) : 0, n = 0; len > 0 && n < len;
-         n++, i = (i + 1) & (len - 1)) {
+    /* The table's length is a power of two (ThreadLocalMap): else not
+     * the map this reads. */
+    if (len <= 0 || (len & (len - 1)) != 0)
+        len = 0;
+    for (i = len > 0 ? s->hash & (len - 1) : 0, n = 0; n < len; n++, i = (i + 1) & (len - 1)) {
         jobject ent = (*env)->GetObjectArrayElement(env, table, i), key;
         int same;
 

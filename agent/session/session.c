@@ -390,7 +390,8 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     hj *hier = NULL;
     mct_err err;
     const char *why = NULL;
-    int instrumented = 0;
+    int instrumented = 0, tc_pending;
+    char tc_note[REQ_TEXT_MAX + 256];
 
     await_session_thread();
     if (prepare(jni, &err) < 0) {
@@ -431,7 +432,7 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     /* The probes' measured cost includes the CPU clock's read when asked. */
     probe_set_cpu(s->cpu);
     probe_set_args(s->args, s->args_len);
-    if (tcsource_begin(s, jni, &err) < 0) {
+    if ((tc_pending = tcsource_begin(s, jni, tc_note, sizeof tc_note, &err)) < 0) {
         hj_free(hier);
         send_error(s, &err);
         finish(s, jni, 0);
@@ -478,6 +479,8 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         return;
     }
     if (send_msg(s, splan_json(&s->sp)) == 0) {
+        if (tc_pending)
+            send_status(s, tc_note);
         splan_ready(&s->sp);
         /* The rings first: calls began as the classes were retransformed,
          * and a thread's first ring holds a few dozen. */

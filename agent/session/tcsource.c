@@ -112,7 +112,7 @@ static int find(struct session *s, JNIEnv *jni, mct_err *err)
     return rc;
 }
 
-int tcsource_begin(struct session *s, JNIEnv *jni, mct_err *err)
+int tcsource_begin(struct session *s, JNIEnv *jni, char *note, size_t size, mct_err *err)
 {
     int rc;
 
@@ -124,10 +124,11 @@ int tcsource_begin(struct session *s, JNIEnv *jni, mct_err *err)
         return -1;
     s->tc_pending = rc == 0;
     s->tc_look_ns = now_ns();
-    if (s->tc_pending && s->verbose)
-        vm_log("--trace-context %s: its class is not loaded (or initialised) yet; looking again every second",
-               s->trace_context);
-    return 0;
+    if (!s->tc_pending)
+        return 0;
+    snprintf(note, size, "--trace-context %s: its class is not loaded (or initialised) yet: calls carry no "
+             "trace_parent until it is (looked for every second)", s->trace_context);
+    return 1;
 }
 
 int tcsource_tick(struct session *s, JNIEnv *jni, uint64_t now, char *note, size_t size)
@@ -142,11 +143,11 @@ int tcsource_tick(struct session *s, JNIEnv *jni, uint64_t now, char *note, size
         s->tc_pending = 0;
     if (rc == 0)
         return 0;
-    if (rc > 0 && s->verbose)
-        vm_log("--trace-context %s: found; calls read it from now on", s->trace_context);
     if (rc > 0)
-        return 0;
-    snprintf(note, size, "%s; calls go on without a trace parent", err.msg);
+        snprintf(note, size, "--trace-context %s: found; the calls from now on carry their trace_parent",
+                 s->trace_context);
+    else
+        snprintf(note, size, "%s; calls go on without a trace_parent", err.msg);
     return 1;
 }
 

@@ -16,15 +16,16 @@
 struct session;
 
 /* Looks for s's source (none asked: the probes read nothing); 0 (found,
- * or not loaded yet), or -1 with err set: not CLASS.FIELD nor `otel`, no
- * static ThreadLocal field of that name, a ThreadLocal subclass. Session
- * thread. */
-int tcsource_begin(struct session *s, JNIEnv *jni, mct_err *err);
+ * or none asked), 1 (its class is not loaded or initialised yet: what to
+ * tell the client is in note, size bytes), or -1 with err set: not
+ * CLASS.FIELD nor `otel`, no static ThreadLocal field of that name, a
+ * ThreadLocal subclass. Session thread. */
+int tcsource_begin(struct session *s, JNIEnv *jni, char *note, size_t size, mct_err *err);
 
 /* While the source is not found, looks again once a second (now: the
- * session's clock, ns); a source refused then is not looked for again,
- * and 1 is returned with the reason in note (size bytes) for the client;
- * else 0. Session thread. */
+ * session's clock, ns); 1 when the client is to be told (note, size bytes):
+ * found at last, or refused then (not looked for again); else 0. Session
+ * thread. */
 int tcsource_tick(struct session *s, JNIEnv *jni, uint64_t now, char *note, size_t size);
 
 /* The probes read no context any more (the session ends). */
