@@ -589,21 +589,17 @@ static void root_enter(JNIEnv *env, probe_thread *t, jobject cur, jint id, int h
     t->args_pos = t->root_nest == 1 ? t->w : UINT64_MAX;
 }
 
-/* The trace context on thread cur as its traced call t starts: before
- * the arguments, within the room start_call leaves past the limit's. */
-static void record_context(JNIEnv *env, probe_thread *t, jobject cur)
+/* The trace context st, p its thread held as traced call t started:
+ * right after its start, before its arguments, within the ring's room. */
+static void record_context(probe_thread *t, enum tctx_status st, const struct call_parent *p)
 {
-    struct call_parent p;
-    enum tctx_status st;
-
     if (t->w != t->args_pos || t->w > t->limit || t->limit - t->w < 3)
         return;
-    st = tctx_read(env, cur, &p);
     if (st == TCTX_OK) {
-        put(t, 0, PROBE_CONTEXT | TCTX_OK << 4 | (uint32_t)p.flags << 8, load_be64(p.trace_id));
-        put(t, 0, PROBE_CONTEXT, load_be64(p.trace_id + 8));
-        put(t, 0, PROBE_CONTEXT, load_be64(p.span_id));
-    } else if (st == TCTX_BAD) {
+        put(t, 0, PROBE_CONTEXT | TCTX_OK << 4 | (uint32_t)p->flags << 8, load_be64(p->trace_id));
+        put(t, 0, PROBE_CONTEXT, load_be64(p->trace_id + 8));
+        put(t, 0, PROBE_CONTEXT, load_be64(p->span_id));
+    } else {
         put(t, 0, PROBE_CONTEXT | TCTX_BAD << 4, 0);
     }
     t->args_pos = t->w;
@@ -634,6 +630,8 @@ static jboolean JNICALL n_root_begin(JNIEnv *env, jclass cls, jobject cur, jlong
 {
     uint32_t s = session_of(id);
     probe_thread *me, *t;
+    struct call_parent p;
+    enum tctx_status st = TCTX_NONE;
 
     if (how == ENTER_OTHER || s == 0)
         return JNI_FALSE;
@@ -644,11 +642,15 @@ static jboolean JNICALL n_root_begin(JNIEnv *env, jclass cls, jobject cur, jlong
         bump(&me->unslotted);
         return JNI_FALSE;
     }
+    /* Read before the call begins: what the JVM runs meanwhile (an
+     * exception's constructor, were a field missing) is not the call's. */
+    if (tctx_wanted())
+        st = tctx_read(env, cur, &p);
     if ((t = begin_call(env, me, cur, e / STRIDE, s, atomic_load_explicit(&cur_depth, memory_order_relaxed))) == NULL)
         return JNI_FALSE;
     root_enter(env, t, cur, id, how);
-    if (tctx_wanted())
-        record_context(env, t, cur);
+    if (st != TCTX_NONE)
+        record_context(t, st, &p);
     return JNI_TRUE;
 }
 
