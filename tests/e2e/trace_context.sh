@@ -12,7 +12,7 @@
 #   or 00, or a later version with a field appended) carries it as
 #   trace_parent; a call without one, or with an invalid one (an all-zero
 #   trace id, uppercase hex), carries none; the invalid ones are counted
-#   and said at the end;
+#   and said at the end; the same through an InheritableThreadLocal;
 # - scenario otel, --trace-context otel (OpenTelemetry's
 #   ThreadLocalContextStorage): an SDK span's and a propagated span's
 #   context become the trace_parent; the root context and the invalid span
@@ -86,6 +86,16 @@ for jdk in $MCT_TEST_JDKS; do
             "$ERR" "the invalid traceparents counted"
     else
         soft_fail "--trace-context CLASS.FIELD: a call's trace_parent is not its request's"
+    fi
+
+    note "JDK $j: an InheritableThreadLocal (the thread's other map)"
+    trace "$j-inh" -n 16 --args --trace-context tgt.W3c.INHERITED "$PID" tgt.W3c handle 2 "$RX"
+    expect_rc 0 "--trace-context with an InheritableThreadLocal"
+    if got=$(check_json "$OUT" w3c); then
+        read -r parented bad <<<"$got"
+        [ "$parented" -gt 0 ] || soft_fail "InheritableThreadLocal: no call carries a trace_parent"
+    else
+        soft_fail "--trace-context with an InheritableThreadLocal: a call's trace_parent is not its request's"
     fi
 
     note "JDK $j: -f otlp --otlp-endpoint, under the requests' traces"

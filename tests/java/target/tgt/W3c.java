@@ -14,7 +14,8 @@ import io.opentelemetry.sdk.trace.SdkSpan;
  * tracing filter does.
  * <ul>
  * <li>scenario w3c: the application's own ThreadLocal&lt;String&gt; TRACEPARENT
- * holds the request's W3C traceparent, by req % 8: 0 and 4 a valid one,
+ * (and the InheritableThreadLocal INHERITED) holds the request's W3C
+ * traceparent, by req % 8: 0 and 4 a valid one,
  * flags 01; 3 valid, flags 00; 7 a later version (01) with a field
  * appended, valid; 1 and 5 none; 2 an all-zero trace id and 6 uppercase
  * hex, both invalid.</li>
@@ -29,6 +30,8 @@ import io.opentelemetry.sdk.trace.SdkSpan;
 public final class W3c {
     /** The application's traceparent holder (scenario w3c). */
     static final ThreadLocal<String> TRACEPARENT = new ThreadLocal<>();
+    /** The same value, inherited by threads this one starts (scenario w3c). */
+    static final InheritableThreadLocal<String> INHERITED = new InheritableThreadLocal<>();
     /** A ThreadLocal subclass: --trace-context refuses it. */
     static final ThreadLocal<String> SUBCLASSED = new ThreadLocal<>() {
         @Override
@@ -99,11 +102,13 @@ public final class W3c {
             String tp = traceparent(req);
             if (tp != null) {
                 TRACEPARENT.set(tp);
+                INHERITED.set(tp);
             }
             try {
                 sink += handle(req);
             } finally {
                 TRACEPARENT.remove();
+                INHERITED.remove();
             }
         };
     }
