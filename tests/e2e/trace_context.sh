@@ -12,7 +12,8 @@
 #   or 00, or a later version with a field appended) carries it as
 #   trace_parent; a call without one, or with an invalid one (an all-zero
 #   trace id, uppercase hex), carries none; the invalid ones are counted
-#   and said at the end; the same through an InheritableThreadLocal;
+#   and said at the end; the same through an InheritableThreadLocal, and
+#   (JDK 21+) with each request on a virtual thread of its own;
 # - scenario otel, --trace-context otel (OpenTelemetry's
 #   ThreadLocalContextStorage): an SDK span's and a propagated span's
 #   context become the trace_parent; the root context and the invalid span
@@ -171,6 +172,20 @@ for jdk in $MCT_TEST_JDKS; do
     expect_grep "no static field 'NOT_THREAD_LOCAL' declared ThreadLocal" "$ERR" "a field that is not a ThreadLocal"
     expect_restored "$PID" "after --trace-context"
     stop_jvm "$PID"
+
+    if [ "$j" -ge 21 ]; then
+        scenario "$jdk" w3c virtual
+        note "JDK $j: each request on a virtual thread of its own"
+        trace "$j-virtual" -n 16 --args --trace-context tgt.W3c.TRACEPARENT "$PID" tgt.W3c handle 2 "$RX"
+        expect_rc 0 "--trace-context on virtual threads"
+        if got=$(check_json "$OUT" w3c); then
+            read -r parented bad <<<"$got"
+            [ "$parented" -gt 0 ] || soft_fail "virtual threads: no call carries a trace_parent"
+        else
+            soft_fail "--trace-context on virtual threads: a call's trace_parent is not its request's"
+        fi
+        stop_jvm "$PID"
+    fi
 
     scenario "$jdk" otel
     note "JDK $j: OpenTelemetry's storage (this test's copy of its classes), -n $N"

@@ -20,7 +20,8 @@ import java.nio.file.StandardCopyOption;
  * Counted.run and Counted.nest as often as DIR/go says (see counted);
  * "spied [WHERE]" reads plug.Lam from WHERE (see Spied); "async WHICH"
  * calls one of Async's entry methods (pool, chain, slow, full, thread, nested, spy,
- * virtual, own); "w3c" and "otel" set a trace context per request (see W3c).
+ * virtual, own); "w3c" and "otel" set a trace context per request (see W3c; "w3c virtual"
+ * serves each request on a virtual thread of its own, JDK 21+).
  */
 public final class Main {
     private Main() {
@@ -264,7 +265,7 @@ public final class Main {
                 Spied.init(arg);
                 return () -> sink += Spied.run();
             case "w3c":
-                return W3c.entry();
+                return "virtual".equals(arg) ? W3c.onVirtual(W3c.entry()) : W3c.entry();
             case "otel":
                 return W3c.otel();
 

@@ -6,6 +6,7 @@ import io.opentelemetry.api.trace.TraceFlags;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import io.opentelemetry.sdk.trace.SdkSpan;
+import java.lang.reflect.Method;
 
 /**
  * --trace-context's targets. Each request sets its thread's trace context,
@@ -109,6 +110,21 @@ public final class W3c {
             } finally {
                 TRACEPARENT.remove();
                 INHERITED.remove();
+            }
+        };
+    }
+
+    /**
+     * r run on a virtual thread of its own each time (JDK 21+, reached by
+     * reflection: the targets build on older JDKs too).
+     */
+    static Runnable onVirtual(Runnable r) throws ReflectiveOperationException {
+        Method start = Thread.class.getMethod("startVirtualThread", Runnable.class);
+        return () -> {
+            try {
+                ((Thread) start.invoke(null, r)).join();
+            } catch (ReflectiveOperationException | InterruptedException e) {
+                throw new IllegalStateException(e);
             }
         };
     }
