@@ -23,6 +23,7 @@
 #   parentSpanId is the parent span; a call without one keeps a trace id
 #   of its own and a root without parent;
 # - -f rows: every row of a call carries its trace_id and parent_span_id;
+#   -f tree names the trace and the parent span on a call's title line;
 # - the wrap form (trace-context= in the agent's option string; the class
 #   loads after the session starts and is found later): the calls that carry
 #   a trace_parent carry their request's;
@@ -98,6 +99,12 @@ for jdk in $MCT_TEST_JDKS; do
     else
         soft_fail "--trace-context with an InheritableThreadLocal: a call's trace_parent is not its request's"
     fi
+
+    note "JDK $j: -f tree names the trace"
+    trace "$j-tree" -n 8 -f tree --trace-context tgt.W3c.TRACEPARENT "$PID" tgt.W3c handle 2 "$RX"
+    expect_rc 0 "-f tree --trace-context"
+    expect_grep '^#[0-9]+ .*\(id [0-9]+\)  trace 4bf92f3577b34da6a3ce[0-9a-f]{12}, parent 00f067aa[0-9a-f]{8}$' "$OUT" \
+        "-f tree: a call's title names its trace"
 
     note "JDK $j: -f otlp --otlp-endpoint, under the requests' traces"
     : >"$OTLP_RECORDS"
