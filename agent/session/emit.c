@@ -4,11 +4,11 @@
 #include "emit.h"
 
 #include "args.h"
-#include "parent.h"
 #include "async.h"
 #include "buf.h"
 #include "clock.h"
 #include "methods.h"
+#include "parent.h"
 #include "probe.h"
 #include "proto.h"
 #include "session_int.h"
