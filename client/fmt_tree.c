@@ -188,8 +188,9 @@ static size_t calls_width(const mct_call *c)
 }
 
 /* Writes the call's first line: sequence number, local wall time, thread,
- * and `[warm-up]` for a call marked "warmup" (it began before its methods
- * were compiled again). */
+ * `[warm-up]` for a call marked "warmup" (it began before its methods
+ * were compiled again), and the trace it joined (--trace-context): `trace
+ * ID, parent SPAN`. */
 static void put_title(const struct tree *t, const mct_call *call)
 {
     long long start = (long long)call->start_ns;
@@ -204,7 +205,14 @@ static void put_title(const struct tree *t, const mct_call *call)
     sgr_end(t);
     fprintf(t->o->f, "  %s.%03lld  thread \"", when, start / 1000000 % 1000);
     put_styled(t, SGR_BOLD, call->thread_name);
-    fprintf(t->o->f, "\" (id %lld)%s\n", (long long)call->thread_id, call_warmup(call) ? "  [warm-up]" : "");
+    fprintf(t->o->f, "\" (id %lld)%s", (long long)call->thread_id, call_warmup(call) ? "  [warm-up]" : "");
+    if (call->flags & CALL_F_PARENT) {
+        char tp[CALL_TRACEPARENT_LEN + 1];
+
+        call_parent_write(&call->parent, tp);
+        fprintf(t->o->f, "  trace %.32s, parent %.16s", tp + 3, tp + 36);
+    }
+    fputc('\n', t->o->f);
 }
 
 /* Writes the line of the entry method's arguments (a call traced with

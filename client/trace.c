@@ -484,6 +484,10 @@ static int end_status(struct run *r, const json_t *msg)
                 nz(m.discarded), busy, nz(m.restored_classes), nz(m.instrumented_classes), nz(m.warmup),
                 nz(m.seen), m.seen == 1 ? "" : "s");
     say_warmup(r, &m);
+    if (m.trace_context_bad > 0)
+        log_error("%lld call%s had a trace context on %s thread that could not be read (not a W3C traceparent, "
+                  "or not the OpenTelemetry layout --trace-context knows): sent without trace_parent",
+                  m.trace_context_bad, m.trace_context_bad == 1 ? "" : "s", m.trace_context_bad == 1 ? "its" : "their");
     if (m.has_probe)
         log_verbose("this session's probe call cost %.1f ns (median %.1f ns, %s), %.1f ns subtracted per call",
                     m.probe.measured_ns, m.probe.median_ns, m.probe.trusted ? "trusted" : "not trusted",

@@ -168,6 +168,75 @@ int call_add_thread(mct_call *c, const char *name, uint32_t *at)
     return 0;
 }
 
+/* ---- the trace parent ---------------------------------------------------------- */
+
+static int hex_digit(char ch)
+{
+    return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+}
+
+/* n bytes from the 2n lowercase hex digits at s; whether they were. */
+static int hex_bytes(const char *s, uint8_t *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
+
+        if (hi < 0 || lo < 0)
+            return 0;
+        out[i] = (uint8_t)(hi << 4 | lo);
+    }
+    return 1;
+}
+
+static int zero_bytes(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != 0)
+            return 0;
+    return 1;
+}
+
+int call_parent_read(const char *s, size_t n, struct call_parent *p)
+{
+    uint8_t version;
+
+    if (n < CALL_TRACEPARENT_LEN || !hex_bytes(s, &version, 1) || version == 0xff || s[2] != '-' ||
+        s[35] != '-' || s[52] != '-')
+        return -1;
+    /* Version 00 is exactly 55 bytes; a later one may append fields. */
+    if (n > CALL_TRACEPARENT_LEN && (version == 0 || s[CALL_TRACEPARENT_LEN] != '-'))
+        return -1;
+    if (!hex_bytes(s + 3, p->trace_id, 16) || !hex_bytes(s + 36, p->span_id, 8) || !hex_bytes(s + 53, &p->flags, 1))
+        return -1;
+    return zero_bytes(p->trace_id, 16) || zero_bytes(p->span_id, 8) ? -1 : 0;
+}
+
+static char *hex_put(char *w, const uint8_t *p, size_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+
+    for (size_t i = 0; i < n; i++) {
+        *w++ = digits[p[i] >> 4];
+        *w++ = digits[p[i] & 15];
+    }
+    return w;
+}
+
+void call_parent_write(const struct call_parent *p, char out[CALL_TRACEPARENT_LEN + 1])
+{
+    char *w = out;
+
+    *w++ = '0';
+    *w++ = '0';
+    *w++ = '-';
+    w = hex_put(w, p->trace_id, 16);
+    *w++ = '-';
+    w = hex_put(w, p->span_id, 8);
+    *w++ = '-';
+    w = hex_put(w, &p->flags, 1);
+    *w = '\0';
+}
+
 /* The arguments' texts go; the array stays. */
 static void args_clear(mct_call *c)
 {
@@ -417,6 +486,8 @@ int call_check(const call_tab *t, const mct_call *c, mct_err *e)
         return -1;
     if (c->n_nodes == 0)
         return mct_err_set(e, MCT_E_PROTO, "no root node");
+    if ((c->flags & CALL_F_PARENT) && (zero_bytes(c->parent.trace_id, 16) || zero_bytes(c->parent.span_id, 8)))
+        return mct_err_set(e, MCT_E_PROTO, "trace parent: an all-zero id");
     if (c->n_args > 0 && !(c->flags & CALL_F_ARGS))
         return mct_err_set(e, MCT_E_PROTO, "%zu arguments in a call without them", c->n_args);
     if (c->n_args > CALL_MAX_ARGS)
@@ -596,6 +667,11 @@ int call_encode(mct_buf *b, const call_tab *t, call_defs *defs, const mct_call *
             if (a->text != NULL)
                 put_str(b, a->text);
         }
+    }
+    if (c->flags & CALL_F_PARENT) {
+        buf_bytes(b, c->parent.trace_id, 16);
+        buf_bytes(b, c->parent.span_id, 8);
+        buf_u1(b, c->parent.flags);
     }
     return call_frame_end(b, start);
 }
@@ -800,6 +876,15 @@ static int decode_call(const call_tab *t, mct_call *c, struct rd *r, mct_err *e)
     }
     if (decode_args(c, r, e) < 0)
         return -1;
+    memset(&c->parent, 0, sizeof c->parent);
+    if (c->flags & CALL_F_PARENT) {
+        if (need(r, 16 + 8 + 1, "trace parent", e) < 0)
+            return -1;
+        memcpy(c->parent.trace_id, r->p, 16);
+        memcpy(c->parent.span_id, r->p + 16, 8);
+        c->parent.flags = r->p[24];
+        r->p += 16 + 8 + 1;
+    }
     if (call_check(t, c, e) < 0)
         return mct_err_wrap(e, "compact record");
     if (r->p != r->end)
@@ -1083,6 +1168,14 @@ int call_json_line(mct_buf *b, const call_tab *t, const mct_call *c)
     node_line(b, t, c, 0);
     if (c->flags & CALL_F_WARMUP)
         buf_str(b, ",\"warmup\":true");
+    if (c->flags & CALL_F_PARENT) {
+        char tp[CALL_TRACEPARENT_LEN + 1];
+
+        call_parent_write(&c->parent, tp);
+        buf_str(b, ",\"trace_parent\":\"");
+        buf_str(b, tp);
+        buf_ch(b, '"');
+    }
     buf_str(b, "}\n");
     return buf_failed(b) ? -1 : 0;
 }
@@ -1445,6 +1538,20 @@ static int jnode(call_tab *t, mct_call *c, const json_t *n, int depth, struct jp
     return 0;
 }
 
+/* The call's "trace_parent" (absent: none) into c. */
+static int jparent(mct_call *c, const json_t *j, const struct jpath *p, mct_err *e)
+{
+    const json_t *v = json_object_get(j, "trace_parent");
+
+    memset(&c->parent, 0, sizeof c->parent);
+    if (v == NULL)
+        return 0;
+    if (!json_is_string(v) || call_parent_read(json_string_value(v), json_string_length(v), &c->parent) < 0)
+        return jbad(e, p, "trace_parent", "not a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>, ids not all zero)");
+    c->flags |= CALL_F_PARENT;
+    return 0;
+}
+
 /* call_from_json at path p. */
 static int from_json(call_tab *t, mct_call *c, const json_t *j, struct jpath *p0, mct_err *e)
 {
@@ -1467,6 +1574,8 @@ static int from_json(call_tab *t, mct_call *c, const json_t *j, struct jpath *p0
     if (c->seq == 0)
         return jbad(e, &p, "seq", "0 (they begin at 1)");
     c->flags = warmup ? CALL_F_WARMUP : 0u;
+    if (jparent(c, j, &p, e) < 0)
+        return -1;
     th = json_object_get(j, "thread");
     if (th == NULL)
         return jbad(e, &p, "thread", "missing (an object)");

@@ -42,7 +42,8 @@
 #define CALL_F_ALLOC 0x04u     /* every node holds alloc_bytes (the session asked for --alloc) */
 #define CALL_F_ASYNC 0x08u     /* some nodes are CALL_N_ASYNC (the session asked for --follow-async) */
 #define CALL_F_ARGS 0x10u      /* the root holds the entry method's arguments (--args) */
-#define CALL_F_KNOWN (CALL_F_WARMUP | CALL_F_CPU | CALL_F_ALLOC | CALL_F_ASYNC | CALL_F_ARGS)
+#define CALL_F_PARENT 0x20u    /* the call holds its trace parent (--trace-context) */
+#define CALL_F_KNOWN (CALL_F_WARMUP | CALL_F_CPU | CALL_F_ALLOC | CALL_F_ASYNC | CALL_F_ARGS | CALL_F_PARENT)
 /* Node flags. */
 #define CALL_N_TRUNCATED 0x01u
 #define CALL_N_ASYNC 0x02u     /* "async":true: a task handed off to another thread (handoff_ns),
@@ -98,6 +99,17 @@ struct call_arg {
     char *text;                /* a String's or enum constant's characters kept, an
                                   object's class name (UTF-8, owned); else NULL */
 };
+
+/* A W3C trace context (the traceparent header's fields): the span active
+ * on the entry thread when the call began, which the call is a child of. */
+struct call_parent {
+    uint8_t trace_id[16];      /* not all zero */
+    uint8_t span_id[8];        /* not all zero */
+    uint8_t flags;             /* trace-flags (bit 0: sampled) */
+};
+
+/* A traceparent's length: "00-" 32 hex "-" 16 hex "-" 2 hex. */
+#define CALL_TRACEPARENT_LEN 55
 
 /* One method: its names (UTF-8, 1 to CALL_STR_MAX bytes, no NUL), and the
  * JSON text of its three keys ("class":"..","method":"..","desc":"..")
@@ -172,6 +184,7 @@ typedef struct mct_call {
     size_t cap_name, cap_exc;  /* (the strings' buffers) */
     char **threads;            /* the async nodes' thread names (UTF-8), n_threads of them */
     size_t n_threads, cap_threads;
+    struct call_parent parent; /* with CALL_F_PARENT: the span it is a child of; else zero */
 } mct_call;
 
 /* Frees what c holds; c is empty again. */
@@ -211,6 +224,16 @@ int call_check(const call_tab *t, const mct_call *c, mct_err *e);
 
 /* The index after node i's subtree in c (which passed call_check). */
 size_t call_subtree_end(const mct_call *c, size_t i);
+
+/* Reads the W3C traceparent of n bytes at s (version 00: "00-" 32
+ * lowercase hex "-" 16 lowercase hex "-" 2 lowercase hex; a later version:
+ * those 55 bytes, then nothing or '-' and more; never version ff; neither
+ * id all zeros) into p; 0, or -1 when s is not one (p then unspecified). */
+int call_parent_read(const char *s, size_t n, struct call_parent *p);
+
+/* Writes p as a version-00 traceparent into out (CALL_TRACEPARENT_LEN
+ * bytes and a NUL). */
+void call_parent_write(const struct call_parent *p, char out[CALL_TRACEPARENT_LEN + 1]);
 
 /* Whether the call is marked "warmup":true. */
 static inline int call_warmup(const mct_call *c)

@@ -58,6 +58,7 @@ void msg_end_init(struct msg_end *m, const char *reason)
         .reason = reason, .calls = -1, .printed = -1, .filtered = -1, .dropped = -1, .seen = -1,
         .discarded = -1, .restored_classes = -1, .instrumented_classes = -1,
         .unloaded_classes = -1, .probe_ns = -1, .warmup = -1, .not_recompiled = -1,
+        .trace_context_bad = -1,
     };
 }
 

@@ -148,6 +148,7 @@ struct msg_end {
     long long warmup;           /* calls marked warm-up; -1: absent */
     const char *warmup_unknown; /* why warm-up calls cannot be told; NULL: absent */
     long long not_recompiled;   /* methods not compiled again within the bound; -1: absent */
+    long long trace_context_bad; /* calls whose trace context could not be read; -1: absent */
 };
 
 /* `error`: a refusal or failure. */

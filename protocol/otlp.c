@@ -26,47 +26,18 @@ static void put_hex(mct_buf *b, const uint8_t *p, size_t n)
     buf_bytes(b, s, 2 * n + 2);
 }
 
-static int hex_val(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
-
-/* n bytes from 2n lowercase hex digits at s; whether they were all there. */
-static int read_hex(const char *s, uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        int hi = hex_val(s[2 * i]), lo = hi < 0 ? -1 : hex_val(s[2 * i + 1]);
-
-        if (lo < 0)
-            return 0;
-        p[i] = (uint8_t)(hi << 4 | lo);
-    }
-    return 1;
-}
-
-static int all_zero(const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (p[i] != 0)
-            return 0;
-    return 1;
-}
-
 int otlp_traceparent(const char *s, struct otlp_parent *p, mct_err *e)
 {
-    static const char form[] = "00-<32 lowercase hex>-<16 lowercase hex>-<2 lowercase hex>";
-    uint8_t flags;
+    struct call_parent cp;
 
-    if (strlen(s) != 55 || strncmp(s, "00-", 3) != 0 || s[35] != '-' || s[52] != '-')
-        return mct_err_set(e, MCT_E_ARG, "traceparent '%.64s': not of the form %s", s, form);
-    if (!read_hex(s + 3, p->trace_id, 16) || !read_hex(s + 36, p->span_id, 8) || !read_hex(s + 53, &flags, 1))
-        return mct_err_set(e, MCT_E_ARG, "traceparent '%.64s': not of the form %s", s, form);
-    if (all_zero(p->trace_id, 16) || all_zero(p->span_id, 8))
-        return mct_err_set(e, MCT_E_ARG, "traceparent '%.64s': an all-zero id is invalid", s);
+    if (strlen(s) != CALL_TRACEPARENT_LEN || strncmp(s, "00-", 3) != 0 ||
+        call_parent_read(s, CALL_TRACEPARENT_LEN, &cp) < 0)
+        return mct_err_set(e, MCT_E_ARG,
+                           "traceparent '%.64s': not of the form 00-<32 lowercase hex>-<16 lowercase hex>-<2 "
+                           "lowercase hex> with ids not all-zero",
+                           s);
+    memcpy(p->trace_id, cp.trace_id, sizeof p->trace_id);
+    memcpy(p->span_id, cp.span_id, sizeof p->span_id);
     return 0;
 }
 
@@ -254,7 +225,15 @@ long otlp_trace_spans(mct_buf *b, const call_tab *t, const mct_call *c, const ui
                       const struct otlp_parent *parent, int first)
 {
     struct walk w = {.b = b, .t = t, .c = c, .key = key, .first = first};
+    struct otlp_parent own;
 
+    /* The call's own parent, read on its thread at its start, unless the
+     * caller gives one. */
+    if (parent == NULL && (c->flags & CALL_F_PARENT)) {
+        memcpy(own.trace_id, c->parent.trace_id, sizeof own.trace_id);
+        memcpy(own.span_id, c->parent.span_id, sizeof own.span_id);
+        parent = &own;
+    }
     if (parent != NULL) {
         memcpy(w.trace_id, parent->trace_id, 16);
     } else {

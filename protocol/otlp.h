@@ -67,7 +67,8 @@ void otlp_traces_begin(mct_buf *b, const struct otlp_resource *r);
 /* Appends the spans of call c (methods in t; it passed call_check) to the
  * request begun in b; first: whether no span precedes them in it. key: the
  * session's id key (above); parent: the context the call joins, or NULL
- * for a trace of its own. Returns the number of spans appended (the
+ * for the call's own (CALL_F_PARENT: the span active on its thread at its
+ * start), else a trace of its own. Returns the number of spans appended (the
  * call's nodes), or -1 when out of memory (b failed). */
 long otlp_trace_spans(mct_buf *b, const call_tab *t, const mct_call *c, const uint64_t key[2],
                       const struct otlp_parent *parent, int first);

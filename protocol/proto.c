@@ -423,6 +423,7 @@ static const struct field end_fields[] = {
     OPT_INT("warmup", 0, LLONG_MAX, AT(M, warmup)),
     { .name = "warmup_unknown", .kind = K_STR, .optional = 1, .min = 1, .max = 1024, AT(M, warmup_unknown) },
     OPT_INT("not_recompiled", 0, LLONG_MAX, AT(M, not_recompiled)),
+    OPT_INT("trace_context_bad", 0, LLONG_MAX, AT(M, trace_context_bad)),
     END
 };
 #undef M

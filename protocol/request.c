@@ -264,6 +264,18 @@ static const char *ref(enum req_row row, const char *placeholder, enum req_form 
     return out;
 }
 
+int req_trace_context_split(const char *src, size_t *cls_len, const char **field)
+{
+    const char *dot = strrchr(src, '.');
+
+    if (dot == NULL || dot == src || dot[1] == '\0' || dot[-1] == '.' || src[0] == '.' ||
+        strpbrk(src, "/;[<>, ") != NULL)
+        return -1;
+    *cls_len = (size_t)(dot - src);
+    *field = dot + 1;
+    return 0;
+}
+
 int req_check(const struct mct_request *r, enum req_form form, mct_err *e)
 {
     const int agent = form == REQ_FORM_AGENT;
@@ -326,6 +338,20 @@ int req_check(const struct mct_request *r, enum req_form form, mct_err *e)
     if (req_given(r, REQ_ROW_args_len) && !r->args)
         return mct_err_set(e, MCT_E_ARG, "%s needs %s: it says how many characters of a String argument are kept",
                            named(REQ_ROW_args_len, form, a, sizeof a), ref(REQ_ROW_args, NULL, form, b, sizeof b));
+    if (r->trace_context != NULL) {
+        size_t n;
+        const char *f;
+
+        if (strcmp(r->trace_context, REQ_TRACE_CONTEXT_OTEL) != 0 && req_trace_context_split(r->trace_context, &n, &f) < 0)
+            return mct_err_set(e, MCT_E_ARG, "%s must be CLASS.FIELD (a static ThreadLocal field, e.g. "
+                               "com.shop.Trace.CURRENT) or '%s', got '%s'",
+                               named(REQ_ROW_trace_context, form, a, sizeof a), REQ_TRACE_CONTEXT_OTEL, r->trace_context);
+        /* Summaries hold no call's trace. */
+        if (r->aggregate)
+            return mct_err_set(e, MCT_E_ARG, "%s cannot be used with %s: a summary's calls join no trace",
+                               named(REQ_ROW_trace_context, form, a, sizeof a),
+                               ref(REQ_ROW_aggregate, NULL, form, b, sizeof b));
+    }
     if (!r->aggregate)
         return 0;
     if (req_given(r, REQ_ROW_min_ns))

@@ -80,6 +80,8 @@ struct mct_request {
     struct req_max_calls max_alloc; /* the max-alloc gates: bytes in one entry call */
     int args;                   /* the entry method's arguments on each call printed or kept */
     long long args_len;         /* characters of a String argument kept */
+    const char *trace_context;  /* where a call's W3C trace parent is read: CLASS.FIELD or
+                                   REQ_TRACE_CONTEXT_OTEL; NULL: none */
     unsigned long given;        /* the rows a parser set: 1UL << REQ_ROW_<member> */
 };
 
@@ -165,7 +167,17 @@ enum {
     X(max_alloc, REQ_MAX_CALLS, NULL, "max-alloc", 0, 0, GATES_MAX, 0, 0, 0, "", REQ_CLI | REQ_AGENT)          \
     X(args, REQ_BOOL, "args", "args", 0, 0, 1, 0, 0, 0, "", REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)              \
     X(args_len, REQ_INT, "args_len", "args-len", 0, 1, REQ_ARGS_LEN_MAX, 1, REQ_ARGS_LEN_DEFAULT,              \
-      REQ_ARGS_LEN_DEFAULT, "", REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)
+      REQ_ARGS_LEN_DEFAULT, "", REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)                                         \
+    X(trace_context, REQ_STR, "trace_context", "trace-context", 0, 1, REQ_TEXT_MAX, 1, 0, 0, "",               \
+      REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)
+
+/* --trace-context's name for the OpenTelemetry API's own storage. */
+#define REQ_TRACE_CONTEXT_OTEL "otel"
+
+/* Splits --trace-context's CLASS.FIELD src at its last dot: the class's
+ * length into *cls_len, the field's name at *field (borrowed from src);
+ * 0, or -1 when src is not of that form (REQ_TRACE_CONTEXT_OTEL is not). */
+int req_trace_context_split(const char *src, size_t *cls_len, const char **field);
 
 /* A startup trace's regex when it gives none: every class. */
 #define REQ_DEFAULT_REGEX ".*"

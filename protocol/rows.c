@@ -69,6 +69,20 @@ static void put_subtree(struct rwalk *w, unsigned depth, uint64_t parent_hash)
         w->path.len = mark;
 }
 
+/* The trace the call joined (--trace-context): its id and the span it is
+ * a child of, as the traceparent writes them; "" for a call without one. */
+static void put_trace(mct_buf *h, const mct_call *c)
+{
+    char tp[CALL_TRACEPARENT_LEN + 1];
+
+    if (!(c->flags & CALL_F_PARENT)) {
+        buf_str(h, ",\"trace_id\":\"\",\"parent_span_id\":\"\"");
+        return;
+    }
+    call_parent_write(&c->parent, tp);
+    buf_printf(h, ",\"trace_id\":\"%.32s\",\"parent_span_id\":\"%.16s\"", tp + 3, tp + 36);
+}
+
 /* The keys shared by every row of c. */
 static void put_head(mct_buf *h, const struct rows_src *src, const mct_call *c)
 {
@@ -88,6 +102,7 @@ static void put_head(mct_buf *h, const struct rows_src *src, const mct_call *c)
     buf_key_dec(h, "start_ns", c->start_ns);
     buf_printf(h, ",\"time\":\"%s\",\"warmup\":%d,\"exception\":", when, call_warmup(c));
     call_json_str(h, c->exception != NULL ? c->exception : "");
+    put_trace(h, c);
 }
 
 long rows_call(mct_buf *b, const struct rows_src *src, const call_tab *t, const mct_call *c)

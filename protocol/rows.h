@@ -5,7 +5,8 @@
  *
  * A row holds the node's process (host, pid, session), its call (thread
  * id and name, seq, start_ns, time: the start in whole seconds as
- * "YYYY-MM-DD hh:mm:ss" UTC, warmup, exception of the root), its place
+ * "YYYY-MM-DD hh:mm:ss" UTC, warmup, exception of the root, trace_id and parent_span_id of the trace
+ * it joined: hex, "" without one), its place
  * (node: its index in pre-order, depth, path: "Class.method(desc)" of each
  * node from the entry method down, joined by " / ", path_hash and
  * parent_hash: rows_path_hash of its path and of its parent's, 0 for the

@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "methods.h"
 #include "planner.h"
+#include "tctx.h"
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -499,6 +500,16 @@ static inline probe_thread *state_of(jint k)
     return t != NULL ? t : &idle;
 }
 
+/* The 8 bytes at p, big-endian. */
+static uint64_t load_be64(const uint8_t *p)
+{
+    uint64_t v = 0;
+
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
 /* --- the natives ---------------------------------------------------------------------- */
 
 static void JNICALL n_enter(JNIEnv *env, jclass cls, jint k, jint id)
@@ -578,6 +589,22 @@ static void root_enter(JNIEnv *env, probe_thread *t, jobject cur, jint id, int h
     t->args_pos = t->root_nest == 1 ? t->w : UINT64_MAX;
 }
 
+/* The trace context st, p its thread held as traced call t started:
+ * right after its start, before its arguments, within the ring's room. */
+static void record_context(probe_thread *t, enum tctx_status st, const struct call_parent *p)
+{
+    if (t->w != t->args_pos || t->w > t->limit || t->limit - t->w < 3)
+        return;
+    if (st == TCTX_OK) {
+        put(t, 0, PROBE_CONTEXT | TCTX_OK << 8 | (uint32_t)p->flags << 12, load_be64(p->trace_id));
+        put(t, 0, PROBE_CONTEXT, load_be64(p->trace_id + 8));
+        put(t, 0, PROBE_CONTEXT, load_be64(p->span_id));
+    } else {
+        put(t, 0, PROBE_CONTEXT | TCTX_BAD << 8, 0);
+    }
+    t->args_pos = t->w;
+}
+
 /* The session that accepts calls now, if id is one of its entry methods;
  * else 0. */
 static uint32_t session_of(jint id)
@@ -603,6 +630,8 @@ static jboolean JNICALL n_root_begin(JNIEnv *env, jclass cls, jobject cur, jlong
 {
     uint32_t s = session_of(id);
     probe_thread *me, *t;
+    struct call_parent p;
+    enum tctx_status st = TCTX_NONE;
 
     if (how == ENTER_OTHER || s == 0)
         return JNI_FALSE;
@@ -613,9 +642,15 @@ static jboolean JNICALL n_root_begin(JNIEnv *env, jclass cls, jobject cur, jlong
         bump(&me->unslotted);
         return JNI_FALSE;
     }
+    /* Read before the call begins: what the JVM runs meanwhile (an
+     * exception's constructor, were a field missing) is not the call's. */
+    if (tctx_wanted())
+        st = tctx_read(env, cur, &p);
     if ((t = begin_call(env, me, cur, e / STRIDE, s, atomic_load_explicit(&cur_depth, memory_order_relaxed))) == NULL)
         return JNI_FALSE;
     root_enter(env, t, cur, id, how);
+    if (st != TCTX_NONE)
+        record_context(t, st, &p);
     return JNI_TRUE;
 }
 

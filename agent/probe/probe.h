@@ -20,7 +20,9 @@
  * entry method's arguments (a String's or enum name's characters copied
  * into the ring with GetStringRegion, any other object held by a JNI
  * global ref, which the worker names and frees; never a method of the
- * argument) (a thread's first traced call
+ * argument), with --trace-context reads the thread's trace context
+ * through JNI fields (tctx.h: a few dozen JNI calls, no Java method) (a
+ * thread's first traced call
  * also sets up its state, which allocates; a state's first traced call of
  * a session maps its ring, and the stamps beside it when the session asks
  * for them, again when the ring grew; a virtual thread's calls
@@ -153,10 +155,31 @@ enum probe_kind {
                              what id and t hold */
     PROBE_ARG_CHARS,      /* t: up to four UTF-16 code units of the argument
                              before (the first in the low 16 bits) */
-    PROBE_FUTURE          /* right after a PROBE_HANDED: t holds a JNI global
+    PROBE_EXT             /* an event of enum probe_ext (kind >> 4 & 15):
+                             compare PROBE_XKIND(kind) with PROBE_FUTURE,
+                             PROBE_CONTEXT */
+};
+
+/* The kinds past the 4 bits of enum probe_kind: PROBE_EXT, with which one
+ * in the next 4 bits. */
+enum probe_ext {
+    PROBE_EXT_FUTURE = 0, /* right after a PROBE_HANDED: t holds a JNI global
                              ref to the future the hand-off site returned
                              (the worker frees it) */
+    PROBE_EXT_CONTEXT     /* the trace context on the call's thread at its start
+                             (--trace-context, tctx.h), right after its outermost
+                             ROOT_ENTER (and THREAD), before its arguments:
+                             PROBE_CONTEXT_STATUS(kind) a tctx_status; for
+                             TCTX_OK, t the trace id's first 8 bytes (big-endian),
+                             PROBE_CONTEXT_FLAGS(kind) its trace flags, and two
+                             PROBE_CONTEXT events (status 0) follow: the trace
+                             id's last 8 bytes, then the span id */
 };
+
+#define PROBE_FUTURE (PROBE_EXT | (uint32_t)PROBE_EXT_FUTURE << 4)
+#define PROBE_CONTEXT (PROBE_EXT | (uint32_t)PROBE_EXT_CONTEXT << 4)
+#define PROBE_CONTEXT_STATUS(k) (((k) >> 8) & 15u)
+#define PROBE_CONTEXT_FLAGS(k) (((k) >> 12) & 0xffu)
 
 /* Hand-off numbers: the low bits of a counter, enough to tell apart the
  * hand-offs in flight (a session waits for its tasks a bounded time). */
@@ -182,6 +205,9 @@ enum probe_arg_type {
 #define PROBE_ARGS_LEN_MAX 1024
 
 #define PROBE_KIND(k) ((k) & 15u)
+/* The kind with an extension's sub-kind: PROBE_FUTURE, PROBE_CONTEXT or
+ * PROBE_KIND(k). */
+#define PROBE_XKIND(k) (PROBE_KIND(k) == PROBE_EXT ? (k) & 0xffu : PROBE_KIND(k))
 #define PROBE_LEN(k) ((k) >> 4)
 #define PROBE_SESSION(k) ((k) >> 4)
 
@@ -194,7 +220,7 @@ typedef struct probe_ev {
 /* The JNI global ref event e holds (the worker frees it once), or NULL. */
 static inline void *probe_ev_ref(const probe_ev *e)
 {
-    uint32_t k = PROBE_KIND(e->kind);
+    uint32_t k = PROBE_XKIND(e->kind);
 
     if (k == PROBE_EXCEPTION || k == PROBE_THREAD || k == PROBE_FUTURE ||
         (k == PROBE_ARG && PROBE_ARG_TYPE(e->kind) == PROBE_ARG_OBJECT))

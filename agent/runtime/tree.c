@@ -245,7 +245,7 @@ static int is_exit(uint32_t k)
 
 static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, const probe_stamp *sm, mct_err *err)
 {
-    uint32_t k = PROBE_KIND(e->kind);
+    uint32_t k = PROBE_XKIND(e->kind);
     int i;
 
     if (is_enter(k)) {

@@ -19,6 +19,7 @@
 #include "session.h"
 #include "session_int.h"
 #include "splan.h"
+#include "tcsource.h"
 #include "vm.h"
 #include "warm.h"
 
@@ -40,6 +41,7 @@ void cleanup_restore(struct session *s, JNIEnv *jni, int instrumented)
     if (instrumented && vm_set_class_prepare(NULL, &err) < 0)
         vm_log("%s", err.msg);
     probe_session_end(jni);
+    tcsource_end();
     if (instrumented) {
         size_t before;
 
@@ -79,6 +81,8 @@ void cleanup_restore(struct session *s, JNIEnv *jni, int instrumented)
         warm_why = instrumented && warm_unknown() != NULL ? mutf8_dup(warm_unknown()) : NULL;
         end.warmup_unknown = warm_why;
         end.not_recompiled = instrumented ? warm_stale() : -1;
+        if (s->trace_context != NULL)
+            end.trace_context_bad = (long long)s->trace_context_bad;
         if (s->sp.probe.bursts > 0) {
             end.has_probe = 1;
             end.probe = splan_probe(&s->sp);

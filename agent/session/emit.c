@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "clock.h"
 #include "methods.h"
+#include "parent.h"
 #include "probe.h"
 #include "proto.h"
 #include "session_int.h"
@@ -37,6 +38,8 @@ static int model_call(struct session *s, JNIEnv *jni, const probe_call *c, const
         vm_thread_info(jni, c->thread, &tid, tname, sizeof tname);
     if (tree_call(tr, &s->tab, &s->call, seq, tid, tname, named && tree_exception(tr) ? exname : NULL, err) < 0)
         return -1;
+    if (named && s->trace_context != NULL && parent_fill(&s->call, c->ev, c->len) == TCTX_BAD)
+        s->trace_context_bad++;
     return named && s->args ? args_fill(&s->call, jni, c->ev, c->len, vm_object_info, &s->tab, err) : 0;
 }
 

@@ -27,6 +27,7 @@
 #include "session_int.h"
 #include "splan.h"
 #include "summary.h"
+#include "tcsource.h"
 #include "vm.h"
 #include "warm.h"
 
@@ -267,6 +268,12 @@ static void run_loop(struct session *s, JNIEnv *jni)
             s->last_extend_ns = now;
             splan_extend(&s->sp, jni, 0);
         }
+        {
+            char note[REQ_TEXT_MAX + 256];
+
+            if (tcsource_tick(s, jni, now, note, sizeof note))
+                send_status(s, note);
+        }
         if (now - s->last_unload_ns >= UNLOAD_CHECK_NS) {
             size_t unloaded = inst_unloaded(jni);
 
@@ -315,6 +322,7 @@ static void read_request(struct session *s, const struct mct_request *r)
     s->async_wait_ns = (uint64_t)(r->async_wait_ms >= 0 ? r->async_wait_ms : REQ_ASYNC_WAIT_DEF) * 1000000u;
     s->args = r->args;
     s->args_len = (int)r->args_len;
+    s->trace_context = r->trace_context;
 }
 
 /* What is wrong with a trace request that its schema cannot say, or NULL. */
@@ -324,6 +332,8 @@ static const char *request_problem(const struct mct_request *r)
         return "min_ns cannot be used with aggregate: a summary covers every call";
     if (!r->aggregate && (r->interval_ms > 0 || r->slowest > 0))
         return "interval_ms and slowest need aggregate";
+    if (r->aggregate && r->trace_context != NULL)
+        return "trace_context cannot be used with aggregate: a summary's calls join no trace";
     return NULL;
 }
 
@@ -383,7 +393,8 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     hj *hier = NULL;
     mct_err err;
     const char *why = NULL;
-    int instrumented = 0;
+    int instrumented = 0, tc_pending;
+    char tc_note[REQ_TEXT_MAX + 256];
 
     await_session_thread();
     if (prepare(jni, &err) < 0) {
@@ -424,6 +435,12 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     /* The probes' measured cost includes the CPU clock's read when asked. */
     probe_set_cpu(s->cpu);
     probe_set_args(s->args, s->args_len);
+    if ((tc_pending = tcsource_begin(s, jni, tc_note, sizeof tc_note, &err)) < 0) {
+        hj_free(hier);
+        send_error(s, &err);
+        finish(s, jni, 0);
+        return;
+    }
     if (probe_set_alloc(s->alloc, &why) < 0) {
         hj_free(hier);
         mct_err_set(&err, MCT_E_UNSUPPORTED, "--alloc cannot be used with this JVM: %s", why);
@@ -465,6 +482,8 @@ static void JNICALL session_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         return;
     }
     if (send_msg(s, splan_json(&s->sp)) == 0) {
+        if (tc_pending)
+            send_status(s, tc_note);
         splan_ready(&s->sp);
         /* The rings first: calls began as the classes were retransformed,
          * and a thread's first ring holds a few dozen. */

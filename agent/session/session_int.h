@@ -66,6 +66,12 @@ struct session {
     uint64_t async_wait_ns;
     int args;                   /* the entry methods pass their arguments (--args) */
     int args_len;               /* characters of a String argument kept */
+    /* --trace-context: its source (NULL: none), not found yet (looked
+     * for again from tc_look_ns on), calls whose context was unreadable */
+    const char *trace_context;
+    int tc_pending;
+    uint64_t tc_look_ns;
+    uint64_t trace_context_bad;
     mct_buf out;
     call_defs defs;
     call_tab tab;

@@ -4,7 +4,8 @@
  * writes a decoded call exactly as it writes the same call read back from
  * its JSON line (call_json_line, then call_from_json: names with every
  * escape), the warm-up flag included; the model's encoder writes what the
- * decoder reads; and calls stay buffered until out_flush. */
+ * decoder reads; the trace parent (W3C traceparents, its 25 bytes, its
+ * JSON string); and calls stay buffered until out_flush. */
 #include "check.h"
 #include "slurp.h"
 
@@ -602,6 +603,103 @@ static void test_args(void)
     buf_free(&line);
 }
 
+/* A call of one node (method 0) with CALL_F_PARENT whose parent is the n
+ * bytes at parent, as a frame of b. */
+static void parent_call(mct_buf *b, const uint8_t *parent, size_t n)
+{
+    static const struct tnode one[] = {{0, 0, 0, 1, 5, 5, 5, 5, 0}};
+    size_t at = b->len;
+
+    call(b, CALL_F_PARENT, 1, "main", "", one, 1, 1);
+    buf_bytes(b, parent, n);
+    proto_header_encode(b->data + at, (uint32_t)(b->len - at - PROTO_HEADER_LEN));
+}
+
+/* The trace parent: W3C traceparents read and written; the compact
+ * record's 25 bytes decoded, written as JSON, read back and encoded again
+ * to the same bytes; what is refused. */
+static void test_parent(void)
+{
+    static const char tp[] = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    static const struct { const char *s; int ok; } reads[] = {
+        {tp, 1},
+        {"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00", 1},
+        {"01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-later", 1},  /* a later version's field */
+        {"01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01x", 0},
+        {"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-x", 0},      /* version 00 is 55 bytes */
+        {"ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", 0},
+        {"00-00000000000000000000000000000000-00f067aa0ba902b7-01", 0},
+        {"00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01", 0},
+        {"00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01", 0},
+        {"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7", 0},
+        {"00_4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", 0},
+        {"00-4bf92f3577b34da6a3ce929d0e0e473g-00f067aa0ba902b7-01", 0},
+    };
+    static const uint8_t good[25] = {0x4b, 0xf9, 0x2f, 0x35, 0x77, 0xb3, 0x4d, 0xa6, 0xa3, 0xce, 0x92, 0x9d, 0x0e,
+                                     0x0e, 0x47, 0x36, 0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7, 0x01};
+    static const uint8_t zero_span[25] = {1};
+    mct_buf b = {0}, again = {0}, line = {0};
+    call_tab t = {0}, t2 = {0};
+    mct_call c = {0}, c2 = {0};
+    call_defs d = {0};
+    struct call_parent p;
+    char w[CALL_TRACEPARENT_LEN + 1];
+    json_t *j;
+    mct_err e;
+    size_t i;
+
+    for (i = 0; i < sizeof reads / sizeof reads[0]; i++)
+        if ((call_parent_read(reads[i].s, strlen(reads[i].s), &p) == 0) != reads[i].ok) {
+            fprintf(stderr, "call_parent_read(\"%s\") %s\n", reads[i].s, reads[i].ok ? "refused" : "accepted");
+            check_failures++;
+        }
+    CHECK_INT(call_parent_read(tp, strlen(tp), &p), 0);
+    CHECK(memcmp(p.trace_id, good, 16) == 0 && memcmp(p.span_id, good + 16, 8) == 0 && p.flags == 1);
+    call_parent_write(&p, w);
+    CHECK_STR(w, tp);
+
+    def(&b, 0, "a.B", "m", "()V");
+    parent_call(&b, good, sizeof good);
+    CHECK_INT(decode_all(&b, &t, &c, &e), CALL_REC);
+    CHECK_INT(c.flags, CALL_F_PARENT);
+    CHECK(memcmp(&c.parent, &p, sizeof p) == 0);
+    CHECK_INT(call_json_line(&line, &t, &c), 0);
+    buf_ch(&line, '\0');
+    CHECK(strstr((char *)line.data, ",\"trace_parent\":\"" "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+                 "\"}\n") != NULL);
+    j = json_loads((char *)line.data, 0, NULL);
+    CHECK(j != NULL && call_from_json(&t2, &c2, j, &e) == 0);
+    CHECK(c2.flags == CALL_F_PARENT && memcmp(&c2.parent, &p, sizeof p) == 0);
+    CHECK_INT(call_encode(&again, &t2, &d, &c2), 0);
+    CHECK(again.len == b.len && memcmp(again.data, b.data, b.len) == 0);
+    /* a JSON trace_parent that is not one */
+    json_object_set_new(j, "trace_parent", json_string("00-00000000000000000000000000000000-00f067aa0ba902b7-01"));
+    CHECK_INT(call_from_json(&t2, &c2, j, &e), -1);
+    CHECK(strstr(e.msg, "call: trace_parent: not a W3C traceparent") != NULL);
+    json_object_set_new(j, "trace_parent", json_integer(1));
+    CHECK_INT(call_from_json(&t2, &c2, j, &e), -1);
+    json_object_del(j, "trace_parent");
+    CHECK(call_from_json(&t2, &c2, j, &e) == 0 && c2.flags == 0);
+    json_decref(j);
+    /* cut short, or an all-zero id */
+    buf_free(&b);
+    def(&b, 0, "a.B", "m", "()V");
+    parent_call(&b, good, 24);
+    refused(&b, "trace parent: 25 bytes needed, 24 left");
+    buf_free(&b);
+    def(&b, 0, "a.B", "m", "()V");
+    parent_call(&b, zero_span, sizeof zero_span);
+    refused(&b, "trace parent: an all-zero id");
+    call_defs_free(&d);
+    call_free(&c);
+    call_free(&c2);
+    call_tab_free(&t);
+    call_tab_free(&t2);
+    buf_free(&b);
+    buf_free(&again);
+    buf_free(&line);
+}
+
 int main(void)
 {
     int fd;
@@ -614,6 +712,7 @@ int main(void)
     test_decode();
     test_refused();
     test_args();
+    test_parent();
     test_encode();
     test_formats();
     test_escapes();

@@ -27,9 +27,9 @@ static void test_invalid(void)
 
     CHECK_INT(opts_parse("bogus", &o, &e), -1);
     CHECK_INT(e.code, MCT_E_ARG);
-    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget, include-warmup, min-calls, cpu, alloc, follow-async, async-wait, max-alloc, args, args-len)");
+    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget, include-warmup, min-calls, cpu, alloc, follow-async, async-wait, max-alloc, args, args-len, trace-context)");
     CHECK_INT(opts_parse("verbose,x=1", &o, &e), -1);
-    CHECK_STR(e.msg, "unknown option 'x' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget, include-warmup, min-calls, cpu, alloc, follow-async, async-wait, max-alloc, args, args-len)");
+    CHECK_STR(e.msg, "unknown option 'x' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget, include-warmup, min-calls, cpu, alloc, follow-async, async-wait, max-alloc, args, args-len, trace-context)");
     CHECK_INT(opts_parse("verbose=1", &o, &e), -1);
     CHECK_STR(e.msg, "option 'verbose' takes no value");
     CHECK_INT(opts_parse("verbose,", &o, &e), -1);
@@ -290,7 +290,7 @@ static void test_round_trip(void)
           { "follow-async", NULL }, { "async-wait", "250" } },
         { { "out", "x" }, { "aggregate", NULL }, { "cpu", NULL }, { "alloc", NULL },
           { "budget", "a.B.c:cpu_p90=2" }, { "max-alloc", "a.B.c=4096" }, { "max-alloc", "a.B.d(I)J=0" } },
-        { { "out", "x" }, { "args", NULL }, { "args-len", "1024" } },
+        { { "out", "x" }, { "args", NULL }, { "args-len", "1024" }, { "trace-context", "a.B$C.TL" } },
     };
     unsigned long rows = 0;
 
@@ -323,6 +323,7 @@ static void test_round_trip(void)
         CHECK_STR(q->method, r.method);
         CHECK_STR(req_desc(q), req_desc(&r));
         CHECK_STR(q->out, r.out);
+        CHECK_STR(q->trace_context != NULL ? q->trace_context : "-", r.trace_context != NULL ? r.trace_context : "-");
         CHECK_STR(q->regex, r.regex != NULL ? r.regex : REQ_DEFAULT_REGEX);
         CHECK(q->depth == (r.depth != 0 ? r.depth : 3));
         CHECK(q->include_jdk == r.include_jdk && q->aggregate == r.aggregate &&

@@ -156,6 +156,28 @@ static void test_traces(void)
         CHECK(otlp_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7", &p, &e) < 0);
         CHECK_INT(e.code, MCT_E_ARG);
     }
+
+    /* the call's own parent (read on its thread at its start): the same */
+    {
+        static const char tp[] = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+
+        CHECK_INT(call_parent_read(tp, strlen(tp), &c.parent), 0);
+        c.flags |= CALL_F_PARENT;
+        buf_reset(&b);
+        otlp_traces_begin(&b, &r);
+        CHECK_INT(otlp_trace_spans(&b, &t, &c, key, NULL, 1), 4);
+        otlp_traces_end(&b);
+        j = load(&b);
+        spans = json_object_get(
+            json_array_get(json_object_get(json_array_get(json_object_get(j, "resourceSpans"), 0), "scopeSpans"), 0),
+            "spans");
+        CHECK_STR(sval(json_array_get(spans, 0), "traceId"), "0af7651916cd43dd8448eb211c80319c");
+        CHECK_STR(sval(json_array_get(spans, 0), "parentSpanId"), "b7ad6b7169203331");
+        CHECK_STR(sval(json_array_get(spans, 2), "traceId"), "0af7651916cd43dd8448eb211c80319c");
+        CHECK(strcmp(sval(json_array_get(spans, 2), "parentSpanId"), "b7ad6b7169203331") != 0);
+        json_decref(j);
+        c.flags &= ~CALL_F_PARENT;
+    }
     buf_free(&b);
     call_free(&c);
     call_tab_free(&t);
@@ -201,8 +223,25 @@ static void test_rows(void)
         CHECK_INT(json_integer_value(json_object_get(row[1], "seq")), 7);
         CHECK(json_integer_value(json_object_get(row[2], "start_ns")) == (json_int_t)START);
         CHECK_INT(json_integer_value(json_object_get(row[2], "pid")), 1201);
+        CHECK_STR(sval(row[2], "trace_id"), "");
+        CHECK_STR(sval(row[2], "parent_span_id"), "");
         for (int i = 0; i < 4; i++)
             json_decref(row[i]);
+    }
+    /* a call under a trace: every row names it */
+    {
+        static const char tp[] = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+        json_t *r3;
+
+        CHECK_INT(call_parent_read(tp, strlen(tp), &c.parent), 0);
+        c.flags |= CALL_F_PARENT;
+        buf_reset(&b);
+        CHECK_INT(rows_call(&b, &src, &t, &c), 4);
+        buf_ch(&b, '\0');
+        r3 = json_loads(strrchr((char *)b.data, '{'), 0, NULL);
+        CHECK_STR(sval(r3, "trace_id"), "0af7651916cd43dd8448eb211c80319c");
+        CHECK_STR(sval(r3, "parent_span_id"), "b7ad6b7169203331");
+        json_decref(r3);
     }
     buf_free(&b);
     call_free(&c);

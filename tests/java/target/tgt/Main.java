@@ -21,7 +21,8 @@ import java.nio.file.StandardCopyOption;
  * "spied [WHERE]" reads plug.Lam from WHERE (see Spied); "async WHICH"
  * calls one of Async's entry methods (pool, chain, slow, full, thread, nested, spy,
  * virtual, own); "asyncmore WHICH" one of AsyncMore's (queued,
- * cancel).
+ * cancel); "w3c" and "otel" set a trace context per request (see W3c; "w3c virtual"
+ * serves each request on a virtual thread of its own, JDK 21+).
  */
 public final class Main {
     private Main() {
@@ -266,6 +267,10 @@ public final class Main {
             case "spied":
                 Spied.init(arg);
                 return () -> sink += Spied.run();
+            case "w3c":
+                return "virtual".equals(arg) ? W3c.onVirtual(W3c.entry()) : W3c.entry();
+            case "otel":
+                return W3c.otel();
 
             default:
                 throw new IllegalArgumentException("unknown scenario " + scenario);
