@@ -158,6 +158,10 @@ enum probe_kind {
  * hand-offs in flight (a session waits for its tasks a bounded time). */
 #define PROBE_HANDOFF_SEQ(x) ((uint32_t)(x) & 0x0fffffffu)
 
+/* Set in a PROBE_HANDOFF's id (Probe.MANY): the task is a stream
+ * operation's function, run any number of times, on any threads. */
+#define PROBE_HANDOFF_MANY (1 << 30)
+
 /* An argument's type (PROBE_ARG): the protocol's CALL_ARG_* numbers. A
  * primitive's t is its bits (zero-extended; a float or double's canonical
  * ones, as Float.floatToIntBits); a String's or an enum constant's t is

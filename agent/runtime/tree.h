@@ -50,6 +50,9 @@ typedef struct tree_handoff {
                                  model, once tree_call filled one */
     uint64_t tick;            /* when */
     int rejected;             /* its site threw: the task was refused */
+    int many;                 /* a stream operation's function: run any number of
+                                 times (none too), each run on another thread a
+                                 run of its own (PROBE_HANDOFF_MANY) */
     int frame;                /* (tree.c: the frame it was made in, while open; -1 after) */
     int handed;               /* (tree.c: its site returned) */
 } tree_handoff;

@@ -20,7 +20,7 @@ import java.nio.file.StandardCopyOption;
  * Counted.run and Counted.nest as often as DIR/go says (see counted);
  * "spied [WHERE]" reads plug.Lam from WHERE (see Spied); "async WHICH"
  * calls one of Async's entry methods (pool, chain, slow, full, thread, nested, spy,
- * virtual, own).
+ * virtual, own); "pstream WHICH" one of PStream's (par, seq, big).
  */
 public final class Main {
     private Main() {
@@ -219,6 +219,8 @@ public final class Main {
                 return () -> sink += Cpu.run();
             case "async":
                 return Async.entry(arg);
+            case "pstream":
+                return PStream.entry(arg);
             case "alloc":
                 Alloc.size = arg == null ? 1_000_000 : Integer.parseInt(arg);
                 return () -> sink += Alloc.run();
