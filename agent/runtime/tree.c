@@ -293,6 +293,9 @@ static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, const pro
         t->inlined[t->n_inlined++] = PROBE_HANDOFF_SEQ(e->kind >> 4);
     } else if (k == PROBE_TASK) {
         t->task = PROBE_HANDOFF_SEQ(e->kind >> 4);
+        /* The thread's later runs of the stream's function go untraced. */
+        if (e->id == PROBE_STREAM_CUT && *sp > 0)
+            t->nodes[st[0].node].truncated = 1;
     }
     return 0;
 }

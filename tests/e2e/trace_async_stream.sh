@@ -15,10 +15,10 @@
 # - seq: a sequential stream's map and forEach are plain nodes of the call,
 #   no async node, nothing pending;
 # - big: a parallel mapToLong over 10,000 elements gives at most one async
-#   node per worker thread, and its calls with the caller's add up to
-#   10,000: fewer only in a call marked truncated (the caller's ring
-#   overflowed, before it grew) and by the runs a worker could not trace,
-#   which the session counts as not traced.
+#   node per worker thread, of 64 runs at most, and its calls with the
+#   caller's add up to 10,000: fewer only in a call marked truncated (the
+#   caller's ring overflowed, before it grew) and by the runs a worker did
+#   not trace, which the session counts as not traced.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
@@ -47,8 +47,10 @@ not_traced() {
 # on a ForkJoinPool.commonPool-worker-N with queued_ns >= 0, and the calls
 # of FUNC under them and under PARENT itself (the caller's share) add up
 # to N, but in a call whose ring overflowed (truncated: fewer), and less
-# the runs a worker could not trace: BUSY at most in all, the session's
-# count of calls not traced; some call has an async node of each SPEC.
+# the runs a worker did not trace (past the 64 a thread traces of one
+# stream, its node truncated, or its ring full): BUSY at most in all, the
+# session's count of calls not traced; some call has an async node of each
+# SPEC.
 shares() {
     python3 - "$@" <<'PY' || fail "$2: the streams' shares (above)"
 import json, re, sys
@@ -60,7 +62,8 @@ assert busy >= 0, "%s: no count of calls not traced" % what
 seen = {s[1]: 0 for s in specs}
 missing = 0
 def truncated(n):
-    return n.get("truncated") or any(truncated(k) for k in n["children"])
+    # the caller's own nodes (its ring overflowed), not the async ones
+    return n.get("truncated") or any(truncated(k) for k in n["children"] if not k.get("async"))
 def name(n):
     return n["class"] + "." + n["method"]
 def at(node, parts):
@@ -81,6 +84,7 @@ for c in calls:
         for k in tasks:
             assert re.fullmatch(r"ForkJoinPool\.commonPool-worker-\d+", k.get("thread", "")), k
             assert k.get("queued_ns", -1) >= 0 and not k.get("pending") and not k.get("rejected"), k
+            assert k["calls"] <= 64, "%s: %d runs on %s, more than a thread traces" % (what, k["calls"], k["thread"])
         fs = [x for k in tasks + [p] for x in k["children"] if name(x) == func and not x.get("async")]
         got = sum(x["calls"] for x in fs)
         assert got <= int(n), "%s: %d calls of %s, want %s" % (what, got, func, n)

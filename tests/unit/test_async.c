@@ -181,8 +181,9 @@ static void test_wait(void)
 /* A stream's function (PROBE_HANDOFF_MANY), applied four times on two
  * workers: the runs on one thread come together as one node (counts added,
  * children matched by method, one only in the later run appended), one node
- * per thread under the node that built the stream; the entry call waits
- * one drain pass (async_release) for runs, no more; a stream hand-off with no run on another thread gives no
+ * per thread under the node that built the stream, truncated where a run
+ * was the thread's last traced one; the entry call waits one drain pass
+ * (async_release) for runs, no more; a stream hand-off with no run on another thread gives no
  * node (nothing pending), and one whose terminal operation threw is no
  * refusal. */
 static void test_stream(void)
@@ -217,7 +218,7 @@ static void test_stream(void)
     /* Held for the runs the next drain pass may still bring: one on fj-2. */
     CHECK_INT(async_release(a, &tab, &cal, 11, 0, out, NULL), 0);
     ev(PROBE_ROOT_ENTER, RUN, 500);
-    ev(PROBE_TASK | 7u << 4, -1, 501);
+    ev(PROBE_TASK | 7u << 4, PROBE_STREAM_CUT, 501);
     ev(PROBE_ENTER, W, 510);
     ev(PROBE_EXIT, W, 520);
     ev(PROBE_ROOT_EXIT, RUN, 550);
@@ -232,8 +233,11 @@ static void test_stream(void)
                               "\"com.shop.Cart\",\"method\":\"w\",\"desc\":\"()V\",\"calls\":2,\"total_ns\":20,") !=
           NULL);
     CHECK(strstr(released[0], "\"method\":\"x\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":5,") != NULL);
+    /* fj-2's last run was its last traced one (PROBE_STREAM_CUT): truncated */
     CHECK(strstr(released[0], "\"calls\":2,\"total_ns\":100,\"self_ns\":80,\"min_ns\":50,\"max_ns\":50,"
-                              "\"throws\":0,\"async\":true,\"queued_ns\":290,\"thread\":\"fj-2\"") != NULL);
+                              "\"throws\":0,\"truncated\":true,\"async\":true,\"queued_ns\":290,"
+                              "\"thread\":\"fj-2\"") != NULL);
+    CHECK(strstr(released[0], "\"truncated\":true,\"async\":true,\"queued_ns\":190") == NULL);
     CHECK(strstr(released[0], "pending") == NULL);
     CHECK(strstr(released[0], "rejected") == NULL);
     CHECK_INT(async_held(a), 0);

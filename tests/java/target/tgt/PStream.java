@@ -19,7 +19,7 @@ import java.util.stream.IntStream;
  * the agent's wrapper (mcalltree.agent.Probe) is on its stack.
  * seq(): the same map and a forEach(take) on a sequential stream.
  * big(): a parallel mapToLong(tiny).sum() over BIG elements; tiny waits
- * as pmap does for element 0 on the caller's thread.
+ * as pmap does, until a worker ran an element.
  */
 public final class PStream {
     private PStream() {
@@ -110,7 +110,7 @@ public final class PStream {
     }
 
     static long tiny(Integer x) {
-        if (x == 0 || Thread.currentThread() instanceof ForkJoinWorkerThread) {
+        if (!stolen) {
             steal();
         }
         return x ^ 5;

@@ -621,7 +621,7 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
         if (e < 0) {
             return -1;
         }
-        if (!taskBegin0(c, e, token, id)) {
+        if (!taskBegin0(c, e, token, many ? id | MANY : id)) {
             OWNER.lazySet(e, null);
             return -1;
         }
@@ -779,7 +779,11 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
     /** The task of token runs inside the traced call at entry k. */
     private static native void inline0(int k, long token);
 
-    /** Starts tracing the task of token on thread c, which holds entry e; false when it does not start. */
+    /**
+     * Starts tracing the task of token (id: its method, | MANY for a
+     * stream's function) on thread c, which holds entry e; false when it
+     * does not start.
+     */
     private static native boolean taskBegin0(Thread c, int e, long token, int id);
 
     /** The task traced at entry k ends: true when that ends its call (always, but after a bug). */
