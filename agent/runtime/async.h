@@ -10,7 +10,10 @@
  * wait is over: the missing tasks are then nodes marked pending (not
  * ended, or never run: cancelled, discarded, not traced). A task whose
  * hand-off threw (the executor refused it) is a node marked rejected,
- * waited for by none. The worker's thread only; no JNI. */
+ * waited for by none. A stream's function (tree_handoff.many) has any
+ * number of runs: those of one thread are one node, and the call waits for
+ * them one release more, never past (none: no node). The worker's thread
+ * only; no JNI. */
 #ifndef MCT_ASYNC_H
 #define MCT_ASYNC_H
 
@@ -52,8 +55,10 @@ int async_inlined(async *a, const tree *tr, uint64_t now_ns);
 typedef void (*async_out)(void *arg, mct_call *c, int warmup, const mct_err *dropped);
 
 /* Releases, in the order they were taken, the entry calls whose tasks have
- * all come, those whose wait is over, or all of them (force); methods of
- * pending nodes are defined in tab, queued times converted with cal. Tasks
+ * all come (a stream's runs: by the release after the call's), those whose
+ * wait is over, or all of them (force); called once after each drain pass;
+ * methods of pending nodes are defined in tab, queued times converted with
+ * cal. Tasks
  * that no held call waits for are dropped once they waited long enough
  * for theirs (a minute past the wait). How many were released. */
 size_t async_release(async *a, call_tab *tab, const clock_cal *cal, uint64_t now_ns, int force, async_out out,
