@@ -7,10 +7,10 @@
  * Thread.startVirtualThread, a Thread.Builder's start and unstarted), and
  * the executor types of the application that the caller says implement
  * Executor, and the operations of the streams (Stream and its primitive
- * kin) that take one function of a stream kind. The task is the first
- * argument; but for a stream's, one reference argument may follow it (an Executor, a result, a thread's name). A thread of the
- * application's own type is a hand-off only when called through one of
- * these types. */
+ * kin) whose one argument is a function of a stream kind. The task is the
+ * first argument; but at a stream's, one reference argument may follow it
+ * (an Executor, a result, a thread's name). A thread of the application's
+ * own type is a hand-off only when called through one of these types. */
 #include "handoff.h"
 
 #include <string.h>

@@ -89,9 +89,10 @@ import jdk.internal.vm.annotation.ForceInline;
  * included: on the traced thread (a sequential stream, or the caller's
  * share of a parallel one) it runs as part of the call, unmarked (no
  * inline0: a stream may have many elements); on a ForkJoin worker in no
- * entry call each application is a run of its own, which the agent puts
- * under the node that built the pipeline, one node per thread. The JDK's
- * stream classes are not changed.
+ * entry call each application is a run of its own (up to probe.h's
+ * PROBE_STREAM_RUNS of one stream per thread, the rest untraced and
+ * counted), which the agent puts under the node that built the pipeline,
+ * one node per thread. The JDK's stream classes are not changed.
  */
 public final class Probe implements Runnable, Callable<Object>, Supplier<Object>, Function<Object, Object>,
         Consumer<Object>, Predicate<Object>, ToIntFunction<Object>, ToLongFunction<Object>, ToDoubleFunction<Object> {
