@@ -6,10 +6,11 @@
  * AsyncContext.start, and a new Thread (its constructor,
  * Thread.startVirtualThread, a Thread.Builder's start and unstarted), and
  * the executor types of the application that the caller says implement
- * Executor. The task is the first argument; one reference argument may
- * follow it (an Executor, a result, a thread's name). A thread of the
- * application's own type is a hand-off only when called through one of
- * these types. */
+ * Executor, and the operations of the streams (Stream and its primitive
+ * kin) whose one argument is a function of a stream kind. The task is the
+ * first argument; but at a stream's, one reference argument may follow it
+ * (an Executor, a result, a thread's name). A thread of the application's
+ * own type is a hand-off only when called through one of these types. */
 #include "handoff.h"
 
 #include <string.h>
@@ -24,6 +25,19 @@ const ho_task ho_tasks[HO_KINDS] = {
                   "(Ljava/util/function/Function;I)Ljava/util/function/Function;"},
     [HO_ACCEPT] = {"java/util/function/Consumer", "accept", "(Ljava/lang/Object;)V", "wrapAccept",
                    "(Ljava/util/function/Consumer;I)Ljava/util/function/Consumer;"},
+    [HO_S_APPLY] = {"java/util/function/Function", "apply", "(Ljava/lang/Object;)Ljava/lang/Object;", "streamApply",
+                    "(Ljava/util/function/Function;I)Ljava/util/function/Function;", 1},
+    [HO_S_TEST] = {"java/util/function/Predicate", "test", "(Ljava/lang/Object;)Z", "streamTest",
+                   "(Ljava/util/function/Predicate;I)Ljava/util/function/Predicate;", 1},
+    [HO_S_ACCEPT] = {"java/util/function/Consumer", "accept", "(Ljava/lang/Object;)V", "streamAccept",
+                     "(Ljava/util/function/Consumer;I)Ljava/util/function/Consumer;", 1},
+    [HO_S_TO_INT] = {"java/util/function/ToIntFunction", "applyAsInt", "(Ljava/lang/Object;)I", "streamToInt",
+                     "(Ljava/util/function/ToIntFunction;I)Ljava/util/function/ToIntFunction;", 1},
+    [HO_S_TO_LONG] = {"java/util/function/ToLongFunction", "applyAsLong", "(Ljava/lang/Object;)J", "streamToLong",
+                      "(Ljava/util/function/ToLongFunction;I)Ljava/util/function/ToLongFunction;", 1},
+    [HO_S_TO_DOUBLE] = {"java/util/function/ToDoubleFunction", "applyAsDouble", "(Ljava/lang/Object;)D",
+                        "streamToDouble", "(Ljava/util/function/ToDoubleFunction;I)Ljava/util/function/ToDoubleFunction;",
+                        1},
 };
 
 static const char *const executors[] = {
@@ -35,6 +49,11 @@ static const char *const executors[] = {
 static const char *const stages[] = {
     "java/util/concurrent/CompletableFuture",
     "java/util/concurrent/CompletionStage",
+};
+
+static const char *const streams[] = {
+    "java/util/stream/Stream", "java/util/stream/IntStream",
+    "java/util/stream/LongStream", "java/util/stream/DoubleStream",
 };
 
 static const char *const builders[] = {
@@ -74,7 +93,7 @@ int ho_site(const char *owner, const char *name, const char *desc, int own_execu
 {
     size_t len = strlen(name);
     const char *p, *end;
-    int k;
+    int k, stream = 0;
 
     if (own_executor || one_of(owner, executors, sizeof executors / sizeof *executors)) {
         if (strcmp(name, "execute") != 0 && strcmp(name, "submit") != 0)
@@ -91,6 +110,8 @@ int ho_site(const char *owner, const char *name, const char *desc, int own_execu
     } else if (strcmp(owner, "java/util/concurrent/StructuredTaskScope") == 0) {
         if (strcmp(name, "fork") != 0)
             return -1;
+    } else if (one_of(owner, streams, sizeof streams / sizeof *streams)) {
+        stream = 1;
     } else if (strcmp(owner, "jakarta/servlet/AsyncContext") == 0 || strcmp(owner, "javax/servlet/AsyncContext") == 0) {
         if (strcmp(name, "start") != 0)
             return -1;
@@ -102,10 +123,11 @@ int ho_site(const char *owner, const char *name, const char *desc, int own_execu
     for (k = 0; k < HO_KINDS; k++) {
         size_t n = strlen(ho_tasks[k].iface);
 
-        if ((size_t)(end - desc) == n + 3 && strncmp(desc + 2, ho_tasks[k].iface, n) == 0)
+        if (ho_tasks[k].stream == stream && (size_t)(end - desc) == n + 3 &&
+            strncmp(desc + 2, ho_tasks[k].iface, n) == 0)
             break;
     }
-    if (k == HO_KINDS)
+    if (k == HO_KINDS || (stream && *end != ')'))
         return -1;
     if (*end == ')') {
         *swap = 0;

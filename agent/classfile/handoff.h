@@ -1,15 +1,21 @@
 /* handoff.h — the call sites that hand a task to another thread: an
  * executor's execute and submit, ForkJoinPool's, CompletableFuture's
  * *Async stages, StructuredTaskScope.fork, a servlet's AsyncContext.start,
- * and a new thread's Runnable.
+ * a new thread's Runnable, and the function given to a stream operation
+ * (which a parallel stream applies on ForkJoin workers).
  * With --follow-async the rewriter passes the task of such a site through
  * a wrapper of the probe class (rewrite.h), which follows it to the thread
  * that runs it. Pure C, no state. */
 #ifndef MCT_HANDOFF_H
 #define MCT_HANDOFF_H
 
-/* The task's functional interface, which says the wrapper. */
-enum ho_kind { HO_RUN = 0, HO_CALL, HO_GET, HO_APPLY, HO_ACCEPT, HO_KINDS };
+/* The task's functional interface, which says the wrapper; the HO_S_*
+ * kinds are a stream operation's function (ho_task.stream). */
+enum ho_kind {
+    HO_RUN = 0, HO_CALL, HO_GET, HO_APPLY, HO_ACCEPT,
+    HO_S_APPLY, HO_S_TEST, HO_S_ACCEPT, HO_S_TO_INT, HO_S_TO_LONG, HO_S_TO_DOUBLE,
+    HO_KINDS
+};
 
 /* A kind's interface method (what runs on the other thread: the async
  * node's method) and the probe class's wrapper of it (static, taking the
@@ -17,6 +23,9 @@ enum ho_kind { HO_RUN = 0, HO_CALL, HO_GET, HO_APPLY, HO_ACCEPT, HO_KINDS };
 typedef struct ho_task {
     const char *iface, *name, *desc;
     const char *wrap, *wrap_desc;
+    int stream;       /* the function of a java.util.stream operation: applied
+                         any number of times (none too), on the caller's
+                         thread or a parallel stream's workers */
 } ho_task;
 
 extern const ho_task ho_tasks[HO_KINDS];
@@ -40,7 +49,9 @@ int ho_returns_future(const char *desc);
 
 /* The kind of the task an invoke of (owner, name, desc) hands off, with
  * *swap set when one more argument follows the task (the Executor, a
- * result), or -1 when the invoke is no hand-off. own_executor: owner is an
+ * result), or -1 when the invoke is no hand-off. A stream operation
+ * (Stream and its primitive kin) is a site when its one argument is a
+ * stream kind's interface. own_executor: owner is an
  * application type known to implement java.util.concurrent.Executor, whose
  * execute and submit are hand-offs as the JDK executors' are. */
 int ho_site(const char *owner, const char *name, const char *desc, int own_executor, int *swap);

@@ -783,12 +783,34 @@ static void JNICALL n_inline(JNIEnv *env, jclass cls, jint k, jlong token)
         rec(env, t, -1, PROBE_INLINE | TOKEN_SEQ(token) << 4);
 }
 
-/* The task of token (its method id) starts on thread cur, which holds
- * entry e and is in no entry call: traced as a call of its own, of the
- * levels left to it, while its session runs. */
+/* A run of stream hand-off seq starts on me's thread: how many of its
+ * runs the thread traced before, with this one counted; past
+ * PROBE_STREAM_RUNS, counted as a call not traced. */
+static uint32_t stream_run(probe_thread *me, uint32_t seq)
+{
+    unsigned i;
+
+    for (i = 0; i < PROBE_STREAM_SEQS && me->stream_seq[i] != seq; i++)
+        ;
+    if (i == PROBE_STREAM_SEQS) {
+        i = me->stream_next++ % PROBE_STREAM_SEQS;
+        me->stream_seq[i] = seq;
+        me->stream_runs[i] = 0;
+    }
+    if (me->stream_runs[i] < PROBE_STREAM_RUNS + 1)
+        me->stream_runs[i]++;
+    if (me->stream_runs[i] > PROBE_STREAM_RUNS)
+        bump(&me->dropped);
+    return me->stream_runs[i];
+}
+
+/* The task of token (its method id, with PROBE_HANDOFF_MANY for a stream's
+ * function) starts on thread cur, which holds entry e and is in no entry
+ * call: traced as a call of its own, of the levels left to it, while its
+ * session runs (a stream's, up to PROBE_STREAM_RUNS on this thread). */
 static jboolean JNICALL n_task_begin(JNIEnv *env, jclass cls, jobject cur, jint e, jlong token, jint id)
 {
-    uint32_t s = TOKEN_SESSION(token);
+    uint32_t s = TOKEN_SESSION(token), n = 0;
     probe_thread *me, *t;
 
     if (s == 0 || s != atomic_load_explicit(&cur_session, memory_order_acquire) || TOKEN_LEVELS(token) < 1 ||
@@ -796,10 +818,13 @@ static jboolean JNICALL n_task_begin(JNIEnv *env, jclass cls, jobject cur, jint 
         return JNI_FALSE;
     if ((me = self) == &idle && (me = attach()) == NULL)
         return JNI_FALSE;
+    if ((id & PROBE_HANDOFF_MANY) && (n = stream_run(me, TOKEN_SEQ(token))) > PROBE_STREAM_RUNS)
+        return JNI_FALSE;
+    id &= ~PROBE_HANDOFF_MANY;
     if ((t = begin_call(env, me, cur, e / STRIDE, s, TOKEN_LEVELS(token))) == NULL)
         return JNI_FALSE;
     root_enter(env, t, cur, id, ENTER_ROOT);
-    rec(env, t, -1, PROBE_TASK | TOKEN_SEQ(token) << 4);
+    rec(env, t, n == PROBE_STREAM_RUNS ? PROBE_STREAM_CUT : -1, PROBE_TASK | TOKEN_SEQ(token) << 4);
     return JNI_TRUE;
 }
 

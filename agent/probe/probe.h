@@ -144,7 +144,9 @@ enum probe_kind {
     PROBE_INLINE,         /* the task of hand-off kind >> 4 ran here, inside
                              this call (a thread already in a traced call) */
     PROBE_TASK,           /* right after the root's enter: this call is the
-                             run of the task of hand-off kind >> 4 */
+                             run of the task of hand-off kind >> 4; id
+                             PROBE_STREAM_CUT: its thread's last traced run
+                             of that stream hand-off (else -1) */
     PROBE_HANDED,         /* the site of the frame's last hand-off returned
                              (one that does not was refused: it threw) */
     PROBE_ARG,            /* an argument of the entry method (--args), right
@@ -184,6 +186,21 @@ enum probe_ext {
 /* Hand-off numbers: the low bits of a counter, enough to tell apart the
  * hand-offs in flight (a session waits for its tasks a bounded time). */
 #define PROBE_HANDOFF_SEQ(x) ((uint32_t)(x) & 0x0fffffffu)
+
+/* Set in a PROBE_HANDOFF's id (Probe.MANY): the task is a stream
+ * operation's function, run any number of times, on any threads. The
+ * wrapper sets it too in the id it starts a run with. */
+#define PROBE_HANDOFF_MANY (1 << 30)
+
+/* A thread traces at most PROBE_STREAM_RUNS runs of one stream hand-off
+ * (the applications of its function, a parallel stream's elements); the
+ * last carries PROBE_STREAM_CUT in its PROBE_TASK's id, and those after it
+ * run untraced, counted as calls not traced. It remembers the hand-offs of
+ * the last PROBE_STREAM_SEQS streams it ran (a pipeline's stages
+ * alternate). */
+#define PROBE_STREAM_RUNS 64
+#define PROBE_STREAM_CUT 1
+#define PROBE_STREAM_SEQS 4
 
 /* An argument's type (PROBE_ARG): the protocol's CALL_ARG_* numbers. A
  * primitive's t is its bits (zero-extended; a float or double's canonical
@@ -276,6 +293,10 @@ typedef struct probe_thread {
                                      call's events so far are its start and arguments */
     unsigned stamp;               /* the current call's stamps (probe.c's STAMP_*); 0: none */
     int32_t root_depth[64];       /* depth at which each open entry method was entered */
+    uint32_t stream_seq[PROBE_STREAM_SEQS]; /* the stream hand-offs whose functions this
+                                     thread ran lately (probe.c stream_run) */
+    uint32_t stream_runs[PROBE_STREAM_SEQS]; /* how many of their runs it traced */
+    unsigned stream_next;         /* the element of stream_seq to reuse next */
     /* the ring (NULL: none yet): written by the app thread when it takes
      * one and by the worker when it frees it (never both: in_call /
      * shrinking), read by both per event */

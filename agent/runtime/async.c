@@ -5,7 +5,18 @@
  * numbers of tasks that ran inline until a held call claims them, or for
  * ORPHAN_NS past the wait. Held calls and kept runs are bounded (MAX_HELD,
  * MAX_RUNS): beyond them the oldest call is released at once, the oldest
- * run dropped. The lists are short and scanned. */
+ * run dropped. The lists are short and scanned.
+ *
+ * A stream's function (tree_handoff.many) is run any number of times: its
+ * runs on one thread come together as one run (merge_run: counts added,
+ * children matched by method), so that a parallel stream of any length
+ * gives a node per worker thread, its calls the elements it applied the
+ * function to. How many runs to wait for is not known, but they ended
+ * before the stream's terminal operation returned on the caller's thread:
+ * a drain pass after the one that took the call (async_release counts
+ * them) has them all, since that pass began after the call was published,
+ * and so after them. One with no run (a sequential stream, or none of its
+ * elements on a worker) gives no node. */
 #include "async.h"
 
 #include <stdlib.h>
@@ -35,6 +46,7 @@ struct held {
     int used;                 /* a run put in the call being released */
     int settled;              /* an entry call whose wait is over, held one more pass for
                                  the tasks whose futures were done */
+    uint64_t pass;            /* async_release's count when it was taken (or a run merged in) */
 };
 
 struct inl {
@@ -51,6 +63,7 @@ struct async {
     size_t n_runs, cap_runs;
     struct inl *inl;          /* tasks that ran inline */
     size_t n_inl, cap_inl;
+    uint64_t pass;            /* async_release calls so far */
 };
 
 async *async_new(uint64_t wait_ns, const async_futures *f)
@@ -115,6 +128,151 @@ int async_inlined(async *a, const tree *tr, uint64_t now_ns)
     return 0;
 }
 
+/* The index after the subtree of node i of c. */
+static size_t subtree_end(const mct_call *c, size_t i)
+{
+    size_t j = i + 1;
+
+    for (uint32_t k = 0; k < c->nodes[i].n_children; k++)
+        j = subtree_end(c, j);
+    return j;
+}
+
+/* Appends a node to out, a copy of nd; its index, or SIZE_MAX when out of
+ * memory. */
+static size_t append(mct_call *out, const struct call_node *nd)
+{
+    if (out->n_nodes == out->cap_nodes &&
+        buf_grow(&out->nodes, &out->cap_nodes, out->n_nodes, sizeof *out->nodes, 64) < 0)
+        return SIZE_MAX;
+    out->nodes[out->n_nodes] = *nd;
+    return out->n_nodes++;
+}
+
+/* Two runs' models merged into out: where each node of a and of b went. */
+struct merge {
+    const mct_call *a, *b;
+    mct_call *out;
+    size_t *to_a, *to_b;
+};
+
+/* Adds b's counts to those of node x (the same call path of two runs). */
+static void add_counts(struct call_node *x, const struct call_node *b)
+{
+    if (b->min_ns < x->min_ns)
+        x->min_ns = b->min_ns;
+    if (b->max_ns > x->max_ns)
+        x->max_ns = b->max_ns;
+    x->calls += b->calls;
+    x->total_ns += b->total_ns;
+    x->self_ns += b->self_ns;
+    x->throws += b->throws;
+    x->cpu_ns += b->cpu_ns;
+    x->alloc_bytes += b->alloc_bytes;
+    x->flags |= b->flags & CALL_N_TRUNCATED;
+}
+
+/* Node ai of m->a and node bi of m->b (either SIZE_MAX: none) as one node
+ * of m->out, their children matched by method; 0, or -1 when out of
+ * memory. */
+static int merge_node(struct merge *m, size_t ai, size_t bi)
+{
+    size_t at, i, j;
+    uint32_t n = 0, k, l;
+
+    if ((at = append(m->out, ai != SIZE_MAX ? &m->a->nodes[ai] : &m->b->nodes[bi])) == SIZE_MAX)
+        return -1;
+    if (ai != SIZE_MAX)
+        m->to_a[ai] = at;
+    if (bi != SIZE_MAX) {
+        m->to_b[bi] = at;
+        if (ai != SIZE_MAX)
+            add_counts(&m->out->nodes[at], &m->b->nodes[bi]);
+    }
+    for (k = 0, i = ai + 1; ai != SIZE_MAX && k < m->a->nodes[ai].n_children; k++, i = subtree_end(m->a, i)) {
+        size_t match = SIZE_MAX;
+
+        for (l = 0, j = bi + 1; bi != SIZE_MAX && l < m->b->nodes[bi].n_children; l++, j = subtree_end(m->b, j))
+            if (m->to_b[j] == SIZE_MAX && m->b->nodes[j].method == m->a->nodes[i].method) {
+                match = j;
+                break;
+            }
+        if (merge_node(m, i, match) < 0)
+            return -1;
+        n++;
+    }
+    for (l = 0, j = bi + 1; bi != SIZE_MAX && l < m->b->nodes[bi].n_children; l++, j = subtree_end(m->b, j))
+        if (m->to_b[j] == SIZE_MAX) {
+            if (merge_node(m, SIZE_MAX, j) < 0)
+                return -1;
+            n++;
+        }
+    m->out->nodes[at].n_children = n;
+    return 0;
+}
+
+/* Merges the run c (its hand-offs h, n of them) into r, an earlier run of
+ * the same task on the same thread; 0, or -1 when out of memory (r as it
+ * was). */
+static int merge_run(struct held *r, const mct_call *c, const tree_handoff *h, size_t n, uint64_t start_tick,
+                     uint64_t pass)
+{
+    mct_call out = {0};
+    struct merge m = {.a = &r->call, .b = c, .out = &out};
+    struct want *w = NULL;
+    size_t i;
+    int rc = -1;
+
+    m.to_a = malloc(r->call.n_nodes * sizeof *m.to_a);
+    m.to_b = malloc(c->n_nodes * sizeof *m.to_b);
+    if (m.to_a == NULL || m.to_b == NULL || (r->n_wants + n > 0 && (w = malloc((r->n_wants + n) * sizeof *w)) == NULL))
+        goto out;
+    for (i = 0; i < c->n_nodes; i++)
+        m.to_b[i] = SIZE_MAX;
+    if (merge_node(&m, 0, 0) < 0)
+        goto out;
+    for (i = 0; i < r->n_wants; i++) {
+        w[i] = r->wants[i];
+        w[i].h.node = (uint32_t)m.to_a[w[i].h.node];
+    }
+    for (i = 0; i < n; i++) {
+        w[r->n_wants + i].h = h[i];
+        w[r->n_wants + i].h.node = (uint32_t)m.to_b[h[i].node];
+    }
+    free(r->call.nodes);
+    r->call.nodes = out.nodes;
+    r->call.n_nodes = out.n_nodes;
+    r->call.cap_nodes = out.cap_nodes;
+    out.nodes = NULL;
+    free(r->wants);
+    r->wants = w;
+    w = NULL;
+    r->n_wants += n;
+    r->pass = pass;
+    if (start_tick < r->start_tick)
+        r->start_tick = start_tick;
+    rc = 0;
+out:
+    free(out.nodes);
+    free(w);
+    free(m.to_a);
+    free(m.to_b);
+    return rc;
+}
+
+/* An earlier run, not yet put in a call, of hand-off seq on c's thread, or NULL. */
+static struct held *same_run(async *a, uint32_t seq, const mct_call *c)
+{
+    for (size_t i = 0; i < a->n_runs; i++) {
+        struct held *r = &a->runs[i];
+
+        if (r->seq == seq && !r->used && r->call.thread_id == c->thread_id &&
+            strcmp(r->call.thread_name, c->thread_name) == 0)
+            return r;
+    }
+    return NULL;
+}
+
 int async_take(async *a, mct_call *c, const tree *tr, int warmup, uint64_t now_ns)
 {
     size_t n;
@@ -124,11 +282,18 @@ int async_take(async *a, mct_call *c, const tree *tr, int warmup, uint64_t now_n
 
     if (async_inlined(a, tr, now_ns) < 0)
         return -1;
+    if (seq != 0 && (to = same_run(a, seq, c)) != NULL) {
+        if (merge_run(to, c, h, n, tree_start_tick(tr), a->pass) < 0)
+            return -1;
+        call_free(c);
+        return 0;
+    }
     if (seq != 0 ? buf_grow(&a->runs, &a->cap_runs, a->n_runs, sizeof *a->runs, 16) < 0
                  : buf_grow(&a->calls, &a->cap_calls, a->n_calls, sizeof *a->calls, 16) < 0)
         return -1;
     to = seq != 0 ? &a->runs[a->n_runs] : &a->calls[a->n_calls];
-    *to = (struct held){.seq = seq, .start_tick = tree_start_tick(tr), .since_ns = now_ns, .warmup = warmup};
+    *to = (struct held){
+        .seq = seq, .start_tick = tree_start_tick(tr), .since_ns = now_ns, .warmup = warmup, .pass = a->pass};
     if (n > 0) {
         if ((to->wants = malloc(n * sizeof *to->wants)) == NULL)
             return -1;
@@ -187,12 +352,30 @@ static int some_cancelled(async *a, const struct held *h, int depth)
     return 0;
 }
 
+static int complete(async *a, const struct held *h, int depth);
+
+/* Whether the tasks that the runs of stream hand-off seq wait for have
+ * all come (the runs themselves are here: see above). */
+static int runs_complete(async *a, uint32_t seq, int depth)
+{
+    for (size_t i = 0; i < a->n_runs; i++)
+        if (a->runs[i].seq == seq && !a->runs[i].used &&
+            (depth >= CALL_MAX_DEPTH || !complete(a, &a->runs[i], depth + 1)))
+            return 0;
+    return 1;
+}
+
 /* Whether every task h waits for, nested ones included, has come. */
 static int complete(async *a, const struct held *h, int depth)
 {
     for (size_t i = 0; i < h->n_wants; i++) {
         const struct held *r;
 
+        if (h->wants[i].h.many) {
+            if (h->pass == a->pass || !runs_complete(a, h->wants[i].h.seq, depth))
+                return 0;
+            continue;
+        }
         if (h->wants[i].h.rejected || ran_inline(a, h->wants[i].h.seq))
             continue;
         r = run_of(a, h->wants[i].h.seq);
@@ -200,17 +383,6 @@ static int complete(async *a, const struct held *h, int depth)
             return 0;
     }
     return 1;
-}
-
-/* Appends a node to out, a copy of nd; its index, or SIZE_MAX when out of
- * memory. */
-static size_t append(mct_call *out, const struct call_node *nd)
-{
-    if (out->n_nodes == out->cap_nodes &&
-        buf_grow(&out->nodes, &out->cap_nodes, out->n_nodes, sizeof *out->nodes, 64) < 0)
-        return SIZE_MAX;
-    out->nodes[out->n_nodes] = *nd;
-    return out->n_nodes++;
 }
 
 struct build {
@@ -231,6 +403,17 @@ static uint64_t since_start(const struct build *b, uint64_t tick)
     return tick > b->start_tick ? clock_ns(b->cal, tick - b->start_tick) : 0;
 }
 
+/* How many nodes the runs of stream hand-off seq give at depth + 1 (one
+ * per thread, merge_run). */
+static uint32_t stream_runs(async *a, uint32_t seq, int depth)
+{
+    uint32_t n = 0;
+
+    for (size_t i = 0; depth + 1 < CALL_MAX_DEPTH && i < a->n_runs; i++)
+        n += a->runs[i].seq == seq && !a->runs[i].used;
+    return n;
+}
+
 /* Node i of h's model and its subtree into b->out, then the tasks handed
  * off at node i; the index after the subtree in h's model, or SIZE_MAX. */
 static size_t put_node(struct build *b, struct held *h, size_t i, int depth)
@@ -240,7 +423,10 @@ static size_t put_node(struct build *b, struct held *h, size_t i, int depth)
     uint32_t k, extra = 0;
 
     for (w = 0; w < h->n_wants; w++)
-        extra += h->wants[w].h.node == i && !ran_inline(b->a, h->wants[w].h.seq);
+        if (h->wants[w].h.many)
+            extra += h->wants[w].h.node == i ? stream_runs(b->a, h->wants[w].h.seq, depth) : 0;
+        else
+            extra += h->wants[w].h.node == i && !ran_inline(b->a, h->wants[w].h.seq);
     if ((at = append(b->out, &src->nodes[i])) == SIZE_MAX)
         return SIZE_MAX;
     b->out->nodes[at].n_children += extra;
@@ -250,6 +436,12 @@ static size_t put_node(struct build *b, struct held *h, size_t i, int depth)
         const tree_handoff *ho = &h->wants[w].h;
         struct held *r;
 
+        if (ho->node == i && ho->many) {
+            while (depth + 1 < CALL_MAX_DEPTH && (r = run_of(b->a, ho->seq)) != NULL)
+                if (put_run(b, r, ho, depth + 1) < 0)
+                    return SIZE_MAX;
+            continue;
+        }
         if (ho->node != i || ran_inline(b->a, ho->seq))
             continue;
         r = depth + 1 < CALL_MAX_DEPTH && !ho->rejected ? run_of(b->a, ho->seq) : NULL;
@@ -354,6 +546,7 @@ size_t async_release(async *a, call_tab *tab, const clock_cal *cal, uint64_t now
         held_free(a, h);
     }
     a->n_calls = n;
+    a->pass++;
     call_free(&made);
     sweep(a, now_ns);
     return released;

@@ -12,8 +12,10 @@
  * future their hand-off site returned is done without them (cancelled,
  * completed by another: they will never run). A task whose hand-off threw
  * (the executor refused it) is a node marked rejected, waited for by
- * none. The worker's thread only; no JNI (the futures are the caller's:
- * async_futures). */
+ * none. A stream's function (tree_handoff.many) has any number of runs:
+ * those of one thread are one node, and the call waits for them one
+ * release more, never past (none: no node). The worker's thread only; no
+ * JNI (the futures are the caller's: async_futures). */
 #ifndef MCT_ASYNC_H
 #define MCT_ASYNC_H
 
@@ -67,11 +69,12 @@ int async_inlined(async *a, const tree *tr, uint64_t now_ns);
 typedef void (*async_out)(void *arg, mct_call *c, int warmup, const mct_err *dropped);
 
 /* Releases, in the order they were taken, the entry calls whose tasks have
- * all come, those whose wait is over, or all of them (force); methods of
- * pending nodes are defined in tab, queued times converted with cal. A
- * call whose wait is over and some of whose missing tasks' futures are
- * done is released on the next call but one (unless forced): a task that
- * completed its future itself was published before, and comes then. Tasks
+ * all come (a stream's runs: by the release after the call's), those whose
+ * wait is over, or all of them (force); called once after each drain pass;
+ * methods of pending nodes are defined in tab, queued times converted with
+ * cal. A call whose wait is over and some of whose missing tasks' futures
+ * are done is released on the next call but one (unless forced): a task
+ * that completed its future itself was published before, and comes then. Tasks
  * that no held call waits for are dropped once they waited long enough
  * for theirs (a minute past the wait). How many were released. */
 size_t async_release(async *a, call_tab *tab, const clock_cal *cal, uint64_t now_ns, int force, async_out out,

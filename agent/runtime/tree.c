@@ -199,7 +199,7 @@ static void close_frame(tree *t, struct frame *st, int *sp, uint64_t at, uint64_
     /* A hand-off of the frame whose site never returned: it threw. */
     for (size_t h = t->n_handoffs; t->open_handoffs > 0 && h-- > 0;)
         if (t->handoffs[h].frame == *sp) {
-            t->handoffs[h].rejected = !t->handoffs[h].handed;
+            t->handoffs[h].rejected = !t->handoffs[h].handed && !t->handoffs[h].many;
             t->handoffs[h].frame = -1;
             t->open_handoffs--;
         }
@@ -276,7 +276,9 @@ static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, const pro
     } else if (k == PROBE_HANDOFF && *sp > 0) {
         if (buf_grow(&t->handoffs, &t->cap_handoffs, t->n_handoffs, sizeof *t->handoffs, 8) < 0)
             return mct_err_set(err, MCT_E_NOMEM, "out of memory building a call tree");
-        t->handoffs[t->n_handoffs++] = (tree_handoff){.seq = PROBE_HANDOFF_SEQ(e->kind >> 4), .method = e->id,
+        t->handoffs[t->n_handoffs++] = (tree_handoff){.seq = PROBE_HANDOFF_SEQ(e->kind >> 4),
+                                                      .method = e->id & ~PROBE_HANDOFF_MANY,
+                                                      .many = (e->id & PROBE_HANDOFF_MANY) != 0,
                                                       .node = st[*sp - 1].node, .tick = e->t, .frame = *sp - 1};
         t->open_handoffs++;
     } else if (k == PROBE_HANDED) {
@@ -297,6 +299,9 @@ static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, const pro
         t->inlined[t->n_inlined++] = PROBE_HANDOFF_SEQ(e->kind >> 4);
     } else if (k == PROBE_TASK) {
         t->task = PROBE_HANDOFF_SEQ(e->kind >> 4);
+        /* The thread's later runs of the stream's function go untraced. */
+        if (e->id == PROBE_STREAM_CUT && *sp > 0)
+            t->nodes[st[0].node].truncated = 1;
     }
     return 0;
 }

@@ -52,6 +52,9 @@ typedef struct tree_handoff {
     int rejected;             /* its site threw: the task was refused */
     void *future;             /* the JNI global ref to the task's future its site returned
                                  (borrowed from the call's events: freed with them), or NULL */
+    int many;                 /* a stream operation's function: run any number of
+                                 times (none too), each run on another thread a
+                                 run of its own (PROBE_HANDOFF_MANY) */
     int frame;                /* (tree.c: the frame it was made in, while open; -1 after) */
     int handed;               /* (tree.c: its site returned) */
 } tree_handoff;

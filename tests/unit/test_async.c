@@ -5,7 +5,8 @@
  * it off with its thread, hand-off time (from the entry call's start, for
  * nested tasks too) and queue time; a hand-off whose site threw is
  * rejected, one still missing pending (cancelled when its future is
- * done), one run inline has no node. */
+ * done), one run inline has no node; a stream's function gives a node per
+ * thread that ran it. */
 #include <stdio.h>
 #include <string.h>
 
@@ -14,7 +15,7 @@
 #include "methods.h"
 #include "tree.h"
 
-static int32_t ROOT, W, RUN;
+static int32_t ROOT, W, X, RUN;
 
 static probe_ev ev_buf[64];
 static size_t n_ev;
@@ -62,8 +63,10 @@ static void out(void *arg, mct_call *c, int warmup, const mct_err *dropped)
         return;
     }
     CHECK_INT(call_json_line(&b, &tab, c), 0);
-    if (n_released < 4 && b.len < sizeof released[0])
-        memcpy(released[n_released++], b.data, b.len);
+    if (n_released < 4 && b.len < sizeof released[0]) {
+        memcpy(released[n_released], b.data, b.len);
+        released[n_released++][b.len] = '\0';
+    }
     buf_free(&b);
 }
 
@@ -244,16 +247,84 @@ static void test_wait(void)
     async_free(a);
 }
 
+/* A stream's function (PROBE_HANDOFF_MANY), applied four times on two
+ * workers: the runs on one thread come together as one node (counts added,
+ * children matched by method, one only in the later run appended), one node
+ * per thread under the node that built the stream, truncated where a run
+ * was the thread's last traced one; the entry call waits one drain pass
+ * (async_release) for runs, no more; a stream hand-off with no run on another thread gives no
+ * node (nothing pending), and one whose terminal operation threw is no
+ * refusal. */
+static void test_stream(void)
+{
+    static const char *const threads[] = {"fj-1", "fj-2", "fj-1"};
+    async *a = async_new(1000000, NULL);
+
+    n_released = 0;
+    for (uint64_t i = 0; i < 3; i++) {
+        uint64_t t = 200 + 100 * i;
+
+        ev(PROBE_ROOT_ENTER, RUN, t);
+        ev(PROBE_TASK | 7u << 4, -1, t + 1);
+        ev(PROBE_ENTER, W, t + 10);
+        ev(PROBE_EXIT, W, t + 20);
+        if (i == 2) {
+            ev(PROBE_ENTER, X, t + 30);
+            ev(PROBE_EXIT, X, t + 35);
+        }
+        ev(PROBE_ROOT_EXIT, RUN, t + 50);
+        take(a, threads[i], 1 + i);
+    }
+    CHECK_INT(async_held(a), 0);
+    ev(PROBE_ROOT_ENTER, ROOT, 0);
+    ev(PROBE_HANDOFF | 7u << 4, RUN | PROBE_HANDOFF_MANY, 10);
+    ev(PROBE_HANDED, -1, 11);
+    ev(PROBE_ENTER, W, 20);
+    ev(PROBE_HANDOFF | 8u << 4, RUN | PROBE_HANDOFF_MANY, 25);
+    ev(PROBE_FAIL, W, 30);
+    ev(PROBE_ROOT_EXIT, ROOT, 1000);
+    take(a, "main", 10);
+    /* Held for the runs the next drain pass may still bring: one on fj-2. */
+    CHECK_INT(async_release(a, &tab, &cal, 11, 0, out, NULL), 0);
+    ev(PROBE_ROOT_ENTER, RUN, 500);
+    ev(PROBE_TASK | 7u << 4, PROBE_STREAM_CUT, 501);
+    ev(PROBE_ENTER, W, 510);
+    ev(PROBE_EXIT, W, 520);
+    ev(PROBE_ROOT_EXIT, RUN, 550);
+    take(a, "fj-2", 12);
+    CHECK_INT(async_release(a, &tab, &cal, 13, 0, out, NULL), 1);
+    CHECK_INT(n_released, 1);
+    CHECK(strstr(released[0], "\"method\":\"w\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":10,\"self_ns\":10,"
+                              "\"min_ns\":10,\"max_ns\":10,\"throws\":1,\"children\":[]},"
+                              "{\"class\":\"java.lang.Runnable\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":2,"
+                              "\"total_ns\":100,\"self_ns\":75,\"min_ns\":50,\"max_ns\":50,\"throws\":0,"
+                              "\"async\":true,\"handoff_ns\":10,\"queued_ns\":190,\"thread\":\"fj-1\",\"children\":[{\"class\":"
+                              "\"com.shop.Cart\",\"method\":\"w\",\"desc\":\"()V\",\"calls\":2,\"total_ns\":20,") !=
+          NULL);
+    CHECK(strstr(released[0], "\"method\":\"x\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":5,") != NULL);
+    /* fj-2's last run was its last traced one (PROBE_STREAM_CUT): truncated */
+    CHECK(strstr(released[0], "\"calls\":2,\"total_ns\":100,\"self_ns\":80,\"min_ns\":50,\"max_ns\":50,"
+                              "\"throws\":0,\"truncated\":true,\"async\":true,\"handoff_ns\":10,\"queued_ns\":290,"
+                              "\"thread\":\"fj-2\"") != NULL);
+    CHECK(strstr(released[0], "\"truncated\":true,\"async\":true,\"handoff_ns\":10,\"queued_ns\":190") == NULL);
+    CHECK(strstr(released[0], "pending") == NULL);
+    CHECK(strstr(released[0], "rejected") == NULL);
+    CHECK_INT(async_held(a), 0);
+    async_free(a);
+}
+
 int main(void)
 {
     mct_err err;
 
     ROOT = mt_add("com/shop/Cart", "total", "()J", 1, 1, &err);
     W = mt_add("com/shop/Cart", "w", "()V", 1, 0, &err);
+    X = mt_add("com/shop/Cart", "x", "()V", 1, 0, &err);
     RUN = mt_add("java/lang/Runnable", "run", "()V", 1, 0, &err);
     test_complete();
     test_wait();
     test_cancelled();
+    test_stream();
     call_tab_free(&tab);
     return check_status();
 }

@@ -708,6 +708,24 @@ static void test_handoff(void)
         {"com/shop/Pool", "execute", "(Ljava/lang/Runnable;)V", HO_RUN, 0, 1},
         {"com/shop/Pool", "submit", "(Ljava/util/concurrent/Callable;)Ljava/util/concurrent/Future;", HO_CALL, 0, 1},
         {"com/shop/Pool", "shutdown", "()V", -1, 0, 1},
+        /* a stream operation's one function: the stream kinds, never the executors' */
+        {"java/util/stream/Stream", "map", "(Ljava/util/function/Function;)Ljava/util/stream/Stream;", HO_S_APPLY, 0, 0},
+        {"java/util/stream/Stream", "flatMap", "(Ljava/util/function/Function;)Ljava/util/stream/Stream;", HO_S_APPLY, 0, 0},
+        {"java/util/stream/Stream", "filter", "(Ljava/util/function/Predicate;)Ljava/util/stream/Stream;", HO_S_TEST, 0, 0},
+        {"java/util/stream/Stream", "anyMatch", "(Ljava/util/function/Predicate;)Z", HO_S_TEST, 0, 0},
+        {"java/util/stream/Stream", "forEach", "(Ljava/util/function/Consumer;)V", HO_S_ACCEPT, 0, 0},
+        {"java/util/stream/Stream", "peek", "(Ljava/util/function/Consumer;)Ljava/util/stream/Stream;", HO_S_ACCEPT, 0, 0},
+        {"java/util/stream/Stream", "mapToInt", "(Ljava/util/function/ToIntFunction;)Ljava/util/stream/IntStream;", HO_S_TO_INT, 0, 0},
+        {"java/util/stream/Stream", "mapToLong", "(Ljava/util/function/ToLongFunction;)Ljava/util/stream/LongStream;", HO_S_TO_LONG, 0, 0},
+        {"java/util/stream/Stream", "mapToDouble", "(Ljava/util/function/ToDoubleFunction;)Ljava/util/stream/DoubleStream;", HO_S_TO_DOUBLE, 0, 0},
+        {"java/util/stream/IntStream", "mapToObj", "(Ljava/util/function/IntFunction;)Ljava/util/stream/Stream;", -1, 0, 0},
+        {"java/util/stream/Stream", "reduce", "(Ljava/lang/Object;Ljava/util/function/BinaryOperator;)Ljava/lang/Object;", -1, 0, 0},
+        {"java/util/stream/Stream", "collect", "(Ljava/util/function/Supplier;Ljava/util/function/BiConsumer;Ljava/util/function/BiConsumer;)Ljava/lang/Object;", -1, 0, 0},
+        {"java/util/stream/Stream", "collect", "(Ljava/util/stream/Collector;)Ljava/lang/Object;", -1, 0, 0},
+        {"java/util/stream/Stream", "generate", "(Ljava/util/function/Supplier;)Ljava/util/stream/Stream;", -1, 0, 0},
+        {"java/util/stream/Stream", "map", "(Ljava/util/function/Function;Ljava/lang/Object;)Ljava/util/stream/Stream;", -1, 0, 0},
+        {"java/util/Optional", "map", "(Ljava/util/function/Function;)Ljava/util/Optional;", -1, 0, 0},
+        {"java/util/stream/Collectors", "toMap", "(Ljava/util/function/Function;Ljava/util/function/Function;)Ljava/util/stream/Collector;", -1, 0, 0},
     };
     static const int32_t ids[HO_KINDS] = {20, 21, 22, 23, 24};
     /* static void m(ThreadPoolExecutor e, Runnable r, Supplier s):

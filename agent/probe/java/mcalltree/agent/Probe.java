@@ -7,7 +7,11 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
+import java.util.function.ToIntFunction;
+import java.util.function.ToLongFunction;
 import jdk.internal.vm.annotation.DontInline;
 import jdk.internal.vm.annotation.ForceInline;
 
@@ -79,19 +83,40 @@ import jdk.internal.vm.annotation.ForceInline;
  * part of that call). After the site returns it calls handed (or
  * handedFuture, with the task's future the site returned): a hand-off
  * whose site threw instead was rejected.
+ *
+ * A function given to a stream operation (map, filter, forEach...) goes
+ * through streamApply, streamTest, streamAccept or streamToInt/Long/Double
+ * the same way, but its wrapper is applied any number of times, none
+ * included: on the traced thread (a sequential stream, or the caller's
+ * share of a parallel one) it runs as part of the call, unmarked (no
+ * inline0: a stream may have many elements); on a ForkJoin worker in no
+ * entry call each application is a run of its own (up to probe.h's
+ * PROBE_STREAM_RUNS of one stream per thread, the rest untraced and
+ * counted), which the agent puts under the node that built the pipeline,
+ * one node per thread. The JDK's stream classes are not changed.
  */
 public final class Probe implements Runnable, Callable<Object>, Supplier<Object>, Function<Object, Object>,
-        Consumer<Object> {
+        Consumer<Object>, Predicate<Object>, ToIntFunction<Object>, ToLongFunction<Object>, ToDoubleFunction<Object> {
     /** A wrapped task: the task, the agent's hand-off token, its method's number. */
     private final Object task;
     private final long token;
     private final int id;
+    /** A stream operation's function: applied any number of times. */
+    private final boolean many;
 
     private Probe(Object task, long token, int id) {
+        this(task, token, id, false);
+    }
+
+    private Probe(Object task, long token, int id, boolean many) {
         this.task = task;
         this.token = token;
         this.id = id;
+        this.many = many;
     }
+
+    /** Marks the method number of a stream's hand-off (probe.h PROBE_HANDOFF_MANY). */
+    private static final int MANY = 1 << 30;
 
     /** Entries (a power of 2) and the elements between two of them. */
     static final int ENTRIES = 1024;
@@ -529,6 +554,48 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
         return k < 0 || task == null ? task : (Consumer<Object>) handoff(task, k, id);
     }
 
+    /** The wrapper of stream function f made in the traced call at entry k, or f. */
+    private static Object stream(Object f, int k, int id) {
+        long token = handoff0(k, id | MANY);
+        return token == 0 ? f : new Probe(f, token, id, true);
+    }
+
+    @SuppressWarnings("unchecked")
+    public static Function<Object, Object> streamApply(Function<Object, Object> f, int id) {
+        int k = entry();
+        return k < 0 || f == null ? f : (Function<Object, Object>) stream(f, k, id);
+    }
+
+    @SuppressWarnings("unchecked")
+    public static Predicate<Object> streamTest(Predicate<Object> f, int id) {
+        int k = entry();
+        return k < 0 || f == null ? f : (Predicate<Object>) stream(f, k, id);
+    }
+
+    @SuppressWarnings("unchecked")
+    public static Consumer<Object> streamAccept(Consumer<Object> f, int id) {
+        int k = entry();
+        return k < 0 || f == null ? f : (Consumer<Object>) stream(f, k, id);
+    }
+
+    @SuppressWarnings("unchecked")
+    public static ToIntFunction<Object> streamToInt(ToIntFunction<Object> f, int id) {
+        int k = entry();
+        return k < 0 || f == null ? f : (ToIntFunction<Object>) stream(f, k, id);
+    }
+
+    @SuppressWarnings("unchecked")
+    public static ToLongFunction<Object> streamToLong(ToLongFunction<Object> f, int id) {
+        int k = entry();
+        return k < 0 || f == null ? f : (ToLongFunction<Object>) stream(f, k, id);
+    }
+
+    @SuppressWarnings("unchecked")
+    public static ToDoubleFunction<Object> streamToDouble(ToDoubleFunction<Object> f, int id) {
+        int k = entry();
+        return k < 0 || f == null ? f : (ToDoubleFunction<Object>) stream(f, k, id);
+    }
+
     /** A hand-off site returned (its task was not refused). */
     public static void handed(int id) {
         int k = entry();
@@ -559,7 +626,7 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
         long tid = c.getId();
         int k = held(c, tid);
         if (k >= 0) {
-            if ((k & (STRIDE - 1)) == 0) {
+            if (!many && (k & (STRIDE - 1)) == 0) {
                 inline0(k, token);
             }
             return -1;
@@ -568,7 +635,7 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
         if (e < 0) {
             return -1;
         }
-        if (!taskBegin0(c, e, token, id)) {
+        if (!taskBegin0(c, e, token, many ? id | MANY : id)) {
             OWNER.lazySet(e, null);
             return -1;
         }
@@ -652,6 +719,66 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
         end(e, null);
     }
 
+    @Override
+    @SuppressWarnings("unchecked")
+    public boolean test(Object v) {
+        int e = begin();
+        boolean r;
+        try {
+            r = ((Predicate<Object>) task).test(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public int applyAsInt(Object v) {
+        int e = begin();
+        int r;
+        try {
+            r = ((ToIntFunction<Object>) task).applyAsInt(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public long applyAsLong(Object v) {
+        int e = begin();
+        long r;
+        try {
+            r = ((ToLongFunction<Object>) task).applyAsLong(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public double applyAsDouble(Object v) {
+        int e = begin();
+        double r;
+        try {
+            r = ((ToDoubleFunction<Object>) task).applyAsDouble(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
     private static native boolean counting0();
 
     /**
@@ -669,7 +796,11 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
     /** The task of token runs inside the traced call at entry k. */
     private static native void inline0(int k, long token);
 
-    /** Starts tracing the task of token on thread c, which holds entry e; false when it does not start. */
+    /**
+     * Starts tracing the task of token (id: its method, | MANY for a
+     * stream's function) on thread c, which holds entry e; false when it
+     * does not start.
+     */
     private static native boolean taskBegin0(Thread c, int e, long token, int id);
 
     /** The task traced at entry k ends: true when that ends its call (always, but after a bug). */
