@@ -202,12 +202,15 @@ static int html_call(out *o, const call_tab *t, const mct_call *call)
     return 0;
 }
 
-static int html_summary(out *o, const json_t *summary)
+/* The page's data is one JSON document written at the end: each JVM's
+ * summary kept as its object. */
+static int html_summary(out *o, const sum *s, int final)
 {
     struct html *h = o->state;
+    mct_err e;
+    json_t *summary = sum_to_json(s, final, &e);
     json_t *pid = o->pid > 0 ? json_integer(o->pid) : json_null();
-    int final = json_is_true(json_object_get(summary, "final"));
-    json_t *run = json_pack("{s:o,s:O}", "pid", pid, "summary", summary);
+    json_t *run = summary != NULL ? json_pack("{s:o,s:o}", "pid", pid, "summary", summary) : NULL;
     size_t i;
 
     if (run == NULL)

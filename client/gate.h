@@ -64,13 +64,12 @@ int gate_plan_check(const gate *g, const struct msg_plan *plan, FILE *err, mct_e
  * it every call, warm-up or not (replies_call). */
 replies *gate_judge(gate *g);
 
-/* Judges summary (a summary object) against the gates, writing a line on
- * err for each failure: 1 when a gate failed (exit status 4), 0 when all
- * hold, -1 with e set when the summary lacks what a gate needs (a
+/* Judges summary (read by sum_read, so checked) against the gates, writing
+ * a line on err for each failure: 1 when a gate failed (exit status 4), 0
+ * when all hold, -1 with e set when the summary lacks what a gate needs (a
  * percentile it does not carry). A summary of no call fails: nothing to
- * judge. summary must have passed sum_json_check (nodes are walked
- * recursively). */
-int gate_check(const gate *g, const json_t *summary, FILE *err, mct_err *e);
+ * judge. */
+int gate_check(const gate *g, const sum *summary, FILE *err, mct_err *e);
 
 /* Judges the calls added with gate_add_call, as gate_check does (the
  * percentile of --percentile from the calls' own durations, any P). */

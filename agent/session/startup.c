@@ -323,10 +323,24 @@ static int on_plan(void *ctx, json_t *m)
     return on_line(ctx, "plan", m);
 }
 
-/* A summary; the reader gave the final one to the judge. */
-static int on_summary(void *ctx, const json_t *m)
+/* A summary, written by its one writer (as the session sent it); the
+ * reader gives the final one to the judge. */
+static int on_summary(void *ctx, const sum *s, const struct sum_info *info)
 {
-    return on_line(ctx, "summary", m);
+    mct_buf text;
+    mct_err e;
+
+    (void)ctx;
+    if (st.file < 0)
+        return 0;
+    buf_init(&text);
+    if (sum_write_json(s, info->final, &text, &e) == 0) {
+        buf_ch(&text, '\n');
+        if (!buf_failed(&text))
+            write_text((const char *)text.data, text.len);
+    }
+    buf_free(&text);
+    return 0;
 }
 
 /* A status, only with verbose. */
