@@ -130,12 +130,12 @@ static int judge_case(const replies *r, const struct gates *view, const char *na
     return 0;
 }
 
-/* The gates judged one at a time (replies_cases), in that order: how many
- * of a kind g holds, and view (the other kinds emptied) set to its i-th. */
+/* The gates judged one at a time (replies_cases), one kind a row, in
+ * that order: how many of the kind g holds, and its i-th made the one
+ * gate of view (the others emptied), named into name. */
 struct case_kind {
-    const char *name;           /* its option, without prefix */
     size_t (*count)(const struct gates *g);
-    void (*one)(struct gates *view, const struct gates *g, size_t i, const char **arg);
+    void (*one)(struct gates *view, const struct gates *g, size_t i, char *name, size_t size);
 };
 
 static size_t n_max_calls(const struct gates *g)
@@ -143,11 +143,23 @@ static size_t n_max_calls(const struct gates *g)
     return g->n_max_calls;
 }
 
-static void one_max_calls(struct gates *view, const struct gates *g, size_t i, const char **arg)
+static void one_max_calls(struct gates *view, const struct gates *g, size_t i, char *name, size_t size)
 {
     view->max_calls = &g->max_calls[i];
     view->n_max_calls = 1;
-    *arg = g->max_calls[i].arg;
+    snprintf(name, size, "%smax-calls %s", g->prefix, g->max_calls[i].arg);
+}
+
+static size_t n_percentile(const struct gates *g)
+{
+    return g->percentile > 0;
+}
+
+static void one_percentile(struct gates *view, const struct gates *g, size_t i, char *name, size_t size)
+{
+    (void)i;
+    view->percentile = g->percentile;
+    snprintf(name, size, "%spercentile %g %sfail-over-ms %g", g->prefix, g->percentile, g->prefix, g->fail_over_ms);
 }
 
 static size_t n_budgets(const struct gates *g)
@@ -155,11 +167,11 @@ static size_t n_budgets(const struct gates *g)
     return g->n_budgets;
 }
 
-static void one_budget(struct gates *view, const struct gates *g, size_t i, const char **arg)
+static void one_budget(struct gates *view, const struct gates *g, size_t i, char *name, size_t size)
 {
     view->budgets = &g->budgets[i];
     view->n_budgets = 1;
-    *arg = g->budgets[i].arg;
+    snprintf(name, size, "%sbudget %s", g->prefix, g->budgets[i].arg);
 }
 
 static size_t n_max_alloc(const struct gates *g)
@@ -167,18 +179,18 @@ static size_t n_max_alloc(const struct gates *g)
     return g->n_max_alloc;
 }
 
-static void one_max_alloc(struct gates *view, const struct gates *g, size_t i, const char **arg)
+static void one_max_alloc(struct gates *view, const struct gates *g, size_t i, char *name, size_t size)
 {
     view->max_alloc = &g->max_alloc[i];
     view->n_max_alloc = 1;
-    *arg = g->max_alloc[i].arg;
+    snprintf(name, size, "%smax-alloc %s", g->prefix, g->max_alloc[i].arg);
 }
 
 static const struct case_kind case_kinds[] = {
-    { "max-calls", n_max_calls, one_max_calls },
-    { NULL, NULL, NULL },       /* the percentile, between them */
-    { "budget", n_budgets, one_budget },
-    { "max-alloc", n_max_alloc, one_max_alloc },
+    { n_max_calls, one_max_calls },
+    { n_percentile, one_percentile },
+    { n_budgets, one_budget },
+    { n_max_alloc, one_max_alloc },
 };
 
 int replies_cases(const replies *r, json_t *cases, mct_err *e)
@@ -190,31 +202,15 @@ int replies_cases(const replies *r, json_t *cases, mct_err *e)
         return 0;
     if (r->broken.code != 0)
         return mct_err_set(e, r->broken.code, "%s", r->broken.msg);
-    for (size_t k = 0; k < sizeof case_kinds / sizeof case_kinds[0]; k++) {
-        const struct case_kind *ck = &case_kinds[k];
-        /* One gate a view: the others emptied. */
-        struct gates view = *g;
+    for (size_t k = 0; k < sizeof case_kinds / sizeof case_kinds[0]; k++)
+        for (size_t i = 0; i < case_kinds[k].count(g); i++) {
+            struct gates view = *g;
 
-        view.n_max_calls = view.n_budgets = view.n_max_alloc = 0;
-        view.percentile = 0;
-        if (ck->name == NULL) {
-            if (g->percentile <= 0)
-                continue;
-            view.percentile = g->percentile;
-            snprintf(name, sizeof name, "%spercentile %g %sfail-over-ms %g", g->prefix, g->percentile, g->prefix,
-                     g->fail_over_ms);
-            if (judge_case(r, &view, name, cases, e) < 0)
-                return -1;
-            continue;
-        }
-        for (size_t i = 0; i < ck->count(g); i++) {
-            const char *arg;
-
-            ck->one(&view, g, i, &arg);
-            snprintf(name, sizeof name, "%s%s %s", g->prefix, ck->name, arg);
+            view.n_max_calls = view.n_budgets = view.n_max_alloc = 0;
+            view.percentile = 0;
+            case_kinds[k].one(&view, g, i, name, sizeof name);
             if (judge_case(r, &view, name, cases, e) < 0)
                 return -1;
         }
-    }
     return 0;
 }

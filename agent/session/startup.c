@@ -378,7 +378,10 @@ static void *writer_main(void *arg)
     for (;;) {
         struct pollfd pfd = {.fd = st.sock, .events = POLLIN};
         mct_err e;
-        json_t *m;
+        json_t *m = NULL;
+        uint32_t len;
+        char *payload;
+        int rc = -1;
 
         /* A session that sends nothing still ends when its file is gone. */
         if (poll(&pfd, 1, 1000) == 0) {
@@ -387,15 +390,21 @@ static void *writer_main(void *arg)
             pthread_mutex_unlock(&st.lock);
             continue;
         }
-        m = proto_read(st.sock, PROTO_REPLY, -1, &e);
+        payload = proto_read_payload(st.sock, PROTO_REPLY, -1, &len, &e);
+        if (payload != NULL && !reader_is_summary(payload, len))
+            m = proto_parse(payload, len, PROTO_REPLY, &e);
         pthread_mutex_lock(&st.lock);
-        if (m == NULL) {
+        /* A summary is read straight into the compact model, not a tree. */
+        if (payload != NULL && m == NULL && reader_is_summary(payload, len))
+            rc = reader_summary_text(&st.rd, payload, len, &e);
+        if (m == NULL && rc < 0) {
             if (e.code != MCT_E_EOF)
                 vm_log("reading the startup trace's session: %s", e.msg);
             write_end(NULL, st.error_seen ? "error" : "agent_closed");
-        } else if (reader_json(&st.rd, m, &e) < 0) {
+        } else if (m != NULL && reader_json(&st.rd, m, &e) < 0) {
             vm_log("reading the startup trace's session: %s", e.msg);
         }
+        free(payload);
         if (st.ended) {
             st.running = 0;
             pthread_cond_broadcast(&st.cond);
