@@ -2,11 +2,11 @@
  * counts per entry call (--max-calls), a percentile of the entry method's
  * duration (--percentile with --fail-over-ms), per-node time budgets at
  * a percentile (--budget, CPU times too) and per-node allocations in one
- * entry call (--max-alloc). They are judged on a summary object (as
- * sum_to_json writes it and the agent sends it with --aggregate): in the
- * per-call mode the client feeds every call it receives into the gate's own
- * summary (through gate_judge) and judges it at the end (gate_finish); with an
- * agent's summary, gate_check judges that. A thin layer over
+ * entry call (--max-alloc). They are judged on a summary (the compact sum
+ * of protocol/summary.h): in the per-call mode the client feeds every call
+ * it receives into the gate's own summary (through gate_judge) and judges
+ * it at the end (gate_finish); with an agent's summary (--aggregate, read
+ * by sum_read), gate_check judges that. A thin layer over
  * protocol/gates.h, which the agent's startup trace shares. A failed gate is
  * said on the given stream, one line each ("mcalltree: " first, " (exit
  * status 4)" last), naming the method or node, the figure measured and the

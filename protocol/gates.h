@@ -3,7 +3,8 @@
  * the agent (the startup items max-calls=, percentile=, fail-over-ms=,
  * budget=, max-alloc=): the
  * gates' specs, the one parser of a gate's text, and the judging of a
- * summary object (protocol/summary.h) or of calls tallied one by one.
+ * summary (the compact sum of protocol/summary.h) or of calls tallied one
+ * by one.
  *
  * A gate is written the same way in both programs; `prefix` says how a
  * message names its option: "--" for the client's options ("--max-calls

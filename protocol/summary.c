@@ -1585,11 +1585,11 @@ static void node_keys_all(const char **keys)
 /* The summary object's keys, and a method's. */
 enum {
     TK_TYPE, TK_FINAL, TK_CALLS, TK_NOT_TRACED, TK_ROOT, TK_MORE, TK_METHODS, TK_SLOWEST,
-    TK_WARMUP, TK_SEEN, TK_FOLDED, TK_COARSE, TK_PID, TK_N
+    TK_WARMUP, TK_SEEN, TK_FOLDED, TK_COARSE, TK_START, TK_END, TK_PID, TK_N
 };
 static const char *const top_keys[TK_N] = {
     "type", "final", "calls", "not_traced", "root", "more_roots", "methods", "slowest",
-    "warmup", "seen", "folded", "coarse", "pid"
+    "warmup", "seen", "folded", "coarse", "start_ns", "end_ns", "pid"
 };
 enum { MK_CLASS, MK_METHOD, MK_DESC, MK_CALLS, MK_CMAX, MK_ENTRIES, MK_N };
 static const char *const method_keys[MK_N] = { "class", "method", "desc", "calls", "calls_max", "entries" };
@@ -2176,6 +2176,12 @@ static int top_check(struct rctx *r, const uint64_t *v, uint64_t seen, int root_
         }
     if (!(seen & (uint64_t)1 << TK_SLOWEST))
         return vbad(e, &r->p, "slowest", "missing (an array)");
+    /* the span as sum_write_json writes it: both, end_ns not 0 */
+    if (!(seen & (uint64_t)1 << TK_START) != !(seen & (uint64_t)1 << TK_END))
+        return vbad(e, &r->p, seen & (uint64_t)1 << TK_START ? "end_ns" : "start_ns",
+                    "missing (the span's other end is given)");
+    if ((seen & (uint64_t)1 << TK_END) && (v[TK_END] == 0 || v[TK_END] < v[TK_START]))
+        return vbad(e, &r->p, "end_ns", "%llu, 0 or before start_ns", (unsigned long long)v[TK_END]);
     if (nslow > v[TK_CALLS])
         return vbad(e, &r->p, "slowest", "%zu calls, more than the summary's calls", nslow);
     return 0;
@@ -2273,6 +2279,8 @@ static int read_summary(struct rctx *r, struct sum_info *info, mct_err *e)
     r->s->seen = sat_add(r->s->seen, v[TK_SEEN]);
     r->s->folded = sat_add(r->s->folded, v[TK_FOLDED]);
     r->s->coarse = sat_add(r->s->coarse, v[TK_COARSE]);
+    if (v[TK_END] != 0)
+        sum_set_span(r->s, (int64_t)v[TK_START], (int64_t)v[TK_END]);
     return 0;
 }
 

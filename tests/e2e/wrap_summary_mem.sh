@@ -6,8 +6,9 @@
 # with a gate (its judge keeps the summary) in a peak RSS under
 # WANT_KIB_PER_NODE per node over the same run with a summary of 10 nodes
 # (a tree of jansson objects took about 5 KiB a node). The output is the
-# summary as the file had it, byte for byte, with the JVM's pid last; the
-# tree and folded formats show its nodes. No JVM: the same on every JDK.
+# summary as the file had it (its span included), byte for byte, with the
+# JVM's pid last; the tree and folded formats show its nodes. No JVM: the
+# same on every JDK.
 . "$MCT_SRCDIR/tests/setup"
 
 GEN=$MCT_BUILDDIR/tests/bench/mctsum
@@ -16,7 +17,9 @@ WANT_KIB_PER_NODE=1.5
 [ -x /usr/bin/time ] || skip "needs GNU time (/usr/bin/time) for the peak RSS"
 
 mkdir -p "$MCT_TMP/tmp"
-"$GEN" "$NODES" 200 1 >"$MCT_TMP/big.json" || fail "mctsum $NODES"
+# the span an agent's summary carries, last
+"$GEN" "$NODES" 200 1 | sed 's/}$/,"start_ns":1700000000000000000,"end_ns":1700000060000000000}/' \
+    >"$MCT_TMP/big.json" || fail "mctsum $NODES"
 "$GEN" 10 200 1 >"$MCT_TMP/small.json" || fail "mctsum 10"
 printf '%s\n' '{"type":"plan","methods":[{"class":"tgt.StartEntry","method":"run","desc":"(I)J","level":1,"status":"instrumented","root":true,"id":0}],"summary":{"instrumented":1,"pending":0,"skipped":0,"failed":0,"excluded":0,"planned":0,"capped":false,"plan_ms":0.5,"instrument_ms":1.5,"loaded_classes":431,"clock":"tsc","callee_classes":1,"matched_classes":1}}' \
     >"$MCT_TMP/plan.json"

@@ -181,6 +181,26 @@ int main(void)
               "t.</script>");
     json_decref(data);
 
+    /* A summary's text in the blob as jansson wrote it: ASCII only, a
+     * character past U+FFFF as a surrogate pair, '<' escaped. */
+    {
+        sum *wide = sum_of(CALL("t.\\u00e9\\ud83d\\ude00"), 1);
+        char *page;
+
+        o = open_page(path);
+        CHECK_INT(out_summary(o, wide, 1, &e), 0);
+        CHECK_INT(out_close(o, &e), 0);
+        page = slurp_page(path);
+        CHECK(strstr(page, "\"class\":\"t.\\u00E9\\uD83D\\uDE00\",\"method\":\"\\u003cinit>\"") != NULL);
+        data = page_data(page);
+        CHECK_STR(json_string_value(json_object_get(json_object_get(run_summary(data, 0), "root"), "class")),
+                  "t.\xc3\xa9\xf0\x9f\x98\x80");
+        json_decref(data);
+        free(page);
+        unlink(path);
+        sum_free(wide);
+    }
+
     /* The wrap form: one run per JVM. */
     o = open_page(path);
     out_set_pid(o, 11);

@@ -44,6 +44,27 @@ static sum *make_summary(void)
     return s;
 }
 
+/* The summary of one call whose root's class holds DEL and U+0085 (a C1
+ * control), kept in slowest. */
+static sum *make_c1_summary(void)
+{
+    static const char call[] =
+        "{\"type\":\"call\",\"seq\":1,\"thread\":{\"id\":1,\"name\":\"main\"},\"start_ns\":5,"
+        "\"root\":{\"class\":\"t.\\u0085E\\u007f\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":1,"
+        "\"total_ns\":10,\"self_ns\":10,\"min_ns\":10,\"max_ns\":10,\"throws\":0,\"children\":[]}}";
+    mct_err e;
+    sum *s = sum_new(1, &e);
+    call_tab t = {0};
+    mct_call c = {0};
+    json_t *j = json_loads(call, 0, NULL);
+
+    CHECK(s != NULL && j != NULL && call_from_json(&t, &c, j, &e) == 0 && sum_add_call(s, &t, &c, &e) == 0);
+    json_decref(j);
+    call_free(&c);
+    call_tab_free(&t);
+    return s;
+}
+
 /* Renders summary in format f into a file; returns its text (caller frees). */
 static char *render(enum cli_format f, const sum *summary, int *rc, char *msg, size_t msize)
 {
@@ -90,6 +111,18 @@ int main(void)
     CHECK(strncmp(text, want, strlen(want)) == 0 && strcmp(text + strlen(want), "\n") == 0);
     free(want);
     free(text);
+
+    /* DEL and the C1 controls escaped, as fu_json_dump escapes them */
+    {
+        sum *c1 = make_c1_summary();
+
+        text = render(CLI_FORMAT_JSON, c1, &rc, msg, sizeof msg);
+        CHECK_INT(rc, 0);
+        CHECK(strstr(text, "\"class\":\"t.\\u0085E\\u007F\"") != NULL);
+        CHECK(strchr(text, 0x7f) == NULL && strstr(text, "\xc2\x85") == NULL);
+        free(text);
+        sum_free(c1);
+    }
 
     text = render(CLI_FORMAT_FOLDED, s, &rc, msg, sizeof msg);
     CHECK_INT(rc, 0);

@@ -13,6 +13,7 @@
 
 /* What the callbacks saw. */
 struct seen {
+    struct sum_totals totals;   /* the last summary's */
     int plan, call, summary, final, summary_calls, status, gate_passed, gate_failed, end, error, other;
     unsigned long long seq;     /* the last call's */
     unsigned long long total;   /* its root's total_ns */
@@ -43,6 +44,7 @@ static int on_summary(void *ctx, const sum *m, const struct sum_info *info)
     ((struct seen *)ctx)->summary++;
     ((struct seen *)ctx)->final += info->final;
     ((struct seen *)ctx)->summary_calls += (int)sum_calls(m);
+    sum_totals(m, &((struct seen *)ctx)->totals);
     return 0;
 }
 
@@ -146,6 +148,21 @@ static void test_types(void)
     CHECK_INT(read_text(&rd, "{\"type\":\"summary\",\"final\":true}", &e), -1);
     CHECK(strstr(e.msg, "calls") != NULL);
     CHECK_INT(reader_summary_text(&rd, "{\"type\":\"summary\",\"final\":1}", 30, &e), -1);
+    /* its span kept, as written: both ends, the end not before the start */
+    {
+        static const char span[] = "{\"type\":\"summary\",\"final\":false,\"calls\":0,\"not_traced\":0,"
+                                   "\"root\":null,\"methods\":[],\"slowest\":[],\"start_ns\":5,\"end_ns\":9}";
+        static const char *const bad[] = { "\"start_ns\":5}", "\"end_ns\":9}", "\"start_ns\":9,\"end_ns\":5}" };
+        char text2[512];
+
+        CHECK_INT(reader_summary_text(&rd, span, sizeof span - 1, &e), 0);
+        CHECK((int)s.totals.start_ns == 5 && (int)s.totals.end_ns == 9);
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            snprintf(text2, sizeof text2, "%.*s%s", (int)(strstr(span, "\"start_ns\"") - span), span, bad[i]);
+            CHECK_INT(reader_summary_text(&rd, text2, strlen(text2), &e), -1);
+            CHECK(strstr(e.msg, "_ns") != NULL);
+        }
+    }
     CHECK_INT(read_text(&rd, "{\"type\":\"status\"}", &e), 0);
     CHECK_INT(read_text(&rd, "{\"type\":\"gate\",\"passed\":true}", &e), 0);
     CHECK_INT(read_text(&rd, "{\"type\":\"gate\",\"passed\":false}", &e), 0);
@@ -156,7 +173,7 @@ static void test_types(void)
     CHECK_INT(s.call, 1);
     CHECK_INT((int)s.seq, 3);
     CHECK_INT((int)s.total, 900);
-    CHECK_INT(s.summary, 2);
+    CHECK_INT(s.summary, 3);
     CHECK_INT(s.final, 1);
     CHECK_INT(s.summary_calls, 0);
     CHECK_INT(s.status, 1);
