@@ -1,6 +1,7 @@
 /* reader.h — the one reader of a session's replies: one message at a time
- * (a parsed JSON object of the reply set, or a compact call frame), read
- * once and handed to the callback of its type. The three sources (the
+ * (a parsed JSON object of the reply set, a compact call frame, or a
+ * summary's text read straight into the compact summary of summary.h),
+ * read once and handed to the callback of its type. The three sources (the
  * client's socket, client/trace.c; the wrap form's JVM files, client/wrap.c;
  * the agent's startup trace, agent/session/startup.c) only get the bytes or
  * lines and do what their callbacks say (print, write), so a call is read
