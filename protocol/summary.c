@@ -2361,12 +2361,3 @@ int sum_json_check(const json_t *j, mct_err *e)
     sum_free(s);
     return rc;
 }
-
-int sum_add_json(sum *dst, const json_t *j, mct_err *e)
-{
-    sum *src = sum_new(SUM_SLOWEST_MAX, e);
-    int rc = src == NULL || read_json(src, j, SUM_READ_SLOWEST, e) < 0 ? -1 : sum_merge(dst, src, e);
-
-    sum_free(src);
-    return rc;
-}

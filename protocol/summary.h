@@ -300,11 +300,6 @@ sum *sum_read_text(const void *text, size_t n, struct sum_info *info, mct_err *e
  * offending key. */
 int sum_json_check(const json_t *j, mct_err *e);
 
-/* Adds the summary object j (a tree already: a session's reply) to dst:
- * its text read (sum_read, so checked), then merged (sum_merge). 0 or -1
- * with e. */
-int sum_add_json(sum *dst, const json_t *j, mct_err *e);
-
 /* ---- a summary's nodes, read-only (diff's walk) ----------------------------- */
 
 typedef struct snode sum_node;
