@@ -123,9 +123,9 @@ int expsink_call(expsink *s, const call_tab *t, const mct_call *c, const struct 
     return s->x == NULL || s->batch.len >= s->o.batch_bytes ? flush(s, e) : 0;
 }
 
-int expsink_summary(expsink *s, const json_t *summary, mct_err *e)
+int expsink_summary(expsink *s, const sum *summary, int final, mct_err *e)
 {
-    long n = otlp_summary_metrics(&s->batch, &s->o.res, summary, e);
+    long n = otlp_summary_metrics(&s->batch, &s->o.res, summary, final, e);
 
     if (n < 0) {
         buf_reset(&s->batch);

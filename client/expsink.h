@@ -45,11 +45,11 @@ expsink *expsink_open(const struct expsink_opts *o, mct_err *e);
  * 0, or -1 with e set (out of memory, the file could not be written). */
 int expsink_call(expsink *s, const call_tab *t, const mct_call *c, const struct otlp_parent *parent, mct_err *e);
 
-/* Adds summary (a summary object that passed sum_json_check) to a
+/* Adds summary (final: the run's last) to a
  * metrics sink: one request of a point per node (otlp_summary_metrics),
  * sent or written at once. Never waits on the network. 0, or -1 with e
  * set (out of memory, the file could not be written). */
-int expsink_summary(expsink *s, const json_t *summary, mct_err *e);
+int expsink_summary(expsink *s, const sum *summary, int final, mct_err *e);
 
 /* Sends or writes what is left, stops the queue (export_stop's bound),
  * frees s; the queue's counters into st (NULL: not wanted; zero when the

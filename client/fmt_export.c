@@ -163,13 +163,13 @@ static int export_call(out *o, const call_tab *t, const mct_call *c)
 }
 
 /* -f otlp --aggregate: each summary as metrics, a point per node. */
-static int otlp_summary(out *o, const json_t *summary)
+static int otlp_summary(out *o, const sum *summary, int final)
 {
     mct_err e;
     struct jvm_sink *j = jvm_of(o, &e);
     expsink *s = j != NULL ? sink_of(o, j, EXPSINK_METRICS, &e) : NULL;
 
-    if (s == NULL || expsink_summary(s, summary, &e) < 0)
+    if (s == NULL || expsink_summary(s, summary, final, &e) < 0)
         return sink_failed(o, &e);
     return 0;
 }

@@ -57,15 +57,18 @@ static int put_frame(out *o, mct_buf *st, const char *cls, const char *method, l
 
 /* Writes the lines of summary node at depth and, up to FU_MAX_DEPTH levels,
  * of its children; st holds the frames above node and is restored. */
-static int put_node(out *o, mct_buf *st, const json_t *node, int depth)
+static int put_node(out *o, mct_buf *st, const sum *s, const sum_node *node, int depth)
 {
-    const json_t *kids = fu_children(node);
+    struct sum_view v;
     size_t mark = st->len;
-    int rc = put_frame(o, st, fu_str(node, "class"), fu_str(node, "method"), fu_int(node, "self_ns"), depth);
+    int rc;
 
+    sum_node_view(s, node, &v);
+    /* self_ns as the summary's JSON says it: at most INT64_MAX */
+    rc = put_frame(o, st, v.class_name, v.method, v.self_ns > INT64_MAX ? INT64_MAX : (long long)v.self_ns, depth);
     if (depth + 1 < FU_MAX_DEPTH)
-        for (size_t i = 0; i < json_array_size(kids) && rc == 0; i++)
-            rc = put_node(o, st, json_array_get(kids, i), depth + 1);
+        for (const sum_node *k = sum_node_kid(node); k != NULL && rc == 0; k = sum_node_next(k))
+            rc = put_node(o, st, s, k, depth + 1);
     st->len = mark;
     return rc;
 }
@@ -120,18 +123,16 @@ static int folded_call(out *o, const call_tab *t, const mct_call *c)
 }
 
 /* The summary's roots: root, then more_roots (the entry method's other
- * overloads); root is null when it covers no call. */
-static int folded_summary(out *o, const json_t *summary)
+ * overloads); none when it covers no call. */
+static int folded_summary(out *o, const sum *s, int final)
 {
-    const json_t *more = json_object_get(summary, "more_roots");
     mct_buf st;
     int rc = 0;
 
+    (void)final;
     buf_init(&st);
-    if (json_is_object(json_object_get(summary, "root")))
-        rc = put_node(o, &st, json_object_get(summary, "root"), 0);
-    for (size_t i = 0; i < json_array_size(more) && rc == 0; i++)
-        rc = put_node(o, &st, json_array_get(more, i), 0);
+    for (const sum_node *r = sum_root(s); r != NULL && rc == 0; r = sum_node_next(r))
+        rc = put_node(o, &st, s, r, 0);
     buf_free(&st);
     return rc < 0 || ferror(o->f) ? -1 : 0;
 }

@@ -28,22 +28,19 @@ static int frames_call(out *o, const call_tab *t, const mct_call *c)
     return 0;
 }
 
-static int frames_summary(out *o, const json_t *summary)
+static int frames_summary(out *o, const sum *s, int final)
 {
-    char *text = json_dumps(summary, JSON_COMPACT);
     mct_buf b;
+    mct_err e;
     size_t start;
     int rc = -1;
 
     buf_init(&b);
     start = call_frame_begin(&b, 0);
-    if (text != NULL) {
-        buf_str(&b, text);
+    if (sum_write_json(s, final, &b, &e) == 0)
         rc = call_frame_end(&b, start) == 0 && fwrite(b.data, 1, b.len, o->f) == b.len ? 0 : -1;
-    }
     if (rc < 0 && errno == 0)
         errno = ENOMEM;
-    free(text);
     buf_free(&b);
     return rc;
 }

@@ -56,7 +56,9 @@ static int data_chunk(const char *buf, size_t n, void *arg)
     return fwrite(run, 1, (size_t)(end - run), f) == (size_t)(end - run) ? 0 : -1;
 }
 
-int html_page_write(FILE *f, const json_t *data)
+/* Writes the page to f, its data blob written by data(f, ctx) (escaped
+ * as data_chunk does); 0 or -1 as html_page_write. */
+static int page_write(FILE *f, int (*data)(FILE *f, const void *ctx), const void *ctx)
 {
     const char *t = page_template;
 
@@ -79,7 +81,7 @@ int html_page_write(FILE *f, const json_t *data)
         else if (strncmp(mark, "<!--@JS@-->", 11) == 0)
             rc = fputs(page_js, f) == EOF ? -1 : 0;
         else if (strncmp(mark, "<!--@DATA@-->", 13) == 0)
-            rc = json_dump_callback(data, data_chunk, f, JSON_COMPACT | JSON_ENSURE_ASCII);
+            rc = data(f, ctx);
         if (rc < 0)
             return -1;
         t = close + 4;
@@ -87,8 +89,20 @@ int html_page_write(FILE *f, const json_t *data)
     return ferror(f) ? -1 : 0;
 }
 
-/* Adds where and when the page was written to data; -1 when out of memory. */
-static int put_origin(json_t *data)
+/* Writes JSON value v into the data blob: ASCII only, '<' escaped. */
+static int put_json(FILE *f, const void *v)
+{
+    return json_dump_callback(v, data_chunk, f, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_ENCODE_ANY);
+}
+
+int html_page_write(FILE *f, const json_t *data)
+{
+    return page_write(f, put_json, data);
+}
+
+/* Where and when the page was written: {"tool","host","written"}, a new
+ * reference, or NULL (out of memory). */
+static json_t *origin(void)
 {
     char host[256] = "";
     char when[64] = "";
@@ -99,9 +113,17 @@ static int put_origin(json_t *data)
         host[0] = '\0';
     if (gmtime_r(&now, &tm) != NULL)
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
-    return json_object_set_new(data, "tool", json_string("mcalltree " PACKAGE_VERSION)) |
-           json_object_set_new(data, "host", json_string(host)) |
-           json_object_set_new(data, "written", json_string(when));
+    return json_pack("{s:s,s:s,s:s}", "tool", "mcalltree " PACKAGE_VERSION, "host", host, "written", when);
+}
+
+/* Adds where and when the page was written to data; -1 when out of memory. */
+static int put_origin(json_t *data)
+{
+    json_t *o = origin();
+    int rc = o == NULL ? -1 : json_object_update(data, o);
+
+    json_decref(o);
+    return rc;
 }
 
 int html_diff_write(FILE *f, const json_t *diff, const json_t *base, const json_t *new_)
@@ -119,37 +141,119 @@ int html_diff_write(FILE *f, const json_t *diff, const json_t *base, const json_
     return rc;
 }
 
-/* Writes the run page of runs (an array of {"pid","summary"}) with facts
- * and the counts of the format's own; 0 or -1 as html_page_write. */
-static int run_page(FILE *f, const json_t *facts, const json_t *runs, long long intervals, int from_calls,
-                    long long warmup_calls)
+/* A summary of the run page: its JVM's pid (0: none, null in the data),
+ * its text as the data blob holds it (run_text). */
+struct run {
+    long long pid;
+    int final;
+    mct_buf text;
+};
+
+/* Appends summary s's JSON text (sum_write_json) to b as jansson writes
+ * the data blob, ASCII only (a character past it as \uXXXX, a pair past
+ * U+FFFF) with '<' as \u003c, so that the blob needs no tree; -1 when out
+ * of memory. */
+static int run_text(mct_buf *b, const sum *s, int final)
 {
-    json_t *data = json_pack("{s:s,s:O,s:O,s:I,s:b,s:I}", "kind", "run", "facts", facts, "runs", runs,
-                             "intervals", (json_int_t)intervals, "from_calls", from_calls,
-                             "warmup_calls", (json_int_t)warmup_calls);
+    mct_buf raw;
+    mct_err e;
     int rc;
 
-    if (data == NULL || put_origin(data) < 0) {
-        json_decref(data);
-        errno = ENOMEM;
-        return -1;
+    buf_init(&raw);
+    rc = sum_write_json(s, final, &raw, &e);
+    for (size_t i = 0; rc == 0 && i < raw.len; i++) {
+        const uint8_t *p = raw.data + i;
+        uint32_t cp;
+
+        if (*p == '<') {
+            buf_str(b, "\\u003c");
+            continue;
+        }
+        if (*p < 0x80) {
+            buf_ch(b, (char)*p);
+            continue;
+        }
+        /* valid UTF-8: sum_write_json writes no other */
+        if (*p < 0xe0) {
+            cp = (uint32_t)(p[0] & 0x1f) << 6 | (p[1] & 0x3f);
+            i += 1;
+        } else if (*p < 0xf0) {
+            cp = (uint32_t)(p[0] & 0x0f) << 12 | (uint32_t)(p[1] & 0x3f) << 6 | (p[2] & 0x3f);
+            i += 2;
+        } else {
+            cp = (uint32_t)(p[0] & 0x07) << 18 | (uint32_t)(p[1] & 0x3f) << 12 | (uint32_t)(p[2] & 0x3f) << 6 |
+                 (p[3] & 0x3f);
+            i += 3;
+        }
+        if (cp < 0x10000)
+            buf_printf(b, "\\u%04X", (unsigned)cp);
+        else
+            buf_printf(b, "\\u%04X\\u%04X", (unsigned)(0xd800 | (cp - 0x10000) >> 10),
+                       (unsigned)(0xdc00 | ((cp - 0x10000) & 0x3ff)));
     }
-    rc = html_page_write(f, data);
-    json_decref(data);
+    buf_free(&raw);
+    return rc < 0 || buf_failed(b) ? -1 : 0;
+}
+
+/* The run page's data: its facts, its summaries, the counts of the
+ * format's own. */
+struct run_page {
+    const json_t *facts;
+    const struct run *runs;
+    size_t n;
+    long long intervals, warmup_calls;
+    int from_calls;
+};
+
+/* Writes the data blob of the run page ctx (a struct run_page), the keys
+ * in the order the page has always had them; 0 or -1. */
+static int run_data(FILE *f, const void *ctx)
+{
+    const struct run_page *p = ctx;
+    json_t *from = origin(), *v;
+    const char *key;
+    int rc = from == NULL ? -1 : 0;
+
+    if (rc == 0)
+        rc = fputs("{\"kind\":\"run\",\"facts\":", f) == EOF || put_json(f, p->facts) < 0 ||
+             fputs(",\"runs\":[", f) == EOF ? -1 : 0;
+    for (size_t i = 0; rc == 0 && i < p->n; i++) {
+        const struct run *r = &p->runs[i];
+
+        if (r->pid > 0)
+            rc = fprintf(f, "%s{\"pid\":%lld,\"summary\":", i > 0 ? "," : "", r->pid) < 0 ? -1 : 0;
+        else
+            rc = fprintf(f, "%s{\"pid\":null,\"summary\":", i > 0 ? "," : "") < 0 ? -1 : 0;
+        if (rc == 0 && (fwrite(r->text.data, 1, r->text.len, f) != r->text.len || fputc('}', f) == EOF))
+            rc = -1;
+    }
+    if (rc == 0)
+        rc = fprintf(f, "],\"intervals\":%lld,\"from_calls\":%s,\"warmup_calls\":%lld", p->intervals,
+                     p->from_calls ? "true" : "false", p->warmup_calls) < 0 ? -1 : 0;
+    json_object_foreach(from, key, v)
+        if (rc == 0)
+            rc = fprintf(f, ",\"%s\":", key) < 0 || put_json(f, v) < 0 ? -1 : 0;
+    if (rc == 0 && fputc('}', f) == EOF)
+        rc = -1;
+    json_decref(from);
+    if (rc < 0 && errno == 0)
+        errno = ENOMEM;
     return rc;
 }
 
-int html_summary_write(FILE *f, const json_t *summary, const json_t *merged)
+int html_summary_write(FILE *f, const sum *summary, const json_t *merged)
 {
-    json_t *runs = json_pack("[{s:n,s:O}]", "pid", "summary", summary);
     json_t *facts = json_pack("{s:O}", "merged", merged);
+    struct run run = { .final = 1 };
+    struct run_page p = { .facts = facts, .runs = &run, .n = 1 };
     int rc = -1;
 
-    if (runs == NULL || facts == NULL)
+    buf_init(&run.text);
+    if (facts == NULL || run_text(&run.text, summary, 1) < 0)
         errno = ENOMEM;
     else
-        rc = run_page(f, facts, runs, 0, 0, 0);
-    json_decref(runs);
+        rc = page_write(f, run_data, &p);
+    buf_free(&run.text);
     json_decref(facts);
     return rc;
 }
@@ -165,7 +269,8 @@ static int no_memory(void)
 
 struct html {
     json_t *facts;      /* key: the value given to out_fact */
-    json_t *runs;       /* {"pid":N|null,"summary":S}: the one kept per JVM */
+    struct run *runs;   /* the summary kept per JVM */
+    size_t nruns, capruns;
     long long intervals;/* --interval summaries seen */
     sum *calls;         /* calls aggregated (no --aggregate), NULL before the first */
     long long warmup_calls; /* of those, the warm-up calls */
@@ -176,9 +281,7 @@ static int html_begin(out *o)
 {
     struct html *h = calloc(1, sizeof *h);
 
-    if (h == NULL || (h->facts = json_object()) == NULL || (h->runs = json_array()) == NULL) {
-        if (h != NULL)
-            json_decref(h->facts);
+    if (h == NULL || (h->facts = json_object()) == NULL) {
         free(h);
         return no_memory();
     }
@@ -202,29 +305,29 @@ static int html_call(out *o, const call_tab *t, const mct_call *call)
     return 0;
 }
 
-static int html_summary(out *o, const json_t *summary)
+/* The page is written at the end: each JVM's last summary kept as the
+ * text its data holds (run_text), a final one winning. */
+static int html_summary(out *o, const sum *s, int final)
 {
     struct html *h = o->state;
-    json_t *pid = o->pid > 0 ? json_integer(o->pid) : json_null();
-    int final = json_is_true(json_object_get(summary, "final"));
-    json_t *run = json_pack("{s:o,s:O}", "pid", pid, "summary", summary);
+    long long pid = o->pid > 0 ? o->pid : 0;
     size_t i;
 
-    if (run == NULL)
-        return no_memory();
     if (!final)
         h->intervals++;
-    for (i = 0; i < json_array_size(h->runs); i++)
-        if (json_equal(json_object_get(json_array_get(h->runs, i), "pid"), json_object_get(run, "pid")))
-            break;
-    if (i == json_array_size(h->runs))
-        return json_array_append_new(h->runs, run) < 0 ? no_memory() : 0;
-    /* The final summary stays, whatever comes after it. */
-    if (!final && json_is_true(json_object_get(json_object_get(json_array_get(h->runs, i), "summary"), "final"))) {
-        json_decref(run);
-        return 0;
+    for (i = 0; i < h->nruns && h->runs[i].pid != pid; i++)
+        ;
+    if (i == h->nruns) {
+        if (buf_grow(&h->runs, &h->capruns, h->nruns, sizeof *h->runs, 4) < 0)
+            return no_memory();
+        h->runs[h->nruns++] = (struct run){ .pid = pid };
+        buf_init(&h->runs[i].text);
+    } else if (!final && h->runs[i].final) {
+        return 0;       /* the final summary stays, whatever comes after it */
     }
-    return json_array_set_new(h->runs, i, run) < 0 ? no_memory() : 0;
+    h->runs[i].final = final;
+    h->runs[i].text.len = 0;
+    return run_text(&h->runs[i].text, s, final) < 0 ? no_memory() : 0;
 }
 
 static void html_fact(out *o, const char *key, const json_t *value)
@@ -238,23 +341,29 @@ static void html_fact(out *o, const char *key, const json_t *value)
 static int html_end(out *o)
 {
     struct html *h = o->state;
+    struct run calls = { .final = 1 };
+    struct run_page p = { .facts = h->facts, .runs = h->runs, .n = h->nruns, .intervals = h->intervals,
+                          .warmup_calls = h->warmup_calls, .from_calls = h->calls != NULL };
     int rc = -1;
 
+    buf_init(&calls.text);
     errno = ENOMEM;
     if (h->oom)
         goto out;
     /* Calls and no summary: the page of those calls. */
-    if (h->calls != NULL && json_array_size(h->runs) == 0) {
-        mct_err e;
-        json_t *s = sum_to_json(h->calls, 1, &e);
-
-        if (s == NULL || json_array_append_new(h->runs, json_pack("{s:n,s:o}", "pid", "summary", s)) < 0)
+    if (h->calls != NULL && h->nruns == 0) {
+        if (run_text(&calls.text, h->calls, 1) < 0)
             goto out;
+        p.runs = &calls;
+        p.n = 1;
     }
-    rc = run_page(o->f, h->facts, h->runs, h->intervals, h->calls != NULL, h->warmup_calls);
+    rc = page_write(o->f, run_data, &p);
 out:
+    buf_free(&calls.text);
+    for (size_t i = 0; i < h->nruns; i++)
+        buf_free(&h->runs[i].text);
+    free(h->runs);
     json_decref(h->facts);
-    json_decref(h->runs);
     sum_free(h->calls);
     free(h);
     o->state = NULL;

@@ -12,6 +12,8 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "summary.h"
+
 /* Writes the page showing data (the page's JSON blob: "kind" "run" or
  * "diff", see report.js) to f; 0, or -1 (errno set) when f cannot be
  * written. */
@@ -22,9 +24,9 @@ int html_page_write(FILE *f, const json_t *data);
  * html_page_write. */
 int html_diff_write(FILE *f, const json_t *diff, const json_t *base, const json_t *new_);
 
-/* Writes the run page of summary (a summary object, `mcalltree merge`'s),
- * merged from the files named in merged (an array of strings); both
- * borrowed. 0 or -1 as html_page_write. */
-int html_summary_write(FILE *f, const json_t *summary, const json_t *merged);
+/* Writes the run page of summary (`mcalltree merge`'s), merged from the
+ * files named in merged (an array of strings); both borrowed. 0 or -1 as
+ * html_page_write. */
+int html_summary_write(FILE *f, const sum *summary, const json_t *merged);
 
 #endif

@@ -31,21 +31,25 @@ static int json_call(out *o, const call_tab *t, const mct_call *c)
     return 0;
 }
 
-static int json_summary(out *o, const json_t *summary)
+/* The summary's one writer (sum_write_json) into o->text, which output.c
+ * writes after what f holds. */
+static int json_summary(out *o, const sum *s, int final)
 {
-    json_t *tagged = NULL;
-    int rc;
+    mct_err e;
 
-    /* The wrap form: the object with its JVM's pid last (a shallow copy). */
-    if (o->pid > 0) {
-        tagged = msg_with_pid(summary, o->pid);
-        if (tagged == NULL)
-            return -1;
-        summary = tagged;
+    size_t from = o->text.len;
+
+    if (sum_write_json(s, final, &o->text, &e) < 0 || fu_json_escape(&o->text, from) < 0) {
+        errno = ENOMEM;
+        return -1;
     }
-    rc = fu_json_dump(o->f, summary, JSON_COMPACT) < 0 || fputc('\n', o->f) == EOF ? -1 : 0;
-    json_decref(tagged);
-    return rc;
+    /* The wrap form: the JVM's pid last, in place of the object's "}". */
+    if (o->pid > 0) {
+        o->text.len--;
+        buf_printf(&o->text, ",\"pid\":%lld}", o->pid);
+    }
+    buf_ch(&o->text, '\n');
+    return 0;
 }
 
 const struct out_format fmt_json = {

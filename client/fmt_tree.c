@@ -53,6 +53,7 @@
  * each JVM and above any tree whose JVM differs from the previous one. */
 #include "output.h"
 
+#include <errno.h>
 #include <string.h>
 #include <time.h>
 
@@ -82,7 +83,7 @@ struct tree {
 };
 
 /* What the lines show of a node, a call's (of_call) or a summary's
- * (of_json); names borrowed from the call or the summary. */
+ * (of_view); names borrowed from the call or the summary. */
 struct tnode {
     const char *cls, *method, *desc;
     const char *exception;      /* the entry method's, or NULL */
@@ -114,14 +115,18 @@ static struct tnode of_call(const call_tab *tab, const mct_call *c, size_t i)
     };
 }
 
-static struct tnode of_json(const json_t *node)
+/* A summary's figure as its JSON says it: at most INT64_MAX. */
+static long long ll(uint64_t v)
+{
+    return v > INT64_MAX ? INT64_MAX : (long long)v;
+}
+
+static struct tnode of_view(const struct sum_view *v)
 {
     return (struct tnode){
-        .cls = fu_str(node, "class"), .method = fu_str(node, "method"), .desc = fu_str(node, "desc"),
-        .exception = fu_opt_str(node, "exception"), .calls = fu_int(node, "calls"),
-        .total_ns = fu_int(node, "total_ns"), .self_ns = fu_int(node, "self_ns"),
-        .min_ns = fu_int(node, "min_ns"), .max_ns = fu_int(node, "max_ns"), .throws = fu_int(node, "throws"),
-        .truncated = fu_flag(node, "truncated"), .async = fu_flag(node, "async"),
+        .cls = v->class_name, .method = v->method, .desc = v->desc, .calls = ll(v->calls),
+        .total_ns = ll(v->total_ns), .self_ns = ll(v->self_ns), .min_ns = ll(v->min_ns), .max_ns = ll(v->max_ns),
+        .throws = ll(v->throws), .truncated = v->truncated, .async = v->async,
     };
 }
 
@@ -506,17 +511,15 @@ static int tree_call(out *o, const call_tab *tab, const mct_call *call)
 
 #define SUM_CALLS_W 13          /* "2.50× (1–4)" */
 
-/* The calls/call text of node: over the entry calls in which it ran. */
-static void per_call_text(char *buf, size_t size, const json_t *node)
+/* The calls/call text of node v: over the entry calls in which it ran. */
+static void per_call_text(char *buf, size_t size, const struct sum_view *v)
 {
-    long long lo = fu_int(node, "calls_min"), hi = fu_int(node, "calls_max");
-    long long entries = fu_int(node, "entries");
+    long long lo = ll(v->calls_min), hi = ll(v->calls_max), entries = ll(v->entries);
 
     if (lo == hi)
         snprintf(buf, size, lo == 1 ? "1" : "%lld×", lo);
     else
-        snprintf(buf, size, "%.2f× (%lld–%lld)",
-                 entries > 0 ? (double)fu_int(node, "calls") / (double)entries : 0.0, lo, hi);
+        snprintf(buf, size, "%.2f× (%lld–%lld)", entries > 0 ? (double)ll(v->calls) / (double)entries : 0.0, lo, hi);
 }
 
 /* The width of a summary's column of figure x (sum_xkeys). */
@@ -526,8 +529,8 @@ static size_t xfig_w(enum sum_xfig x)
 }
 
 /* Writes the p50 and p99 columns of the figures the summary's nodes carry
- * (--cpu, --alloc): their titles (node NULL) or node's values. */
-static void put_sum_xfigs(const struct tree *t, const json_t *node)
+ * (--cpu, --alloc): their titles (v NULL) or node v's values. */
+static void put_sum_xfigs(const struct tree *t, const struct sum_view *v)
 {
     char buf[64];
 
@@ -537,47 +540,46 @@ static void put_sum_xfigs(const struct tree *t, const json_t *node)
         if (!(x == SUM_X_CPU ? t->cpu : t->alloc))
             continue;
         for (int i = 0; i < 2; i++) {
-            if (node == NULL)
+            if (v == NULL)
                 snprintf(buf, sizeof buf, "%s p%d", k->name, i == 0 ? 50 : 99);
             else if (x == SUM_X_CPU)
-                fu_duration(buf, sizeof buf, (double)fu_int(node, i == 0 ? k->p50 : k->p99));
+                fu_duration(buf, sizeof buf, (double)ll(i == 0 ? v->x[x].p50 : v->x[x].p99));
             else
-                fu_bytes(buf, sizeof buf, (unsigned long long)fu_int(node, i == 0 ? k->p50 : k->p99));
+                fu_bytes(buf, sizeof buf, (unsigned long long)ll(i == 0 ? v->x[x].p50 : v->x[x].p99));
             fputs("  ", t->o->f);
             fu_put_right(t->o->f, buf, xfig_w((enum sum_xfig)x));
         }
     }
 }
 
-/* Writes a summary node at depth and, up to FU_MAX_DEPTH levels, its
+/* Writes node of summary s at depth and, up to FU_MAX_DEPTH levels, its
  * children. */
-static void put_sum_node(struct tree *t, const json_t *node, int depth, long long n)
+static void put_sum_node(struct tree *t, const sum *s, const sum_node *node, int depth, long long n)
 {
-    static const char *const qs[] = { "p50_ns", "p90_ns", "p99_ns" };
-    const json_t *kids = fu_children(node);
-    size_t nk = json_array_size(kids);
-    int cut = depth + 1 >= FU_MAX_DEPTH && nk > 0;
-    struct tnode tn = of_json(node);
+    struct sum_view v;
+    struct tnode tn;
+    int cut = depth + 1 >= FU_MAX_DEPTH && sum_node_kid(node) != NULL;
     char buf[64];
 
+    sum_node_view(s, node, &v);
+    tn = of_view(&v);
     for (size_t i = 0; i < 3; i++) {
-        fu_duration(buf, sizeof buf, (double)fu_int(node, qs[i]));
+        fu_duration(buf, sizeof buf, (double)ll(i == 0 ? v.p50_ns : i == 1 ? v.p90_ns : v.p99_ns));
         fputs(i == 0 ? " " : "  ", t->o->f);
         fu_put_right(t->o->f, buf, DUR_W + 1);
     }
-    put_sum_xfigs(t, node);
-    fu_duration(buf, sizeof buf, fu_int(node, "entries") > 0 ?
-                (double)fu_int(node, "self_ns") / (double)fu_int(node, "entries") : 0.0);
+    put_sum_xfigs(t, &v);
+    fu_duration(buf, sizeof buf, v.entries > 0 ? (double)ll(v.self_ns) / (double)ll(v.entries) : 0.0);
     fputs("  ", t->o->f);
     fu_put_right(t->o->f, buf, DUR_W + 2);
-    per_call_text(buf, sizeof buf, node);
+    per_call_text(buf, sizeof buf, &v);
     fputs("  ", t->o->f);
     fu_put_right(t->o->f, buf, SUM_CALLS_W);
     fputs("  ", t->o->f);
     put_branches(t, depth);
     put_name(t, &tn, depth);
-    if (fu_int(node, "entries") < n) {
-        snprintf(buf, sizeof buf, "in %lld of %lld calls", fu_int(node, "entries"), n);
+    if (ll(v.entries) < n) {
+        snprintf(buf, sizeof buf, "in %lld of %lld calls", ll(v.entries), n);
         fputs("  ", t->o->f);
         put_styled(t, SGR_DIM, buf);
     }
@@ -585,38 +587,67 @@ static void put_sum_node(struct tree *t, const json_t *node, int depth, long lon
     fputc('\n', t->o->f);
     if (cut)
         return;
-    for (size_t i = 0; i < nk; i++) {
-        t->last[depth + 1] = i + 1 == nk;
-        put_sum_node(t, json_array_get(kids, i), depth + 1, n);
+    for (const sum_node *k = sum_node_kid(node); k != NULL; k = sum_node_next(k)) {
+        t->last[depth + 1] = sum_node_next(k) == NULL;
+        put_sum_node(t, s, k, depth + 1, n);
     }
 }
 
-static int tree_summary(out *o, const json_t *summary)
+/* A call of the summary's slowest (its JSON text, checked with the
+ * summary by sum_read): a tree as any call, after a blank line. */
+static int put_slow_call(void *ctx, const char *json, size_t len)
+{
+    out *o = ctx;
+    unsigned long calls = o->calls;
+    call_tab tab = {0};
+    mct_call c = {0};
+    json_t *j = json_loadb(json, len, 0, NULL);
+    mct_err e;
+
+    fputc('\n', o->f);
+    if (j != NULL && call_from_json(&tab, &c, j, &e) == 0) {
+        o->calls = 0;   /* tree_call's blank line is written above */
+        tree_call(o, &tab, &c);
+        o->calls = calls;
+    }
+    json_decref(j);
+    call_free(&c);
+    call_tab_free(&tab);
+    return 0;
+}
+
+static int tree_summary(out *o, const sum *s, int final)
 {
     struct tree t = { .o = o, .slow_ns = -1 };
-    const json_t *more = json_object_get(summary, "more_roots");
-    const json_t *slowest = json_object_get(summary, "slowest");
-    long long n = fu_int(summary, "calls");
+    struct sum_totals tot;
+    const sum_node *root = sum_root(s);
+    size_t nslow = sum_slowest_count(s);
+    long long n;
+    struct sum_view rv;
     FILE *f = o->f;
+    mct_err e;
 
+    sum_totals(s, &tot);
+    n = ll(tot.calls);
     if (o->calls > 0 || o->summaries > 0)
         fputc('\n', f);
     put_pid(o);
     sgr(&t, SGR_BOLD);
-    fprintf(f, "summary%s", fu_flag(summary, "final") ? " (final)" : "");
+    fprintf(f, "summary%s", final ? " (final)" : "");
     sgr_end(&t);
     fprintf(f, ": %lld entry call%s", n, n == 1 ? "" : "s");
-    if (fu_int(summary, "not_traced") > 0)
-        fprintf(f, ", %lld not traced", fu_int(summary, "not_traced"));
-    if (fu_int(summary, "warmup") > 0)
-        fprintf(f, ", %lld warm-up", fu_int(summary, "warmup"));
-    if (fu_int(summary, "seen") > 0)
-        fprintf(f, ", %lld seen", fu_int(summary, "seen"));
+    if (tot.not_traced > 0)
+        fprintf(f, ", %lld not traced", ll(tot.not_traced));
+    if (tot.warmup > 0)
+        fprintf(f, ", %lld warm-up", ll(tot.warmup));
+    if (tot.seen > 0)
+        fprintf(f, ", %lld seen", ll(tot.seen));
     fputc('\n', f);
-    if (!json_is_object(json_object_get(summary, "root")))
+    if (root == NULL)
         return ferror(f) ? -1 : 0;
-    t.cpu = json_object_get(json_object_get(summary, "root"), sum_xkeys[SUM_X_CPU].total) != NULL;
-    t.alloc = json_object_get(json_object_get(summary, "root"), sum_xkeys[SUM_X_ALLOC].total) != NULL;
+    sum_node_view(s, root, &rv);
+    t.cpu = (rv.xflags & sum_xkeys[SUM_X_CPU].flag) != 0;
+    t.alloc = (rv.xflags & sum_xkeys[SUM_X_ALLOC].flag) != 0;
     sgr(&t, SGR_DIM);
     fputc(' ', f);
     fu_put_right(f, "p50", DUR_W + 1);
@@ -632,27 +663,13 @@ static int tree_summary(out *o, const json_t *summary)
     fputs("  method", f);
     sgr_end(&t);
     fputc('\n', f);
-    put_sum_node(&t, json_object_get(summary, "root"), 0, n);
-    for (size_t i = 0; i < json_array_size(more); i++)
-        put_sum_node(&t, json_array_get(more, i), 0, n);
-    if (json_array_size(slowest) > 0)
-        fprintf(f, "\nthe %zu slowest call%s:\n", json_array_size(slowest),
-                json_array_size(slowest) == 1 ? "" : "s");
-    for (size_t i = 0; i < json_array_size(slowest); i++) {
-        unsigned long calls = o->calls;
-        call_tab tab = {0};
-        mct_call c = {0};
-        mct_err e;
-
-        fputc('\n', f);
-        /* Checked with the summary (sum_json_check): read as any call. */
-        if (call_from_json(&tab, &c, json_array_get(slowest, i), &e) == 0) {
-            o->calls = 0;   /* tree_call's blank line is written above */
-            tree_call(o, &tab, &c);
-            o->calls = calls;
-        }
-        call_free(&c);
-        call_tab_free(&tab);
+    for (const sum_node *r = root; r != NULL; r = sum_node_next(r))
+        put_sum_node(&t, s, r, 0, n);
+    if (nslow > 0)
+        fprintf(f, "\nthe %zu slowest call%s:\n", nslow, nslow == 1 ? "" : "s");
+    if (sum_slowest_each(s, put_slow_call, o, &e) < 0) {
+        errno = ENOMEM;
+        return -1;
     }
     return ferror(f) ? -1 : 0;
 }

@@ -5,41 +5,6 @@
 
 #include "proto.h"
 
-long long fu_int(const json_t *obj, const char *key)
-{
-    const json_t *v = json_object_get(obj, key);
-
-    if (json_is_integer(v))
-        return json_integer_value(v) > 0 ? (long long)json_integer_value(v) : 0;
-    if (json_is_real(v) && json_real_value(v) > 0 && json_real_value(v) < 9.2e18)
-        return (long long)json_real_value(v);
-    return 0;
-}
-
-const char *fu_str(const json_t *obj, const char *key)
-{
-    const char *s = fu_opt_str(obj, key);
-
-    return s != NULL ? s : "?";
-}
-
-const char *fu_opt_str(const json_t *obj, const char *key)
-{
-    return json_string_value(json_object_get(obj, key));
-}
-
-int fu_flag(const json_t *obj, const char *key)
-{
-    return json_is_true(json_object_get(obj, key));
-}
-
-const json_t *fu_children(const json_t *node)
-{
-    const json_t *c = json_object_get(node, "children");
-
-    return json_is_array(c) ? c : NULL;
-}
-
 /* The printf precision that gives v (>= 1) 3 significant digits. */
 static int decimals(double v)
 {
@@ -209,6 +174,34 @@ int fu_json_dump(FILE *f, const json_t *j, size_t flags)
     if (o.lead && fputc(0xc2, f) == EOF)
         return -1;
     return ferror(f) ? -1 : 0;
+}
+
+int fu_json_escape(mct_buf *b, size_t from)
+{
+    const uint8_t *p = b->data + from, *end = b->data + b->len, *run;
+    mct_buf esc;
+
+    while (p < end && *p != 0x7f && !(*p == 0xc2 && p + 1 < end && p[1] >= 0x80 && p[1] <= 0x9f))
+        p++;
+    if (p == end)
+        return 0;
+    buf_init(&esc);
+    for (p = run = b->data + from; p < end; p++) {
+        if (*p == 0x7f) {
+            buf_bytes(&esc, run, (size_t)(p - run));
+            buf_str(&esc, "\\u007F");
+            run = p + 1;
+        } else if (*p == 0xc2 && p + 1 < end && p[1] >= 0x80 && p[1] <= 0x9f) {
+            buf_bytes(&esc, run, (size_t)(p - run));
+            buf_printf(&esc, "\\u%04X", p[1]);
+            run = ++p + 1;
+        }
+    }
+    buf_bytes(&esc, run, (size_t)(end - run));
+    b->len = from;
+    buf_bytes(b, esc.data, esc.len);
+    buf_free(&esc);
+    return buf_failed(b) ? -1 : 0;
 }
 
 /* Appends the Java name of the field descriptor at *d and advances *d;

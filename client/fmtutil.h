@@ -1,9 +1,8 @@
 /* fmtutil.h — what the output formats (fmt_json, fmt_tree, fmt_chrome,
- * fmt_folded) share: reading a summary's fields defensively, so that a
- * missing or mistyped field reads as 0 or "?" instead of crashing (a call
- * comes as the model of protocol/call.h, checked when it was read);
- * human-readable durations; and text and JSON that are safe to print on a
- * terminal. */
+ * fmt_folded) share (a call comes as the model of protocol/call.h, a
+ * summary as the compact sum of protocol/summary.h, both checked when they
+ * were read): human-readable durations; and text and JSON that are safe to
+ * print on a terminal. */
 #ifndef MCT_FMTUTIL_H
 #define MCT_FMTUTIL_H
 
@@ -11,25 +10,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "buf.h"
+
 #define FU_MAX_DEPTH 64     /* nodes nest at most this deep, the root included */
 #define FU_DUR_MAX 24       /* room for the text of fu_duration */
-
-/* obj[key] as an integer >= 0: a negative, missing or non-numeric value
- * reads as 0, a real is truncated. obj may be anything, NULL included. */
-long long fu_int(const json_t *obj, const char *key);
-
-/* obj[key] as a string, "?" when missing or not a string; borrowed from obj. */
-const char *fu_str(const json_t *obj, const char *key);
-
-/* obj[key] as a string, NULL when missing or not a string; borrowed. */
-const char *fu_opt_str(const json_t *obj, const char *key);
-
-/* 1 when obj[key] is JSON true, else 0. */
-int fu_flag(const json_t *obj, const char *key);
-
-/* The node's children array, or NULL; json_array_size/json_array_get
- * accept the NULL (size 0). Borrowed from node. */
-const json_t *fu_children(const json_t *node);
 
 /* Writes ns as a duration with 3 significant digits into buf ("812 ns",
  * "12.3 µs", "1.20 ms", "61.0 s"), the unit chosen after rounding, so never
@@ -60,6 +44,11 @@ void fu_clean(char *s);
  * \u0080 .. \u009F: the JSON means the same, and text from the JVM in it cannot
  * drive a terminal. 0, or -1 when j cannot be rendered or f fails. */
 int fu_json_dump(FILE *f, const json_t *j, size_t flags);
+
+/* The JSON text of b from byte from on with DEL and the C1 controls
+ * escaped as fu_json_dump escapes them (in JSON text they are only in
+ * strings); -1 when out of memory (b's text then cut at from). */
+int fu_json_escape(mct_buf *b, size_t from);
 
 /* The parameter list of a JVM method descriptor as Java would write it,
  * simple class names, into buf: "(Ljava/lang/String;[IJ)V" -> "(String,

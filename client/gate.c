@@ -139,7 +139,7 @@ static int print(int rc, json_t *failures, FILE *err, mct_err *e)
     return rc;
 }
 
-int gate_check(const gate *g, const json_t *summary, FILE *err, mct_err *e)
+int gate_check(const gate *g, const sum *summary, FILE *err, mct_err *e)
 {
     json_t *failures = json_array();
 

@@ -2,11 +2,11 @@
  * counts per entry call (--max-calls), a percentile of the entry method's
  * duration (--percentile with --fail-over-ms), per-node time budgets at
  * a percentile (--budget, CPU times too) and per-node allocations in one
- * entry call (--max-alloc). They are judged on a summary object (as
- * sum_to_json writes it and the agent sends it with --aggregate): in the
- * per-call mode the client feeds every call it receives into the gate's own
- * summary (through gate_judge) and judges it at the end (gate_finish); with an
- * agent's summary, gate_check judges that. A thin layer over
+ * entry call (--max-alloc). They are judged on a summary (the compact sum
+ * of protocol/summary.h): in the per-call mode the client feeds every call
+ * it receives into the gate's own summary (through gate_judge) and judges
+ * it at the end (gate_finish); with an agent's summary (--aggregate, read
+ * by sum_read), gate_check judges that. A thin layer over
  * protocol/gates.h, which the agent's startup trace shares. A failed gate is
  * said on the given stream, one line each ("mcalltree: " first, " (exit
  * status 4)" last), naming the method or node, the figure measured and the
@@ -64,13 +64,12 @@ int gate_plan_check(const gate *g, const struct msg_plan *plan, FILE *err, mct_e
  * it every call, warm-up or not (replies_call). */
 replies *gate_judge(gate *g);
 
-/* Judges summary (a summary object) against the gates, writing a line on
- * err for each failure: 1 when a gate failed (exit status 4), 0 when all
- * hold, -1 with e set when the summary lacks what a gate needs (a
+/* Judges summary (read by sum_read, so checked) against the gates, writing
+ * a line on err for each failure: 1 when a gate failed (exit status 4), 0
+ * when all hold, -1 with e set when the summary lacks what a gate needs (a
  * percentile it does not carry). A summary of no call fails: nothing to
- * judge. summary must have passed sum_json_check (nodes are walked
- * recursively). */
-int gate_check(const gate *g, const json_t *summary, FILE *err, mct_err *e);
+ * judge. */
+int gate_check(const gate *g, const sum *summary, FILE *err, mct_err *e);
 
 /* Judges the calls added with gate_add_call, as gate_check does (the
  * percentile of --percentile from the calls' own durations, any P). */

@@ -36,18 +36,15 @@ static void usage(FILE *f)
  * its facts; 0 or -1 (errno set). */
 static int write_page(const sum *m, int first, int argc, char **argv)
 {
-    json_t *files = json_array(), *s;
-    mct_err e;
+    json_t *files = json_array();
     int rc = -1;
 
     for (int i = first; files != NULL && i < argc; i++)
         json_array_append_new(files, json_string(argv[i]));
-    s = sum_to_json(m, 1, &e);
-    if (files != NULL && s != NULL)
-        rc = html_summary_write(stdout, s, files);
+    if (files != NULL)
+        rc = html_summary_write(stdout, m, files);
     else
         errno = ENOMEM;
-    json_decref(s);
     json_decref(files);
     return rc;
 }

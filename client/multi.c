@@ -260,16 +260,16 @@ static int on_call(void *ctx, const call_tab *tab, const mct_call *c)
 
 /* A summary of a JVM (ctx): its final one is merged (the merge is what is
  * printed); an interval's does not come (--interval needs one JVM). */
-static int on_summary(void *ctx, const json_t *summary)
+static int on_summary(void *ctx, const sum *summary, const struct sum_info *info)
 {
     struct jvm *j = ctx;
     struct multi *m = j->m;
-    size_t k = json_array_size(json_object_get(summary, "slowest"));
+    size_t k = info->slowest;
     mct_err e;
 
-    if (!json_is_true(json_object_get(summary, "final")))
+    if (!info->final)
         return 0;
-    if (sum_add_json(m->merged, summary, &e) < 0) {
+    if (sum_merge(m->merged, summary, &e) < 0) {
         log_error("JVM pid %d: merging its summary: %s", (int)j->pid, e.msg);
         m->rc = MCT_EXIT_INTERNAL;
         return 0;
@@ -306,6 +306,8 @@ static void drain_frames(struct multi *m, struct jvm *j)
     while ((n = proto_rbuf_next(&j->rb, PROTO_REPLY, &payload, &len, &e)) > 0) {
         if (reader_is_compact(payload, len)) {
             n = reader_compact(&j->rd, payload, len, &e);
+        } else if (reader_is_summary(payload, len)) {
+            n = reader_summary_text(&j->rd, payload, len, &e);
         } else {
             json_t *msg = proto_parse((const char *)payload, len, PROTO_REPLY, &e);
 
@@ -448,7 +450,7 @@ static const char *exit_meaning(int rc)
  * gate failed, 0, or -1 (said). */
 static int finish_aggregate(struct multi *m)
 {
-    json_t *s;
+    sum *s;
     mct_err e;
     int verdict = 0;
     size_t finals = 0;
@@ -460,21 +462,19 @@ static int finish_aggregate(struct multi *m)
         return m->gate != NULL || m->c->req.fail_over_ms >= 0 ? 1 : 0;
     }
     sum_slowest_limit(m->merged, m->slowest);
-    s = sum_to_json(m->merged, 1, &e);
-    if (s == NULL) {
-        log_error("merging the summaries: %s", e.msg);
-        return -1;
-    }
+    s = m->merged;
     out_set_pid(m->out, 0);
-    if (!m->output_broken && out_summary(m->out, s, &e) < 0)
+    if (!m->output_broken && out_summary(m->out, s, 1, &e) < 0)
         output_failed(m, &e);
-    if (m->gate != NULL)
-        replies_final(gate_judge(m->gate), s);
     if (m->gate != NULL && (verdict = gate_check(m->gate, s, stderr, &e)) < 0)
         log_error("judging the gates: %s", e.msg);
     m->gates_judged = verdict >= 0;
-    if (verdict >= 0 && m->c->req.fail_over_ms >= 0 && m->c->req.percentile == 0) {
-        double ms = (double)json_integer_value(json_object_get(json_object_get(s, "root"), "entry_max_ns")) / 1e6;
+    if (verdict >= 0 && m->c->req.fail_over_ms >= 0 && m->c->req.percentile == 0 && sum_root(s) != NULL) {
+        struct sum_view v;
+        double ms;
+
+        sum_node_view(s, sum_root(s), &v);
+        ms = (double)v.entry_max_ns / 1e6;
 
         if (ms > m->c->req.fail_over_ms) {
             log_error("the slowest call of the %zu JVMs took %.3f ms, over --fail-over-ms %g (exit status 4)",
@@ -482,7 +482,11 @@ static int finish_aggregate(struct multi *m)
             verdict = 1;
         }
     }
-    json_decref(s);
+    /* The judge keeps the merged summary for the gates' verdicts (--junit). */
+    if (m->gate != NULL) {
+        replies_final(gate_judge(m->gate), s);
+        m->merged = NULL;
+    }
     return verdict;
 }
 

@@ -6,8 +6,8 @@
  * the frames with the one reader of replies (reader.h), writes every call
  * through the one output tagged with its JVM's pid and host, merges the
  * final summaries of --aggregate exactly into the one summary it prints
- * (sum_add_json), judges the gates on the merged run, and says which JVM
- * failed and how. A JVM that ends, refuses or is not a JVM ends only its
+ * (each read by sum_read, then sum_merge), judges the gates on the merged
+ * run, and says which JVM failed and how. A JVM that ends, refuses or is not a JVM ends only its
  * own session. */
 #ifndef MCT_MULTI_H
 #define MCT_MULTI_H

@@ -132,12 +132,12 @@ int out_flush(out *o, mct_err *e)
     return 0;
 }
 
-int out_summary(out *o, const json_t *summary, mct_err *e)
+int out_summary(out *o, const sum *s, int final, mct_err *e)
 {
     if (o->fmt->summary == NULL)
         return mct_err_set(e, MCT_E_ARG, "the chrome format shows single calls, not summaries: "
                            "use -f json, tree or folded");
-    if (put_text(o) < 0 || o->fmt->summary(o, summary) < 0 || fflush(o->f) != 0)
+    if (put_text(o) < 0 || o->fmt->summary(o, s, final) < 0 || fflush(o->f) != 0)
         return mct_err_set(e, MCT_E_IO, "cannot write the output: %s", strerror(errno));
     o->summaries++;
     return 0;

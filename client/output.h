@@ -25,6 +25,7 @@
 #include "buf.h"
 #include "call.h"
 #include "err.h"
+#include "summary.h"
 
 typedef struct out out;
 
@@ -33,7 +34,7 @@ struct out_format {
     int (*begin)(out *o);                   /* may be NULL */
     /* A call (methods in t), into f or o->text (written by output.c). */
     int (*call)(out *o, const call_tab *t, const mct_call *c);
-    int (*summary)(out *o, const json_t *summary);  /* NULL: not offered */
+    int (*summary)(out *o, const sum *s, int final);  /* NULL: not offered */
     int (*end)(out *o);                     /* may be NULL */
     /* A fact of the session under key (out_fact); NULL: not shown. */
     void (*fact)(out *o, const char *key, const json_t *value);
@@ -89,10 +90,11 @@ int out_call(out *o, const call_tab *t, const mct_call *c, mct_err *e);
 /* Flushes what out_call left buffered; 0, or -1 with e set. */
 int out_flush(out *o, mct_err *e);
 
-/* Writes one summary object (checked by sum_json_check); 0, or -1 with e
+/* Writes summary s (final: the run's last; read by sum_read, or merged),
+ * each format straight from the compact model; 0, or -1 with e
  * set: MCT_E_ARG when the format has no summary form (chrome), MCT_E_IO
  * when the output cannot be written. */
-int out_summary(out *o, const json_t *summary, mct_err *e);
+int out_summary(out *o, const sum *s, int final, mct_err *e);
 
 /* Hands a fact of the session (value borrowed for the call: a format that
  * keeps it copies it) to the format, for the formats that show them. */

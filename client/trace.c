@@ -20,11 +20,6 @@
 #include "reader.h"
 #include "summary.h"
 
-static long long num(const json_t *o, const char *key)
-{
-    return (long long)json_integer_value(json_object_get(o, key));
-}
-
 /* An optional count of a message read by msg.h (-1: absent) as a number. */
 static long long nz(long long n)
 {
@@ -312,14 +307,16 @@ static int on_call(void *ctx, const call_tab *tab, const mct_call *c)
 
 /* A plain --fail-over-ms with --aggregate: the longest entry call of the
  * run (the final summary's entry_max_ns) judges it. */
-static void over_in_summary(struct run *r, const json_t *summary)
+static void over_in_summary(struct run *r, const sum *summary)
 {
-    const json_t *root = json_object_get(summary, "root");
+    const sum_node *root = sum_root(summary);
+    struct sum_view v;
     double ms;
 
-    if (r->c->req.fail_over_ms < 0 || r->c->req.percentile != 0 || !json_is_object(root))
+    if (r->c->req.fail_over_ms < 0 || r->c->req.percentile != 0 || root == NULL)
         return;
-    ms = (double)num(root, "entry_max_ns") / 1e6;
+    sum_node_view(summary, root, &v);
+    ms = (double)v.entry_max_ns / 1e6;
     if (ms > r->c->req.fail_over_ms) {
         log_error("the slowest call took %.3f ms, over --fail-over-ms %g (exit status 4)", ms,
                   r->c->req.fail_over_ms);
@@ -327,28 +324,30 @@ static void over_in_summary(struct run *r, const json_t *summary)
     }
 }
 
-/* A summary (--aggregate), checked by proto_read (sum_json_check): to the
- * output as it comes. */
-static int on_summary(void *ctx, const json_t *summary)
+/* A summary (--aggregate), read by sum_read (checked): to the output as
+ * it comes. */
+static int on_summary(void *ctx, const sum *summary, const struct sum_info *info)
 {
     struct run *r = ctx;
+    struct sum_totals t;
     mct_err e;
 
-    if (json_is_true(json_object_get(summary, "final"))) {
+    sum_totals(summary, &t);
+    if (info->final) {
         r->final_seen = 1;
-        r->aggregated = num(summary, "calls");
+        r->aggregated = (long long)sum_calls(summary);
         if (r->gate != NULL && (r->final_verdict = gate_check(r->gate, summary, stderr, &e)) < 0) {
             log_error("judging the gates: %s", e.msg);
             r->rc = MCT_EXIT_INTERNAL;
         }
         over_in_summary(r, summary);
-        if (num(summary, "folded") > 0)
-            log_error("the summary reached its budget (%zu MiB in the JVM): %lld calls on paths past it "
+        if (t.folded > 0)
+            log_error("the summary reached its budget (%zu MiB in the JVM): %llu calls on paths past it "
                       "(recursion, or very many call paths) were folded into \"%s\" nodes%s",
-                      SUM_BUDGET_BYTES >> 20, num(summary, "folded"), SUM_OTHER_CLASS,
-                      num(summary, "coarse") > 0 ? ", and some percentiles are coarser" : "");
+                      SUM_BUDGET_BYTES >> 20, (unsigned long long)t.folded, SUM_OTHER_CLASS,
+                      t.coarse > 0 ? ", and some percentiles are coarser" : "");
     }
-    if (!r->output_broken && out_summary(r->out, summary, &e) < 0)
+    if (!r->output_broken && out_summary(r->out, summary, info->final, &e) < 0)
         output_failed(r, &e);
     return 0;
 }
@@ -743,6 +742,8 @@ static int stream(struct run *r)
         }
         if (n > 0 && reader_is_compact(payload, len)) {
             n = reader_compact(&r->rd, payload, len, &e);
+        } else if (n > 0 && reader_is_summary(payload, len)) {
+            n = reader_summary_text(&r->rd, payload, len, &e);
         } else if (n > 0) {
             m = proto_parse((const char *)payload, len, PROTO_REPLY, &e);
             n = m == NULL ? -1 : reader_json(&r->rd, m, &e);

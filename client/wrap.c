@@ -221,7 +221,7 @@ static void relay(const struct jvm *j, const char *text)
 
 /* Judges j's gates once: on its final summary (--aggregate), else on the
  * calls fed to it. */
-static void judge_gates(struct wrap *w, struct jvm *j, const json_t *summary)
+static void judge_gates(struct wrap *w, struct jvm *j, const sum *summary)
 {
     char *text = NULL;
     size_t size = 0;
@@ -265,17 +265,17 @@ static void check_over(struct wrap *w, const struct jvm *j, const char *what, do
     w->over = 1;
 }
 
-/* Writes call c, or else summary, of JVM j, tagged with its pid, and
- * counts it. When the output cannot be written, a reader gone away (EPIPE)
- * ends the output quietly; anything else is trouble. */
-static void emit(struct wrap *w, struct jvm *j, const mct_call *c, const json_t *summary)
+/* Writes call c, or else summary (final: the run's last), of JVM j, tagged
+ * with its pid, and counts it. When the output cannot be written, a reader
+ * gone away (EPIPE) ends the output quietly; anything else is trouble. */
+static void emit(struct wrap *w, struct jvm *j, const mct_call *c, const sum *summary, int final)
 {
     mct_err e;
 
     if (w->output_broken)
         return;
     out_set_pid(w->out, j->pid);
-    if ((c == NULL ? out_summary(w->out, summary, &e)
+    if ((c == NULL ? out_summary(w->out, summary, final, &e)
                    : out_call(w->out, &w->tab, c, &e) < 0 ? -1 : out_flush(w->out, &e)) < 0) {
         if (e.code != MCT_E_IO || errno != EPIPE) {
             log_error("%s", e.msg);
@@ -297,7 +297,7 @@ static int on_call(void *ctx, const call_tab *tab, const mct_call *c)
     struct jvm *j = w->cur;
     char what[64];
 
-    emit(w, j, c, NULL);
+    emit(w, j, c, NULL, 0);
     /* The reader hands every call to this JVM's gates too (on_line). */
     if (!gate_judges(w->c, c))
         return 0;
@@ -307,18 +307,22 @@ static int on_call(void *ctx, const call_tab *tab, const mct_call *c)
     return 0;
 }
 
-static int on_summary(void *ctx, const json_t *summary)
+static int on_summary(void *ctx, const sum *summary, const struct sum_info *info)
 {
     struct wrap *w = ctx;
     struct jvm *j = w->cur;
 
-    if (json_is_true(json_object_get(summary, "final"))) {
-        w->seen += json_integer_value(json_object_get(summary, "calls"));
-        check_over(w, j, "its slowest call",
-             (double)json_integer_value(json_object_get(json_object_get(summary, "root"), "entry_max_ns")) / 1e6);
+    if (info->final) {
+        const sum_node *root = sum_root(summary);
+        struct sum_view v = { .entry_max_ns = 0 };
+
+        if (root != NULL)
+            sum_node_view(summary, root, &v);
+        w->seen += (long long)sum_calls(summary);
+        check_over(w, j, "its slowest call", (double)v.entry_max_ns / 1e6);
         judge_gates(w, j, summary);
     }
-    emit(w, j, NULL, summary);
+    emit(w, j, NULL, summary, info->final);
     return 0;
 }
 
@@ -473,18 +477,17 @@ static const struct reader_cb wrap_lines = {
     .on_gate = on_gate, .on_end = on_end, .on_error = on_error,
 };
 
-/* Handles one checked line of j's file. */
-static void on_line(struct wrap *w, struct jvm *j, json_t *o)
+/* Handles one checked line of j's file: a JSON object o, or else a
+ * summary (taken). */
+static void on_line(struct wrap *w, struct jvm *j, json_t *o, sum *summary, const struct sum_info *info)
 {
-    const char *type = json_string_value(json_object_get(o, "type"));
+    const char *type = o != NULL ? json_string_value(json_object_get(o, "type")) : "summary";
 
     if (!j->started && strcmp(type, "start") != 0) {
         log_error("JVM pid %lld: its trace file does not begin with a \"start\" line; ignoring it",
                   j->pid);
         drop(w, j);
-        return;
-    }
-    if (strcmp(type, "start") == 0) {
+    } else if (strcmp(type, "start") == 0) {
         if (j->started || json_integer_value(json_object_get(o, "pid")) != j->pid) {
             log_error("JVM pid %lld: a second \"start\" line, or one of another pid, in its trace "
                       "file; ignoring the rest", j->pid);
@@ -506,11 +509,15 @@ static void on_line(struct wrap *w, struct jvm *j, json_t *o)
         /* This JVM's calls go to its own gates, until it was judged. */
         w->rd.judge = j->gate != NULL && !j->judged ? gate_judge(j->gate) : NULL;
         /* Checked by wrapline_parse (call_json_check): read the same way. */
-        if (reader_json(&w->rd, o, &e) < 0) {
+        if (summary != NULL) {
+            reader_summary(&w->rd, summary, info);
+            summary = NULL;
+        } else if (reader_json(&w->rd, o, &e) < 0) {
             log_error("JVM pid %lld: a bad call in its trace file (%s); ignoring the rest", j->pid, e.msg);
             drop(w, j);
         }
     }
+    sum_free(summary);
 }
 
 /* Handles the complete lines in j->line and keeps the rest. */
@@ -521,18 +528,17 @@ static void take_lines(struct wrap *w, struct jvm *j)
 
     while (!j->broken && (nl = memchr(j->line.s + start, '\n', j->line.len - start)) != NULL) {
         size_t n = (size_t)(nl - (j->line.s + start));
-        json_t *o;
+        struct wrapline l;
         mct_err e;
 
-        o = wrapline_parse(j->line.s + start, n, &e);
-        start += n + 1;
-        if (o == NULL) {
+        if (wrapline_parse(j->line.s + start, n, &l, &e) < 0) {
             log_error("JVM pid %lld: a bad line in its trace file (%s); ignoring the rest", j->pid, e.msg);
             drop(w, j);
             break;
         }
-        on_line(w, j, o);
-        json_decref(o);
+        start += n + 1;
+        on_line(w, j, l.msg, l.summary, &l.info);
+        json_decref(l.msg);
     }
     if (j->broken) {
         j->line.len = 0;

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "proto.h"
-#include "summary.h"
+#include "reader.h"
 
 /* Checks that key of o is a string (UTF-8: jansson's). */
 static int need_string(const json_t *o, const char *type, const char *key, mct_err *e)
@@ -83,23 +83,23 @@ static int check(const json_t *o, mct_err *e)
     return mct_err_set(e, MCT_E_PROTO, "unknown line type \"%.64s\"", type);
 }
 
-json_t *wrapline_parse(const char *line, size_t len, mct_err *e)
+int wrapline_parse(const char *line, size_t len, struct wrapline *out, mct_err *e)
 {
     json_error_t jerr;
     json_t *o;
 
-    if (len > WRAPLINE_MAX) {
-        mct_err_set(e, MCT_E_PROTO, "a line of %zu bytes, over the cap of %zu", len, WRAPLINE_MAX);
-        return NULL;
-    }
+    *out = (struct wrapline){ 0 };
+    if (len > WRAPLINE_MAX)
+        return mct_err_set(e, MCT_E_PROTO, "a line of %zu bytes, over the cap of %zu", len, WRAPLINE_MAX);
+    if (reader_is_summary(line, len))
+        return (out->summary = sum_read_text(line, len, &out->info, e)) != NULL ? 0 : -1;
     o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
-    if (o == NULL) {
-        mct_err_set(e, MCT_E_PROTO, "invalid JSON at byte %d: %s", jerr.position, jerr.text);
-        return NULL;
-    }
+    if (o == NULL)
+        return mct_err_set(e, MCT_E_PROTO, "invalid JSON at byte %d: %s", jerr.position, jerr.text);
     if (check(o, e) < 0) {
         json_decref(o);
-        return NULL;
+        return -1;
     }
-    return o;
+    out->msg = o;
+    return 0;
 }

@@ -21,20 +21,26 @@ int gates_stat_cpu(enum gates_stat s)
     return s >= GATES_STAT_CPU_P50;
 }
 
-/* The summary's key of statistic s. */
-static const char *stat_key(enum gates_stat s)
+/* A figure as the summary's JSON says it: at most INT64_MAX. */
+static unsigned long long clamp(uint64_t v)
 {
-    const struct sum_xkeys *k = &sum_xkeys[SUM_X_CPU];
+    return v > INT64_MAX ? (unsigned long long)INT64_MAX : (unsigned long long)v;
+}
+
+/* Statistic s of the node that v shows (0 when it does not carry it). */
+static unsigned long long stat_value(enum gates_stat s, const struct sum_view *v)
+{
+    const int cpu = (v->xflags & sum_xkeys[SUM_X_CPU].flag) != 0;
 
     switch (s) {
-    case GATES_STAT_P50: return "p50_ns";
-    case GATES_STAT_P90: return "p90_ns";
-    case GATES_STAT_P99: return "p99_ns";
-    case GATES_STAT_MAX: return "entry_max_ns";
-    case GATES_STAT_CPU_P50: return k->p50;
-    case GATES_STAT_CPU_P90: return k->p90;
-    case GATES_STAT_CPU_P99: return k->p99;
-    default: return k->entry_max;
+    case GATES_STAT_P50: return clamp(v->p50_ns);
+    case GATES_STAT_P90: return clamp(v->p90_ns);
+    case GATES_STAT_P99: return clamp(v->p99_ns);
+    case GATES_STAT_MAX: return clamp(v->entry_max_ns);
+    case GATES_STAT_CPU_P50: return cpu ? clamp(v->x[SUM_X_CPU].p50) : 0;
+    case GATES_STAT_CPU_P90: return cpu ? clamp(v->x[SUM_X_CPU].p90) : 0;
+    case GATES_STAT_CPU_P99: return cpu ? clamp(v->x[SUM_X_CPU].p99) : 0;
+    default: return cpu ? clamp(v->x[SUM_X_CPU].entry_max) : 0;
     }
 }
 
@@ -195,48 +201,24 @@ __attribute__((format(printf, 3, 4))) static int say(json_t *failures, mct_err *
     return 0;
 }
 
-/* A string of a checked summary, "?" when absent. */
-static const char *text(const json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-
-    return s != NULL ? s : "?";
-}
-
-/* An integer of a checked summary, 0 when absent. */
-static unsigned long long figure(const json_t *o, const char *key)
-{
-    json_int_t v = json_integer_value(json_object_get(o, key));
-
-    return v < 0 ? 0 : (unsigned long long)v;
-}
-
-/* Whether node's names are the ones n names. */
-static int node_matches(const struct gates_name *n, const json_t *node)
-{
-    return gates_name_matches(n, json_string_value(json_object_get(node, "class")),
-                              json_string_value(json_object_get(node, "method")),
-                              json_string_value(json_object_get(node, "desc")));
-}
-
 /* The max-calls gates over the summary's methods: 1 failed, 0, -1. */
-static int judge_max_calls(const struct gates *g, const json_t *summary, json_t *failures, mct_err *e)
+static int judge_max_calls(const struct gates *g, const sum *summary, json_t *failures, mct_err *e)
 {
-    const json_t *methods = json_object_get(summary, "methods");
     int failed = 0;
 
     for (size_t i = 0; i < g->n_max_calls; i++) {
         const struct gates_max_calls *m = &g->max_calls[i];
 
-        for (size_t j = 0; j < json_array_size(methods); j++) {
-            const json_t *o = json_array_get(methods, j);
-            unsigned long long most = figure(o, "calls_max");
+        for (size_t j = 0; j < sum_method_count(summary); j++) {
+            const char *cls, *method, *desc;
+            uint64_t calls, most, entries;
 
-            if (!node_matches(&m->name, o) || most <= (unsigned long long)m->n)
+            sum_method_names(summary, j, &cls, &method, &desc);
+            sum_method_counts(summary, j, &calls, &most, &entries);
+            if (!gates_name_matches(&m->name, cls, method, desc) || clamp(most) <= (unsigned long long)m->n)
                 continue;
             if (say(failures, e, "%smax-calls %s: %s.%s%s was called %llu times in one entry call, over the "
-                    "limit of %lld", g->prefix, m->arg, text(o, "class"), text(o, "method"), text(o, "desc"),
-                    most, m->n) < 0)
+                    "limit of %lld", g->prefix, m->arg, cls, method, desc, clamp(most), m->n) < 0)
                 return -1;
             failed = 1;
         }
@@ -247,13 +229,12 @@ static int judge_max_calls(const struct gates *g, const json_t *summary, json_t 
 /* The P-th percentile of the entry calls' durations: from the calls'
  * histogram when there is one, else the largest over the summary's roots;
  * -1 with e set when the summary does not carry it. */
-static int entry_percentile(const struct gates *g, const json_t *summary, const struct sum_hist *h,
+static int entry_percentile(const struct gates *g, const sum *summary, const struct sum_hist *h,
                             unsigned long long *ns, mct_err *e)
 {
-    static const char *const keys[] = { "p50_ns", "p90_ns", "p99_ns", "entry_max_ns" };
+    static const enum gates_stat stats[] = { GATES_STAT_P50, GATES_STAT_P90, GATES_STAT_P99, GATES_STAT_MAX };
     static const double ps[] = { 50, 90, 99, 100 };
-    const json_t *more = json_object_get(summary, "more_roots");
-    const char *key = NULL;
+    size_t k = sizeof ps / sizeof ps[0];
 
     if (h != NULL) {
         *ns = sum_hist_quantile(h, g->percentile / 100);
@@ -261,14 +242,18 @@ static int entry_percentile(const struct gates *g, const json_t *summary, const 
     }
     for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
         if (g->percentile == ps[i])
-            key = keys[i];
-    if (key == NULL)
+            k = i;
+    if (k == sizeof ps / sizeof ps[0])
         return mct_err_set(e, MCT_E_ARG, "%spercentile %g: a summary carries the percentiles 50, 90, 99 and 100 "
                            "of the entry method's duration, not %g", g->prefix, g->percentile, g->percentile);
-    *ns = figure(json_object_get(summary, "root"), key);
-    for (size_t i = 0; i < json_array_size(more); i++)
-        if (figure(json_array_get(more, i), key) > *ns)
-            *ns = figure(json_array_get(more, i), key);
+    *ns = 0;
+    for (const sum_node *r = sum_root(summary); r != NULL; r = sum_node_next(r)) {
+        struct sum_view v;
+
+        sum_node_view(summary, r, &v);
+        if (stat_value(stats[k], &v) > *ns)
+            *ns = stat_value(stats[k], &v);
+    }
     return 0;
 }
 
@@ -280,38 +265,39 @@ struct path {
 
 /* The budgets over node and its subtree: -1 when out of memory, else 0
  * with *failed set when one failed. */
-static int walk_budgets(const struct gates *g, const json_t *node, struct path *p, json_t *failures, int *failed,
-                        mct_err *e)
+static int walk_budgets(const struct gates *g, const sum *summary, const sum_node *node, struct path *p,
+                        json_t *failures, int *failed, mct_err *e)
 {
-    const json_t *kids = json_object_get(node, "children");
+    struct sum_view v;
     size_t mark = p->len;
-    int w = snprintf(p->buf + p->len, sizeof p->buf - p->len, "%s%s.%s%s", mark > 0 ? " > " : "",
-                     text(node, "class"), text(node, "method"), text(node, "desc"));
-    int rc = 0;
+    int w, rc = 0;
 
+    sum_node_view(summary, node, &v);
+    w = snprintf(p->buf + p->len, sizeof p->buf - p->len, "%s%s.%s%s", mark > 0 ? " > " : "", v.class_name,
+                 v.method, v.desc);
     p->len = w < 0 || (size_t)w >= sizeof p->buf - p->len ? sizeof p->buf - 1 : p->len + (size_t)w;
     for (size_t i = 0; i < g->n_budgets && rc == 0; i++) {
         const struct gates_budget *b = &g->budgets[i];
-        unsigned long long v = figure(node, stat_key(b->stat));
+        unsigned long long x = stat_value(b->stat, &v);
 
-        if (!node_matches(&b->name, node) || (double)v <= b->ms * 1e6)
+        if (!gates_name_matches(&b->name, v.class_name, v.method, v.desc) || (double)x <= b->ms * 1e6)
             continue;
         rc = say(failures, e, "%sbudget %s: %s: %s %.3f ms within one entry call, over the budget of %g ms",
-                 g->prefix, b->arg, p->buf, stat_names[b->stat], (double)v / 1e6, b->ms);
+                 g->prefix, b->arg, p->buf, stat_names[b->stat], (double)x / 1e6, b->ms);
         *failed = 1;
     }
     for (size_t i = 0; i < g->n_max_alloc && rc == 0; i++) {
         const struct gates_max_calls *m = &g->max_alloc[i];
-        unsigned long long v = figure(node, sum_xkeys[SUM_X_ALLOC].entry_max);
+        unsigned long long x = v.xflags & sum_xkeys[SUM_X_ALLOC].flag ? clamp(v.x[SUM_X_ALLOC].entry_max) : 0;
 
-        if (!node_matches(&m->name, node) || v <= (unsigned long long)m->n)
+        if (!gates_name_matches(&m->name, v.class_name, v.method, v.desc) || x <= (unsigned long long)m->n)
             continue;
         rc = say(failures, e, "%smax-alloc %s: %s: %llu bytes allocated within one entry call, over the limit of "
-                 "%lld", g->prefix, m->arg, p->buf, v, m->n);
+                 "%lld", g->prefix, m->arg, p->buf, x, m->n);
         *failed = 1;
     }
-    for (size_t i = 0; i < json_array_size(kids) && rc == 0; i++)
-        rc = walk_budgets(g, json_array_get(kids, i), p, failures, failed, e);
+    for (const sum_node *k = sum_node_kid(node); k != NULL && rc == 0; k = sum_node_next(k))
+        rc = walk_budgets(g, summary, k, p, failures, failed, e);
     p->len = mark;
     p->buf[mark] = '\0';
     return rc;
@@ -354,28 +340,29 @@ static double stat_percentile(enum gates_stat s)
 }
 
 /* -1 with e set when a gate of g judges a figure (CPU time, allocations)
- * that the summary whose root is root does not carry; else 0. */
-static int lacks_figures(const struct gates *g, const json_t *root, mct_err *e)
+ * that the summary's nodes (as v, its root, shows them) do not carry; else 0. */
+static int lacks_figures(const struct gates *g, const struct sum_view *v, mct_err *e)
 {
     for (size_t i = 0; i < g->n_budgets; i++)
-        if (gates_stat_cpu(g->budgets[i].stat) && json_object_get(root, sum_xkeys[SUM_X_CPU].total) == NULL)
+        if (gates_stat_cpu(g->budgets[i].stat) && !(v->xflags & sum_xkeys[SUM_X_CPU].flag))
             return mct_err_set(e, MCT_E_ARG, "%sbudget %s: the calls carry no CPU times (trace with %scpu)",
                                g->prefix, g->budgets[i].arg, g->prefix);
-    if (g->n_max_alloc > 0 && json_object_get(root, sum_xkeys[SUM_X_ALLOC].total) == NULL)
+    if (g->n_max_alloc > 0 && !(v->xflags & sum_xkeys[SUM_X_ALLOC].flag))
         return mct_err_set(e, MCT_E_ARG, "%smax-alloc %s: the calls carry no allocations (trace with %salloc)",
                            g->prefix, g->max_alloc[0].arg, g->prefix);
     return 0;
 }
 
-int gates_judge(const struct gates *g, const json_t *summary, const struct sum_hist *entry, json_t *failures,
+int gates_judge(const struct gates *g, const sum *summary, const struct sum_hist *entry, json_t *failures,
                 mct_err *e)
 {
-    unsigned long long calls = figure(summary, "calls"), ns = 0;
-    const json_t *root = json_object_get(summary, "root");
+    unsigned long long calls = clamp(sum_calls(summary)), ns = 0;
+    const sum_node *root = sum_root(summary);
+    struct sum_view rv;
     char what[GATES_NAME_MAX + 64];
     int failed, rc;
 
-    if (calls == 0 || root == NULL || json_is_null(root))
+    if (calls == 0 || root == NULL)
         return say(failures, e, "the gates have no call of %s.%s%s to judge", g->class_name, g->method, g->desc) < 0
                    ? -1 : 1;
     if ((failed = judge_max_calls(g, summary, failures, e)) < 0)
@@ -395,7 +382,8 @@ int gates_judge(const struct gates *g, const json_t *summary, const struct sum_h
             return -1;
         failed |= rc;
     }
-    if (lacks_figures(g, root, e) < 0)
+    sum_node_view(summary, root, &rv);
+    if (lacks_figures(g, &rv, e) < 0)
         return -1;
     for (size_t i = 0; i < g->n_budgets; i++) {
         double p = stat_percentile(g->budgets[i].stat);
@@ -406,13 +394,10 @@ int gates_judge(const struct gates *g, const json_t *summary, const struct sum_h
         failed |= p > 0 && rc;
     }
     if (g->n_budgets > 0 || g->n_max_alloc > 0) {
-        const json_t *more = json_object_get(summary, "more_roots");
         struct path p = { .len = 0 };
 
-        if (walk_budgets(g, root, &p, failures, &failed, e) < 0)
-            return -1;
-        for (size_t i = 0; i < json_array_size(more); i++)
-            if (walk_budgets(g, json_array_get(more, i), &p, failures, &failed, e) < 0)
+        for (const sum_node *r = root; r != NULL; r = sum_node_next(r))
+            if (walk_budgets(g, summary, r, &p, failures, &failed, e) < 0)
                 return -1;
     }
     return failed;
@@ -468,14 +453,7 @@ int gates_tally_add(gates_tally *t, const call_tab *tab, const mct_call *c, int 
  * NULL): as gates_judge. */
 static int judge_sum(const struct gates *view, const sum *s, const struct sum_hist *h, json_t *failures, mct_err *e)
 {
-    json_t *j = sum_to_json(s, 1, e);
-    int rc;
-
-    if (j == NULL)
-        return -1;
-    rc = gates_judge(view, j, h != NULL && h->count > 0 ? h : NULL, failures, e);
-    json_decref(j);
-    return rc;
+    return gates_judge(view, s, h != NULL && h->count > 0 ? h : NULL, failures, e);
 }
 
 int gates_tally_judge(const gates_tally *t, const struct gates *g, json_t *failures, mct_err *e)

@@ -3,7 +3,8 @@
  * the agent (the startup items max-calls=, percentile=, fail-over-ms=,
  * budget=, max-alloc=): the
  * gates' specs, the one parser of a gate's text, and the judging of a
- * summary object (protocol/summary.h) or of calls tallied one by one.
+ * summary (the compact sum of protocol/summary.h) or of calls tallied one
+ * by one.
  *
  * A gate is written the same way in both programs; `prefix` says how a
  * message names its option: "--" for the client's options ("--max-calls
@@ -110,7 +111,7 @@ int gates_name_matches(const struct gates_name *n, const char *cls, const char *
  * duration (50, 90, 99 and 100: p50_ns, p90_ns, p99_ns, entry_max_ns). */
 int gates_percentile_in_summary(double p);
 
-/* Judges summary (a summary object that passed sum_json_check) against g,
+/* Judges summary (read by sum_read, so checked, or made of calls) against g,
  * appending one message per failed gate to failures (a JSON array): 1 when
  * a gate failed, 0 when all hold, -1 with e set when the summary lacks a
  * percentile g needs, the CPU times of a cpu_ budget or the allocations of
@@ -118,7 +119,7 @@ int gates_percentile_in_summary(double p);
  * for any percentile, or NULL (then the summary's). A summary of no call
  * fails: nothing to judge; so do a percentile or a p50/p90/p99 budget over
  * fewer entry calls than gates_calls_needed. */
-int gates_judge(const struct gates *g, const json_t *summary, const struct sum_hist *entry, json_t *failures,
+int gates_judge(const struct gates *g, const sum *summary, const struct sum_hist *entry, json_t *failures,
                 mct_err *e);
 
 /* Calls tallied one by one (every `call` object of a trace) into a summary

@@ -67,6 +67,14 @@ static void attr_int(mct_buf *b, const char *key, uint64_t v, int first)
     buf_str(b, "\"}}");
 }
 
+/* The attributes that name a method, the same on a span and on a point. */
+static void attr_method(mct_buf *b, const char *cls, const char *name, const char *desc, int first)
+{
+    attr_str(b, "code.namespace", cls, first);
+    attr_str(b, "code.function", name, 0);
+    attr_str(b, "mcalltree.desc", desc, 0);
+}
+
 static void attr_bool(mct_buf *b, const char *key, int v, int first)
 {
     attr_key(b, key, first);
@@ -169,9 +177,7 @@ static void put_span(struct walk *w, size_t idx, const uint8_t *id, const uint8_
     buf_str(b, "\",\"endTimeUnixNano\":\"");
     buf_dec(b, start + dur);
     buf_str(b, "\",\"attributes\":[");
-    attr_str(b, "code.namespace", m->cls, 1);
-    attr_str(b, "code.function", m->name, 0);
-    attr_str(b, "mcalltree.desc", m->desc, 0);
+    attr_method(b, m->cls, m->name, m->desc, 1);
     attr_int(b, "mcalltree.calls", n->calls, 0);
     attr_int(b, "mcalltree.total_ns", n->total_ns, 0);
     attr_int(b, "mcalltree.self_ns", n->self_ns, 0);
@@ -309,9 +315,7 @@ int otlp_metric_point(mct_buf *b, const struct otlp_node *n, const struct sum_hi
         buf_str(b, first ? "{\"attributes\":[" : ",{\"attributes\":[");
         attr_str(b, "mcalltree.path", n->path, 1);
         attr_int(b, "mcalltree.path_hash", n->path_hash, 0);
-        attr_str(b, "code.namespace", n->cls, 0);
-        attr_str(b, "code.function", n->name, 0);
-        attr_str(b, "mcalltree.desc", n->desc, 0);
+        attr_method(b, n->cls, n->name, n->desc, 0);
         attr_int(b, "mcalltree.depth", n->depth, 0);
         buf_printf(b,
                    "],\"startTimeUnixNano\":\"%llu\",\"timeUnixNano\":\"%llu\",\"count\":\"%llu\","
@@ -333,70 +337,71 @@ int otlp_metric_point(mct_buf *b, const struct otlp_node *n, const struct sum_hi
 /* The walk over one summary's nodes. */
 struct mwalk {
     mct_buf *b;
+    const sum *s;
     mct_buf path;                   /* the current node's path, without a NUL */
     uint64_t start_ns, end_ns;
     long points;
 };
 
-static uint64_t num_of(const json_t *o, const char *key)
+/* A figure as the summary's JSON says it: at most INT64_MAX. */
+static uint64_t clamp(uint64_t v)
 {
-    return (uint64_t)json_integer_value(json_object_get(o, key));
+    return v > INT64_MAX ? (uint64_t)INT64_MAX : v;
 }
 
 /* Node n (and its subtree) under the path of hash parent, depth levels
  * down; 0, or -1 with e set. */
-static int metric_node(struct mwalk *w, const json_t *n, uint64_t parent, unsigned depth, mct_err *e)
+static int metric_node(struct mwalk *w, const sum_node *n, uint64_t parent, unsigned depth, mct_err *e)
 {
-    const char *cls = json_string_value(json_object_get(n, "class"));
-    const char *name = json_string_value(json_object_get(n, "method"));
-    const char *desc = json_string_value(json_object_get(n, "desc"));
-    uint64_t hash = rows_path_hash(parent, cls, name, desc);
-    const json_t *kids = json_object_get(n, "children");
-    size_t mark = w->path.len, i;
-    struct otlp_node node = {.path_hash = hash, .cls = cls, .name = name, .desc = desc, .depth = depth};
-    struct sum_hist h;
-    const json_t *kid;
-    int rc;
+    struct sum_view v;
+    uint64_t hash;
+    size_t mark = w->path.len;
+    struct otlp_node node;
+    struct sum_hist none;
+    int rc = 0;
 
+    sum_node_view(w->s, n, &v);
+    hash = rows_path_hash(parent, v.class_name, v.method, v.desc);
+    node = (struct otlp_node){.path_hash = hash, .cls = v.class_name, .name = v.method, .desc = v.desc,
+                              .depth = depth};
     if (depth > 0)
         buf_str(&w->path, ROWS_PATH_SEP);
-    buf_str(&w->path, cls);
+    buf_str(&w->path, v.class_name);
     buf_ch(&w->path, '.');
-    buf_str(&w->path, name);
-    buf_str(&w->path, desc);
+    buf_str(&w->path, v.method);
+    buf_str(&w->path, v.desc);
     buf_ch(&w->path, '\0');
     if (buf_failed(&w->path))
         return mct_err_set(e, MCT_E_NOMEM, "out of memory encoding a summary");
     node.path = (const char *)w->path.data;
-    sum_hist_init(&h);
-    rc = sum_hist_from_json(&h, json_object_get(n, "hist"), num_of(n, "entry_min_ns"), num_of(n, "entry_max_ns"), e);
-    if (rc == 0 && otlp_metric_point(w->b, &node, &h, num_of(n, "total_ns"), w->start_ns, w->end_ns,
-                                     w->points == 0) < 0)
+    /* An older summary without its histogram: an empty one. */
+    sum_hist_init(&none);
+    if (otlp_metric_point(w->b, &node, v.hist != NULL ? v.hist : &none, clamp(v.total_ns), w->start_ns, w->end_ns,
+                          w->points == 0) < 0)
         rc = mct_err_set(e, MCT_E_NOMEM, "out of memory encoding a summary");
-    sum_hist_reset(&h);
     w->path.len--;                  /* the NUL */
     w->points++;
-    json_array_foreach(kids, i, kid)
-        if (rc == 0)
-            rc = metric_node(w, kid, hash, depth + 1, e);
+    for (const sum_node *k = sum_node_kid(n); k != NULL && rc == 0; k = sum_node_next(k))
+        rc = metric_node(w, k, hash, depth + 1, e);
     w->path.len = mark;
     return rc;
 }
 
-long otlp_summary_metrics(mct_buf *b, const struct otlp_resource *r, const json_t *summary, mct_err *e)
+long otlp_summary_metrics(mct_buf *b, const struct otlp_resource *r, const sum *summary, int final, mct_err *e)
 {
-    struct mwalk w = {.b = b, .start_ns = num_of(summary, "start_ns"), .end_ns = num_of(summary, "end_ns")};
-    const json_t *root = json_object_get(summary, "root"), *more = json_object_get(summary, "more_roots"), *n;
+    struct sum_totals t;
+    struct mwalk w = {.b = b, .s = summary};
     int rc = 0;
-    size_t i;
 
+    sum_totals(summary, &t);
+    if (t.end_ns != 0) {
+        w.start_ns = (uint64_t)t.start_ns;
+        w.end_ns = (uint64_t)t.end_ns;
+    }
     buf_init(&w.path);
-    otlp_metrics_begin(b, r, json_is_true(json_object_get(summary, "final")));
-    if (json_is_object(root))
-        rc = metric_node(&w, root, 0, 0, e);
-    json_array_foreach(more, i, n)
-        if (rc == 0)
-            rc = metric_node(&w, n, 0, 0, e);
+    otlp_metrics_begin(b, r, final);
+    for (const sum_node *n = sum_root(summary); n != NULL && rc == 0; n = sum_node_next(n))
+        rc = metric_node(&w, n, 0, 0, e);
     otlp_metrics_end(b);
     buf_free(&w.path);
     if (rc == 0 && buf_failed(b))

@@ -99,11 +99,11 @@ int otlp_metric_point(mct_buf *b, const struct otlp_node *n, const struct sum_hi
 void otlp_metrics_end(mct_buf *b);
 
 /* Appends to b one ExportMetricsServiceRequest of resource r holding a
- * point for every node of summary (a summary object that passed
- * sum_json_check; its roots and their children, in pre-order): its path
- * as rows.h writes it, its hist over the summary's start_ns .. end_ns,
+ * point for every node of summary (read by sum_read, so checked, or made
+ * of calls; its roots and their children, in pre-order): its path as
+ * rows.h writes it, its hist over the summary's start_ns .. end_ns,
  * cumulative for a final summary and delta for an interval's. Returns the
  * points appended, or -1 with e set (out of memory). */
-long otlp_summary_metrics(mct_buf *b, const struct otlp_resource *r, const json_t *summary, mct_err *e);
+long otlp_summary_metrics(mct_buf *b, const struct otlp_resource *r, const sum *summary, int final, mct_err *e);
 
 #endif

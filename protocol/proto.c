@@ -1223,14 +1223,13 @@ static int read_full(int fd, void *buf, size_t n, long long deadline, size_t *go
     return 0;
 }
 
-json_t *proto_read(int fd, enum proto_dir dir, int timeout_ms, mct_err *e)
+char *proto_read_payload(int fd, enum proto_dir dir, int timeout_ms, uint32_t *len_out, mct_err *e)
 {
     long long deadline = timeout_ms < 0 ? -1 : mct_now_ms() + timeout_ms;
     unsigned char hdr[PROTO_HEADER_LEN];
     uint32_t len;
     size_t got;
     char *payload;
-    json_t *msg;
 
     if (read_full(fd, hdr, sizeof hdr, deadline, &got, timeout_ms, e) < 0)
         return NULL;
@@ -1258,7 +1257,16 @@ json_t *proto_read(int fd, enum proto_dir dir, int timeout_ms, mct_err *e)
         free(payload);
         return NULL;
     }
-    msg = proto_parse(payload, len, dir, e);
+    *len_out = len;
+    return payload;
+}
+
+json_t *proto_read(int fd, enum proto_dir dir, int timeout_ms, mct_err *e)
+{
+    uint32_t len;
+    char *payload = proto_read_payload(fd, dir, timeout_ms, &len, e);
+    json_t *msg = payload != NULL ? proto_parse(payload, len, dir, e) : NULL;
+
     free(payload);
     return msg;
 }

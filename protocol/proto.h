@@ -137,6 +137,11 @@ int proto_write_payload(int fd, const char *json, size_t len, mct_err *e);
  * MCT_E_UNSUPPORTED for bad frames. Interrupted system calls are retried. */
 json_t *proto_read(int fd, enum proto_dir dir, int timeout_ms, mct_err *e);
 
+/* proto_read's frame, its payload not parsed: a malloc'd copy of its *len
+ * bytes (the caller frees it), or NULL with e set as proto_read sets it
+ * (a payload of 0 bytes is MCT_E_PROTO). */
+char *proto_read_payload(int fd, enum proto_dir dir, int timeout_ms, uint32_t *len, mct_err *e);
+
 
 /* Writes len bytes of whole frames (already framed: call.h) to fd, as
  * proto_write_within writes one; 0 or -1 with e set. */

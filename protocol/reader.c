@@ -1,6 +1,7 @@
 /* reader.c — see reader.h. */
 #include "reader.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "proto.h"
@@ -37,10 +38,16 @@ int reader_json(reader *rd, json_t *msg, mct_err *e)
         return got_call(rd);
     }
     if (strcmp(type, "summary") == 0) {
-        /* The final summary is judged instead of the calls. */
-        if (rd->judge != NULL && json_is_true(json_object_get(msg, "final")))
-            replies_final(rd->judge, msg);
-        return cb->on_summary != NULL ? cb->on_summary(rd->ctx, msg) : 0;
+        /* A tree already (a peer that did not put "type" first): its text
+         * read into the model as any summary. */
+        char *text = json_dumps(msg, JSON_COMPACT);
+        int rc;
+
+        if (text == NULL)
+            return mct_err_set(e, MCT_E_NOMEM, "out of memory reading a summary");
+        rc = reader_summary_text(rd, text, strlen(text), e);
+        free(text);
+        return rc;
     }
     if (strcmp(type, "plan") == 0)
         return cb->on_plan != NULL ? cb->on_plan(rd->ctx, msg) : 0;
@@ -53,6 +60,34 @@ int reader_json(reader *rd, json_t *msg, mct_err *e)
     if (strcmp(type, "error") == 0)
         return cb->on_error != NULL ? cb->on_error(rd->ctx, msg) : 0;
     return cb->on_other != NULL ? cb->on_other(rd->ctx, type, msg) : 0;
+}
+
+int reader_summary(reader *rd, sum *s, const struct sum_info *info)
+{
+    const struct reader_cb *cb = rd->cb;
+    int rc = cb->on_summary != NULL ? cb->on_summary(rd->ctx, s, info) : 0;
+
+    /* The final summary is judged instead of the calls. */
+    if (rd->judge != NULL && info->final)
+        replies_final(rd->judge, s);
+    else
+        sum_free(s);
+    return rc;
+}
+
+int reader_is_summary(const void *text, size_t len)
+{
+    static const char lead[] = "{\"type\":\"summary\"";
+
+    return len >= sizeof lead - 1 && memcmp(text, lead, sizeof lead - 1) == 0;
+}
+
+int reader_summary_text(reader *rd, const void *text, size_t len, mct_err *e)
+{
+    struct sum_info info;
+    sum *s = sum_read_text(text, len, &info, e);
+
+    return s == NULL ? -1 : reader_summary(rd, s, &info);
 }
 
 int reader_is_compact(const unsigned char *payload, size_t len)

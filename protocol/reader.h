@@ -1,6 +1,7 @@
 /* reader.h — the one reader of a session's replies: one message at a time
- * (a parsed JSON object of the reply set, or a compact call frame), read
- * once and handed to the callback of its type. The three sources (the
+ * (a parsed JSON object of the reply set, a compact call frame, or a
+ * summary's text read straight into the compact summary of summary.h),
+ * read once and handed to the callback of its type. The three sources (the
  * client's socket, client/trace.c; the wrap form's JVM files, client/wrap.c;
  * the agent's startup trace, agent/session/startup.c) only get the bytes or
  * lines and do what their callbacks say (print, write), so a call is read
@@ -20,6 +21,7 @@
 #include "call.h"
 #include "err.h"
 #include "replies.h"
+#include "summary.h"
 
 /* What a source does with each type of reply; ctx is the reader's. */
 struct reader_cb {
@@ -27,7 +29,9 @@ struct reader_cb {
     int (*on_plan)(void *ctx, json_t *plan);
     /* The call is valid until the next message read. */
     int (*on_call)(void *ctx, const call_tab *tab, const mct_call *c);
-    int (*on_summary)(void *ctx, const json_t *summary);
+    /* A summary, read into the compact model (checked by sum_read);
+     * valid for the callback's duration. */
+    int (*on_summary)(void *ctx, const sum *summary, const struct sum_info *info);
     int (*on_status)(void *ctx, const json_t *status);
     /* The startup trace's verdict line: passed 1 or 0. */
     int (*on_gate)(void *ctx, int passed);
@@ -57,6 +61,21 @@ void reader_init(reader *rd, call_tab *tab, mct_call *call, replies *judge, cons
  * when a call cannot be read (MCT_E_PROTO, MCT_E_NOMEM naming what). A
  * call the judge cannot count is not an error here: its verdict says so. */
 int reader_json(reader *rd, json_t *msg, mct_err *e);
+
+/* A summary read already (sum_read; info: what it said of itself),
+ * taken (freed here, or kept by the judge when final): dispatched as by
+ * reader_json. */
+int reader_summary(reader *rd, sum *s, const struct sum_info *info);
+
+/* Whether text (len bytes) is a summary object as the agent writes it
+ * ("type" its first key), to be read by reader_summary_text. */
+int reader_is_summary(const void *text, size_t len);
+
+/* The summary object text (len bytes, untrusted) read by sum_read straight
+ * into the compact model, without a document tree, and dispatched
+ * (reader_summary). 0 or a callback's value > 0; -1 with e set when it
+ * is not a valid summary (MCT_E_PROTO naming what) or out of memory. */
+int reader_summary_text(reader *rd, const void *text, size_t len, mct_err *e);
 
 /* Whether payload (len bytes, len > 0) is a compact call frame. */
 int reader_is_compact(const unsigned char *payload, size_t len);

@@ -10,7 +10,7 @@ struct replies {
     int include_warmup;
     double fail_over_ms;        /* a plain fail-over-ms, < 0: none */
     gates_tally *tally;         /* NULL when not gated */
-    json_t *final;              /* the final summary, or NULL */
+    sum *final;                 /* the final summary, or NULL */
     mct_err broken;             /* why the calls can no longer be judged; code 0: they can */
     struct replies_counts n;
 };
@@ -50,7 +50,7 @@ void replies_free(replies *r)
     if (r == NULL)
         return;
     gates_tally_free(r->tally);
-    json_decref(r->final);
+    sum_free(r->final);
     free(r);
 }
 
@@ -75,10 +75,10 @@ int replies_over(const replies *r, const mct_call *c)
            (double)c->nodes[0].total_ns > r->fail_over_ms * 1e6;
 }
 
-void replies_final(replies *r, json_t *summary)
+void replies_final(replies *r, sum *summary)
 {
-    json_decref(r->final);
-    r->final = json_incref(summary);
+    sum_free(r->final);
+    r->final = summary;
 }
 
 struct replies_counts replies_counts(const replies *r)
@@ -130,50 +130,87 @@ static int judge_case(const replies *r, const struct gates *view, const char *na
     return 0;
 }
 
+/* The gates judged one at a time (replies_cases), one kind a row, in
+ * that order: how many of the kind g holds, and its i-th made the one
+ * gate of view (the others emptied), named into name. */
+struct case_kind {
+    size_t (*count)(const struct gates *g);
+    void (*one)(struct gates *view, const struct gates *g, size_t i, char *name, size_t size);
+};
+
+static size_t n_max_calls(const struct gates *g)
+{
+    return g->n_max_calls;
+}
+
+static void one_max_calls(struct gates *view, const struct gates *g, size_t i, char *name, size_t size)
+{
+    view->max_calls = &g->max_calls[i];
+    view->n_max_calls = 1;
+    snprintf(name, size, "%smax-calls %s", g->prefix, g->max_calls[i].arg);
+}
+
+static size_t n_percentile(const struct gates *g)
+{
+    return g->percentile > 0;
+}
+
+static void one_percentile(struct gates *view, const struct gates *g, size_t i, char *name, size_t size)
+{
+    (void)i;
+    view->percentile = g->percentile;
+    snprintf(name, size, "%spercentile %g %sfail-over-ms %g", g->prefix, g->percentile, g->prefix, g->fail_over_ms);
+}
+
+static size_t n_budgets(const struct gates *g)
+{
+    return g->n_budgets;
+}
+
+static void one_budget(struct gates *view, const struct gates *g, size_t i, char *name, size_t size)
+{
+    view->budgets = &g->budgets[i];
+    view->n_budgets = 1;
+    snprintf(name, size, "%sbudget %s", g->prefix, g->budgets[i].arg);
+}
+
+static size_t n_max_alloc(const struct gates *g)
+{
+    return g->n_max_alloc;
+}
+
+static void one_max_alloc(struct gates *view, const struct gates *g, size_t i, char *name, size_t size)
+{
+    view->max_alloc = &g->max_alloc[i];
+    view->n_max_alloc = 1;
+    snprintf(name, size, "%smax-alloc %s", g->prefix, g->max_alloc[i].arg);
+}
+
+static const struct case_kind case_kinds[] = {
+    { n_max_calls, one_max_calls },
+    { n_percentile, one_percentile },
+    { n_budgets, one_budget },
+    { n_max_alloc, one_max_alloc },
+};
+
 int replies_cases(const replies *r, json_t *cases, mct_err *e)
 {
     const struct gates *g = &r->gates;
-    struct gates view = *g;
     char name[GATES_NAME_MAX * 3 + 64];
 
     if (!r->gated)
         return 0;
     if (r->broken.code != 0)
         return mct_err_set(e, r->broken.code, "%s", r->broken.msg);
-    /* One gate a view: the others emptied. */
-    view.n_budgets = 0;
-    view.n_max_alloc = 0;
-    view.percentile = 0;
-    view.n_max_calls = 1;
-    for (size_t i = 0; i < g->n_max_calls; i++) {
-        view.max_calls = &g->max_calls[i];
-        snprintf(name, sizeof name, "%smax-calls %s", g->prefix, g->max_calls[i].arg);
-        if (judge_case(r, &view, name, cases, e) < 0)
-            return -1;
-    }
-    view.n_max_calls = 0;
-    if (g->percentile > 0) {
-        view.percentile = g->percentile;
-        snprintf(name, sizeof name, "%spercentile %g %sfail-over-ms %g", g->prefix, g->percentile, g->prefix,
-                 g->fail_over_ms);
-        if (judge_case(r, &view, name, cases, e) < 0)
-            return -1;
-        view.percentile = 0;
-    }
-    view.n_budgets = 1;
-    for (size_t i = 0; i < g->n_budgets; i++) {
-        view.budgets = &g->budgets[i];
-        snprintf(name, sizeof name, "%sbudget %s", g->prefix, g->budgets[i].arg);
-        if (judge_case(r, &view, name, cases, e) < 0)
-            return -1;
-    }
-    view.n_budgets = 0;
-    view.n_max_alloc = 1;
-    for (size_t i = 0; i < g->n_max_alloc; i++) {
-        view.max_alloc = &g->max_alloc[i];
-        snprintf(name, sizeof name, "%smax-alloc %s", g->prefix, g->max_alloc[i].arg);
-        if (judge_case(r, &view, name, cases, e) < 0)
-            return -1;
-    }
+    for (size_t k = 0; k < sizeof case_kinds / sizeof case_kinds[0]; k++)
+        for (size_t i = 0; i < case_kinds[k].count(g); i++) {
+            struct gates view = *g;
+
+            view.n_max_calls = view.n_budgets = view.n_max_alloc = 0;
+            view.percentile = 0;
+            case_kinds[k].one(&view, g, i, name, sizeof name);
+            if (judge_case(r, &view, name, cases, e) < 0)
+                return -1;
+        }
     return 0;
 }

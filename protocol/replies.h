@@ -66,9 +66,9 @@ int replies_call(replies *r, const call_tab *tab, const mct_call *c, mct_err *e)
 /* Whether call c, judged by replies_call, is over a plain fail-over-ms. */
 int replies_over(const replies *r, const mct_call *c);
 
-/* The final summary (a summary object that passed sum_json_check; a
- * reference is kept): judged instead of the calls. */
-void replies_final(replies *r, json_t *summary);
+/* The final summary (read by sum_read, so checked; r takes it, and frees
+ * it with the one before): judged instead of the calls. */
+void replies_final(replies *r, sum *summary);
 
 /* The counts so far. */
 struct replies_counts replies_counts(const replies *r);

@@ -1191,17 +1191,32 @@ static int cmp_slow_desc(const void *a, const void *b)
     return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : strcmp(x->json, y->json);
 }
 
-/* Appends the slowest calls, slowest first; 0 or -1 (out of memory). */
-static int slowest_write(const sum *s, mct_buf *b)
+/* A copy of s's slowest calls, slowest first (NULL when none, or out of
+ * memory when s has some: *bad set); the caller frees it. */
+static struct slow *slowest_sorted(const sum *s, int *bad)
 {
     struct slow *sorted = NULL;
 
+    *bad = 0;
     if (s->nheap > 0) {
-        if ((sorted = malloc(s->nheap * sizeof *sorted)) == NULL)
-            return -1;
+        if ((sorted = malloc(s->nheap * sizeof *sorted)) == NULL) {
+            *bad = 1;
+            return NULL;
+        }
         memcpy(sorted, s->heap, s->nheap * sizeof *sorted);
         qsort(sorted, s->nheap, sizeof *sorted, cmp_slow_desc);
     }
+    return sorted;
+}
+
+/* Appends the slowest calls, slowest first; 0 or -1 (out of memory). */
+static int slowest_write(const sum *s, mct_buf *b)
+{
+    int bad;
+    struct slow *sorted = slowest_sorted(s, &bad);
+
+    if (bad)
+        return -1;
     buf_str(b, ",\"slowest\":[");
     for (size_t i = 0; i < s->nheap; i++) {
         if (i > 0)
@@ -1211,6 +1226,19 @@ static int slowest_write(const sum *s, mct_buf *b)
     buf_ch(b, ']');
     free(sorted);
     return 0;
+}
+
+int sum_slowest_each(const sum *s, int (*fn)(void *ctx, const char *json, size_t len), void *ctx, mct_err *e)
+{
+    int bad, rc = 0;
+    struct slow *sorted = slowest_sorted(s, &bad);
+
+    if (bad)
+        return mct_err_set(e, MCT_E_NOMEM, "out of memory listing the slowest calls");
+    for (size_t i = 0; i < s->nheap && rc == 0; i++)
+        rc = fn(ctx, sorted[i].json, sorted[i].size);
+    free(sorted);
+    return rc;
 }
 
 int sum_write_json(const sum *s, int final, mct_buf *b, mct_err *e)
@@ -1459,6 +1487,20 @@ size_t sum_slowest_count(const sum *s)
     return s->nheap;
 }
 
+void sum_method_counts(const sum *s, size_t i, uint64_t *calls, uint64_t *calls_max, uint64_t *entries)
+{
+    *calls = s->methods[i]->calls;
+    *calls_max = s->methods[i]->calls_max;
+    *entries = s->methods[i]->entries;
+}
+
+void sum_totals(const sum *s, struct sum_totals *t)
+{
+    *t = (struct sum_totals){ .calls = s->calls, .not_traced = s->not_traced, .warmup = s->warmup,
+                              .seen = s->seen, .folded = s->folded, .coarse = s->coarse,
+                              .start_ns = s->span_start, .end_ns = s->span_end };
+}
+
 /* ---- reading a summary's JSON text ------------------------------------------------ */
 
 /* Where a check is, as "root.children[2].calls" (cut short when very deep). */
@@ -1549,11 +1591,11 @@ static void node_keys_all(const char **keys)
 /* The summary object's keys, and a method's. */
 enum {
     TK_TYPE, TK_FINAL, TK_CALLS, TK_NOT_TRACED, TK_ROOT, TK_MORE, TK_METHODS, TK_SLOWEST,
-    TK_WARMUP, TK_SEEN, TK_FOLDED, TK_COARSE, TK_PID, TK_N
+    TK_WARMUP, TK_SEEN, TK_FOLDED, TK_COARSE, TK_START, TK_END, TK_PID, TK_N
 };
 static const char *const top_keys[TK_N] = {
     "type", "final", "calls", "not_traced", "root", "more_roots", "methods", "slowest",
-    "warmup", "seen", "folded", "coarse", "pid"
+    "warmup", "seen", "folded", "coarse", "start_ns", "end_ns", "pid"
 };
 enum { MK_CLASS, MK_METHOD, MK_DESC, MK_CALLS, MK_CMAX, MK_ENTRIES, MK_N };
 static const char *const method_keys[MK_N] = { "class", "method", "desc", "calls", "calls_max", "entries" };
@@ -2148,6 +2190,12 @@ static int top_check(struct rctx *r, const uint64_t *v, uint64_t seen, int root_
         }
     if (!(seen & (uint64_t)1 << TK_SLOWEST))
         return vbad(e, &r->p, "slowest", "missing (an array)");
+    /* the span as sum_write_json writes it: both, end_ns not 0 */
+    if (!(seen & (uint64_t)1 << TK_START) != !(seen & (uint64_t)1 << TK_END))
+        return vbad(e, &r->p, seen & (uint64_t)1 << TK_START ? "end_ns" : "start_ns",
+                    "missing (the span's other end is given)");
+    if ((seen & (uint64_t)1 << TK_END) && (v[TK_END] == 0 || v[TK_END] < v[TK_START]))
+        return vbad(e, &r->p, "end_ns", "%llu, 0 or before start_ns", (unsigned long long)v[TK_END]);
     if (nslow > v[TK_CALLS])
         return vbad(e, &r->p, "slowest", "%zu calls, more than the summary's calls", nslow);
     return 0;
@@ -2245,6 +2293,8 @@ static int read_summary(struct rctx *r, struct sum_info *info, mct_err *e)
     r->s->seen = sat_add(r->s->seen, v[TK_SEEN]);
     r->s->folded = sat_add(r->s->folded, v[TK_FOLDED]);
     r->s->coarse = sat_add(r->s->coarse, v[TK_COARSE]);
+    if (v[TK_END] != 0)
+        sum_set_span(r->s, (int64_t)v[TK_START], (int64_t)v[TK_END]);
     return 0;
 }
 
@@ -2280,6 +2330,26 @@ int sum_read(sum *s, jtok *t, int flags, struct sum_info *info, mct_err *e)
     return rc;
 }
 
+sum *sum_read_text(const void *text, size_t n, struct sum_info *info, mct_err *e)
+{
+    sum *s = sum_new(SUM_SLOWEST_MAX, e);
+    jtok t;
+    int rc;
+
+    if (s == NULL)
+        return NULL;
+    jt_init_mem(&t, text, n, SIZE_MAX);
+    rc = sum_read(s, &t, SUM_READ_SLOWEST, info, e);
+    if (rc == 0 && jt_next(&t) != JT_EOL)
+        rc = mct_err_set(e, MCT_E_PROTO, "summary: %s", t.failed ? t.err : "more than one JSON value");
+    jt_free(&t);
+    if (rc < 0) {
+        sum_free(s);
+        return NULL;
+    }
+    return s;
+}
+
 /* sum_read of j's text into s, with flags. */
 static int read_json(sum *s, const json_t *j, int flags, mct_err *e)
 {
@@ -2304,34 +2374,4 @@ int sum_json_check(const json_t *j, mct_err *e)
 
     sum_free(s);
     return rc;
-}
-
-int sum_add_json(sum *dst, const json_t *j, mct_err *e)
-{
-    sum *src = sum_new(SUM_SLOWEST_MAX, e);
-    int rc = src == NULL || read_json(src, j, SUM_READ_SLOWEST, e) < 0 ? -1 : sum_merge(dst, src, e);
-
-    sum_free(src);
-    return rc;
-}
-
-int sum_hist_from_json(struct sum_hist *h, const json_t *a, uint64_t min, uint64_t max, mct_err *e)
-{
-    size_t cnt = json_array_size(a) / 2;
-
-    sum_hist_init(h);
-    if (cnt == 0)
-        return 0;
-    if ((h->b = malloc(cnt * sizeof *h->b)) == NULL)
-        return mct_err_set(e, MCT_E_NOMEM, "out of memory for a histogram");
-    h->cap = h->n = (uint32_t)cnt;
-    for (size_t i = 0; i < cnt; i++) {
-        uint64_t c = (uint64_t)json_integer_value(json_array_get(a, 2 * i + 1));
-
-        h->b[i] = HIST_WORD((unsigned)json_integer_value(json_array_get(a, 2 * i)), c);
-        h->count = sat_add(h->count, c);
-    }
-    h->min = min;
-    h->max = max;
-    return 0;
 }

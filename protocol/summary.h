@@ -120,12 +120,6 @@ uint64_t sum_hist_quantile(const struct sum_hist *h, double q);
  * sample lies within them, unless it was counted coarse. */
 void sum_hist_rank_bounds(const struct sum_hist *h, uint64_t rank, uint64_t *lo, uint64_t *hi);
 
-/* Fills h (made empty first) from a checked summary JSON histogram, its
- * flat index, count, ... array a, with min and max (the node's entry_min_ns and
- * entry_max_ns, or calls_min and calls_max); 0 or -1 with e (out of
- * memory). Caller frees with sum_hist_reset. */
-int sum_hist_from_json(struct sum_hist *h, const json_t *a, uint64_t min, uint64_t max, mct_err *e);
-
 /* ---- summary ------------------------------------------------------------- */
 
 typedef struct sum sum;
@@ -296,15 +290,16 @@ struct sum_info {
  * may hold part of the summary: free it. t is left after the object. */
 int sum_read(sum *s, jtok *t, int flags, struct sum_info *info, mct_err *e);
 
+/* A new summary (keeping SUM_SLOWEST_MAX slowest calls) read by sum_read
+ * from the n bytes at text (untrusted): one summary object and nothing
+ * after it; *info as sum_read's. NULL with e set as sum_read sets it. Free
+ * with sum_free. */
+sum *sum_read_text(const void *text, size_t n, struct sum_info *info, mct_err *e);
+
 /* Checks that j is a summary object as sum_to_json writes it (sum_read's
  * checks, over j's text). 0, or -1 with e set (MCT_E_PROTO) naming the
  * offending key. */
 int sum_json_check(const json_t *j, mct_err *e);
-
-/* Adds the summary object j (a tree already: a session's reply) to dst:
- * its text read (sum_read, so checked), then merged (sum_merge). 0 or -1
- * with e. */
-int sum_add_json(sum *dst, const json_t *j, mct_err *e);
 
 /* ---- a summary's nodes, read-only (diff's walk) ----------------------------- */
 
@@ -349,5 +344,23 @@ size_t sum_method_find(const sum *s, const char *c, const char *m, const char *d
 
 /* The slowest calls s keeps. */
 size_t sum_slowest_count(const sum *s);
+
+/* The counts of the methods' i-th (sum_method_names): its calls, its most
+ * calls in one entry call, the entry calls it ran in. */
+void sum_method_counts(const sum *s, size_t i, uint64_t *calls, uint64_t *calls_max, uint64_t *entries);
+
+/* What the summary object says of the whole (sum_to_json's keys). */
+struct sum_totals {
+    uint64_t calls, not_traced, warmup, seen, folded, coarse;
+    int64_t start_ns, end_ns;           /* end_ns 0: no span */
+};
+
+/* s's totals into *t. */
+void sum_totals(const sum *s, struct sum_totals *t);
+
+/* Hands fn each call of `slowest`, slowest first, as its compact JSON text
+ * (len bytes, borrowed for the call); stops at fn's first non-zero value
+ * and returns it, 0 when all were handed, -1 with e when out of memory. */
+int sum_slowest_each(const sum *s, int (*fn)(void *ctx, const char *json, size_t len), void *ctx, mct_err *e);
 
 #endif

@@ -323,10 +323,24 @@ static int on_plan(void *ctx, json_t *m)
     return on_line(ctx, "plan", m);
 }
 
-/* A summary; the reader gave the final one to the judge. */
-static int on_summary(void *ctx, const json_t *m)
+/* A summary, written by its one writer (as the session sent it); the
+ * reader gives the final one to the judge. */
+static int on_summary(void *ctx, const sum *s, const struct sum_info *info)
 {
-    return on_line(ctx, "summary", m);
+    mct_buf text;
+    mct_err e;
+
+    (void)ctx;
+    if (st.file < 0)
+        return 0;
+    buf_init(&text);
+    if (sum_write_json(s, info->final, &text, &e) == 0) {
+        buf_ch(&text, '\n');
+        if (!buf_failed(&text))
+            write_text((const char *)text.data, text.len);
+    }
+    buf_free(&text);
+    return 0;
 }
 
 /* A status, only with verbose. */
@@ -364,7 +378,10 @@ static void *writer_main(void *arg)
     for (;;) {
         struct pollfd pfd = {.fd = st.sock, .events = POLLIN};
         mct_err e;
-        json_t *m;
+        json_t *m = NULL;
+        uint32_t len;
+        char *payload;
+        int rc = -1;
 
         /* A session that sends nothing still ends when its file is gone. */
         if (poll(&pfd, 1, 1000) == 0) {
@@ -373,15 +390,21 @@ static void *writer_main(void *arg)
             pthread_mutex_unlock(&st.lock);
             continue;
         }
-        m = proto_read(st.sock, PROTO_REPLY, -1, &e);
+        payload = proto_read_payload(st.sock, PROTO_REPLY, -1, &len, &e);
+        if (payload != NULL && !reader_is_summary(payload, len))
+            m = proto_parse(payload, len, PROTO_REPLY, &e);
         pthread_mutex_lock(&st.lock);
-        if (m == NULL) {
+        /* A summary is read straight into the compact model, not a tree. */
+        if (payload != NULL && m == NULL && reader_is_summary(payload, len))
+            rc = reader_summary_text(&st.rd, payload, len, &e);
+        if (m == NULL && rc < 0) {
             if (e.code != MCT_E_EOF)
                 vm_log("reading the startup trace's session: %s", e.msg);
             write_end(NULL, st.error_seen ? "error" : "agent_closed");
-        } else if (reader_json(&st.rd, m, &e) < 0) {
+        } else if (m != NULL && reader_json(&st.rd, m, &e) < 0) {
             vm_log("reading the startup trace's session: %s", e.msg);
         }
+        free(payload);
         if (st.ended) {
             st.running = 0;
             pthread_cond_broadcast(&st.cond);

@@ -158,6 +158,9 @@ static int send_summary(int argc, char **argv)
                               .res = {.service = "mct-export", .host = "127.0.0.1", .pid = (int64_t)getpid()}};
     json_error_t je;
     json_t *j;
+    char *text = NULL;
+    struct sum_info info;
+    sum *s = NULL;
     expsink *sink;
     char line[512];
     mct_err e;
@@ -167,17 +170,21 @@ static int send_summary(int argc, char **argv)
         return 2;
     }
     so.url = argv[3];
+    /* the file's one summary, read as the client reads one (sum_read) */
     j = json_load_file(argv[4], 0, &je);
-    if (j == NULL || sum_json_check(j, &e) < 0) {
-        fprintf(stderr, "mct-export: %s: %s\n", argv[4], j == NULL ? je.text : e.msg);
+    if (j == NULL || (text = json_dumps(j, JSON_COMPACT)) == NULL ||
+        (s = sum_read_text(text, strlen(text), &info, &e)) == NULL) {
+        fprintf(stderr, "mct-export: %s: %s\n", argv[4], j == NULL ? je.text : text == NULL ? "out of memory" : e.msg);
         return 2;
     }
-    if ((sink = expsink_open(&so, &e)) == NULL || expsink_summary(sink, j, &e) < 0 ||
+    if ((sink = expsink_open(&so, &e)) == NULL || expsink_summary(sink, s, info.final, &e) < 0 ||
         expsink_close(sink, NULL, line, sizeof line, &e) < 0) {
         fprintf(stderr, "mct-export: %s\n", e.msg);
         return 2;
     }
     fprintf(stderr, "%s\n", line);
+    sum_free(s);
+    free(text);
     json_decref(j);
     return 0;
 }

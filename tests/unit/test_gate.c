@@ -47,6 +47,20 @@ static json_t *load(const char *text)
     return j;
 }
 
+/* The summary of text, read as the client reads one (sum_read). */
+static sum *load_summary(const char *text)
+{
+    struct sum_info info;
+    mct_err e;
+    sum *s = sum_read_text(text, strlen(text), &info, &e);
+
+    if (s == NULL) {
+        fprintf(stderr, "bad test summary: %s: %s\n", e.msg, text);
+        exit(1);
+    }
+    return s;
+}
+
 /* A node of a summary: class C, method m, desc d, calls_max cmax, p50..max
  * (ns) of its time within one entry call, children kids. */
 #define SNODE(c, m, d, cmax, p50, p90, p99, mx, kids)                                                  \
@@ -70,7 +84,7 @@ static const char summary_text[] =
 
 /* Runs gate_check (or gate_finish when summary is NULL) with c's gates;
  * its result, the messages in *msgs (to free). */
-static int judge(const struct cli *c, const json_t *summary, char **msgs)
+static int judge(const struct cli *c, const sum *summary, char **msgs)
 {
     size_t len;
     FILE *f = open_memstream(msgs, &len);
@@ -100,7 +114,7 @@ static int judge(const struct cli *c, const json_t *summary, char **msgs)
         free(m_);                                                                                 \
     } while (0)
 
-static void test_max_calls(const json_t *s)
+static void test_max_calls(const sum *s)
 {
     struct cli c;
 
@@ -121,7 +135,7 @@ static void test_max_calls(const json_t *s)
     EXPECT(&c, s, 0, NULL);
 }
 
-static void test_percentile(const json_t *s)
+static void test_percentile(const sum *s)
 {
     struct cli c;
 
@@ -140,7 +154,7 @@ static void test_percentile(const json_t *s)
     CHECK(gate_percentile_in_summary(99) && !gate_percentile_in_summary(75));
 }
 
-static void test_budget(const json_t *s)
+static void test_budget(const sum *s)
 {
     struct cli c;
 
@@ -165,7 +179,7 @@ static void test_budget(const json_t *s)
 }
 
 /* Several gates fail together: every one is said. */
-static void test_several(const json_t *s)
+static void test_several(const sum *s)
 {
     struct cli c;
     char *m = NULL;
@@ -180,12 +194,12 @@ static void test_several(const json_t *s)
 static void test_no_call(void)
 {
     struct cli c;
-    json_t *empty = load("{\"type\":\"summary\",\"final\":true,\"calls\":0,\"not_traced\":0,\"root\":null,"
+    sum *empty = load_summary("{\"type\":\"summary\",\"final\":true,\"calls\":0,\"not_traced\":0,\"root\":null,"
                          "\"methods\":[],\"slowest\":[]}");
 
     parse(&c, "--max-calls", "t.R.find=5", NULL);
     EXPECT(&c, empty, 1, "mcalltree: the gates have no call of t.E.run to judge (exit status 4)\n");
-    json_decref(empty);
+    sum_free(empty);
 }
 
 /* A call whose root t.E.run()V took total ns and called t.R.find(J)V n times. */
@@ -320,13 +334,13 @@ static void test_plan(void)
 
 int main(void)
 {
-    json_t *s = load(summary_text);
+    sum *s = load_summary(summary_text);
 
     test_max_calls(s);
     test_percentile(s);
     test_budget(s);
     test_several(s);
-    json_decref(s);
+    sum_free(s);
     test_no_call();
     test_finish();
     test_plan();

@@ -139,8 +139,10 @@ static void test_judge(void)
     struct gates g = { .prefix = "", .class_name = "t.E", .method = "run", .desc = "", .max_calls = m,
                        .n_max_calls = 2, .budgets = &b, .n_budgets = 1, .percentile = 90, .fail_over_ms = 15,
                        .min_calls = 4 };
-    json_t *s = json_loads(text, 0, NULL), *f = json_array();
+    struct sum_info info;
     mct_err e;
+    sum *s = sum_read_text(text, sizeof text - 1, &info, &e);
+    json_t *f = json_array();
 
     CHECK(s != NULL && f != NULL);
     CHECK_INT(gates_parse_max_calls("", "t.R.find=3", &m[0], &e), 0);
@@ -181,7 +183,7 @@ static void test_judge(void)
     CHECK_INT(gates_judge(&g, s, NULL, f, &e), -1);
     CHECK_STR(e.msg, "percentile 75: a summary carries the percentiles 50, 90, 99 and 100 of the entry method's "
                      "duration, not 75");
-    json_decref(s);
+    sum_free(s);
     json_decref(f);
 }
 

@@ -36,11 +36,10 @@ static int out_one(void *ctx, const call_tab *t, const mct_call *c, mct_err *e)
 }
 
 /* A summary of n calls of CALL(cls), final or not; the caller decrefs. */
-static json_t *summary_of(const char *call, int n, int final)
+static sum *sum_of(const char *call, int n)
 {
     mct_err e;
     sum *s = sum_new(0, &e);
-    json_t *j;
 
     CHECK(s != NULL);
     for (int i = 0; i < n; i++) {
@@ -49,9 +48,16 @@ static json_t *summary_of(const char *call, int n, int final)
         CHECK(c != NULL && readcall(c, add_to_sum, s, &e) == 0);
         json_decref(c);
     }
-    j = sum_to_json(s, final, &e);
+    return s;
+}
+
+/* s as its summary object (final or an interval's). */
+static json_t *summary_of(const sum *s, int final)
+{
+    mct_err e;
+    json_t *j = sum_to_json(s, final, &e);
+
     CHECK(j != NULL);
-    sum_free(s);
     return j;
 }
 
@@ -132,8 +138,9 @@ static const json_t *run_summary(const json_t *data, size_t i)
 int main(void)
 {
     char path[] = PAGE_PATH;
-    json_t *interval = summary_of(CALL("t.E"), 2, 0);
-    json_t *final = summary_of(CALL("t.E"), 5, 1);
+    sum *si = sum_of(CALL("t.E"), 2), *sf = sum_of(CALL("t.E"), 5);
+    json_t *interval = summary_of(si, 0);
+    json_t *final = summary_of(sf, 1);
     json_t *fact = json_pack("{s:s}", "regex", "t\\.<x>");
     json_t *data;
     mct_err e;
@@ -142,9 +149,9 @@ int main(void)
     /* Summaries: the final one kept, an interval one after it ignored. */
     o = open_page(path);
     out_fact(o, "request", fact);
-    CHECK_INT(out_summary(o, interval, &e), 0);
-    CHECK_INT(out_summary(o, final, &e), 0);
-    CHECK_INT(out_summary(o, interval, &e), 0);
+    CHECK_INT(out_summary(o, si, 0, &e), 0);
+    CHECK_INT(out_summary(o, sf, 1, &e), 0);
+    CHECK_INT(out_summary(o, si, 0, &e), 0);
     data = close_page(o, path);
     CHECK_STR(json_string_value(json_object_get(data, "kind")), "run");
     CHECK_INT(json_array_size(json_object_get(data, "runs")), 1);
@@ -174,12 +181,32 @@ int main(void)
               "t.</script>");
     json_decref(data);
 
+    /* A summary's text in the blob as jansson wrote it: ASCII only, a
+     * character past U+FFFF as a surrogate pair, '<' escaped. */
+    {
+        sum *wide = sum_of(CALL("t.\\u00e9\\ud83d\\ude00"), 1);
+        char *page;
+
+        o = open_page(path);
+        CHECK_INT(out_summary(o, wide, 1, &e), 0);
+        CHECK_INT(out_close(o, &e), 0);
+        page = slurp_page(path);
+        CHECK(strstr(page, "\"class\":\"t.\\u00E9\\uD83D\\uDE00\",\"method\":\"\\u003cinit>\"") != NULL);
+        data = page_data(page);
+        CHECK_STR(json_string_value(json_object_get(json_object_get(run_summary(data, 0), "root"), "class")),
+                  "t.\xc3\xa9\xf0\x9f\x98\x80");
+        json_decref(data);
+        free(page);
+        unlink(path);
+        sum_free(wide);
+    }
+
     /* The wrap form: one run per JVM. */
     o = open_page(path);
     out_set_pid(o, 11);
-    CHECK_INT(out_summary(o, final, &e), 0);
+    CHECK_INT(out_summary(o, sf, 1, &e), 0);
     out_set_pid(o, 12);
-    CHECK_INT(out_summary(o, interval, &e), 0);
+    CHECK_INT(out_summary(o, si, 0, &e), 0);
     data = close_page(o, path);
     CHECK_INT(json_array_size(json_object_get(data, "runs")), 2);
     CHECK_INT(json_integer_value(json_object_get(json_array_get(json_object_get(data, "runs"), 1), "pid")), 12);
@@ -207,5 +234,7 @@ int main(void)
     json_decref(fact);
     json_decref(interval);
     json_decref(final);
+    sum_free(si);
+    sum_free(sf);
     return check_status();
 }

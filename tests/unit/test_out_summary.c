@@ -20,7 +20,7 @@
     kids "]}}"
 
 /* The summary of three calls: A 1, 4 and 1 times; B in the second only. */
-static json_t *make_summary(void)
+static sum *make_summary(void)
 {
     static const char *const calls[] = {
         CALL(1000, 1, ""),
@@ -32,7 +32,6 @@ static json_t *make_summary(void)
     sum *s = sum_new(1, &e);
     call_tab t = {0};
     mct_call call = {0};
-    json_t *j;
 
     for (size_t i = 0; i < 3; i++) {
         json_t *c = json_loads(calls[i], 0, NULL);
@@ -40,15 +39,34 @@ static json_t *make_summary(void)
         CHECK(c != NULL && call_from_json(&t, &call, c, &e) == 0 && sum_add_call(s, &t, &call, &e) == 0);
         json_decref(c);
     }
-    j = sum_to_json(s, 1, &e);
-    sum_free(s);
     call_free(&call);
     call_tab_free(&t);
-    return j;
+    return s;
+}
+
+/* The summary of one call whose root's class holds DEL and U+0085 (a C1
+ * control), kept in slowest. */
+static sum *make_c1_summary(void)
+{
+    static const char call[] =
+        "{\"type\":\"call\",\"seq\":1,\"thread\":{\"id\":1,\"name\":\"main\"},\"start_ns\":5,"
+        "\"root\":{\"class\":\"t.\\u0085E\\u007f\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":1,"
+        "\"total_ns\":10,\"self_ns\":10,\"min_ns\":10,\"max_ns\":10,\"throws\":0,\"children\":[]}}";
+    mct_err e;
+    sum *s = sum_new(1, &e);
+    call_tab t = {0};
+    mct_call c = {0};
+    json_t *j = json_loads(call, 0, NULL);
+
+    CHECK(s != NULL && j != NULL && call_from_json(&t, &c, j, &e) == 0 && sum_add_call(s, &t, &c, &e) == 0);
+    json_decref(j);
+    call_free(&c);
+    call_tab_free(&t);
+    return s;
 }
 
 /* Renders summary in format f into a file; returns its text (caller frees). */
-static char *render(enum cli_format f, const json_t *summary, int *rc, char *msg, size_t msize)
+static char *render(enum cli_format f, const sum *summary, int *rc, char *msg, size_t msize)
 {
     char path[] = "/tmp/test_out_summaryXXXXXX";
     int fd = mkstemp(path);
@@ -62,7 +80,7 @@ static char *render(enum cli_format f, const json_t *summary, int *rc, char *msg
     o = out_open(f, path, -1, &e);
     CHECK(o != NULL);
     mct_err_clear(&e);
-    *rc = out_summary(o, summary, &e);
+    *rc = out_summary(o, summary, 1, &e);
     snprintf(msg, msize, "%s", e.msg);
     CHECK(out_close(o, &e) == 0);
     in = fopen(path, "r");
@@ -78,16 +96,33 @@ static char *render(enum cli_format f, const json_t *summary, int *rc, char *msg
 
 int main(void)
 {
-    json_t *s = make_summary();
+    sum *s = make_summary();
     char msg[MCT_ERR_MSG], *text, *want;
+    mct_err e;
+    json_t *j = sum_to_json(s, 1, &e);
     int rc;
 
+    /* the one writer's text is what jansson writes of the same object */
+    CHECK(j != NULL);
     text = render(CLI_FORMAT_JSON, s, &rc, msg, sizeof msg);
-    want = json_dumps(s, JSON_COMPACT);
+    want = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
     CHECK_INT(rc, 0);
     CHECK(strncmp(text, want, strlen(want)) == 0 && strcmp(text + strlen(want), "\n") == 0);
     free(want);
     free(text);
+
+    /* DEL and the C1 controls escaped, as fu_json_dump escapes them */
+    {
+        sum *c1 = make_c1_summary();
+
+        text = render(CLI_FORMAT_JSON, c1, &rc, msg, sizeof msg);
+        CHECK_INT(rc, 0);
+        CHECK(strstr(text, "\"class\":\"t.\\u0085E\\u007F\"") != NULL);
+        CHECK(strchr(text, 0x7f) == NULL && strstr(text, "\xc2\x85") == NULL);
+        free(text);
+        sum_free(c1);
+    }
 
     text = render(CLI_FORMAT_FOLDED, s, &rc, msg, sizeof msg);
     CHECK_INT(rc, 0);
@@ -110,6 +145,6 @@ int main(void)
     CHECK_INT(rc, -1);
     CHECK_STR(msg, "the chrome format shows single calls, not summaries: use -f json, tree or folded");
     free(text);
-    json_decref(s);
+    sum_free(s);
     return check_status();
 }

@@ -13,7 +13,8 @@
 
 /* What the callbacks saw. */
 struct seen {
-    int plan, call, summary, status, gate_passed, gate_failed, end, error, other;
+    struct sum_totals totals;   /* the last summary's */
+    int plan, call, summary, final, summary_calls, status, gate_passed, gate_failed, end, error, other;
     unsigned long long seq;     /* the last call's */
     unsigned long long total;   /* its root's total_ns */
     char other_type[32];
@@ -38,10 +39,12 @@ static int on_call(void *ctx, const call_tab *t, const mct_call *c)
     return 0;
 }
 
-static int on_summary(void *ctx, const json_t *m)
+static int on_summary(void *ctx, const sum *m, const struct sum_info *info)
 {
-    (void)m;
     ((struct seen *)ctx)->summary++;
+    ((struct seen *)ctx)->final += info->final;
+    ((struct seen *)ctx)->summary_calls += (int)sum_calls(m);
+    sum_totals(m, &((struct seen *)ctx)->totals);
     return 0;
 }
 
@@ -118,6 +121,11 @@ static int read_text(reader *rd, const char *text, mct_err *e)
     return rc;
 }
 
+/* A summary of no call, final or an interval's. */
+#define EMPTY_SUMMARY(final) \
+    "{\"type\":\"summary\",\"final\":" final ",\"calls\":0,\"not_traced\":0,\"root\":null,\"methods\":[]," \
+    "\"slowest\":[]}"
+
 static void test_types(void)
 {
     struct seen s = {0};
@@ -131,7 +139,30 @@ static void test_types(void)
     CHECK_INT(read_text(&rd, "{\"type\":\"plan\"}", &e), 0);
     snprintf(text, sizeof text, call_text, 3, 900, 900, 900, 900);
     CHECK_INT(read_text(&rd, text, &e), 0);
-    CHECK_INT(read_text(&rd, "{\"type\":\"summary\",\"final\":true}", &e), 0);
+    CHECK_INT(read_text(&rd, EMPTY_SUMMARY("true"), &e), 0);
+    /* As the agent writes it ("type" first): read straight into the model. */
+    CHECK(reader_is_summary(EMPTY_SUMMARY("false"), strlen(EMPTY_SUMMARY("false"))));
+    CHECK(!reader_is_summary("{\"final\":true,\"type\":\"summary\"}", 30));
+    CHECK_INT(reader_summary_text(&rd, EMPTY_SUMMARY("false"), strlen(EMPTY_SUMMARY("false")), &e), 0);
+    /* Checked as sum_read checks it: no callback for a bad one. */
+    CHECK_INT(read_text(&rd, "{\"type\":\"summary\",\"final\":true}", &e), -1);
+    CHECK(strstr(e.msg, "calls") != NULL);
+    CHECK_INT(reader_summary_text(&rd, "{\"type\":\"summary\",\"final\":1}", 30, &e), -1);
+    /* its span kept, as written: both ends, the end not before the start */
+    {
+        static const char span[] = "{\"type\":\"summary\",\"final\":false,\"calls\":0,\"not_traced\":0,"
+                                   "\"root\":null,\"methods\":[],\"slowest\":[],\"start_ns\":5,\"end_ns\":9}";
+        static const char *const bad[] = { "\"start_ns\":5}", "\"end_ns\":9}", "\"start_ns\":9,\"end_ns\":5}" };
+        char text2[512];
+
+        CHECK_INT(reader_summary_text(&rd, span, sizeof span - 1, &e), 0);
+        CHECK((int)s.totals.start_ns == 5 && (int)s.totals.end_ns == 9);
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            snprintf(text2, sizeof text2, "%.*s%s", (int)(strstr(span, "\"start_ns\"") - span), span, bad[i]);
+            CHECK_INT(reader_summary_text(&rd, text2, strlen(text2), &e), -1);
+            CHECK(strstr(e.msg, "_ns") != NULL);
+        }
+    }
     CHECK_INT(read_text(&rd, "{\"type\":\"status\"}", &e), 0);
     CHECK_INT(read_text(&rd, "{\"type\":\"gate\",\"passed\":true}", &e), 0);
     CHECK_INT(read_text(&rd, "{\"type\":\"gate\",\"passed\":false}", &e), 0);
@@ -142,7 +173,9 @@ static void test_types(void)
     CHECK_INT(s.call, 1);
     CHECK_INT((int)s.seq, 3);
     CHECK_INT((int)s.total, 900);
-    CHECK_INT(s.summary, 1);
+    CHECK_INT(s.summary, 3);
+    CHECK_INT(s.final, 1);
+    CHECK_INT(s.summary_calls, 0);
     CHECK_INT(s.status, 1);
     CHECK_INT(s.gate_passed, 1);
     CHECK_INT(s.gate_failed, 1);
@@ -229,7 +262,8 @@ static void test_judge(void)
     }
     CHECK_INT((int)replies_counts(judge).seen, 3);
     CHECK_INT((int)replies_counts(judge).timed, 3);
-    CHECK_INT(read_text(&rd, "{\"type\":\"summary\",\"final\":false}", &e), 0);
+    CHECK_INT(read_text(&rd, EMPTY_SUMMARY("false"), &e), 0);
+    CHECK_INT(read_text(&rd, EMPTY_SUMMARY("true"), &e), 0);
     CHECK_INT(read_text(&rd, "{\"type\":\"plan\"}", &e), 0);
     CHECK_INT((int)replies_counts(judge).seen, 3);
     replies_free(judge);

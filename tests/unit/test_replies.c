@@ -54,6 +54,59 @@ static int feed(replies *r)
     return timed;
 }
 
+static int summer(void *s, const call_tab *t, const mct_call *c, mct_err *e)
+{
+    return sum_add_call(s, t, c, e);
+}
+
+/* The summary of 3 calls calling find n times each; the caller frees it. */
+static sum *summary_of(int n)
+{
+    mct_err e;
+    sum *s = sum_new(0, &e);
+
+    CHECK(s != NULL);
+    for (int i = 0; i < 3; i++) {
+        json_t *j = call_of(1000000ULL, n, 0);
+
+        CHECK(readcall(j, summer, s, &e) >= 0);
+        json_decref(j);
+    }
+    return s;
+}
+
+/* A final summary is judged instead of the calls (replies_verdict and
+ * replies_cases), the last one given winning. */
+static void test_final(void)
+{
+    struct gates_max_calls m;
+    struct gates g = { .prefix = "--", .class_name = "t.E", .method = "run", .desc = "()V", .max_calls = &m,
+                       .n_max_calls = 1 };
+    json_t *failures = json_array(), *cases = json_array();
+    replies *r;
+    mct_err e;
+
+    CHECK_INT(gates_parse_max_calls("--", "t.R.find=4", &m, &e), 0);
+    r = replies_new(&g, 0, -1, &e);
+    CHECK(r != NULL && failures != NULL && cases != NULL);
+    feed(r);    /* the warm-up call calls find 5 times: the calls fail */
+    CHECK_INT(replies_verdict(r, failures, &e), 1);
+    json_array_clear(failures);
+    replies_final(r, summary_of(3));
+    CHECK_INT(replies_verdict(r, failures, &e), 0);
+    CHECK_INT((int)json_array_size(failures), 0);
+    replies_final(r, summary_of(5));
+    CHECK_INT(replies_verdict(r, failures, &e), 1);
+    CHECK_STR(json_string_value(json_array_get(failures, 0)),
+              "--max-calls t.R.find=4: t.R.find(J)V was called 5 times in one entry call, over the limit of 4");
+    CHECK_INT(replies_cases(r, cases, &e), 0);
+    CHECK_INT((int)json_array_size(cases), 1);
+    CHECK(json_is_false(json_object_get(json_array_get(cases, 0), "passed")));
+    replies_free(r);
+    json_decref(failures);
+    json_decref(cases);
+}
+
 static void test_rules(void)
 {
     static const char maxtext[] = "t.R.find=4";
@@ -235,6 +288,7 @@ int main(void)
     test_over();
     test_cases();
     test_cases_alloc();
+    test_final();
     test_counts_judged();
     return check_status();
 }
