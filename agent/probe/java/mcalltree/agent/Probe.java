@@ -416,60 +416,45 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
     private static final int ARG_FLOAT = 6;
     private static final int ARG_DOUBLE = 7;
 
-    public static void argZ(boolean v) {
+    /** A primitive argument, of type and bits, of the traced call if any. */
+    @ForceInline
+    private static void arg(int type, long bits) {
         int k = entry();
         if (k >= 0) {
-            arg0(k, ARG_BOOLEAN, v ? 1 : 0);
+            arg0(k, type, bits);
         }
+    }
+
+    public static void argZ(boolean v) {
+        arg(ARG_BOOLEAN, v ? 1 : 0);
     }
 
     public static void argB(byte v) {
-        int k = entry();
-        if (k >= 0) {
-            arg0(k, ARG_BYTE, v);
-        }
+        arg(ARG_BYTE, v);
     }
 
     public static void argC(char v) {
-        int k = entry();
-        if (k >= 0) {
-            arg0(k, ARG_CHAR, v);
-        }
+        arg(ARG_CHAR, v);
     }
 
     public static void argS(short v) {
-        int k = entry();
-        if (k >= 0) {
-            arg0(k, ARG_SHORT, v);
-        }
+        arg(ARG_SHORT, v);
     }
 
     public static void argI(int v) {
-        int k = entry();
-        if (k >= 0) {
-            arg0(k, ARG_INT, v);
-        }
+        arg(ARG_INT, v);
     }
 
     public static void argJ(long v) {
-        int k = entry();
-        if (k >= 0) {
-            arg0(k, ARG_LONG, v);
-        }
+        arg(ARG_LONG, v);
     }
 
     public static void argF(float v) {
-        int k = entry();
-        if (k >= 0) {
-            arg0(k, ARG_FLOAT, Float.floatToIntBits(v));
-        }
+        arg(ARG_FLOAT, Float.floatToIntBits(v));
     }
 
     public static void argD(double v) {
-        int k = entry();
-        if (k >= 0) {
-            arg0(k, ARG_DOUBLE, Double.doubleToLongBits(v));
-        }
+        arg(ARG_DOUBLE, Double.doubleToLongBits(v));
     }
 
     public static void argL(Object v) {
