@@ -4,6 +4,7 @@ import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -40,8 +41,9 @@ import jdk.internal.vm.annotation.ForceInline;
  * here, counted, before it starts); its probes then go native, and the
  * entry methods' exits give the entry back once the agent says the call
  * ended. A call not traced, and every probe outside an entry call, stays
- * in Java: Thread.currentThread(), its id and two or four loads and
- * compares, which the JIT inlines into the caller (TABLE is final: its
+ * in Java, inlined by the JIT into the caller: while no thread is in a
+ * traced call (TRACED), one load and compare; else Thread.currentThread(),
+ * its id and two or four loads and compares (TABLE is final: its
  * reference and length are constants). Those probes are ForceInline (the
  * class is the boot loader's, which HotSpot trusts with it): each counts
  * one byte, not its size, of the inlining budget of the method the JIT
@@ -107,6 +109,15 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
     static final AtomicReferenceArray<Thread> OWNER = new AtomicReferenceArray<Thread>(ENTRIES * STRIDE);
 
     /**
+     * Traced calls in flight, of all threads: added to when one starts and
+     * taken from when it ends (both once per call, after or before the
+     * natives that start and end it), so that a thread in a traced call
+     * always reads at least its own. While it reads 0 a probe needs not
+     * look for its thread's entry.
+     */
+    private static final AtomicInteger TRACED = new AtomicInteger();
+
+    /**
      * Native memory the agent reads (probe.h, probe_slots): at 0 the
      * session that accepts calls (low 32 bits, 0: none) and the sampling
      * rate (high 32 bits); then per entry a line of its holder's counters,
@@ -151,6 +162,12 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
     /** The index of the current thread's entry, or -1 (not in a traced call). */
     @ForceInline
     private static int entry() {
+        return TRACED.get() != 0 ? find() : -1;
+    }
+
+    /** What entry() answers while some thread is in a traced call. */
+    @ForceInline
+    private static int find() {
         Thread c = Thread.currentThread();
         long id = c.getId();
         int a = first(id);
@@ -277,7 +294,9 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
             OWNER.lazySet(e, null);
             return;
         }
-        if (!rootBegin0(c, tid, e, id, how)) {
+        if (rootBegin0(c, tid, e, id, how)) {
+            TRACED.incrementAndGet();
+        } else {
             OWNER.lazySet(e, null);
         }
     }
@@ -369,6 +388,7 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
         }
         if (COUNTING || (k & (STRIDE - 1)) == 0) {
             if (t == null ? rootExit0(k, id) : rootFail0(t, k, id)) {
+                TRACED.decrementAndGet();
                 OWNER.lazySet(k, null);
             }
             return;
@@ -475,6 +495,7 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
      * traced call.
      */
     static void free(int k) {
+        TRACED.decrementAndGet();
         OWNER.set(k, null);
     }
 
@@ -544,12 +565,14 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
             OWNER.lazySet(e, null);
             return -1;
         }
+        TRACED.incrementAndGet();
         return e;
     }
 
     /** The task traced at entry e (-1: none) ended (t: what it threw, or null). */
     private void end(int e, Throwable t) {
         if (e >= 0 && taskEnd0(t, e, id)) {
+            TRACED.decrementAndGet();
             OWNER.lazySet(e, null);
         }
     }
@@ -670,12 +693,14 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
 
     /**
      * Calls the enter native n times, finding the entry first as a probe
-     * does: the agent times what a probe call costs (its thread holds no
-     * entry and never traces, so the native returns at once).
+     * in a traced call does (TRACED is never MIN_VALUE: it reads the count
+     * and goes on to look): the agent times what a probe call costs (its
+     * thread holds no entry and never traces, so the native returns at
+     * once).
      */
     static void spin(int n) {
         for (int i = 0; i < n; i++) {
-            enter0(entry(), -1);
+            enter0(TRACED.get() == Integer.MIN_VALUE ? -1 : find(), -1);
         }
     }
 }
