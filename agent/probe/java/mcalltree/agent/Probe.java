@@ -109,11 +109,15 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
     static final AtomicReferenceArray<Thread> OWNER = new AtomicReferenceArray<Thread>(ENTRIES * STRIDE);
 
     /**
-     * Traced calls in flight, of all threads: added to when one starts and
-     * taken from when it ends (both once per call, after or before the
-     * natives that start and end it), so that a thread in a traced call
+     * Traced calls in flight, of all threads: added to right after the
+     * native starts one and taken from right after the native ends it
+     * (or the agent frees its entry), so that a thread in a traced call
      * always reads at least its own. While it reads 0 a probe needs not
-     * look for its thread's entry.
+     * look for its thread's entry. Probes read it with get (the class is
+     * built for Java 8, which has no plain read of an atomic), a volatile
+     * read: no fence on x86, but the JIT keeps the loads after it in
+     * place, so that while some thread traces, the look-up outside a
+     * traced call costs a little more than it would alone.
      */
     private static final AtomicInteger TRACED = new AtomicInteger();
 
