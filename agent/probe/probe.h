@@ -11,8 +11,10 @@
  * the tree from them. An entry call holds an entry of the probe class's
  * table (one of two found from its thread id, each on a cache line of its
  * own), taken in Java with a CAS; outside a traced call a probe is a
- * pure-Java check of the thread against its two entries, inlined by the
- * JIT, whatever the number of threads tracing. A call whose two entries
+ * pure-Java check, inlined by the JIT: of the count of traced calls in
+ * flight (the Java side adds to it as a traced call starts and takes from
+ * it as it ends, one atomic add each), then, when some thread traces, of
+ * the thread against its two entries. A call whose two entries
  * are both held by other threads is not traced (counted as unslotted).
  * The probes of the methods a traced call runs never allocate, lock, log
  * or call JVMTI. Its two ends do more, once per traced call: the start
@@ -35,9 +37,11 @@
  * once per hand-off, as the ends are once per call; its wrapper is
  * allocated in Java, and a site that returns the task's future keeps a JNI
  * reference to it, which the worker frees), and the run of a handed-off
- * task starts and ends as an entry call does. Nothing else the probes write is shared between
- * threads: each thread's state is its own, its fields grouped on cache
- * lines by writer (below), and its counters are summed by the worker.
+ * task starts and ends as an entry call does. The count of traced calls
+ * in flight is shared too (written once at each end of a traced call).
+ * Nothing else the probes write is shared between threads: each thread's
+ * state is its own, its fields grouped on cache lines by writer (below),
+ * and its counters are summed by the worker.
  *
  * The rule of the probe path: no allocation, no lock, no logging and no
  * formatting in a probe or in what it calls, beyond the once-per-call ends

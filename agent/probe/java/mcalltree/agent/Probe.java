@@ -4,6 +4,7 @@ import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -44,8 +45,9 @@ import jdk.internal.vm.annotation.ForceInline;
  * here, counted, before it starts); its probes then go native, and the
  * entry methods' exits give the entry back once the agent says the call
  * ended. A call not traced, and every probe outside an entry call, stays
- * in Java: Thread.currentThread(), its id and two or four loads and
- * compares, which the JIT inlines into the caller (TABLE is final: its
+ * in Java, inlined by the JIT into the caller: while no thread is in a
+ * traced call (TRACED), one load and compare; else Thread.currentThread(),
+ * its id and two or four loads and compares (TABLE is final: its
  * reference and length are constants). Those probes are ForceInline (the
  * class is the boot loader's, which HotSpot trusts with it): each counts
  * one byte, not its size, of the inlining budget of the method the JIT
@@ -133,6 +135,19 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
     static final AtomicReferenceArray<Thread> OWNER = new AtomicReferenceArray<Thread>(ENTRIES * STRIDE);
 
     /**
+     * Traced calls in flight, of all threads: added to right after the
+     * native starts one and taken from right after the native ends it
+     * (or the agent frees its entry), so that a thread in a traced call
+     * always reads at least its own. While it reads 0 a probe needs not
+     * look for its thread's entry. Probes read it with get (the class is
+     * built for Java 8, which has no plain read of an atomic), a volatile
+     * read: no fence on x86, but the JIT keeps the loads after it in
+     * place, so that while some thread traces, the look-up outside a
+     * traced call costs a little more than it would alone.
+     */
+    private static final AtomicInteger TRACED = new AtomicInteger();
+
+    /**
      * Native memory the agent reads (probe.h, probe_slots): at 0 the
      * session that accepts calls (low 32 bits, 0: none) and the sampling
      * rate (high 32 bits); then per entry a line of its holder's counters,
@@ -177,6 +192,12 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
     /** The index of the current thread's entry, or -1 (not in a traced call). */
     @ForceInline
     private static int entry() {
+        return TRACED.get() != 0 ? find() : -1;
+    }
+
+    /** What entry() answers while some thread is in a traced call. */
+    @ForceInline
+    private static int find() {
         Thread c = Thread.currentThread();
         long id = c.getId();
         int a = first(id);
@@ -303,7 +324,9 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
             OWNER.lazySet(e, null);
             return;
         }
-        if (!rootBegin0(c, tid, e, id, how)) {
+        if (rootBegin0(c, tid, e, id, how)) {
+            TRACED.incrementAndGet();
+        } else {
             OWNER.lazySet(e, null);
         }
     }
@@ -395,6 +418,7 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
         }
         if (COUNTING || (k & (STRIDE - 1)) == 0) {
             if (t == null ? rootExit0(k, id) : rootFail0(t, k, id)) {
+                TRACED.decrementAndGet();
                 OWNER.lazySet(k, null);
             }
             return;
@@ -442,60 +466,45 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
     private static final int ARG_FLOAT = 6;
     private static final int ARG_DOUBLE = 7;
 
-    public static void argZ(boolean v) {
+    /** A primitive argument, of type and bits, of the traced call if any. */
+    @ForceInline
+    private static void arg(int type, long bits) {
         int k = entry();
         if (k >= 0) {
-            arg0(k, ARG_BOOLEAN, v ? 1 : 0);
+            arg0(k, type, bits);
         }
+    }
+
+    public static void argZ(boolean v) {
+        arg(ARG_BOOLEAN, v ? 1 : 0);
     }
 
     public static void argB(byte v) {
-        int k = entry();
-        if (k >= 0) {
-            arg0(k, ARG_BYTE, v);
-        }
+        arg(ARG_BYTE, v);
     }
 
     public static void argC(char v) {
-        int k = entry();
-        if (k >= 0) {
-            arg0(k, ARG_CHAR, v);
-        }
+        arg(ARG_CHAR, v);
     }
 
     public static void argS(short v) {
-        int k = entry();
-        if (k >= 0) {
-            arg0(k, ARG_SHORT, v);
-        }
+        arg(ARG_SHORT, v);
     }
 
     public static void argI(int v) {
-        int k = entry();
-        if (k >= 0) {
-            arg0(k, ARG_INT, v);
-        }
+        arg(ARG_INT, v);
     }
 
     public static void argJ(long v) {
-        int k = entry();
-        if (k >= 0) {
-            arg0(k, ARG_LONG, v);
-        }
+        arg(ARG_LONG, v);
     }
 
     public static void argF(float v) {
-        int k = entry();
-        if (k >= 0) {
-            arg0(k, ARG_FLOAT, Float.floatToIntBits(v));
-        }
+        arg(ARG_FLOAT, Float.floatToIntBits(v));
     }
 
     public static void argD(double v) {
-        int k = entry();
-        if (k >= 0) {
-            arg0(k, ARG_DOUBLE, Double.doubleToLongBits(v));
-        }
+        arg(ARG_DOUBLE, Double.doubleToLongBits(v));
     }
 
     public static void argL(Object v) {
@@ -516,6 +525,7 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
      * traced call.
      */
     static void free(int k) {
+        TRACED.decrementAndGet();
         OWNER.set(k, null);
     }
 
@@ -639,12 +649,14 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
             OWNER.lazySet(e, null);
             return -1;
         }
+        TRACED.incrementAndGet();
         return e;
     }
 
     /** The task traced at entry e (-1: none) ended (t: what it threw, or null). */
     private void end(int e, Throwable t) {
         if (e >= 0 && taskEnd0(t, e, id)) {
+            TRACED.decrementAndGet();
             OWNER.lazySet(e, null);
         }
     }
@@ -832,12 +844,14 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
 
     /**
      * Calls the enter native n times, finding the entry first as a probe
-     * does: the agent times what a probe call costs (its thread holds no
-     * entry and never traces, so the native returns at once).
+     * in a traced call does (TRACED is never MIN_VALUE: it reads the count
+     * and goes on to look): the agent times what a probe call costs (its
+     * thread holds no entry and never traces, so the native returns at
+     * once).
      */
     static void spin(int n) {
         for (int i = 0; i < n; i++) {
-            enter0(entry(), -1);
+            enter0(TRACED.get() == Integer.MIN_VALUE ? -1 : find(), -1);
         }
     }
 }
