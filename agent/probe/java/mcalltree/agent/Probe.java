@@ -114,7 +114,10 @@ import jdk.internal.vm.annotation.ForceInline;
  *
  * A function given to a stream operation (map, filter, forEach...) goes
  * through streamApply, streamTest, streamAccept or streamToInt/Long/Double
- * the same way, but its wrapper is applied any number of times, none
+ * the same way (the other function types, reduce's, collect's, sorted's
+ * and the primitive streams', through the stream* wrapper named after
+ * their interface, whose wrapper is a method reference to this class's
+ * method of that type), but its wrapper is applied any number of times, none
  * included: on the traced thread (a sequential stream, or the caller's
  * share of a parallel one) it runs as part of the call, unmarked (no
  * inline0: a stream may have many elements); on a ForkJoin worker in no
