@@ -24,8 +24,11 @@
 #   (LongPredicate.test), shared as in par, wrapped only inside a traced
 #   call (ints() called outside one never sees the wrapper);
 # - red: reduce's accumulator (BiFunction.apply, once per element),
-#   collect's (BiConsumer.accept, likewise) and max's Comparator.compare
-#   (15 pairs of 16 elements), shared as in par.
+#   collect's (BiConsumer.accept, likewise), max's Comparator.compare, an
+#   IntStream's reduce (IntBinaryOperator.applyAsInt) and reduce's
+#   BinaryOperator.apply (15 pairs of 16 elements each), shared as in par;
+#   a sequential LongStream's reduce(0, lsum) (a long under the function
+#   on the stack) is part of the call, 16 lsum nodes.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
@@ -176,7 +179,18 @@ OUTLINE
     shares "$OUT" "JDK $j: red" tgt.PStream.red "$(not_traced "$ERR")" \
         'tgt.PStream.red:java.util.function.BiFunction.apply:tgt.PStream.acc:16' \
         'tgt.PStream.red/tgt.PStream.col:java.util.function.BiConsumer.accept:tgt.PStream.cacc:16' \
-        'tgt.PStream.red/tgt.PStream.most:java.util.Comparator.compare:tgt.PStream.cmp:15'
+        'tgt.PStream.red/tgt.PStream.most:java.util.Comparator.compare:tgt.PStream.cmp:15' \
+        'tgt.PStream.red/tgt.PStream.ired:java.util.function.IntBinaryOperator.applyAsInt:tgt.PStream.isum:15' \
+        'tgt.PStream.red/tgt.PStream.ored:java.util.function.BinaryOperator.apply:tgt.PStream.osum:15'
+    python3 - "$OUT" <<'PY' || fail "JDK $j: red: a sequential LongStream's reduce is part of the call"
+import json, sys
+for l in open(sys.argv[1]):
+    if not l.strip():
+        continue
+    lt = [k for k in json.loads(l)["root"]["children"] if k["method"] == "ltotal"]
+    assert len(lt) == 1 and not any(k.get("async") for k in lt[0]["children"]), lt
+    assert [(k["method"], k["calls"]) for k in lt[0]["children"]] == [("lsum", 16)], lt[0]["children"]
+PY
     expect_restored "$PID" "after red"
     stop_jvm "$PID"
 done

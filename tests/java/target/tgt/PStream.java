@@ -29,7 +29,9 @@ import java.util.stream.LongStream;
  * red(): the two-argument functions, shared likewise: a parallel
  * reduce(0, acc, comb) (acc on each element), then collect(ArrayList::new,
  * cacc, addAll) in col() (cacc on each element), then max(cmp) in most()
- * (cmp on SMALL - 1 pairs).
+ * (cmp on SMALL - 1 pairs), an IntStream's reduce(isum) in ired() and a
+ * reduce(osum) in ored() (SMALL - 1 pairs each), and a sequential
+ * LongStream's reduce(0, lsum) in ltotal() (SMALL elements, no worker).
  */
 public final class PStream {
     private PStream() {
@@ -181,7 +183,7 @@ public final class PStream {
     public static long red() {
         stolen = false;
         long r = LIST.parallelStream().reduce(0L, PStream::acc, PStream::comb);
-        return r + col() + most();
+        return r + col() + most() + ired() + ored() + ltotal();
     }
 
     static Long acc(Long a, Integer x) {
@@ -212,5 +214,33 @@ public final class PStream {
     static int cmp(Integer a, Integer b) {
         steal();
         return Long.compare(work(a), work(b));
+    }
+
+    static long ired() {
+        stolen = false;
+        return IntStream.range(0, SMALL).parallel().reduce(PStream::isum).orElse(0);
+    }
+
+    static int isum(int a, int b) {
+        steal();
+        return (int) (work(a) + b);
+    }
+
+    static long ored() {
+        stolen = false;
+        return LIST.parallelStream().reduce(PStream::osum).orElse(0);
+    }
+
+    static Integer osum(Integer a, Integer b) {
+        steal();
+        return (int) work(a) + b;
+    }
+
+    static long ltotal() {
+        return LongStream.range(0, SMALL).reduce(0L, PStream::lsum);
+    }
+
+    static long lsum(long a, long b) {
+        return a + b;
     }
 }
