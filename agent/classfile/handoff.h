@@ -14,6 +14,15 @@
 enum ho_kind {
     HO_RUN = 0, HO_CALL, HO_GET, HO_APPLY, HO_ACCEPT,
     HO_S_APPLY, HO_S_TEST, HO_S_ACCEPT, HO_S_TO_INT, HO_S_TO_LONG, HO_S_TO_DOUBLE,
+    /* two-argument functions: reduce, collect's accumulator, sorted/min/max */
+    HO_S_BI_APPLY, HO_S_BINARY, HO_S_BI_ACCEPT, HO_S_COMPARE,
+    /* the primitive streams' own: IntStream's, LongStream's, DoubleStream's */
+    HO_S_I_UNARY, HO_S_I_APPLY, HO_S_I_TEST, HO_S_I_ACCEPT, HO_S_I_TO_LONG, HO_S_I_TO_DOUBLE, HO_S_I_BINARY,
+    HO_S_I_OBJ_ACCEPT,
+    HO_S_L_UNARY, HO_S_L_APPLY, HO_S_L_TEST, HO_S_L_ACCEPT, HO_S_L_TO_INT, HO_S_L_TO_DOUBLE, HO_S_L_BINARY,
+    HO_S_L_OBJ_ACCEPT,
+    HO_S_D_UNARY, HO_S_D_APPLY, HO_S_D_TEST, HO_S_D_ACCEPT, HO_S_D_TO_INT, HO_S_D_TO_LONG, HO_S_D_BINARY,
+    HO_S_D_OBJ_ACCEPT,
     HO_KINDS
 };
 
@@ -49,9 +58,12 @@ int ho_returns_future(const char *desc);
 
 /* The kind of the task an invoke of (owner, name, desc) hands off, with
  * *swap set when one more argument follows the task (the Executor, a
- * result), or -1 when the invoke is no hand-off. A stream operation
- * (Stream and its primitive kin) is a site when its one argument is a
- * stream kind's interface. own_executor: owner is an
+ * result, a combiner), or -1 when the invoke is no hand-off. A stream
+ * operation (Stream and its primitive kin) is a site when its last
+ * argument is a stream kind's interface (map, filter, reduce's identity
+ * and operator, sorted) or, when the one before is one too, that one (the
+ * accumulator before its combiner: collect, a three-argument reduce).
+ * own_executor: owner is an
  * application type known to implement java.util.concurrent.Executor, whose
  * execute and submit are hand-offs as the JDK executors' are. */
 int ho_site(const char *owner, const char *name, const char *desc, int own_executor, int *swap);

@@ -18,7 +18,17 @@
 #   node per worker thread, of 64 runs at most, and its calls with the
 #   caller's add up to 10,000: fewer only in a call marked truncated (the
 #   caller's ring overflowed, before it grew) and by the runs a worker did
-#   not trace, which the session counts as not traced.
+#   not trace, which the session counts as not traced;
+# - prim: the primitive streams' own functions, a parallel IntStream's map
+#   (IntUnaryOperator.applyAsInt) and a LongStream's filter
+#   (LongPredicate.test), shared as in par, wrapped only inside a traced
+#   call (ints() called outside one never sees the wrapper);
+# - red: reduce's accumulator (BiFunction.apply, once per element),
+#   collect's (BiConsumer.accept, likewise), max's Comparator.compare, an
+#   IntStream's reduce (IntBinaryOperator.applyAsInt) and reduce's
+#   BinaryOperator.apply (15 pairs of 16 elements each), shared as in par;
+#   a sequential LongStream's reduce(0, lsum) (a long under the function
+#   on the stack) is part of the call, 16 lsum nodes.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
@@ -143,6 +153,45 @@ OUTLINE
     shares "$OUT" "JDK $j: big" tgt.PStream.big "$(not_traced "$ERR")" \
         'tgt.PStream.big:java.util.function.ToLongFunction.applyAsLong:tgt.PStream.tiny:10000'
     expect_restored "$PID" "after big"
+    stop_jvm "$PID"
+
+    scenario "$jdk" pstream prim
+    wait_log "$LOG" '^WRAPPED outside false' "prim: ints() outside a traced call"
+    note "JDK $j: a parallel IntStream's map and LongStream's filter"
+    trace "$j-prim" -v --follow-async -n 3 "$PID" tgt.PStream prim 6 "$RX"
+    expect_rc 0 "prim"
+    check_calls "$OUT" 3 "prim" -D 6
+    shares "$OUT" "JDK $j: prim" tgt.PStream.prim "$(not_traced "$ERR")" \
+        'tgt.PStream.prim/tgt.PStream.ints:java.util.function.IntUnaryOperator.applyAsInt:tgt.PStream.imap:16' \
+        'tgt.PStream.prim/tgt.PStream.longs:java.util.function.LongPredicate.test:tgt.PStream.ltest:16'
+    expect_grep '^WRAPPED inside true$' "$LOG" "prim: the wrapper inside a traced call"
+    expect_no_grep '^WRAPPED outside true' "$LOG" "prim: a wrapper outside a traced call"
+    expect_restored "$PID" "after prim"
+    wait_until 30 last_inside_is "$LOG" 'WRAPPED inside false' ||
+        fail "prim: the wrapper is still there after the session"
+    stop_jvm "$PID"
+
+    scenario "$jdk" pstream red
+    note "JDK $j: a parallel reduce, collect and max"
+    trace "$j-red" -v --follow-async -n 3 "$PID" tgt.PStream red 6 "$RX"
+    expect_rc 0 "red"
+    check_calls "$OUT" 3 "red" -D 6
+    shares "$OUT" "JDK $j: red" tgt.PStream.red "$(not_traced "$ERR")" \
+        'tgt.PStream.red:java.util.function.BiFunction.apply:tgt.PStream.acc:16' \
+        'tgt.PStream.red/tgt.PStream.col:java.util.function.BiConsumer.accept:tgt.PStream.cacc:16' \
+        'tgt.PStream.red/tgt.PStream.most:java.util.Comparator.compare:tgt.PStream.cmp:15' \
+        'tgt.PStream.red/tgt.PStream.ired:java.util.function.IntBinaryOperator.applyAsInt:tgt.PStream.isum:15' \
+        'tgt.PStream.red/tgt.PStream.ored:java.util.function.BinaryOperator.apply:tgt.PStream.osum:15'
+    python3 - "$OUT" <<'PY' || fail "JDK $j: red: a sequential LongStream's reduce is part of the call"
+import json, sys
+for l in open(sys.argv[1]):
+    if not l.strip():
+        continue
+    lt = [k for k in json.loads(l)["root"]["children"] if k["method"] == "ltotal"]
+    assert len(lt) == 1 and not any(k.get("async") for k in lt[0]["children"]), lt
+    assert [(k["method"], k["calls"]) for k in lt[0]["children"]] == [("lsum", 16)], lt[0]["children"]
+PY
+    expect_restored "$PID" "after red"
     stop_jvm "$PID"
 done
 trace_done

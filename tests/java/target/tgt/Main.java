@@ -22,7 +22,7 @@ import java.nio.file.StandardCopyOption;
  * calls one of Async's entry methods (pool, chain, slow, full, thread, nested, spy,
  * virtual, own); "asyncmore WHICH" one of AsyncMore's (queued,
  * cancel); "w3c" and "otel" set a trace context per request (see W3c; "w3c virtual"
- * serves each request on a virtual thread of its own, JDK 21+); "pstream WHICH" one of PStream's (par, seq, big).
+ * serves each request on a virtual thread of its own, JDK 21+); "pstream WHICH" one of PStream's (par, seq, big, prim, red).
  */
 public final class Main {
     private Main() {

@@ -1,10 +1,12 @@
 package tgt;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 
 /**
  * Streams inside a traced call (scenario pstream, --follow-async): the
@@ -20,6 +22,16 @@ import java.util.stream.IntStream;
  * seq(): the same map and a forEach(take) on a sequential stream.
  * big(): a parallel mapToLong(tiny).sum() over BIG elements; tiny waits
  * as pmap does, until a worker ran an element.
+ * prim(): the primitive streams' own functions, shared likewise: a
+ * parallel IntStream's map(imap) in ints() (imap spies as peach does;
+ * the loop calls ints() outside any traced call too), then a LongStream's
+ * filter(ltest) in longs().
+ * red(): the two-argument functions, shared likewise: a parallel
+ * reduce(0, acc, comb) (acc on each element), then collect(ArrayList::new,
+ * cacc, addAll) in col() (cacc on each element), then max(cmp) in most()
+ * (cmp on SMALL - 1 pairs), an IntStream's reduce(isum) in ired() and a
+ * reduce(osum) in ored() (SMALL - 1 pairs each), and a sequential
+ * LongStream's reduce(0, lsum) in ltotal() (SMALL elements, no worker).
  */
 public final class PStream {
     private PStream() {
@@ -129,8 +141,106 @@ public final class PStream {
                     sink += each();
                     direct = false;
                 };
+            case "prim":
+                return () -> {
+                    sink += prim();
+                    direct = true;
+                    sink += ints();
+                    direct = false;
+                };
+            case "red":
+                return () -> sink += red();
             default:
                 throw new IllegalArgumentException("pstream: no entry " + which);
         }
+    }
+
+    public static long prim() {
+        return ints() + longs();
+    }
+
+    static long ints() {
+        stolen = false;
+        return IntStream.range(0, SMALL).parallel().map(PStream::imap).sum();
+    }
+
+    static int imap(int x) {
+        spy();
+        steal();
+        return (int) work(x);
+    }
+
+    static long longs() {
+        stolen = false;
+        return LongStream.range(0, SMALL).parallel().filter(PStream::ltest).count();
+    }
+
+    static boolean ltest(long x) {
+        steal();
+        return work((int) x) % 2 == 0;
+    }
+
+    public static long red() {
+        stolen = false;
+        long r = LIST.parallelStream().reduce(0L, PStream::acc, PStream::comb);
+        return r + col() + most() + ired() + ored() + ltotal();
+    }
+
+    static Long acc(Long a, Integer x) {
+        steal();
+        return a + work(x);
+    }
+
+    static Long comb(Long a, Long b) {
+        return a + b;
+    }
+
+    static long col() {
+        stolen = false;
+        ArrayList<Long> r = LIST.parallelStream().collect(ArrayList::new, PStream::cacc, ArrayList::addAll);
+        return r.size();
+    }
+
+    static void cacc(ArrayList<Long> to, Integer x) {
+        steal();
+        to.add(work(x));
+    }
+
+    static long most() {
+        stolen = false;
+        return LIST.parallelStream().max(PStream::cmp).orElse(0);
+    }
+
+    static int cmp(Integer a, Integer b) {
+        steal();
+        return Long.compare(work(a), work(b));
+    }
+
+    static long ired() {
+        stolen = false;
+        return IntStream.range(0, SMALL).parallel().reduce(PStream::isum).orElse(0);
+    }
+
+    static int isum(int a, int b) {
+        steal();
+        return (int) (work(a) + b);
+    }
+
+    static long ored() {
+        stolen = false;
+        return LIST.parallelStream().reduce(PStream::osum).orElse(0);
+    }
+
+    static Integer osum(Integer a, Integer b) {
+        steal();
+        return (int) work(a) + b;
+    }
+
+    static long ltotal() {
+        return LongStream.range(0, SMALL).reduce(0L, PStream::lsum);
+    }
+
+    static long lsum(long a, long b) {
+        return a + b;
     }
 }

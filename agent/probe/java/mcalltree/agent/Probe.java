@@ -3,11 +3,39 @@ package mcalltree.agent;
 import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Comparator;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
+import java.util.function.BinaryOperator;
 import java.util.function.Consumer;
+import java.util.function.DoubleBinaryOperator;
+import java.util.function.DoubleConsumer;
+import java.util.function.DoubleFunction;
+import java.util.function.DoublePredicate;
+import java.util.function.DoubleToIntFunction;
+import java.util.function.DoubleToLongFunction;
+import java.util.function.DoubleUnaryOperator;
 import java.util.function.Function;
+import java.util.function.IntBinaryOperator;
+import java.util.function.IntConsumer;
+import java.util.function.IntFunction;
+import java.util.function.IntPredicate;
+import java.util.function.IntToDoubleFunction;
+import java.util.function.IntToLongFunction;
+import java.util.function.IntUnaryOperator;
+import java.util.function.LongBinaryOperator;
+import java.util.function.LongConsumer;
+import java.util.function.LongFunction;
+import java.util.function.LongPredicate;
+import java.util.function.LongToDoubleFunction;
+import java.util.function.LongToIntFunction;
+import java.util.function.LongUnaryOperator;
+import java.util.function.ObjDoubleConsumer;
+import java.util.function.ObjIntConsumer;
+import java.util.function.ObjLongConsumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
@@ -88,7 +116,10 @@ import jdk.internal.vm.annotation.ForceInline;
  *
  * A function given to a stream operation (map, filter, forEach...) goes
  * through streamApply, streamTest, streamAccept or streamToInt/Long/Double
- * the same way, but its wrapper is applied any number of times, none
+ * the same way (the other function types, reduce's, collect's, sorted's
+ * and the primitive streams', through the stream* wrapper named after
+ * their interface, whose wrapper is a method reference to this class's
+ * method of that type), but its wrapper is applied any number of times, none
  * included: on the traced thread (a sequential stream, or the caller's
  * share of a parallel one) it runs as part of the call, unmarked (no
  * inline0: a stream may have many elements); on a ForkJoin worker in no
@@ -564,10 +595,16 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
         return k < 0 || task == null ? task : (Consumer<Object>) handoff(task, k, id);
     }
 
+    /** The holder of stream function f made in the traced call at entry k, or null (not followed). */
+    private static Probe many(Object f, int k, int id) {
+        long token = handoff0(k, id | MANY);
+        return token == 0 ? null : new Probe(f, token, id, true);
+    }
+
     /** The wrapper of stream function f made in the traced call at entry k, or f. */
     private static Object stream(Object f, int k, int id) {
-        long token = handoff0(k, id | MANY);
-        return token == 0 ? f : new Probe(f, token, id, true);
+        Probe p = many(f, k, id);
+        return p == null ? f : p;
     }
 
     @SuppressWarnings("unchecked")
@@ -604,6 +641,182 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
     public static ToDoubleFunction<Object> streamToDouble(ToDoubleFunction<Object> f, int id) {
         int k = entry();
         return k < 0 || f == null ? f : (ToDoubleFunction<Object>) stream(f, k, id);
+    }
+
+    /*
+     * The other functions of streams: reduce's and sorted's, collect's
+     * accumulator, the primitive streams' own. Their interfaces cannot all
+     * be this class's (Predicate's and IntPredicate's negate, Function's
+     * and BiFunction's andThen clash), so the wrapper is a method
+     * reference to one of the instance methods below, on the holder.
+     */
+
+    public static BiFunction<Object, Object, Object> streamBiFunction(BiFunction<Object, Object, Object> f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::biApply;
+    }
+
+    public static BinaryOperator<Object> streamBinaryOperator(BinaryOperator<Object> f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::binary;
+    }
+
+    public static BiConsumer<Object, Object> streamBiConsumer(BiConsumer<Object, Object> f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::biAccept;
+    }
+
+    public static Comparator<Object> streamComparator(Comparator<Object> f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::compare;
+    }
+
+    public static IntUnaryOperator streamIntUnaryOperator(IntUnaryOperator f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::intUnary;
+    }
+
+    public static IntFunction<Object> streamIntFunction(IntFunction<Object> f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::intApply;
+    }
+
+    public static IntPredicate streamIntPredicate(IntPredicate f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::intTest;
+    }
+
+    public static IntConsumer streamIntConsumer(IntConsumer f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::intAccept;
+    }
+
+    public static IntToLongFunction streamIntToLongFunction(IntToLongFunction f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::intToLong;
+    }
+
+    public static IntToDoubleFunction streamIntToDoubleFunction(IntToDoubleFunction f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::intToDouble;
+    }
+
+    public static IntBinaryOperator streamIntBinaryOperator(IntBinaryOperator f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::intBinary;
+    }
+
+    public static ObjIntConsumer<Object> streamObjIntConsumer(ObjIntConsumer<Object> f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::objIntAccept;
+    }
+
+    public static LongUnaryOperator streamLongUnaryOperator(LongUnaryOperator f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::longUnary;
+    }
+
+    public static LongFunction<Object> streamLongFunction(LongFunction<Object> f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::longApply;
+    }
+
+    public static LongPredicate streamLongPredicate(LongPredicate f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::longTest;
+    }
+
+    public static LongConsumer streamLongConsumer(LongConsumer f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::longAccept;
+    }
+
+    public static LongToIntFunction streamLongToIntFunction(LongToIntFunction f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::longToInt;
+    }
+
+    public static LongToDoubleFunction streamLongToDoubleFunction(LongToDoubleFunction f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::longToDouble;
+    }
+
+    public static LongBinaryOperator streamLongBinaryOperator(LongBinaryOperator f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::longBinary;
+    }
+
+    public static ObjLongConsumer<Object> streamObjLongConsumer(ObjLongConsumer<Object> f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::objLongAccept;
+    }
+
+    public static DoubleUnaryOperator streamDoubleUnaryOperator(DoubleUnaryOperator f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::doubleUnary;
+    }
+
+    public static DoubleFunction<Object> streamDoubleFunction(DoubleFunction<Object> f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::doubleApply;
+    }
+
+    public static DoublePredicate streamDoublePredicate(DoublePredicate f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::doubleTest;
+    }
+
+    public static DoubleConsumer streamDoubleConsumer(DoubleConsumer f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::doubleAccept;
+    }
+
+    public static DoubleToIntFunction streamDoubleToIntFunction(DoubleToIntFunction f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::doubleToInt;
+    }
+
+    public static DoubleToLongFunction streamDoubleToLongFunction(DoubleToLongFunction f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::doubleToLong;
+    }
+
+    public static DoubleBinaryOperator streamDoubleBinaryOperator(DoubleBinaryOperator f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::doubleBinary;
+    }
+
+    public static ObjDoubleConsumer<Object> streamObjDoubleConsumer(ObjDoubleConsumer<Object> f, int id) {
+        int k = entry();
+        Probe p = k < 0 || f == null ? null : many(f, k, id);
+        return p == null ? f : p::objDoubleAccept;
     }
 
     /** A hand-off site returned (its task was not refused). */
@@ -789,6 +1002,366 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
         }
         end(e, null);
         return r;
+    }
+
+    @SuppressWarnings("unchecked")
+    private Object biApply(Object v, Object w) {
+        int e = begin();
+        Object r;
+        try {
+            r = ((BiFunction<Object, Object, Object>) task).apply(v, w);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    @SuppressWarnings("unchecked")
+    private Object binary(Object v, Object w) {
+        int e = begin();
+        Object r;
+        try {
+            r = ((BinaryOperator<Object>) task).apply(v, w);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    @SuppressWarnings("unchecked")
+    private void biAccept(Object v, Object w) {
+        int e = begin();
+        try {
+            ((BiConsumer<Object, Object>) task).accept(v, w);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+    }
+
+    @SuppressWarnings("unchecked")
+    private int compare(Object v, Object w) {
+        int e = begin();
+        int r;
+        try {
+            r = ((Comparator<Object>) task).compare(v, w);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    private int intUnary(int v) {
+        int e = begin();
+        int r;
+        try {
+            r = ((IntUnaryOperator) task).applyAsInt(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    @SuppressWarnings("unchecked")
+    private Object intApply(int v) {
+        int e = begin();
+        Object r;
+        try {
+            r = ((IntFunction<Object>) task).apply(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    private boolean intTest(int v) {
+        int e = begin();
+        boolean r;
+        try {
+            r = ((IntPredicate) task).test(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    private void intAccept(int v) {
+        int e = begin();
+        try {
+            ((IntConsumer) task).accept(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+    }
+
+    private long intToLong(int v) {
+        int e = begin();
+        long r;
+        try {
+            r = ((IntToLongFunction) task).applyAsLong(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    private double intToDouble(int v) {
+        int e = begin();
+        double r;
+        try {
+            r = ((IntToDoubleFunction) task).applyAsDouble(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    private int intBinary(int v, int w) {
+        int e = begin();
+        int r;
+        try {
+            r = ((IntBinaryOperator) task).applyAsInt(v, w);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    @SuppressWarnings("unchecked")
+    private void objIntAccept(Object v, int w) {
+        int e = begin();
+        try {
+            ((ObjIntConsumer<Object>) task).accept(v, w);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+    }
+
+    private long longUnary(long v) {
+        int e = begin();
+        long r;
+        try {
+            r = ((LongUnaryOperator) task).applyAsLong(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    @SuppressWarnings("unchecked")
+    private Object longApply(long v) {
+        int e = begin();
+        Object r;
+        try {
+            r = ((LongFunction<Object>) task).apply(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    private boolean longTest(long v) {
+        int e = begin();
+        boolean r;
+        try {
+            r = ((LongPredicate) task).test(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    private void longAccept(long v) {
+        int e = begin();
+        try {
+            ((LongConsumer) task).accept(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+    }
+
+    private int longToInt(long v) {
+        int e = begin();
+        int r;
+        try {
+            r = ((LongToIntFunction) task).applyAsInt(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    private double longToDouble(long v) {
+        int e = begin();
+        double r;
+        try {
+            r = ((LongToDoubleFunction) task).applyAsDouble(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    private long longBinary(long v, long w) {
+        int e = begin();
+        long r;
+        try {
+            r = ((LongBinaryOperator) task).applyAsLong(v, w);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    @SuppressWarnings("unchecked")
+    private void objLongAccept(Object v, long w) {
+        int e = begin();
+        try {
+            ((ObjLongConsumer<Object>) task).accept(v, w);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+    }
+
+    private double doubleUnary(double v) {
+        int e = begin();
+        double r;
+        try {
+            r = ((DoubleUnaryOperator) task).applyAsDouble(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    @SuppressWarnings("unchecked")
+    private Object doubleApply(double v) {
+        int e = begin();
+        Object r;
+        try {
+            r = ((DoubleFunction<Object>) task).apply(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    private boolean doubleTest(double v) {
+        int e = begin();
+        boolean r;
+        try {
+            r = ((DoublePredicate) task).test(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    private void doubleAccept(double v) {
+        int e = begin();
+        try {
+            ((DoubleConsumer) task).accept(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+    }
+
+    private int doubleToInt(double v) {
+        int e = begin();
+        int r;
+        try {
+            r = ((DoubleToIntFunction) task).applyAsInt(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    private long doubleToLong(double v) {
+        int e = begin();
+        long r;
+        try {
+            r = ((DoubleToLongFunction) task).applyAsLong(v);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    private double doubleBinary(double v, double w) {
+        int e = begin();
+        double r;
+        try {
+            r = ((DoubleBinaryOperator) task).applyAsDouble(v, w);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
+        return r;
+    }
+
+    @SuppressWarnings("unchecked")
+    private void objDoubleAccept(Object v, double w) {
+        int e = begin();
+        try {
+            ((ObjDoubleConsumer<Object>) task).accept(v, w);
+        } catch (Throwable t) {
+            end(e, t);
+            throw t;
+        }
+        end(e, null);
     }
 
     private static native boolean counting0();
