@@ -456,7 +456,8 @@ struct ctx {
     int counting;               /* the first walk: only counts the tests */
     size_t ntests;              /* nodes tested, for the per-test level */
     double alpha;               /* each test's level: (1 - confidence) / ntests */
-    json_t *nodes;              /* -f json: the rows */
+    mct_buf doc;                /* -f json: the document's text (diffout), its rows as they come */
+    size_t nrows;
     json_t *failures;           /* the gates' messages */
     junit *ju;                  /* --junit, or NULL */
     int oom;
@@ -762,9 +763,7 @@ static void row(struct ctx *c, int depth, const struct sum_view *b, const struct
         c->o = o;
     }
     if (c->o->json) {
-        json_t *j = diffout_row(&r);
-
-        if (j == NULL || json_array_append_new(c->nodes, j) < 0)
+        if (diffout_row_write(&c->doc, &r, c->nrows++ == 0) < 0)
             c->oom = 1;
         json_decref((json_t *)r.base.calls_hist);
         json_decref((json_t *)r.new_.calls_hist);
@@ -1104,11 +1103,11 @@ int diff_main(int argc, char **argv)
     c.base_calls = sum_calls(base);
     c.new_calls = sum_calls(nw);
     c.failures = json_array();
-    c.nodes = json_array();
+    buf_init(&c.doc);
     if (o.junit != NULL && (c.ju = junit_new()) == NULL)
         c.oom = 1;
     rc = MCT_EXIT_OK;
-    if (c.oom || c.failures == NULL || c.nodes == NULL || map_methods(&c) < 0) {
+    if (c.oom || c.failures == NULL || map_methods(&c) < 0) {
         c.oom = 1;
     } else if (c.base_calls == 0 || c.new_calls == 0) {
         fprintf(stderr, "mcalltree diff: %s has no entry call to compare: trace longer, or give "
@@ -1128,18 +1127,16 @@ int diff_main(int argc, char **argv)
             printf("%10s  %10s  %7s  %7s    %8s  %8s  %8s  %8s  %8s  %8s  method\n", "base", "new", "base",
                    "new", "base", "new", "change", "base", "new", "change");
         }
+        if (o.json && diffout_doc_head(&c.doc, base_path, c.base_calls, new_path, c.new_calls, o.confidence) < 0)
+            c.oom = 1;
         walk(&c, sum_root(base), sum_root(nw), 0, 0);
         if (o.json && !c.oom) {
-            json_t *out = diffout_doc(base_path, c.base_calls, new_path, c.new_calls, o.confidence, c.nodes,
-                                      c.failures);
-            json_t *bj_ = o.html ? sum_to_json(base, 1, &e) : NULL, *nj_ = o.html ? sum_to_json(nw, 1, &e) : NULL;
-
-            if (out == NULL || (o.html ? bj_ == NULL || nj_ == NULL || html_diff_write(stdout, out, bj_, nj_) < 0 :
-                                fu_json_dump(stdout, out, JSON_COMPACT) < 0 || putchar('\n') == EOF))
+            if (diffout_doc_tail(&c.doc, c.failures) < 0)
                 c.oom = 1;
-            json_decref(out);
-            json_decref(bj_);
-            json_decref(nj_);
+            else if (o.html ? html_diff_write(stdout, &c.doc, base, nw) < 0 :
+                     fu_json_escape(&c.doc, 0) < 0 || fwrite(c.doc.data, 1, c.doc.len, stdout) != c.doc.len ||
+                     putchar('\n') == EOF)
+                c.oom = 1;
         }
         for (size_t i = 0; i < json_array_size(c.failures); i++)
             fprintf(stderr, "mcalltree diff: %s\n", json_string_value(json_array_get(c.failures, i)));
@@ -1160,7 +1157,7 @@ int diff_main(int argc, char **argv)
         rc = MCT_EXIT_INTERNAL;
     }
     json_decref(c.failures);
-    json_decref(c.nodes);
+    buf_free(&c.doc);
     free(c.bmap);
     sum_free(base);
     sum_free(nw);

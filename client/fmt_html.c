@@ -57,7 +57,7 @@ static int data_chunk(const char *buf, size_t n, void *arg)
 }
 
 /* Writes the page to f, its data blob written by data(f, ctx) (escaped
- * as data_chunk does); 0 or -1 as html_page_write. */
+ * as data_chunk does); 0, or -1 (errno set) when f cannot be written. */
 static int page_write(FILE *f, int (*data)(FILE *f, const void *ctx), const void *ctx)
 {
     const char *t = page_template;
@@ -95,11 +95,6 @@ static int put_json(FILE *f, const void *v)
     return json_dump_callback(v, data_chunk, f, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_ENCODE_ANY);
 }
 
-int html_page_write(FILE *f, const json_t *data)
-{
-    return page_write(f, put_json, data);
-}
-
 /* Where and when the page was written: {"tool","host","written"}, a new
  * reference, or NULL (out of memory). */
 static json_t *origin(void)
@@ -116,31 +111,6 @@ static json_t *origin(void)
     return json_pack("{s:s,s:s,s:s}", "tool", "mcalltree " PACKAGE_VERSION, "host", host, "written", when);
 }
 
-/* Adds where and when the page was written to data; -1 when out of memory. */
-static int put_origin(json_t *data)
-{
-    json_t *o = origin();
-    int rc = o == NULL ? -1 : json_object_update(data, o);
-
-    json_decref(o);
-    return rc;
-}
-
-int html_diff_write(FILE *f, const json_t *diff, const json_t *base, const json_t *new_)
-{
-    json_t *data = json_pack("{s:s,s:O,s:O,s:O}", "kind", "diff", "diff", diff, "base", base, "new", new_);
-    int rc;
-
-    if (data == NULL || put_origin(data) < 0) {
-        json_decref(data);
-        errno = ENOMEM;
-        return -1;
-    }
-    rc = html_page_write(f, data);
-    json_decref(data);
-    return rc;
-}
-
 /* A summary of the run page: its JVM's pid (0: none, null in the data),
  * its text as the data blob holds it (run_text). */
 struct run {
@@ -149,31 +119,43 @@ struct run {
     mct_buf text;
 };
 
-/* Appends summary s's JSON text (sum_write_json) to b as jansson writes
- * the data blob, ASCII only (a character past it as \uXXXX, a pair past
- * U+FFFF) with '<' as \u003c, so that the blob needs no tree; -1 when out
- * of memory. */
-static int run_text(mct_buf *b, const sum *s, int final)
-{
-    mct_buf raw;
-    mct_err e;
-    int rc;
+/* Where converted text goes (ascii_put): appends len bytes at s; 0 or -1. */
+typedef int ascii_sink(void *arg, const char *s, size_t len);
 
-    buf_init(&raw);
-    rc = sum_write_json(s, final, &raw, &e);
-    for (size_t i = 0; rc == 0 && i < raw.len; i++) {
-        const uint8_t *p = raw.data + i;
+static int sink_buf(void *arg, const char *s, size_t len)
+{
+    buf_bytes(arg, s, len);
+    return buf_failed(arg) ? -1 : 0;
+}
+
+static int sink_file(void *arg, const char *s, size_t len)
+{
+    return fwrite(s, 1, len, arg) == len ? 0 : -1;
+}
+
+/* Puts the n bytes of JSON text at raw (valid UTF-8, as jansson and
+ * sum_write_json write it) as jansson writes the data blob, ASCII only (a
+ * character past it as \uXXXX, a pair past U+FFFF) with '<' as \u003c,
+ * so that the blob needs no tree; 0 or -1. */
+static int ascii_put(const uint8_t *raw, size_t n, ascii_sink *put, void *arg)
+{
+    size_t run = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *p = raw + i;
+        char esc[16];
         uint32_t cp;
 
+        if (*p < 0x80 && *p != '<')
+            continue;
+        if (put(arg, (const char *)raw + run, i - run) < 0)
+            return -1;
         if (*p == '<') {
-            buf_str(b, "\\u003c");
+            if (put(arg, "\\u003c", 6) < 0)
+                return -1;
+            run = i + 1;
             continue;
         }
-        if (*p < 0x80) {
-            buf_ch(b, (char)*p);
-            continue;
-        }
-        /* valid UTF-8: sum_write_json writes no other */
         if (*p < 0xe0) {
             cp = (uint32_t)(p[0] & 0x1f) << 6 | (p[1] & 0x3f);
             i += 1;
@@ -186,13 +168,92 @@ static int run_text(mct_buf *b, const sum *s, int final)
             i += 3;
         }
         if (cp < 0x10000)
-            buf_printf(b, "\\u%04X", (unsigned)cp);
+            snprintf(esc, sizeof esc, "\\u%04X", (unsigned)cp);
         else
-            buf_printf(b, "\\u%04X\\u%04X", (unsigned)(0xd800 | (cp - 0x10000) >> 10),
-                       (unsigned)(0xdc00 | ((cp - 0x10000) & 0x3ff)));
+            snprintf(esc, sizeof esc, "\\u%04X\\u%04X", (unsigned)(0xd800 | (cp - 0x10000) >> 10),
+                     (unsigned)(0xdc00 | ((cp - 0x10000) & 0x3ff)));
+        if (put(arg, esc, strlen(esc)) < 0)
+            return -1;
+        run = i + 1;
     }
+    return put(arg, (const char *)raw + run, n - run);
+}
+
+/* Appends summary s's JSON text (sum_write_json) to b as the data blob
+ * holds it (ascii_put); -1 when out of memory. */
+static int run_text(mct_buf *b, const sum *s, int final)
+{
+    mct_buf raw;
+    mct_err e;
+    int rc;
+
+    buf_init(&raw);
+    rc = sum_write_json(s, final, &raw, &e);
+    if (rc == 0)
+        rc = ascii_put(raw.data, raw.len, sink_buf, b);
     buf_free(&raw);
     return rc < 0 || buf_failed(b) ? -1 : 0;
+}
+
+/* Writes summary s's JSON text to f as run_text; 0 or -1 (errno set). */
+static int put_summary(FILE *f, const sum *s)
+{
+    mct_buf raw;
+    mct_err e;
+    int rc;
+
+    buf_init(&raw);
+    rc = sum_write_json(s, 1, &raw, &e);
+    if (rc < 0)
+        errno = ENOMEM;
+    else
+        rc = ascii_put(raw.data, raw.len, sink_file, f);
+    buf_free(&raw);
+    return rc;
+}
+
+/* Writes the keys of origin() to f, each after a ','; 0 or -1. */
+static int put_origin_keys(FILE *f)
+{
+    json_t *from = origin(), *v;
+    const char *key;
+    int rc = from == NULL ? -1 : 0;
+
+    json_object_foreach(from, key, v)
+        if (rc == 0)
+            rc = fprintf(f, ",\"%s\":", key) < 0 || put_json(f, v) < 0 ? -1 : 0;
+    json_decref(from);
+    if (from == NULL)
+        errno = ENOMEM;
+    return rc;
+}
+
+/* The diff page's data: the diff's text, its two summaries. */
+struct diff_page {
+    const mct_buf *diff;
+    const sum *base, *new_;
+};
+
+/* Writes the data blob of the diff page ctx (a struct diff_page), the
+ * keys in the order the page has always had them; 0 or -1. */
+static int diff_data(FILE *f, const void *ctx)
+{
+    const struct diff_page *p = ctx;
+    int rc = fputs("{\"kind\":\"diff\",\"diff\":", f) == EOF ||
+             ascii_put(p->diff->data, p->diff->len, sink_file, f) < 0 || fputs(",\"base\":", f) == EOF ||
+             put_summary(f, p->base) < 0 || fputs(",\"new\":", f) == EOF || put_summary(f, p->new_) < 0 ||
+             put_origin_keys(f) < 0 || fputc('}', f) == EOF ? -1 : 0;
+
+    if (rc < 0 && errno == 0)
+        errno = ENOMEM;
+    return rc;
+}
+
+int html_diff_write(FILE *f, const mct_buf *diff, const sum *base, const sum *new_)
+{
+    struct diff_page p = { diff, base, new_ };
+
+    return page_write(f, diff_data, &p);
 }
 
 /* The run page's data: its facts, its summaries, the counts of the
@@ -210,12 +271,7 @@ struct run_page {
 static int run_data(FILE *f, const void *ctx)
 {
     const struct run_page *p = ctx;
-    json_t *from = origin(), *v;
-    const char *key;
-    int rc = from == NULL ? -1 : 0;
-
-    if (rc == 0)
-        rc = fputs("{\"kind\":\"run\",\"facts\":", f) == EOF || put_json(f, p->facts) < 0 ||
+    int rc = fputs("{\"kind\":\"run\",\"facts\":", f) == EOF || put_json(f, p->facts) < 0 ||
              fputs(",\"runs\":[", f) == EOF ? -1 : 0;
     for (size_t i = 0; rc == 0 && i < p->n; i++) {
         const struct run *r = &p->runs[i];
@@ -230,12 +286,8 @@ static int run_data(FILE *f, const void *ctx)
     if (rc == 0)
         rc = fprintf(f, "],\"intervals\":%lld,\"from_calls\":%s,\"warmup_calls\":%lld", p->intervals,
                      p->from_calls ? "true" : "false", p->warmup_calls) < 0 ? -1 : 0;
-    json_object_foreach(from, key, v)
-        if (rc == 0)
-            rc = fprintf(f, ",\"%s\":", key) < 0 || put_json(f, v) < 0 ? -1 : 0;
-    if (rc == 0 && fputc('}', f) == EOF)
+    if (rc == 0 && (put_origin_keys(f) < 0 || fputc('}', f) == EOF))
         rc = -1;
-    json_decref(from);
     if (rc < 0 && errno == 0)
         errno = ENOMEM;
     return rc;

@@ -12,21 +12,18 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "buf.h"
 #include "summary.h"
 
-/* Writes the page showing data (the page's JSON blob: "kind" "run" or
- * "diff", see report.js) to f; 0, or -1 (errno set) when f cannot be
- * written. */
-int html_page_write(FILE *f, const json_t *data);
-
-/* Writes the diff page of diff (the object `mcalltree diff -f json`
- * prints) between the summaries base and new_ (all borrowed); 0 or -1 as
- * html_page_write. */
-int html_diff_write(FILE *f, const json_t *diff, const json_t *base, const json_t *new_);
+/* Writes the diff page of diff (the text of the object `mcalltree diff
+ * -f json` prints, as jansson writes it: UTF-8, nothing escaped past
+ * JSON's own) between the summaries base and new_ (all borrowed), no
+ * document tree built; 0, or -1 (errno set) when f cannot be written. */
+int html_diff_write(FILE *f, const mct_buf *diff, const sum *base, const sum *new_);
 
 /* Writes the run page of summary (`mcalltree merge`'s), merged from the
- * files named in merged (an array of strings); both borrowed. 0 or -1 as
- * html_page_write. */
+ * files named in merged (an array of strings); both borrowed. 0, or -1 (errno set)
+ * when f cannot be written. */
 int html_summary_write(FILE *f, const sum *summary, const json_t *merged);
 
 #endif

@@ -42,7 +42,27 @@ static json_t *reached_json(const struct diffout_side *s)
                      "hist", s->calls_hist);
 }
 
-json_t *diffout_row(const struct diffout_row *r)
+/* Appends one chunk of jansson's output to the buffer arg; 0 or -1. */
+static int to_buf(const char *chunk, size_t n, void *arg)
+{
+    mct_buf *b = arg;
+
+    buf_bytes(b, chunk, n);
+    return buf_failed(b) ? -1 : 0;
+}
+
+/* Appends j (a new reference, taken; NULL: out of memory) to b as compact
+ * JSON text; 0 or -1. */
+static int put_new(mct_buf *b, json_t *j)
+{
+    int rc = j == NULL ? -1 : json_dump_callback(j, to_buf, b, JSON_COMPACT | JSON_ENCODE_ANY);
+
+    json_decref(j);
+    return rc;
+}
+
+/* The row object; a new reference or NULL (out of memory). */
+static json_t *row_json(const struct diffout_row *r)
 {
     json_t *o = json_pack("{s:s,s:i,s:s,s:s,s:s,s:s,s:{s:s,s:s},s:{s:o,s:o},s:{s:o,s:o,s:o},s:o,s:o,s:b}",
                               "path", r->path, "depth", r->depth, "class", r->class_name, "method", r->method,
@@ -65,11 +85,32 @@ json_t *diffout_row(const struct diffout_row *r)
     return o;
 }
 
-json_t *diffout_doc(const char *base_file, uint64_t base_calls, const char *new_file, uint64_t new_calls,
-                    double confidence, json_t *nodes, json_t *failures)
+int diffout_row_write(mct_buf *b, const struct diffout_row *r, int first)
 {
-    return json_pack("{s:s,s:{s:s,s:I},s:{s:s,s:I},s:f,s:O,s:O}", "type", "diff",
-                     "base", "file", base_file, "calls", (json_int_t)base_calls,
-                     "new", "file", new_file, "calls", (json_int_t)new_calls,
-                     "confidence", confidence, "nodes", nodes, "failures", failures);
+    if (!first)
+        buf_ch(b, ',');
+    return put_new(b, row_json(r));
+}
+
+int diffout_doc_head(mct_buf *b, const char *base_file, uint64_t base_calls, const char *new_file,
+                     uint64_t new_calls, double confidence)
+{
+    json_t *head = json_pack("{s:s,s:{s:s,s:I},s:{s:s,s:I},s:f}", "type", "diff",
+                             "base", "file", base_file, "calls", (json_int_t)base_calls,
+                             "new", "file", new_file, "calls", (json_int_t)new_calls, "confidence", confidence);
+
+    if (put_new(b, head) < 0)
+        return -1;
+    b->len--;           /* the head's '}': the rows follow */
+    buf_str(b, ",\"nodes\":[");
+    return buf_failed(b) ? -1 : 0;
+}
+
+int diffout_doc_tail(mct_buf *b, const json_t *failures)
+{
+    buf_str(b, "],\"failures\":");
+    if (json_dump_callback(failures, to_buf, b, JSON_COMPACT) < 0)
+        return -1;
+    buf_ch(b, '}');
+    return buf_failed(b) ? -1 : 0;
 }

@@ -8,6 +8,8 @@
 
 #include <jansson.h>
 
+#include "buf.h"
+
 /* One side of a row: what the node shows in one run. */
 struct diffout_side {
     int present;                /* 0: the node is not in that run */
@@ -47,13 +49,19 @@ struct diffout_row {
     size_t nfigs;
 };
 
-/* The row object; a new reference or NULL (out of memory). */
-json_t *diffout_row(const struct diffout_row *r);
-
 /* The document {"type":"diff","base":{"file","calls"},"new":{...},
- * "confidence":C,"nodes":NODES,"failures":FAILURES} (nodes and failures
- * borrowed, referenced); a new reference or NULL (out of memory). */
-json_t *diffout_doc(const char *base_file, uint64_t base_calls, const char *new_file, uint64_t new_calls,
-                    double confidence, json_t *nodes, json_t *failures);
+ * "confidence":C,"nodes":[ROW,...],"failures":FAILURES} is written as
+ * compact JSON text (UTF-8, as jansson writes it) to one buffer in three
+ * steps, so that no row is held as a tree: diffout_doc_head, then each
+ * row (diffout_row_write), then diffout_doc_tail. Each appends to b and
+ * returns 0, or -1 when out of memory. */
+int diffout_doc_head(mct_buf *b, const char *base_file, uint64_t base_calls, const char *new_file,
+                     uint64_t new_calls, double confidence);
+
+/* Appends row r (the first: first is 1) of the document's "nodes". */
+int diffout_row_write(mct_buf *b, const struct diffout_row *r, int first);
+
+/* Ends the document with its "failures" (an array of strings, borrowed). */
+int diffout_doc_tail(mct_buf *b, const json_t *failures);
 
 #endif

@@ -51,16 +51,6 @@ static sum *sum_of(const char *call, int n)
     return s;
 }
 
-/* s as its summary object (final or an interval's). */
-static json_t *summary_of(const sum *s, int final)
-{
-    mct_err e;
-    json_t *j = sum_to_json(s, final, &e);
-
-    CHECK(j != NULL);
-    return j;
-}
-
 /* The page's text from path (caller frees). */
 static char *slurp_page(const char *path)
 {
@@ -139,8 +129,6 @@ int main(void)
 {
     char path[] = PAGE_PATH;
     sum *si = sum_of(CALL("t.E"), 2), *sf = sum_of(CALL("t.E"), 5);
-    json_t *interval = summary_of(si, 0);
-    json_t *final = summary_of(sf, 1);
     json_t *fact = json_pack("{s:s}", "regex", "t\\.<x>");
     json_t *data;
     mct_err e;
@@ -217,23 +205,27 @@ int main(void)
         char *buf = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&buf, &len);
-        json_t *diff = json_pack("{s:s,s:[],s:[s]}", "type", "diff", "nodes", "failures", "a <gate>");
+        mct_buf diff;
 
-        CHECK(f != NULL && diff != NULL);
-        CHECK_INT(html_diff_write(f, diff, interval, final), 0);
+        buf_init(&diff);
+        buf_str(&diff, "{\"type\":\"diff\",\"nodes\":[],\"failures\":[\"a <gate> \xc3\xa9\xf0\x9f\x98\x80\"]}");
+        CHECK(f != NULL && !buf_failed(&diff));
+        CHECK_INT(html_diff_write(f, &diff, si, sf), 0);
         fclose(f);
+        CHECK(strstr(buf, "\"a \\u003cgate> \\u00E9\\uD83D\\uDE00\"") != NULL);
         data = page_data(buf);
         CHECK_STR(json_string_value(json_object_get(data, "kind")), "diff");
         CHECK_STR(json_string_value(json_array_get(json_object_get(json_object_get(data, "diff"), "failures"), 0)),
-                  "a <gate>");
+                  "a <gate> \xc3\xa9\xf0\x9f\x98\x80");
+        CHECK_INT(json_integer_value(json_object_get(json_object_get(data, "base"), "calls")), 2);
         CHECK_INT(json_integer_value(json_object_get(json_object_get(data, "new"), "calls")), 5);
+        CHECK(json_is_true(json_object_get(json_object_get(data, "new"), "final")));
+        CHECK(json_is_string(json_object_get(data, "written")));
+        buf_free(&diff);
         json_decref(data);
-        json_decref(diff);
         free(buf);
     }
     json_decref(fact);
-    json_decref(interval);
-    json_decref(final);
     sum_free(si);
     sum_free(sf);
     return check_status();
