@@ -139,6 +139,7 @@ struct run {
     double stop_at;      /* when the stop was sent (ms) */
     double deadline;     /* --timeout, in mct_now_ms() time; 0 = none */
     long long printed;
+    long long parented;  /* of those, calls with a trace_parent (--trace-context) */
     long long judged;    /* calls the timing gates judge (not warm-up ones, unless asked) */
     int counted;         /* -n calls judged (replies_counts_judged): the rest is ignored */
     int over;            /* a call took longer than --fail-over-ms */
@@ -290,6 +291,7 @@ static int on_call(void *ctx, const call_tab *tab, const mct_call *c)
         output_failed(r, &e);
     } else if (!r->output_broken) {
         r->printed++;
+        r->parented += (c->flags & CALL_F_PARENT) != 0;
         warn_short(r, c);
     }
     /* The reader hands the call to the gates' judge too, whatever became of
@@ -371,22 +373,31 @@ static int on_status(void *ctx, const json_t *msg)
 {
     struct run *r = ctx;
     struct msg_status m;
+    const char *note;
     mct_err e;
 
     if (msg_status_read(msg, &m, &e) < 0) {
         log_verbose("ignoring a status: %s", e.msg);
         return 0;
     }
+    note = m.note;
     say_unloaded(r, nz(m.unloaded_classes), 0);
-    if (m.calls < 0 && m.note != NULL) {
-        log_verbose("%s", m.note);
+    /* Where --trace-context reads from, and whether it can yet: what the
+     * calls carry depends on it, so it is said without -v. */
+    if (m.note != NULL && strncmp(m.note, "--trace-context ", 16) == 0) {
+        log_error("%s", m.note);
+        note = "";
+    }
+    if (m.calls < 0 && note != NULL) {
+        if (note[0])
+            log_verbose("%s", note);
         return 0;
     }
     log_verbose("%lld call%s completed, %lld printed, %lld under --min-ms, %lld not traced (busy), "
                 "%lld method%s instrumented (%lld as their class loaded), %lld waiting for their class%s%s",
                 nz(m.calls), m.calls == 1 ? "" : "s", nz(m.printed), nz(m.filtered), nz(m.dropped),
                 nz(m.instrumented), m.instrumented == 1 ? "" : "s", nz(m.late), nz(m.pending),
-                m.note != NULL && m.note[0] ? "; " : "", m.note != NULL ? m.note : "");
+                note != NULL && note[0] ? "; " : "", note != NULL ? note : "");
     return 0;
 }
 
@@ -487,6 +498,10 @@ static int end_status(struct run *r, const json_t *msg)
         log_error("%lld call%s had a trace context on %s thread that could not be read (not a W3C traceparent, "
                   "or not the OpenTelemetry layout --trace-context knows): sent without trace_parent",
                   m.trace_context_bad, m.trace_context_bad == 1 ? "" : "s", m.trace_context_bad == 1 ? "its" : "their");
+    if (r->c->req.trace_context != NULL && r->printed > 0 && r->parented == 0 && m.trace_context_bad <= 0)
+        log_error("--trace-context %s: none of the %lld call%s printed had a trace context on %s thread as it "
+                  "began", r->c->req.trace_context, r->printed, r->printed == 1 ? "" : "s",
+                  r->printed == 1 ? "its" : "their");
     if (m.has_probe)
         log_verbose("this session's probe call cost %.1f ns (median %.1f ns, %s), %.1f ns subtracted per call",
                     m.probe.measured_ns, m.probe.median_ns, m.probe.trusted ? "trusted" : "not trusted",

@@ -131,6 +131,15 @@ int tcsource_begin(struct session *s, JNIEnv *jni, char *note, size_t size, mct_
     return 1;
 }
 
+/* msg without the "--trace-context SRC: " some messages start with (the
+ * note names the source itself). */
+static const char *why_of(const char *msg)
+{
+    const char *p = strncmp(msg, "--trace-context ", 16) == 0 ? strstr(msg, ": ") : NULL;
+
+    return p != NULL ? p + 2 : msg;
+}
+
 int tcsource_tick(struct session *s, JNIEnv *jni, uint64_t now, char *note, size_t size)
 {
     mct_err err;
@@ -147,7 +156,8 @@ int tcsource_tick(struct session *s, JNIEnv *jni, uint64_t now, char *note, size
         snprintf(note, size, "--trace-context %s: found; the calls from now on carry their trace_parent",
                  s->trace_context);
     else
-        snprintf(note, size, "%s; calls go on without a trace_parent", err.msg);
+        snprintf(note, size, "--trace-context %s: %s; calls go on without a trace_parent", s->trace_context,
+                 why_of(err.msg));
     return 1;
 }
 

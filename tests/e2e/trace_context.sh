@@ -28,7 +28,9 @@
 #   loads after the session starts and is found later): the calls that carry
 #   a trace_parent carry their request's;
 # - refused: a ThreadLocal subclass, a field that is not a ThreadLocal, a
-#   SRC that is not CLASS.FIELD, --trace-context with --aggregate.
+#   SRC that is not CLASS.FIELD, --trace-context with --aggregate;
+# - a class that never loads: stderr says so without -v as the session
+#   starts, and at the end that none of the calls had a trace context.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/scripts/deps"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
@@ -177,6 +179,14 @@ for jdk in $MCT_TEST_JDKS; do
     trace "$j-notl" -n 1 --trace-context tgt.W3c.NOT_THREAD_LOCAL "$PID" tgt.W3c handle 2 "$RX"
     expect_rc 3 "a field that is not a ThreadLocal"
     expect_grep "no static field 'NOT_THREAD_LOCAL' declared ThreadLocal" "$ERR" "a field that is not a ThreadLocal"
+
+    note "JDK $j: a class that never loads: said without -v, as the session starts and at its end"
+    trace "$j-absent" -n 4 --trace-context tgt.NoSuch.CURRENT "$PID" tgt.W3c handle 2 "$RX"
+    expect_rc 0 "--trace-context naming a class not loaded"
+    expect_grep '^mcalltree: --trace-context tgt\.NoSuch\.CURRENT: its class is not loaded' "$ERR" \
+        "--trace-context: a class not loaded said"
+    expect_grep '^mcalltree: --trace-context tgt\.NoSuch\.CURRENT: none of the 4 calls printed had a trace context' \
+        "$ERR" "--trace-context: no call with a trace context said"
     expect_restored "$PID" "after --trace-context"
     stop_jvm "$PID"
 
