@@ -425,6 +425,11 @@ static void say_warmup(const struct run *r, const struct msg_end *end)
     if (n > 0)
         log_error("%lld warm-up call%s (begun before the JIT had compiled the instrumented methods again), "
                   "marked \"warmup\":true%s", n, n == 1 ? "" : "s", left_out);
+    if (n > 0 && left_out[0] && (r->c->req.aggregate ? r->final_seen && r->aggregated == 0 : r->judged == 0))
+        log_error("every call was warm-up: each ran a method the JIT had compiled before the session and had "
+                  "not compiled again since (it takes a method a few hundred calls, and a call stops being "
+                  "warm-up at most 30 s after instrumenting): trace for longer, or count them with "
+                  "--include-warmup");
 }
 
 /* At the end of a session that printed nothing: why, as far as the

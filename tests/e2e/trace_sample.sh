@@ -8,7 +8,9 @@
 # --sample every call is traced. tgt.Counted.nest(1) calls itself once:
 # a call not sampled is one call, its nested entry call part of it, so
 # --sample 10 gives 20 trees of the whole call (nest -> nest -> step) and
-# 200 seen, not 40 trees of the inner call alone and 400 seen.
+# 200 seen, not 40 trees of the inner call alone and 400 seen. A session
+# of 2 calls with --aggregate: both warm-up (the first calls after
+# instrumenting), the summary holds none, and stderr says so and what to do.
 . "$MCT_SRCDIR/tests/setup"
 . "$MCT_SRCDIR/tests/e2e/lib.sh"
 . "$MCT_SRCDIR/tests/e2e/trace_lib.sh"
@@ -85,6 +87,12 @@ OUTLINE
     sampled "$j-every" "$M" "$PID" tgt.Counted run 2 "$RX"
     check_calls "$OUT" "$M" "no --sample" -D 2
     expect_grep "; $M entry calls seen\$" "$ERR" "no --sample: the end line says $M seen"
+
+    note "JDK $j: --aggregate over 2 calls, both warm-up (the first after instrumenting)"
+    M=2 sampled "$j-allwarm" 1 --aggregate "$PID" tgt.Counted run 2 "$RX"
+    expect_grep '"type":"summary","final":true,"calls":0,' "$OUT" "2 warm-up calls: the summary holds none"
+    expect_grep '^mcalltree: every call was warm-up: .* trace for longer, or count them with --include-warmup' \
+        "$ERR" "2 warm-up calls: stderr says every call was warm-up and what to do"
     stop_jvm "$PID"
 done
 trace_done
