@@ -65,18 +65,24 @@ static void hist_bucket(unsigned idx, uint64_t *lo, uint64_t *width)
     *lo = ((uint64_t)SUM_HIST_SUB + b) << (g - 1);
 }
 
-/* Where idx is, or would go, among h's buckets lo .. hi - 1 (ascending). */
+/* Where idx is, or would go, among h's buckets lo .. hi - 1 (ascending).
+ * Without a branch on the comparison: a node's time histogram has many
+ * buckets, one is searched for every node of every call added, and a
+ * mispredicted branch per halving was most of that search's cost. */
 static uint32_t hist_lower(const struct sum_hist *h, uint32_t lo, uint32_t hi, unsigned idx)
 {
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
+    const uint64_t *base = h->b + lo;
+    uint32_t n = hi - lo;
 
-        if (HIST_IDX(h->b[mid]) < idx)
-            lo = mid + 1;
-        else
-            hi = mid;
+    if (n == 0)
+        return lo;
+    while (n > 1) {
+        uint32_t half = n / 2;
+
+        base += (HIST_IDX(base[half]) < idx) * half;
+        n -= half;
     }
-    return lo;
+    return (uint32_t)(base - h->b) + (HIST_IDX(*base) < idx);
 }
 
 /* Where idx is, or would go, among h's buckets; 1 when it is there. */
