@@ -717,6 +717,7 @@ int sum_begin(sum *s, mct_err *e)
     if (s->in_call)
         return mct_err_set(e, MCT_E_INTERNAL, "summary: a call begun before the last one ended");
     s->in_call = 1;
+    s->counts_only = 0;
     s->depth = 0;
     s->roots_entered = 0;
     s->ntouched = s->nmtouched = 0;
@@ -819,6 +820,25 @@ int sum_enter(sum *s, const struct sum_fig *f, mct_err *e)
     struct smethod *m;
 
     if (enter_ok(s, e) < 0 || (m = method_get(s, f->class_name, f->method, f->desc, e)) == NULL)
+        return -1;
+    return enter(s, m, f, e);
+}
+
+int sum_begin_counts(sum *s, mct_err *e)
+{
+    if (sum_begin(s, e) < 0)
+        return -1;
+    s->counts_only = 1;
+    return 0;
+}
+
+static struct smethod *method_of(sum *s, const call_tab *t, uint32_t id, mct_err *e);
+
+int sum_enter_num(sum *s, const call_tab *t, uint32_t id, const struct sum_fig *f, mct_err *e)
+{
+    struct smethod *m;
+
+    if (enter_ok(s, e) < 0 || (m = method_of(s, t, id, e)) == NULL)
         return -1;
     return enter(s, m, f, e);
 }
@@ -1326,7 +1346,6 @@ static struct smethod *method_of(sum *s, const call_tab *t, uint32_t id, mct_err
 static int add_node(sum *s, const call_tab *t, const mct_call *c, size_t *i, mct_err *e)
 {
     const struct call_node *nd = &c->nodes[(*i)++];
-    struct smethod *m;
     struct sum_fig f = {
         .calls = nd->calls, .total_ns = nd->total_ns, .self_ns = nd->self_ns,
         .min_ns = nd->min_ns, .max_ns = nd->max_ns, .throws = nd->throws,
@@ -1334,7 +1353,7 @@ static int add_node(sum *s, const call_tab *t, const mct_call *c, size_t *i, mct
         .xflags = c->flags & XFLAGS, .x = { [SUM_X_CPU] = nd->cpu_ns, [SUM_X_ALLOC] = nd->alloc_bytes },
     };
 
-    if (enter_ok(s, e) < 0 || (m = method_of(s, t, nd->method, e)) == NULL || enter(s, m, &f, e) < 0)
+    if (sum_enter_num(s, t, nd->method, &f, e) < 0)
         return -1;
     for (uint32_t k = 0; k < nd->n_children; k++)
         if (add_node(s, t, c, i, e) < 0)
@@ -1367,12 +1386,8 @@ int sum_add_call(sum *s, const call_tab *t, const mct_call *c, mct_err *e)
 int sum_count_call(sum *s, const call_tab *t, const mct_call *c, mct_err *e)
 {
     size_t i = 0;
-    int rc;
 
-    s->counts_only = 1;
-    rc = sum_begin(s, e) < 0 || add_node(s, t, c, &i, e) < 0 || sum_end(s, e) < 0 ? -1 : 0;
-    s->counts_only = 0;
-    return rc;
+    return sum_begin_counts(s, e) < 0 || add_node(s, t, c, &i, e) < 0 || sum_end(s, e) < 0 ? -1 : 0;
 }
 
 /* ---- a summary's nodes, read-only ---------------------------------------------- */

@@ -214,6 +214,14 @@ void sum_set_span(sum *s, int64_t start_ns, int64_t end_ns);
  * memory, out of order, or deeper than PROTO_MAX_DEPTH. */
 int sum_begin(sum *s, mct_err *e);
 int sum_enter(sum *s, const struct sum_fig *fig, mct_err *e);
+/* sum_begin of a warm-up call left out of the summary: its nodes count in
+ * their methods' counts only (sum_count_call). */
+int sum_begin_counts(sum *s, mct_err *e);
+/* sum_enter of a node whose method is number id of t (names unused in
+ * fig: looked up in t once per number and filling of t, as sum_add_call
+ * does), so that a producer of per-call trees adds one without building
+ * its model. */
+int sum_enter_num(sum *s, const struct call_tab *t, uint32_t id, const struct sum_fig *fig, mct_err *e);
 int sum_leave(sum *s, mct_err *e);
 int sum_end(sum *s, mct_err *e);
 

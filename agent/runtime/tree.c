@@ -502,3 +502,47 @@ int tree_call(const tree *t, call_tab *tab, mct_call *c, uint64_t seq, int64_t t
         rc = mct_err_wrap(err, "the call cannot be sent");
     return rc;
 }
+
+/* Node i and its subtree to s (tree_sum), xflags the figures they carry. */
+static int add_subtree(const tree *t, uint32_t i, const call_tab *tab, sum *s, unsigned xflags, mct_err *err)
+{
+    const struct node *nd = &t->nodes[i];
+    uint64_t total = ns(t, nd->total), child_total = 0;
+    struct sum_fig f;
+    uint32_t k;
+
+    for (k = nd->first_child; k != 0; k = t->nodes[k].next_sibling)
+        child_total += ns(t, t->nodes[k].total);
+    f = (struct sum_fig){
+        .calls = nd->calls, .total_ns = total, .self_ns = total > child_total ? total - child_total : 0,
+        .min_ns = ns(t, nd->min), .max_ns = ns(t, nd->max), .throws = nd->throws, .truncated = nd->truncated,
+        .xflags = xflags, .x = {[SUM_X_CPU] = nd->cpu < total ? nd->cpu : total, [SUM_X_ALLOC] = nd->alloc},
+    };
+    if (sum_enter_num(s, tab, (uint32_t)nd->id, &f, err) < 0)
+        return -1;
+    for (k = nd->first_child; k != 0; k = t->nodes[k].next_sibling)
+        if (add_subtree(t, k, tab, s, xflags, err) < 0)
+            return -1;
+    return sum_leave(s, err);
+}
+
+int tree_sum_check(const tree *t, call_tab *tab, mct_err *err)
+{
+    for (uint32_t i = 0; i < t->n_nodes; i++)
+        if (define(t, i, tab, err) < 0)
+            return -1;
+    /* call_check's bound on every figure: the root's bounds its nodes'. */
+    if (tree_start_ns(t) < 0 || ns(t, t->nodes[0].total) > INT64_MAX || t->nodes[0].alloc > INT64_MAX)
+        return mct_err_set(err, MCT_E_PROTO, "the call cannot be sent: a figure over %lld", (long long)INT64_MAX);
+    return 0;
+}
+
+int tree_sum(const tree *t, const call_tab *tab, sum *s, int counts_only, mct_err *err)
+{
+    unsigned xflags = (t->cpu ? CALL_F_CPU : 0u) | (t->alloc ? CALL_F_ALLOC : 0u);
+
+    if ((counts_only ? sum_begin_counts(s, err) : sum_begin(s, err)) < 0 ||
+        add_subtree(t, 0, tab, s, xflags, err) < 0)
+        return -1;
+    return sum_end(s, err);
+}

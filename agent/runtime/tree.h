@@ -13,6 +13,7 @@
 #include "call.h"
 #include "err.h"
 #include "probe.h"
+#include "summary.h"
 
 typedef struct tree tree;
 
@@ -89,5 +90,19 @@ int tree_warmup(tree *t, int first, int (*marks)(int32_t id, uint64_t start));
  * caller. */
 int tree_call(const tree *t, call_tab *tab, mct_call *c, uint64_t seq, int64_t thread_id, const char *thread_name,
               const char *exception, mct_err *err);
+
+/* What tree_call would refuse of t, checked without filling a model: its
+ * methods are defined in tab (tree_define) and its figures fit the model.
+ * 0, or -1 with err set (the call is dropped by the caller). */
+int tree_sum_check(const tree *t, call_tab *tab, mct_err *err);
+
+/* Adds call t, which passed tree_sum_check with tab, to summary s as
+ * sum_add_call adds the model that tree_call fills: the same figures,
+ * through sum_enter_num, with no model built and no name copied;
+ * counts_only: a warm-up call left out, to its methods' counts
+ * (sum_count_call). Not offered to `slowest` (a call it keeps needs its
+ * model). 0, or -1 with err set (out of memory: s may hold part of the
+ * call). */
+int tree_sum(const tree *t, const call_tab *tab, sum *s, int counts_only, mct_err *err);
 
 #endif

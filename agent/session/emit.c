@@ -56,24 +56,29 @@ static int task_run(const probe_call *c);
 static void take_run(struct session *s, JNIEnv *jni, const probe_call *c);
 
 /* aggregate: adds call c (tree tr) to the interval's summary (counts_only: a
- * warm-up call left out, to its methods' counts only); renders it
- * only when it would be among the slowest kept (seq: its rank among the
- * calls aggregated). */
+ * warm-up call left out, to its methods' counts only); fills its model
+ * only when it would be among the slowest kept (rendered, seq: its rank
+ * among the calls aggregated) or waits for its tasks, else adds the tree
+ * straight (tree_sum: the same figures). */
 static void aggregate_call(struct session *s, JNIEnv *jni, const probe_call *c, const tree *tr, int counts_only)
 {
+    int named = !counts_only && sum_slowest_wants(s->agg, tree_total_ns(tr));
     mct_err err;
 
-    if (model_call(s, jni, c, tr, s->printed + 1, !counts_only && sum_slowest_wants(s->agg, tree_total_ns(tr)),
-                   &err) < 0) {
-        vm_log("dropping a traced call: %s", err.msg);
-        return;
-    }
-    if (counts_only) {
-        /* A warm-up call left out: its methods' counts only (--max-calls). */
-        if (sum_count_call(s->agg, &s->tab, &s->call, &err) < 0) {
+    /* A warm-up call left out counts in its methods only (--max-calls). */
+    if (!named && (counts_only || s->async == NULL || !async_wants(tr))) {
+        if (tree_sum_check(tr, &s->tab, &err) < 0) {
+            vm_log("dropping a traced call: %s", err.msg);
+        } else if (tree_sum(tr, &s->tab, s->agg, counts_only, &err) < 0) {
             vm_log("summarising a call: %s; the calls of this interval are lost", err.msg);
             sum_reset(s->agg);
+        } else if (!counts_only) {
+            call_done(s, 0);
         }
+        return;
+    }
+    if (model_call(s, jni, c, tr, s->printed + 1, named, &err) < 0) {
+        vm_log("dropping a traced call: %s", err.msg);
         return;
     }
     if (s->async != NULL && async_wants(tr)) {
