@@ -298,6 +298,7 @@ static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, const pro
 tree *tree_build(const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err)
 {
     static const probe_stamp no_stamp;
+    const probe_stamp *first;
     struct frame st[MAX_STACK];
     int sp = 0;
     tree *t;
@@ -316,14 +317,14 @@ tree *tree_build(const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err)
     t->o = *o;
     t->mult = (uint64_t)(o->cal.ns_per_tick * 4294967296.0 + 0.5);
     t->start_tick = ev[0].t;
-    if (o->stamps != NULL) {
-        t->cpu = o->stamps[0].cpu != 0;
-        t->alloc = o->stamps[0].alloc != 0;
-    }
-    st[sp++] = (struct frame){.node = 0, .start = ev[0].t, .cpu_start = o->stamps ? o->stamps[0].cpu : 0,
-                              .alloc_start = o->stamps ? o->stamps[0].alloc : 0};
+    first = o->stamps != NULL ? &o->stamps[o->stamp_pos & o->stamp_mask] : &no_stamp;
+    t->cpu = first->cpu != 0;
+    t->alloc = first->alloc != 0;
+    st[sp++] = (struct frame){.node = 0, .start = ev[0].t, .cpu_start = first->cpu, .alloc_start = first->alloc};
     for (i = 1; i < n; i++) {
-        if (step(t, st, &sp, &ev[i], o->stamps != NULL ? &o->stamps[i] : &no_stamp, err) < 0) {
+        const probe_stamp *sm = o->stamps != NULL ? &o->stamps[(o->stamp_pos + i) & o->stamp_mask] : &no_stamp;
+
+        if (step(t, st, &sp, &ev[i], sm, err) < 0) {
             tree_free(t);
             return NULL;
         }

@@ -200,6 +200,8 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_call *c)
     o.cal = s->sp.cal;
     o.probe_ticks = (uint64_t)(s->sp.probe.ticks + 0.5);
     o.stamps = c->stamps;
+    o.stamp_pos = c->stamp_pos;
+    o.stamp_mask = c->stamp_mask;
     tr = tree_build(c->ev, c->len, &o, &err);
     if (tr == NULL) {
         vm_log("dropping a traced call: %s", err.msg);
@@ -269,7 +271,8 @@ static int task_run(const probe_call *c)
  * holder (not a call of its own: no filter, no count). */
 static void take_run(struct session *s, JNIEnv *jni, const probe_call *c)
 {
-    tree_opts o = {.cal = s->sp.cal, .probe_ticks = (uint64_t)(s->sp.probe.ticks + 0.5), .stamps = c->stamps};
+    tree_opts o = {.cal = s->sp.cal, .probe_ticks = (uint64_t)(s->sp.probe.ticks + 0.5), .stamps = c->stamps,
+                  .stamp_pos = c->stamp_pos, .stamp_mask = c->stamp_mask};
     mct_err err;
     tree *tr = tree_build(c->ev, c->len, &o, &err);
 
