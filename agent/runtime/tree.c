@@ -295,25 +295,24 @@ static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, const pro
     return 0;
 }
 
-tree *tree_build(const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err)
+int tree_rebuild(tree *t, const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err)
 {
     static const probe_stamp no_stamp;
     const probe_stamp *first;
     struct frame st[MAX_STACK];
     int sp = 0;
-    tree *t;
     size_t i;
 
-    if (n < 2 || PROBE_KIND(ev[0].kind) != PROBE_ROOT_ENTER) {
-        mct_err_set(err, MCT_E_INTERNAL, "a traced call of %zu events does not start with its entry method", n);
-        return NULL;
-    }
-    t = calloc(1, sizeof *t);
-    if (t == NULL || new_node(t, ev[0].id) == UINT32_MAX) {
-        tree_free(t);
-        mct_err_set(err, MCT_E_NOMEM, "out of memory building a call tree");
-        return NULL;
-    }
+    /* What the last call left goes; its arrays stay (the children table
+     * only when the last call had a node that wide: rare). */
+    kit_table_free(&t->children);
+    *t = (struct tree){.nodes = t->nodes, .cap_nodes = t->cap_nodes, .handoffs = t->handoffs,
+                       .cap_handoffs = t->cap_handoffs, .inlined = t->inlined, .cap_inlined = t->cap_inlined};
+    if (n < 2 || PROBE_KIND(ev[0].kind) != PROBE_ROOT_ENTER)
+        return mct_err_set(err, MCT_E_INTERNAL, "a traced call of %zu events does not start with its entry method",
+                           n);
+    if (new_node(t, ev[0].id) == UINT32_MAX)
+        return mct_err_set(err, MCT_E_NOMEM, "out of memory building a call tree");
     t->o = *o;
     t->mult = (uint64_t)(o->cal.ns_per_tick * 4294967296.0 + 0.5);
     t->start_tick = ev[0].t;
@@ -324,10 +323,8 @@ tree *tree_build(const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err)
     for (i = 1; i < n; i++) {
         const probe_stamp *sm = o->stamps != NULL ? &o->stamps[(o->stamp_pos + i) & o->stamp_mask] : &no_stamp;
 
-        if (step(t, st, &sp, &ev[i], sm, err) < 0) {
-            tree_free(t);
-            return NULL;
-        }
+        if (step(t, st, &sp, &ev[i], sm, err) < 0)
+            return -1;
     }
     if (sp > 0) {
         /* The call's own exit was lost (it cannot be, short of a bug):
@@ -339,6 +336,21 @@ tree *tree_build(const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err)
             t->nodes[st[j].node].truncated = 1;
         while (sp > 0)
             close_frame(t, st, &sp, last, 0, 0, 1);
+    }
+    return 0;
+}
+
+tree *tree_build(const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err)
+{
+    tree *t = calloc(1, sizeof *t);
+
+    if (t == NULL) {
+        mct_err_set(err, MCT_E_NOMEM, "out of memory building a call tree");
+        return NULL;
+    }
+    if (tree_rebuild(t, ev, n, o, err) < 0) {
+        tree_free(t);
+        return NULL;
     }
     return t;
 }

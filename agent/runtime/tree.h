@@ -35,6 +35,12 @@ typedef struct tree_opts {
  * err set on out of memory or events that do not form a call (a bug). */
 tree *tree_build(const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err);
 
+/* tree_build into t, a tree built before, whose memory the new call's
+ * tree reuses (none allocated once t has room: the worker builds every
+ * call into one). 0, or -1 with err set: t then holds no call (build into
+ * it again, or free it). */
+int tree_rebuild(tree *t, const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err);
+
 void tree_free(tree *t);
 
 /* The entry method's duration in ns (probe cost subtracted). */
