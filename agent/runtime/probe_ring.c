@@ -114,7 +114,7 @@ static void take_call(JNIEnv *jni, const probe_sink *sink, struct ready *r)
         .session = PROBE_SESSION(probe_event(r->t, r->c + r->len - 1)->kind),
         .thread = r->t->thread,
     };
-    int handed = 1;
+    int handed = 1, refs = 1;   /* refs: some event holds one (unknown: 1) */
 
     if (!sink->discarding(sink->arg)) {
         uint64_t i;
@@ -126,8 +126,11 @@ static void take_call(JNIEnv *jni, const probe_sink *sink, struct ready *r)
         call.stamp_pos = r->c;
         call.stamp_mask = r->t->mask;
         handed = call.ev != NULL;
+        refs = !handed;
         for (i = 0; handed && i < r->len; i++) {
             uint32_t k = PROBE_KIND(call.ev[i].kind);
+
+            refs |= probe_ev_ref(&call.ev[i]) != NULL;
 
             if (k == PROBE_EXCEPTION)
                 call.exception = (jclass)(uintptr_t)call.ev[i].t;
@@ -139,7 +142,9 @@ static void take_call(JNIEnv *jni, const probe_sink *sink, struct ready *r)
     }
     if (handed)
         sink->call(sink->arg, jni, &call);
-    free_refs(jni, r->t, r->c, r->len);
+    /* Most calls hold none: no second pass over their events then. */
+    if (refs)
+        free_refs(jni, r->t, r->c, r->len);
     r->c += r->len;
     atomic_store_explicit(&r->t->consumed, r->c, memory_order_release);
 }
