@@ -834,13 +834,19 @@ int sum_begin_counts(sum *s, mct_err *e)
 
 static struct smethod *method_of(sum *s, const call_tab *t, uint32_t id, mct_err *e);
 
-int sum_enter_num(sum *s, const call_tab *t, uint32_t id, const struct sum_fig *f, mct_err *e)
+int sum_enter_node(sum *s, const call_tab *t, const struct call_node *nd, unsigned call_flags, mct_err *e)
 {
     struct smethod *m;
+    struct sum_fig f = {
+        .calls = nd->calls, .total_ns = nd->total_ns, .self_ns = nd->self_ns,
+        .min_ns = nd->min_ns, .max_ns = nd->max_ns, .throws = nd->throws,
+        .truncated = (nd->flags & CALL_N_TRUNCATED) != 0,
+        .xflags = call_flags & XFLAGS, .x = { [SUM_X_CPU] = nd->cpu_ns, [SUM_X_ALLOC] = nd->alloc_bytes },
+    };
 
-    if (enter_ok(s, e) < 0 || (m = method_of(s, t, id, e)) == NULL)
+    if (enter_ok(s, e) < 0 || (m = method_of(s, t, nd->method, e)) == NULL)
         return -1;
-    return enter(s, m, f, e);
+    return enter(s, m, &f, e);
 }
 
 int sum_leave(sum *s, mct_err *e)
@@ -1346,14 +1352,8 @@ static struct smethod *method_of(sum *s, const call_tab *t, uint32_t id, mct_err
 static int add_node(sum *s, const call_tab *t, const mct_call *c, size_t *i, mct_err *e)
 {
     const struct call_node *nd = &c->nodes[(*i)++];
-    struct sum_fig f = {
-        .calls = nd->calls, .total_ns = nd->total_ns, .self_ns = nd->self_ns,
-        .min_ns = nd->min_ns, .max_ns = nd->max_ns, .throws = nd->throws,
-        .truncated = (nd->flags & CALL_N_TRUNCATED) != 0,
-        .xflags = c->flags & XFLAGS, .x = { [SUM_X_CPU] = nd->cpu_ns, [SUM_X_ALLOC] = nd->alloc_bytes },
-    };
 
-    if (sum_enter_num(s, t, nd->method, &f, e) < 0)
+    if (sum_enter_node(s, t, nd, c->flags, e) < 0)
         return -1;
     for (uint32_t k = 0; k < nd->n_children; k++)
         if (add_node(s, t, c, i, e) < 0)

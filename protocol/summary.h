@@ -130,6 +130,7 @@ int sum_hist_from_json(struct sum_hist *h, const json_t *a, uint64_t min, uint64
 
 typedef struct sum sum;
 struct call_tab;
+struct call_node;
 struct mct_call;
 
 /* The figures a node holds besides its time when the calls carry them
@@ -217,11 +218,11 @@ int sum_enter(sum *s, const struct sum_fig *fig, mct_err *e);
 /* sum_begin of a warm-up call left out of the summary: its nodes count in
  * their methods' counts only (sum_count_call). */
 int sum_begin_counts(sum *s, mct_err *e);
-/* sum_enter of a node whose method is number id of t (names unused in
- * fig: looked up in t once per number and filling of t, as sum_add_call
- * does), so that a producer of per-call trees adds one without building
- * its model. */
-int sum_enter_num(sum *s, const struct call_tab *t, uint32_t id, const struct sum_fig *fig, mct_err *e);
+/* sum_enter of node nd of a call whose flags are call_flags, as
+ * sum_add_call enters each (its method's names looked up in t once per
+ * number and filling of t), so that a producer of per-call trees adds one
+ * node by node without filling the call's whole model. */
+int sum_enter_node(sum *s, const struct call_tab *t, const struct call_node *nd, unsigned call_flags, mct_err *e);
 int sum_leave(sum *s, mct_err *e);
 int sum_end(sum *s, mct_err *e);
 

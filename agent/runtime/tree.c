@@ -463,25 +463,33 @@ int tree_define(call_tab *tab, int32_t num, mct_err *err)
     return rc;
 }
 
-/* Node i and its subtree, in pre-order, from *at on; *at moves past them. */
-static int fill(const tree *t, uint32_t i, call_tab *tab, mct_call *c, size_t *at, mct_err *err)
+/* Node i as the model holds it: the one rule of its figures, for the
+ * model (fill) and for the summary (tree_sum). */
+static struct call_node figures(const tree *t, uint32_t i)
 {
     const struct node *nd = &t->nodes[i];
     uint64_t total = ns(t, nd->total), child_total = 0;
-    struct call_node *cn = &c->nodes[*at];
-    uint32_t k;
 
-    t->nodes[i].pre = (uint32_t)(*at)++;
-    if (define(t, i, tab, err) < 0)
-        return -1;
-    for (k = nd->first_child; k != 0; k = t->nodes[k].next_sibling)
+    for (uint32_t k = nd->first_child; k != 0; k = t->nodes[k].next_sibling)
         child_total += ns(t, t->nodes[k].total);
-    *cn = (struct call_node){
+    return (struct call_node){
         .method = (uint32_t)nd->id, .n_children = nd->kids, .flags = nd->truncated ? CALL_N_TRUNCATED : 0u,
         .calls = nd->calls, .total_ns = total, .self_ns = total > child_total ? total - child_total : 0,
         .min_ns = ns(t, nd->min), .max_ns = ns(t, nd->max), .throws = nd->throws,
         .cpu_ns = nd->cpu < total ? nd->cpu : total, .alloc_bytes = nd->alloc,
     };
+}
+
+/* Node i and its subtree, in pre-order, from *at on; *at moves past them. */
+static int fill(const tree *t, uint32_t i, call_tab *tab, mct_call *c, size_t *at, mct_err *err)
+{
+    const struct node *nd = &t->nodes[i];
+    uint32_t k;
+
+    t->nodes[i].pre = (uint32_t)*at;
+    c->nodes[(*at)++] = figures(t, i);
+    if (define(t, i, tab, err) < 0)
+        return -1;
     for (k = nd->first_child; k != 0; k = t->nodes[k].next_sibling)
         if (fill(t, k, tab, c, at, err) < 0)
             return -1;
@@ -516,25 +524,15 @@ int tree_call(const tree *t, call_tab *tab, mct_call *c, uint64_t seq, int64_t t
     return rc;
 }
 
-/* Node i and its subtree to s (tree_sum), xflags the figures they carry. */
-static int add_subtree(const tree *t, uint32_t i, const call_tab *tab, sum *s, unsigned xflags, mct_err *err)
+/* Node i and its subtree to s (tree_sum), call_flags the call's. */
+static int add_subtree(const tree *t, uint32_t i, const call_tab *tab, sum *s, unsigned call_flags, mct_err *err)
 {
-    const struct node *nd = &t->nodes[i];
-    uint64_t total = ns(t, nd->total), child_total = 0;
-    struct sum_fig f;
-    uint32_t k;
+    struct call_node cn = figures(t, i);
 
-    for (k = nd->first_child; k != 0; k = t->nodes[k].next_sibling)
-        child_total += ns(t, t->nodes[k].total);
-    f = (struct sum_fig){
-        .calls = nd->calls, .total_ns = total, .self_ns = total > child_total ? total - child_total : 0,
-        .min_ns = ns(t, nd->min), .max_ns = ns(t, nd->max), .throws = nd->throws, .truncated = nd->truncated,
-        .xflags = xflags, .x = {[SUM_X_CPU] = nd->cpu < total ? nd->cpu : total, [SUM_X_ALLOC] = nd->alloc},
-    };
-    if (sum_enter_num(s, tab, (uint32_t)nd->id, &f, err) < 0)
+    if (sum_enter_node(s, tab, &cn, call_flags, err) < 0)
         return -1;
-    for (k = nd->first_child; k != 0; k = t->nodes[k].next_sibling)
-        if (add_subtree(t, k, tab, s, xflags, err) < 0)
+    for (uint32_t k = t->nodes[i].first_child; k != 0; k = t->nodes[k].next_sibling)
+        if (add_subtree(t, k, tab, s, call_flags, err) < 0)
             return -1;
     return sum_leave(s, err);
 }
@@ -552,10 +550,10 @@ int tree_sum_check(const tree *t, call_tab *tab, mct_err *err)
 
 int tree_sum(const tree *t, const call_tab *tab, sum *s, int counts_only, mct_err *err)
 {
-    unsigned xflags = (t->cpu ? CALL_F_CPU : 0u) | (t->alloc ? CALL_F_ALLOC : 0u);
+    unsigned flags = (t->cpu ? CALL_F_CPU : 0u) | (t->alloc ? CALL_F_ALLOC : 0u);
 
     if ((counts_only ? sum_begin_counts(s, err) : sum_begin(s, err)) < 0 ||
-        add_subtree(t, 0, tab, s, xflags, err) < 0)
+        add_subtree(t, 0, tab, s, flags, err) < 0)
         return -1;
     return sum_end(s, err);
 }
