@@ -71,11 +71,12 @@ static void hist_bucket(unsigned idx, uint64_t *lo, uint64_t *width)
  * mispredicted branch per halving was most of that search's cost. */
 static uint32_t hist_lower(const struct sum_hist *h, uint32_t lo, uint32_t hi, unsigned idx)
 {
-    const uint64_t *base = h->b + lo;
+    const uint64_t *base;
     uint32_t n = hi - lo;
 
     if (n == 0)
-        return lo;
+        return lo;              /* h->b may be NULL */
+    base = h->b + lo;
     while (n > 1) {
         uint32_t half = n / 2;
 
