@@ -131,7 +131,6 @@ static void take_call(JNIEnv *jni, const probe_sink *sink, struct ready *r)
             uint32_t k = PROBE_KIND(call.ev[i].kind);
 
             refs |= probe_ev_ref(&call.ev[i]) != NULL;
-
             if (k == PROBE_EXCEPTION)
                 call.exception = (jclass)(uintptr_t)call.ev[i].t;
             else if (k == PROBE_THREAD)

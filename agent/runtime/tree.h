@@ -21,7 +21,7 @@ typedef struct tree_opts {
     clock_cal cal;            /* converts ticks to ns */
     uint64_t probe_ticks;     /* subtracted per probe call, in ticks (probe_cost.ticks) */
     const probe_stamp *stamps; /* the events' stamps, or NULL: none (borrowed
-                                  during tree_build only): event i's is
+                                  while the tree is built only): event i's is
                                   stamps[(stamp_pos + i) & stamp_mask], a
                                   ring's read in place (an array of one per
                                   event: 0 and UINT64_MAX) */
