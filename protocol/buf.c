@@ -45,13 +45,18 @@ int buf_reserve(mct_buf *b, size_t n)
 
 int buf_grow(void *arr, size_t *cap, size_t n, size_t size, size_t first)
 {
+    return n < *cap ? 0 : buf_room(arr, cap, n + 1, size, first);
+}
+
+int buf_room(void *arr, size_t *cap, size_t need, size_t size, size_t first)
+{
     void **a = arr;
-    size_t c = *cap ? *cap : first;
+    size_t c = *cap ? *cap : first ? first : 1;
     void *p;
 
-    if (n < *cap)
+    if (need <= *cap)
         return 0;
-    if (*cap != 0) {
+    while (c < need) {
         if (c > SIZE_MAX / 2 / size)
             return -1;
         c *= 2;

@@ -65,6 +65,10 @@ uint8_t *buf_steal(mct_buf *b, size_t *len);
  * *arr and *cap unchanged. arr is the address of the array's pointer. */
 int buf_grow(void *arr, size_t *cap, size_t n, size_t size, size_t first);
 
+/* buf_grow for need elements in all (n in use or not: what they hold
+ * stays), the capacity doubled from first until it holds them. */
+int buf_room(void *arr, size_t *cap, size_t need, size_t size, size_t first);
+
 /* Big-endian reads from memory the caller has bounds-checked. */
 static inline uint16_t buf_get_u2(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
 static inline uint32_t buf_get_u4(const uint8_t *p)

@@ -152,15 +152,8 @@ int call_add_thread(mct_call *c, const char *name, uint32_t *at)
 {
     char *copy;
 
-    if (c->n_threads == c->cap_threads) {
-        size_t cap = c->cap_threads ? c->cap_threads * 2 : 8;
-        char **p = realloc(c->threads, cap * sizeof *p);
-
-        if (p == NULL)
-            return -1;
-        c->threads = p;
-        c->cap_threads = cap;
-    }
+    if (buf_grow(&c->threads, &c->cap_threads, c->n_threads, sizeof *c->threads, 8) < 0)
+        return -1;
     if ((copy = strdup(name)) == NULL)
         return -1;
     *at = (uint32_t)c->n_threads;
@@ -252,14 +245,8 @@ static void args_clear(mct_call *c)
 int call_args(mct_call *c, size_t n)
 {
     args_clear(c);
-    if (n > c->cap_args) {
-        struct call_arg *p = realloc(c->args, n * sizeof *p);
-
-        if (p == NULL)
-            return -1;
-        c->args = p;
-        c->cap_args = n;
-    }
+    if (buf_room(&c->args, &c->cap_args, n, sizeof *c->args, 1) < 0)
+        return -1;
     for (size_t i = 0; i < n; i++)
         c->args[i] = (struct call_arg){.type = CALL_ARG_NULL};
     c->n_args = n;
@@ -305,14 +292,8 @@ void call_free(mct_call *c)
 
 struct call_node *call_nodes(mct_call *c, size_t n)
 {
-    if (n > c->cap_nodes) {
-        struct call_node *p = realloc(c->nodes, n * sizeof *p);
-
-        if (p == NULL)
-            return NULL;
-        c->nodes = p;
-        c->cap_nodes = n;
-    }
+    if (buf_room(&c->nodes, &c->cap_nodes, n, sizeof *c->nodes, 16) < 0)
+        return NULL;
     c->n_nodes = n;
     return c->nodes;
 }

@@ -65,18 +65,29 @@ static void hist_bucket(unsigned idx, uint64_t *lo, uint64_t *width)
     *lo = ((uint64_t)SUM_HIST_SUB + b) << (g - 1);
 }
 
-/* Where idx is, or would go, among h's buckets lo .. hi - 1 (ascending). */
+/* Where idx is, or would go, among h's buckets lo .. hi - 1 (ascending).
+ * Without a branch on the comparison: a node's time histogram has many
+ * buckets, one is searched for every node of every call added, and a
+ * mispredicted branch per halving was most of that search's cost. */
 static uint32_t hist_lower(const struct sum_hist *h, uint32_t lo, uint32_t hi, unsigned idx)
 {
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
+    const uint64_t *base;
+    uint32_t n = hi - lo;
 
-        if (HIST_IDX(h->b[mid]) < idx)
-            lo = mid + 1;
-        else
-            hi = mid;
+    if (n == 0)
+        return lo;              /* h->b may be NULL */
+    base = h->b + lo;
+    while (n > 1) {
+        uint32_t half = n / 2;
+
+        /* Both buckets the next halving may read, asked for now: the
+         * search waits on memory, not on the comparisons. */
+        __builtin_prefetch(base + half / 2);
+        __builtin_prefetch(base + half + half / 2);
+        base += (HIST_IDX(base[half]) < idx) * half;
+        n -= half;
     }
-    return lo;
+    return (uint32_t)(base - h->b) + (HIST_IDX(*base) < idx);
 }
 
 /* Where idx is, or would go, among h's buckets; 1 when it is there. */
@@ -712,6 +723,7 @@ int sum_begin(sum *s, mct_err *e)
     if (s->in_call)
         return mct_err_set(e, MCT_E_INTERNAL, "summary: a call begun before the last one ended");
     s->in_call = 1;
+    s->counts_only = 0;
     s->depth = 0;
     s->roots_entered = 0;
     s->ntouched = s->nmtouched = 0;
@@ -817,6 +829,32 @@ int sum_enter(sum *s, const struct sum_fig *f, mct_err *e)
     if (enter_ok(s, e) < 0 || (m = method_get(s, f->class_name, f->method, f->desc, e)) == NULL)
         return -1;
     return enter(s, m, f, e);
+}
+
+int sum_begin_counts(sum *s, mct_err *e)
+{
+    if (sum_begin(s, e) < 0)
+        return -1;
+    s->counts_only = 1;
+    return 0;
+}
+
+static struct smethod *method_of(sum *s, const call_tab *t, uint32_t id, mct_err *e);
+
+int sum_enter_node(sum *s, const call_tab *t, const struct call_node *nd, unsigned call_flags, mct_err *e)
+{
+    struct smethod *m;
+    struct sum_fig f = {
+        .calls = nd->calls, .total_ns = nd->total_ns, .self_ns = nd->self_ns,
+        .min_ns = nd->min_ns, .max_ns = nd->max_ns, .throws = nd->throws,
+        .truncated = (nd->flags & CALL_N_TRUNCATED) != 0,
+        .async = (nd->flags & CALL_N_ASYNC) != 0,
+        .xflags = call_flags & XFLAGS, .x = { [SUM_X_CPU] = nd->cpu_ns, [SUM_X_ALLOC] = nd->alloc_bytes },
+    };
+
+    if (enter_ok(s, e) < 0 || (m = method_of(s, t, nd->method, e)) == NULL)
+        return -1;
+    return enter(s, m, &f, e);
 }
 
 int sum_leave(sum *s, mct_err *e)
@@ -1353,16 +1391,8 @@ static struct smethod *method_of(sum *s, const call_tab *t, uint32_t id, mct_err
 static int add_node(sum *s, const call_tab *t, const mct_call *c, size_t *i, mct_err *e)
 {
     const struct call_node *nd = &c->nodes[(*i)++];
-    struct smethod *m;
-    struct sum_fig f = {
-        .calls = nd->calls, .total_ns = nd->total_ns, .self_ns = nd->self_ns,
-        .min_ns = nd->min_ns, .max_ns = nd->max_ns, .throws = nd->throws,
-        .truncated = (nd->flags & CALL_N_TRUNCATED) != 0,
-        .async = (nd->flags & CALL_N_ASYNC) != 0,
-        .xflags = c->flags & XFLAGS, .x = { [SUM_X_CPU] = nd->cpu_ns, [SUM_X_ALLOC] = nd->alloc_bytes },
-    };
 
-    if (enter_ok(s, e) < 0 || (m = method_of(s, t, nd->method, e)) == NULL || enter(s, m, &f, e) < 0)
+    if (sum_enter_node(s, t, nd, c->flags, e) < 0)
         return -1;
     for (uint32_t k = 0; k < nd->n_children; k++)
         if (add_node(s, t, c, i, e) < 0)
@@ -1395,12 +1425,8 @@ int sum_add_call(sum *s, const call_tab *t, const mct_call *c, mct_err *e)
 int sum_count_call(sum *s, const call_tab *t, const mct_call *c, mct_err *e)
 {
     size_t i = 0;
-    int rc;
 
-    s->counts_only = 1;
-    rc = sum_begin(s, e) < 0 || add_node(s, t, c, &i, e) < 0 || sum_end(s, e) < 0 ? -1 : 0;
-    s->counts_only = 0;
-    return rc;
+    return sum_begin_counts(s, e) < 0 || add_node(s, t, c, &i, e) < 0 || sum_end(s, e) < 0 ? -1 : 0;
 }
 
 /* ---- a summary's nodes, read-only ---------------------------------------------- */

@@ -557,7 +557,10 @@ uint64_t probe_record_ticks(probe_ev *ring, uint64_t cap, int n);
 typedef struct probe_call {
     const probe_ev *ev;   /* its events in order, copied (valid during the
                              callback); NULL when the call is discarded */
-    const probe_stamp *stamps; /* their stamps, likewise; NULL: none */
+    const probe_stamp *stamps; /* their stamps, in the ring (read in place,
+                             valid during the callback): event i's is
+                             stamps[(stamp_pos + i) & stamp_mask]; NULL: none */
+    uint64_t stamp_pos, stamp_mask;
     uint64_t len;         /* its event count (at least 2) */
     uint32_t session;     /* the session it started in */
     jobject thread;       /* the Thread that made it; NULL: unknown (borrowed) */

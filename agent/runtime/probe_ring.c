@@ -22,8 +22,6 @@ static pthread_mutex_t consumer = PTHREAD_MUTEX_INITIALIZER;
 static int untidy;             /* a ring was left big: probe_tidy tries again */
 static probe_ev *scratch;      /* the call handed over, copied */
 static size_t scratch_cap;
-static probe_stamp *scratch_stamps; /* its stamps, copied */
-static size_t scratch_stamps_cap;
 static struct ready *heap;     /* probe_drain's */
 static size_t cap_heap;
 
@@ -84,40 +82,11 @@ static probe_ev *copy_call(const probe_thread *t, uint64_t pos, uint64_t len)
 {
     uint64_t i;
 
-    if (len > scratch_cap) {
-        probe_ev *p = realloc(scratch, len * sizeof *p);
-
-        if (p == NULL)
-            return NULL;
-        scratch = p;
-        scratch_cap = len;
-    }
+    if (buf_room(&scratch, &scratch_cap, len, sizeof *scratch, 64) < 0)
+        return NULL;
     for (i = 0; i < len; i++)
         scratch[i] = *probe_event(t, pos + i);
     return scratch;
-}
-
-/* Copies the stamps of the len events of a call at pos from t's ring
- * (whose stamps are read after its published calls); NULL when it has
- * none, or out of memory (the call is then built without them). */
-static const probe_stamp *copy_stamps(const probe_thread *t, uint64_t pos, uint64_t len)
-{
-    const probe_stamp *s = atomic_load_explicit(&t->stamps, memory_order_acquire);
-    uint64_t i;
-
-    if (s == NULL)
-        return NULL;
-    if (len > scratch_stamps_cap) {
-        probe_stamp *p = realloc(scratch_stamps, len * sizeof *p);
-
-        if (p == NULL)
-            return NULL;
-        scratch_stamps = p;
-        scratch_stamps_cap = len;
-    }
-    for (i = 0; i < len; i++)
-        scratch_stamps[i] = s[(pos + i) & t->mask];
-    return scratch_stamps;
 }
 
 /* Reads the call at r->c: 1, or 0 when r has no more calls (r->c < r->p
@@ -145,17 +114,23 @@ static void take_call(JNIEnv *jni, const probe_sink *sink, struct ready *r)
         .session = PROBE_SESSION(probe_event(r->t, r->c + r->len - 1)->kind),
         .thread = r->t->thread,
     };
-    int handed = 1;
+    int handed = 1, refs = 1;   /* refs: some event holds one (unknown: 1) */
 
     if (!sink->discarding(sink->arg)) {
         uint64_t i;
 
         call.ev = copy_call(r->t, r->c, r->len);
-        call.stamps = copy_stamps(r->t, r->c, r->len);
+        /* Read in place: the app thread lets go of them only when its
+         * ring holds no unread event. */
+        call.stamps = atomic_load_explicit(&r->t->stamps, memory_order_acquire);
+        call.stamp_pos = r->c;
+        call.stamp_mask = r->t->mask;
         handed = call.ev != NULL;
+        refs = !handed;
         for (i = 0; handed && i < r->len; i++) {
             uint32_t k = PROBE_KIND(call.ev[i].kind);
 
+            refs |= probe_ev_ref(&call.ev[i]) != NULL;
             if (k == PROBE_EXCEPTION)
                 call.exception = (jclass)(uintptr_t)call.ev[i].t;
             else if (k == PROBE_THREAD)
@@ -166,7 +141,9 @@ static void take_call(JNIEnv *jni, const probe_sink *sink, struct ready *r)
     }
     if (handed)
         sink->call(sink->arg, jni, &call);
-    free_refs(jni, r->t, r->c, r->len);
+    /* Most calls hold none: no second pass over their events then. */
+    if (refs)
+        free_refs(jni, r->t, r->c, r->len);
     r->c += r->len;
     atomic_store_explicit(&r->t->consumed, r->c, memory_order_release);
 }

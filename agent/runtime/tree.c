@@ -306,39 +306,37 @@ static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, const pro
     return 0;
 }
 
-tree *tree_build(const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err)
+int tree_rebuild(tree *t, const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err)
 {
     static const probe_stamp no_stamp;
+    const probe_stamp *first;
     struct frame st[MAX_STACK];
     int sp = 0;
-    tree *t;
     size_t i;
 
-    if (n < 2 || PROBE_KIND(ev[0].kind) != PROBE_ROOT_ENTER) {
-        mct_err_set(err, MCT_E_INTERNAL, "a traced call of %zu events does not start with its entry method", n);
-        return NULL;
-    }
-    t = calloc(1, sizeof *t);
-    if (t == NULL || new_node(t, ev[0].id) == UINT32_MAX) {
-        tree_free(t);
-        mct_err_set(err, MCT_E_NOMEM, "out of memory building a call tree");
-        return NULL;
-    }
+    /* What the last call left goes; its arrays stay (the children table
+     * only when the last call had a node that wide: rare). */
+    kit_table_free(&t->children);
+    *t = (struct tree){.nodes = t->nodes, .cap_nodes = t->cap_nodes, .handoffs = t->handoffs,
+                       .cap_handoffs = t->cap_handoffs, .inlined = t->inlined, .cap_inlined = t->cap_inlined};
+    if (n < 2 || PROBE_KIND(ev[0].kind) != PROBE_ROOT_ENTER)
+        return mct_err_set(err, MCT_E_INTERNAL, "a traced call of %zu events does not start with its entry method",
+                           n);
+    if (new_node(t, ev[0].id) == UINT32_MAX)
+        return mct_err_set(err, MCT_E_NOMEM, "out of memory building a call tree");
     t->o = *o;
     t->mult = (uint64_t)(o->cal.ns_per_tick * 4294967296.0 + 0.5);
     t->start_tick = ev[0].t;
     t->handed_at = SIZE_MAX;
-    if (o->stamps != NULL) {
-        t->cpu = o->stamps[0].cpu != 0;
-        t->alloc = o->stamps[0].alloc != 0;
-    }
-    st[sp++] = (struct frame){.node = 0, .start = ev[0].t, .cpu_start = o->stamps ? o->stamps[0].cpu : 0,
-                              .alloc_start = o->stamps ? o->stamps[0].alloc : 0};
+    first = o->stamps != NULL ? &o->stamps[o->stamp_pos & o->stamp_mask] : &no_stamp;
+    t->cpu = first->cpu != 0;
+    t->alloc = first->alloc != 0;
+    st[sp++] = (struct frame){.node = 0, .start = ev[0].t, .cpu_start = first->cpu, .alloc_start = first->alloc};
     for (i = 1; i < n; i++) {
-        if (step(t, st, &sp, &ev[i], o->stamps != NULL ? &o->stamps[i] : &no_stamp, err) < 0) {
-            tree_free(t);
-            return NULL;
-        }
+        const probe_stamp *sm = o->stamps != NULL ? &o->stamps[(o->stamp_pos + i) & o->stamp_mask] : &no_stamp;
+
+        if (step(t, st, &sp, &ev[i], sm, err) < 0)
+            return -1;
     }
     if (sp > 0) {
         /* The call's own exit was lost (it cannot be, short of a bug):
@@ -350,6 +348,21 @@ tree *tree_build(const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err)
             t->nodes[st[j].node].truncated = 1;
         while (sp > 0)
             close_frame(t, st, &sp, last, 0, 0, 1);
+    }
+    return 0;
+}
+
+tree *tree_build(const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err)
+{
+    tree *t = calloc(1, sizeof *t);
+
+    if (t == NULL) {
+        mct_err_set(err, MCT_E_NOMEM, "out of memory building a call tree");
+        return NULL;
+    }
+    if (tree_rebuild(t, ev, n, o, err) < 0) {
+        tree_free(t);
+        return NULL;
     }
     return t;
 }
@@ -462,25 +475,33 @@ int tree_define(call_tab *tab, int32_t num, mct_err *err)
     return rc;
 }
 
-/* Node i and its subtree, in pre-order, from *at on; *at moves past them. */
-static int fill(const tree *t, uint32_t i, call_tab *tab, mct_call *c, size_t *at, mct_err *err)
+/* Node i as the model holds it: the one rule of its figures, for the
+ * model (fill) and for the summary (tree_sum). */
+static struct call_node figures(const tree *t, uint32_t i)
 {
     const struct node *nd = &t->nodes[i];
     uint64_t total = ns(t, nd->total), child_total = 0;
-    struct call_node *cn = &c->nodes[*at];
-    uint32_t k;
 
-    t->nodes[i].pre = (uint32_t)(*at)++;
-    if (define(t, i, tab, err) < 0)
-        return -1;
-    for (k = nd->first_child; k != 0; k = t->nodes[k].next_sibling)
+    for (uint32_t k = nd->first_child; k != 0; k = t->nodes[k].next_sibling)
         child_total += ns(t, t->nodes[k].total);
-    *cn = (struct call_node){
+    return (struct call_node){
         .method = (uint32_t)nd->id, .n_children = nd->kids, .flags = nd->truncated ? CALL_N_TRUNCATED : 0u,
         .calls = nd->calls, .total_ns = total, .self_ns = total > child_total ? total - child_total : 0,
         .min_ns = ns(t, nd->min), .max_ns = ns(t, nd->max), .throws = nd->throws,
         .cpu_ns = nd->cpu < total ? nd->cpu : total, .alloc_bytes = nd->alloc,
     };
+}
+
+/* Node i and its subtree, in pre-order, from *at on; *at moves past them. */
+static int fill(const tree *t, uint32_t i, call_tab *tab, mct_call *c, size_t *at, mct_err *err)
+{
+    const struct node *nd = &t->nodes[i];
+    uint32_t k;
+
+    t->nodes[i].pre = (uint32_t)*at;
+    c->nodes[(*at)++] = figures(t, i);
+    if (define(t, i, tab, err) < 0)
+        return -1;
     for (k = nd->first_child; k != 0; k = t->nodes[k].next_sibling)
         if (fill(t, k, tab, c, at, err) < 0)
             return -1;
@@ -513,4 +534,38 @@ int tree_call(const tree *t, call_tab *tab, mct_call *c, uint64_t seq, int64_t t
     if (rc == 0 && call_check(tab, c, err) < 0)
         rc = mct_err_wrap(err, "the call cannot be sent");
     return rc;
+}
+
+/* Node i and its subtree to s (tree_sum), call_flags the call's. */
+static int add_subtree(const tree *t, uint32_t i, const call_tab *tab, sum *s, unsigned call_flags, mct_err *err)
+{
+    struct call_node cn = figures(t, i);
+
+    if (sum_enter_node(s, tab, &cn, call_flags, err) < 0)
+        return -1;
+    for (uint32_t k = t->nodes[i].first_child; k != 0; k = t->nodes[k].next_sibling)
+        if (add_subtree(t, k, tab, s, call_flags, err) < 0)
+            return -1;
+    return sum_leave(s, err);
+}
+
+int tree_sum_check(const tree *t, call_tab *tab, mct_err *err)
+{
+    for (uint32_t i = 0; i < t->n_nodes; i++)
+        if (define(t, i, tab, err) < 0)
+            return -1;
+    /* call_check's bound on every figure: the root's bounds its nodes'. */
+    if (tree_start_ns(t) < 0 || ns(t, t->nodes[0].total) > INT64_MAX || t->nodes[0].alloc > INT64_MAX)
+        return mct_err_set(err, MCT_E_PROTO, "the call cannot be sent: a figure over %lld", (long long)INT64_MAX);
+    return 0;
+}
+
+int tree_sum(const tree *t, const call_tab *tab, sum *s, int counts_only, mct_err *err)
+{
+    unsigned flags = (t->cpu ? CALL_F_CPU : 0u) | (t->alloc ? CALL_F_ALLOC : 0u);
+
+    if ((counts_only ? sum_begin_counts(s, err) : sum_begin(s, err)) < 0 ||
+        add_subtree(t, 0, tab, s, flags, err) < 0)
+        return -1;
+    return sum_end(s, err);
 }

@@ -13,14 +13,19 @@
 #include "call.h"
 #include "err.h"
 #include "probe.h"
+#include "summary.h"
 
 typedef struct tree tree;
 
 typedef struct tree_opts {
     clock_cal cal;            /* converts ticks to ns */
     uint64_t probe_ticks;     /* subtracted per probe call, in ticks (probe_cost.ticks) */
-    const probe_stamp *stamps; /* the events' stamps, one per event, or NULL: none
-                                  (borrowed during tree_build only) */
+    const probe_stamp *stamps; /* the events' stamps, or NULL: none (borrowed
+                                  while the tree is built only): event i's is
+                                  stamps[(stamp_pos + i) & stamp_mask], a
+                                  ring's read in place (an array of one per
+                                  event: 0 and UINT64_MAX) */
+    uint64_t stamp_pos, stamp_mask;
 } tree_opts;
 
 /* Builds the tree of one call from its n events (as published: the first is
@@ -29,6 +34,12 @@ typedef struct tree_opts {
  * nodes open when the ring overflowed are marked truncated. Returns NULL with
  * err set on out of memory or events that do not form a call (a bug). */
 tree *tree_build(const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err);
+
+/* tree_build into t, a tree built before, whose memory the new call's
+ * tree reuses (none allocated once t has room: the worker builds every
+ * call into one). 0, or -1 with err set: t then holds no call (build into
+ * it again, or free it). */
+int tree_rebuild(tree *t, const probe_ev *ev, size_t n, const tree_opts *o, mct_err *err);
 
 void tree_free(tree *t);
 
@@ -94,5 +105,19 @@ int tree_warmup(tree *t, int first, int (*marks)(int32_t id, uint64_t start));
  * caller. */
 int tree_call(const tree *t, call_tab *tab, mct_call *c, uint64_t seq, int64_t thread_id, const char *thread_name,
               const char *exception, mct_err *err);
+
+/* What tree_call would refuse of t, checked without filling a model: its
+ * methods are defined in tab (tree_define) and its figures fit the model.
+ * 0, or -1 with err set (the call is dropped by the caller). */
+int tree_sum_check(const tree *t, call_tab *tab, mct_err *err);
+
+/* Adds call t, which passed tree_sum_check with tab, to summary s as
+ * sum_add_call adds the model that tree_call fills: the same figures,
+ * through sum_enter_node, with no model built and no name copied;
+ * counts_only: a warm-up call left out, to its methods' counts
+ * (sum_count_call). Not offered to `slowest` (a call it keeps needs its
+ * model). 0, or -1 with err set (out of memory: s may hold part of the
+ * call). */
+int tree_sum(const tree *t, const call_tab *tab, sum *s, int counts_only, mct_err *err);
 
 #endif

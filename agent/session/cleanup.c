@@ -110,6 +110,7 @@ void cleanup_free(struct session *s, JNIEnv *jni, int instrumented)
     call_defs_free(&s->defs);
     call_tab_free(&s->tab);
     call_free(&s->call);
+    tree_free(s->tree);
     async_free(s->async);
     json_decref(s->req);
     free(s);

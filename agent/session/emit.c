@@ -59,24 +59,29 @@ static int task_run(const probe_call *c);
 static void take_run(struct session *s, JNIEnv *jni, const probe_call *c);
 
 /* aggregate: adds call c (tree tr) to the interval's summary (counts_only: a
- * warm-up call left out, to its methods' counts only); renders it
- * only when it would be among the slowest kept (seq: its rank among the
- * calls aggregated). */
+ * warm-up call left out, to its methods' counts only); fills its model
+ * only when it would be among the slowest kept (rendered, seq: its rank
+ * among the calls aggregated) or waits for its tasks, else adds the tree
+ * straight (tree_sum: the same figures). */
 static void aggregate_call(struct session *s, JNIEnv *jni, const probe_call *c, const tree *tr, int counts_only)
 {
+    int named = !counts_only && sum_slowest_wants(s->agg, tree_total_ns(tr));
     mct_err err;
 
-    if (model_call(s, jni, c, tr, s->printed + 1, !counts_only && sum_slowest_wants(s->agg, tree_total_ns(tr)),
-                   &err) < 0) {
-        vm_log("dropping a traced call: %s", err.msg);
-        return;
-    }
-    if (counts_only) {
-        /* A warm-up call left out: its methods' counts only (--max-calls). */
-        if (sum_count_call(s->agg, &s->tab, &s->call, &err) < 0) {
+    /* A warm-up call left out counts in its methods only (--max-calls). */
+    if (!named && (counts_only || s->async == NULL || !async_wants(tr))) {
+        if (tree_sum_check(tr, &s->tab, &err) < 0) {
+            vm_log("dropping a traced call: %s", err.msg);
+        } else if (tree_sum(tr, &s->tab, s->agg, counts_only, &err) < 0) {
             vm_log("summarising a call: %s; the calls of this interval are lost", err.msg);
             sum_reset(s->agg);
+        } else if (!counts_only) {
+            call_done(s, 0);
         }
+        return;
+    }
+    if (model_call(s, jni, c, tr, s->printed + 1, named, &err) < 0) {
+        vm_log("dropping a traced call: %s", err.msg);
         return;
     }
     if (s->async != NULL && async_wants(tr)) {
@@ -168,13 +173,25 @@ void send_last(struct session *s, json_t *end, int instrumented)
         send_any(s, end, NULL, 0, &err);
 }
 
+/* The tree of call c, built into the session's one tree (made on the
+ * first call: no allocation per call once it has room); borrowed until
+ * the next call, NULL with err set. */
+static tree *build(struct session *s, const probe_call *c, mct_err *err)
+{
+    tree_opts o = {.cal = s->sp.cal, .probe_ticks = (uint64_t)(s->sp.probe.ticks + 0.5), .stamps = c->stamps,
+                   .stamp_pos = c->stamp_pos, .stamp_mask = c->stamp_mask};
+
+    if (s->tree == NULL)
+        return s->tree = tree_build(c->ev, c->len, &o, err);
+    return tree_rebuild(s->tree, c->ev, c->len, &o, err) == 0 ? s->tree : NULL;
+}
+
 /* One completed call: filter, build, render, send (or aggregate). */
 static void handle_call(struct session *s, JNIEnv *jni, const probe_call *c)
 {
     const mt_method *root = mt_get(c->ev[0].id);
     int mine = c->session == s->gen;
     uint64_t raw = clock_ns(&s->sp.cal, c->ev[c->len - 1].t - c->ev[0].t);
-    tree_opts o;
     tree *tr;
     mct_err err;
     int first;
@@ -195,10 +212,7 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_call *c)
         return;
     }
     __atomic_fetch_add(&s->calls, 1, __ATOMIC_RELAXED);
-    o.cal = s->sp.cal;
-    o.probe_ticks = (uint64_t)(s->sp.probe.ticks + 0.5);
-    o.stamps = c->stamps;
-    tr = tree_build(c->ev, c->len, &o, &err);
+    tr = build(s, c, &err);
     if (tr == NULL) {
         vm_log("dropping a traced call: %s", err.msg);
     } else if (s->aggregate) {
@@ -225,7 +239,6 @@ static void handle_call(struct session *s, JNIEnv *jni, const probe_call *c)
             send_call(s, warmup);
         }
     }
-    tree_free(tr);
 }
 
 /* Writes s->call, numbered next, compact or as JSON. */
@@ -267,15 +280,13 @@ static int task_run(const probe_call *c)
  * holder (not a call of its own: no filter, no count). */
 static void take_run(struct session *s, JNIEnv *jni, const probe_call *c)
 {
-    tree_opts o = {.cal = s->sp.cal, .probe_ticks = (uint64_t)(s->sp.probe.ticks + 0.5), .stamps = c->stamps};
     mct_err err;
-    tree *tr = tree_build(c->ev, c->len, &o, &err);
+    tree *tr = build(s, c, &err);
 
     if (tr == NULL || model_call(s, jni, c, tr, 1, 1, &err) < 0)
         vm_log("dropping the run of a task handed off: %s", err.msg);
     else if (async_take(s->async, &s->call, tr, 0, now_ns()) < 0)
         vm_log("dropping the run of a task handed off: out of memory");
-    tree_free(tr);
 }
 
 /* async_out: an entry call whose tasks came (or whose wait is over) is

@@ -76,6 +76,7 @@ struct session {
     call_defs defs;
     call_tab tab;
     mct_call call;
+    struct tree *tree;          /* every call's tree, built into one (emit.c) */
     _Atomic int death_told;    /* the end was claimed: by finish, or the VMDeath thread */
 };
 

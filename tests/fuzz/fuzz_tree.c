@@ -7,7 +7,9 @@
  * total minus children, min <= max), renders as JSON with names in valid
  * UTF-8 whatever the method table holds, and holds the same in both
  * encodings (roundtrip.h): its compact frames decode to exactly its JSON
- * line, which the reader takes back to the same line.
+ * line, which the reader takes back to the same line. --aggregate's
+ * straight way (tree_sum_check, tree_sum) refuses the calls tree_call
+ * refuses and gives the summary that the model gives (sum_add_call).
  *
  * Input: byte 0 is the probe cost in ticks; then 3 bytes per event: its
  * kind (low 4 bits; 0x80 also sets a count or session above them), the
@@ -21,6 +23,7 @@
 #include "methods.h"
 #include "proto.h"
 #include "roundtrip.h"
+#include "summary.h"
 #include "tree.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -89,6 +92,24 @@ static size_t check_node(const json_t *node, int depth)
     return n;
 }
 
+/* The summary of tr added straight is the summary of its model c. */
+static void same_summary(const tree *tr, call_tab *tab, const mct_call *c)
+{
+    mct_err err;
+    sum *straight = sum_new(0, &err), *model = sum_new(0, &err);
+    mct_buf a = {0}, b = {0};
+
+    if (straight == NULL || model == NULL || tree_sum_check(tr, tab, &err) < 0 ||
+        tree_sum(tr, tab, straight, 0, &err) < 0 || sum_add_call(model, tab, c, &err) < 0 ||
+        sum_write_json(straight, 1, &a, &err) < 0 || sum_write_json(model, 1, &b, &err) < 0 || a.len != b.len ||
+        memcmp(a.data, b.data, a.len) != 0)
+        abort();
+    buf_free(&a);
+    buf_free(&b);
+    sum_free(straight);
+    sum_free(model);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static probe_ev ev[MAX_EVENTS];
@@ -125,9 +146,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mct_err_clear(&err);
     if (tree_call(tr, &tab, &call, 1, 2, "main", exception, &err) < 0) {
         /* Only what the model cannot hold is refused: a tree too deep. */
-        if (strstr(err.msg, "the tree nests deeper than") == NULL)
+        if (strstr(err.msg, "the tree nests deeper than") == NULL || tree_sum_check(tr, &tab, &err) == 0)
             abort();
     } else {
+        same_summary(tr, &tab, &call);
         j = call_json(&tab, &call);
         if (j == NULL)
             abort();

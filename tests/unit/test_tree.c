@@ -29,6 +29,7 @@ static tree *build(uint64_t probe_ticks)
     for (size_t i = 0; i < n_ev; i++)
         if (st_buf[i].cpu != 0 || st_buf[i].alloc != 0)
             o.stamps = st_buf;
+    o.stamp_mask = UINT64_MAX;
     tree *t = tree_build(ev_buf, n_ev, &o, &err);
 
     if (t == NULL)
