@@ -172,7 +172,14 @@ void read_client(struct session *s)
         return;
     }
     if (msg_stop_read(msg, &stop, &err) == 0) {
-        end_session(s, "stop");
+        /* At the JVM's exit (a startup trace) the calls completed so far
+         * are the trace's last ones: a drain under way (this stop may come
+         * to check_client in the middle of one) goes on taking them, and
+         * cleanup_restore takes the rest. */
+        if (strcmp(stop.reason, SESSION_STOP_JVM_EXIT) != 0)
+            end_session(s, "stop");
+        else if (s->end_reason == NULL)
+            s->end_reason = "stop";
         snprintf(s->end_detail, sizeof s->end_detail, "%s", stop.reason);
     } else {
         send_msg(s, msg_error_new(PROTO_ERR_BAD_REQUEST, "a session only accepts stop, not %s",
