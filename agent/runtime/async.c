@@ -312,11 +312,17 @@ int async_take(async *a, mct_call *c, const tree *tr, int warmup, uint64_t now_n
     return 0;
 }
 
+/* Whether run i is one of hand-off seq's not put in a call yet. */
+static int unused_run(const async *a, size_t i, uint32_t seq)
+{
+    return a->runs[i].seq == seq && !a->runs[i].used;
+}
+
 /* The run of the task of hand-off seq, or NULL. */
 static struct held *run_of(async *a, uint32_t seq)
 {
     for (size_t i = 0; i < a->n_runs; i++)
-        if (a->runs[i].seq == seq && !a->runs[i].used)
+        if (unused_run(a, i, seq))
             return &a->runs[i];
     return NULL;
 }
@@ -359,7 +365,7 @@ static int complete(async *a, const struct held *h, int depth);
 static int runs_complete(async *a, uint32_t seq, int depth)
 {
     for (size_t i = 0; i < a->n_runs; i++)
-        if (a->runs[i].seq == seq && !a->runs[i].used &&
+        if (unused_run(a, i, seq) &&
             (depth >= CALL_MAX_DEPTH || !complete(a, &a->runs[i], depth + 1)))
             return 0;
     return 1;
@@ -410,7 +416,7 @@ static uint32_t stream_runs(async *a, uint32_t seq, int depth)
     uint32_t n = 0;
 
     for (size_t i = 0; depth + 1 < CALL_MAX_DEPTH && i < a->n_runs; i++)
-        n += a->runs[i].seq == seq && !a->runs[i].used;
+        n += unused_run(a, i, seq);
     return n;
 }
 
