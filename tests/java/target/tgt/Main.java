@@ -10,7 +10,8 @@ import java.nio.file.StandardCopyOption;
  * FIRST once its first call returned).
  * Usage: tgt.Main SCENARIO [ARG]; "many N" (default 10000), "deep N"
  * (default 200) and "wide N" (default 16383) take a number, "late" and
- * "exit" a flag file; "hot T N" calls Hot.run(N) back to back on T threads
+ * "exit" a flag file; "sharers" runs two threads that share a first
+ * entry of the probe's table (see Sharers); "hot T N" calls Hot.run(N) back to back on T threads
  * (default 8 and 10); "inherit" and "subs" take a directory (they call only
  * when told, see inherit and subs), and so does "unload" (see Unload);
  * "reload DIR [T]" loads plug.Impl anew on T threads (default 2) back to
@@ -36,6 +37,11 @@ public final class Main {
         switch (scenario) {
             case "threads":
                 Threads.start(3);
+                System.out.println("READY");
+                Thread.currentThread().join();
+                return;
+            case "sharers":
+                Sharers.start();
                 System.out.println("READY");
                 Thread.currentThread().join();
                 return;

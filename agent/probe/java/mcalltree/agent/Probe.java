@@ -1,5 +1,8 @@
 package mcalltree.agent;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -75,8 +78,9 @@ import jdk.internal.vm.annotation.ForceInline;
  * ended. A call not traced, and every probe outside an entry call, stays
  * in Java, inlined by the JIT into the caller: while no thread is in a
  * traced call (TRACED), one load and compare; else Thread.currentThread(),
- * its id and two or four loads and compares (TABLE is final: its
- * reference and length are constants). Those probes are ForceInline (the
+ * its id, its first entry's element and, unless it is there, SECOND (the
+ * second entry only while some traced call holds one): three loads and
+ * compares (TABLE is final: its reference and length are constants). Those probes are ForceInline (the
  * class is the boot loader's, which HotSpot trusts with it): each counts
  * one byte, not its size, of the inlining budget of the method the JIT
  * compiles, so an instrumented method inlines into its callers as it did
@@ -170,13 +174,60 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
      * native starts one and taken from right after the native ends it
      * (or the agent frees its entry), so that a thread in a traced call
      * always reads at least its own. While it reads 0 a probe needs not
-     * look for its thread's entry. Probes read it with get (the class is
-     * built for Java 8, which has no plain read of an atomic), a volatile
-     * read: no fence on x86, but the JIT keeps the loads after it in
-     * place, so that while some thread traces, the look-up outside a
-     * traced call costs a little more than it would alone.
+     * look for its thread's entry. Probes read it plainly (plain), not
+     * with get: a volatile read keeps the loads after it in place (no
+     * fence on x86, but the JIT may neither move nor share them), which
+     * made the look-up of every probe outside a traced call, while some
+     * thread traced, half as dear again. A plain read is enough: the only
+     * thread that must see it nonzero is one in a traced call, which added
+     * to it itself, in a call the JIT does not look through, before its
+     * first probe ran; every later change until it takes from it again
+     * leaves it at 1 or more.
      */
     private static final AtomicInteger TRACED = new AtomicInteger();
+
+    /**
+     * Of those, the calls at their thread's second entry (its first was
+     * held by another thread's entry call as it began), counted the same
+     * way and read plainly as well: while it reads 0, a thread not found at
+     * its first entry is in no traced call, and the look-up stops there (a
+     * thread at its second entry added to it itself). Threads rarely share a
+     * first entry, so it almost always reads 0, and a thread outside a
+     * traced call, while others trace, pays one load of its own entry and
+     * this load, not the hash and load of its second entry too (the JIT,
+     * which has not seen the second look-up run, leaves it out of line).
+     */
+    private static final AtomicInteger SECOND = new AtomicInteger();
+
+    /**
+     * AtomicInteger.getPlain (JDK 9+; on JDK 8, get), whose call through
+     * this constant handle the JIT compiles to one load.
+     */
+    private static final MethodHandle PLAIN = plainGetter();
+
+    private static MethodHandle plainGetter() {
+        MethodType t = MethodType.methodType(int.class);
+        MethodHandles.Lookup l = MethodHandles.lookup();
+        try {
+            return l.findVirtual(AtomicInteger.class, "getPlain", t);
+        } catch (ReflectiveOperationException e) {
+            try {
+                return l.findVirtual(AtomicInteger.class, "get", t);
+            } catch (ReflectiveOperationException f) {
+                throw new AssertionError(f);
+            }
+        }
+    }
+
+    /** a's value, read plainly (TRACED and SECOND say why that is enough). */
+    @ForceInline
+    private static int plain(AtomicInteger a) {
+        try {
+            return (int) PLAIN.invokeExact(a);
+        } catch (Throwable e) {
+            throw new AssertionError(e);
+        }
+    }
 
     /**
      * Native memory the agent reads (probe.h, probe_slots): at 0 the
@@ -223,7 +274,7 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
     /** The index of the current thread's entry, or -1 (not in a traced call). */
     @ForceInline
     private static int entry() {
-        return TRACED.get() != 0 ? find() : -1;
+        return plain(TRACED) != 0 ? find() : -1;
     }
 
     /** What entry() answers while some thread is in a traced call. */
@@ -235,8 +286,32 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
         if (TABLE[a] == c) {
             return a;
         }
+        if (plain(SECOND) == 0) {
+            return -1;
+        }
         int b = second(id);
         return TABLE[b] == c ? b : -1;
+    }
+
+    /** A traced call of the thread whose id is tid began at entry k. */
+    private static void begun(int k, long tid) {
+        if (k != first(tid)) {
+            SECOND.incrementAndGet();
+        }
+        TRACED.incrementAndGet();
+    }
+
+    /**
+     * The traced call at entry k, of thread t, ended: the entry is given
+     * back. TRACED is taken from last, so that SECOND never counts a call
+     * that TRACED does not.
+     */
+    private static void ended(int k, Thread t) {
+        if (k != first(t.getId())) {
+            SECOND.decrementAndGet();
+        }
+        TRACED.decrementAndGet();
+        OWNER.lazySet(k, null);
     }
 
     /**
@@ -356,7 +431,7 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
             return;
         }
         if (rootBegin0(c, tid, e, id, how)) {
-            TRACED.incrementAndGet();
+            begun(e, tid);
         } else {
             OWNER.lazySet(e, null);
         }
@@ -449,8 +524,7 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
         }
         if (COUNTING || (k & (STRIDE - 1)) == 0) {
             if (t == null ? rootExit0(k, id) : rootFail0(t, k, id)) {
-                TRACED.decrementAndGet();
-                OWNER.lazySet(k, null);
+                ended(k, Thread.currentThread());
             }
             return;
         }
@@ -556,8 +630,7 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
      * traced call.
      */
     static void free(int k) {
-        TRACED.decrementAndGet();
-        OWNER.set(k, null);
+        ended(k, OWNER.get(k));
     }
 
     /** The wrapper of task handed off in the traced call at entry k, or task. */
@@ -862,15 +935,14 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
             OWNER.lazySet(e, null);
             return -1;
         }
-        TRACED.incrementAndGet();
+        begun(e, tid);
         return e;
     }
 
     /** The task traced at entry e (-1: none) ended (t: what it threw, or null). */
     private void end(int e, Throwable t) {
         if (e >= 0 && taskEnd0(t, e, id)) {
-            TRACED.decrementAndGet();
-            OWNER.lazySet(e, null);
+            ended(e, Thread.currentThread());
         }
     }
 
