@@ -1,8 +1,5 @@
 package mcalltree.agent;
 
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -174,60 +171,29 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
      * native starts one and taken from right after the native ends it
      * (or the agent frees its entry), so that a thread in a traced call
      * always reads at least its own. While it reads 0 a probe needs not
-     * look for its thread's entry. Probes read it plainly (plain), not
-     * with get: a volatile read keeps the loads after it in place (no
-     * fence on x86, but the JIT may neither move nor share them), which
-     * made the look-up of every probe outside a traced call, while some
-     * thread traced, half as dear again. A plain read is enough: the only
-     * thread that must see it nonzero is one in a traced call, which added
-     * to it itself, in a call the JIT does not look through, before its
-     * first probe ran; every later change until it takes from it again
-     * leaves it at 1 or more.
+     * look for its thread's entry. Probes read it with get (the class is
+     * built for Java 8, which has no plain read of an atomic), a volatile
+     * read: no fence on x86, but the JIT keeps the loads after it in
+     * place. A plain read through a constant handle to getPlain was tried:
+     * the look-up outside a traced call while others trace went from 1.9
+     * to 1.3 ns, but the handle is a call of its own until C2 compiles the
+     * probe, and the throughput after instrumenting took 1 s to come back
+     * instead of 0.06 s (scripts/bench, one run each).
      */
     private static final AtomicInteger TRACED = new AtomicInteger();
 
     /**
      * Of those, the calls at their thread's second entry (its first was
      * held by another thread's entry call as it began), counted the same
-     * way and read plainly as well: while it reads 0, a thread not found at
-     * its first entry is in no traced call, and the look-up stops there (a
-     * thread at its second entry added to it itself). Threads rarely share a
+     * way: while it reads 0, a thread not found at its first entry is in
+     * no traced call, and the look-up stops there (a thread at its second
+     * entry added to it itself). Threads rarely share a
      * first entry, so it almost always reads 0, and a thread outside a
      * traced call, while others trace, pays one load of its own entry and
      * this load, not the hash and load of its second entry too (the JIT,
      * which has not seen the second look-up run, leaves it out of line).
      */
     private static final AtomicInteger SECOND = new AtomicInteger();
-
-    /**
-     * AtomicInteger.getPlain (JDK 9+; on JDK 8, get), whose call through
-     * this constant handle the JIT compiles to one load.
-     */
-    private static final MethodHandle PLAIN = plainGetter();
-
-    private static MethodHandle plainGetter() {
-        MethodType t = MethodType.methodType(int.class);
-        MethodHandles.Lookup l = MethodHandles.lookup();
-        try {
-            return l.findVirtual(AtomicInteger.class, "getPlain", t);
-        } catch (ReflectiveOperationException e) {
-            try {
-                return l.findVirtual(AtomicInteger.class, "get", t);
-            } catch (ReflectiveOperationException f) {
-                throw new AssertionError(f);
-            }
-        }
-    }
-
-    /** a's value, read plainly (TRACED and SECOND say why that is enough). */
-    @ForceInline
-    private static int plain(AtomicInteger a) {
-        try {
-            return (int) PLAIN.invokeExact(a);
-        } catch (Throwable e) {
-            throw new AssertionError(e);
-        }
-    }
 
     /**
      * Native memory the agent reads (probe.h, probe_slots): at 0 the
@@ -274,7 +240,7 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
     /** The index of the current thread's entry, or -1 (not in a traced call). */
     @ForceInline
     private static int entry() {
-        return plain(TRACED) != 0 ? find() : -1;
+        return TRACED.get() != 0 ? find() : -1;
     }
 
     /** What entry() answers while some thread is in a traced call. */
@@ -286,7 +252,7 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
         if (TABLE[a] == c) {
             return a;
         }
-        if (plain(SECOND) == 0) {
+        if (SECOND.get() == 0) {
             return -1;
         }
         int b = second(id);
