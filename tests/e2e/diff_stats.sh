@@ -5,8 +5,13 @@
 # per-call NDJSON; its calls (past the first 200) are cut into runs of 500
 # calls (A/A) or 1000 calls (the changed builds, against two runs of 500
 # joined), each read by diff as one run of that build.
-# - A/A: 20 pairs of runs of the same build pass --fail-on-calls and
-#   --fail-over-pct 10 (no false alarm on counts, shares or times);
+# - A/A: at least 18 of 20 pairs of runs of the same build pass
+#   --fail-on-calls and --fail-over-pct 10 (no false alarm on counts,
+#   shares or times beyond the confidence's): at 99.9 % confidence a pair
+#   raises a false alarm about 1 time in 1,000, so demanding all 20 on
+#   both JDKs would fail about 1 run in 25 (once in CI: 97 of 500 calls
+#   reaching a node of share 1/7), and pair i shares a run with pair
+#   i + 1, so one run that strays fails up to two;
 # - one more call per reached node (seventh calls step twice): fails every
 #   time (3 of 3), naming the node and its calls min..max; --ignore of that
 #   node passes; --junit writes the failed check with its evidence;
@@ -52,7 +57,7 @@ for jdk in $MCT_TEST_JDKS; do
             "$MCT_TMP/$j-a-$(printf %02d "$i").json" "$MCT_TMP/$j-a-$(printf %02d $((i + 1))).json"
         if [ "$RC" = 0 ]; then pass=$((pass + 1)); else cat "$ERR" >&2; fi
     done
-    [ "$pass" = 20 ] || fail "JDK $j: A/A diff passed $pass of 20"
+    [ "$pass" -ge 18 ] || fail "JDK $j: A/A diff passed $pass of 20, want at least 18"
 
     for k in 0 1 2; do
         A=$MCT_TMP/$j-a2-$k.json
