@@ -61,6 +61,10 @@ struct meth {
     int receiver;          /* the entry probe takes `this` (aload_0 first) */
     mct_buf args;          /* after the entry probe: the arguments to their probes */
     uint16_t enter_ref, exit_ref, fail_ref;
+    int keep;              /* rw_probes.keep: enter's result lives in local kept */
+    uint16_t kept;         /* the new local: the old max_locals */
+    uint8_t kept_store[4], kept_load[4]; /* istore / iload of it */
+    uint32_t kept_len;     /* the length of each */
     uint16_t ho_ref[HO_KINDS];     /* the wrappers of the kinds met, 0: none */
     uint16_t handed_ref;           /* the probe after a hand-off site, 0: none */
     uint16_t handed_future_ref;    /* the probe after a site returning a future, 0: none */
@@ -388,9 +392,14 @@ static uint32_t probe_len(const struct meth *M)
     return M->idlen + 3;
 }
 
+static uint32_t exit_len(const struct meth *M)
+{
+    return probe_len(M) + (M->keep ? M->kept_len : 0);
+}
+
 static uint32_t enter_len(const struct meth *M)
 {
-    return probe_len(M) + (M->receiver ? 1 : 0) + (uint32_t)M->args.len;
+    return exit_len(M) + (M->receiver ? 1 : 0) + (uint32_t)M->args.len;
 }
 
 /* The wrapper put before a hand-off site (0: none). */
@@ -425,7 +434,7 @@ static int layout(struct meth *M)
                 pos += enter_len(M);
             I->tgt = (uint32_t)pos;
             if (is_return(I))
-                pos += probe_len(M);
+                pos += exit_len(M);
             pos += site_len(M, I);
             I->npc = (uint32_t)pos;
             if (I->in.form == BC_FORM_TABLESWITCH || I->in.form == BC_FORM_LOOKUPSWITCH) {
@@ -492,8 +501,12 @@ static void emit_code(const struct meth *M, mct_buf *b)
             buf_u1(b, BC_ALOAD_0);
         if (i == 0) {
             put_probe(M, b, M->enter_ref);
+            if (M->keep)
+                buf_bytes(b, M->kept_store, M->kept_len);
             buf_bytes(b, M->args.data, M->args.len);
         }
+        if (is_return(I) && M->keep)
+            buf_bytes(b, M->kept_load, M->kept_len);
         if (is_return(I))
             put_probe(M, b, M->exit_ref);
         if (I->ho >= 0) {
@@ -574,31 +587,45 @@ static int cmp_frame_pc(const void *a, const void *b)
     return x->pc < y->pc ? -1 : x->pc > y->pc;
 }
 
+/* f, a frame of the old code, as dst at its new pc: with rw_probes.keep,
+ * its locals (in space, kept + 1 slots) end with the kept local, which
+ * every frame after the entry probe has. */
+static void new_frame(const struct meth *M, const sm_frame *f, sm_frame *dst, sm_type *space)
+{
+    uint32_t i;
+
+    *dst = *f;
+    dst->pc = tgt_of(M, f->pc);
+    if (!M->keep)
+        return;
+    for (i = 0; i < M->kept; i++)
+        space[i] = i < f->nlocals ? f->locals[i] : (sm_type){SM_TOP, 0};
+    space[M->kept] = (sm_type){SM_INTEGER, 0};
+    dst->locals = space;
+    dst->nlocals = dst->max_locals = (uint16_t)(M->kept + 1);
+}
+
 /* Writes the new StackMapTable info into b. */
 static int emit_frames(struct meth *M, mct_buf *b)
 {
-    size_t n = M->fl.n - 1 + M->extra.n + 1, i, k = 0;
+    size_t n = M->fl.n - 1 + M->extra.n + 1, i, k = 0, per = M->keep ? (size_t)M->kept + 1 : 0;
     sm_frame *copies = calloc(n, sizeof *copies);
     const sm_frame **order = calloc(n, sizeof *order);
+    sm_type *space = per ? calloc(n * per, sizeof *space) : NULL;
     sm_type thr;
     sm_frame h;
     int rc;
 
-    if (copies == NULL || order == NULL) {
+    if (copies == NULL || order == NULL || (per && space == NULL)) {
         free(copies);
         free(order);
+        free(space);
         return mct_err_set(M->err, MCT_E_NOMEM, "out of memory");
     }
-    for (i = 1; i < M->fl.n; i++) {
-        copies[k] = M->fl.f[i];
-        copies[k].pc = tgt_of(M, M->fl.f[i].pc);
-        k++;
-    }
-    for (i = 0; i < M->extra.n; i++) {
-        copies[k] = M->extra.f[i];
-        copies[k].pc = tgt_of(M, M->extra.f[i].pc);
-        k++;
-    }
+    for (i = 1; i < M->fl.n; i++, k++)
+        new_frame(M, &M->fl.f[i], &copies[k], per ? space + k * per : NULL);
+    for (i = 0; i < M->extra.n; i++, k++)
+        new_frame(M, &M->extra.f[i], &copies[k], per ? space + k * per : NULL);
     /* the handler: no locals, the Throwable on the stack */
     memset(&h, 0, sizeof h);
     h.pc = M->code_end;
@@ -614,6 +641,7 @@ static int emit_frames(struct meth *M, mct_buf *b)
         rc = sm_encode(M->sm, &M->fl.f[0], order, n, M->cp, map_new, M, b, M->err);
     free(copies);
     free(order);
+    free(space);
     return rc < 0 ? failed(M, "StackMapTable") : OK;
 }
 
@@ -881,7 +909,7 @@ static int emit_method(struct meth *M, mct_buf *b)
     for (i = 0; i < m->n_attrs; i++) {
         const cf_attr *a = &m->attrs[i];
         size_t at;
-        uint32_t grow = M->handed_future_ref != 0 ? 2u : 1u;
+        uint32_t grow = M->handed_future_ref != 0 || M->keep ? 2u : 1u;
         uint32_t max_stack = code->max_stack + grow < 3 ? 3 : code->max_stack + grow;
 
         if (a != code->attr) {
@@ -892,7 +920,7 @@ static int emit_method(struct meth *M, mct_buf *b)
         buf_u2(b, a->name_index);
         buf_u4(b, 0);
         buf_u2(b, (uint16_t)max_stack);
-        buf_u2(b, code->max_locals);
+        buf_u2(b, (uint16_t)(code->max_locals + (M->keep ? 1 : 0)));
         buf_u4(b, M->total);
         emit_code(M, b);
         buf_u2(b, (uint16_t)(code->n_handlers + 1));
@@ -1009,11 +1037,37 @@ static int find_sites(struct meth *M, const rw_target *t)
     return OK;
 }
 
+/* The local that keeps enter's result (rw_probes.keep): slot, after every
+ * local of the method, and its istore and iload. */
+static void kept_code(struct meth *M, uint16_t slot)
+{
+    M->keep = 1;
+    M->kept = slot;
+    if (slot <= 3) {
+        M->kept_store[0] = (uint8_t)(BC_ISTORE_0 + slot);
+        M->kept_load[0] = (uint8_t)(BC_ILOAD_0 + slot);
+        M->kept_len = 1;
+    } else if (slot <= 255) {
+        M->kept_store[0] = BC_ISTORE;
+        M->kept_load[0] = BC_ILOAD;
+        M->kept_store[1] = M->kept_load[1] = (uint8_t)slot;
+        M->kept_len = 2;
+    } else {
+        M->kept_store[0] = M->kept_load[0] = BC_WIDE;
+        M->kept_store[1] = BC_ISTORE;
+        M->kept_load[1] = BC_ILOAD;
+        M->kept_store[2] = M->kept_load[2] = (uint8_t)(slot >> 8);
+        M->kept_store[3] = M->kept_load[3] = (uint8_t)slot;
+        M->kept_len = 4;
+    }
+}
+
 static int probe_refs(struct meth *M, const rw_probes *p)
 {
-    int e = cpool_methodref(M->cp, p->owner, p->enter, p->enter_receiver ? "(Ljava/lang/Object;I)V" : "(I)V",
-                            M->err);
-    int x = e < 0 ? -1 : cpool_methodref(M->cp, p->owner, p->exit, "(I)V", M->err);
+    static const char *const enter_desc[2][2] = {{"(I)V", "(Ljava/lang/Object;I)V"},
+                                                 {"(I)I", "(Ljava/lang/Object;I)I"}};
+    int e = cpool_methodref(M->cp, p->owner, p->enter, enter_desc[p->keep != 0][p->enter_receiver != 0], M->err);
+    int x = e < 0 ? -1 : cpool_methodref(M->cp, p->owner, p->exit, p->keep ? "(II)V" : "(I)V", M->err);
     int f = x < 0 ? -1 : cpool_methodref(M->cp, p->owner, p->fail, "(Ljava/lang/Throwable;I)V", M->err);
 
     if (f < 0)
@@ -1093,13 +1147,18 @@ static int rewrite_method(struct meth *M, const rw_target *t, mct_buf *b)
         return skip(M, "java.lang.Object.<init> is never instrumented (it runs for every object)");
     if (M->c->major == 45 && M->c->minor < 3)
         return skip(M, "class file version 45.%u predates the Code layout of 45.3", M->c->minor);
-    if (m->code->max_stack == 65535)
-        return skip(M, "max_stack is already 65535");
+    /* the probes push up to two slots over the method's own */
+    if (m->code->max_stack > 65533)
+        return skip(M, "max_stack is already over 65533");
+    if (t->probes->keep && m->code->max_locals == 65535)
+        return skip(M, "max_locals is already 65535: no local is left for the probes");
     /* A constructor's `this` is not an object yet where the probe runs. */
     if (t->probes->enter_receiver && ((m->access & CF_ACC_STATIC) || m->name[0] == '<'))
         return skip(M, "a %s has no receiver to pass to the entry probe",
                     (m->access & CF_ACC_STATIC) ? "static method" : "constructor");
     M->receiver = t->probes->enter_receiver;
+    if (t->probes->keep)
+        kept_code(M, m->code->max_locals);
     M->code = m->code;
     M->frames = M->c->major >= 50;
     if ((rc = decode(M)) != OK || (rc = load_frames(M)) != OK)

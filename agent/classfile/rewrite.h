@@ -7,7 +7,12 @@
  *                      probes->owner.enter (Ljava/lang/Object;I)V)
  *                      then, with probes->arg, for each argument:
  *                      xload slot; invokestatic probes->owner.<arg>T
+ *                      (with probes->keep: enter returns an int, stored
+ *                      by istore into a new local, max_locals, that every
+ *                      StackMapTable frame then holds as an Integer)
  *   - before a return: push id; invokestatic probes->owner.exit (I)V
+ *                      (with keep: iload the local; push id; invokestatic
+ *                      probes->owner.exit (II)V)
  *   - a catch-all handler, appended after the code and last in the exception
  *     table, covering the method after the entry probe (in a constructor: after
  *     the super()/this() call):
@@ -20,7 +25,7 @@
  * A method that cannot be rewritten safely is left as it is and its outcome
  * says why; the rest of the class is still rewritten. Skipped: methods
  * without code (abstract, native), jsr/ret subroutines, code that would
- * pass 65535 bytes, static methods and constructors given probes that take
+ * pass 65535 bytes (with keep: max_locals already 65535), static methods and constructors given probes that take
  * the receiver (they have none, or not yet), constructors whose `this` could still be uninitialized
  * after the super()/this() call (or, without a StackMapTable, that branch
  * before it), java.lang.Object.<init>, and anything malformed or unexpected
@@ -51,6 +56,10 @@ typedef struct rw_probes {
                            static void method <arg>T(T v), T its type's
                            letter (Z B C S I J F D, L for any reference:
                            (Ljava/lang/Object;)V) */
+    int keep;           /* enter returns int: static int enter(int id) (or
+                           (Ljava/lang/Object;I)I), and exit gets it back:
+                           static void exit(int kept, int id); so exit
+                           needs not work out again what enter did */
 } rw_probes;
 
 /* One method to instrument. */

@@ -64,11 +64,11 @@ static _Atomic uint64_t count_enter, count_exit, count_fail;
 static _Atomic uint64_t ring_bytes;    /* held by all rings */
 static _Atomic uint32_t handoffs;      /* hand-off numbers handed out */
 
-static const rw_probes methods_plain = {PROBE_CLASS, "enter", "exit", "fail", 0, NULL};
-static const rw_probes methods_root = {PROBE_CLASS, "rootEnter", "rootExit", "rootFail", 0, NULL};
-static const rw_probes methods_receiver = {PROBE_CLASS, "rootEnterOn", "rootExitOn", "rootFailOn", 1, NULL};
-static const rw_probes methods_root_args = {PROBE_CLASS, "rootEnter", "rootExit", "rootFail", 0, "arg"};
-static const rw_probes methods_receiver_args = {PROBE_CLASS, "rootEnterOn", "rootExitOn", "rootFailOn", 1, "arg"};
+static const rw_probes methods_plain = {PROBE_CLASS, "enter", "exit", "fail", 0, NULL, 1};
+static const rw_probes methods_root = {PROBE_CLASS, "rootEnter", "rootExit", "rootFail", 0, NULL, 0};
+static const rw_probes methods_receiver = {PROBE_CLASS, "rootEnterOn", "rootExitOn", "rootFailOn", 1, NULL, 0};
+static const rw_probes methods_root_args = {PROBE_CLASS, "rootEnter", "rootExit", "rootFail", 0, "arg", 0};
+static const rw_probes methods_receiver_args = {PROBE_CLASS, "rootEnterOn", "rootExitOn", "rootFailOn", 1, "arg", 0};
 
 const rw_probes *probe_methods(int root)
 {

@@ -1,6 +1,7 @@
 /* fuzz_classfile.c — the class file parser, the instruction decoder and the
  * rewriter on arbitrary bytes: parse, scan every method, rewrite every
- * method; nothing may crash, leak or read out of bounds, every error has a
+ * method (every other one keeping its entry probe's answer in a local);
+ * nothing may crash, leak or read out of bounds, every error has a
  * message, and whatever the rewriter writes must parse again with every
  * rewritten method's code decoding. */
 #include <stdint.h>
@@ -13,7 +14,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const rw_probes probes = {"fuzz/Probe", "enter", "exit", "fail", 0};
+static const rw_probes probes = {"fuzz/Probe", "enter", "exit", "fail", 0, NULL, 0};
+static const rw_probes kept_probes = {"fuzz/Probe", "enterKept", "exitKept", "fail", 0, NULL, 1};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -43,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         t[i].method = (uint16_t)i;
         /* every push form: iconst, bipush, sipush, ldc */
         t[i].id = (int32_t)((i % 4) * 20000 + i) - 2;
-        t[i].probes = &probes;
+        t[i].probes = i % 2 ? &kept_probes : &probes;
     }
     rc = rw_rewrite(c, t, c->n_methods, o, &out, &out_len, &err);
     if (rc < 0 && (out != NULL || err.msg[0] == '\0'))

@@ -10,7 +10,8 @@
  *   rwtool rewrite [-p OWNER] IN OUT
  *                           rewrites every method of every class under IN
  *                           with the probes of rwprobe/Probe (or those of the
- *                           class OWNER) into the same
+ *                           class OWNER; every other method with enterKept
+ *                           and exitKept, rw_probes.keep) into the same
  *                           paths under OUT (ids 0, 1, ...; every third
  *                           one above 32767 so that it needs ldc); prints
  *                           "id class method desc" per rewritten method and
@@ -35,7 +36,9 @@
 #include "rewrite.h"
 #include "stackmap.h"
 
-static rw_probes probes = {"rwprobe/Probe", "enter", "exit", "fail", 0, NULL};
+static rw_probes probes = {"rwprobe/Probe", "enter", "exit", "fail", 0, NULL, 0};
+/* every other method keeps its entry probe's answer in a local */
+static rw_probes kept_probes = {"rwprobe/Probe", "enterKept", "exitKept", "fail", 0, NULL, 1};
 
 static int failures;
 
@@ -255,7 +258,7 @@ static void check_class(const char *path, const char *rel, void *ctx)
     for (i = 0; i < c->n_methods; i++) {
         t[i].method = (uint16_t)i;
         t[i].id = i % 3 == 2 ? (int32_t)(40000 + i) : (int32_t)i;
-        t[i].probes = &probes;
+        t[i].probes = i % 2 ? &kept_probes : &probes;
     }
     t0 = now();
     if (rw_rewrite(c, t, c->n_methods, o, &out, &out_len, &err) < 0) {
@@ -359,7 +362,7 @@ static void rewrite_class(const char *path, const char *rel, void *ctx)
 
         t[i].method = (uint16_t)i;
         t[i].id = id % 3 == 2 ? 40000 + id : id;
-        t[i].probes = &probes;
+        t[i].probes = id % 2 ? &kept_probes : &probes;
     }
     if (rw_rewrite(c, t, c->n_methods, o, &out, &out_len, &err) < 0) {
         fprintf(stderr, "%s: rw_rewrite: %s\n", path, err.msg);
@@ -548,7 +551,7 @@ int main(int argc, char **argv)
     if (argc >= 3 && strcmp(argv[1], "check") == 0)
         return cmd_check(argc - 2, argv + 2);
     if (argc == 6 && strcmp(argv[1], "rewrite") == 0 && strcmp(argv[2], "-p") == 0) {
-        probes.owner = argv[3];
+        probes.owner = kept_probes.owner = argv[3];
         return cmd_rewrite(argv[4], argv[5]);
     }
     if (argc == 4 && strcmp(argv[1], "rewrite") == 0)

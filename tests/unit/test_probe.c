@@ -98,7 +98,7 @@ static jclass JNICALL f_define(JNIEnv *env, const char *name, jobject loader, co
         defined_ok = natives == PROBE_N_NATIVES && cf_find_method(c, "free", "(I)V") != NULL && cf_find_method(c, "counting0", "()Z") != NULL &&
                      cf_find_method(c, "spin", "(I)V") != NULL &&
                      cf_find_method(c, "enter0", "(II)V") != NULL &&
-                     cf_find_method(c, "enter", "(I)V") != NULL && cf_find_method(c, "exit", "(I)V") != NULL &&
+                     cf_find_method(c, "enter", "(I)I") != NULL && cf_find_method(c, "exit", "(II)V") != NULL &&
                      cf_find_method(c, "fail", "(Ljava/lang/Throwable;I)V") != NULL &&
                      cf_find_method(c, "rootEnter", "(I)V") != NULL &&
                      cf_find_method(c, "rootEnterOn", "(Ljava/lang/Object;I)V") != NULL &&
@@ -660,6 +660,11 @@ static void test_install(void)
     CHECK_STR(probe_methods(PLAN_ROOT_RECEIVER)->fail, "rootFailOn");
     CHECK_INT(probe_methods(PLAN_ROOT_RECEIVER)->enter_receiver, 1);
     CHECK_INT(probe_methods(PLAN_ROOT)->enter_receiver, 0);
+    /* the plain probes keep the entry's look-up for the exit; the entry
+     * methods' look up their own (their exit may give the entry back) */
+    CHECK_INT(probe_methods(0)->keep, 1);
+    CHECK_INT(probe_methods(PLAN_ROOT)->keep, 0);
+    CHECK_INT(probe_methods(PLAN_ROOT_RECEIVER)->keep, 0);
 }
 
 static void test_outside_session(void)

@@ -22,8 +22,8 @@
 #include "rewrite.h"
 #include "stackmap.h"
 
-static const rw_probes probes = {"test/Probe", "enter", "exit", "fail", 0, NULL};
-static const rw_probes receiver_probes = {"test/Probe", "enterOn", "exit", "fail", 1, NULL};
+static const rw_probes probes = {"test/Probe", "enter", "exit", "fail", 0, NULL, 0};
+static const rw_probes receiver_probes = {"test/Probe", "enterOn", "exit", "fail", 1, NULL, 0};
 
 /* One rewrite: the input bytes, the outcome, the output and its view. */
 struct rw {
@@ -124,6 +124,23 @@ static const uint8_t *code_attr(const cf_class *c, const cf_member *m, const cha
 
 /* --- a hand-checked layout ---------------------------------------------------- */
 
+/* oc's code is want's n bytes, but for the constant pool indexes of
+ * invokestatic, which the tests check by name. */
+static void check_code(const cf_code *oc, const uint8_t *want, size_t n)
+{
+    size_t i;
+
+    CHECK_INT(oc->code_len, n);
+    for (i = 0; i < n && i < oc->code_len; i++) {
+        if (i >= 3 && (want[i - 2] == BC_INVOKESTATIC || want[i - 1] == BC_INVOKESTATIC))
+            continue;
+        if (oc->code[i] != want[i]) {
+            fprintf(stderr, "code[%zu] = 0x%02x, want 0x%02x\n", i, oc->code[i], want[i]);
+            check_failures++;
+        }
+    }
+}
+
 static void test_layout(void)
 {
     /* static int m(int x) { return x == 0 ? 2 : 1; } as
@@ -142,7 +159,7 @@ static void test_layout(void)
     ca_class a;
     mct_buf attrs;
     struct rw r;
-    size_t len, i;
+    size_t len;
     uint8_t *d;
     const cf_code *oc;
     const uint8_t *p;
@@ -173,14 +190,7 @@ static void test_layout(void)
     CHECK_INT(oc->code_len, sizeof want);
     CHECK_INT(oc->max_stack, 3);
     CHECK_INT(oc->max_locals, 1);
-    for (i = 0; i < sizeof want && i < oc->code_len; i++) {
-        if (i >= 3 && (want[i - 2] == BC_INVOKESTATIC || want[i - 1] == BC_INVOKESTATIC))
-            continue; /* constant pool indexes, checked below */
-        if (oc->code[i] != want[i]) {
-            fprintf(stderr, "code[%zu] = 0x%02x, want 0x%02x\n", i, oc->code[i], want[i]);
-            check_failures++;
-        }
-    }
+    check_code(oc, want, sizeof want);
     CHECK(cf_member_ref(r.oc, u2at(oc->code + 3), &ref) == 0 && strcmp(ref.name, "enter") == 0 &&
           strcmp(ref.owner, "test/Probe") == 0 && strcmp(ref.desc, "(I)V") == 0);
     CHECK(cf_member_ref(r.oc, u2at(oc->code + 13), &ref) == 0 && strcmp(ref.name, "exit") == 0);
@@ -223,6 +233,100 @@ static void test_layout(void)
         CHECK_STR(cf_class_name(r.oc, u2at(p + 11)), "java/lang/Throwable");
     }
 out:
+    rw_done(&r);
+}
+
+/* rw_probes.keep: enter's answer goes into a new local (the old
+ * max_locals), which each exit loads and every frame holds as an Integer;
+ * the local's store and load take their short, operand and wide forms. */
+static void test_kept(void)
+{
+    static const rw_probes kept = {"test/Probe", "enter", "exit", "fail", 0, NULL, 1};
+    /* test_layout's method: its frame at 6 gains the local */
+    static const uint8_t code[] = {0x1a, BC_IFEQ, 0, 5, 0x04, 0xac, 0x05, 0xac};
+    static const uint8_t smt[] = {0, 1, 6};
+    static const uint8_t want[] = {
+        BC_BIPUSH, 7, BC_INVOKESTATIC, 0, 0, 0x3c,       /* 0: entry probe; 5: istore_1 */
+        0x1a, BC_IFEQ, 0, 11, 0x04,                      /* 6: iload_0; 7: ifeq 18; 10: iconst_1 */
+        0x1b, BC_BIPUSH, 7, BC_INVOKESTATIC, 0, 0, 0xac, /* 11: iload_1; exit probe; 17: ireturn */
+        0x05,                                            /* 18: iconst_2 */
+        0x1b, BC_BIPUSH, 7, BC_INVOKESTATIC, 0, 0, 0xac, /* 19: iload_1; exit probe; 25: ireturn */
+        BC_DUP, BC_BIPUSH, 7, BC_INVOKESTATIC, 0, 0, BC_ATHROW /* 26: catch-all */
+    };
+    static const struct {
+        uint16_t max_locals;
+        uint8_t store[4], load[4];
+        uint32_t len;
+    } forms[] = {{4, {BC_ISTORE, 4}, {BC_ILOAD, 4}, 2}, {300, {BC_WIDE, BC_ISTORE, 1, 44}, {BC_WIDE, BC_ILOAD, 1, 44}, 4}};
+    static const uint8_t ret[] = {BC_RETURN};
+    ca_class a;
+    mct_buf attrs;
+    struct rw r;
+    size_t len, i;
+    uint8_t *d;
+    const cf_code *oc;
+    const uint8_t *p;
+    uint32_t plen;
+    cf_ref ref;
+
+    ca_init(&a, "T", "java/lang/Object", 52);
+    buf_init(&attrs);
+    ca_attr(&a, &attrs, "StackMapTable", smt, sizeof smt);
+    d = one_method(52, CF_ACC_STATIC, "(I)I", code, sizeof code, 1, 1, NULL, 0, &attrs, 1, &len, &a);
+    buf_free(&attrs);
+    if (rw_run_with(&r, d, len, 0, 7, &kept) == 0 && r.oc) {
+        CHECK_INT(r.o.status, RW_REWRITTEN);
+        oc = r.oc->methods[0].code;
+        CHECK_INT(oc->code_len, sizeof want);
+        CHECK_INT(oc->max_stack, 3);
+        CHECK_INT(oc->max_locals, 2);
+        check_code(oc, want, sizeof want);
+        CHECK(cf_member_ref(r.oc, u2at(oc->code + 3), &ref) == 0 && strcmp(ref.name, "enter") == 0 &&
+              strcmp(ref.desc, "(I)I") == 0);
+        CHECK(cf_member_ref(r.oc, u2at(oc->code + 15), &ref) == 0 && strcmp(ref.name, "exit") == 0 &&
+              strcmp(ref.desc, "(II)V") == 0);
+        CHECK_INT(oc->handlers[0].start, 6);
+        CHECK_INT(oc->handlers[0].handler, 26);
+        /* an append_frame at 18 (x and the kept local), the handler's
+         * full_frame without locals at 26 */
+        p = code_attr(r.oc, &r.oc->methods[0], "StackMapTable", &plen);
+        CHECK(p != NULL && plen == 16);
+        if (p && plen == 16) {
+            CHECK_INT(u2at(p), 2);
+            CHECK_INT(p[2], 252);
+            CHECK_INT(u2at(p + 3), 18);
+            CHECK_INT(p[5], SM_INTEGER);
+            CHECK_INT(p[6], 255);
+            CHECK_INT(u2at(p + 7), 7);
+            CHECK_INT(u2at(p + 9), 0);
+            CHECK_INT(u2at(p + 11), 1);
+        }
+    }
+    rw_done(&r);
+
+    for (i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        d = one_method(52, CF_ACC_STATIC, "()V", ret, sizeof ret, 0, forms[i].max_locals, NULL, 0, NULL, 0, &len,
+                       NULL);
+        if (rw_run_with(&r, d, len, 0, 7, &kept) == 0 && r.oc) {
+            oc = r.oc->methods[0].code;
+            CHECK_INT(oc->max_locals, forms[i].max_locals + 1);
+            CHECK_INT(oc->max_stack, 3);
+            CHECK_INT(oc->code_len, 5 + 2 * forms[i].len + 5 + 1 + 7);
+            if (oc->code_len == 5 + 2 * forms[i].len + 5 + 1 + 7) {
+                CHECK(memcmp(oc->code + 5, forms[i].store, forms[i].len) == 0);
+                CHECK(memcmp(oc->code + 5 + forms[i].len, forms[i].load, forms[i].len) == 0);
+                CHECK_INT(oc->code[5 + 2 * forms[i].len + 5], BC_RETURN);
+            }
+        }
+        rw_done(&r);
+    }
+
+    /* no local is left */
+    d = one_method(52, CF_ACC_STATIC, "()V", ret, sizeof ret, 0, 65535, NULL, 0, NULL, 0, &len, NULL);
+    if (rw_run_with(&r, d, len, 0, 7, &kept) == 0) {
+        CHECK_INT(r.o.status, RW_SKIPPED);
+        CHECK(strstr(r.o.reason, "max_locals is already 65535") != NULL);
+    }
     rw_done(&r);
 }
 
@@ -857,7 +961,7 @@ static void test_handoff(void)
  * to the probe of its type, before the catch-all's range. */
 static void test_args(void)
 {
-    static const rw_probes arg_probes = {"test/Probe", "enter", "exit", "fail", 0, "arg"};
+    static const rw_probes arg_probes = {"test/Probe", "enter", "exit", "fail", 0, "arg", 0};
     static const uint8_t ret[] = {BC_RETURN};
     static const uint8_t want[] = {
         0x05, BC_INVOKESTATIC, 0, 0,                 /* 0: iconst_2; enter */
@@ -1478,6 +1582,7 @@ static void test_fixtures(void)
 int main(void)
 {
     test_layout();
+    test_kept();
     test_targets_and_ctor();
     test_switches();
     test_widening();

@@ -73,17 +73,20 @@ import jdk.internal.vm.annotation.ForceInline;
  * here, counted, before it starts); its probes then go native, and the
  * entry methods' exits give the entry back once the agent says the call
  * ended. A call not traced, and every probe outside an entry call, stays
- * in Java, inlined by the JIT into the caller: while no thread is in a
- * traced call (TRACED), one load and compare; else Thread.currentThread(),
- * its id, its first entry's element and, unless it is there, SECOND (the
- * second entry only while some traced call holds one): three loads and
- * compares (TABLE is final: its reference and length are constants). Those probes are ForceInline (the
- * class is the boot loader's, which HotSpot trusts with it): each counts
- * one byte, not its size, of the inlining budget of the method the JIT
- * compiles, so an instrumented method inlines into its callers as it did
- * before (without, the probes' inlined bytecode used up C2's budget
- * and large instrumented callees were refused). fail, which only an
- * exception reaches, is never inlined: its call is the smallest IR.
+ * in Java, inlined by the JIT into the caller. An entry probe: while no
+ * thread is in a traced call (TRACED), one load and compare; else
+ * Thread.currentThread(), its id, its first entry's element and, unless
+ * it is there, SECOND (the second entry only while some traced call holds
+ * one): three loads and compares (TABLE is final: its reference and
+ * length are constants). The method keeps what its entry probe found in a
+ * local of its own, and its exit probes test that: no load. Those probes
+ * are ForceInline (the class is the boot loader's, which HotSpot trusts
+ * with it): each counts one byte, not its size, of the inlining budget of
+ * the method the JIT compiles, so an instrumented method inlines into its
+ * callers as it did before (without, the probes' inlined bytecode used up
+ * C2's budget and large instrumented callees were refused). fail, which
+ * only an exception reaches, is never inlined: its call is the smallest
+ * IR.
  *
  * An entry method the named class inherits runs for other classes too: it
  * calls rootEnterOn with its receiver, and only a call on an instance of
@@ -187,11 +190,11 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
      * held by another thread's entry call as it began), counted the same
      * way: while it reads 0, a thread not found at its first entry is in
      * no traced call, and the look-up stops there (a thread at its second
-     * entry added to it itself). Threads rarely share a
-     * first entry, so it almost always reads 0, and a thread outside a
-     * traced call, while others trace, pays one load of its own entry and
-     * this load, not the hash and load of its second entry too (the JIT,
-     * which has not seen the second look-up run, leaves it out of line).
+     * entry added to it itself). Threads rarely share a first entry, so it
+     * almost always reads 0, and a thread outside a traced call, while
+     * others trace, pays one load of its own entry and this load, not the
+     * hash and load of its second entry too (the JIT, which has not seen
+     * the second look-up run, leaves it out of line).
      */
     private static final AtomicInteger SECOND = new AtomicInteger();
 
@@ -305,17 +308,24 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
         return held(c, c.getId());
     }
 
+    /**
+     * Returns the look-up's answer, which the method keeps in a local of
+     * its own and passes to exit: a method returns in the traced call, or
+     * outside any, that it was entered in (the call nests in the entry
+     * method's frame, whose exit gives the entry back), so exit needs no
+     * look-up of its own.
+     */
     @ForceInline
-    public static void enter(int id) {
+    public static int enter(int id) {
         int k = entry();
         if (k >= 0 || COUNTING) {
             enter0(k, id);
         }
+        return k;
     }
 
     @ForceInline
-    public static void exit(int id) {
-        int k = entry();
+    public static void exit(int k, int id) {
         if (k >= 0 || COUNTING) {
             exit0(k, id);
         }
@@ -1454,15 +1464,18 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
     private static native void fail0(Throwable t, int entry, int id);
 
     /**
-     * Calls the enter native n times, finding the entry first as a probe
-     * in a traced call does (TRACED is never MIN_VALUE: it reads the count
-     * and goes on to look): the agent times what a probe call costs (its
-     * thread holds no entry and never traces, so the native returns at
-     * once).
+     * Calls the enter native n times (n even), as the probes of n / 2
+     * methods in a traced call do: an entry finds the entry first (TRACED
+     * is never MIN_VALUE: it reads the count and goes on to look), the
+     * exit uses what the entry found. The agent times what a probe call
+     * costs (its thread holds no entry and never traces, so the native
+     * returns at once).
      */
     static void spin(int n) {
-        for (int i = 0; i < n; i++) {
-            enter0(TRACED.get() == Integer.MIN_VALUE ? -1 : find(), -1);
+        for (int i = 0; i < n; i += 2) {
+            int k = TRACED.get() == Integer.MIN_VALUE ? -1 : find();
+            enter0(k, -1);
+            enter0(k, -1);
         }
     }
 }
