@@ -314,6 +314,21 @@ static int no_call(probe_thread *t)
     return 0;
 }
 
+/* t's ring had no room for a call of entry k: k's slot is marked behind
+ * (the mark first, then t->behind, which the worker reads to clear it once
+ * t is drained), unless t already holds the mark of another entry. A
+ * state holds one mark: a second would never be cleared, and a state of
+ * the virtual threads' pool serves the calls of many entries. */
+static void mark_behind(probe_thread *t, int k)
+{
+    int held = atomic_load_explicit(&t->behind, memory_order_acquire);
+
+    if (held >= 0 && held != k)
+        return;
+    atomic_store_explicit(&slots.slot[k].behind, 1, memory_order_relaxed);
+    atomic_store_explicit(&t->behind, k, memory_order_release);
+}
+
 /* Begins a traced call of session on t for entry k, taking a ring when t
  * has none (the worker gives rings back between sessions); returns 0 when
  * it cannot (ring full, out of memory, or the worker is swapping it). A
@@ -363,8 +378,7 @@ static int start_call(probe_thread *t, uint32_t session, int depth, int k, unsig
     }
     t->stamp = t->stamps_cap == cap ? stamp | STAMP_WRITE : 0;
     if (cap - (t->w - consumed) < reserve + 16) {
-        atomic_store_explicit(&slots.slot[k].behind, 1, memory_order_relaxed);
-        atomic_store_explicit(&t->behind, k, memory_order_release);
+        mark_behind(t, k);
         return no_call(t);
     }
     t->limit = consumed + cap - reserve;
@@ -395,19 +409,27 @@ static int is_virtual_thread(JNIEnv *env, probe_thread *tls, jobject cur)
     return v != JNI_FALSE;
 }
 
-/* A state of the virtual threads' pool no call holds, now held (a new one
- * when all are); NULL when out of memory. */
+/* A state of the virtual threads' pool no call holds, now held: one the
+ * worker has drained if any (the first idle one may still hold calls the
+ * worker has not taken, and be full), else any idle one, else a new one;
+ * NULL when out of memory. */
 static probe_thread *claim_virtual(void)
 {
     probe_thread *t;
+    int pass;
 
-    for (t = atomic_load_explicit(&vpool, memory_order_acquire); t != NULL; t = t->vnext) {
-        int idle_state = 0;
+    for (pass = 0; pass < 2; pass++) {
+        for (t = atomic_load_explicit(&vpool, memory_order_acquire); t != NULL; t = t->vnext) {
+            int idle_state = 0;
 
-        if (atomic_load_explicit(&t->vbusy, memory_order_relaxed) == 0 &&
-            atomic_compare_exchange_strong_explicit(&t->vbusy, &idle_state, 1, memory_order_acquire,
-                                                    memory_order_relaxed))
-            return t;
+            if (pass == 0 && atomic_load_explicit(&t->consumed, memory_order_relaxed) !=
+                                 atomic_load_explicit(&t->published, memory_order_relaxed))
+                continue;
+            if (atomic_load_explicit(&t->vbusy, memory_order_relaxed) == 0 &&
+                atomic_compare_exchange_strong_explicit(&t->vbusy, &idle_state, 1, memory_order_acquire,
+                                                        memory_order_relaxed))
+                return t;
+        }
     }
     if ((t = new_state()) == NULL)
         return NULL;

@@ -69,7 +69,12 @@
  * cannot start is counted as dropped there, and gives its entry back),
  * unless its entry's slot is marked behind: its thread's ring was full at
  * an earlier call and the worker has not taken it yet; the call is then
- * dropped in Java, counted in the slot, before it starts.
+ * dropped in Java, counted in the slot, before it starts. A state marks
+ * one entry at a time (the one the worker clears once it drained the
+ * state): a full state of the virtual threads' pool, which serves calls
+ * of many entries, refuses the calls of other entries without marking
+ * them, and a virtual thread's call takes a drained state of the pool
+ * where there is one.
  *
  * The ring, its one statement of invariants (probe.c is the producer's
  * side and the rings' memory, probe_ring.c the consumer's):

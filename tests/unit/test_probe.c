@@ -1124,6 +1124,58 @@ static void test_drop_and_grow(void)
     CHECK(atomic_load(&t->old_ring) == NULL);
 }
 
+/* Virtual threads, one call each as a server makes them, while the worker
+ * takes nothing: their states fill, and a full state refuses calls of
+ * many entries. It marks one of them behind (each state holds one mark,
+ * which the worker clears once it drained the state): once drained, no
+ * entry stays marked, and every virtual thread's calls are traced again. */
+enum { VTHREADS = 64 };
+static char vthreads[VTHREADS];
+
+static void test_virtual_marks(void)
+{
+    jobject platform = current;
+    uint64_t dropped = probe_dropped();
+    int refs = global_refs, i, k, marked = 0, states = 0;
+    probe_thread *t;
+
+    virtual_answer = 1;
+    for (i = 0; i < 3 * (int)PROBE_RING_MIN; i++) {
+        be((jobject)&vthreads[i % VTHREADS]);
+        p_root_enter(env, fake_class, ROOT);
+        p_root_exit(env, fake_class, ROOT);
+    }
+    CHECK(probe_dropped() > dropped); /* refused, then dropped in Java */
+    for (t = probe_threads(); t != NULL; t = t->next)
+        states += t != me();
+    for (k = 0; k < ENTRIES; k++)
+        marked += *slot_u4(k * STRIDE, 32) != 0;
+    CHECK(marked >= 1 && marked <= states);
+    for (t = probe_threads(); t != NULL; t = t->next) {
+        atomic_store(&t->consumed, atomic_load(&t->published));
+        probe_maintain(t, env, 0);
+    }
+    marked = 0;
+    for (k = 0; k < ENTRIES; k++)
+        marked += *slot_u4(k * STRIDE, 32) != 0;
+    CHECK_INT(marked, 0);
+    dropped = probe_dropped();
+    for (i = 0; i < VTHREADS; i++) {
+        be((jobject)&vthreads[i]);
+        p_root_enter(env, fake_class, ROOT);
+        p_root_exit(env, fake_class, ROOT);
+    }
+    CHECK_INT(probe_dropped(), dropped);
+    for (t = probe_threads(); t != NULL; t = t->next) {
+        atomic_store(&t->consumed, atomic_load(&t->published));
+        probe_maintain(t, env, 0);
+    }
+    virtual_answer = 0;
+    be(platform);
+    CHECK(table_empty());
+    global_refs = refs; /* the worker frees the threads' references */
+}
+
 static void *traced_thread(void *arg)
 {
     be((jobject)arg);
@@ -1644,6 +1696,7 @@ int main(void)
     test_no_ring_untraced();
     test_id_changes();
     test_drop_and_grow();
+    test_virtual_marks();
     test_thread_reuse();
     test_shrink();
     test_budget();
