@@ -1037,29 +1037,35 @@ static int find_sites(struct meth *M, const rw_target *t)
     return OK;
 }
 
+/* The instruction op (xload/xstore) of local slot into out, returning its
+ * length: op0 + slot (xload_<n>, xstore_<n>) for slots 0 to 3, op with a
+ * byte operand to 255, wide beyond. */
+static uint32_t local_insn(uint8_t out[4], uint8_t op, uint8_t op0, uint16_t slot)
+{
+    if (slot <= 3) {
+        out[0] = (uint8_t)(op0 + slot);
+        return 1;
+    }
+    if (slot <= 255) {
+        out[0] = op;
+        out[1] = (uint8_t)slot;
+        return 2;
+    }
+    out[0] = BC_WIDE;
+    out[1] = op;
+    out[2] = (uint8_t)(slot >> 8);
+    out[3] = (uint8_t)slot;
+    return 4;
+}
+
 /* The local that keeps enter's result (rw_probes.keep): slot, after every
  * local of the method, and its istore and iload. */
 static void kept_code(struct meth *M, uint16_t slot)
 {
     M->keep = 1;
     M->kept = slot;
-    if (slot <= 3) {
-        M->kept_store[0] = (uint8_t)(BC_ISTORE_0 + slot);
-        M->kept_load[0] = (uint8_t)(BC_ILOAD_0 + slot);
-        M->kept_len = 1;
-    } else if (slot <= 255) {
-        M->kept_store[0] = BC_ISTORE;
-        M->kept_load[0] = BC_ILOAD;
-        M->kept_store[1] = M->kept_load[1] = (uint8_t)slot;
-        M->kept_len = 2;
-    } else {
-        M->kept_store[0] = M->kept_load[0] = BC_WIDE;
-        M->kept_store[1] = BC_ISTORE;
-        M->kept_load[1] = BC_ILOAD;
-        M->kept_store[2] = M->kept_load[2] = (uint8_t)(slot >> 8);
-        M->kept_store[3] = M->kept_load[3] = (uint8_t)slot;
-        M->kept_len = 4;
-    }
+    M->kept_len = local_insn(M->kept_store, BC_ISTORE, BC_ISTORE_0, slot);
+    local_insn(M->kept_load, BC_ILOAD, BC_ILOAD_0, slot);
 }
 
 static int probe_refs(struct meth *M, const rw_probes *p)
@@ -1088,6 +1094,7 @@ static int args_code(struct meth *M, const rw_probes *p)
     static const uint8_t load[5] = {0x15, 0x16, 0x17, 0x18, 0x19}, load0[5] = {0x1a, 0x1e, 0x22, 0x26, 0x2a};
     const char *d = M->m->desc;
     uint32_t slot = (M->m->access & CF_ACC_STATIC) ? 0 : 1;
+    uint8_t insn[4];
     char name[64];
 
     if (d[0] != '(' || strlen(p->arg) + 2 > sizeof name)
@@ -1109,16 +1116,7 @@ static int args_code(struct meth *M, const rw_probes *p)
         }
         if (ref < 0)
             return FATAL;
-        if (slot <= 3) {
-            buf_u1(&M->args, (uint8_t)(load0[kind] + slot));
-        } else if (slot <= 255) {
-            buf_u1(&M->args, load[kind]);
-            buf_u1(&M->args, (uint8_t)slot);
-        } else {
-            buf_u1(&M->args, BC_WIDE);
-            buf_u1(&M->args, load[kind]);
-            buf_u2(&M->args, (uint16_t)slot);
-        }
+        buf_bytes(&M->args, insn, local_insn(insn, load[kind], load0[kind], (uint16_t)slot));
         buf_u1(&M->args, BC_INVOKESTATIC);
         buf_u2(&M->args, (uint16_t)ref);
         slot += kind == 1 || kind == 3 ? 2 : 1;

@@ -25,8 +25,9 @@
  * A method that cannot be rewritten safely is left as it is and its outcome
  * says why; the rest of the class is still rewritten. Skipped: methods
  * without code (abstract, native), jsr/ret subroutines, code that would
- * pass 65535 bytes (with keep: max_locals already 65535), static methods and constructors given probes that take
- * the receiver (they have none, or not yet), constructors whose `this` could still be uninitialized
+ * pass 65535 bytes (with keep: max_locals already 65535), static methods
+ * and constructors given probes that take the receiver (they have none,
+ * or not yet), constructors whose `this` could still be uninitialized
  * after the super()/this() call (or, without a StackMapTable, that branch
  * before it), java.lang.Object.<init>, and anything malformed or unexpected
  * (tables off instruction boundaries, a frame missing where the verifier
