@@ -23,12 +23,7 @@ for jdk in $MCT_TEST_JDKS; do
     trace "$j-run" -n 3 "$PID" tgt.Fail run 4 "$RX"
     expect_rc 0 "Fail.run"
     check_calls "$OUT" 3 "Fail.run" -D 4
-    expect_outline "$OUT" "Fail.run" <<EOF
-tgt.Fail.run calls=1 throws=1 exception=$ISE
-  tgt.Fail.a calls=1 throws=1
-    tgt.Fail.b calls=1 throws=1
-      tgt.Fail.c calls=1 throws=1
-EOF
+    expect_outline "$OUT" "Fail.run" <"$OUTLINES/fail-run"
     expect_all "$(field "$OUT" run exception)" "$ISE" "Fail.run: root.exception"
     expect_all "$(field "$OUT" run/a/b/c throws)" 1 "Fail.run: c's throws"
     expect_restored "$PID" "after Fail.run"
@@ -47,12 +42,7 @@ EOF
     trace "$j-caught" -n 3 "$PID" tgt.Fail runCaught 4 "$RX"
     expect_rc 0 "Fail.runCaught"
     check_calls "$OUT" 3 "Fail.runCaught" -D 4
-    expect_outline "$OUT" "Fail.runCaught" <<'EOF'
-tgt.Fail.runCaught calls=1 throws=0
-  tgt.Fail.aCatching calls=1 throws=0
-    tgt.Fail.b calls=1 throws=1
-      tgt.Fail.c calls=1 throws=1
-EOF
+    expect_outline "$OUT" "Fail.runCaught" <"$OUTLINES/fail-caught"
     expect_all "$(field "$OUT" runCaught exception)" - "Fail.runCaught: root.exception"
     expect_restored "$PID" "after Fail.runCaught"
 

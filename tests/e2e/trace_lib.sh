@@ -27,6 +27,24 @@ trace_done() {
     exit 0
 }
 
+# The expected outlines that several tests share (expect_outline's input).
+OUTLINES=$MCT_SRCDIR/tests/e2e/outlines
+
+# check_many FILE NAME WHAT: the calls of tgt.Many.run 10000 (depth 2) in
+# FILE: a call whose ring filled is truncated (the root, and the leaf node
+# or not) with fewer leaf calls; one that did not has all 10000, and one at
+# least did not (a ring grows after a call filled it).
+check_many() {
+    local file=$1 name=$2 what=$3 rows=$MCT_TMP/$2-many.rows bad
+    paste -d' ' <(field "$file" run truncated) <(field "$file" run/leaf calls) \
+        <(field "$file" run/leaf truncated) >"$rows"
+    note "JDK $name: root truncated, leaf calls, leaf truncated: $(tr '\n' ',' <"$rows")"
+    bad=$(grep -vxE -- '- 10000 -|true [0-9]+ (true|-)' "$rows" | head -1)
+    [ -z "$bad" ] || fail "$what: a call with (root truncated, leaf calls, leaf truncated) = $bad"
+    awk '$1 == "true" && $2 >= 10000 { exit 1 }' "$rows" || fail "$what: a truncated call with every leaf call"
+    grep -qx -- '- 10000 -' "$rows" || fail "$what: no complete call (the ring does not grow)"
+}
+
 # scenario JDK NAME [ARG]: starts tgt.Main NAME [ARG] on JDK; sets PID, MAJOR
 # and LOG (the JVM's output).
 scenario() {

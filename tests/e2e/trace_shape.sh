@@ -58,16 +58,7 @@ for jdk in $MCT_TEST_JDKS; do
     trace "$j-exact" -n 3 "$PID" tgt.Shape run 4 "$RX"
     expect_rc 0 "-n 3"
     check_calls "$OUT" 3 "-n 3" -D 4
-    expect_outline "$OUT" "depth 4" -d <<'EOF'
-tgt.Shape.run()J calls=1 throws=0
-  tgt.Shape.leafA(I)J calls=4 throws=0
-  tgt.Shape.<init>()V calls=1 throws=0
-  tgt.Shape.mid()J calls=1 throws=0
-    tgt.Shape.leafB()J calls=2 throws=0
-      tgt.Shape.deep()J calls=2 throws=0
-    tgt.Shape.leafC()J calls=1 throws=0
-  tgt.other.Util.twice(J)J calls=1 throws=0
-EOF
+    expect_outline "$OUT" "depth 4" -d <"$OUTLINES/shape-4"
     [ "$("$TREE" call "$OUT" seq | tr '\n' ' ')" = "1 2 3 " ] || fail "-n 3: seq is not 1 2 3"
     expect_all "$("$TREE" call "$OUT" thread.name)" main "-n 3: the thread"
     # (and, when a node was within twice the probe cost, the line saying
@@ -84,13 +75,7 @@ EOF
     trace "$j-depth2" -n 2 "$PID" tgt.Shape run 2 "$RX"
     expect_rc 0 "depth 2"
     check_calls "$OUT" 2 "depth 2" -D 2
-    expect_outline "$OUT" "depth 2" <<'EOF'
-tgt.Shape.run calls=1 throws=0
-  tgt.Shape.leafA calls=4 throws=0
-  tgt.Shape.<init> calls=1 throws=0
-  tgt.Shape.mid calls=1 throws=0
-  tgt.other.Util.twice calls=1 throws=0
-EOF
+    expect_outline "$OUT" "depth 2" <"$OUTLINES/shape-2"
     expect_restored "$PID" "after depth 2"
     trace "$j-depth1" -n 2 "$PID" tgt.Shape run 1 "$RX"
     expect_rc 0 "depth 1"

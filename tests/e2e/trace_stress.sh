@@ -83,15 +83,7 @@ EOF
     trace "$j-many" -n 6 "$PID" tgt.Many run 2 "$RX"
     expect_rc 0 "Many.run 10000"
     check_calls "$OUT" 6 "Many.run 10000" -t -D 2
-    paste -d' ' <(field "$OUT" run truncated) <(field "$OUT" run/leaf calls) \
-        <(field "$OUT" run/leaf truncated) >"$MCT_TMP/$j-many.rows"
-    note "JDK $j: root truncated, leaf calls, leaf truncated: $(tr '\n' ',' <"$MCT_TMP/$j-many.rows")"
-    bad=$(grep -vxE -- '- 10000 -|true [0-9]+ (true|-)' "$MCT_TMP/$j-many.rows" | head -1)
-    [ -z "$bad" ] || fail "Many.run 10000: a call with (root truncated, leaf calls, leaf truncated) = $bad"
-    awk '$1 == "true" && $2 >= 10000 { exit 1 }' "$MCT_TMP/$j-many.rows" ||
-        fail "Many.run 10000: a truncated call with every leaf call"
-    grep -qx -- '- 10000 -' "$MCT_TMP/$j-many.rows" ||
-        fail "Many.run 10000: no complete call among 6 (the buffer does not grow)"
+    check_many "$OUT" "$j" "Many.run 10000"
     expect_restored "$PID" "after Many.run 10000"
     stop_jvm "$PID"
 
