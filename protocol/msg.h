@@ -108,6 +108,8 @@ struct msg_plan_summary {
     double plan_ms, instrument_ms;
     long long loaded_classes;
     const char *clock;          /* "tsc" or "monotonic" */
+    const char *probes;         /* how traced calls record: "java" or "native";
+                                   NULL: absent */
     int has_probe;              /* 0: not measured */
     struct msg_probe probe;
     long long callee_classes;   /* -1: absent */

@@ -374,6 +374,7 @@ static const struct field plan_summary_fields[] = {
     { .name = "instrument_ms", .kind = K_NUM, .min = 0, .max = LLONG_MAX, AT(M, instrument_ms) },
     INT("loaded_classes", 0, LLONG_MAX, AT(M, loaded_classes)),
     STR("clock", 1, 64, AT(M, clock)),
+    { .name = "probes", .kind = K_STR, .optional = 1, .min = 1, .max = 64, AT(M, probes) },
     { .name = "probe", .kind = K_OBJ, .optional = 1, .sub = &probe_schema, AT(M, probe),
       HAS(M, has_probe) },
     OPT_INT("callee_classes", 0, LLONG_MAX, AT(M, callee_classes)),

@@ -117,6 +117,65 @@ static int find_arg_readers(JNIEnv *jni, probe_binding *b, mct_err *err)
     return 0;
 }
 
+/* An array of the probe class's, held by a global ref: one of len elements. */
+static int static_array(JNIEnv *jni, jclass cls, const char *name, const char *sig, jsize len, jobjectArray *out,
+                        mct_err *err)
+{
+    jfieldID f;
+    jobject local;
+
+    if (static_field(jni, cls, name, sig, &f, err) < 0)
+        return -1;
+    local = (*jni)->GetStaticObjectField(jni, cls, f);
+    if (local == NULL || (*jni)->GetArrayLength(jni, local) != len) {
+        (*jni)->ExceptionClear(jni);
+        if (local != NULL)
+            (*jni)->DeleteLocalRef(jni, local);
+        return mct_err_set(err, MCT_E_INTERNAL, "%s.%s is not an array of %d elements (rebuild the agent)",
+                           PROBE_CLASS, name, (int)len);
+    }
+    *out = (*jni)->NewGlobalRef(jni, local);
+    (*jni)->DeleteLocalRef(jni, local);
+    return *out != NULL ? 0 : mct_err_set(err, MCT_E_NOMEM, "out of memory holding %s.%s", PROBE_CLASS, name);
+}
+
+/* What the Java writer needs (probe.h probe_use_writer): Probe.STATES,
+ * RINGS and writer, ByteBuffer.order and the platform's byte order (kept
+ * across a retry). */
+static int find_writer(JNIEnv *jni, jclass cls, probe_binding *b, mct_err *err)
+{
+    static jmethodID order;
+    static jobject native;
+
+    if (native == NULL) {
+        jclass bb = (*jni)->FindClass(jni, "java/nio/ByteBuffer");
+        jclass bo = (*jni)->FindClass(jni, "java/nio/ByteOrder");
+        jmethodID get = bo != NULL ? (*jni)->GetStaticMethodID(jni, bo, "nativeOrder", "()Ljava/nio/ByteOrder;") : NULL;
+        jobject local = get != NULL ? (*jni)->CallStaticObjectMethod(jni, bo, get) : NULL;
+
+        order = bb != NULL ? (*jni)->GetMethodID(jni, bb, "order", "(Ljava/nio/ByteOrder;)Ljava/nio/ByteBuffer;") : NULL;
+        if (local != NULL && order != NULL)
+            native = (*jni)->NewGlobalRef(jni, local);
+        (*jni)->ExceptionClear(jni);
+        if (local != NULL)
+            (*jni)->DeleteLocalRef(jni, local);
+        if (bb != NULL)
+            (*jni)->DeleteLocalRef(jni, bb);
+        if (bo != NULL)
+            (*jni)->DeleteLocalRef(jni, bo);
+        if (native == NULL)
+            return mct_err_set(err, MCT_E_JVMTI, "cannot find ByteBuffer.order and ByteOrder.nativeOrder");
+    }
+    b->buffer_order = order;
+    b->native_order = native;
+    if ((b->states == NULL && static_array(jni, cls, "STATES", "[Ljava/nio/ByteBuffer;", PROBE_ENTRIES + 1,
+                                           &b->states, err) < 0) ||
+        (b->rings == NULL && static_array(jni, cls, "RINGS", "[Ljava/nio/ByteBuffer;", PROBE_ENTRIES + 1,
+                                          &b->rings, err) < 0))
+        return -1;
+    return static_field(jni, cls, "writer", "Z", &b->writer, err);
+}
+
 /* Thread.isVirtual where it exists (JDK 21+), else NULL. */
 static jmethodID find_is_virtual(JNIEnv *jni)
 {
@@ -292,7 +351,8 @@ int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err)
     if (b.table == NULL && find_table(jni, defined, &b, err) < 0)
         return -1;
     if (static_field(jni, defined, "receivers", "[Ljava/lang/ref/WeakReference;", &b.receivers_field, err) < 0 ||
-        find_weak_ref(jni, &b, err) < 0 || find_arg_readers(jni, &b, err) < 0)
+        find_weak_ref(jni, &b, err) < 0 || find_arg_readers(jni, &b, err) < 0 ||
+        find_writer(jni, defined, &b, err) < 0)
         return -1;
     b.is_virtual = find_is_virtual(jni);
     b.free_entry = (*jni)->GetStaticMethodID(jni, defined, "free", "(I)V");

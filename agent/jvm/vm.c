@@ -1015,6 +1015,8 @@ int vm_enter(JavaVM *jvm, const char *options, enum vm_entry how,
     }
     if (opts.clock[0] != '\0')
         memcpy(vm.opts.clock, opts.clock, sizeof opts.clock);
+    if (opts.probes[0] != '\0')
+        memcpy(vm.opts.probes, opts.probes, sizeof opts.probes);
     vm.jvm = jvm;
     if (vm.jvmti == NULL) {
         code = first_enter(how, hooks);

@@ -35,6 +35,15 @@ _Static_assert(offsetof(probe_slot, countdown) == 8 && offsetof(probe_slot, coun
                    offsetof(probe_slot, behind) == 32,
                "Probe.java's SEEN, COUNTDOWN, COUNTDOWN_SESSION, NEST, DROPPED, BEHIND");
 
+/* Probe.java's DEPTH, MAX_DEPTH, W, LIMIT and NATIVES, and its events. */
+_Static_assert(offsetof(probe_thread, depth) == 0 && offsetof(probe_thread, max_depth) == 4 &&
+                   offsetof(probe_thread, w) == 8 && offsetof(probe_thread, limit) == 16 &&
+                   offsetof(probe_thread, natives) == 76,
+               "Probe.java's offsets into probe_thread");
+_Static_assert(sizeof(probe_ev) == 16 && offsetof(probe_ev, id) == 8 && offsetof(probe_ev, kind) == 12 &&
+                   PROBE_ENTER == 0 && PROBE_EXIT == 1,
+               "Probe.java's EVENT, KIND_ENTER, KIND_EXIT");
+
 static _Atomic uint32_t cur_session;   /* 0: no session accepts new calls */
 static _Atomic int cur_depth;
 static _Atomic int cur_cpu;           /* probes stamp events with the CPU clock */
@@ -50,6 +59,7 @@ static jclass probe_cls;
 static jobjectArray table;             /* Probe.TABLE (global ref) */
 static jmethodID free_entry;           /* Probe.free */
 static int counting_mode;              /* Probe.COUNTING, read once by its <clinit> */
+static int writer_on;                  /* Probe.writer (probe_use_writer) */
 /* The state the traced call of an entry's holder writes to (NULL: none),
  * each on a line of its own: only the entry's holder (Probe.OWNER) writes
  * it and reads it, through the index the Java side passes. */
@@ -390,6 +400,52 @@ static int start_call(probe_thread *t, uint32_t session, int depth, int k, unsig
     return 1;
 }
 
+/* A direct buffer over len bytes at p, in the platform's byte order (the
+ * probe class reads it so), as a global ref; NULL when the JVM threw. */
+static jobject native_buffer(JNIEnv *env, void *p, jlong len)
+{
+    jobject b = (*env)->NewDirectByteBuffer(env, p, len), g = NULL;
+
+    if (b != NULL) {
+        jobject same = (*env)->CallObjectMethod(env, b, bound.buffer_order, bound.native_order);
+
+        if (same != NULL)
+            (*env)->DeleteLocalRef(env, same);
+        if (!(*env)->ExceptionCheck(env))
+            g = (*env)->NewGlobalRef(env, b);
+        (*env)->DeleteLocalRef(env, b);
+    }
+    (*env)->ExceptionClear(env);
+    return g;
+}
+
+/* For the Java writer: entry k's element of Probe.STATES and RINGS says t
+ * and its ring (their buffers made once, the ring's again when the ring
+ * changed); -1 when the JVM threw. */
+static int writer_lanes(JNIEnv *env, probe_thread *t, int k)
+{
+    if (t->jstate == NULL && (t->jstate = native_buffer(env, t, (jlong)sizeof *t)) == NULL)
+        return -1;
+    if (t->jring == NULL || t->jring_of != t->ring || t->jring_mask != t->mask) {
+        jobject r = native_buffer(env, t->ring, (jlong)((t->mask + 1) * sizeof(probe_ev)));
+
+        if (r == NULL)
+            return -1;
+        if (t->jring != NULL)
+            (*env)->DeleteGlobalRef(env, t->jring);
+        t->jring = r;
+        t->jring_of = t->ring;
+        t->jring_mask = t->mask;
+    }
+    (*env)->SetObjectArrayElement(env, bound.states, k, t->jstate);
+    (*env)->SetObjectArrayElement(env, bound.rings, k, t->jring);
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+        return -1;
+    }
+    return 0;
+}
+
 /* Whether cur, the Java thread calling an entry method, is virtual. The
  * OS thread's state remembers its platform thread, so that this costs one
  * compare for platform threads. -1 when the JVM threw. */
@@ -466,7 +522,7 @@ static __attribute__((noinline)) probe_thread *begin_call(JNIEnv *env, probe_thr
                                                           uint32_t session, int depth)
 {
     probe_thread *t;
-    int virt;
+    int virt, ok;
 
     /* A platform thread already in an entry call whose probes did not find
      * its entry: its id changed (Probe.java). */
@@ -486,11 +542,15 @@ static __attribute__((noinline)) probe_thread *begin_call(JNIEnv *env, probe_thr
         bump(&me->dropped);
         return NULL;
     }
-    if (!start_call(t, session, depth, k, virt ? 0u : session_stamps())) {
+    ok = start_call(t, session, depth, k, virt ? 0u : session_stamps());
+    if (ok && writer_on && writer_lanes(env, t, k) < 0)
+        ok = no_call(t);
+    if (!ok) {
         if (virt)
             atomic_store_explicit(&t->vbusy, 0, memory_order_release);
         return NULL;
     }
+    t->natives = session_stamps() != 0;
     t->entry = k;
     t->call_thread_ref = virt;
     atomic_store_explicit(&entries[k].t, t, memory_order_release);
@@ -1254,6 +1314,46 @@ void probe_bind(const probe_binding *b)
     bound = *b;
     is_virtual = b->is_virtual;
     probe_cls = b->cls;
+}
+
+int probe_writer_scratch(JNIEnv *jni)
+{
+    static probe_thread scratch __attribute__((aligned(PROBE_LINE)));
+    static probe_ev ring[PROBE_RING_MIN];
+
+    if (scratch.jstate == NULL) {
+        scratch.depth = 1;
+        scratch.max_depth = INT32_MAX;
+        scratch.limit = INT64_MAX; /* Java compares it as a long */
+        scratch.ring = ring;
+        scratch.mask = PROBE_RING_MIN - 1;
+        scratch.entry = -1;
+        if ((scratch.jstate = native_buffer(jni, &scratch, (jlong)sizeof scratch)) == NULL)
+            return -1;
+    }
+    scratch.natives = 0;
+    return writer_lanes(jni, &scratch, PROBE_ENTRIES);
+}
+
+int probe_use_writer(JNIEnv *jni)
+{
+    (*jni)->SetStaticBooleanField(jni, probe_cls, bound.writer, JNI_TRUE);
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+        return -1;
+    }
+    writer_on = 1;
+    return 0;
+}
+
+int probe_writer(void)
+{
+    return writer_on;
+}
+
+int probe_stamping(void)
+{
+    return session_stamps() != 0;
 }
 
 uint64_t probe_record_ticks(probe_ev *ring, uint64_t cap, int n)

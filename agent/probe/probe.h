@@ -6,7 +6,9 @@
  * one consumer: the worker): a platform thread's own ring, or for a virtual
  * thread the ring of a state it holds during the call (it may move to
  * another OS thread). A probe appends (number, kind, ticks), and when the
- * session asks, the thread's CPU and allocation stamps beside it; the outermost
+ * session asks, the thread's CPU and allocation stamps beside it (the
+ * probes of ordinary methods either through their natives or, with the
+ * Java writer, in Java: probe_use_writer); the outermost
  * exit of an entry method publishes the call's events and the worker builds
  * the tree from them. An entry call holds an entry of the probe class's
  * table (one of two found from its thread id, each on a cache line of its
@@ -18,7 +20,10 @@
  * are both held by other threads is not traced (counted as unslotted).
  * The probes of the methods a traced call runs never allocate, lock, log
  * or call JVMTI. Its two ends do more, once per traced call: the start
- * writes the thread into the entry with JNI and, with --args, records the
+ * writes the thread into the entry with JNI (with the Java writer, also
+ * the call's state and ring into the class's STATES and RINGS: two JNI
+ * array stores, and a direct buffer made, with a call of ByteBuffer.order,
+ * when a state first traces and when its ring changed) and, with --args, records the
  * entry method's arguments (a String's or enum name's characters copied
  * into the ring with GetStringRegion, any other object held by a JNI
  * global ref, which the worker names and frees; never a method of the
@@ -301,6 +306,8 @@ typedef struct probe_thread {
     uint64_t args_pos;            /* where the entry method's next argument goes: the
                                      call's events so far are its start and arguments */
     unsigned stamp;               /* the current call's stamps (probe.c's STAMP_*); 0: none */
+    int natives;                  /* the Java writer leaves the call's events to the
+                                     natives: its session stamps events (Probe.put) */
     int32_t root_depth[64];       /* depth at which each open entry method was entered */
     uint32_t stream_seq[PROBE_STREAM_SEQS]; /* the stream hand-offs whose functions this
                                      thread ran lately (probe.c stream_run) */
@@ -321,6 +328,12 @@ typedef struct probe_thread {
     jobject thread;               /* global ref to the platform Thread, NULL for a
                                      virtual threads' state (each call names its thread);
                                      set when it first traces, cleared by the worker */
+    /* for the Java writer (probe_use_writer), kept by the app thread: direct
+     * buffers over this state and over its ring (global refs, NULL: none
+     * yet), and the ring the second was made for */
+    jobject jstate, jring;
+    probe_ev *jring_of;
+    uint64_t jring_mask;
     struct probe_thread *next;    /* registry, push-only */
     struct probe_thread *vnext;   /* the virtual threads' pool, push-only */
     /* written by the app thread once or twice per call, read by the worker */
@@ -544,6 +557,11 @@ typedef struct probe_binding {
     ptrdiff_t env_offset;       /* JNIEnv * - JavaThread * */
     ptrdiff_t allocated_offset; /* jlong: bytes of retired TLABs and allocations outside one */
     ptrdiff_t tlab_start_offset, tlab_top_offset; /* HeapWord *: the TLAB's used part */
+    /* For the Java writer: */
+    jobjectArray states, rings; /* Probe.STATES, Probe.RINGS (PROBE_ENTRIES + 1) */
+    jfieldID writer;            /* Probe.writer */
+    jmethodID buffer_order;     /* ByteBuffer.order(ByteOrder) */
+    jobject native_order;       /* ByteOrder.nativeOrder() (global ref) */
 } probe_binding;
 
 /* Hands b to the probe path (copied); probe_class() is b->cls from now on. */
@@ -555,6 +573,32 @@ const probe_binding *probe_bound(void);
 /* Ticks that recording n events into ring (cap events, a power of 2, the
  * caller's scratch) takes, the way a probe records them. */
 uint64_t probe_record_ticks(probe_ev *ring, uint64_t cap, int n);
+
+/* The Java writer: the probes of ordinary methods in a traced call write
+ * its events in Java (Probe.put: System.nanoTime and stores into direct
+ * buffers over the call's state and ring, no JNI transition) rather than
+ * calling enter0 and exit0; what they leave to the natives (an event past
+ * the call's share of the ring, a session that stamps events, a call's
+ * two ends, failures, hand-offs) the natives record as before, into the
+ * same state. Both must read one clock: the writer's is CLOCK_MONOTONIC
+ * (what System.nanoTime reads on Linux), so it is used only with the
+ * agent's clock monotonic, chosen before the JVM's first traced call.
+ *
+ * probe_writer_scratch points the class's calibration slot (Probe.STATES
+ * and RINGS at PROBE_ENTRIES) at a scratch state that records every
+ * event, for Probe.spinWriter; -1 when the JVM threw. */
+int probe_writer_scratch(JNIEnv *jni);
+
+/* Turns the writer on, for good (the class's Probe.writer); before the
+ * first traced call, with the clock monotonic. -1 when the JVM threw. */
+int probe_use_writer(JNIEnv *jni);
+
+/* Whether the writer is on. */
+int probe_writer(void);
+
+/* Whether the session that begins next stamps events (whose calls the
+ * writer leaves to the natives). */
+int probe_stamping(void);
 
 /* --- the consumer's side (probe_ring.c) --- */
 

@@ -79,6 +79,23 @@ void clock_init(int force_monotonic)
     inited = 1;
 }
 
+void clock_use_monotonic(void)
+{
+    pthread_mutex_lock(&cal_lock);
+    if (clock_tsc) {
+        uint64_t now = clock_monotonic_ns();
+
+        clock_tsc = 0;
+        anchor_wall += (int64_t)(now - anchor_mono);
+        anchor_mono = anchor_tick = now;
+        cal.tick0 = anchor_tick;
+        cal.wall0 = anchor_wall;
+        cal.ns_per_tick = 1.0;
+        last_mono = 0;
+    }
+    pthread_mutex_unlock(&cal_lock);
+}
+
 clock_cal clock_calibration(void)
 {
     clock_cal c;

@@ -16,6 +16,11 @@ extern int clock_tsc __attribute__((visibility("hidden")));
  * force_monotonic) and anchors the calibration. Idempotent; not thread-safe. */
 void clock_init(int force_monotonic);
 
+/* Switches the ticks to CLOCK_MONOTONIC for good (the probes' Java writer
+ * reads it): only before any tick was recorded that is still to be read
+ * (the JVM's first traced call). */
+void clock_use_monotonic(void);
+
 static inline uint64_t clock_monotonic_ns(void)
 {
     struct timespec ts;

@@ -143,16 +143,19 @@ static int measure(JNIEnv *jni, jmethodID spin, uint64_t until, double *v, doubl
     return bursts + CAL_SAMPLES;
 }
 
-int probe_calibrate(JNIEnv *jni, probe_cost *out)
+/* probe_calibrate for either way of recording: writer, Probe.spinWriter
+ * (each call records, into the scratch state: no floor to add), else
+ * Probe.spin (the natives return at once: the floor is added). */
+static int calibrate(JNIEnv *jni, int writer, probe_cost *out)
 {
     double v[CAL_SAMPLES], best = -1;
     uint64_t until = clock_monotonic_ns() + CAL_BUDGET_NS;
     jmethodID spin;
 
     memset(out, 0, sizeof *out);
-    if (probe_class() == NULL)
+    if (probe_class() == NULL || (writer && probe_writer_scratch(jni) < 0))
         return -1;
-    spin = (*jni)->GetStaticMethodID(jni, probe_class(), "spin", "(I)V");
+    spin = (*jni)->GetStaticMethodID(jni, probe_class(), writer ? "spinWriter" : "spin", "(I)V");
     if (spin == NULL) {
         (*jni)->ExceptionClear(jni);
         return -1;
@@ -172,8 +175,8 @@ int probe_calibrate(JNIEnv *jni, probe_cost *out)
         if (out->bursts == 0 || floor < out->floor)
             out->floor = floor;
         out->bursts += n;
-        out->measured = best + out->floor;
-        out->median = v[CAL_SAMPLES / 2] + out->floor;
+        out->measured = best + (writer ? 0 : out->floor);
+        out->median = v[CAL_SAMPLES / 2] + (writer ? 0 : out->floor);
         out->trusted = out->measured <= PROBE_PLAUSIBLE * out->floor;
         if (out->trusted || clock_monotonic_ns() + CAL_RETRY_US * 1000u >= until)
             break;
@@ -181,4 +184,62 @@ int probe_calibrate(JNIEnv *jni, probe_cost *out)
     }
     out->ticks = out->trusted ? out->measured : PROBE_PLAUSIBLE * out->floor;
     return 0;
+}
+
+int probe_calibrate(JNIEnv *jni, probe_cost *out)
+{
+    return calibrate(jni, probe_writer() && !probe_stamping(), out);
+}
+
+static int chosen;
+
+/* c, timed in ticks of k ns each, in ns. */
+static void cost_in_ns(probe_cost *c, double k)
+{
+    c->ticks *= k;
+    c->measured *= k;
+    c->median *= k;
+    c->floor *= k;
+}
+
+int probe_choose(JNIEnv *jni, const char *mode, probe_choice *out)
+{
+    probe_cost native, writer;
+    clock_cal cal;
+
+    memset(out, 0, sizeof *out);
+    memset(&native, 0, sizeof native);
+    if (chosen)
+        return 0;
+    chosen = 1;
+    if (strcmp(mode, "native") == 0)
+        return 0;
+    if (strcmp(mode, "java") != 0) {
+        /* Each measured with its own clock read: the natives' (the TSC
+         * where the agent uses it) and System.nanoTime. */
+        if (calibrate(jni, 0, &native) < 0 || calibrate(jni, 1, &writer) < 0)
+            return 0;
+        cal = clock_calibration();
+        out->measured = 1;
+        out->native_ns = native.measured * cal.ns_per_tick;
+        out->writer_ns = writer.measured * cal.ns_per_tick;
+        out->cost = native;
+        if (writer.measured >= native.measured)
+            return 0;
+        /* The ticks are ns once the clock is monotonic. */
+        cost_in_ns(&writer, cal.ns_per_tick);
+        out->cost = writer;
+    }
+    if (probe_writer_scratch(jni) < 0 || probe_use_writer(jni) < 0) {
+        out->cost = native;
+        return -1;
+    }
+    clock_use_monotonic();
+    out->chosen = 1;
+    return 0;
+}
+
+int probe_chosen(void)
+{
+    return chosen;
 }

@@ -32,6 +32,7 @@ static const struct opt_def opt_table[] = {
     { "verbose", OPT_FLAG, FIELD(verbose), 0, NULL },
     { "rewrite-all", OPT_STRING, STRING_FIELD(rewrite_all), NULL },
     { "clock", OPT_STRING, STRING_FIELD(clock), "auto|monotonic" },
+    { "probes", OPT_STRING, STRING_FIELD(probes), "auto|java|native" },
     { "trace", OPT_TRACE, 0, 0, NULL },
 };
 

@@ -1,7 +1,7 @@
 /* options.h — the agent's options: the string after '=' in
  * -agentpath:libmcalltree.so=OPTIONS, or the third argument of the attach
  * `load` command. Comma-separated NAME or NAME=VALUE items (split at the
- * first '='): the agent's own (verbose, rewrite-all, clock: a table in
+ * first '='): the agent's own (verbose, rewrite-all, clock, probes: a table in
  * options.c) and a startup trace's, which are request.h's rows (REQ_AGENT):
  * a new trace option is one row there. Values are percent-decoded: %XX (two hex digits)
  * is that byte, so a value holding ',' is written %2C, a space %20, a '%'
@@ -41,6 +41,12 @@ struct agent_opts {
      * invariant, else CLOCK_MONOTONIC) or "monotonic". Takes effect at the
      * agent's first load in a JVM. */
     char clock[16];
+    /* How a traced call's ordinary probes record its events: "auto" (or
+     * "", the default: measure both as the first session starts and keep
+     * the cheaper), "java" (in Java, with System.nanoTime, the agent's
+     * clock then CLOCK_MONOTONIC) or "native" (JNI natives). Takes effect
+     * at the JVM's first session (probe_cost.h probe_choose). */
+    char probes[16];
     /* Startup only: trace from the JVM's start, without a client. */
     struct agent_trace_opts trace;
 };

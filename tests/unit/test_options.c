@@ -27,9 +27,9 @@ static void test_invalid(void)
 
     CHECK_INT(opts_parse("bogus", &o, &e), -1);
     CHECK_INT(e.code, MCT_E_ARG);
-    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget, include-warmup, min-calls, cpu, alloc, follow-async, async-wait, max-alloc, args, args-len, trace-context)");
+    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose, rewrite-all, clock, probes, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget, include-warmup, min-calls, cpu, alloc, follow-async, async-wait, max-alloc, args, args-len, trace-context)");
     CHECK_INT(opts_parse("verbose,x=1", &o, &e), -1);
-    CHECK_STR(e.msg, "unknown option 'x' (known: verbose, rewrite-all, clock, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget, include-warmup, min-calls, cpu, alloc, follow-async, async-wait, max-alloc, args, args-len, trace-context)");
+    CHECK_STR(e.msg, "unknown option 'x' (known: verbose, rewrite-all, clock, probes, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget, include-warmup, min-calls, cpu, alloc, follow-async, async-wait, max-alloc, args, args-len, trace-context)");
     CHECK_INT(opts_parse("verbose=1", &o, &e), -1);
     CHECK_STR(e.msg, "option 'verbose' takes no value");
     CHECK_INT(opts_parse("verbose,", &o, &e), -1);
@@ -64,6 +64,16 @@ static void test_string(void)
     CHECK_INT(opts_parse("clock=hpet", &o, &e), -1);
     CHECK_STR(e.msg, "option 'clock' takes one of auto|monotonic, not 'hpet'");
     CHECK_INT(opts_parse("clock=monotonicx", &o, &e), -1);
+    CHECK_INT(opts_parse("verbose,probes=java", &o, &e), 0);
+    CHECK_STR(o.probes, "java");
+    CHECK_INT(opts_parse("probes=native", &o, &e), 0);
+    CHECK_STR(o.probes, "native");
+    CHECK_INT(opts_parse("probes=auto", &o, &e), 0);
+    CHECK_INT(opts_parse("", &o, &e), 0);
+    CHECK_STR(o.probes, "");
+    CHECK_INT(opts_parse("probes=jni", &o, &e), -1);
+    CHECK_STR(e.msg, "option 'probes' takes one of auto|java|native, not 'jni'");
+    CHECK_INT(opts_parse("probes", &o, &e), -1);
 }
 
 /* sample=: 1..1000000000. */

@@ -70,7 +70,8 @@ import jdk.internal.vm.annotation.ForceInline;
  * session and the sampling rate the agent set, and the countdown): only a
  * traced call goes native, to start (but for a call the agent could not
  * take now: the entry's slot is marked behind, and the call is dropped
- * here, counted, before it starts); its probes then go native, and the
+ * here, counted, before it starts); its probes then go native (those of
+ * ordinary methods, with the writer on, record here instead: put), and the
  * entry methods' exits give the entry back once the agent says the call
  * ended. A call not traced, and every probe outside an entry call, stays
  * in Java, inlined by the JIT into the caller. An entry probe: while no
@@ -318,7 +319,9 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
     @ForceInline
     public static int enter(int id) {
         int k = entry();
-        if (k >= 0 || COUNTING) {
+        if (k >= 0 && writer) {
+            put(k, id);
+        } else if (k >= 0 || COUNTING) {
             enter0(k, id);
         }
         return k;
@@ -326,9 +329,90 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
 
     @ForceInline
     public static void exit(int k, int id) {
-        if (k >= 0 || COUNTING) {
+        if (k >= 0 && writer) {
+            putExit(k, id);
+        } else if (k >= 0 || COUNTING) {
             exit0(k, id);
         }
+    }
+
+    /**
+     * Whether the probes of ordinary methods write a traced call's events
+     * here, in Java, rather than through enter0 and exit0: the agent sets
+     * it once, before the first traced call of the JVM, where that costs
+     * less (probe.h, probe_use_writer), and its clock is then the JVM's
+     * System.nanoTime. A plain field, read only inside a traced call: a
+     * method compiled before it was set may go on calling the natives,
+     * which record the same events with the same clock.
+     */
+    static boolean writer;
+
+    /**
+     * For the writer: the state a traced call writes to (probe.h's
+     * probe_thread, from its start: depth, max_depth, w, limit, natives) and its
+     * ring, as direct buffers, at the entry's number (index / STRIDE); the
+     * agent sets both as it starts the call, before the entry's element of
+     * TABLE. The last is the calibration's scratch state, for spin.
+     */
+    static final ByteBuffer[] STATES = new ByteBuffer[ENTRIES + 1];
+    static final ByteBuffer[] RINGS = new ByteBuffer[ENTRIES + 1];
+    private static final int DEPTH = 0;
+    private static final int MAX_DEPTH = 4;
+    private static final int W = 8;
+    private static final int LIMIT = 16;
+    /** probe_thread.natives: a call whose events are stamped is the natives'. */
+    private static final int NATIVES = 76;
+    /** An event: ticks, then the method's number and the kind (probe.h probe_ev). */
+    private static final int EVENT = 16;
+    private static final int KIND_ENTER = 0;
+    private static final int KIND_EXIT = 1;
+
+    /**
+     * What enter0 does, in Java: a frame opens at the state's depth, and
+     * is recorded while within the depth asked for; an event that does not
+     * fit the call's share of the ring, or one to stamp, is the native's
+     * (which marks the overflow).
+     */
+    private static void put(int k, int id) {
+        ByteBuffer s = STATES[k / STRIDE];
+        int d = s.getInt(DEPTH);
+        if (d == 0) {
+            return;
+        }
+        if (d < s.getInt(MAX_DEPTH) && !record(s, RINGS[k / STRIDE], id, KIND_ENTER)) {
+            enter0(k, id);
+            return;
+        }
+        s.putInt(DEPTH, d + 1);
+    }
+
+    /** What exit0 does, in Java. */
+    private static void putExit(int k, int id) {
+        ByteBuffer s = STATES[k / STRIDE];
+        int d = s.getInt(DEPTH);
+        if (d == 0) {
+            return;
+        }
+        if (d <= s.getInt(MAX_DEPTH) && !record(s, RINGS[k / STRIDE], id, KIND_EXIT)) {
+            exit0(k, id);
+            return;
+        }
+        s.putInt(DEPTH, d - 1);
+    }
+
+    /** Appends an event to ring r of state s; false: the native must. */
+    @ForceInline
+    private static boolean record(ByteBuffer s, ByteBuffer r, int id, int kind) {
+        long w = s.getLong(W);
+        if (w >= s.getLong(LIMIT) || s.getInt(NATIVES) != 0) {
+            return false;
+        }
+        int o = (int) (w & (r.capacity() / EVENT - 1)) * EVENT;
+        r.putLong(o, System.nanoTime());
+        r.putInt(o + 8, id);
+        r.putInt(o + 12, kind);
+        s.putLong(W, w + 1);
+        return true;
     }
 
     /**
@@ -1476,6 +1560,20 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
             int k = TRACED.get() == Integer.MIN_VALUE ? -1 : find();
             enter0(k, -1);
             enter0(k, -1);
+        }
+    }
+
+    /**
+     * The same for the writer: n / 2 methods' two probes, each found by
+     * one look-up, written into the calibration's scratch state (its depth
+     * held at 1 by the pairs), which records every event.
+     */
+    static void spinWriter(int n) {
+        for (int i = 0; i < n; i += 2) {
+            int k = TRACED.get() == Integer.MIN_VALUE ? -1 : find();
+            k = k < 0 ? ENTRIES * STRIDE : k;
+            put(k, -1);
+            putExit(k, -1);
         }
     }
 }
