@@ -81,7 +81,7 @@ static void print_summary(const struct cli *c, const struct msg_plan_summary *s)
     fprintf(stderr, " (%.0f ms); %s to stop\n", s->plan_ms + s->instrument_ms,
             c->req.count > 0 ? "after the calls asked for, or Ctrl-C" : "Ctrl-C");
     log_verbose("planned in %.1f ms over %lld loaded classes, instrumented in %.1f ms; clock: %s; probes: %s",
-                s->plan_ms, s->loaded_classes, s->instrument_ms, s->clock, s->probes != NULL ? s->probes : "not chosen yet");
+                s->plan_ms, s->loaded_classes, s->instrument_ms, s->clock, s->probes != NULL ? s->probes : "native");
     if (skipped > 0)
         log_error("%lld method%s could not be instrumented; -v lists %s with the reason", skipped,
                   skipped == 1 ? "" : "s", skipped == 1 ? "it" : "them");

@@ -29,33 +29,11 @@ typedef struct probe_cost {
  * once spin() is compiled (it runs until its cost stops falling), the
  * cheapest taken; measured again after a pause while implausible, for at
  * most 300 ms in all (about 10 ms on a quiet JVM), after which the figure
- * is not trusted. The caller is an agent thread that never traces. Returns
- * 0, or -1 (*out zeroed) when it cannot measure. */
+ * is not trusted. The probe calls are those of the way the session's
+ * calls record: Probe.spin (the natives) or, with the Java writer on and
+ * no stamps asked for, Probe.spinWriter. The caller is an agent thread
+ * that never traces. Returns 0, or -1 (*out zeroed) when it cannot
+ * measure. */
 int probe_calibrate(JNIEnv *jni, probe_cost *out);
-
-/* How a traced call's ordinary probes record (probe.h probe_use_writer):
- * the Java writer or the natives, and what each cost when both were
- * measured. */
-typedef struct probe_choice {
-    int chosen;          /* the writer is on */
-    int measured;        /* mode "auto" measured both: */
-    double native_ns;    /* a probe call through the natives */
-    double writer_ns;    /* and with the writer */
-    probe_cost cost;     /* the way kept, what probe_calibrate would say
-                            now (in the ticks of the clock from now on) */
-} probe_choice;
-
-/* Chooses how the probes record, once per JVM, before its first traced
- * call (later calls only zero *out): mode "native" keeps the natives;
- * "java" turns the writer on; "auto" (or "") measures both (each with its
- * own clock: the natives' may be the TSC, the writer's is System.nanoTime,
- * both timed in the agent's ticks) and turns the writer on when it costs
- * less, the natives kept when either cannot be measured. With the writer
- * on, the agent's clock is CLOCK_MONOTONIC from then on. Returns 0, or -1
- * when the JVM threw as the writer was turned on (the natives kept). */
-int probe_choose(JNIEnv *jni, const char *mode, probe_choice *out);
-
-/* Whether probe_choose has chosen. */
-int probe_chosen(void);
 
 #endif

@@ -41,11 +41,11 @@ struct agent_opts {
      * invariant, else CLOCK_MONOTONIC) or "monotonic". Takes effect at the
      * agent's first load in a JVM. */
     char clock[16];
-    /* How a traced call's ordinary probes record its events: "auto" (or
-     * "", the default: measure both as the first session starts and keep
-     * the cheaper), "java" (in Java, with System.nanoTime, the agent's
-     * clock then CLOCK_MONOTONIC) or "native" (JNI natives). Takes effect
-     * at the JVM's first session (probe_cost.h probe_choose). */
+    /* How a traced call's ordinary probes record its events: "java" (in
+     * Java, with System.nanoTime, the agent's clock then CLOCK_MONOTONIC),
+     * "native" (JNI natives) or "auto" (or "", the default: java where
+     * the clock is CLOCK_MONOTONIC anyway, native where it is the TSC).
+     * Takes effect at the agent's first session in a JVM. */
     char probes[16];
     /* Startup only: trace from the JVM's start, without a client. */
     struct agent_trace_opts trace;

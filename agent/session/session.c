@@ -344,7 +344,25 @@ static const char *request_problem(const struct mct_request *r)
     return NULL;
 }
 
-/* Once per agent: the probe class, the hook, and the probes' cost. */
+/* How a traced call's ordinary probes record (probe.h probe_use_writer),
+ * before any traced call (the writer needs the clock monotonic): with the
+ * Java writer where the option asks, or, by default, where the agent's
+ * clock is CLOCK_MONOTONIC anyway (the natives would pay a JNI transition
+ * on top of the same read); else through the natives (a JNI call and
+ * rdtsc cost what System.nanoTime does, or less: README "Overhead"). A
+ * writer that cannot be turned on leaves the natives, which work. */
+static void choose_probes(JNIEnv *jni, const char *mode)
+{
+    if (strcmp(mode, "java") != 0 && (strcmp(mode, "native") == 0 || clock_tsc))
+        return;
+    if (probe_writer_scratch(jni) < 0 || probe_use_writer(jni) < 0) {
+        vm_log("the probes' Java writer cannot be turned on; the natives record");
+        return;
+    }
+    clock_use_monotonic();
+}
+
+/* Once per agent: the probe class, how its probes record, the hook. */
 static int prepare(JNIEnv *jni, mct_err *err)
 {
     static int ready;
@@ -352,7 +370,10 @@ static int prepare(JNIEnv *jni, mct_err *err)
     if (ready)
         return 0;
     clock_init(strcmp(vm_options()->clock, "monotonic") == 0);
-    if (probe_install(jni, vm_jvmti(), 0, err) < 0 || inst_init(jni, err) < 0)
+    if (probe_install(jni, vm_jvmti(), 0, err) < 0)
+        return -1;
+    choose_probes(jni, vm_options()->probes);
+    if (inst_init(jni, err) < 0)
         return -1;
     ready = 1;
     return 0;

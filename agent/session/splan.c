@@ -82,24 +82,11 @@ struct splan_tally splan_tally(struct splan *s)
 
 /* Measures what a probe call costs, before instrumenting: no traced call
  * waits for it, and the JIT is not yet busy with the instrumented code.
- * Each session measures anew: the JVM's load changes. The JVM's first
- * session to get here first chooses how the probes record (before any
- * traced call: the clock may change), by measuring both ways unless the
- * agent option says which: the way kept is that session's figure, unless
- * it stamps events (its calls are then the natives'). A writer that
- * cannot be turned on leaves the natives, which work. */
+ * Each session measures anew: the JVM's load changes. */
 void splan_calibrate(struct splan *s, JNIEnv *jni)
 {
-    probe_choice how;
-
-    probe_choose(jni, vm_options()->probes, &how);
-    if (how.measured)
-        vm_debug("probes: %s (a probe call: %.1f ns through the natives, %.1f ns with the Java writer)",
-                 how.chosen ? "java" : "native", how.native_ns, how.writer_ns);
-    if (how.measured && !probe_stamping())
-        s->probe = how.cost;
-    else
-        probe_calibrate(jni, &s->probe); /* when it cannot, nothing is subtracted and the client says so */
+    /* When it cannot, nothing is subtracted and the client says so. */
+    probe_calibrate(jni, &s->probe);
     s->cal = clock_calibration();
 }
 
@@ -136,7 +123,7 @@ json_t *splan_json(struct splan *s)
                      .excluded = (long long)t.excluded, .planned = (long long)t.planned,
                      .capped = plan_capped(s->plan), .plan_ms = s->plan_ms, .instrument_ms = s->instrument_ms,
                      .loaded_classes = (long long)s->loaded_classes, .clock = clock_source(),
-                     .probes = !probe_chosen() ? NULL : probe_writer() ? "java" : "native",
+                     .probes = probe_writer() ? "java" : "native",
                      .has_probe = s->probe.bursts > 0, .probe = splan_probe(s) },
     };
     struct msg_plan_method *ms;

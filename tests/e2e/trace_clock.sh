@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The probes' clock and a protocol error during a session, on every test
 # JDK: an agent loaded at startup with clock=monotonic traces with
-# CLOCK_MONOTONIC (the fallback for CPUs without an invariant TSC) and its
-# trees are right; garbage sent on a running session's connection gets a
+# CLOCK_MONOTONIC (the fallback for CPUs without an invariant TSC), its
+# probes then the Java writer, and its trees are right; garbage sent on a running session's connection gets a
 # protocol error, ends the session (its `end` says protocol_error) and
 # restores every class; a stop whose reason the agent cuts mid-character
 # still has it as the `end`'s detail.
@@ -20,7 +20,7 @@ for jdk in $MCT_TEST_JDKS; do
     note "JDK $j: clock=monotonic"
     trace "$j-mono" -v -n 3 "$PID" tgt.Sleepy run 3 "$RX"
     expect_rc 0 "clock=monotonic"
-    expect_grep 'clock: monotonic' "$ERR" "clock=monotonic: the plan's clock"
+    expect_grep 'clock: monotonic; probes: java$' "$ERR" "clock=monotonic: the plan's clock, the Java writer"
     check_calls "$OUT" 3 "clock=monotonic" -D 3
     expect_outline "$OUT" "clock=monotonic" <<'OUTLINE'
 tgt.Sleepy.run calls=1 throws=0

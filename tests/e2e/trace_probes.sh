@@ -4,7 +4,9 @@
 # trees from both:
 # - probes=java: the probes write the events in Java (the writer), with
 #   System.nanoTime: the plan says "probes: java" and "clock: monotonic";
-#   probes=native: through the JNI natives ("probes: native");
+#   probes=native: through the JNI natives ("probes: native"); by default
+#   (attached late, no option) the natives where the clock is the TSC, the
+#   writer where it is CLOCK_MONOTONIC (trace_clock.sh: clock=monotonic);
 # - the exact tree of tgt.Shape at depth 4 and cut at depth 2;
 # - exceptions (tgt.Fail): a failure is recorded by the natives between
 #   events the writer wrote, thrown out of the entry method or caught on
@@ -23,6 +25,15 @@
 RX='tgt\..*'
 
 for jdk in $MCT_TEST_JDKS; do
+    scenario "$jdk" shape
+    note "JDK $MAJOR: attached late, the probes as the clock says"
+    trace "$MAJOR-auto" -v -n 2 "$PID" tgt.Shape run 4 "$RX"
+    expect_rc 0 "$MAJOR: attached late"
+    expect_grep 'clock: (tsc; probes: native|monotonic; probes: java)$' "$ERR" "$MAJOR: the default probes"
+    check_calls "$OUT" 2 "$MAJOR: attached late" -D 4
+    expect_outline "$OUT" "$MAJOR: attached late" -d <"$OUTLINES/shape-4"
+    stop_jvm "$PID"
+
     for mode in java native; do
         MCT_JVM_OPTS=("-agentpath:$MCT_AGENT=probes=$mode")
         scenario "$jdk" shape
