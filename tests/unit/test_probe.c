@@ -50,6 +50,11 @@ static int defined_ok;
 static _Atomic int global_refs;
 static jobject table_value[ENTRIES * STRIDE]; /* Probe.TABLE */
 static char table_object;                     /* the array itself */
+/* For the Java writer: Probe.STATES and RINGS (the arrays themselves and
+ * their elements), Probe.writer, ByteOrder.nativeOrder()'s answer. */
+static char states_object, rings_object, order_object;
+static jobject states_value[ENTRIES + 1], rings_value[ENTRIES + 1];
+static jboolean writer_value;
 static jobject receiver_value;   /* Probe.receivers: a struct fake_array */
 static int virtual_answer; /* what Thread.isVirtual answers */
 static __thread jobject current; /* Thread.currentThread() of a test thread */
@@ -178,12 +183,27 @@ static jfieldID JNICALL f_static_field(JNIEnv *env, jclass cls, const char *name
         return (jfieldID)(uintptr_t)1;
     if (strcmp(name, "receivers") == 0 && strcmp(sig, "[Ljava/lang/ref/WeakReference;") == 0)
         return (jfieldID)(uintptr_t)2;
+    if (strcmp(name, "STATES") == 0 && strcmp(sig, "[Ljava/nio/ByteBuffer;") == 0)
+        return (jfieldID)(uintptr_t)4;
+    if (strcmp(name, "RINGS") == 0 && strcmp(sig, "[Ljava/nio/ByteBuffer;") == 0)
+        return (jfieldID)(uintptr_t)5;
+    if (strcmp(name, "writer") == 0 && strcmp(sig, "Z") == 0)
+        return (jfieldID)(uintptr_t)6;
     return NULL;
+}
+
+static void JNICALL f_set_static_boolean(JNIEnv *env, jclass cls, jfieldID f, jboolean v)
+{
+    if ((uintptr_t)f == 6)
+        writer_value = v;
 }
 
 static jobject JNICALL f_get_static_object(JNIEnv *env, jclass cls, jfieldID f)
 {
-    return (uintptr_t)f == 1 ? (jobject)&table_object : NULL;
+    return (uintptr_t)f == 1   ? (jobject)&table_object
+           : (uintptr_t)f == 4 ? (jobject)&states_object
+           : (uintptr_t)f == 5 ? (jobject)&rings_object
+                               : NULL;
 }
 
 static void JNICALL f_set_static_object(JNIEnv *env, jclass cls, jfieldID f, jobject v)
@@ -234,6 +254,8 @@ static jsize table_length = ENTRIES * STRIDE; /* what the fake Probe.TABLE's len
 
 static jsize JNICALL f_array_length(JNIEnv *env, jarray a)
 {
+    if (a == (jarray)&states_object || a == (jarray)&rings_object)
+        return ENTRIES + 1;
     return a == (jarray)&table_object ? table_length : 0;
 }
 
@@ -241,6 +263,10 @@ static void JNICALL f_set_element(JNIEnv *env, jobjectArray a, jsize i, jobject 
 {
     if (a == (jobjectArray)&table_object)
         table_value[i] = v;
+    else if (a == (jobjectArray)&states_object)
+        states_value[i] = v;
+    else if (a == (jobjectArray)&rings_object)
+        rings_value[i] = v;
     else
         ((struct fake_array *)a)->e[i] = v;
 }
@@ -255,10 +281,23 @@ static jmethodID JNICALL f_method_id(JNIEnv *env, jclass cls, const char *name, 
     return (jmethodID)(uintptr_t)1;
 }
 
-/* Probe.free is method 2. */
+/* Probe.free is method 2, ByteOrder.nativeOrder 3. */
 static jmethodID JNICALL f_static_method_id(JNIEnv *env, jclass cls, const char *name, const char *sig)
 {
+    if (strcmp(name, "nativeOrder") == 0 && strcmp(sig, "()Ljava/nio/ByteOrder;") == 0)
+        return (jmethodID)(uintptr_t)3;
     return strcmp(name, "free") == 0 && strcmp(sig, "(I)V") == 0 ? (jmethodID)(uintptr_t)2 : NULL;
+}
+
+static jobject JNICALL f_call_static_object(JNIEnv *env, jclass cls, jmethodID m, ...)
+{
+    return (uintptr_t)m == 3 ? (jobject)&order_object : NULL;
+}
+
+/* ByteBuffer.order(ByteOrder): the buffer itself. */
+static jobject JNICALL f_call_object(JNIEnv *env, jobject o, jmethodID m, ...)
+{
+    return o;
 }
 
 /* Probe.OWNER: who holds each entry (an AtomicReferenceArray). */
@@ -277,9 +316,11 @@ static void JNICALL f_call_static_void(JNIEnv *env, jclass cls, jmethodID m, ...
 /* Probe.SLOTS: the native memory the direct buffer wraps. */
 static unsigned char *slots_mem;
 
+/* A direct buffer is its address (the writer's, over a state or a ring). */
 static jobject JNICALL f_new_direct(JNIEnv *env, void *address, jlong capacity)
 {
-    slots_mem = address;
+    if (capacity == (jlong)sizeof(probe_slots))
+        slots_mem = address;
     return (jobject)address;
 }
 
@@ -632,6 +673,9 @@ static void test_install(void)
     jni_fns.GetStaticMethodID = f_static_method_id;
     jni_fns.CallStaticVoidMethod = f_call_static_void;
     jni_fns.NewDirectByteBuffer = f_new_direct;
+    jni_fns.CallStaticObjectMethod = f_call_static_object;
+    jni_fns.CallObjectMethod = f_call_object;
+    jni_fns.SetStaticBooleanField = f_set_static_boolean;
     jni_fns.GetFieldID = f_field;
     jni_fns.IsInstanceOf = f_is_instance;
     jni_fns.GetStringLength = f_string_length;
@@ -686,7 +730,9 @@ static void test_depth_limit(void)
     p_enter(env, fake_class, A); /* outside a traced call: nothing */
     p_root_enter(env, fake_class, ROOT);
     CHECK(me() != NULL);
-    CHECK_INT(global_refs, 6); /* the probe class, its TABLE, WeakReference, String, Enum and the Thread */
+    /* the probe class, its TABLE, STATES and RINGS, WeakReference, String,
+     * Enum, the native byte order and the Thread */
+    CHECK_INT(global_refs, 9);
     CHECK(table_value[first_entry(current_id)] == fake_thread); /* the Java side now sees this thread trace */
     p_enter(env, fake_class, A);
     p_enter(env, fake_class, B);
@@ -1662,6 +1708,42 @@ static void test_id_changes(void)
     CHECK(table_empty());
 }
 
+/* The Java writer's wiring: turned on, the calibration's scratch state
+ * (depth 1, no limit: every event recorded) is at the extra element of
+ * STATES and RINGS; a traced call's start puts its state and its ring at
+ * its entry (before the thread, which the Java side looks up first), and
+ * a ring that changed gets a buffer of its own. */
+static void test_writer(void)
+{
+    int e = first_entry(current_id) / STRIDE;
+    probe_ev ev[8];
+    probe_thread *t;
+
+    CHECK_INT(probe_writer(), 0);
+    CHECK(probe_writer_scratch(env) == 0);
+    t = (probe_thread *)states_value[ENTRIES];
+    CHECK(t != NULL && rings_value[ENTRIES] == (jobject)t->ring);
+    CHECK(t != NULL && t->depth == 1 && t->limit == INT64_MAX && t->natives == 0);
+    CHECK(probe_use_writer(env) == 0);
+    CHECK(writer_value == JNI_TRUE && probe_writer());
+    probe_session_begin(1, 3);
+    p_root_enter(env, fake_class, ROOT);
+    t = me();
+    CHECK(states_value[e] == (jobject)t);
+    CHECK(rings_value[e] == (jobject)t->ring);
+    CHECK(t->jring_of == t->ring && t->jring_mask == t->mask);
+    CHECK_INT(t->natives, 0);
+    p_root_exit(env, fake_class, ROOT);
+    CHECK_INT(pending(t, ev, 8), 2);
+    /* Another ring (as the worker gives a bigger one): a buffer over it. */
+    CHECK_INT(probe_shrink(t), 1);
+    p_root_enter(env, fake_class, ROOT);
+    CHECK(t->ring != NULL && rings_value[e] == (jobject)t->ring && t->jring_of == t->ring);
+    p_root_exit(env, fake_class, ROOT);
+    CHECK_INT(pending(t, ev, 8), 2);
+    probe_session_end(env);
+}
+
 int main(void)
 {
     mct_err err;
@@ -1700,5 +1782,6 @@ int main(void)
     test_thread_reuse();
     test_shrink();
     test_budget();
+    test_writer();
     return check_status();
 }
