@@ -29,33 +29,35 @@ static int static_field(JNIEnv *jni, jclass cls, const char *name, const char *s
     return 0;
 }
 
-/* Probe.TABLE, held by a global ref; its length must be what this side
- * indexes (Probe.ENTRIES * Probe.STRIDE, PROBE_TABLE_LEN). */
-static int find_table(JNIEnv *jni, jclass cls, probe_binding *b, mct_err *err)
+/* An array of the probe class (Probe.TABLE, STATES, RINGS), held by a
+ * global ref into *out; its length must be what this side indexes, len
+ * (from Probe.ENTRIES and STRIDE, which probe.c's constants must equal). */
+static int static_array(JNIEnv *jni, jclass cls, const char *name, const char *sig, jsize len, jobjectArray *out,
+                        mct_err *err)
 {
     jfieldID f;
     jobject local;
-    jsize len;
+    jsize n;
 
-    if (static_field(jni, cls, "TABLE", "[Ljava/lang/Thread;", &f, err) < 0)
+    if (static_field(jni, cls, name, sig, &f, err) < 0)
         return -1;
     local = (*jni)->GetStaticObjectField(jni, cls, f);
     if (local == NULL) {
         (*jni)->ExceptionClear(jni);
-        return mct_err_set(err, MCT_E_JVMTI, "%s.TABLE is not set (its class did not initialize)", PROBE_CLASS);
+        return mct_err_set(err, MCT_E_JVMTI, "%s.%s is not set (its class did not initialize)", PROBE_CLASS, name);
     }
-    len = (*jni)->GetArrayLength(jni, local);
-    if (len != PROBE_TABLE_LEN) {
+    n = (*jni)->GetArrayLength(jni, local);
+    if (n != len) {
         (*jni)->DeleteLocalRef(jni, local);
         return mct_err_set(err, MCT_E_INTERNAL,
-                           "%s.TABLE has %d elements, the agent's natives expect %d: Probe.java's ENTRIES and "
+                           "%s.%s has %d elements, the agent's natives expect %d: Probe.java's ENTRIES and "
                            "STRIDE differ from probe.c's (rebuild with them equal)",
-                           PROBE_CLASS, (int)len, PROBE_TABLE_LEN);
+                           PROBE_CLASS, name, (int)n, (int)len);
     }
-    b->table = (*jni)->NewGlobalRef(jni, local);
+    *out = (*jni)->NewGlobalRef(jni, local);
     (*jni)->DeleteLocalRef(jni, local);
-    if (b->table == NULL)
-        return mct_err_set(err, MCT_E_NOMEM, "out of memory holding %s.TABLE", PROBE_CLASS);
+    if (*out == NULL)
+        return mct_err_set(err, MCT_E_NOMEM, "out of memory holding %s.%s", PROBE_CLASS, name);
     return 0;
 }
 
@@ -115,28 +117,6 @@ static int find_arg_readers(JNIEnv *jni, probe_binding *b, mct_err *err)
     b->enum_class = enum_class;
     b->enum_name = enum_name;
     return 0;
-}
-
-/* An array of the probe class's, held by a global ref: one of len elements. */
-static int static_array(JNIEnv *jni, jclass cls, const char *name, const char *sig, jsize len, jobjectArray *out,
-                        mct_err *err)
-{
-    jfieldID f;
-    jobject local;
-
-    if (static_field(jni, cls, name, sig, &f, err) < 0)
-        return -1;
-    local = (*jni)->GetStaticObjectField(jni, cls, f);
-    if (local == NULL || (*jni)->GetArrayLength(jni, local) != len) {
-        (*jni)->ExceptionClear(jni);
-        if (local != NULL)
-            (*jni)->DeleteLocalRef(jni, local);
-        return mct_err_set(err, MCT_E_INTERNAL, "%s.%s is not an array of %d elements (rebuild the agent)",
-                           PROBE_CLASS, name, (int)len);
-    }
-    *out = (*jni)->NewGlobalRef(jni, local);
-    (*jni)->DeleteLocalRef(jni, local);
-    return *out != NULL ? 0 : mct_err_set(err, MCT_E_NOMEM, "out of memory holding %s.%s", PROBE_CLASS, name);
 }
 
 /* What the Java writer needs (probe.h probe_use_writer): Probe.STATES,
@@ -348,7 +328,8 @@ int probe_install(JNIEnv *jni, jvmtiEnv *jvmti, int counting, mct_err *err)
     /* Counting sees every probe, whatever the thread: the class reads the
      * mode (counting0, set by probe_prepare) as it initializes, which the
      * first field lookup does. */
-    if (b.table == NULL && find_table(jni, defined, &b, err) < 0)
+    if (b.table == NULL &&
+        static_array(jni, defined, "TABLE", "[Ljava/lang/Thread;", PROBE_TABLE_LEN, &b.table, err) < 0)
         return -1;
     if (static_field(jni, defined, "receivers", "[Ljava/lang/ref/WeakReference;", &b.receivers_field, err) < 0 ||
         find_weak_ref(jni, &b, err) < 0 || find_arg_readers(jni, &b, err) < 0 ||
