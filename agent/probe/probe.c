@@ -1331,7 +1331,6 @@ int probe_writer_scratch(JNIEnv *jni)
         if ((scratch.jstate = native_buffer(jni, &scratch, (jlong)sizeof scratch)) == NULL)
             return -1;
     }
-    scratch.natives = 0;
     return writer_lanes(jni, &scratch, PROBE_ENTRIES);
 }
 

@@ -353,7 +353,9 @@ static const char *request_problem(const struct mct_request *r)
  * writer that cannot be turned on leaves the natives, which work. */
 static void choose_probes(JNIEnv *jni, const char *mode)
 {
-    if (strcmp(mode, "java") != 0 && (strcmp(mode, "native") == 0 || clock_tsc))
+    int writer = strcmp(mode, "java") == 0 || (strcmp(mode, "native") != 0 && !clock_tsc);
+
+    if (!writer)
         return;
     if (probe_writer_scratch(jni) < 0 || probe_use_writer(jni) < 0) {
         vm_log("the probes' Java writer cannot be turned on; the natives record");
