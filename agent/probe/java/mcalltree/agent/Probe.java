@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Comparator;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
@@ -75,9 +74,9 @@ import jdk.internal.vm.annotation.ForceInline;
  * entry methods' exits give the entry back once the agent says the call
  * ended. A call not traced, and every probe outside an entry call, stays
  * in Java, inlined by the JIT into the caller. An entry probe: while no
- * thread is in a traced call (TRACED), one load and compare; else
+ * thread is in a traced call (traced), one plain load and compare; else
  * Thread.currentThread(), its id, its first entry's element and, unless
- * it is there, SECOND (the second entry only while some traced call holds
+ * it is there, second (the second entry only while some traced call holds
  * one): three loads and compares (TABLE is final: its reference and
  * length are constants). The method keeps what its entry probe found in a
  * local of its own, and its exit probes test that: no load. Those probes
@@ -175,16 +174,18 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
      * native starts one and taken from right after the native ends it
      * (or the agent frees its entry), so that a thread in a traced call
      * always reads at least its own. While it reads 0 a probe needs not
-     * look for its thread's entry. Probes read it with get (the class is
-     * built for Java 8, which has no plain read of an atomic), a volatile
-     * read: no fence on x86, but the JIT keeps the loads after it in
-     * place. A plain read through a constant handle to getPlain was tried:
-     * the look-up outside a traced call while others trace went from 1.9
-     * to 1.3 ns, but the handle is a call of its own until C2 compiles the
-     * probe, and the throughput after instrumenting took 1 s to come back
-     * instead of 0.06 s (scripts/bench, one run each).
+     * look for its thread's entry. A plain field, changed only under
+     * COUNTS, read plainly: a thread sees its own change or a later one
+     * (each later change comes after COUNTS was released), so a thread in
+     * a traced call never reads 0, and a thread in none may read a stale
+     * count, which costs it a look-up or spares it one it would not need.
+     * Its read was volatile (an AtomicInteger's get) until Tomcat showed
+     * the cost: C2 keeps every load after a volatile read in place, and
+     * with a probe at each end of 900 inlined calls per request, a session
+     * that traced nothing took 0.57-0.78 of the requests/s; with the plain
+     * read, 0.86-0.99 (2 cores, JDK 25, one run each).
      */
-    private static final AtomicInteger TRACED = new AtomicInteger();
+    private static int traced;
 
     /**
      * Of those, the calls at their thread's second entry (its first was
@@ -197,7 +198,10 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
      * hash and load of its second entry too (the JIT, which has not seen
      * the second look-up run, leaves it out of line).
      */
-    private static final AtomicInteger SECOND = new AtomicInteger();
+    private static int second;
+
+    /** Held while traced and second change: two per traced call. */
+    private static final Object COUNTS = new Object();
 
     /**
      * Native memory the agent reads (probe.h, probe_slots): at 0 the
@@ -244,7 +248,7 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
     /** The index of the current thread's entry, or -1 (not in a traced call). */
     @ForceInline
     private static int entry() {
-        return TRACED.get() != 0 ? find() : -1;
+        return traced != 0 ? find() : -1;
     }
 
     /** What entry() answers while some thread is in a traced call. */
@@ -256,7 +260,7 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
         if (TABLE[a] == c) {
             return a;
         }
-        if (SECOND.get() == 0) {
+        if (second == 0) {
             return -1;
         }
         int b = second(id);
@@ -265,22 +269,25 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
 
     /** A traced call of the thread whose id is tid began at entry k. */
     private static void begun(int k, long tid) {
-        if (k != first(tid)) {
-            SECOND.incrementAndGet();
+        synchronized (COUNTS) {
+            if (k != first(tid)) {
+                second++;
+            }
+            traced++;
         }
-        TRACED.incrementAndGet();
     }
 
     /**
      * The traced call at entry k, of thread t, ended: the entry is given
-     * back. TRACED is taken from last, so that SECOND never counts a call
-     * that TRACED does not.
+     * back.
      */
     private static void ended(int k, Thread t) {
-        if (k != first(t.getId())) {
-            SECOND.decrementAndGet();
+        synchronized (COUNTS) {
+            if (k != first(t.getId())) {
+                second--;
+            }
+            traced--;
         }
-        TRACED.decrementAndGet();
         OWNER.lazySet(k, null);
     }
 
@@ -1555,7 +1562,7 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
 
     /**
      * Calls the enter native n times (n even), as the probes of n / 2
-     * methods in a traced call do: an entry finds the entry first (TRACED
+     * methods in a traced call do: an entry finds the entry first (traced
      * is never MIN_VALUE: it reads the count and goes on to look), the
      * exit uses what the entry found. The agent times what a probe call
      * costs (its thread holds no entry and never traces, so the native
@@ -1563,7 +1570,7 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
      */
     static void spin(int n) {
         for (int i = 0; i < n; i += 2) {
-            int k = TRACED.get() == Integer.MIN_VALUE ? -1 : find();
+            int k = traced == Integer.MIN_VALUE ? -1 : find();
             enter0(k, -1);
             enter0(k, -1);
         }
@@ -1576,7 +1583,7 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
      */
     static void spinWriter(int n) {
         for (int i = 0; i < n; i += 2) {
-            int k = TRACED.get() == Integer.MIN_VALUE ? -1 : find();
+            int k = traced == Integer.MIN_VALUE ? -1 : find();
             k = k < 0 ? ENTRIES * STRIDE : k;
             put(k, -1);
             putExit(k, -1);
