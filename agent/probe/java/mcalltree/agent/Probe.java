@@ -76,7 +76,7 @@ import jdk.internal.vm.annotation.ForceInline;
  * in Java, inlined by the JIT into the caller. An entry probe: while no
  * thread is in a traced call (traced), one plain load and compare; else
  * Thread.currentThread(), its id, its first entry's element and, unless
- * it is there, second (the second entry only while some traced call holds
+ * it is there, atSecond (the second entry only while some traced call holds
  * one): three loads and compares (TABLE is final: its reference and
  * length are constants). The method keeps what its entry probe found in a
  * local of its own, and its exit probes test that: no load. Those probes
@@ -180,10 +180,10 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
      * a traced call never reads 0, and a thread in none may read a stale
      * count, which costs it a look-up or spares it one it would not need.
      * Its read was volatile (an AtomicInteger's get) until Tomcat showed
-     * the cost: C2 keeps every load after a volatile read in place, and
-     * with a probe at each end of 900 inlined calls per request, a session
-     * that traced nothing took 0.57-0.78 of the requests/s; with the plain
-     * read, 0.86-0.99 (2 cores, JDK 25, one run each).
+     * the cost: C2 keeps every load after a volatile read in place, with
+     * a probe at each end of some 900 inlined calls per request; on 16
+     * cores, --sample 100 kept 0.81-0.84 of the requests/s with the
+     * volatile read and 0.88-0.96 with the plain one (one run each).
      */
     private static int traced;
 
@@ -198,9 +198,9 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
      * hash and load of its second entry too (the JIT, which has not seen
      * the second look-up run, leaves it out of line).
      */
-    private static int second;
+    private static int atSecond;
 
-    /** Held while traced and second change: two per traced call. */
+    /** Held while traced and atSecond change: two per traced call. */
     private static final Object COUNTS = new Object();
 
     /**
@@ -260,7 +260,7 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
         if (TABLE[a] == c) {
             return a;
         }
-        if (second == 0) {
+        if (atSecond == 0) {
             return -1;
         }
         int b = second(id);
@@ -271,7 +271,7 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
     private static void begun(int k, long tid) {
         synchronized (COUNTS) {
             if (k != first(tid)) {
-                second++;
+                atSecond++;
             }
             traced++;
         }
@@ -284,7 +284,7 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
     private static void ended(int k, Thread t) {
         synchronized (COUNTS) {
             if (k != first(t.getId())) {
-                second--;
+                atSecond--;
             }
             traced--;
         }
