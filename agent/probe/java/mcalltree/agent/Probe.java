@@ -267,14 +267,23 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
         return TABLE[b] == c ? b : -1;
     }
 
-    /** A traced call of the thread whose id is tid began at entry k. */
-    private static void begun(int k, long tid) {
+    /**
+     * Adds by (1 or -1) to the traced calls in flight, and to those at a
+     * second entry when entry k is not the first of the thread whose id is
+     * tid.
+     */
+    private static void count(int k, long tid, int by) {
         synchronized (COUNTS) {
             if (k != first(tid)) {
-                atSecond++;
+                atSecond += by;
             }
-            traced++;
+            traced += by;
         }
+    }
+
+    /** A traced call of the thread whose id is tid began at entry k. */
+    private static void begun(int k, long tid) {
+        count(k, tid, 1);
     }
 
     /**
@@ -282,12 +291,7 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
      * back.
      */
     private static void ended(int k, Thread t) {
-        synchronized (COUNTS) {
-            if (k != first(t.getId())) {
-                atSecond--;
-            }
-            traced--;
-        }
+        count(k, t.getId(), -1);
         OWNER.lazySet(k, null);
     }
 
