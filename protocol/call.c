@@ -442,8 +442,9 @@ size_t call_subtree_end(const mct_call *c, size_t i)
 {
     size_t open = 1;
 
+    /* In size_t: a leaf's 0 - 1 in uint32_t would add 2^32 - 1. */
     for (; open > 0 && i < c->n_nodes; i++)
-        open += c->nodes[i].n_children - 1;
+        open = open + c->nodes[i].n_children - 1;
     return i;
 }
 

@@ -422,6 +422,30 @@ static void test_folded(void)
     free(got);
 }
 
+/* --folded-value cpu: a node's self CPU time is its own less all its
+ * children's, leaves among them. */
+static void test_folded_cpu(void)
+{
+    static const char cpu_call[] =
+        "{\"type\":\"call\",\"seq\":1,\"thread\":{\"id\":1,\"name\":\"main\"},\"start_ns\":1,"
+        "\"root\":{\"class\":\"c.R\",\"method\":\"run\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":100,"
+        "\"self_ns\":30,\"min_ns\":100,\"max_ns\":100,\"throws\":0,\"cpu_ns\":90,\"children\":["
+        "{\"class\":\"c.A\",\"method\":\"a\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":40,\"self_ns\":40,"
+        "\"min_ns\":40,\"max_ns\":40,\"throws\":0,\"cpu_ns\":30,\"children\":[]},"
+        "{\"class\":\"c.B\",\"method\":\"b\",\"desc\":\"()V\",\"calls\":1,\"total_ns\":30,\"self_ns\":30,"
+        "\"min_ns\":30,\"max_ns\":30,\"throws\":0,\"cpu_ns\":20,\"children\":[]}]}}";
+    out *o = open_fmt(CLI_FORMAT_FOLDED, -1, 0);
+    mct_err e;
+    char *got;
+
+    o->value = OUT_VALUE_CPU;
+    CHECK_INT(write_call(o, cpu_call), 0);
+    CHECK_INT(out_close(o, &e), 0);
+    got = slurp(tmp_path);
+    CHECK_STR(got, "c.R.run 40\nc.R.run;c.A.a 30\nc.R.run;c.B.b 20\n");
+    free(got);
+}
+
 /* A chain of n nodes, each with 1 ns of self time; caller decrefs. */
 static json_t *chain(int n)
 {
@@ -683,6 +707,7 @@ int main(void)
     test_chrome_unterminated();
     test_chrome_empty_and_order();
     test_folded();
+    test_folded_cpu();
     test_depth_limit();
     test_odd_messages();
     test_json_controls();
