@@ -38,15 +38,21 @@
  * nodes: cheaper than hashing), by the children table beyond. */
 #define SCAN_KIDS 8
 
+/* What the look-up of a node among its siblings reads (child), apart
+ * from its figures: the scan steps 8 bytes, not a node, per sibling. */
+struct link {
+    int32_t id;               /* the node's method */
+    uint32_t next_sibling;    /* node index; 0 = none (node 0 is the root) */
+};
+
 struct node {
-    int32_t id;
     uint32_t parent;          /* node index (the root's is 0, itself) */
-    uint32_t first_child;     /* node indexes; 0 = none (node 0 is the root) */
+    uint32_t first_child;     /* node indexes; 0 = none */
     uint32_t last_child;
-    uint32_t next_sibling;
     uint32_t kids;            /* children; beyond SCAN_KIDS they are in the table */
     uint64_t calls, throws;
     uint64_t total, min, max; /* corrected ticks */
+    uint64_t kids_ns;         /* its children's totals in ns, summed (finish) */
     uint64_t cpu;             /* ns of CPU time */
     uint64_t alloc;           /* bytes allocated */
     uint32_t pre;             /* its index in the model (tree_call) */
@@ -55,6 +61,7 @@ struct node {
 
 struct frame {
     uint32_t node;
+    int32_t id;               /* its node's method */
     uint64_t start;
     uint64_t child_sum;       /* corrected ticks of the calls made from it */
     uint64_t below;           /* recorded calls below it */
@@ -66,6 +73,7 @@ struct frame {
 
 struct tree {
     struct node *nodes;
+    struct link *links;       /* by node index, as nodes */
     uint32_t n_nodes, cap_nodes;
     kit_table children;       /* node index + 1 by key(parent, id), for the
                                  children of nodes with over SCAN_KIDS */
@@ -98,22 +106,30 @@ static uint32_t new_node(tree *t, int32_t id)
     if (t->n_nodes == t->cap_nodes) {
         uint32_t cap = t->cap_nodes ? t->cap_nodes * 2 : 64;
         struct node *p = realloc(t->nodes, cap * sizeof *p);
+        struct link *l;
 
         if (p == NULL)
             return UINT32_MAX;
         t->nodes = p;
+        if ((l = realloc(t->links, cap * sizeof *l)) == NULL)
+            return UINT32_MAX;
+        t->links = l;
         t->cap_nodes = cap;
     }
+    /* Field by field, not memset: its rep stos cost more than the rest. */
     nd = &t->nodes[t->n_nodes];
-    memset(nd, 0, sizeof *nd);
-    nd->id = id;
+    nd->parent = nd->first_child = nd->last_child = nd->kids = 0;
+    nd->calls = nd->throws = nd->total = nd->min = nd->max = nd->kids_ns = nd->cpu = nd->alloc = 0;
+    nd->pre = 0;
+    nd->truncated = 0;
+    t->links[t->n_nodes] = (struct link){.id = id};
     return t->n_nodes++;
 }
 
 /* Puts child c of parent into the children table (room reserved). */
 static void index_child(tree *t, uint32_t parent, uint32_t c)
 {
-    kit_table_add(&t->children, key(parent, t->nodes[c].id), (uintptr_t)c + 1);
+    kit_table_add(&t->children, key(parent, t->links[c].id), (uintptr_t)c + 1);
 }
 
 /* The child of parent for method id, created (last in order) if new. */
@@ -122,8 +138,8 @@ static uint32_t child(tree *t, uint32_t parent, int32_t id)
     uint32_t kids = t->nodes[parent].kids, c;
 
     if (kids <= SCAN_KIDS) {
-        for (c = t->nodes[parent].first_child; c != 0; c = t->nodes[c].next_sibling)
-            if (t->nodes[c].id == id)
+        for (c = t->nodes[parent].first_child; c != 0; c = t->links[c].next_sibling)
+            if (t->links[c].id == id)
                 return c;
     } else {
         kit_cursor cur;
@@ -132,7 +148,7 @@ static uint32_t child(tree *t, uint32_t parent, int32_t id)
         for (v = kit_table_first(&t->children, key(parent, id), &cur); v != 0;
              v = kit_table_next(&t->children, &cur)) {
             c = (uint32_t)(v - 1);
-            if (t->nodes[c].id == id && t->nodes[c].parent == parent)
+            if (t->links[c].id == id && t->nodes[c].parent == parent)
                 return c;
         }
     }
@@ -144,7 +160,7 @@ static uint32_t child(tree *t, uint32_t parent, int32_t id)
         return c;
     t->nodes[c].parent = parent;
     if (t->nodes[parent].last_child)
-        t->nodes[t->nodes[parent].last_child].next_sibling = c;
+        t->links[t->nodes[parent].last_child].next_sibling = c;
     else
         t->nodes[parent].first_child = c;
     t->nodes[parent].last_child = c;
@@ -152,7 +168,7 @@ static uint32_t child(tree *t, uint32_t parent, int32_t id)
     if (kids == SCAN_KIDS) {
         uint32_t k;
 
-        for (k = t->nodes[parent].first_child; k != 0; k = t->nodes[k].next_sibling)
+        for (k = t->nodes[parent].first_child; k != 0; k = t->links[k].next_sibling)
             index_child(t, parent, k);
     } else if (kids > SCAN_KIDS) {
         index_child(t, parent, c);
@@ -161,6 +177,14 @@ static uint32_t child(tree *t, uint32_t parent, int32_t id)
 }
 
 static uint64_t ns(const tree *t, uint64_t ticks);
+
+/* Each node's kids_ns, in one pass over the nodes (a child's index is
+ * above its parent's), not one over each node's children per reader. */
+static void finish(tree *t)
+{
+    for (uint32_t i = t->n_nodes; i-- > 1;)
+        t->nodes[t->nodes[i].parent].kids_ns += ns(t, t->nodes[i].total);
+}
 
 /* The CPU time of frame f, closed at CPU stamp at, whose wall time is d ns
  * once the probes' cost (cost ns, spent on the CPU) is taken off. */
@@ -258,10 +282,11 @@ static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, const pro
         nd = child(t, st[*sp - 1].node, e->id);
         if (nd == UINT32_MAX)
             return mct_err_set(err, MCT_E_NOMEM, "out of memory building a call tree");
-        st[*sp] = (struct frame){.node = nd, .start = e->t, .cpu_start = sm->cpu, .alloc_start = sm->alloc};
+        st[*sp] = (struct frame){.node = nd, .id = e->id, .start = e->t, .cpu_start = sm->cpu,
+                                 .alloc_start = sm->alloc};
         (*sp)++;
     } else if (is_exit(k)) {
-        for (i = *sp - 1; i >= 0 && t->nodes[st[i].node].id != e->id; i--)
+        for (i = *sp - 1; i >= 0 && st[i].id != e->id; i--)
             ;
         if (i < 0)
             return 0; /* an exit without its enter: ignore */
@@ -317,7 +342,7 @@ int tree_rebuild(tree *t, const probe_ev *ev, size_t n, const tree_opts *o, mct_
     /* What the last call left goes; its arrays stay (the children table
      * only when the last call had a node that wide: rare). */
     kit_table_free(&t->children);
-    *t = (struct tree){.nodes = t->nodes, .cap_nodes = t->cap_nodes, .handoffs = t->handoffs,
+    *t = (struct tree){.nodes = t->nodes, .links = t->links, .cap_nodes = t->cap_nodes, .handoffs = t->handoffs,
                        .cap_handoffs = t->cap_handoffs, .inlined = t->inlined, .cap_inlined = t->cap_inlined};
     if (n < 2 || PROBE_KIND(ev[0].kind) != PROBE_ROOT_ENTER)
         return mct_err_set(err, MCT_E_INTERNAL, "a traced call of %zu events does not start with its entry method",
@@ -331,7 +356,8 @@ int tree_rebuild(tree *t, const probe_ev *ev, size_t n, const tree_opts *o, mct_
     first = o->stamps != NULL ? &o->stamps[o->stamp_pos & o->stamp_mask] : &no_stamp;
     t->cpu = first->cpu != 0;
     t->alloc = first->alloc != 0;
-    st[sp++] = (struct frame){.node = 0, .start = ev[0].t, .cpu_start = first->cpu, .alloc_start = first->alloc};
+    st[sp++] = (struct frame){.node = 0, .id = ev[0].id, .start = ev[0].t, .cpu_start = first->cpu,
+                              .alloc_start = first->alloc};
     for (i = 1; i < n; i++) {
         const probe_stamp *sm = o->stamps != NULL ? &o->stamps[(o->stamp_pos + i) & o->stamp_mask] : &no_stamp;
 
@@ -349,6 +375,7 @@ int tree_rebuild(tree *t, const probe_ev *ev, size_t n, const tree_opts *o, mct_
         while (sp > 0)
             close_frame(t, st, &sp, last, 0, 0, 1);
     }
+    finish(t);
     return 0;
 }
 
@@ -372,6 +399,7 @@ void tree_free(tree *t)
     if (t == NULL)
         return;
     free(t->nodes);
+    free(t->links);
     free(t->handoffs);
     free(t->inlined);
     kit_table_free(&t->children);
@@ -430,7 +458,7 @@ int tree_warmup(tree *t, int first, int (*marks)(int32_t id, uint64_t start))
 {
     t->warmup = first != 0;
     for (uint32_t i = 0; i < t->n_nodes && !t->warmup; i++)
-        t->warmup = marks(t->nodes[i].id, t->start_tick) != 0;
+        t->warmup = marks(t->links[i].id, t->start_tick) != 0;
     return t->warmup;
 }
 
@@ -448,7 +476,7 @@ static const char *visit_name(const char *s, char **owned)
 /* The method of node i in tab (tree_define). */
 static int define(const tree *t, uint32_t i, call_tab *tab, mct_err *err)
 {
-    return tree_define(tab, t->nodes[i].id, err);
+    return tree_define(tab, t->links[i].id, err);
 }
 
 int tree_define(call_tab *tab, int32_t num, mct_err *err)
@@ -475,21 +503,29 @@ int tree_define(call_tab *tab, int32_t num, mct_err *err)
     return rc;
 }
 
-/* Node i as the model holds it: the one rule of its figures, for the
- * model (fill) and for the summary (tree_sum). */
-static struct call_node figures(const tree *t, uint32_t i)
+/* Node i as the model holds it, into *cn: the one rule of its figures,
+ * for the model (fill) and for the summary (tree_sum). Field by field:
+ * a compound literal zeroes the whole node first (rep stos), which cost
+ * more than the rest of it. */
+static void figures(const tree *t, uint32_t i, struct call_node *cn)
 {
     const struct node *nd = &t->nodes[i];
-    uint64_t total = ns(t, nd->total), child_total = 0;
+    uint64_t total = ns(t, nd->total);
 
-    for (uint32_t k = nd->first_child; k != 0; k = t->nodes[k].next_sibling)
-        child_total += ns(t, t->nodes[k].total);
-    return (struct call_node){
-        .method = (uint32_t)nd->id, .n_children = nd->kids, .flags = nd->truncated ? CALL_N_TRUNCATED : 0u,
-        .calls = nd->calls, .total_ns = total, .self_ns = total > child_total ? total - child_total : 0,
-        .min_ns = ns(t, nd->min), .max_ns = ns(t, nd->max), .throws = nd->throws,
-        .cpu_ns = nd->cpu < total ? nd->cpu : total, .alloc_bytes = nd->alloc,
-    };
+    cn->method = (uint32_t)t->links[i].id;
+    cn->n_children = nd->kids;
+    cn->flags = nd->truncated ? CALL_N_TRUNCATED : 0u;
+    cn->calls = nd->calls;
+    cn->total_ns = total;
+    cn->self_ns = total > nd->kids_ns ? total - nd->kids_ns : 0;
+    cn->min_ns = ns(t, nd->min);
+    cn->max_ns = ns(t, nd->max);
+    cn->throws = nd->throws;
+    cn->cpu_ns = nd->cpu < total ? nd->cpu : total;
+    cn->alloc_bytes = nd->alloc;
+    cn->handoff_ns = 0;
+    cn->queued_ns = 0;
+    cn->thread = 0;
 }
 
 /* Node i and its subtree, in pre-order, from *at on; *at moves past them. */
@@ -499,10 +535,10 @@ static int fill(const tree *t, uint32_t i, call_tab *tab, mct_call *c, size_t *a
     uint32_t k;
 
     t->nodes[i].pre = (uint32_t)*at;
-    c->nodes[(*at)++] = figures(t, i);
+    figures(t, i, &c->nodes[(*at)++]);
     if (define(t, i, tab, err) < 0)
         return -1;
-    for (k = nd->first_child; k != 0; k = t->nodes[k].next_sibling)
+    for (k = nd->first_child; k != 0; k = t->links[k].next_sibling)
         if (fill(t, k, tab, c, at, err) < 0)
             return -1;
     return 0;
@@ -539,11 +575,12 @@ int tree_call(const tree *t, call_tab *tab, mct_call *c, uint64_t seq, int64_t t
 /* Node i and its subtree to s (tree_sum), call_flags the call's. */
 static int add_subtree(const tree *t, uint32_t i, const call_tab *tab, sum *s, unsigned call_flags, mct_err *err)
 {
-    struct call_node cn = figures(t, i);
+    struct call_node cn;
 
+    figures(t, i, &cn);
     if (sum_enter_node(s, tab, &cn, call_flags, err) < 0)
         return -1;
-    for (uint32_t k = t->nodes[i].first_child; k != 0; k = t->nodes[k].next_sibling)
+    for (uint32_t k = t->nodes[i].first_child; k != 0; k = t->links[k].next_sibling)
         if (add_subtree(t, k, tab, s, call_flags, err) < 0)
             return -1;
     return sum_leave(s, err);
