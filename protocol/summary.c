@@ -844,14 +844,22 @@ static struct smethod *method_of(sum *s, const call_tab *t, uint32_t id, mct_err
 int sum_enter_node(sum *s, const call_tab *t, const struct call_node *nd, unsigned call_flags, mct_err *e)
 {
     struct smethod *m;
-    struct sum_fig f = {
-        .calls = nd->calls, .total_ns = nd->total_ns, .self_ns = nd->self_ns,
-        .min_ns = nd->min_ns, .max_ns = nd->max_ns, .throws = nd->throws,
-        .truncated = (nd->flags & CALL_N_TRUNCATED) != 0,
-        .async = (nd->flags & CALL_N_ASYNC) != 0,
-        .xflags = call_flags & XFLAGS, .x = { [SUM_X_CPU] = nd->cpu_ns, [SUM_X_ALLOC] = nd->alloc_bytes },
-    };
+    struct sum_fig f;
 
+    /* Field by field: a compound literal zeroes the whole first (rep
+     * stos), a cost the --aggregate worker paid on every node. */
+    f.class_name = f.method = f.desc = NULL;
+    f.calls = nd->calls;
+    f.total_ns = nd->total_ns;
+    f.self_ns = nd->self_ns;
+    f.min_ns = nd->min_ns;
+    f.max_ns = nd->max_ns;
+    f.throws = nd->throws;
+    f.truncated = (nd->flags & CALL_N_TRUNCATED) != 0;
+    f.async = (nd->flags & CALL_N_ASYNC) != 0;
+    f.xflags = call_flags & XFLAGS;
+    f.x[SUM_X_CPU] = nd->cpu_ns;
+    f.x[SUM_X_ALLOC] = nd->alloc_bytes;
     if (enter_ok(s, e) < 0 || (m = method_of(s, t, nd->method, e)) == NULL)
         return -1;
     return enter(s, m, &f, e);
