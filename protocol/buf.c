@@ -162,17 +162,33 @@ void buf_printf(mct_buf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
+/* "00" to "99": two digits a step, written in place from the end once the
+ * length is known (no copy: every node of a call's JSON has six numbers). */
+static const char PAIRS[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                            "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                            "8081828384858687888990919293949596979899";
+
 char *buf_dec_at(char *w, uint64_t v)
 {
-    char d[20];
-    int i = 20;
+    uint64_t p = 10;
+    int n = 1;
+    char *e;
 
-    do {
-        d[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    memcpy(w, d + i, (size_t)(20 - i));
-    return w + 20 - i;
+    while (n < 20 && v >= p) {
+        n++;
+        p *= 10;
+    }
+    e = w + n;
+    for (w = e; v >= 100; v /= 100) {
+        w -= 2;
+        memcpy(w, PAIRS + 2 * (v % 100), 2);
+    }
+    if (v >= 10) {
+        memcpy(w - 2, PAIRS + 2 * v, 2);
+    } else {
+        w[-1] = (char)('0' + v);
+    }
+    return e;
 }
 
 void buf_dec(mct_buf *b, uint64_t v)

@@ -1,11 +1,13 @@
 /* test_kit.c — the shared containers (protocol/kit): arena alignment and
  * big blocks, the hash's seeding, and the table's growth, collisions,
- * deletion and many keys, checked against a plain array. */
+ * deletion and many keys, checked against a plain array; and the dynamic
+ * buffer's decimals (protocol/buf) against printf's. */
 #include <stdalign.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "check.h"
 #include "kit.h"
 
@@ -182,8 +184,35 @@ static void test_table(void)
     many(600, 1);
 }
 
+/* buf_dec_at writes what %llu does: every length, both sides of each
+ * power of ten, and the largest. */
+static void test_dec(void)
+{
+    uint64_t p = 1;
+
+    for (int n = 0; n < 20; n++, p *= 10) {
+        uint64_t vs[] = {p - 1, p, p + 1, p * 9 / 2 + 7};
+
+        for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) {
+            char got[21], want[21];
+            char *e = buf_dec_at(got, vs[i]);
+
+            *e = '\0';
+            snprintf(want, sizeof want, "%llu", (unsigned long long)vs[i]);
+            CHECK_STR(got, want);
+        }
+    }
+    {
+        char got[21];
+
+        *buf_dec_at(got, UINT64_MAX) = '\0';
+        CHECK_STR(got, "18446744073709551615");
+    }
+}
+
 int main(void)
 {
+    test_dec();
     test_arena();
     test_hash();
     test_table();
