@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -80,12 +81,15 @@ static void free_refs(JNIEnv *jni, const probe_thread *t, uint64_t pos, uint64_t
  * NULL when out of memory. */
 static probe_ev *copy_call(const probe_thread *t, uint64_t pos, uint64_t len)
 {
-    uint64_t i;
+    uint64_t at = pos & t->mask, head = t->mask + 1 - at;
 
     if (buf_room(&scratch, &scratch_cap, len, sizeof *scratch, 64) < 0)
         return NULL;
-    for (i = 0; i < len; i++)
-        scratch[i] = *probe_event(t, pos + i);
+    /* At most two runs: up to the ring's end, then from its start. */
+    if (head > len)
+        head = len;
+    memcpy(scratch, &t->ring[at], head * sizeof *scratch);
+    memcpy(scratch + head, t->ring, (len - head) * sizeof *scratch);
     return scratch;
 }
 
