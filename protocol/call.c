@@ -364,12 +364,15 @@ static int node_ok(const call_tab *t, const mct_call *c, const struct call_node 
         return mct_err_set(e, MCT_E_PROTO, "node %zu: an async node without its thread's name (UTF-8)", i);
     if (!(nd->flags & CALL_N_ASYNC) && nd->handoff_ns != 0)
         return mct_err_set(e, MCT_E_PROTO, "node %zu: a hand-off time on a node that is not async", i);
-    if (num_ok(nd->queued_ns, "queued_ns", e) < 0 || num_ok(nd->handoff_ns, "handoff_ns", e) < 0)
-        return -1;
-    if (num_ok(nd->calls, "calls", e) < 0 || num_ok(nd->total_ns, "total_ns", e) < 0 ||
-        num_ok(nd->self_ns, "self_ns", e) < 0 || num_ok(nd->min_ns, "min_ns", e) < 0 ||
-        num_ok(nd->max_ns, "max_ns", e) < 0 || num_ok(nd->throws, "throws", e) < 0 ||
-        num_ok(nd->alloc_bytes, "alloc_bytes", e) < 0)
+    /* Every figure at most INT64_MAX: one test of their top bits, then,
+     * only for a node that fails it, the one that says which. */
+    if (((nd->queued_ns | nd->handoff_ns | nd->calls | nd->total_ns | nd->self_ns | nd->min_ns | nd->max_ns |
+          nd->throws | nd->alloc_bytes) >> 63) != 0 &&
+        (num_ok(nd->queued_ns, "queued_ns", e) < 0 || num_ok(nd->handoff_ns, "handoff_ns", e) < 0 ||
+         num_ok(nd->calls, "calls", e) < 0 || num_ok(nd->total_ns, "total_ns", e) < 0 ||
+         num_ok(nd->self_ns, "self_ns", e) < 0 || num_ok(nd->min_ns, "min_ns", e) < 0 ||
+         num_ok(nd->max_ns, "max_ns", e) < 0 || num_ok(nd->throws, "throws", e) < 0 ||
+         num_ok(nd->alloc_bytes, "alloc_bytes", e) < 0))
         return -1;
     if (nd->cpu_ns > nd->total_ns)
         return mct_err_set(e, MCT_E_PROTO, "node %zu: cpu_ns %llu is over its total_ns %llu", i,
