@@ -636,6 +636,12 @@ void probe_consumer_begin(void);
  * discarding). Returns how many calls it took. */
 uint64_t probe_drain(JNIEnv *jni, const probe_sink *sink);
 
+/* How full the fullest ring was when the last probe_drain began: its
+ * events not taken yet, in PROBE_FILL_ONE parts of its capacity (the
+ * worker's cue for how soon to drain again). */
+#define PROBE_FILL_ONE 1024u
+uint32_t probe_drain_fill(void);
+
 /* The session ended (no new call starts) and its calls were taken: frees
  * what calls left in the rings hold and frees every ring, waiting a
  * little for calls still running to return; lets the rings go. What is

@@ -25,6 +25,7 @@ static probe_ev *scratch;      /* the call handed over, copied */
 static size_t scratch_cap;
 static struct ready *heap;     /* probe_drain's */
 static size_t cap_heap;
+static uint32_t fill;          /* probe_drain_fill's */
 
 /* A thread with completed calls in a drain pass: where its next call is,
  * and when that call's entry method returned. */
@@ -188,12 +189,15 @@ uint64_t probe_drain(JNIEnv *jni, const probe_sink *sink)
     uint64_t taken = 0;
     size_t n = 0, i;
 
+    fill = 0;
     for (t = probe_threads(); t != NULL; t = t->next) {
         struct ready r = {.t = t};
         uint64_t dropped = atomic_load_explicit(&t->dropped, memory_order_relaxed);
 
         r.c = atomic_load_explicit(&t->consumed, memory_order_acquire);
         r.p = atomic_load_explicit(&t->published, memory_order_acquire);
+        if (t->worker_cap > 0 && (r.p - r.c) * PROBE_FILL_ONE / t->worker_cap > fill)
+            fill = (uint32_t)((r.p - r.c) * PROBE_FILL_ONE / t->worker_cap);
         if (dropped != t->worker_dropped) {
             t->worker_dropped = dropped;
             r.grow = wanted(t, 0);
@@ -225,6 +229,11 @@ uint64_t probe_drain(JNIEnv *jni, const probe_sink *sink)
         sift_down(heap, n, 0);
     }
     return taken;
+}
+
+uint32_t probe_drain_fill(void)
+{
+    return fill;
 }
 
 void probe_consumer_begin(void)

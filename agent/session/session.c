@@ -217,24 +217,44 @@ static void send_status(struct session *s, const char *note)
     send_msg(s, msg_status_write(&m));
 }
 
-/* How long the worker waits for the client between passes that take no
- * call: BUSY_WAIT_NS while calls came within BUSY_NS (a thread's first ring
- * holds a few dozen calls: at tens of thousands of calls a second it must
- * be taken every few hundred microseconds), else IDLE_WAIT_NS. */
+/* How long the worker waits for the client between passes: while calls
+ * came within BUSY_NS, a wait between BUSY_WAIT_MIN_NS and IDLE_WAIT_NS
+ * that follows how full the fullest ring was when a pass began (a thread's
+ * first ring holds a few calls: at tens of thousands of calls a second it
+ * must be taken every few hundred microseconds; at a few hundred, waking
+ * that often cost the worker more than the calls), none at all after a
+ * pass that found a ring over FILL_HIGH; else IDLE_WAIT_NS. */
 #define BUSY_NS 10000000u
-#define BUSY_WAIT_NS 100000
+#define BUSY_WAIT_MIN_NS 100000
 #define IDLE_WAIT_NS 1000000
+#define FILL_HIGH (PROBE_FILL_ONE / 4)
+#define FILL_LOW (PROBE_FILL_ONE / 16)
 
-/* Waits for the client when the last drain found nothing (briefly while
- * calls come), so that busy threads' rings are taken again at once. */
+/* The next wait while calls come, from wait (the last one) and the fill
+ * of the last pass: halved when a ring was over FILL_HIGH, doubled when
+ * none was over FILL_LOW. */
+static long busy_wait(long wait, uint32_t fill)
+{
+    if (fill > FILL_HIGH)
+        return wait / 2 > BUSY_WAIT_MIN_NS ? wait / 2 : BUSY_WAIT_MIN_NS;
+    if (fill < FILL_LOW)
+        return wait * 2 < IDLE_WAIT_NS ? wait * 2 : IDLE_WAIT_NS;
+    return wait;
+}
+
+/* Waits for the client between passes (briefly while calls come), and
+ * not at all while a busy thread's ring fills. */
 static void run_loop(struct session *s, JNIEnv *jni)
 {
-    uint64_t taken = 0, taken_ns = 0;
+    uint64_t taken_ns = 0;
+    long busy = BUSY_WAIT_MIN_NS;
+    uint32_t fill = 0;
 
     while (s->end_reason == NULL) {
         struct pollfd pfd = {.fd = s->fd, .events = POLLIN};
-        struct timespec wait = {0, taken > 0 ? 0 : now_ns() - taken_ns < BUSY_NS ? BUSY_WAIT_NS : IDLE_WAIT_NS};
+        struct timespec wait = {0, fill > FILL_HIGH ? 0 : now_ns() - taken_ns < BUSY_NS ? busy : IDLE_WAIT_NS};
         int r = ppoll(&pfd, 1, &wait, NULL);
+        uint64_t taken;
         uint64_t now;
 
         if (r < 0 && errno != EINTR) {
@@ -247,6 +267,8 @@ static void run_loop(struct session *s, JNIEnv *jni)
         if (s->end_reason != NULL)
             break;
         taken = drain(s, jni);
+        fill = probe_drain_fill();
+        busy = busy_wait(busy, fill);
         flush_out(s);
         now = now_ns();
         if (taken > 0)
