@@ -227,12 +227,12 @@ static void send_status(struct session *s, const char *note)
 #define BUSY_NS 10000000u
 #define BUSY_WAIT_MIN_NS 100000
 #define IDLE_WAIT_NS 1000000
-#define FILL_HIGH (PROBE_FILL_ONE / 4)
-#define FILL_LOW (PROBE_FILL_ONE / 16)
+#define FILL_HIGH (PROBE_FILL_ONE / 8)
+#define FILL_LOW (PROBE_FILL_ONE / 32)
 
 /* The next wait while calls come, from wait (the last one) and the fill
- * of the last pass: halved when a ring was over FILL_HIGH, doubled when
- * none was over FILL_LOW. */
+ * of the pass that followed it: halved when a ring was over FILL_HIGH,
+ * doubled when none was over FILL_LOW. */
 static long busy_wait(long wait, uint32_t fill)
 {
     if (fill > FILL_HIGH)
@@ -254,6 +254,9 @@ static void run_loop(struct session *s, JNIEnv *jni)
         struct pollfd pfd = {.fd = s->fd, .events = POLLIN};
         struct timespec wait = {0, fill > FILL_HIGH ? 0 : now_ns() - taken_ns < BUSY_NS ? busy : IDLE_WAIT_NS};
         int r = ppoll(&pfd, 1, &wait, NULL);
+        /* Only a pass after the whole wait says whether that wait was
+         * right: one right after the last finds the rings just taken. */
+        int timed = r == 0 && wait.tv_nsec == busy;
         uint64_t taken;
         uint64_t now;
 
@@ -268,11 +271,16 @@ static void run_loop(struct session *s, JNIEnv *jni)
             break;
         taken = drain(s, jni);
         fill = probe_drain_fill();
-        busy = busy_wait(busy, fill);
         flush_out(s);
         now = now_ns();
         if (taken > 0)
             taken_ns = now;
+        /* Calls that start after a lull meet the shortest wait: a ring
+         * may fill in a fraction of the longest. */
+        if (now - taken_ns >= BUSY_NS)
+            busy = BUSY_WAIT_MIN_NS;
+        else if (timed)
+            busy = busy_wait(busy, fill);
         if (s->interval_ns > 0 && now - s->interval_start_ns >= s->interval_ns) {
             mct_err err;
 
