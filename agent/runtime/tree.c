@@ -61,7 +61,6 @@ struct node {
 
 struct frame {
     uint32_t node;
-    int32_t id;               /* its node's method */
     uint64_t start;
     uint64_t child_sum;       /* corrected ticks of the calls made from it */
     uint64_t below;           /* recorded calls below it */
@@ -282,11 +281,10 @@ static int step(tree *t, struct frame *st, int *sp, const probe_ev *e, const pro
         nd = child(t, st[*sp - 1].node, e->id);
         if (nd == UINT32_MAX)
             return mct_err_set(err, MCT_E_NOMEM, "out of memory building a call tree");
-        st[*sp] = (struct frame){.node = nd, .id = e->id, .start = e->t, .cpu_start = sm->cpu,
-                                 .alloc_start = sm->alloc};
+        st[*sp] = (struct frame){.node = nd, .start = e->t, .cpu_start = sm->cpu, .alloc_start = sm->alloc};
         (*sp)++;
     } else if (is_exit(k)) {
-        for (i = *sp - 1; i >= 0 && st[i].id != e->id; i--)
+        for (i = *sp - 1; i >= 0 && t->links[st[i].node].id != e->id; i--)
             ;
         if (i < 0)
             return 0; /* an exit without its enter: ignore */
@@ -356,8 +354,7 @@ int tree_rebuild(tree *t, const probe_ev *ev, size_t n, const tree_opts *o, mct_
     first = o->stamps != NULL ? &o->stamps[o->stamp_pos & o->stamp_mask] : &no_stamp;
     t->cpu = first->cpu != 0;
     t->alloc = first->alloc != 0;
-    st[sp++] = (struct frame){.node = 0, .id = ev[0].id, .start = ev[0].t, .cpu_start = first->cpu,
-                              .alloc_start = first->alloc};
+    st[sp++] = (struct frame){.node = 0, .start = ev[0].t, .cpu_start = first->cpu, .alloc_start = first->alloc};
     for (i = 1; i < n; i++) {
         const probe_stamp *sm = o->stamps != NULL ? &o->stamps[(o->stamp_pos + i) & o->stamp_mask] : &no_stamp;
 
