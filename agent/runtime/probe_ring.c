@@ -196,8 +196,11 @@ uint64_t probe_drain(JNIEnv *jni, const probe_sink *sink)
 
         r.c = atomic_load_explicit(&t->consumed, memory_order_acquire);
         r.p = atomic_load_explicit(&t->published, memory_order_acquire);
-        if (t->worker_cap > 0 && (r.p - r.c) * PROBE_FILL_ONE / t->worker_cap > fill)
-            fill = (uint32_t)((r.p - r.c) * PROBE_FILL_ONE / t->worker_cap);
+        if (t->worker_cap > 0) {
+            uint64_t f = (r.p - r.c) * PROBE_FILL_ONE / t->worker_cap;
+
+            fill = f > fill ? (uint32_t)f : fill;
+        }
         if (dropped != t->worker_dropped) {
             t->worker_dropped = dropped;
             r.grow = wanted(t, 0);
