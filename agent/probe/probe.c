@@ -1,11 +1,13 @@
 /* probe.c — see probe.h. */
 #include "probe.h"
 
+#include <linux/futex.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,6 +70,11 @@ struct entry {
 };
 static struct entry entries[PROBE_ENTRIES];
 static probe_slots slots;              /* Probe.SLOTS */
+/* The worker's wait while calls are few (probe_await_calls): it sleeps
+ * on wake_seq, and a thread whose call leaves its ring an eighth full or
+ * more wakes it. */
+static _Atomic uint32_t wake_seq;
+static _Atomic int worker_asleep;
 static jmethodID is_virtual;           /* Thread.isVirtual, NULL before JDK 21 */
 static probe_binding bound;            /* what probe_bind was given */
 static _Atomic uint64_t count_enter, count_exit, count_fail;
@@ -744,6 +751,25 @@ static void JNICALL n_root_nest(JNIEnv *env, jclass cls, jint k, jint id, jint h
         root_enter(env, t, NULL, id, how);
 }
 
+/* Wakes the worker, asleep in probe_await_calls, when t's ring (its call
+ * just published) is an eighth full or more: a ring less full waits for
+ * the worker's timer (the rest of the ring is the time the worker has to
+ * wake up and take the calls). At most one thread pays the system call per sleep;
+ * while the worker is awake, this is a fence and a load. */
+static void wake_worker(const probe_thread *t)
+{
+    /* published, then asleep; the worker stores asleep, then reads
+     * published: one of the two sees the other's store. */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (likely(!atomic_load_explicit(&worker_asleep, memory_order_relaxed)) ||
+        (t->w - atomic_load_explicit(&t->consumed, memory_order_relaxed)) * 8 < t->mask + 1)
+        return;
+    if (atomic_exchange_explicit(&worker_asleep, 0, memory_order_relaxed)) {
+        atomic_fetch_add_explicit(&wake_seq, 1, memory_order_release);
+        syscall(SYS_futex, &wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    }
+}
+
 /* The call is complete: its length goes into its first event, and the
  * worker may now read it. */
 static void finish_call(JNIEnv *env, probe_thread *t)
@@ -753,6 +779,7 @@ static void finish_call(JNIEnv *env, probe_thread *t)
     first->kind |= (uint32_t)(t->w - t->root_pos) << 4;
     t->depth = 0;
     atomic_store_explicit(&t->published, t->w, memory_order_release);
+    wake_worker(t);
     atomic_store_explicit(&t->in_call, 0, memory_order_release);
     end_call(env, t);
 }
@@ -1151,6 +1178,24 @@ void probe_session_end(JNIEnv *jni)
     atomic_store_explicit(&slots.control, 0, memory_order_seq_cst);
     atomic_store_explicit(&cur_session, 0, memory_order_seq_cst);
     probe_receivers_begin(jni, NULL);
+}
+
+void probe_await_calls(uint64_t ns)
+{
+    uint32_t seq = atomic_load_explicit(&wake_seq, memory_order_acquire);
+    struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+
+    atomic_store_explicit(&worker_asleep, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
+    for (const probe_thread *t = probe_threads(); t != NULL; t = t->next)
+        if (atomic_load_explicit(&t->published, memory_order_relaxed) !=
+            atomic_load_explicit(&t->consumed, memory_order_relaxed)) {
+            atomic_store_explicit(&worker_asleep, 0, memory_order_relaxed);
+            return;
+        }
+    /* A wake between the load of seq and the wait changed it: no wait. */
+    syscall(SYS_futex, &wake_seq, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
+    atomic_store_explicit(&worker_asleep, 0, memory_order_relaxed);
 }
 
 probe_thread *probe_threads(void)

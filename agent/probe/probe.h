@@ -642,6 +642,13 @@ uint64_t probe_drain(JNIEnv *jni, const probe_sink *sink);
 #define PROBE_FILL_ONE 1024u
 uint32_t probe_drain_fill(void);
 
+/* With the rings held, once passes find no call: waits up to ns, or until
+ * a thread whose call leaves its ring an eighth full wakes it; returns at
+ * once when some ring holds a call not taken. A timer wake-up every
+ * millisecond cost an idle session's worker 4 % of a core (2-core KVM
+ * guest), most of it the wake-up itself. */
+void probe_await_calls(uint64_t ns);
+
 /* The session ended (no new call starts) and its calls were taken: frees
  * what calls left in the rings hold and frees every ring, waiting a
  * little for calls still running to return; lets the rings go. What is

@@ -217,16 +217,25 @@ static void send_status(struct session *s, const char *note)
     send_msg(s, msg_status_write(&m));
 }
 
-/* How long the worker waits for the client between passes: while calls
- * came within BUSY_NS, a wait between BUSY_WAIT_MIN_NS and IDLE_WAIT_NS
- * that follows how full the fullest ring was when a pass began (a thread's
- * first ring holds a few calls: at tens of thousands of calls a second it
- * must be taken every few hundred microseconds; at a few hundred, waking
- * that often cost the worker more than the calls), none at all after a
- * pass that found a ring over FILL_HIGH; else IDLE_WAIT_NS. */
+/* How long the worker waits for the client between passes: a wait
+ * between BUSY_WAIT_MIN_NS and BUSY_WAIT_MAX_NS that follows how full the
+ * fullest ring was when a pass began (a thread's first ring holds a few
+ * calls: at tens of thousands of calls a second it must be taken every few
+ * hundred microseconds), back to the shortest once no call came for
+ * BUSY_NS, and none at all after a pass that found a ring over FILL_HIGH.
+ * While fewer than FEW_CALLS came in the last BUSY_NS or so, a pass after
+ * a whole wait that finds no call puts the worker to sleep
+ * (probe_await_calls) up to SLEEP_NS, until a thread's ring fills an
+ * eighth: at a few hundred calls a second, a timer wake-up every
+ * millisecond cost the worker more than the calls. More calls than that
+ * keep it awake: a sleep, then a wake-up that has to wait for a core,
+ * lost calls at tens of thousands a second. The client's stop and hang-up
+ * wait SLEEP_NS at most. */
 #define BUSY_NS 10000000u
 #define BUSY_WAIT_MIN_NS 100000
-#define IDLE_WAIT_NS 1000000
+#define BUSY_WAIT_MAX_NS 1000000
+#define SLEEP_NS 10000000u
+#define FEW_CALLS 10
 #define FILL_HIGH (PROBE_FILL_ONE / 8)
 #define FILL_LOW (PROBE_FILL_ONE / 32)
 
@@ -238,28 +247,48 @@ static long busy_wait(long wait, uint32_t fill)
     if (fill > FILL_HIGH)
         return wait / 2 > BUSY_WAIT_MIN_NS ? wait / 2 : BUSY_WAIT_MIN_NS;
     if (fill < FILL_LOW)
-        return wait * 2 < IDLE_WAIT_NS ? wait * 2 : IDLE_WAIT_NS;
+        return wait * 2 < BUSY_WAIT_MAX_NS ? wait * 2 : BUSY_WAIT_MAX_NS;
     return wait;
 }
 
-/* Waits for the client between passes (briefly while calls come), and
- * not at all while a busy thread's ring fills. */
+/* How long the worker may sleep from now: SLEEP_NS, less where the
+ * session's interval ends sooner. */
+static uint64_t sleep_ns(const struct session *s, uint64_t now)
+{
+    uint64_t end = s->interval_start_ns + s->interval_ns;
+
+    if (s->interval_ns == 0)
+        return SLEEP_NS;
+    return end <= now ? 0 : end - now < SLEEP_NS ? end - now : SLEEP_NS;
+}
+
+/* Waits for the client between passes (briefly while calls come, longer
+ * once they stop), and not at all while a busy thread's ring fills. */
 static void run_loop(struct session *s, JNIEnv *jni)
 {
     uint64_t taken_ns = 0;
     long busy = BUSY_WAIT_MIN_NS;
     uint32_t fill = 0;
+    int idle = 0;               /* the worker sleeps before the next pass */
+    uint64_t window_ns = 0, window = 0, last_window = 0; /* calls taken since window_ns,
+                                   and in the window before */
 
     while (s->end_reason == NULL) {
         struct pollfd pfd = {.fd = s->fd, .events = POLLIN};
-        struct timespec wait = {0, fill > FILL_HIGH ? 0 : now_ns() - taken_ns < BUSY_NS ? busy : IDLE_WAIT_NS};
-        int r = ppoll(&pfd, 1, &wait, NULL);
-        /* Only a pass after the whole wait says whether that wait was
-         * right: one right after the last finds the rings just taken. */
-        int timed = r == 0 && wait.tv_nsec == busy;
+        struct timespec wait = {0, fill > FILL_HIGH ? 0 : busy};
+        int r, timed;
         uint64_t taken;
         uint64_t now;
 
+        if (idle) {
+            probe_await_calls(sleep_ns(s, now_ns()));
+            r = poll(&pfd, 1, 0);
+        } else {
+            r = ppoll(&pfd, 1, &wait, NULL);
+        }
+        /* Only a pass after the whole wait says whether that wait was
+         * right: one right after the last finds the rings just taken. */
+        timed = idle || (r == 0 && wait.tv_nsec == busy);
         if (r < 0 && errno != EINTR) {
             end_session(s, "internal_error");
             break;
@@ -275,6 +304,13 @@ static void run_loop(struct session *s, JNIEnv *jni)
         now = now_ns();
         if (taken > 0)
             taken_ns = now;
+        if (now - window_ns >= BUSY_NS) {
+            last_window = now - window_ns < 2 * BUSY_NS ? window : 0;
+            window = 0;
+            window_ns = now;
+        }
+        window += taken;
+        idle = timed && taken == 0 && last_window + window < FEW_CALLS;
         /* Calls that start after a lull meet the shortest wait: a ring
          * may fill in a fraction of the longest. */
         if (now - taken_ns >= BUSY_NS)
