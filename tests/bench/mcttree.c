@@ -8,7 +8,10 @@
  *                        compact record (call_encode) and, for
  *                        --aggregate, the summary (tree_sum); each the
  *                        least mean of ten rounds of N calls (the
- *                        round least disturbed by the rest of the machine)
+ *                        round least disturbed by the rest of the machine);
+ *                        then the client's for every call: the record
+ *                        decoded and checked (call_decode) and its JSON
+ *                        line (call_json_line)
  *
  * The events are made from the line's first call: each node's calls are
  * nested in its parent's calls, spread evenly, so that the tree built from
@@ -24,6 +27,7 @@
 #include "call.h"
 #include "methods.h"
 #include "probe.h"
+#include "proto.h"
 #include "summary.h"
 #include "tree.h"
 
@@ -104,16 +108,24 @@ struct bench {
     call_defs defs;
     mct_buf out;
     sum *s;
+    call_tab ctab;            /* the client's */
+    mct_call cmodel;
+    const unsigned char *rec; /* the record's payload, in rec_frame */
+    size_t rec_len;
+    mct_buf rec_frame, json;
 };
 
+#define STEPS 6
+
 /* One round of n calls: each step's ns, summed, into step. */
-static void round_of(struct bench *b, long n, double step[4])
+static void round_of(struct bench *b, long n, double step[STEPS])
 {
     tree_opts o = {.cal = {.ns_per_tick = 1.0}, .probe_ticks = 1};
     mct_err err;
     double t0;
 
-    step[0] = step[1] = step[2] = step[3] = 0;
+    for (int k = 0; k < STEPS; k++)
+        step[k] = 0;
     for (long r = 0; r < n; r++) {
         t0 = now();
         if (b->t == NULL ? (b->t = tree_build(ev, n_ev, &o, &err)) == NULL
@@ -133,7 +145,54 @@ static void round_of(struct bench *b, long n, double step[4])
         if (tree_sum_check(b->t, &b->tab, &err) < 0 || tree_sum(b->t, &b->tab, b->s, 0, &err) < 0)
             die(err.msg);
         step[3] += now() - t0;
+        t0 = now();
+        if (call_decode(&b->ctab, &b->cmodel, b->rec, b->rec_len, &err) != CALL_REC)
+            die(err.msg);
+        step[4] += now() - t0;
+        t0 = now();
+        b->json.len = 0;
+        if (call_json_line(&b->json, &b->ctab, &b->cmodel) < 0)
+            die("rendering");
+        step[5] += now() - t0;
     }
+}
+
+/* The client's side before the rounds: the first call's frames (its
+ * methods' definitions, then its record) decoded; the record kept. */
+static void client_setup(struct bench *b)
+{
+    tree_opts o = {.cal = {.ns_per_tick = 1.0}, .probe_ticks = 1};
+    call_defs defs = {0};
+    mct_buf frames;
+    mct_err err;
+    size_t at = 0;
+    tree *t = tree_build(ev, n_ev, &o, &err);
+
+    buf_init(&frames);
+    if (t == NULL || tree_call(t, &b->tab, &b->model, 1, 1, "worker", NULL, &err) < 0)
+        die(err.msg);
+    if (call_encode(&frames, &b->tab, &defs, &b->model) < 0)
+        die("encoding");
+    while (at < frames.len) {
+        uint32_t len;
+        const unsigned char *p = frames.data + at + PROTO_HEADER_LEN;
+
+        if (proto_header_decode(frames.data + at, PROTO_REPLY, &len, &err) < 0)
+            die(err.msg);
+        if (call_decode(&b->ctab, &b->cmodel, p, len, &err) < 0)
+            die(err.msg);
+        if (p[0] == CALL_REC) {
+            buf_bytes(&b->rec_frame, p, len);
+            b->rec = b->rec_frame.data;
+            b->rec_len = len;
+        }
+        at += PROTO_HEADER_LEN + len;
+    }
+    if (b->rec == NULL)
+        die("no record encoded");
+    buf_free(&frames);
+    call_defs_free(&defs);
+    tree_free(t);
 }
 
 int main(int argc, char **argv)
@@ -145,7 +204,7 @@ int main(int argc, char **argv)
     json_t *j;
     mct_err err;
     long n;
-    double step[4], best[4];
+    double step[STEPS], best[STEPS];
 
     if (argc != 3 || (n = atol(argv[2])) <= 0)
         die("usage: mcttree FILE N");
@@ -163,9 +222,12 @@ int main(int argc, char **argv)
     if ((b.s = sum_new(0, &err)) == NULL)
         die(err.msg);
     buf_init(&b.out);
+    buf_init(&b.rec_frame);
+    buf_init(&b.json);
+    client_setup(&b);
     for (int round = 0; round < 10; round++) {
         round_of(&b, n, step);
-        for (int k = 0; k < 4; k++)
+        for (int k = 0; k < STEPS; k++)
             if (round == 0 || step[k] < best[k])
                 best[k] = step[k];
     }
@@ -173,7 +235,12 @@ int main(int argc, char **argv)
            b.model.n_nodes, (unsigned long long)(n_ev / 2), n_ev, n);
     printf("  tree_rebuild %.0f\n  tree_call    %.0f\n  call_encode  %.0f\n  tree_sum     %.0f\n", best[0] / n,
            best[1] / n, best[2] / n, best[3] / n);
+    printf("client:\n  call_decode  %.0f\n  call_json_line %.0f (%zu bytes)\n", best[4] / n, best[5] / n, b.json.len);
     buf_free(&b.out);
+    buf_free(&b.rec_frame);
+    buf_free(&b.json);
+    call_free(&b.cmodel);
+    call_tab_free(&b.ctab);
     call_defs_free(&b.defs);
     call_free(&b.model);
     call_free(&in);
