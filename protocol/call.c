@@ -936,7 +936,8 @@ void call_json_str(mct_buf *b, const char *s)
 /* Writes the literal s at w; the end. */
 #define LIT(w, s) (memcpy((w), (s), sizeof(s) - 1), (w) + sizeof(s) - 1)
 
-/* The most a node's text holds besides its names and children. */
+/* The most a node's text holds besides its names and its children's text
+ * (its figures, the comma before it, its children's brackets). */
 #define NODE_TEXT_MAX 480
 
 /* v in decimal, with its sign. */
@@ -1076,11 +1077,15 @@ static void args_line(mct_buf *b, const mct_call *c)
     buf_ch(b, ']');
 }
 
-/* Node i and its subtree; the index after it (b failed when out of memory). */
-static size_t node_line(mct_buf *b, const call_tab *t, const mct_call *c, size_t i)
+/* Node i and its subtree, after a comma when sep; the index after it (b
+ * failed when out of memory). A leaf's text, most nodes', is written in
+ * one piece. */
+static size_t node_line(mct_buf *b, const call_tab *t, const mct_call *c, size_t i, int sep)
 {
     const struct call_node *nd = &c->nodes[i];
     const struct call_method *m = t->m[nd->method];
+    int thread = (nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) == CALL_N_ASYNC;
+    int closed = !thread && i > 0 && nd->n_children == 0;
     size_t j = i + 1;
     uint32_t k;
     char *w0, *w;
@@ -1088,6 +1093,8 @@ static size_t node_line(mct_buf *b, const call_tab *t, const mct_call *c, size_t
     w0 = w = (char *)buf_take(b, m->keys_len + NODE_TEXT_MAX);
     if (w == NULL)
         return j;
+    if (sep)
+        *w++ = ',';
     *w++ = '{';
     memcpy(w, m->keys, m->keys_len);
     w += m->keys_len;
@@ -1117,17 +1124,20 @@ static size_t node_line(mct_buf *b, const call_tab *t, const mct_call *c, size_t
         w = buf_dec_at(LIT(w, ",\"handoff_ns\":"), nd->handoff_ns);
     if ((nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) == CALL_N_ASYNC)
         w = buf_dec_at(LIT(w, ",\"queued_ns\":"), nd->queued_ns);
+    if (!thread)
+        w = LIT(w, ",\"children\":[");
+    if (closed)
+        w = LIT(w, "]}");
     b->len -= m->keys_len + NODE_TEXT_MAX - (size_t)(w - w0);
-    if ((nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) == CALL_N_ASYNC) {
+    if (closed)
+        return j;
+    if (thread) {
         buf_str(b, ",\"thread\":");
         call_json_str(b, c->threads[nd->thread]);
+        buf_str(b, ",\"children\":[");
     }
-    buf_str(b, ",\"children\":[");
-    for (k = 0; k < nd->n_children && !buf_failed(b); k++) {
-        if (k > 0)
-            buf_ch(b, ',');
-        j = node_line(b, t, c, j);
-    }
+    for (k = 0; k < nd->n_children && !buf_failed(b); k++)
+        j = node_line(b, t, c, j, k > 0);
     buf_ch(b, ']');
     if (i == 0 && c->exception != NULL) {
         buf_str(b, ",\"exception\":");
@@ -1150,7 +1160,7 @@ int call_json_line(mct_buf *b, const call_tab *t, const mct_call *c)
     buf_str(b, "},\"start_ns\":");
     buf_dec(b, c->start_ns);
     buf_str(b, ",\"root\":");
-    node_line(b, t, c, 0);
+    node_line(b, t, c, 0, 0);
     if (c->flags & CALL_F_WARMUP)
         buf_str(b, ",\"warmup\":true");
     if (c->flags & CALL_F_PARENT) {
