@@ -754,8 +754,8 @@ static void JNICALL n_root_nest(JNIEnv *env, jclass cls, jint k, jint id, jint h
 /* Wakes the worker, asleep in probe_await_calls, when t's ring (its call
  * just published) is an eighth full or more: a ring less full waits for
  * the worker's timer (the rest of the ring is the time the worker has to
- * wake up and take the calls). At most one thread pays the system call per sleep;
- * while the worker is awake, this is a fence and a load. */
+ * wake up and take the calls). At most one thread pays the system call
+ * per sleep; while the worker is awake, this is a fence and a load. */
 static void wake_worker(const probe_thread *t)
 {
     /* published, then asleep; the worker stores asleep, then reads

@@ -645,7 +645,7 @@ uint32_t probe_drain_fill(void);
 /* With the rings held, once passes find no call: waits up to ns, or until
  * a thread whose call leaves its ring an eighth full wakes it; returns at
  * once when some ring holds a call not taken. A timer wake-up every
- * millisecond cost an idle session's worker 4 % of a core (2-core KVM
+ * millisecond cost an idle session's worker 3 % of a core (2-core KVM
  * guest), most of it the wake-up itself. */
 void probe_await_calls(uint64_t ns);
 
