@@ -1084,8 +1084,9 @@ static size_t node_line(mct_buf *b, const call_tab *t, const mct_call *c, size_t
 {
     const struct call_node *nd = &c->nodes[i];
     const struct call_method *m = t->m[nd->method];
-    int thread = (nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) == CALL_N_ASYNC;
-    int closed = !thread && i > 0 && nd->n_children == 0;
+    /* a task that ran on another thread: its queue time and that thread */
+    int ran_async = (nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) == CALL_N_ASYNC;
+    int closed = !ran_async && i > 0 && nd->n_children == 0;
     size_t j = i + 1;
     uint32_t k;
     char *w0, *w;
@@ -1122,16 +1123,16 @@ static size_t node_line(mct_buf *b, const call_tab *t, const mct_call *c, size_t
         w = LIT(w, ",\"cancelled\":true");
     if (nd->flags & CALL_N_ASYNC)
         w = buf_dec_at(LIT(w, ",\"handoff_ns\":"), nd->handoff_ns);
-    if ((nd->flags & (CALL_N_ASYNC | CALL_N_NOT_RUN)) == CALL_N_ASYNC)
+    if (ran_async)
         w = buf_dec_at(LIT(w, ",\"queued_ns\":"), nd->queued_ns);
-    if (!thread)
+    if (!ran_async)
         w = LIT(w, ",\"children\":[");
     if (closed)
         w = LIT(w, "]}");
     b->len -= m->keys_len + NODE_TEXT_MAX - (size_t)(w - w0);
     if (closed)
         return j;
-    if (thread) {
+    if (ran_async) {
         buf_str(b, ",\"thread\":");
         call_json_str(b, c->threads[nd->thread]);
         buf_str(b, ",\"children\":[");
