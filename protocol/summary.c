@@ -839,15 +839,35 @@ int sum_begin_counts(sum *s, mct_err *e)
     return 0;
 }
 
-static struct smethod *method_of(sum *s, const call_tab *t, uint32_t id, mct_err *e);
+static struct smethod *method_load(sum *s, const call_tab *t, uint32_t id, mct_err *e);
 
-int sum_enter_node(sum *s, const call_tab *t, const struct call_node *nd, unsigned call_flags, mct_err *e)
+/* The method of number id of tab t, cached by number for t's filling (its
+ * id), so that a method's names are hashed once, not once per node of
+ * every call; NULL with e. The cache read inline: a call per node cost
+ * more. */
+static inline struct smethod *method_of(sum *s, const call_tab *t, uint32_t id, mct_err *e)
+{
+    if (s->tab_id == t->id && id < s->nby_num && s->by_num[id] != NULL)
+        return s->by_num[id];
+    return method_load(s, t, id, e);
+}
+
+int sum_enter_num(sum *s, const call_tab *t, uint32_t method, const struct sum_fig *f, mct_err *e)
 {
     struct smethod *m;
+
+    if (enter_ok(s, e) < 0 || (m = method_of(s, t, method, e)) == NULL)
+        return -1;
+    return enter(s, m, f, e);
+}
+
+/* sum_enter_num of node nd of a call whose flags are call_flags. */
+static int enter_node(sum *s, const call_tab *t, const struct call_node *nd, unsigned call_flags, mct_err *e)
+{
     struct sum_fig f;
 
     /* Field by field: a compound literal zeroes the whole first (rep
-     * stos), a cost the --aggregate worker paid on every node. */
+     * stos). */
     f.class_name = f.method = f.desc = NULL;
     f.calls = nd->calls;
     f.total_ns = nd->total_ns;
@@ -860,9 +880,7 @@ int sum_enter_node(sum *s, const call_tab *t, const struct call_node *nd, unsign
     f.xflags = call_flags & XFLAGS;
     f.x[SUM_X_CPU] = nd->cpu_ns;
     f.x[SUM_X_ALLOC] = nd->alloc_bytes;
-    if (enter_ok(s, e) < 0 || (m = method_of(s, t, nd->method, e)) == NULL)
-        return -1;
-    return enter(s, m, &f, e);
+    return sum_enter_num(s, t, nd->method, &f, e);
 }
 
 int sum_leave(sum *s, mct_err *e)
@@ -1361,10 +1379,8 @@ json_t *sum_to_json(const sum *s, int final, mct_err *e)
     return j;
 }
 
-/* The method of number id of tab t, cached by number for t's filling (its
- * id), so that a method's names are hashed once, not once per node of
- * every call; NULL with e. */
-static struct smethod *method_of(sum *s, const call_tab *t, uint32_t id, mct_err *e)
+/* method_of's look-up, and what it keeps of it. */
+static struct smethod *method_load(sum *s, const call_tab *t, uint32_t id, mct_err *e)
 {
     const struct call_method *cm;
     struct smethod *m;
@@ -1374,8 +1390,6 @@ static struct smethod *method_of(sum *s, const call_tab *t, uint32_t id, mct_err
             memset(s->by_num, 0, s->nby_num * sizeof *s->by_num);
         s->tab_id = t->id;
     }
-    if (id < s->nby_num && s->by_num[id] != NULL)
-        return s->by_num[id];
     cm = call_tab_get(t, id);
     if ((m = method_get(s, cm->cls, cm->name, cm->desc, e)) == NULL)
         return NULL;
@@ -1400,7 +1414,7 @@ static int add_node(sum *s, const call_tab *t, const mct_call *c, size_t *i, mct
 {
     const struct call_node *nd = &c->nodes[(*i)++];
 
-    if (sum_enter_node(s, t, nd, c->flags, e) < 0)
+    if (enter_node(s, t, nd, c->flags, e) < 0)
         return -1;
     for (uint32_t k = 0; k < nd->n_children; k++)
         if (add_node(s, t, c, i, e) < 0)

@@ -124,7 +124,6 @@ void sum_hist_rank_bounds(const struct sum_hist *h, uint64_t rank, uint64_t *lo,
 
 typedef struct sum sum;
 struct call_tab;
-struct call_node;
 struct mct_call;
 
 /* The figures a node holds besides its time when the calls carry them
@@ -213,11 +212,11 @@ int sum_enter(sum *s, const struct sum_fig *fig, mct_err *e);
 /* sum_begin of a warm-up call left out of the summary: its nodes count in
  * their methods' counts only (sum_count_call). */
 int sum_begin_counts(sum *s, mct_err *e);
-/* sum_enter of node nd of a call whose flags are call_flags, as
- * sum_add_call enters each (its method's names looked up in t once per
+/* sum_enter of a node of method number `method` of t, f's names unused,
+ * as sum_add_call enters each (the method's names looked up in t once per
  * number and filling of t), so that a producer of per-call trees adds one
  * node by node without filling the call's whole model. */
-int sum_enter_node(sum *s, const struct call_tab *t, const struct call_node *nd, unsigned call_flags, mct_err *e);
+int sum_enter_num(sum *s, const struct call_tab *t, uint32_t method, const struct sum_fig *f, mct_err *e);
 int sum_leave(sum *s, mct_err *e);
 int sum_end(sum *s, mct_err *e);
 

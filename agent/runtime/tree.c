@@ -500,29 +500,48 @@ int tree_define(call_tab *tab, int32_t num, mct_err *err)
     return rc;
 }
 
-/* Node i as the model holds it, into *cn: the one rule of its figures,
- * for the model (fill) and for the summary (tree_sum). Field by field:
- * a compound literal zeroes the whole node first (rep stos), which cost
- * more than the rest of it. */
+/* Node nd's total, self and CPU times in ns, as the model holds them:
+ * the one rule of its figures, for the model (figures) and for the
+ * summary (sum_figures). */
+static void times(const tree *t, const struct node *nd, uint64_t *total, uint64_t *self, uint64_t *cpu)
+{
+    *total = ns(t, nd->total);
+    *self = *total > nd->kids_ns ? *total - nd->kids_ns : 0;
+    *cpu = nd->cpu < *total ? nd->cpu : *total;
+}
+
+/* Node i as the model holds it, into *cn. Field by field: a compound
+ * literal zeroes the whole node first (rep stos), which cost more than
+ * the rest of it. */
 static void figures(const tree *t, uint32_t i, struct call_node *cn)
 {
     const struct node *nd = &t->nodes[i];
-    uint64_t total = ns(t, nd->total);
 
+    times(t, nd, &cn->total_ns, &cn->self_ns, &cn->cpu_ns);
     cn->method = (uint32_t)t->links[i].id;
     cn->n_children = nd->kids;
     cn->flags = nd->truncated ? CALL_N_TRUNCATED : 0u;
     cn->calls = nd->calls;
-    cn->total_ns = total;
-    cn->self_ns = total > nd->kids_ns ? total - nd->kids_ns : 0;
     cn->min_ns = ns(t, nd->min);
     cn->max_ns = ns(t, nd->max);
     cn->throws = nd->throws;
-    cn->cpu_ns = nd->cpu < total ? nd->cpu : total;
     cn->alloc_bytes = nd->alloc;
     cn->handoff_ns = 0;
     cn->queued_ns = 0;
     cn->thread = 0;
+}
+
+/* Node nd's figures into f, which holds the call's own (xflags), as
+ * sum_add_call takes them from the model's node. */
+static void sum_figures(const tree *t, const struct node *nd, struct sum_fig *f)
+{
+    times(t, nd, &f->total_ns, &f->self_ns, &f->x[SUM_X_CPU]);
+    f->calls = nd->calls;
+    f->min_ns = ns(t, nd->min);
+    f->max_ns = ns(t, nd->max);
+    f->throws = nd->throws;
+    f->truncated = nd->truncated;
+    f->x[SUM_X_ALLOC] = nd->alloc;
 }
 
 /* Node i and its subtree, in pre-order, from *at on; *at moves past them. */
@@ -569,24 +588,10 @@ int tree_call(const tree *t, call_tab *tab, mct_call *c, uint64_t seq, int64_t t
     return rc;
 }
 
-/* Node i and its subtree to s (tree_sum), call_flags the call's. */
-static int add_subtree(const tree *t, uint32_t i, const call_tab *tab, sum *s, unsigned call_flags, mct_err *err)
-{
-    struct call_node cn;
-
-    figures(t, i, &cn);
-    if (sum_enter_node(s, tab, &cn, call_flags, err) < 0)
-        return -1;
-    for (uint32_t k = t->nodes[i].first_child; k != 0; k = t->links[k].next_sibling)
-        if (add_subtree(t, k, tab, s, call_flags, err) < 0)
-            return -1;
-    return sum_leave(s, err);
-}
-
 int tree_sum_check(const tree *t, call_tab *tab, mct_err *err)
 {
     for (uint32_t i = 0; i < t->n_nodes; i++)
-        if (define(t, i, tab, err) < 0)
+        if (call_tab_get(tab, (uint32_t)t->links[i].id) == NULL && define(t, i, tab, err) < 0)
             return -1;
     /* call_check's bound on every figure: the root's bounds its nodes'. */
     if (tree_start_ns(t) < 0 || ns(t, t->nodes[0].total) > INT64_MAX || t->nodes[0].alloc > INT64_MAX)
@@ -596,10 +601,31 @@ int tree_sum_check(const tree *t, call_tab *tab, mct_err *err)
 
 int tree_sum(const tree *t, const call_tab *tab, sum *s, int counts_only, mct_err *err)
 {
-    unsigned flags = (t->cpu ? CALL_F_CPU : 0u) | (t->alloc ? CALL_F_ALLOC : 0u);
+    struct sum_fig f = {.xflags = (t->cpu ? CALL_F_CPU : 0u) | (t->alloc ? CALL_F_ALLOC : 0u)};
+    uint32_t i = 0;
 
-    if ((counts_only ? sum_begin_counts(s, err) : sum_begin(s, err)) < 0 ||
-        add_subtree(t, 0, tab, s, flags, err) < 0)
+    if ((counts_only ? sum_begin_counts(s, err) : sum_begin(s, err)) < 0)
         return -1;
-    return sum_end(s, err);
+    /* In pre-order, without recursion: a call per node cost more than the
+     * rest of the walk. */
+    for (;;) {
+        sum_figures(t, &t->nodes[i], &f);
+        if (sum_enter_num(s, tab, (uint32_t)t->links[i].id, &f, err) < 0)
+            return -1;
+        if (t->nodes[i].first_child != 0) {
+            i = t->nodes[i].first_child;
+            continue;
+        }
+        /* Leaves i, and each node whose last child it was. */
+        for (;;) {
+            if (sum_leave(s, err) < 0)
+                return -1;
+            if (i == 0)
+                return sum_end(s, err);
+            if (t->links[i].next_sibling != 0)
+                break;
+            i = t->nodes[i].parent;
+        }
+        i = t->links[i].next_sibling;
+    }
 }

@@ -113,7 +113,7 @@ int tree_sum_check(const tree *t, call_tab *tab, mct_err *err);
 
 /* Adds call t, which passed tree_sum_check with tab, to summary s as
  * sum_add_call adds the model that tree_call fills: the same figures,
- * through sum_enter_node, with no model built and no name copied;
+ * through sum_enter_num, with no model built and no name copied;
  * counts_only: a warm-up call left out, to its methods' counts
  * (sum_count_call). Not offered to `slowest` (a call it keeps needs its
  * model). 0, or -1 with err set (out of memory: s may hold part of the
