@@ -318,6 +318,11 @@ struct sum {
     uint64_t tab_id;            /* the call tab filling by_num maps the numbers of (0: none) */
     struct smethod **by_num;    /* a call's method number -> its method here (method_of) */
     size_t nby_num;
+    struct snode **shape;       /* by place (a node's rank in its call's
+                                   pre-order): the node the calls entered
+                                   there last (place_node) */
+    size_t nshape, capshape;    /* places filled, allocated */
+    size_t place;               /* the next node's in the current call */
     struct snode **touched;     /* nodes of the current entry call */
     size_t ntouched, captouched;
     struct smethod **mtouched;  /* methods of the current entry call */
@@ -667,6 +672,7 @@ void sum_reset(sum *s)
     s->nheap = 0;
     s->slow_json = 0;
     s->ntouched = s->nmtouched = 0;
+    s->nshape = 0;              /* its nodes are gone */
     s->calls = s->not_traced = s->warmup = s->seen = s->folded = s->coarse = 0;
     s->span_start = s->span_end = 0;
     s->xhave = s->xlack = 0;
@@ -687,6 +693,7 @@ void sum_free(sum *s)
     sum_reset(s);
     free(s->methods);
     free(s->by_num);
+    free(s->shape);
     free(s->touched);
     free(s->mtouched);
     free(s->heap);
@@ -727,6 +734,7 @@ int sum_begin(sum *s, mct_err *e)
     s->depth = 0;
     s->roots_entered = 0;
     s->ntouched = s->nmtouched = 0;
+    s->place = 0;
     s->epoch++;
     return 0;
 }
@@ -742,6 +750,31 @@ static int method_touch(sum *s, struct smethod *m, mct_err *e)
         m->cur = 0;
     }
     return 0;
+}
+
+/* The node that a node of method m under parent enters: parent itself
+ * when it is an other node (the path left the kept ones above), else
+ * parent's child for m (child_get). The node entered at the same place
+ * (rank in the call's pre-order) last time is taken when it is that
+ * child, as it is at every place of a call shaped as the last one: most
+ * calls then look nothing up among siblings. NULL with e set. */
+static struct snode *place_node(sum *s, struct snode *parent, struct smethod *m, mct_err *e)
+{
+    size_t at = s->place++;
+    struct snode *n = at < s->nshape ? s->shape[at] : NULL;
+
+    if (parent->is_other)
+        n = parent;
+    else if (n != NULL && n->m == m && n->parent == (parent == &s->top ? NULL : parent))
+        return n;
+    else if ((n = child_get(s, parent, m, e)) == NULL)
+        return NULL;
+    /* A cache: a place it has no room for is looked up again next time. */
+    if (at <= s->nshape && (at < s->capshape || buf_grow(&s->shape, &s->capshape, at, sizeof *s->shape, 64) == 0)) {
+        s->shape[at] = n;
+        s->nshape = at < s->nshape ? s->nshape : at + 1;
+    }
+    return n;
 }
 
 /* Whether a node may be entered now (sum_enter's order and depth). */
@@ -777,7 +810,7 @@ static int enter(sum *s, struct smethod *m, const struct sum_fig *f, mct_err *e)
         return 0;
     }
     inner = parent->is_other;
-    n = inner ? parent : child_get(s, parent, m, e);
+    n = place_node(s, parent, m, e);
     if (n == NULL)
         return -1;
     if (n->pts) {               /* its percentiles come from its histogram now */

@@ -5,7 +5,8 @@
  * caller's exit), depth cuts (ring overflow), hand-offs, CPU and
  * allocation stamps, warm-up calls counted only, the slowest kept, probe
  * costs and clock rates that make the ns conversion floor; the straight
- * way's trees built into one (tree_rebuild), as the worker builds them. */
+ * way's trees built into one (tree_rebuild), as the worker builds them;
+ * calls of a few shapes again and again, as a server's requests. */
 #include <stdio.h>
 #include <string.h>
 
@@ -198,6 +199,100 @@ static void test_same(int rounds)
         CHECK(seen[w] > rounds / 10);
 }
 
+/* Appends the events of the node at *p of a call's shape and of its
+ * children: a digit names a method (ids), a node's children follow it in
+ * parentheses; "0(1(2)3)" is the entry method calling 1, which calls 2,
+ * then 3. */
+static void put_shape(struct gen *g, const char **p, int root)
+{
+    int32_t m = ids[*(*p)++ - '0'];
+
+    put(g, root ? PROBE_ROOT_ENTER : PROBE_ENTER, m);
+    if (**p == '(') {
+        for ((*p)++; **p != ')';)
+            put_shape(g, p, 0);
+        (*p)++;
+    }
+    put(g, root ? PROBE_ROOT_EXIT : PROBE_EXIT, m);
+}
+
+/* s's text is ref's, else says so. */
+static void same_text(sum *s, sum *ref, const char *way, int round)
+{
+    char *a = text(s), *b = text(ref);
+
+    CHECK(a != NULL && b != NULL && strcmp(a, b) == 0);
+    if (a != NULL && b != NULL && strcmp(a, b) != 0)
+        fprintf(stderr, "shapes round %d differs:\n%s %s\nref %s\n", round, way, a, b);
+    free(a);
+    free(b);
+}
+
+/* Calls of a few shapes, again and again with other times, both ways,
+ * and each call into a summary of its own merged into a third (sum_merge
+ * looks every node up): the summary finds a node where the last call's
+ * shape put it only when it is the one a look-up finds. The shapes put a
+ * method where another's shape has another (1, 4), or under another
+ * parent (2 under 1, under 4, under the root), a method twice under one
+ * node, a method under itself; the summaries are emptied now and then
+ * (sum_reset). */
+static void test_shapes(int rounds)
+{
+    static const char *const shapes[] = {
+        "0(1(2)3)", "0(123)", "0(4(2)3)", "0(1(2)3(1(2)))", "0(1(1(1)))", "0(1(2)1(2)5)", "0(4(3)1(2))",
+    };
+    static struct gen g;
+    mct_err err;
+
+    for (int round = 0; round < rounds; round++) {
+        sum *straight = sum_new(0, &err), *model = sum_new(0, &err), *ref = sum_new(0, &err);
+        sum *one = sum_new(0, &err);
+        call_tab tab = {0}, mtab = {0};
+        mct_call c = {0};
+        tree_opts o = {.cal = {.ns_per_tick = 1.0, .wall0 = 1000}, .probe_ticks = 1, .stamp_mask = UINT64_MAX};
+        tree *t = NULL;
+
+        for (int i = 0; i < 40; i++) {
+            const char *p = shapes[rnd(sizeof shapes / sizeof *shapes)];
+            int counts_only = rnd(8) == 0;
+
+            if (rnd(12) == 0) {
+                sum_reset(straight);
+                sum_reset(model);
+                sum_reset(ref);
+            }
+            g.n = 0;
+            g.t = 1000;
+            g.stamps = rnd(2) != 0;
+            put_shape(&g, &p, 1);
+            o.stamps = g.stamps ? g.st : NULL;
+            if (t == NULL)
+                CHECK((t = tree_build(g.ev, g.n, &o, &err)) != NULL);
+            else
+                CHECK_INT(tree_rebuild(t, g.ev, g.n, &o, &err), 0);
+            if (t == NULL)
+                break;
+            CHECK_INT(tree_call(t, &mtab, &c, 1, 0, "", NULL, &err), 0);
+            CHECK_INT(counts_only ? sum_count_call(model, &mtab, &c, &err) : sum_add_call(model, &mtab, &c, &err), 0);
+            sum_reset(one);
+            CHECK_INT(counts_only ? sum_count_call(one, &mtab, &c, &err) : sum_add_call(one, &mtab, &c, &err), 0);
+            CHECK_INT(sum_merge(ref, one, &err), 0);
+            CHECK_INT(tree_sum_check(t, &tab, &err), 0);
+            CHECK_INT(tree_sum(t, &tab, straight, counts_only, &err), 0);
+        }
+        same_text(straight, ref, "straight", round);
+        same_text(model, ref, "model", round);
+        tree_free(t);
+        call_free(&c);
+        call_tab_free(&tab);
+        call_tab_free(&mtab);
+        sum_free(straight);
+        sum_free(model);
+        sum_free(ref);
+        sum_free(one);
+    }
+}
+
 /* A call tree_call refuses (it starts before the clock's epoch: a start_ns
  * that JSON cannot hold) is refused straight too, the summary untouched. */
 static void test_refused(void)
@@ -235,6 +330,7 @@ int main(void)
     for (int i = 0; i < N_METHODS; i++)
         CHECK((ids[i] = mt_add(names[i][0], names[i][1], names[i][2], 1, i == 0, &err)) >= 0);
     test_same(400);
+    test_shapes(50);
     test_refused();
     return check_status();
 }
