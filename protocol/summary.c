@@ -69,7 +69,7 @@ static void hist_bucket(unsigned idx, uint64_t *lo, uint64_t *width)
  * Without a branch on the comparison: a node's time histogram has many
  * buckets, one is searched for every node of every call added, and a
  * mispredicted branch per halving was most of that search's cost. */
-static uint32_t hist_lower(const struct sum_hist *h, uint32_t lo, uint32_t hi, unsigned idx)
+static inline uint32_t hist_lower(const struct sum_hist *h, uint32_t lo, uint32_t hi, unsigned idx)
 {
     const uint64_t *base;
     uint32_t n = hi - lo;
@@ -262,12 +262,18 @@ struct smethod {
     uint64_t epoch, cur;        /* cur: its calls in the entry call of that epoch */
 };
 
+/* What adding a call reads and writes comes first (the figures, the
+ * flags, the counts per entry call, the histograms), then the links:
+ * the cache lines of its nodes are most of that cost. */
 struct snode {
     struct smethod *m;          /* NULL for the top and for other nodes */
     struct snode *parent;       /* NULL for a root */
-    struct snode *first, *last, *next;  /* children in order of first appearance */
-    struct snode *other;        /* the child that holds the paths past the budget */
     uint64_t calls, total_ns, self_ns, min_ns, max_ns, throws;
+    unsigned truncated : 1, seen : 1, is_other : 1;
+    unsigned async : 1;         /* reached through a hand-off: a task run on another thread */
+    /* Read from a summary's text and nothing added since: its percentiles
+     * are the text's (pts); the keys it came without (an older summary). */
+    unsigned pts : 1, no_hist : 1, no_chist : 1, no_emin : 1;
     uint64_t entries, calls_min, calls_max;
     union {
         struct {                /* while calls are added */
@@ -285,11 +291,8 @@ struct snode {
         uint64_t sum;           /* over all calls */
         struct sum_hist hist;   /* per entry call, when the calls carry it */
     } x[SUM_X_N];               /* the figures of sum_xkeys */
-    unsigned truncated : 1, seen : 1, is_other : 1;
-    unsigned async : 1;         /* reached through a hand-off: a task run on another thread */
-    /* Read from a summary's text and nothing added since: its percentiles
-     * are the text's (pts); the keys it came without (an older summary). */
-    unsigned pts : 1, no_hist : 1, no_chist : 1, no_emin : 1;
+    struct snode *first, *last, *next;  /* children in order of first appearance */
+    struct snode *other;        /* the child that holds the paths past the budget */
 };
 
 struct slow {
@@ -389,12 +392,21 @@ static int node_hist_add(sum *s, struct sum_hist *h, unsigned idx, uint64_t n, m
     return 0;
 }
 
-/* Records v in node histogram h (node_hist_add). */
-static int node_hist_record(sum *s, struct sum_hist *h, uint64_t v, mct_err *e)
+/* Records v in node histogram h (node_hist_add): a value whose bucket h
+ * has (most, once a node has seen its usual values) is counted in place,
+ * inlined: a call per record cost as much as the rest of it. */
+static inline __attribute__((always_inline)) int node_hist_record(sum *s, struct sum_hist *h, uint64_t v, mct_err *e)
 {
+    unsigned idx;
+    uint32_t pos;
+
     if (v > INT64_MAX)
         v = INT64_MAX;
-    if (node_hist_add(s, h, hist_index(v), 1, e) < 0)
+    idx = hist_index(v);
+    pos = hist_lower(h, 0, h->n, idx);
+    if (pos < h->n && HIST_IDX(h->b[pos]) == idx)
+        hist_bump(h, pos, 1);
+    else if (node_hist_add(s, h, idx, 1, e) < 0)
         return -1;
     hist_note(h, v, v, 1);
     return 0;
@@ -740,10 +752,10 @@ int sum_begin(sum *s, mct_err *e)
 }
 
 /* Method m is in the current entry call: listed once, its count from 0. */
-static int method_touch(sum *s, struct smethod *m, mct_err *e)
+static inline int method_touch(sum *s, struct smethod *m, mct_err *e)
 {
     if (m->epoch != s->epoch) {
-        if (grow(&s->mtouched, s->nmtouched, &s->capmtouched, e) < 0)
+        if (s->nmtouched == s->capmtouched && grow(&s->mtouched, s->nmtouched, &s->capmtouched, e) < 0)
             return -1;
         s->mtouched[s->nmtouched++] = m;
         m->epoch = s->epoch;
@@ -778,7 +790,7 @@ static struct snode *place_node(sum *s, struct snode *parent, struct smethod *m,
 }
 
 /* Whether a node may be entered now (sum_enter's order and depth). */
-static int enter_ok(sum *s, mct_err *e)
+static inline int enter_ok(sum *s, mct_err *e)
 {
     if (!s->in_call)
         return mct_err_set(e, MCT_E_INTERNAL, "summary: a node entered outside a call");
@@ -813,14 +825,13 @@ static int enter(sum *s, struct smethod *m, const struct sum_fig *f, mct_err *e)
     n = place_node(s, parent, m, e);
     if (n == NULL)
         return -1;
-    if (n->pts) {               /* its percentiles come from its histogram now */
-        n->pts = 0;
-        n->epoch = 0;
-    }
-    if (n->epoch != s->epoch) {
-        if (grow(&s->touched, s->ntouched, &s->captouched, e) < 0)
+    /* A node read from a text (pts) has no epoch: its union holds its
+     * percentiles, which come from its histogram now. */
+    if (n->epoch != s->epoch || n->pts) {
+        if (s->ntouched == s->captouched && grow(&s->touched, s->ntouched, &s->captouched, e) < 0)
             return -1;
         s->touched[s->ntouched++] = n;
+        n->pts = 0;
         n->epoch = s->epoch;
         n->cur_calls = n->cur_total = 0;
         for (int x = 0; x < SUM_X_N; x++)
@@ -836,18 +847,24 @@ static int enter(sum *s, struct smethod *m, const struct sum_fig *f, mct_err *e)
         n->seen = 1;
         n->total_ns = sat_add(n->total_ns, f->total_ns);
         n->cur_total = sat_add(n->cur_total, f->total_ns);
-        for (int x = 0; x < SUM_X_N; x++) {
-            n->x[x].sum = sat_add(n->x[x].sum, f->x[x]);
-            n->xcur[x] = sat_add(n->xcur[x], f->x[x]);
-        }
+        /* 0 adds nothing: a figure the calls do not carry costs no
+         * cache line. */
+        for (int x = 0; x < SUM_X_N; x++)
+            if (f->x[x] != 0) {
+                n->x[x].sum = sat_add(n->x[x].sum, f->x[x]);
+                n->xcur[x] = sat_add(n->xcur[x], f->x[x]);
+            }
     }
     if (n->is_other)
         s->folded = sat_add(s->folded, f->calls);
     n->calls = sat_add(n->calls, f->calls);
     n->self_ns = sat_add(n->self_ns, f->self_ns);
     n->throws = sat_add(n->throws, f->throws);
-    n->truncated |= f->truncated != 0;
-    n->async |= f->async != 0 && !n->is_other;
+    /* Set, not or-ed: a bit-field's read-modify-write costs more. */
+    if (f->truncated)
+        n->truncated = 1;
+    if (f->async && !n->is_other)
+        n->async = 1;
     n->cur_calls = sat_add(n->cur_calls, f->calls);
     m->calls = sat_add(m->calls, f->calls);
     m->cur = sat_add(m->cur, f->calls);
