@@ -12,6 +12,12 @@
  *                        then the client's for every call: the record
  *                        decoded and checked (call_decode) and its JSON
  *                        line (call_json_line)
+ *   mcttree FILE N KIB   the same with KIB KiB of other memory written
+ *                        before each call: a worker builds its summary
+ *                        between other work, its caches cold (a KIB past
+ *                        the L2 leaves the summary in L3, past the L3 in
+ *                        memory; the L3 is shared with the machine's
+ *                        other work)
  *
  * The events are made from the line's first call: each node's calls are
  * nested in its parent's calls, spread evenly, so that the tree built from
@@ -113,6 +119,8 @@ struct bench {
     const unsigned char *rec; /* the record's payload, in rec_frame */
     size_t rec_len;
     mct_buf rec_frame, json;
+    unsigned char *evict;     /* written before each call, when not NULL */
+    size_t evict_len;
 };
 
 #define STEPS 6
@@ -127,6 +135,9 @@ static void round_of(struct bench *b, long n, double step[STEPS])
     for (int k = 0; k < STEPS; k++)
         step[k] = 0;
     for (long r = 0; r < n; r++) {
+        /* A line each: what the caches held is pushed out. */
+        for (size_t i = 0; i < b->evict_len; i += 64)
+            b->evict[i]++;
         t0 = now();
         if (b->t == NULL ? (b->t = tree_build(ev, n_ev, &o, &err)) == NULL
                          : tree_rebuild(b->t, ev, n_ev, &o, &err) < 0)
@@ -206,8 +217,13 @@ int main(int argc, char **argv)
     long n;
     double step[STEPS], best[STEPS];
 
-    if (argc != 3 || (n = atol(argv[2])) <= 0)
-        die("usage: mcttree FILE N");
+    if ((argc != 3 && argc != 4) || (n = atol(argv[2])) <= 0)
+        die("usage: mcttree FILE N [KIB]");
+    if (argc == 4) {
+        b.evict_len = (size_t)atol(argv[3]) * 1024;
+        if ((b.evict = calloc(1, b.evict_len + 1)) == NULL)
+            die("out of memory");
+    }
     j = json_load_file(argv[1], JSON_DISABLE_EOF_CHECK, &jerr);
     if (j == NULL)
         die(jerr.text);
@@ -231,8 +247,11 @@ int main(int argc, char **argv)
             if (round == 0 || step[k] < best[k])
                 best[k] = step[k];
     }
-    printf("call: %zu nodes, %llu calls, %zu events; ns per call, the least mean of 10 rounds of %ld:\n",
+    printf("call: %zu nodes, %llu calls, %zu events; ns per call, the least mean of 10 rounds of %ld",
            b.model.n_nodes, (unsigned long long)(n_ev / 2), n_ev, n);
+    if (b.evict != NULL)
+        printf(", %zu KiB written before each", b.evict_len / 1024);
+    printf(":\n");
     printf("  tree_rebuild %.0f\n  tree_call    %.0f\n  call_encode  %.0f\n  tree_sum     %.0f\n", best[0] / n,
            best[1] / n, best[2] / n, best[3] / n);
     printf("client:\n  call_decode  %.0f\n  call_json_line %.0f (%zu bytes)\n", best[4] / n, best[5] / n, b.json.len);
@@ -248,6 +267,7 @@ int main(int argc, char **argv)
     call_tab_free(&tab_in);
     tree_free(b.t);
     sum_free(b.s);
+    free(b.evict);
     free(ids);
     free(ev);
     json_decref(j);
