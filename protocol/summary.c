@@ -92,7 +92,7 @@ static inline uint32_t hist_lower(const struct sum_hist *h, uint32_t lo, uint32_
 }
 
 /* Where idx is, or would go, among h's buckets; 1 when it is there. */
-static int hist_find(const struct sum_hist *h, unsigned idx, uint32_t *pos)
+static inline int hist_find(const struct sum_hist *h, unsigned idx, uint32_t *pos)
 {
     *pos = hist_lower(h, 0, h->n, idx);
     return *pos < h->n && HIST_IDX(h->b[*pos]) == idx;
@@ -404,8 +404,7 @@ static inline __attribute__((always_inline)) int node_hist_record(sum *s, struct
     if (v > INT64_MAX)
         v = INT64_MAX;
     idx = hist_index(v);
-    pos = hist_lower(h, 0, h->n, idx);
-    if (pos < h->n && HIST_IDX(h->b[pos]) == idx)
+    if (hist_find(h, idx, &pos))
         hist_bump(h, pos, 1);
     else if (node_hist_add(s, h, idx, 1, e) < 0)
         return -1;
