@@ -50,6 +50,7 @@ struct node {
     uint32_t first_child;     /* node indexes; 0 = none */
     uint32_t last_child;
     uint32_t kids;            /* children; beyond SCAN_KIDS they are in the table */
+    uint64_t kid_ids;         /* bit id % 64 set for each child's method id */
     uint64_t calls, throws;
     uint64_t total, min, max; /* corrected ticks */
     uint64_t kids_ns;         /* its children's totals in ns, summed (finish) */
@@ -118,6 +119,7 @@ static uint32_t new_node(tree *t, int32_t id)
     /* Field by field, not memset: its rep stos cost more than the rest. */
     nd = &t->nodes[t->n_nodes];
     nd->parent = nd->first_child = nd->last_child = nd->kids = 0;
+    nd->kid_ids = 0;
     nd->calls = nd->throws = nd->total = nd->min = nd->max = nd->kids_ns = nd->cpu = nd->alloc = 0;
     nd->pre = 0;
     nd->truncated = 0;
@@ -131,12 +133,12 @@ static void index_child(tree *t, uint32_t parent, uint32_t c)
     kit_table_add(&t->children, key(parent, t->links[c].id), (uintptr_t)c + 1);
 }
 
-/* The child of parent for method id, created (last in order) if new. */
-static uint32_t child(tree *t, uint32_t parent, int32_t id)
+/* The child of parent for method id, or 0 (none: the root is no child). */
+static uint32_t find_child(const tree *t, uint32_t parent, int32_t id)
 {
-    uint32_t kids = t->nodes[parent].kids, c;
+    uint32_t c;
 
-    if (kids <= SCAN_KIDS) {
+    if (t->nodes[parent].kids <= SCAN_KIDS) {
         for (c = t->nodes[parent].first_child; c != 0; c = t->links[c].next_sibling)
             if (t->links[c].id == id)
                 return c;
@@ -151,6 +153,19 @@ static uint32_t child(tree *t, uint32_t parent, int32_t id)
                 return c;
         }
     }
+    return 0;
+}
+
+/* The child of parent for method id, created (last in order) if new. */
+static uint32_t child(tree *t, uint32_t parent, int32_t id)
+{
+    uint32_t kids = t->nodes[parent].kids, c;
+    uint64_t bit = (uint64_t)1 << ((uint32_t)id & 63);
+
+    /* Most of a call's nodes are new to it: with no sibling's bit set,
+     * there is nothing to look up. */
+    if ((t->nodes[parent].kid_ids & bit) && (c = find_child(t, parent, id)) != 0)
+        return c;
     /* The new child, and the ones before it when they outgrow the scan. */
     if (kids >= SCAN_KIDS && kit_table_reserve(&t->children, t->children.n + (kids == SCAN_KIDS ? kids : 0) + 1) < 0)
         return UINT32_MAX;
@@ -164,6 +179,7 @@ static uint32_t child(tree *t, uint32_t parent, int32_t id)
         t->nodes[parent].first_child = c;
     t->nodes[parent].last_child = c;
     t->nodes[parent].kids++;
+    t->nodes[parent].kid_ids |= bit;
     if (kids == SCAN_KIDS) {
         uint32_t k;
 
