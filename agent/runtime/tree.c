@@ -486,7 +486,6 @@ static const char *visit_name(const char *s, char **owned)
     return *owned;
 }
 
-/* The method of node i in tab (tree_define). */
 /* tree_define of node i's method, its look-up read inline: the model and
  * the summary ask for every node, and nearly all are defined already. */
 static int define(const tree *t, uint32_t i, call_tab *tab, mct_err *err)
