@@ -63,7 +63,6 @@ for jdk in $MCT_TEST_JDKS; do
             { cat "$MCT_TMP/bs$j.err" >&2; fail "JDK $j: JFR method timing did not start"; }
     fi
     curl -sf -o /dev/null -m 5 "$TC_URL?id=3" || fail "JDK $j: Tomcat no longer serves"
-    kill -TERM "$TC_PID" 2>/dev/null
-    wait_until 30 eval '! alive "$TC_PID"' || kill -9 "$TC_PID" 2>/dev/null
+    stop_tomcat
     note "JDK $j: every mode measured, every session's classes restored"
 done

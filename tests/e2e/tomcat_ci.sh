@@ -42,8 +42,7 @@ drive() {
 stop_all() {
     local p
     for p in $DRIVERS; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-    kill -TERM "$TC_PID" 2>/dev/null
-    wait_until 30 eval '! alive "$TC_PID"' || kill -9 "$TC_PID" 2>/dev/null
+    stop_tomcat
 }
 
 # recipe JDK NAME EXTRA: one CI job; sets R1, R2, R3, R4 (the steps' exit

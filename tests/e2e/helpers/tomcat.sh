@@ -20,8 +20,8 @@ tomcat_webapp() {
 # webapp at /ci, -Dci.extra=EXTRA; sets TC_PID and TC_URL. A port taken
 # between the choice and Tomcat's bind (by another test) is chosen again.
 start_tomcat() {
-    local jdk=$1 name=$2 extra=$3 base=$MCT_TMP/tc-$2 port i try pid
-    for try in 1 2 3; do
+    local jdk=$1 name=$2 extra=$3 base=$MCT_TMP/tc-$2 port i pid
+    for _ in 1 2 3; do
         rm -rf "$base"
         mkdir -p "$base"/{conf,logs,work,temp,webapps}
         cp -r /etc/tomcat10/* "$base/conf/"
@@ -49,6 +49,12 @@ start_tomcat() {
     curl -sf -o /dev/null -m 2 "$TC_URL?id=1" || { cat "$base/logs/stdout.log" >&2; fail "$name: Tomcat did not serve"; }
     TC_PID=$(pgrep -f "catalina.base=$base " | head -n 1)
     [ -n "$TC_PID" ] || fail "$name: no Tomcat process"
+}
+
+# stop_tomcat: TC_PID ended, killed if it does not stop within 30 s.
+stop_tomcat() {
+    kill -TERM "$TC_PID" 2>/dev/null
+    wait_until 30 eval '! alive "$TC_PID"' || kill -9 "$TC_PID" 2>/dev/null
 }
 
 # free_port: a TCP port nothing listens on.
