@@ -18,6 +18,13 @@
  *                        the L2 leaves the summary in L3, past the L3 in
  *                        memory; the L3 is shared with the machine's
  *                        other work)
+ *   mcttree -j FILE N [KIB]
+ *                        the same, each call's times drawn again (each
+ *                        gap between events 10 to 400 ticks), so that
+ *                        the summary's histograms fill as a real
+ *                        request mix fills them: hundreds of buckets a
+ *                        node (by default every call is the same, a
+ *                        bucket a histogram)
  *
  * The events are made from the line's first call: each node's calls are
  * nested in its parent's calls, spread evenly, so that the tree built from
@@ -42,6 +49,7 @@ static const mct_call *src;
 static int32_t *ids;          /* method table number by node */
 static probe_ev *ev;
 static size_t n_ev, cap_ev;
+static int jitter;            /* -j */
 
 static void die(const char *what)
 {
@@ -98,6 +106,22 @@ static void number(void)
     }
 }
 
+/* -j: ev's times drawn again, gaps of 10 to 400 ticks (one fixed
+ * sequence: runs compare). */
+static void vary(void)
+{
+    static uint64_t x = 88172645463325252u;
+    uint64_t t = 100;
+
+    for (size_t i = 0; i < n_ev; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        t += 10 + x % 391;
+        ev[i].t = t;
+    }
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -135,6 +159,8 @@ static void round_of(struct bench *b, long n, double step[STEPS])
     for (int k = 0; k < STEPS; k++)
         step[k] = 0;
     for (long r = 0; r < n; r++) {
+        if (jitter)
+            vary();
         /* A line each: what the caches held is pushed out. */
         for (size_t i = 0; i < b->evict_len; i += 64)
             b->evict[i]++;
@@ -217,8 +243,13 @@ int main(int argc, char **argv)
     long n;
     double step[STEPS], best[STEPS];
 
+    if (argc > 1 && strcmp(argv[1], "-j") == 0) {
+        jitter = 1;
+        argc--;
+        argv++;
+    }
     if ((argc != 3 && argc != 4) || (n = atol(argv[2])) <= 0)
-        die("usage: mcttree FILE N [KIB]");
+        die("usage: mcttree [-j] FILE N [KIB]");
     if (argc == 4) {
         b.evict_len = (size_t)atol(argv[3]) * 1024;
         if ((b.evict = calloc(1, b.evict_len + 1)) == NULL)
@@ -247,8 +278,8 @@ int main(int argc, char **argv)
             if (round == 0 || step[k] < best[k])
                 best[k] = step[k];
     }
-    printf("call: %zu nodes, %llu calls, %zu events; ns per call, the least mean of 10 rounds of %ld",
-           b.model.n_nodes, (unsigned long long)(n_ev / 2), n_ev, n);
+    printf("call: %zu nodes, %llu calls, %zu events%s; ns per call, the least mean of 10 rounds of %ld",
+           b.model.n_nodes, (unsigned long long)(n_ev / 2), n_ev, jitter ? " (times vary)" : "", n);
     if (b.evict != NULL)
         printf(", %zu KiB written before each", b.evict_len / 1024);
     printf(":\n");
