@@ -98,6 +98,89 @@ static inline int hist_find(const struct sum_hist *h, unsigned idx, uint32_t *po
     return *pos < h->n && HIST_IDX(h->b[*pos]) == idx;
 }
 
+_Static_assert(SUM_HIST_GROUPS * SUM_HIST_SUB <= 1u << 13, "hist_guess multiplies two bucket counts in 32 bits");
+
+/* Position k (0..4) of the pivots of a histogram of n buckets: the first,
+ * a quarter, half, three quarters, the last. */
+static inline uint32_t piv_pos(uint32_t n, int k)
+{
+    return (uint32_t)((uint64_t)k * (n - 1) / 4);
+}
+
+/* Takes h's pivots again when buckets were added since (the lines read
+ * are the ones a record just read, or near). */
+static inline void hist_pivots(struct sum_hist *h)
+{
+    if (h->piv_n == h->n || h->n < 2)
+        return;
+    for (int k = 0; k < 3; k++)
+        h->piv[k] = (uint16_t)HIST_IDX(h->b[piv_pos(h->n, k + 1)]);
+    h->piv_n = h->n;
+}
+
+/* Where idx would be among h's buckets, from h's own fields (no bucket is
+ * read): between the two pivots around it (its smallest and largest
+ * samples' buckets at the ends), as if the buckets between were spread
+ * evenly. A node's buckets are contiguous where most of its samples fall
+ * and sparse in the tails, so the guess lands on the bucket's line or the
+ * next nearly always (hist_find_near), and that line can be asked for
+ * before it is read. */
+static inline uint32_t hist_guess(const struct sum_hist *h, unsigned idx)
+{
+    unsigned lo, hi;
+    uint32_t plo = 0, phi;
+
+    if (h->n < 2)
+        return 0;
+    lo = hist_index(h->min);
+    hi = hist_index(h->max);
+    phi = h->n - 1;
+    for (int k = 0; h->piv_n == h->n && k < 3; k++) {
+        if (idx < h->piv[k]) {
+            hi = h->piv[k];
+            phi = piv_pos(h->n, k + 1);
+            break;
+        }
+        lo = h->piv[k];
+        plo = piv_pos(h->n, k + 1);
+    }
+    if (idx <= lo)
+        return plo;
+    if (idx >= hi)
+        return phi;
+    /* In 32 bits (indexes and counts of buckets are under 2^13): a 64-bit
+     * division cost as much as the rest of the guess. */
+    return plo + (idx - lo) * (phi - plo) / (hi - lo);
+}
+
+/* hist_find from the guess g: steps of 1, 2, 4 ... away from it bracket
+ * idx, then a search within the bracket, so that a good guess reads a
+ * line or two. */
+static inline int hist_find_near(const struct sum_hist *h, unsigned idx, uint32_t g, uint32_t *pos)
+{
+    uint32_t lo, hi, step = 1;
+
+    if (h->n == 0 || g >= h->n)
+        return hist_find(h, idx, pos);
+    if (HIST_IDX(h->b[g]) < idx) {
+        lo = g + 1;
+        while (lo + step - 1 < h->n && HIST_IDX(h->b[lo + step - 1]) < idx) {
+            lo += step;
+            step *= 2;
+        }
+        hi = lo + step - 1 < h->n ? lo + step : h->n;
+    } else {
+        hi = g + 1;
+        while (hi > step && HIST_IDX(h->b[hi - step - 1]) >= idx) {
+            hi -= step;
+            step *= 2;
+        }
+        lo = hi > step ? hi - step : 0;
+    }
+    *pos = hist_lower(h, lo, hi, idx);
+    return *pos < h->n && HIST_IDX(h->b[*pos]) == idx;
+}
+
 /* Adds n to the count of the bucket at pos (saturated). */
 static void hist_bump(struct sum_hist *h, uint32_t pos, uint64_t n)
 {
@@ -404,10 +487,12 @@ static inline __attribute__((always_inline)) int node_hist_record(sum *s, struct
     if (v > INT64_MAX)
         v = INT64_MAX;
     idx = hist_index(v);
-    if (hist_find(h, idx, &pos))
+    if (hist_find_near(h, idx, hist_guess(h, idx), &pos))
         hist_bump(h, pos, 1);
     else if (node_hist_add(s, h, idx, 1, e) < 0)
         return -1;
+    else
+        hist_pivots(h);
     hist_note(h, v, v, 1);
     return 0;
 }
@@ -962,6 +1047,23 @@ int sum_leave(sum *s, mct_err *e)
     return 0;
 }
 
+/* How many nodes ahead sum_end asks for the line of a node's time
+ * histogram its guess falls in (hist_guess), and its calls histogram's
+ * first (and twice as many for the node's own lines that hold them):
+ * the histograms are cold, and found one after another each would wait on
+ * memory in turn. */
+#define END_AHEAD 8
+
+static inline void node_hists_prefetch(const struct snode *n)
+{
+    uint64_t v = n->cur_total > INT64_MAX ? INT64_MAX : n->cur_total;
+
+    if (n->hist.n > 0)
+        __builtin_prefetch(n->hist.b + hist_guess(&n->hist, hist_index(v)), 1);
+    if (n->chist.n > 0)
+        __builtin_prefetch(n->chist.b, 1);
+}
+
 int sum_end(sum *s, mct_err *e)
 {
     if (!s->in_call || s->depth != 0 || s->roots_entered == 0)
@@ -970,6 +1072,15 @@ int sum_end(sum *s, mct_err *e)
                            "without a root");
     for (size_t i = 0; i < s->ntouched && !s->counts_only; i++) {
         struct snode *n = s->touched[i];
+
+        if (i + 2 * END_AHEAD < s->ntouched) {
+            const char *ahead = (const char *)s->touched[i + 2 * END_AHEAD];
+
+            __builtin_prefetch(ahead + offsetof(struct snode, hist));
+            __builtin_prefetch(ahead + offsetof(struct snode, chist) + sizeof(struct sum_hist) - 1);
+        }
+        if (i + END_AHEAD < s->ntouched)
+            node_hists_prefetch(s->touched[i + END_AHEAD]);
 
         if (n->entries == 0 || n->cur_calls < n->calls_min)
             n->calls_min = n->cur_calls;

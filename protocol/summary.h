@@ -93,6 +93,11 @@ struct sum_hist {
     uint64_t count, min, max;
     uint64_t *b;                                    /* buckets used, ascending; NULL when none */
     uint32_t n, cap;
+    /* Where a value's bucket is looked for first (summary.c's hist_guess):
+     * the indexes of the buckets at a quarter, half and three quarters of
+     * the piv_n buckets there were when they were taken. */
+    uint32_t piv_n;
+    uint16_t piv[3];
 };
 
 /* Initialises h empty (no allocation). */

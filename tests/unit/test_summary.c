@@ -4,7 +4,8 @@
  * and the rejection of malformed summaries and calls, each with its message;
  * the budget: paths without end (recursion) fold into other nodes, counted,
  * with every call and its self time still in the tree, in bounded memory;
- * CPU times and allocations per node (--cpu, --alloc). */
+ * CPU times and allocations per node (--cpu, --alloc); a node's buckets
+ * found from a guess as by a search. */
 #include <malloc.h>
 #include <math.h>
 #include <stdint.h>
@@ -1170,6 +1171,56 @@ static void test_budget_merge_and_take(void)
     sum_free(empty);
 }
 
+/* A node's histogram looks for a value's bucket from a guess (between
+ * its pivots); whatever the guess, it holds the buckets and counts that
+ * sum_hist_record's search gives the same values: values drawn from each
+ * distribution, and from one that widens on both sides as it goes (new
+ * buckets below and above, found stepping both ways). */
+static void test_hist_guess(void)
+{
+    for (int d = UNIFORM; d <= ONE + 1; d++) {
+        mct_err e;
+        sum *s = sum_new(0, &e);
+        struct sum_hist want;
+        const struct sum_hist *got;
+        struct sum_view v;
+        int bad = 0;
+
+        sum_hist_init(&want);
+        for (size_t i = 0; i < 20000; i++) {
+            struct sum_fig f = { "t.G", "run", "()V", 1, 0, 0, 0, 0, 0, 0, 0, { 0 }, 0 };
+
+            /* ONE + 1: widening, 1 ms wide first, to 1 s */
+            f.total_ns = d <= ONE ? sample((enum dist)d, i) : 1000000000 + (rng() % 2 ? 1 : -1) * (int64_t)(rng() % (1000000 + 50 * i));
+            if (f.total_ns > INT64_MAX)
+                f.total_ns = INT64_MAX;
+            f.self_ns = f.min_ns = f.max_ns = f.total_ns;
+            if (sum_begin(s, &e) < 0 || sum_enter(s, &f, &e) < 0 || sum_leave(s, &e) < 0 || sum_end(s, &e) < 0 ||
+                sum_hist_record(&want, f.total_ns, &e) < 0)
+                bad = 1;
+        }
+        sum_node_view(s, sum_root(s), &v);
+        got = v.hist;
+        bad |= got == NULL || got->n != want.n || got->count != want.count || got->min != want.min ||
+               got->max != want.max;
+        for (uint32_t i = 0; !bad && i < want.n; i++) {
+            unsigned gi, wi;
+            uint64_t gc, wc;
+
+            sum_hist_bucket(got, i, &gi, &gc);
+            sum_hist_bucket(&want, i, &wi, &wc);
+            bad = gi != wi || gc != wc;
+        }
+        if (bad) {
+            fprintf(stderr, "guessed buckets of %s differ from the searched ones\n",
+                    d <= ONE ? dist_name[d] : "widening");
+            check_failures++;
+        }
+        sum_hist_reset(&want);
+        sum_free(s);
+    }
+}
+
 /* A histogram keeps only its buckets in use. */
 static void test_hist_sparse(void)
 {
@@ -1237,5 +1288,6 @@ int main(void)
     test_slowest_bytes();
     test_xfigs();
     test_xfigs_read();
+    test_hist_guess();
     return check_status();
 }
