@@ -340,8 +340,14 @@ const struct sum_xkeys sum_xkeys[SUM_X_N] = {
 
 struct smethod {
     char *class_name, *method, *desc;
-    size_t idx;                 /* in s->methods */
+    size_t idx;                 /* in s->methods and s->mc */
     size_t jlen;                /* its names' JSON text, at most */
+};
+
+/* A method's counts, in one array by its idx apart from its names: every
+ * node of every call adds to its method's, and that array stays in the
+ * caches where the methods' own lines, one more miss a node, would not. */
+struct mcount {
     uint64_t calls, calls_max, entries;
     uint64_t epoch, cur;        /* cur: its calls in the entry call of that epoch */
 };
@@ -400,10 +406,12 @@ struct sum {
     struct snode top;           /* unnamed; its children are the roots */
     struct smethod **methods;   /* in order of first appearance */
     size_t nmethods, capmethods;
+    struct mcount *mc;          /* by method idx */
+    size_t capmc;
     kit_table method_index;     /* names -> struct smethod * */
     kit_table node_index;       /* (parent, method) -> struct snode * */
     uint64_t tab_id;            /* the call tab filling by_num maps the numbers of (0: none) */
-    struct smethod **by_num;    /* a call's method number -> its method here (method_of) */
+    size_t *by_num;             /* a call's method number -> its method's idx + 1 here (method_of) */
     size_t nby_num;
     struct snode **shape;       /* by place (a node's rank in its call's
                                    pre-order): the node the calls entered
@@ -412,7 +420,7 @@ struct sum {
     size_t place;               /* the next node's in the current call */
     struct snode **touched;     /* nodes of the current entry call */
     size_t ntouched, captouched;
-    struct smethod **mtouched;  /* methods of the current entry call */
+    size_t *mtouched;           /* methods (idx) of the current entry call */
     size_t nmtouched, capmtouched;
     uint64_t epoch;             /* the entry call being added, from 1 */
     int in_call, depth, roots_entered;
@@ -433,7 +441,7 @@ struct sum {
 #define NODE_BUCKETS 4
 #define HIST_BYTES (NODE_BUCKETS * sizeof(uint64_t) + ALLOC_BYTES)
 #define NODE_BYTES(nx) (2 * (sizeof(struct snode) + (2 + (nx)) * HIST_BYTES + ALLOC_BYTES) + 64)
-#define METHOD_BYTES (sizeof(struct smethod) + 4 * ALLOC_BYTES + 64 + sizeof(struct smethod *))
+#define METHOD_BYTES (sizeof(struct smethod) + sizeof(struct mcount) + 4 * ALLOC_BYTES + 64 + sizeof(struct smethod *))
 #define NODE_JSON(nx) (640 + (nx) * 280)
 #define BUCKET_JSON 42          /* index,count, of up to 20 digits each */
 #define METHOD_JSON 160
@@ -618,6 +626,10 @@ static struct smethod *method_get(sum *s, const char *c, const char *m, const ch
     }
     if (grow(&s->methods, s->nmethods, &s->capmethods, e) < 0)
         return NULL;
+    if (buf_grow(&s->mc, &s->capmc, s->nmethods, sizeof *s->mc, 64) < 0) {
+        mct_err_set(e, MCT_E_NOMEM, "out of memory for the summary");
+        return NULL;
+    }
     if (kit_table_reserve(&s->method_index, s->nmethods + 1) < 0 || (sm = calloc(1, sizeof *sm)) == NULL) {
         mct_err_set(e, MCT_E_NOMEM, "out of memory for the summary");
         return NULL;
@@ -634,6 +646,7 @@ static struct smethod *method_get(sum *s, const char *c, const char *m, const ch
         return NULL;
     }
     sm->idx = s->nmethods;
+    s->mc[sm->idx] = (struct mcount){0};
     sm->jlen = json_len(c) + json_len(m) + json_len(d);
     s->bytes += METHOD_BYTES + strlen(c) + strlen(m) + strlen(d) + 3;
     s->json += METHOD_JSON + sm->jlen;
@@ -789,6 +802,7 @@ void sum_free(sum *s)
         return;
     sum_reset(s);
     free(s->methods);
+    free(s->mc);
     free(s->by_num);
     free(s->shape);
     free(s->touched);
@@ -836,15 +850,16 @@ int sum_begin(sum *s, mct_err *e)
     return 0;
 }
 
-/* Method m is in the current entry call: listed once, its count from 0. */
-static inline int method_touch(sum *s, struct smethod *m, mct_err *e)
+/* Method mi (its counts mc) is in the current entry call: listed once,
+ * its count from 0. */
+static inline int method_touch(sum *s, size_t mi, struct mcount *mc, mct_err *e)
 {
-    if (m->epoch != s->epoch) {
-        if (s->nmtouched == s->capmtouched && grow(&s->mtouched, s->nmtouched, &s->capmtouched, e) < 0)
-            return -1;
-        s->mtouched[s->nmtouched++] = m;
-        m->epoch = s->epoch;
-        m->cur = 0;
+    if (mc->epoch != s->epoch) {
+        if (buf_grow(&s->mtouched, &s->capmtouched, s->nmtouched, sizeof *s->mtouched, 64) < 0)
+            return mct_err_set(e, MCT_E_NOMEM, "out of memory for the summary");
+        s->mtouched[s->nmtouched++] = mi;
+        mc->epoch = s->epoch;
+        mc->cur = 0;
     }
     return 0;
 }
@@ -908,9 +923,11 @@ static inline int enter_ok(sum *s, mct_err *e)
     return 0;
 }
 
-/* sum_enter of a node of method m (its names in f unused), enter_ok. */
-static int enter(sum *s, struct smethod *m, const struct sum_fig *f, mct_err *e)
+/* sum_enter of a node of method mi (its names in f unused), enter_ok. */
+static int enter(sum *s, size_t mi, const struct sum_fig *f, mct_err *e)
 {
+    struct smethod *m = s->methods[mi];
+    struct mcount *mc = &s->mc[mi];
     struct snode *parent = s->depth == 0 ? &s->top : s->stack[s->depth - 1], *n;
     int inner;                  /* below the call where its path left the kept ones */
 
@@ -920,10 +937,10 @@ static int enter(sum *s, struct smethod *m, const struct sum_fig *f, mct_err *e)
         s->xlack |= ~s->xcur & XFLAGS;
     }
     if (s->counts_only) {
-        if (method_touch(s, m, e) < 0)
+        if (method_touch(s, mi, mc, e) < 0)
             return -1;
-        m->calls = sat_add(m->calls, f->calls);
-        m->cur = sat_add(m->cur, f->calls);
+        mc->calls = sat_add(mc->calls, f->calls);
+        mc->cur = sat_add(mc->cur, f->calls);
         s->stack[s->depth++] = parent; /* for the depth only: no node is touched */
         return 0;
     }
@@ -943,7 +960,7 @@ static int enter(sum *s, struct smethod *m, const struct sum_fig *f, mct_err *e)
         for (int x = 0; x < SUM_X_N; x++)
             n->xcur[x] = 0;
     }
-    if (method_touch(s, m, e) < 0)
+    if (method_touch(s, mi, mc, e) < 0)
         return -1;
     if (!inner) {
         if (!n->seen || f->min_ns < n->min_ns)
@@ -972,8 +989,8 @@ static int enter(sum *s, struct smethod *m, const struct sum_fig *f, mct_err *e)
     if (f->async && !n->is_other)
         n->async = 1;
     n->cur_calls = sat_add(n->cur_calls, f->calls);
-    m->calls = sat_add(m->calls, f->calls);
-    m->cur = sat_add(m->cur, f->calls);
+    mc->calls = sat_add(mc->calls, f->calls);
+    mc->cur = sat_add(mc->cur, f->calls);
     s->stack[s->depth++] = n;
     return 0;
 }
@@ -984,7 +1001,7 @@ int sum_enter(sum *s, const struct sum_fig *f, mct_err *e)
 
     if (enter_ok(s, e) < 0 || (m = method_get(s, f->class_name, f->method, f->desc, e)) == NULL)
         return -1;
-    return enter(s, m, f, e);
+    return enter(s, m->idx, f, e);
 }
 
 int sum_begin_counts(sum *s, mct_err *e)
@@ -995,26 +1012,28 @@ int sum_begin_counts(sum *s, mct_err *e)
     return 0;
 }
 
-static struct smethod *method_load(sum *s, const call_tab *t, uint32_t id, mct_err *e);
+static int method_load(sum *s, const call_tab *t, uint32_t id, size_t *mi, mct_err *e);
 
-/* The method of number id of tab t, cached by number for t's filling (its
- * id), so that a method's names are hashed once, not once per node of
- * every call; NULL with e. The cache read inline: a call per node cost
- * more. */
-static inline struct smethod *method_of(sum *s, const call_tab *t, uint32_t id, mct_err *e)
+/* The method (*mi: its idx) of number id of tab t, cached by number for
+ * t's filling (its id), so that a method's names are hashed once, not once
+ * per node of every call, and its line is not read; 0, or -1 with e. The
+ * cache read inline: a call per node cost more. */
+static inline int method_of(sum *s, const call_tab *t, uint32_t id, size_t *mi, mct_err *e)
 {
-    if (s->tab_id == t->id && id < s->nby_num && s->by_num[id] != NULL)
-        return s->by_num[id];
-    return method_load(s, t, id, e);
+    if (s->tab_id == t->id && id < s->nby_num && s->by_num[id] != 0) {
+        *mi = s->by_num[id] - 1;
+        return 0;
+    }
+    return method_load(s, t, id, mi, e);
 }
 
 int sum_enter_num(sum *s, const call_tab *t, uint32_t method, const struct sum_fig *f, mct_err *e)
 {
-    struct smethod *m;
+    size_t mi = 0;
 
-    if (enter_ok(s, e) < 0 || (m = method_of(s, t, method, e)) == NULL)
+    if (enter_ok(s, e) < 0 || method_of(s, t, method, &mi, e) < 0)
         return -1;
-    return enter(s, m, f, e);
+    return enter(s, mi, f, e);
 }
 
 /* sum_enter_num of node nd of a call whose flags are call_flags. */
@@ -1095,11 +1114,11 @@ int sum_end(sum *s, mct_err *e)
                 return -1;
     }
     for (size_t i = 0; i < s->nmtouched; i++) {
-        struct smethod *m = s->mtouched[i];
+        struct mcount *mc = &s->mc[s->mtouched[i]];
 
-        if (m->cur > m->calls_max)
-            m->calls_max = m->cur;
-        m->entries++;
+        if (mc->cur > mc->calls_max)
+            mc->calls_max = mc->cur;
+        mc->entries++;
     }
     s->calls += !s->counts_only;
     s->in_call = 0;
@@ -1273,14 +1292,17 @@ int sum_merge(sum *dst, const sum *src, mct_err *e)
         return -1;
     for (size_t i = 0; i < src->nmethods; i++) {
         const struct smethod *sm = src->methods[i];
+        const struct mcount *sc = &src->mc[i];
         struct smethod *dm = method_get(dst, sm->class_name, sm->method, sm->desc, e);
+        struct mcount *dc;
 
         if (dm == NULL)
             return -1;
-        dm->calls = sat_add(dm->calls, sm->calls);
-        dm->entries = sat_add(dm->entries, sm->entries);
-        if (sm->calls_max > dm->calls_max)
-            dm->calls_max = sm->calls_max;
+        dc = &dst->mc[dm->idx];
+        dc->calls = sat_add(dc->calls, sc->calls);
+        dc->entries = sat_add(dc->entries, sc->entries);
+        if (sc->calls_max > dc->calls_max)
+            dc->calls_max = sc->calls_max;
     }
     for (size_t i = 0; i < src->nheap; i++) {
         char *json;
@@ -1517,12 +1539,12 @@ int sum_write_json(const sum *s, int final, mct_buf *b, mct_err *e)
         }
         buf_str(b, ",\"methods\":[");
         for (size_t i = 0; i < s->nmethods; i++) {
-            const struct smethod *m = s->methods[i];
+            const struct mcount *mc = &s->mc[i];
 
             buf_printf(b, "%s{%s", i > 0 ? "," : "", w.names[i]);
-            put_u64(b, "calls", m->calls);
-            put_u64(b, "calls_max", m->calls_max);
-            put_u64(b, "entries", m->entries);
+            put_u64(b, "calls", mc->calls);
+            put_u64(b, "calls_max", mc->calls_max);
+            put_u64(b, "entries", mc->entries);
             buf_ch(b, '}');
         }
         buf_ch(b, ']');
@@ -1562,7 +1584,7 @@ json_t *sum_to_json(const sum *s, int final, mct_err *e)
 }
 
 /* method_of's look-up, and what it keeps of it. */
-static struct smethod *method_load(sum *s, const call_tab *t, uint32_t id, mct_err *e)
+static int method_load(sum *s, const call_tab *t, uint32_t id, size_t *mi, mct_err *e)
 {
     const struct call_method *cm;
     struct smethod *m;
@@ -1574,21 +1596,20 @@ static struct smethod *method_load(sum *s, const call_tab *t, uint32_t id, mct_e
     }
     cm = call_tab_get(t, id);
     if ((m = method_get(s, cm->cls, cm->name, cm->desc, e)) == NULL)
-        return NULL;
+        return -1;
     if (id >= s->nby_num) {
         size_t n = t->n > id ? t->n : (size_t)id + 1;
-        struct smethod **p = realloc(s->by_num, n * sizeof *p);
+        size_t *p = realloc(s->by_num, n * sizeof *p);
 
-        if (p == NULL) {
-            mct_err_set(e, MCT_E_NOMEM, "out of memory for the summary");
-            return NULL;
-        }
+        if (p == NULL)
+            return mct_err_set(e, MCT_E_NOMEM, "out of memory for the summary");
         memset(p + s->nby_num, 0, (n - s->nby_num) * sizeof *p);
         s->by_num = p;
         s->nby_num = n;
     }
-    s->by_num[id] = m;
-    return m;
+    s->by_num[id] = m->idx + 1;
+    *mi = m->idx;
+    return 0;
 }
 
 /* Feeds node *i of c and its subtree to the visitor; *i moves past them. */
@@ -1719,9 +1740,9 @@ size_t sum_slowest_count(const sum *s)
 
 void sum_method_counts(const sum *s, size_t i, uint64_t *calls, uint64_t *calls_max, uint64_t *entries)
 {
-    *calls = s->methods[i]->calls;
-    *calls_max = s->methods[i]->calls_max;
-    *entries = s->methods[i]->entries;
+    *calls = s->mc[i].calls;
+    *calls_max = s->mc[i].calls_max;
+    *entries = s->mc[i].entries;
 }
 
 void sum_totals(const sum *s, struct sum_totals *t)
@@ -2285,6 +2306,7 @@ static int read_method(struct rctx *r, int k, size_t i, mct_err *e)
     uint64_t seen = 0;
     int key, guess = 0, more;
     struct smethod *dm;
+    struct mcount *dc;
 
     if (k == JT_ERR)
         return syntax(r, e);
@@ -2325,10 +2347,11 @@ static int read_method(struct rctx *r, int k, size_t i, mct_err *e)
         r->nlisted = cap;
     }
     r->listed[dm->idx] = i + 1;
-    dm->calls = sat_add(dm->calls, v[MK_CALLS]);
-    dm->entries = sat_add(dm->entries, v[MK_ENTRIES]);
-    if (v[MK_CMAX] > dm->calls_max)
-        dm->calls_max = v[MK_CMAX];
+    dc = &r->s->mc[dm->idx];
+    dc->calls = sat_add(dc->calls, v[MK_CALLS]);
+    dc->entries = sat_add(dc->entries, v[MK_ENTRIES]);
+    if (v[MK_CMAX] > dc->calls_max)
+        dc->calls_max = v[MK_CMAX];
     return 0;
 }
 
