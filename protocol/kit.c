@@ -228,6 +228,13 @@ void kit_table_del(kit_table *t, const kit_cursor *c)
     t->n--;
 }
 
+void kit_table_clear(kit_table *t)
+{
+    if (t->n > 0)
+        memset(t->slots, 0, t->cap * sizeof *t->slots);
+    t->n = 0;
+}
+
 void kit_table_free(kit_table *t)
 {
     free(t->slots);

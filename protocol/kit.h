@@ -121,6 +121,10 @@ void kit_table_del(kit_table *t, const kit_cursor *c);
  * of memory with t unchanged. */
 int kit_table_reserve(kit_table *t, size_t n);
 
+/* Empties t, keeping its slots for the values to come (a table filled
+ * again and again, without growing from nothing each time). */
+void kit_table_clear(kit_table *t);
+
 /* Frees the slots; t is then empty (and reusable). What values point to is
  * the caller's. */
 void kit_table_free(kit_table *t);

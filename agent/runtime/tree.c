@@ -38,6 +38,10 @@
  * nodes: cheaper than hashing), by the children table beyond. */
 #define SCAN_KIDS 8
 
+/* The most slots of the children table a tree keeps for the next call
+ * (16 KiB). */
+#define KEEP_SLOTS 1024
+
 /* What the look-up of a node among its siblings reads (child), apart
  * from its figures: the scan steps 8 bytes, not a node, per sibling. */
 struct link {
@@ -353,11 +357,17 @@ int tree_rebuild(tree *t, const probe_ev *ev, size_t n, const tree_opts *o, mct_
     int sp = 0;
     size_t i;
 
-    /* What the last call left goes; its arrays stay (the children table
-     * only when the last call had a node that wide: rare). */
-    kit_table_free(&t->children);
+    /* What the last call left goes; its arrays stay, and the children
+     * table's slots (a server's calls have nodes that wide, and growing
+     * the table from nothing cost every call), unless they grew past
+     * KEEP_SLOTS. */
+    if (t->children.cap > KEEP_SLOTS)
+        kit_table_free(&t->children);
+    else
+        kit_table_clear(&t->children);
     *t = (struct tree){.nodes = t->nodes, .links = t->links, .cap_nodes = t->cap_nodes, .handoffs = t->handoffs,
-                       .cap_handoffs = t->cap_handoffs, .inlined = t->inlined, .cap_inlined = t->cap_inlined};
+                       .cap_handoffs = t->cap_handoffs, .inlined = t->inlined, .cap_inlined = t->cap_inlined,
+                       .children = t->children};
     if (n < 2 || PROBE_KIND(ev[0].kind) != PROBE_ROOT_ENTER)
         return mct_err_set(err, MCT_E_INTERNAL, "a traced call of %zu events does not start with its entry method",
                            n);

@@ -162,6 +162,14 @@ static void test_table(void)
     kit_table_del(&t, &c);
     CHECK(kit_table_first(&t, 10, &c) == 0);
     CHECK_INT(t.n, 2);
+    /* Cleared: nothing found, the slots kept for the values to come. */
+    n = (int)t.cap;
+    kit_table_clear(&t);
+    CHECK_INT(t.cap, n);
+    CHECK_INT(t.n, 0);
+    CHECK(kit_table_first(&t, 9, &c) == 0);
+    CHECK_INT(kit_table_add(&t, 9, 4), 0);
+    CHECK(kit_table_first(&t, 9, &c) == 4 && kit_table_next(&t, &c) == 0);
     kit_table_free(&t);
 
     /* Clusters that wrap around the end of the slots: hashes near the top. */

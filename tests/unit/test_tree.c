@@ -488,7 +488,8 @@ static void test_bad_events(void)
 }
 
 /* A wide tree: many distinct children under one parent stay merged (past
- * the few found by a scan, through the children table), in order. */
+ * the few found by a scan, through the children table), in order; and
+ * again when the tree is rebuilt from another wide call. */
 static void test_wide(void)
 {
     static probe_ev big[2 + 2 * 3000];
@@ -526,8 +527,33 @@ static void test_wide(void)
             CHECK_INT(num(kid(root, (size_t)i), "calls"), 30);
         }
         json_decref(j);
-        tree_free(t);
     }
+    /* The same tree rebuilt from another wide call (its children table
+     * kept, emptied): 60 of the methods, the last first. */
+    n = 0;
+    big[n++] = (probe_ev){.t = 0, .id = ROOT, .kind = PROBE_ROOT_ENTER};
+    for (i = 0; i < 600; i++) {
+        big[n++] = (probe_ev){.t = 10 + 2 * (uint64_t)i, .id = ids[99 - i % 60], .kind = PROBE_ENTER};
+        big[n++] = (probe_ev){.t = 11 + 2 * (uint64_t)i, .id = ids[99 - i % 60], .kind = PROBE_EXIT};
+    }
+    big[n++] = (probe_ev){.t = 10000, .id = ROOT, .kind = PROBE_ROOT_EXIT};
+    if (t != NULL && tree_rebuild(t, big, n, &o, &err) == 0) {
+        json_t *j = render(t, NULL), *root = json_object_get(j, "root");
+
+        CHECK_INT(tree_nodes(t), 61);
+        CHECK_INT(json_array_size(json_object_get(root, "children")), 60);
+        for (i = 0; i < 60 && j != NULL; i++) {
+            char name[16];
+
+            snprintf(name, sizeof name, "m%d", 99 - i);
+            CHECK_STR(json_string_value(json_object_get(kid(root, (size_t)i), "method")), name);
+            CHECK_INT(num(kid(root, (size_t)i), "calls"), 10);
+        }
+        json_decref(j);
+    } else {
+        CHECK(0);
+    }
+    tree_free(t);
 }
 
 /* Checks SPEC 3's arithmetic on a rendered node and its subtree: self is
