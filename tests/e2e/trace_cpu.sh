@@ -10,7 +10,9 @@
 #   -f chrome puts cpu_ns and wait_ns in a slice's args, -f folded
 #   --folded-value cpu counts each stack's self CPU time; --folded-value cpu
 #   without --cpu is a usage error;
-# - --aggregate --cpu: the summary's spin has cpu_p50_ns 40 ms within 10 %,
+# - --aggregate --cpu: the summary's spin has cpu_p50_ns, cpu_p90_ns and
+#   cpu_entry_min_ns 40 ms within 10 % (its p99 and slowest call under
+#   60 ms: one call in ten may overrun on a loaded machine),
 #   nap's cpu_p99_ns under 10 % of it, cpu_ns and wait_ns summed over the
 #   calls; mcalltree merge of the summary with itself doubles cpu_ns and
 #   keeps its percentiles; -f tree shows cpu p50 and cpu p99 columns;
@@ -85,8 +87,14 @@ OUTLINE
     expect_rc 0 "--cpu --aggregate"
     [ "$("$TREE" call "$OUT" calls)" = 10 ] || fail "--cpu --aggregate -n 10: calls is not 10"
     note "JDK $j: summary spin cpu_p50_ns $(field "$OUT" run/spin cpu_p50_ns), nap cpu_p99_ns $(field "$OUT" run/nap cpu_p99_ns), wait_ns $(field "$OUT" run/nap wait_ns)"
-    for k in cpu_p50_ns cpu_p90_ns cpu_p99_ns cpu_entry_min_ns cpu_entry_max_ns; do
+    for k in cpu_p50_ns cpu_p90_ns cpu_entry_min_ns; do
         in_range "$(field "$OUT" run/spin $k)" 36000000 44000000 "summary: spin's $k"
+    done
+    # One call in ten may overrun on a loaded machine (a CI run saw one of
+    # 44.6 ms): p99 and the slowest call are that call. Under 60 ms still
+    # tells spin's CPU from its call's 80 ms with nap's sleep.
+    for k in cpu_p99_ns cpu_entry_max_ns; do
+        in_range "$(field "$OUT" run/spin $k)" 36000000 60000000 "summary: spin's $k"
     done
     in_range "$(field "$OUT" run/spin cpu_ns)" 360000000 440000000 "summary: spin's cpu_ns over 10 calls"
     in_range "$(field "$OUT" run/nap cpu_p99_ns)" 0 4000000 "summary: nap's cpu_p99_ns"
