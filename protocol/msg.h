@@ -104,6 +104,7 @@ struct msg_plan_method {
 /* The plan's summary. */
 struct msg_plan_summary {
     long long instrumented, pending, skipped, failed, excluded, planned;
+    long long trivial;          /* left as they are (trivial.h); absent: 0 */
     int capped;                 /* the plan hit its cap of methods */
     double plan_ms, instrument_ms;
     long long loaded_classes;

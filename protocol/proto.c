@@ -369,6 +369,7 @@ static const struct field plan_summary_fields[] = {
     INT("failed", 0, LLONG_MAX, AT(M, failed)),
     INT("excluded", 0, LLONG_MAX, AT(M, excluded)),
     INT("planned", 0, LLONG_MAX, AT(M, planned)),
+    OPT_INT("trivial", 0, LLONG_MAX, AT(M, trivial)),
     BOOL("capped", AT(M, capped)),
     { .name = "plan_ms", .kind = K_NUM, .min = 0, .max = LLONG_MAX, AT(M, plan_ms) },
     { .name = "instrument_ms", .kind = K_NUM, .min = 0, .max = LLONG_MAX, AT(M, instrument_ms) },

@@ -335,6 +335,14 @@ int req_check(const struct mct_request *r, enum req_form form, mct_err *e)
         return mct_err_set(e, MCT_E_ARG, "%s %s needs %s: without it the calls carry no allocations",
                            ref(REQ_ROW_max_alloc, NULL, form, a, sizeof a), r->max_alloc.item[0].arg,
                            ref(REQ_ROW_alloc, NULL, form, b, sizeof b));
+    /* Whether a method is trivial is known only as its class is
+     * instrumented: one a gate names might not be traced. */
+    if (r->skip_trivial && (max_calls || budget || max_alloc))
+        return mct_err_set(e, MCT_E_ARG, "%s cannot be used with %s: a method a gate names must be traced, and "
+                           "whether it is trivial is known only as its class is instrumented",
+                           named(REQ_ROW_skip_trivial, form, a, sizeof a),
+                           ref(max_calls ? REQ_ROW_max_calls : budget ? REQ_ROW_budgets : REQ_ROW_max_alloc, NULL,
+                               form, b, sizeof b));
     if (req_given(r, REQ_ROW_args_len) && !r->args)
         return mct_err_set(e, MCT_E_ARG, "%s needs %s: it says how many characters of a String argument are kept",
                            named(REQ_ROW_args_len, form, a, sizeof a), ref(REQ_ROW_args, NULL, form, b, sizeof b));

@@ -76,6 +76,7 @@ struct mct_request {
     int cpu;                    /* each node's CPU time too */
     int alloc;                  /* each node's bytes allocated too */
     int follow_async;           /* tasks handed to other threads are traced there */
+    int skip_trivial;           /* trivial methods are left as they are (agent trivial.h) */
     long long async_wait_ms;    /* how long a call waits for its tasks; -1: not given */
     struct req_max_calls max_alloc; /* the max-alloc gates: bytes in one entry call */
     int args;                   /* the entry method's arguments on each call printed or kept */
@@ -169,6 +170,8 @@ enum {
     X(args_len, REQ_INT, "args_len", "args-len", 0, 1, REQ_ARGS_LEN_MAX, 1, REQ_ARGS_LEN_DEFAULT,              \
       REQ_ARGS_LEN_DEFAULT, "", REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)                                         \
     X(trace_context, REQ_STR, "trace_context", "trace-context", 0, 1, REQ_TEXT_MAX, 1, 0, 0, "",               \
+      REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)                                                                    \
+    X(skip_trivial, REQ_BOOL, "skip_trivial", "skip-trivial", 0, 0, 1, 0, 0, 0, "",                             \
       REQ_SOCKET_OPT | REQ_CLI | REQ_AGENT)
 
 /* --trace-context's name for the OpenTelemetry API's own storage. */

@@ -16,6 +16,7 @@
 #include "methods.h"
 #include "probe.h"
 #include "rewrite.h"
+#include "trivial.h"
 #include "vm.h"
 
 struct imethod {
@@ -65,6 +66,7 @@ static struct iclass *all_classes;
 static atomic_size_t n_rewritten;
 static int32_t follow_ids[HO_KINDS]; /* the task methods' numbers (under lock) */
 static int following;                 /* hand-off sites are followed (under lock) */
+static int leave_trivial;             /* trivial methods are left as they are (under lock) */
 static char **follow_execs;           /* the application's executor types, sorted (under lock) */
 static size_t n_follow_execs;
 static size_t n_unloaded;            /* rewritten copies found unloaded (under lock) */
@@ -384,6 +386,10 @@ static int rewrite_class(jvmtiEnv *jvmti, JNIEnv *jni, struct iclass *c, struct 
             set_outcome(m->out, INST_SKIPPED, "the loaded class has no such method");
             continue;
         }
+        if (leave_trivial && !m->root && cf_trivial(cf, cm)) {
+            set_outcome(m->out, INST_TRIVIAL, TRIVIAL_REASON);
+            continue;
+        }
         targets[n].method = (uint16_t)(cm - cf->methods);
         targets[n].id = m->id;
         targets[n].probes = probe_methods(m->root);
@@ -547,6 +553,13 @@ int inst_follow(const int32_t *ids, const char *const *executors, size_t n)
     n_follow_execs = kept;
     pthread_mutex_unlock(&lock);
     return 0;
+}
+
+void inst_trivial(int leave)
+{
+    pthread_mutex_lock(&lock);
+    leave_trivial = leave;
+    pthread_mutex_unlock(&lock);
 }
 
 int inst_init(JNIEnv *jni, mct_err *err)
@@ -901,6 +914,7 @@ int inst_restore(JNIEnv *jni, mct_err *err)
     list = all_classes;
     all_classes = NULL;
     following = 0;
+    leave_trivial = 0;
     drop_execs();
     kit_table_free(&by_name);
     n_unloaded = 0;

@@ -29,7 +29,8 @@ enum inst_status {
     INST_WAITING = 0,   /* not rewritten yet (its class has not come by) */
     INST_DONE,          /* the JVM runs the rewritten method */
     INST_SKIPPED,       /* the rewriter left it alone; reason says why */
-    INST_FAILED         /* the JVM refused the rewritten class; reason says why */
+    INST_FAILED,        /* the JVM refused the rewritten class; reason says why */
+    INST_TRIVIAL        /* left as it is: trivial (trivial.h), not an entry method */
 };
 
 /* The outcome of one method; `reason` is NUL-terminated. */
@@ -56,6 +57,11 @@ int inst_add(const char *cls, const char *name, const char *desc, int32_t id, in
  * (all copied); ids NULL: it does not. Call before the classes are
  * retransformed. 0, or -1 when out of memory (nothing followed then). */
 int inst_follow(const int32_t *ids, const char *const *executors, size_t n);
+
+/* From now on until inst_restore, the hook leaves the trivial methods it
+ * is given (trivial.h) as they are, entry methods excepted (leave 0: it
+ * instruments them too). Call before the classes are retransformed. */
+void inst_trivial(int leave);
 
 /* Retransforms n classes so the hook rewrites them. When the JVM refuses the
  * batch (one bad class fails it all), retries one by one, marks the methods

@@ -392,6 +392,7 @@ static void read_request(struct session *s, const struct mct_request *r)
     s->cpu = r->cpu;
     s->alloc = r->alloc;
     s->follow_async = r->follow_async;
+    s->skip_trivial = r->skip_trivial;
     s->async_wait_ns = (uint64_t)(r->async_wait_ms >= 0 ? r->async_wait_ms : REQ_ASYNC_WAIT_DEF) * 1000000u;
     s->args = r->args;
     s->args_len = (int)r->args_len;
@@ -673,6 +674,7 @@ static enum server_verdict on_trace(int fd, json_t *req, const struct server_pee
     read_request(s, &r);
     splan_init(&s->sp, s->gen, s->cls, s->method, s->desc, s->regex, s->depth, s->include_jdk);
     s->sp.follow_async = s->follow_async;
+    s->sp.skip_trivial = s->skip_trivial;
     s->started_ns = wall_ns();
     current = s;
     pthread_mutex_unlock(&slock);

@@ -62,6 +62,7 @@ struct session {
     /* --follow-async: the entry calls waiting for their tasks (NULL: not
      * followed), how long each may wait */
     int follow_async;
+    int skip_trivial;           /* trivial methods are left as they are */
     struct async *async;
     uint64_t async_wait_ns;
     int args;                   /* the entry methods pass their arguments (--args) */

@@ -48,6 +48,7 @@ static const char *status_name(const struct smethod *m)
     case INST_DONE: return "instrumented";
     case INST_SKIPPED: return "skipped";
     case INST_FAILED: return "failed";
+    case INST_TRIVIAL: return "trivial";
     default: return m->id < 0 ? "planned" : "waiting";
     }
 }
@@ -71,6 +72,8 @@ struct splan_tally splan_tally(struct splan *s)
             t.failed++;
         else if (strcmp(st, "planned") == 0)
             t.planned++;
+        else if (strcmp(st, "trivial") == 0)
+            t.trivial++;
         else
             t.skipped++;
     }
@@ -121,7 +124,8 @@ json_t *splan_json(struct splan *s)
         .summary = { .instrumented = (long long)t.instrumented, .pending = (long long)t.pending,
                      .skipped = (long long)t.skipped, .failed = (long long)t.failed,
                      .excluded = (long long)t.excluded, .planned = (long long)t.planned,
-                     .capped = plan_capped(s->plan), .plan_ms = s->plan_ms, .instrument_ms = s->instrument_ms,
+                     .trivial = (long long)t.trivial, .capped = plan_capped(s->plan), .plan_ms = s->plan_ms,
+                     .instrument_ms = s->instrument_ms,
                      .loaded_classes = (long long)s->loaded_classes, .clock = clock_source(),
                      .probes = probe_writer() ? "java" : "native",
                      .has_probe = s->probe.bursts > 0, .probe = splan_probe(s) },
@@ -141,7 +145,7 @@ json_t *splan_json(struct splan *s)
         const struct smethod *m = s->methods[i];
         const char *st = status_name(m);
         const char *reason = m->pm->status == PLAN_EXCLUDED ? m->pm->reason
-                             : (strcmp(st, "skipped") == 0 || strcmp(st, "failed") == 0) ? m->out.reason
+                             : (strcmp(st, "skipped") == 0 || strcmp(st, "failed") == 0 || strcmp(st, "trivial") == 0) ? m->out.reason
                              : m->pm->reason;
         char **own = names + 4 * i;
 
@@ -443,6 +447,7 @@ int splan_instrument(struct splan *s, JNIEnv *jni, hj *hier, mct_err *err)
 
     if (s->follow_async)
         rc = follow(s, hier, err);
+    inst_trivial(s->skip_trivial);
     for (i = 0; i < s->n_methods && rc == 0; i++) {
         struct smethod *m = s->methods[i];
         const plan_method *pm = m->pm;

@@ -42,6 +42,7 @@ struct splan {
     const char *cls, *method, *desc, *regex;
     int depth, include_jdk;
     int follow_async;           /* hand-off sites are followed (set before splan_instrument) */
+    int skip_trivial;           /* trivial methods are left as they are (set before splan_instrument) */
     /* the plan; the hook adds to it as classes load (under mlock) */
     plan *plan;
     pthread_mutex_t mlock;
@@ -65,7 +66,7 @@ struct splan {
 
 /* Counts of the methods by status name (PROTOCOL.md, `plan`). */
 struct splan_tally {
-    size_t instrumented, pending, skipped, failed, excluded, planned;
+    size_t instrumented, pending, skipped, failed, excluded, planned, trivial;
 };
 
 /* Sets s up for session gen with the request's fields (borrowed: they

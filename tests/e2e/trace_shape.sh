@@ -7,6 +7,9 @@
 #   first call, calls of a method merged, the constructor, the callee in
 #   another package), SPEC 3's invariants on every node, --count (exactly N
 #   lines, seq 1..N), the one-line summary on stderr;
+# - --skip-trivial: the leaves that only compute (leafA, leafC, deep,
+#   Util.twice) left as they are, listed in the plan as trivial with the
+#   reason and counted on the summary line; the tree keeps the others;
 # - the depth limit (2: no grandchildren; 1: the root alone) and the regex
 #   ('tgt\.[A-Z].*' leaves tgt.other.Util out; a regex matching nothing
 #   still traces the entry method);
@@ -70,6 +73,23 @@ for jdk in $MCT_TEST_JDKS; do
     }
     expect_grep '^mcalltree: tracing tgt\.Shape\.run' "$ERR" "-n 3: the summary"
     expect_restored "$PID" "after -n 3"
+
+    note "JDK $j: --skip-trivial: the leaves that only compute are left as they are"
+    trace "$j-skip" -v -n 3 --skip-trivial "$PID" tgt.Shape run 4 "$RX"
+    expect_rc 0 "--skip-trivial"
+    check_calls "$OUT" 3 "--skip-trivial" -D 4
+    expect_outline "$OUT" "--skip-trivial" -d <"$OUTLINES/shape-4-skip"
+    for m in 'tgt\.Shape\.leafA\(I\)J' 'tgt\.Shape\.leafC\(\)J' 'tgt\.Shape\.deep\(\)J' \
+        'tgt\.other\.Util\.twice\(J\)J'; do
+        expect_grep "^ +trivial +$m +-- a short leaf that calls, loops, allocates and locks nothing" "$ERR" \
+            "--skip-trivial: the plan"
+    done
+    for m in 'tgt\.Shape\.run\(\)J' 'tgt\.Shape\.<init>\(\)V' 'tgt\.Shape\.mid\(\)J' 'tgt\.Shape\.leafB\(\)J'; do
+        expect_grep "^ +instrumented +$m" "$ERR" "--skip-trivial: the plan"
+    done
+    expect_grep '^mcalltree: tracing tgt\.Shape\.run.*: 4 methods instrumented, .*4 trivial ones left as they are' \
+        "$ERR" "--skip-trivial: the summary"
+    expect_restored "$PID" "after --skip-trivial"
 
     note "JDK $j: depth 2, depth 1"
     trace "$j-depth2" -n 2 "$PID" tgt.Shape run 2 "$RX"

@@ -162,6 +162,12 @@ static void test_errors(void)
                 "a.B", "m", "3", "x");
     USAGE_ERROR("--junit needs a file name", "--junit", "", "--max-calls", "a.B.m=1", "1", "a.B", "m", "3", "x");
     USAGE_ERROR("--junit cannot be used with --info", "--info", "1", "--junit", "x.xml");
+    USAGE_ERROR("--skip-trivial cannot be used with --max-calls: a method a gate names must be traced",
+                "--skip-trivial", "--max-calls", "a.B.m=1", "1", "a.B", "m", "3", "x");
+    USAGE_ERROR("--skip-trivial cannot be used with --budget", "--budget", "a.B.m:p50=2", "--skip-trivial", "1",
+                "a.B", "m", "3", "x");
+    USAGE_ERROR("--skip-trivial cannot be used with --max-alloc", "--alloc", "--max-alloc", "a.B.m=2",
+                "--skip-trivial", "1", "a.B", "m", "3", "x");
     USAGE_ERROR("missing arguments: <method> <depth> <regex>", "1", "a.B");
     USAGE_ERROR("missing argument: <regex>", "1", "a.B", "m", "3");
     /* One argument short and the first not a number: the pid was forgotten. */

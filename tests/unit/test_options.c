@@ -27,9 +27,9 @@ static void test_invalid(void)
 
     CHECK_INT(opts_parse("bogus", &o, &e), -1);
     CHECK_INT(e.code, MCT_E_ARG);
-    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose, rewrite-all, clock, probes, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget, include-warmup, min-calls, cpu, alloc, follow-async, async-wait, max-alloc, args, args-len, trace-context)");
+    CHECK_STR(e.msg, "unknown option 'bogus' (known: verbose, rewrite-all, clock, probes, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget, include-warmup, min-calls, cpu, alloc, follow-async, async-wait, max-alloc, args, args-len, trace-context, skip-trivial)");
     CHECK_INT(opts_parse("verbose,x=1", &o, &e), -1);
-    CHECK_STR(e.msg, "unknown option 'x' (known: verbose, rewrite-all, clock, probes, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget, include-warmup, min-calls, cpu, alloc, follow-async, async-wait, max-alloc, args, args-len, trace-context)");
+    CHECK_STR(e.msg, "unknown option 'x' (known: verbose, rewrite-all, clock, probes, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget, include-warmup, min-calls, cpu, alloc, follow-async, async-wait, max-alloc, args, args-len, trace-context, skip-trivial)");
     CHECK_INT(opts_parse("verbose=1", &o, &e), -1);
     CHECK_STR(e.msg, "option 'verbose' takes no value");
     CHECK_INT(opts_parse("verbose,", &o, &e), -1);
@@ -300,7 +300,8 @@ static void test_round_trip(void)
           { "follow-async", NULL }, { "async-wait", "250" } },
         { { "out", "x" }, { "aggregate", NULL }, { "cpu", NULL }, { "alloc", NULL },
           { "budget", "a.B.c:cpu_p90=2" }, { "max-alloc", "a.B.c=4096" }, { "max-alloc", "a.B.d(I)J=0" } },
-        { { "out", "x" }, { "args", NULL }, { "args-len", "1024" }, { "trace-context", "a.B$C.TL" } },
+        { { "out", "x" }, { "args", NULL }, { "args-len", "1024" }, { "trace-context", "a.B$C.TL" },
+          { "skip-trivial", NULL } },
     };
     unsigned long rows = 0;
 
@@ -339,7 +340,7 @@ static void test_round_trip(void)
         CHECK(q->include_jdk == r.include_jdk && q->aggregate == r.aggregate &&
               q->include_warmup == r.include_warmup && q->cpu == r.cpu && q->alloc == r.alloc &&
               q->follow_async == r.follow_async && q->async_wait_ms == r.async_wait_ms &&
-              q->args == r.args && q->args_len == r.args_len);
+              q->args == r.args && q->args_len == r.args_len && q->skip_trivial == r.skip_trivial);
         CHECK(q->min_ns == r.min_ns && q->count == r.count && q->interval_ms == r.interval_ms &&
               q->slowest == r.slowest && q->sample == r.sample);
         CHECK(q->percentile == r.percentile && q->fail_over_ms == r.fail_over_ms && q->min_calls == r.min_calls);

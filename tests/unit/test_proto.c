@@ -755,14 +755,14 @@ static const struct {
                 "\"desc\":null,\"depth\":3,\"regex\":\"com\\\\.shop\\\\..*\",\"include_jdk\":false,"
                 "\"plan_only\":false,\"min_ns\":0,\"count\":0,\"verbose\":false,\"client_pid\":42,"
                 "\"aggregate\":false,\"wait\":false,\"include_warmup\":false,\"compact\":false,\"cpu\":false,\"alloc\":false,"
-                "\"follow_async\":false,\"args\":false}" },
+                "\"follow_async\":false,\"args\":false,\"skip_trivial\":false}" },
     { rt_trace, "{\"type\":\"trace\",\"protocol\":1,\"class\":\"a.B$C\",\"method\":\"<init>\","
                 "\"desc\":\"(I[Ljava/lang/String;)V\",\"depth\":64,\"regex\":\"\",\"include_jdk\":true,"
                 "\"plan_only\":true,\"min_ns\":1500000,\"count\":9223372036854775807,\"verbose\":true,"
                 "\"client_pid\":2147483647,\"aggregate\":false,\"wait\":true,\"include_warmup\":false,\"compact\":true,\"cpu\":true,\"alloc\":true,"
-                "\"follow_async\":true,\"async_wait_ms\":250,\"args\":true,\"args_len\":1024}" },
+                "\"follow_async\":true,\"async_wait_ms\":250,\"args\":true,\"args_len\":1024,\"skip_trivial\":true}" },
     { rt_trace, TRACE_OK ",\"aggregate\":true,\"interval_ms\":250,\"slowest\":1000,\"wait\":false,\"sample\":7,"
-                "\"include_warmup\":true,\"compact\":false,\"cpu\":false,\"alloc\":false,\"follow_async\":false,\"args\":true}" },
+                "\"include_warmup\":true,\"compact\":false,\"cpu\":false,\"alloc\":false,\"follow_async\":false,\"args\":true,\"skip_trivial\":false}" },
     { rt_stop, "{\"type\":\"stop\",\"reason\":\"signal\"}" },
     { rt_hello, HELLO_HEAD "\"session\":null,\"instrumented_classes\":0,\"loads\":1,"
                 "\"missing_capabilities\":[]}" },
