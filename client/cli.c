@@ -133,7 +133,7 @@ void cli_usage(FILE *f)
           "      --skip-trivial    leave trivial methods as they are (getters, setters:\n"
           "                        short leaves that call, loop, allocate and lock\n"
           "                        nothing): their time is their caller's, and a\n"
-          "                        traced call costs about half as much on a server\n"
+          "                        server's request has about half the calls to record\n"
           "      --plan            print the methods that would be instrumented and exit\n"
           "      --fail-over-ms MS exit with status 4 if a printed call took longer,\n"
           "                        or if no call was printed\n"

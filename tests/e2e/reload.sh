@@ -118,6 +118,6 @@ for jdk in $MCT_TEST_JDKS; do
         >"$out" 2>&1 || rc=$?
     [ "$rc" != 124 ] || fail "the JVM ran on with a bad agent option"
     [ "$rc" != 0 ] || fail "the JVM started with a bad agent option"
-    expect_grep "mcalltree agent: unknown option 'bogus' \(known: verbose, rewrite-all, clock, probes, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget, include-warmup, min-calls, cpu, alloc, follow-async, async-wait, max-alloc, args, args-len, trace-context\)" "$out" "bad option"
+    expect_grep "mcalltree agent: unknown option 'bogus' \(known: verbose, rewrite-all, clock, probes, trace, depth, regex, out, include-jdk, min-ms, count, aggregate, interval, slowest, sample, max-calls, percentile, fail-over-ms, budget, include-warmup, min-calls, cpu, alloc, follow-async, async-wait, max-alloc, args, args-len, trace-context, skip-trivial\)" "$out" "bad option"
 done
 exit 0
