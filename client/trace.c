@@ -79,7 +79,7 @@ static void print_summary(const struct cli *c, const struct msg_plan_summary *s)
     if (s->excluded > 0)
         fprintf(stderr, ", %lld left out", s->excluded);
     if (s->trivial > 0)
-        fprintf(stderr, ", %lld trivial ones left as they are", s->trivial);
+        fprintf(stderr, ", %lld trivial %s", s->trivial, s->trivial == 1 ? "one left as it is" : "ones left as they are");
     fprintf(stderr, " (%.0f ms); %s to stop\n", s->plan_ms + s->instrument_ms,
             c->req.count > 0 ? "after the calls asked for, or Ctrl-C" : "Ctrl-C");
     log_verbose("planned in %.1f ms over %lld loaded classes, instrumented in %.1f ms; clock: %s; probes: %s",

@@ -9,7 +9,8 @@
 # class (end with entry_loaded false); malformed options (an unknown name,
 # depth=0, no out=, a bad %-escape, interval= without aggregate) and an
 # existing out file: the JVM runs to completion, exit
-# status 0, with the reason on its stderr, and no file is written.
+# status 0, with the reason on its stderr, and no file is written;
+# skip-trivial: the one-line callee left as it is as its class loads.
 # Gates judged by the agent: max-calls at the true count (run() calls
 # twice() once) with a percentile and a budget that hold: a gate line with
 # passed true right before the end, and each gate's own verdict; max-calls
@@ -68,6 +69,18 @@ for jdk in $MCT_TEST_JDKS; do
     expect_outline "$FILE.calls" "the calls at the start" <<'OUTLINE'
 tgt.StartEntry.run calls=1 throws=0
   tgt.StartEntry.twice calls=1 throws=0
+OUTLINE
+
+    note "JDK $j: skip-trivial: twice(), a one-line leaf, left as it is as its class loads"
+    d=$MCT_TMP/$j-skip
+    mkdir -p "$d"
+    run_java "$jdk" "$j-skip" "trace=tgt.StartEntry.run,depth=2,regex=tgt%5C..*,skip-trivial,out=$d/t.ndjson" now 5
+    expect_rc 0 "the JVM with skip-trivial"
+    expect_no_grep 'mcalltree' "$ERR" "skip-trivial"
+    calls "$d/t.ndjson"
+    check_calls "$d/t.ndjson.calls" 5 "skip-trivial" -D 2
+    expect_outline "$d/t.ndjson.calls" "skip-trivial" <<'OUTLINE'
+tgt.StartEntry.run calls=1 throws=0
 OUTLINE
 
     note "JDK $j: a regex with a comma, written %2C; count= ends the trace, not the JVM"
