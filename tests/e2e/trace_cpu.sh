@@ -13,7 +13,8 @@
 # - --aggregate --cpu: the summary's spin has cpu_p50_ns, cpu_p90_ns and
 #   cpu_entry_min_ns 40 ms within 10 % (its p99 and slowest call under
 #   60 ms: one call in ten may overrun on a loaded machine),
-#   nap's cpu_p99_ns under 10 % of it, cpu_ns and wait_ns summed over the
+#   nap's cpu_p50_ns under 10 % of it and its cpu_p99_ns under half of
+#   it, cpu_ns and wait_ns summed over the
 #   calls; mcalltree merge of the summary with itself doubles cpu_ns and
 #   keeps its percentiles; -f tree shows cpu p50 and cpu p99 columns;
 # - --budget CLASS.METHOD:cpu_p90=MS fails on spin and holds on nap (which
@@ -97,7 +98,11 @@ OUTLINE
         in_range "$(field "$OUT" run/spin $k)" 36000000 60000000 "summary: spin's $k"
     done
     in_range "$(field "$OUT" run/spin cpu_ns)" 360000000 440000000 "summary: spin's cpu_ns over 10 calls"
-    in_range "$(field "$OUT" run/nap cpu_p99_ns)" 0 4000000 "summary: nap's cpu_p99_ns"
+    # nap's p99 is its slowest of ten calls, and a loaded machine can
+    # charge one call some ms (a CI run saw 9.1 ms on JDK 17): its median
+    # stays under 10 % of the sleep, its p99 under half of spin's CPU.
+    in_range "$(field "$OUT" run/nap cpu_p50_ns)" 0 4000000 "summary: nap's cpu_p50_ns"
+    in_range "$(field "$OUT" run/nap cpu_p99_ns)" 0 20000000 "summary: nap's cpu_p99_ns"
     expect_all_ge "$(field "$OUT" run/nap wait_ns)" 360000000 "summary: nap's wait_ns over 10 calls"
     paste <(field "$OUT" run total_ns) <(field "$OUT" run cpu_ns) <(field "$OUT" run wait_ns) |
         awk '$1 != $2 + $3 { bad = 1 } END { exit bad }' || soft_fail "summary: wait_ns is not total_ns - cpu_ns"
