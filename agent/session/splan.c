@@ -32,24 +32,29 @@ struct smethod {
 
 /* --- the plan -------------------------------------------------------------------------- */
 
-static const char *status_name(const struct smethod *m)
+/* What became of a planned method, as the plan reply names it. */
+enum mstatus { MS_EXCLUDED, MS_PENDING, MS_INSTRUMENTED, MS_SKIPPED, MS_FAILED, MS_TRIVIAL, MS_PLANNED, MS_WAITING };
+
+static const char *const mstatus_names[] = {
+    [MS_EXCLUDED] = "excluded", [MS_PENDING] = "pending", [MS_INSTRUMENTED] = "instrumented",
+    [MS_SKIPPED] = "skipped", [MS_FAILED] = "failed", [MS_TRIVIAL] = "trivial",
+    [MS_PLANNED] = "planned", [MS_WAITING] = "waiting",
+};
+
+static enum mstatus status_of(const struct smethod *m)
 {
-    switch (m->pm->status) {
-    case PLAN_EXCLUDED:
-        return "excluded";
-    case PLAN_PENDING:
-        if (__atomic_load_n(&m->out.status, __ATOMIC_ACQUIRE) == INST_WAITING)
-            return "pending";
-        break;
-    default:
-        break;
-    }
-    switch (__atomic_load_n(&m->out.status, __ATOMIC_ACQUIRE)) {
-    case INST_DONE: return "instrumented";
-    case INST_SKIPPED: return "skipped";
-    case INST_FAILED: return "failed";
-    case INST_TRIVIAL: return "trivial";
-    default: return m->id < 0 ? "planned" : "waiting";
+    int out = __atomic_load_n(&m->out.status, __ATOMIC_ACQUIRE);
+
+    if (m->pm->status == PLAN_EXCLUDED)
+        return MS_EXCLUDED;
+    if (m->pm->status == PLAN_PENDING && out == INST_WAITING)
+        return MS_PENDING;
+    switch (out) {
+    case INST_DONE: return MS_INSTRUMENTED;
+    case INST_SKIPPED: return MS_SKIPPED;
+    case INST_FAILED: return MS_FAILED;
+    case INST_TRIVIAL: return MS_TRIVIAL;
+    default: return m->id < 0 ? MS_PLANNED : MS_WAITING;
     }
 }
 
@@ -60,22 +65,16 @@ struct splan_tally splan_tally(struct splan *s)
 
     pthread_mutex_lock(&s->mlock);
     for (i = 0; i < s->n_methods; i++) {
-        const char *st = status_name(s->methods[i]);
-
-        if (strcmp(st, "instrumented") == 0)
-            t.instrumented++;
-        else if (strcmp(st, "pending") == 0)
-            t.pending++;
-        else if (strcmp(st, "excluded") == 0)
-            t.excluded++;
-        else if (strcmp(st, "failed") == 0)
-            t.failed++;
-        else if (strcmp(st, "planned") == 0)
-            t.planned++;
-        else if (strcmp(st, "trivial") == 0)
-            t.trivial++;
-        else
-            t.skipped++;
+        switch (status_of(s->methods[i])) {
+        case MS_INSTRUMENTED: t.instrumented++; break;
+        case MS_PENDING: t.pending++; break;
+        case MS_EXCLUDED: t.excluded++; break;
+        case MS_FAILED: t.failed++; break;
+        case MS_PLANNED: t.planned++; break;
+        case MS_TRIVIAL: t.trivial++; break;
+        case MS_SKIPPED:
+        case MS_WAITING: t.skipped++; break;
+        }
     }
     pthread_mutex_unlock(&s->mlock);
     return t;
@@ -143,10 +142,9 @@ json_t *splan_json(struct splan *s)
     names = calloc(4 * count + 1, sizeof *names);
     for (i = 0; ms != NULL && names != NULL && i < count; i++) {
         const struct smethod *m = s->methods[i];
-        const char *st = status_name(m);
-        const char *reason = m->pm->status == PLAN_EXCLUDED ? m->pm->reason
-                             : (strcmp(st, "skipped") == 0 || strcmp(st, "failed") == 0 || strcmp(st, "trivial") == 0) ? m->out.reason
-                             : m->pm->reason;
+        enum mstatus st = status_of(m);
+        /* What the hook found, where it left the method as it is. */
+        const char *reason = st == MS_SKIPPED || st == MS_FAILED || st == MS_TRIVIAL ? m->out.reason : m->pm->reason;
         char **own = names + 4 * i;
 
         /* Names from class files: modified UTF-8; a reason may hold such
@@ -158,7 +156,7 @@ json_t *splan_json(struct splan *s)
         if (own[0] == NULL || own[1] == NULL || own[2] == NULL)
             continue;
         ms[n++] = (struct msg_plan_method){ .cls = own[0], .method = own[1], .desc = own[2],
-                                            .level = m->pm->level, .status = st, .root = m->pm->root,
+                                            .level = m->pm->level, .status = mstatus_names[st], .root = m->pm->root,
                                             .id = m->id, .reason = own[3] };
     }
     pthread_mutex_unlock(&s->mlock);
