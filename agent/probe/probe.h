@@ -16,8 +16,7 @@
  * pure-Java check, inlined by the JIT: of the count of traced calls in
  * flight (the Java side adds to it as a traced call starts and takes from
  * it as it ends, one atomic add each), then, when some thread traces, of
- * the thread against its two entries (a call, never inlined: Probe.find).
- * A call whose two entries
+ * the thread against its two entries. A call whose two entries
  * are both held by other threads is not traced (counted as unslotted).
  * The probes of the methods a traced call runs never allocate, lock, log
  * or call JVMTI. Its two ends do more, once per traced call: the start

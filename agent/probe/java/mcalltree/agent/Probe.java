@@ -74,13 +74,12 @@ import jdk.internal.vm.annotation.ForceInline;
  * entry methods' exits give the entry back once the agent says the call
  * ended. A call not traced, and every probe outside an entry call, stays
  * in Java, inlined by the JIT into the caller. An entry probe: while no
- * thread is in a traced call (traced), one plain load and compare; else a
- * call of find, never inlined: Thread.currentThread(), its id, its first
- * entry's element and, unless it is there, atSecond (the second entry
- * only while some traced call holds one): three loads and compares (TABLE
- * is final: its reference and length are constants). The method keeps
- * what its entry probe found in a local of its own, and its exit probes
- * test that: no load. Those probes
+ * thread is in a traced call (traced), one plain load and compare; else
+ * Thread.currentThread(), its id, its first entry's element and, unless
+ * it is there, atSecond (the second entry only while some traced call holds
+ * one): three loads and compares (TABLE is final: its reference and
+ * length are constants). The method keeps what its entry probe found in a
+ * local of its own, and its exit probes test that: no load. Those probes
  * are ForceInline (the class is the boot loader's, which HotSpot trusts
  * with it): each counts one byte, not its size, of the inlining budget of
  * the method the JIT compiles, so an instrumented method inlines into its
@@ -252,17 +251,8 @@ public final class Probe implements Runnable, Callable<Object>, Supplier<Object>
         return traced != 0 ? find() : -1;
     }
 
-    /**
-     * What entry() answers while some thread is in a traced call. Never
-     * inlined: inlined, it was compiled into every entry probe of every
-     * method the JIT inlines once it had seen some thread trace, and under
-     * --sample 100 with 16 connections (some request nearly always traced)
-     * Tomcat's untraced requests then cost about 10 µs more each (the JVM's
-     * CPU per request 48-70 µs against 38-53 called, over 30-39 untraced;
-     * two runs each, alternating), for a probe's call of it: a few ns
-     * while others trace.
-     */
-    @DontInline
+    /** What entry() answers while some thread is in a traced call. */
+    @ForceInline
     private static int find() {
         Thread c = Thread.currentThread();
         long id = c.getId();
